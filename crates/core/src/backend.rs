@@ -1,0 +1,312 @@
+//! The one small interface every GPU API implements.
+//!
+//! A backend is one API's handle to one device, with the grayscale kernel compiled for it and the
+//! frame's four planes allocated on it. Everything else (which launches to try, timing statistics,
+//! verification, reports) is the core's job.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use crate::blocks::BlockSize;
+use crate::frame::Frame;
+use crate::limits::{Limits, Named};
+
+/// The three programming interfaces blocksweep drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Api {
+    Cuda,
+    Vulkan,
+    #[serde(rename = "opencl")]
+    OpenCl,
+}
+
+impl Api {
+    pub const ALL: [Api; 3] = [Api::Cuda, Api::Vulkan, Api::OpenCl];
+
+    /// The lower-case name used on the command line and in CSV/JSON.
+    pub fn key(self) -> &'static str {
+        match self {
+            Api::Cuda => "cuda",
+            Api::Vulkan => "vulkan",
+            Api::OpenCl => "opencl",
+        }
+    }
+
+    /// What each API calls the unit the sweep varies.
+    pub fn block_word(self) -> &'static str {
+        match self {
+            Api::Cuda => "thread block",
+            Api::Vulkan => "workgroup",
+            Api::OpenCl => "work-group",
+        }
+    }
+
+    pub fn from_key(s: &str) -> Option<Api> {
+        match s.to_ascii_lowercase().as_str() {
+            "cuda" => Some(Api::Cuda),
+            "vulkan" | "vk" => Some(Api::Vulkan),
+            "opencl" | "cl" => Some(Api::OpenCl),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Api {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Api::Cuda => "CUDA",
+            Api::Vulkan => "Vulkan",
+            Api::OpenCl => "OpenCL",
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceKind {
+    Gpu,
+    Cpu,
+    Other,
+}
+
+impl fmt::Display for DeviceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DeviceKind::Gpu => "GPU",
+            DeviceKind::Cpu => "CPU",
+            DeviceKind::Other => "other",
+        })
+    }
+}
+
+/// Who a device is, as one API sees it. `uuid` and `pci_bus_id` let the layers above match the
+/// same physical GPU across APIs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceIdentity {
+    pub api: Api,
+    /// Position in this backend's own enumeration (stable within one process).
+    pub index: usize,
+    pub name: String,
+    pub vendor: String,
+    /// The driver's own version string (e.g. "580.159.03", "Mesa 22.3.6", "PoCL 3.1").
+    pub driver: String,
+    /// API version the device reports (e.g. "OpenCL 3.0 CUDA", "1.4.312", "9.0").
+    pub api_version: String,
+    /// Platform (OpenCL) or other grouping the API uses; empty where there is none.
+    pub platform: String,
+    pub kind: DeviceKind,
+    /// The 16-byte device UUID, where the API exposes one.
+    pub uuid: Option<[u8; 16]>,
+    /// PCI address "dddd:bb:dd.f", where the API exposes one.
+    pub pci_bus_id: Option<String>,
+}
+
+impl DeviceIdentity {
+    /// The UUID as 32 lower-case hex digits in the usual 8-4-4-4-12 grouping.
+    pub fn uuid_string(&self) -> Option<String> {
+        self.uuid.map(|u| format_uuid(&u))
+    }
+}
+
+pub fn format_uuid(u: &[u8; 16]) -> String {
+    let h: Vec<String> = u.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        h[0..4].concat(),
+        h[4..6].concat(),
+        h[6..8].concat(),
+        h[8..10].concat(),
+        h[10..16].concat()
+    )
+}
+
+/// How the backend times a dispatch, and how fine that clock is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimerInfo {
+    /// e.g. "CUDA events (cuEventElapsedTime)".
+    pub method: String,
+    /// The clock's resolution in nanoseconds, as the API states it.
+    pub resolution_ns: f64,
+}
+
+/// Facts about the compiled grayscale kernel on this device: they bound the legal block sizes
+/// and drive the residency model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelFacts {
+    /// Largest block this compiled kernel can be launched with (CUDA
+    /// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, OpenCL CL_KERNEL_WORK_GROUP_SIZE).
+    pub max_block: Option<Named<u64>>,
+    /// OpenCL CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE and the like.
+    pub preferred_multiple: Option<Named<u64>>,
+    /// Registers per thread.
+    pub registers: Option<Named<u64>>,
+    /// Private/local (per-thread spill) memory in bytes.
+    pub private_bytes: Option<Named<u64>>,
+    /// Static shared/local memory per block in bytes.
+    pub shared_bytes: Option<Named<u64>>,
+    /// How the kernel was compiled (e.g. "NVRTC 13.0", "PTX JIT", "clBuildProgram").
+    pub compiled_by: String,
+    /// Anything else worth showing, under its native name.
+    pub extra: Vec<(String, String)>,
+}
+
+/// One launch: a (possibly 3-D) block and a 1-D grid of blocks.
+///
+/// The kernel is the seed's grid-stride loop, which indexes with x only; a block with y or z
+/// above 1 still covers every pixel (its extra threads repeat x's work), so multi-dimensional
+/// blocks are legal launches used to test limits, not a way to go faster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Launch {
+    pub block: BlockSize,
+    pub grid: u32,
+}
+
+impl fmt::Display for Launch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "block {} x grid {}", self.block, self.grid)
+    }
+}
+
+/// How many blocks of a given size can be resident on one multiprocessor, and who said so.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Residency {
+    pub blocks_per_mp: u32,
+    /// e.g. "cuOccupancyMaxActiveBlocksPerMultiprocessor" or "model: sm_90 limits + 16 registers".
+    pub source: String,
+}
+
+/// What an occupancy API suggests (CUDA's cuOccupancyMaxPotentialBlockSize).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OccupancySuggestion {
+    pub block: u32,
+    pub min_grid: u32,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The API's library or driver is missing, or it has no device.
+    Unavailable,
+    /// The API refused this launch configuration (its own error is in the message).
+    LaunchRejected,
+    /// Not enough device memory (or a buffer above an allocation/binding limit).
+    OutOfMemory,
+    /// The kernel did not compile or link.
+    Build,
+    /// Anything else the driver reported.
+    Driver,
+}
+
+/// An error from a backend, classified so the driver can decide what to do with it (skip a
+/// row, stop the API, or report the API as unavailable). Each backend maps its own typed error
+/// into this; the original is kept as the source.
+#[derive(Debug, thiserror::Error)]
+#[error("{api}: {message}")]
+pub struct BackendError {
+    pub api: Api,
+    pub kind: ErrorKind,
+    pub message: String,
+    #[source]
+    pub source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+impl BackendError {
+    pub fn new(api: Api, kind: ErrorKind, message: impl Into<String>) -> Self {
+        BackendError {
+            api,
+            kind,
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    pub fn with_source(
+        api: Api,
+        kind: ErrorKind,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        BackendError {
+            api,
+            kind,
+            message: source.to_string(),
+            source: Some(Box::new(source)),
+        }
+    }
+}
+
+pub type BackendResult<T> = Result<T, BackendError>;
+
+/// One API's handle to one device, ready to run the grayscale kernel.
+///
+/// Contract, which the core relies on:
+/// - `dispatch_timed` runs `warmups` untimed then `reps` timed dispatches of `launch`, each one
+///   finished on the device before the next starts, and returns `reps` device-clock durations
+///   in milliseconds. It must refuse (with [`ErrorKind::LaunchRejected`]) rather than hand the
+///   driver a launch it knows to be invalid where doing so would be undefined behaviour.
+/// - `poison_output` fills the output plane with NaN on the device and waits for it.
+/// - `read_output` copies the whole output plane back and waits for it.
+pub trait Backend {
+    fn identity(&self) -> &DeviceIdentity;
+    fn limits(&self) -> &Limits;
+    fn kernel_facts(&self) -> &KernelFacts;
+    fn timer(&self) -> TimerInfo;
+
+    fn api(&self) -> Api {
+        self.identity().api
+    }
+
+    /// Allocates the four planes for `frame` and uploads its three inputs. Called once per
+    /// sweep before any dispatch; a frame too large for the device is an
+    /// [`ErrorKind::OutOfMemory`] error raised before any allocation where the API can tell.
+    fn upload(&mut self, frame: &Frame) -> BackendResult<()>;
+
+    /// Resident blocks per multiprocessor for this block size, from the best source this
+    /// API offers; `None` where it cannot be known (the core then falls back to its model).
+    fn residency(&mut self, block: BlockSize) -> BackendResult<Option<Residency>>;
+
+    /// What the API's occupancy calculator suggests, where it has one (CUDA only).
+    fn occupancy_suggestion(&mut self) -> BackendResult<Option<OccupancySuggestion>> {
+        Ok(None)
+    }
+
+    fn poison_output(&mut self) -> BackendResult<()>;
+
+    fn dispatch_timed(
+        &mut self,
+        launch: Launch,
+        warmups: u32,
+        reps: u32,
+    ) -> BackendResult<Vec<f64>>;
+
+    fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()>;
+
+    /// Device-timed copies of `bytes` bytes from one device buffer to another (the bandwidth
+    /// ceiling); returns `reps` durations in milliseconds. `None` where not implemented.
+    fn copy_timed(
+        &mut self,
+        _bytes: u64,
+        _warmups: u32,
+        _reps: u32,
+    ) -> BackendResult<Option<Vec<f64>>> {
+        Ok(None)
+    }
+
+    /// Chooses which kernel later dispatches run. Only the tests switch away from
+    /// [`KernelVariant::GridStride`], to prove that verification catches a launch that leaves
+    /// pixels unwritten.
+    fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()>;
+}
+
+/// The kernels every backend carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KernelVariant {
+    /// The seed's kernel: a grid-stride loop, correct for any launch.
+    #[default]
+    GridStride,
+    /// One pixel per thread with an `i < n` guard: correct only when grid * block >= n. It
+    /// exists so tests can launch it one block short and watch verification fail.
+    OnePixelPerThread,
+}

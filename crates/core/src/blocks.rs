@@ -1,0 +1,202 @@
+//! Block sizes and the `--blocks` list syntax.
+//!
+//! `64,128,256` is a list; `32..1024:32` a range with a step (inclusive of both ends, step 32;
+//! without `:step` the step is 1); `32x32x2` a 3-D block. Items may be mixed:
+//! `16,32..256:32,32x32`.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The seed's thirteen block sizes.
+pub const DEFAULT_BLOCKS: [u32; 13] =
+    [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
+
+/// A block's extents. The sweep varies x; y and z exist to test 3-D limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct BlockSize {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+impl BlockSize {
+    pub const fn linear(x: u32) -> Self {
+        BlockSize { x, y: 1, z: 1 }
+    }
+
+    /// Threads per block, in 64 bits so that a nonsense block cannot overflow.
+    pub fn threads(&self) -> u64 {
+        self.x as u64 * self.y as u64 * self.z as u64
+    }
+
+    pub fn is_linear(&self) -> bool {
+        self.y == 1 && self.z == 1
+    }
+}
+
+impl fmt::Display for BlockSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_linear() {
+            write!(f, "{}", self.x)
+        } else {
+            write!(f, "{}x{}x{}", self.x, self.y, self.z)
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BlockSpecError {
+    #[error("block list is empty")]
+    Empty,
+    #[error("'{0}' is not a block size (expected a whole number like 256, a range like 32..1024:32, or 3-D like 32x32x2)")]
+    NotANumber(String),
+    #[error("block size 0 in '{0}': a block needs at least one thread in every dimension")]
+    Zero(String),
+    #[error("range '{0}' is empty: its start is above its end")]
+    EmptyRange(String),
+    #[error("range '{0}' has step 0")]
+    ZeroStep(String),
+    #[error("'{0}' lists more than 4096 block sizes")]
+    TooMany(String),
+}
+
+fn number(item: &str, text: &str) -> Result<u32, BlockSpecError> {
+    let t = text.trim();
+    let n: u32 = t
+        .parse()
+        .map_err(|_| BlockSpecError::NotANumber(item.to_string()))?;
+    if n == 0 {
+        return Err(BlockSpecError::Zero(item.to_string()));
+    }
+    Ok(n)
+}
+
+/// Parses a `--blocks` value into block sizes, in the order given, duplicates removed.
+pub fn parse_blocks(spec: &str) -> Result<Vec<BlockSize>, BlockSpecError> {
+    let mut out: Vec<BlockSize> = Vec::new();
+    for item in spec.split(',').map(str::trim) {
+        if item.is_empty() {
+            if spec.trim().is_empty() {
+                return Err(BlockSpecError::Empty);
+            }
+            return Err(BlockSpecError::NotANumber(spec.to_string()));
+        }
+        if let Some((start, rest)) = item.split_once("..") {
+            let (end, step) = match rest.split_once(':') {
+                Some((e, s)) => (e, s),
+                None => (rest, "1"),
+            };
+            let start = number(item, start)?;
+            let end = number(item, end)?;
+            let step: u32 = step
+                .trim()
+                .parse()
+                .map_err(|_| BlockSpecError::NotANumber(item.to_string()))?;
+            if step == 0 {
+                return Err(BlockSpecError::ZeroStep(item.to_string()));
+            }
+            if start > end {
+                return Err(BlockSpecError::EmptyRange(item.to_string()));
+            }
+            if (end - start) / step >= 4096 {
+                return Err(BlockSpecError::TooMany(item.to_string()));
+            }
+            let mut x = start;
+            while x <= end {
+                out.push(BlockSize::linear(x));
+                match x.checked_add(step) {
+                    Some(n) => x = n,
+                    None => break,
+                }
+            }
+        } else if item.contains(['x', 'X']) {
+            let parts: Vec<&str> = item.split(['x', 'X']).collect();
+            if parts.len() > 3 {
+                return Err(BlockSpecError::NotANumber(item.to_string()));
+            }
+            let mut d = [1u32; 3];
+            for (i, p) in parts.iter().enumerate() {
+                d[i] = number(item, p)?;
+            }
+            out.push(BlockSize {
+                x: d[0],
+                y: d[1],
+                z: d[2],
+            });
+        } else {
+            out.push(BlockSize::linear(number(item, item)?));
+        }
+    }
+    if out.is_empty() {
+        return Err(BlockSpecError::Empty);
+    }
+    if out.len() > 4096 {
+        return Err(BlockSpecError::TooMany(spec.to_string()));
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|b| seen.insert(*b));
+    Ok(out)
+}
+
+pub fn default_blocks() -> Vec<BlockSize> {
+    DEFAULT_BLOCKS
+        .iter()
+        .map(|&x| BlockSize::linear(x))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_ranges_and_3d() {
+        let b = parse_blocks("64, 128,32..96:32,32x32x2").unwrap();
+        let s: Vec<String> = b.iter().map(|b| b.to_string()).collect();
+        assert_eq!(s, ["64", "128", "32", "96", "32x32x2"]);
+        assert_eq!(b[4].threads(), 2048);
+        assert_eq!(parse_blocks("32..1024:32").unwrap().len(), 32);
+        assert_eq!(parse_blocks("1..4").unwrap().len(), 4);
+    }
+
+    #[test]
+    fn rejects_nonsense() {
+        assert_eq!(parse_blocks("0"), Err(BlockSpecError::Zero("0".into())));
+        assert!(matches!(
+            parse_blocks("abc"),
+            Err(BlockSpecError::NotANumber(_))
+        ));
+        assert!(matches!(
+            parse_blocks("64..32"),
+            Err(BlockSpecError::EmptyRange(_))
+        ));
+        assert!(matches!(
+            parse_blocks("32..64:0"),
+            Err(BlockSpecError::ZeroStep(_))
+        ));
+        assert!(matches!(parse_blocks("32x0"), Err(BlockSpecError::Zero(_))));
+        assert!(matches!(
+            parse_blocks("-5"),
+            Err(BlockSpecError::NotANumber(_))
+        ));
+        assert!(matches!(parse_blocks(""), Err(BlockSpecError::Empty)));
+        assert!(matches!(
+            parse_blocks("64,,128"),
+            Err(BlockSpecError::NotANumber(_))
+        ));
+        assert!(matches!(
+            parse_blocks("1..100000"),
+            Err(BlockSpecError::TooMany(_))
+        ));
+        assert!(matches!(
+            parse_blocks("99999999999"),
+            Err(BlockSpecError::NotANumber(_))
+        ));
+    }
+
+    #[test]
+    fn default_list_is_the_seeds() {
+        assert_eq!(default_blocks().len(), 13);
+        assert_eq!(default_blocks()[4], BlockSize::linear(100));
+    }
+}

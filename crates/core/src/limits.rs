@@ -1,0 +1,142 @@
+//! Device launch limits, normalised across APIs but never stripped of their native names.
+//!
+//! Every field is a [`Named`] value: the number, plus the name the API itself uses for it
+//! (`CL_DEVICE_MAX_WORK_GROUP_SIZE`, `maxComputeWorkGroupInvocations`,
+//! `CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK`), so a reader can look it up in that API's
+//! specification. A field is `None` where the API has no such query.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A value together with the API-native name it was queried under.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Named<T> {
+    pub value: T,
+    pub name: String,
+}
+
+impl<T> Named<T> {
+    pub fn new(value: T, name: impl Into<String>) -> Self {
+        Named {
+            value,
+            name: name.into(),
+        }
+    }
+}
+
+impl<T: fmt::Display> fmt::Display for Named<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.value, self.name)
+    }
+}
+
+/// Three extents (x, y, z).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dims(pub [u64; 3]);
+
+impl fmt::Display for Dims {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({}, {}, {})", self.0[0], self.0[1], self.0[2])
+    }
+}
+
+/// The per-multiprocessor numbers an occupancy model needs, with where they came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MultiprocessorModel {
+    pub warp_size: u32,
+    pub max_warps: u32,
+    pub max_blocks: u32,
+    /// 32-bit registers per multiprocessor, where known.
+    pub registers: Option<u32>,
+    /// Register allocation granularity per warp (NVIDIA: 256).
+    pub register_granularity: u32,
+    /// Where the figures come from, shown in reports.
+    pub source: String,
+}
+
+/// What one API reports about one device's launch limits.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Largest number of threads in one block (product of the three dimensions).
+    pub max_threads_per_block: Option<Named<u64>>,
+    pub max_block_dims: Option<Named<Dims>>,
+    pub max_grid_dims: Option<Named<Dims>>,
+    /// Warp / subgroup / SIMD width.
+    pub warp_size: Option<Named<u64>>,
+    /// Streaming multiprocessors / compute units.
+    pub multiprocessors: Option<Named<u64>>,
+    pub max_threads_per_mp: Option<Named<u64>>,
+    pub max_blocks_per_mp: Option<Named<u64>>,
+    pub shared_mem_per_block: Option<Named<u64>>,
+    pub shared_mem_per_block_optin: Option<Named<u64>>,
+    pub registers_per_block: Option<Named<u64>>,
+    pub registers_per_mp: Option<Named<u64>>,
+    pub max_alloc_bytes: Option<Named<u64>>,
+    pub max_buffer_binding_bytes: Option<Named<u64>>,
+    pub global_mem_bytes: Option<Named<u64>>,
+    pub l2_bytes: Option<Named<u64>>,
+    /// Theoretical DRAM bandwidth in GB/s (10^9 bytes/s), where it can be derived.
+    pub theoretical_gbps: Option<Named<f64>>,
+    pub timer_resolution_ns: Option<Named<f64>>,
+    /// Compute capability (NVIDIA), e.g. (9, 0).
+    pub compute_capability: Option<Named<(u32, u32)>>,
+    /// Per-multiprocessor limits for the residency model, where the device exposes enough to
+    /// build one (see `grid`). `None` on CPU devices.
+    pub mp_model: Option<MultiprocessorModel>,
+    /// Everything else worth showing, under its native name, in the API's order.
+    pub extra: Vec<(String, String)>,
+}
+
+impl Limits {
+    pub fn value(field: &Option<Named<u64>>) -> Option<u64> {
+        field.as_ref().map(|n| n.value)
+    }
+
+    /// Internal consistency checks every backend's limits must pass; returns the problems.
+    /// (Tests run it on every real device: a backend that reads a field wrong shows up here.)
+    pub fn inconsistencies(&self) -> Vec<String> {
+        let mut bad = Vec::new();
+        let v = Self::value;
+        // A per-dimension maximum above the total is legal in every API (Vulkan and OpenCL
+        // bound the product separately), so only zeros are inconsistent here.
+        if let Some(d) = &self.max_block_dims {
+            if d.value.0.contains(&0) {
+                bad.push(format!("a max block dimension is zero: {}", d.value));
+            }
+        }
+        if v(&self.max_threads_per_block) == Some(0) {
+            bad.push("max threads per block is zero".into());
+        }
+        if let (Some(t), Some(mp)) = (v(&self.max_threads_per_block), v(&self.max_threads_per_mp)) {
+            if t > mp {
+                bad.push(format!(
+                    "max threads per block {t} exceeds max threads per multiprocessor {mp}"
+                ));
+            }
+        }
+        if let (Some(a), Some(g)) = (v(&self.max_alloc_bytes), v(&self.global_mem_bytes)) {
+            if a > g {
+                bad.push(format!("max allocation {a} exceeds global memory {g}"));
+            }
+        }
+        if let (Some(s), Some(o)) = (
+            v(&self.shared_mem_per_block),
+            v(&self.shared_mem_per_block_optin),
+        ) {
+            if s > o {
+                bad.push(format!(
+                    "default shared memory per block {s} exceeds the opt-in maximum {o}"
+                ));
+            }
+        }
+        if v(&self.multiprocessors) == Some(0) {
+            bad.push("zero multiprocessors / compute units".into());
+        }
+        if let Some(w) = v(&self.warp_size) {
+            if w == 0 || !w.is_power_of_two() {
+                bad.push(format!("warp/subgroup size {w} is not a power of two"));
+            }
+        }
+        bad
+    }
+}

@@ -1,0 +1,87 @@
+//! Pixel-by-pixel comparison of a device's output with the CPU reference.
+
+use serde::{Deserialize, Serialize};
+
+/// Absolute tolerance. Inputs are in [0, 1) and the weights sum to 1, so results are below 1
+/// and one f32 ulp there is at most 2^-24 ~ 6e-8. GPU compilers may contract
+/// `wr*r + wg*g + wb*b` into fused multiply-adds (CUDA and OpenCL do by default; SPIR-V
+/// drivers may), which skips up to two intermediate roundings relative to the CPU's separate
+/// multiply and add: a few ulp at most. 1e-6 (~16 ulp) admits that and nothing else; a wrong
+/// weight, a skipped pixel (NaN poison) or a stale value from another frame is far outside it.
+pub const TOLERANCE: f32 = 1e-6;
+
+/// The first pixel that disagrees.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Mismatch {
+    pub index: u64,
+    pub got: f32,
+    pub expected: f32,
+    /// How many pixels disagree in all.
+    pub bad_pixels: u64,
+}
+
+/// Compares every pixel; NaN never passes (the poison must be overwritten).
+pub fn verify(output: &[f32], reference: &[f32]) -> Result<(), Mismatch> {
+    let mut first: Option<(usize, f32, f32)> = None;
+    let mut bad = 0u64;
+    if output.len() != reference.len() {
+        return Err(Mismatch {
+            index: output.len().min(reference.len()) as u64,
+            got: f32::NAN,
+            expected: f32::NAN,
+            bad_pixels: output.len().abs_diff(reference.len()) as u64,
+        });
+    }
+    for (i, (&got, &want)) in output.iter().zip(reference).enumerate() {
+        // Written as !(<=) so that NaN fails.
+        if !((got - want).abs() <= TOLERANCE) {
+            bad += 1;
+            if first.is_none() {
+                first = Some((i, got, want));
+            }
+        }
+    }
+    match first {
+        None => Ok(()),
+        Some((i, got, expected)) => Err(Mismatch {
+            index: i as u64,
+            got,
+            expected,
+            bad_pixels: bad,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_and_offsets_fail() {
+        let r = vec![0.5f32; 10];
+        assert!(verify(&r, &r).is_ok());
+        let mut o = r.clone();
+        o[7] = f32::NAN;
+        o[9] = f32::NAN;
+        let m = verify(&o, &r).unwrap_err();
+        assert_eq!((m.index, m.bad_pixels), (7, 2));
+        let mut o = r.clone();
+        o[3] += 2.0 * TOLERANCE;
+        assert_eq!(verify(&o, &r).unwrap_err().index, 3);
+        let mut o = r.clone();
+        o[3] += TOLERANCE / 4.0;
+        assert!(verify(&o, &r).is_ok());
+        assert!(verify(&r[..9], &r).is_err());
+    }
+
+    #[test]
+    fn fma_contraction_is_within_tolerance() {
+        let f = crate::Frame::generate(256, 256, 3);
+        let reference = f.reference();
+        let [wr, wg, wb] = crate::WEIGHTS;
+        let fused: Vec<f32> = (0..reference.len())
+            .map(|i| wr.mul_add(f.r[i], wg.mul_add(f.g[i], wb * f.b[i])))
+            .collect();
+        assert!(verify(&fused, &reference).is_ok());
+    }
+}
