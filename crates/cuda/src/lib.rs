@@ -1,0 +1,1 @@
+//! blocksweep's cuda backend (placeholder).

@@ -1,0 +1,1 @@
+//! blocksweep's opencl backend (placeholder).

@@ -1,0 +1,1 @@
+//! blocksweep's vulkan backend (placeholder).
