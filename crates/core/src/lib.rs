@@ -11,8 +11,12 @@ pub mod conformance;
 pub mod frame;
 pub mod grid;
 pub mod limits;
+pub mod physical;
+pub mod report;
 
 pub mod sweep;
+#[cfg(test)]
+mod testing;
 pub mod verify;
 
 pub use backend::{

@@ -1,0 +1,90 @@
+//! The merged table: one row per block size, each API's time side by side, and each API's
+//! speed as a ratio to the reference API (CUDA where it ran, else the first API).
+
+use tabled::builder::Builder;
+
+use super::text::{gbps, ms, summary, table};
+use super::Report;
+use crate::backend::Api;
+use crate::blocks::BlockSize;
+use crate::sweep::SweepResult;
+
+fn reference(report: &Report) -> Option<&SweepResult> {
+    report.results.iter().find(|r| r.api == Api::Cuda).or(report.results.first())
+}
+
+pub(super) fn render(report: &Report, md: bool) -> String {
+    let Some(base) = reference(report) else { return String::new() };
+    let ceiling = report.theoretical_gbps();
+    let mut out = String::new();
+    let apis: Vec<String> = report.results.iter().map(|r| r.api.to_string()).collect();
+    if md {
+        out.push_str("## All APIs on one device\n\n");
+    }
+    out.push_str(&format!(
+        "Merged: {} on the same device{}; identical (block, grid) per row; ratio = API GB/s / {} GB/s.\n\n",
+        apis.join(", "),
+        report.device_match.as_ref().map(|m| format!(" ({m})")).unwrap_or_default(),
+        base.api
+    ));
+    let mut head = vec!["thr/blk".to_string(), "grid".to_string()];
+    for r in &report.results {
+        head.push(format!("{} ms", r.api));
+        head.push(format!("{} GB/s", r.api));
+        head.push(format!("{} of best", r.api));
+        if r.copy.is_some() {
+            head.push(format!("{} % copy", r.api));
+        }
+        if r.api != base.api {
+            head.push(format!("{}/{}", r.api, base.api));
+        }
+    }
+    let mut b = Builder::default();
+    b.push_record(head);
+    let mut blocks: Vec<(BlockSize, u64)> = Vec::new();
+    for r in &report.results {
+        for row in &r.rows {
+            if !blocks.iter().any(|(bl, _)| *bl == row.block) {
+                blocks.push((row.block, row.grid));
+            }
+        }
+    }
+    for (block, grid) in blocks {
+        let mut cells = vec![block.to_string(), grid.to_string()];
+        let base_gbps = base.rows.iter().find(|x| x.block == block).and_then(|x| x.gbps);
+        for r in &report.results {
+            let row = r.rows.iter().find(|x| x.block == block);
+            let dash = || "—".to_string();
+            match row.and_then(|x| x.stats.map(|s| (x, s))) {
+                Some((x, s)) => {
+                    cells.push(ms(s.mean));
+                    cells.push(x.gbps.map(|g| gbps(g, ceiling)).unwrap_or_else(dash));
+                    cells.push(x.of_best.map(|o| format!("{o:.2}")).unwrap_or_else(dash));
+                    if r.copy.is_some() {
+                        cells.push(x.of_copy.map(|o| format!("{:.0}%", o * 100.0)).unwrap_or_else(dash));
+                    }
+                    if r.api != base.api {
+                        cells.push(x.gbps.zip(base_gbps).map(|(g, bg)| format!("{:.2}", g / bg)).unwrap_or_else(dash));
+                    }
+                }
+                None => {
+                    let n = 3 + usize::from(r.copy.is_some()) + usize::from(r.api != base.api);
+                    cells.push(match row.and_then(|x| x.skipped.as_ref()) {
+                        Some(_) => "skipped".into(),
+                        None => dash(),
+                    });
+                    cells.extend(std::iter::repeat_n(dash(), n - 1));
+                }
+            }
+        }
+        b.push_record(cells);
+    }
+    out.push_str(&table(b, md));
+    out.push_str("\n\n");
+    for r in &report.results {
+        for line in summary(r) {
+            out.push_str(&format!("{}{}: {line}\n", if md { "- " } else { "" }, r.api));
+        }
+    }
+    out
+}
