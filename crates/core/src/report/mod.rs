@@ -6,6 +6,7 @@
 
 mod csv;
 mod json;
+pub mod limits;
 mod merged;
 mod text;
 

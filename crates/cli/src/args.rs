@@ -1,0 +1,177 @@
+//! Command-line arguments (clap derive). Values that need checking beyond their type are
+//! parsed by `value_parser` functions, so every bad input is a clap error: one line, exit 2.
+
+use std::path::PathBuf;
+
+use blocksweep_core::blocks::{parse_blocks, BlockSize};
+use blocksweep_core::GridPolicy;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "blocksweep",
+    version,
+    about = "Which block size and grid size should I launch? Measured, across CUDA, Vulkan and OpenCL on the same GPU.",
+    long_about = "blocksweep runs the same memory-bound grayscale kernel (three planar float planes in, one out, \
+grid-stride loop) over a sweep of block / work-group sizes through CUDA, Vulkan and OpenCL, checks every output \
+pixel against a CPU reference at every size, times it on each API's own device clock, and prints the table from \
+the 100 Days of GPU course (day 10): thr/blk, warps, idle lanes, blocks/SM, occupancy, grid, ms, GB/s, of best.\n\n\
+Exit codes: 0 success; 1 a sweep failed (verification mismatch, driver error) — results measured before the \
+failure are still written; 2 bad input (arguments, unknown device, a frame too large for the device)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List every device of every API, grouped into physical devices, and the APIs that are unavailable.
+    #[command(after_help = "Example:\n  blocksweep devices")]
+    Devices(DevicesArgs),
+    /// Show launch limits under each API's own names, with what each specification guarantees.
+    #[command(after_help = "Examples:\n  blocksweep limits                      # all APIs side by side for the default device\n  blocksweep limits --backend opencl     # every OpenCL limit of that device\n  blocksweep limits --device 1 --format json")]
+    Limits(LimitsArgs),
+    /// Sweep block sizes on one device through one or more APIs; verify and time every row.
+    #[command(after_help = "Examples:\n  blocksweep sweep                                   # the seed's 13 sizes on a 4K frame\n  blocksweep sweep --backend opencl --size 640x360\n  blocksweep sweep --blocks 32..1024:32 --grid data\n  blocksweep sweep --backend all --output results.json")]
+    Sweep(SweepArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendChoice {
+    Cuda,
+    Vulkan,
+    #[value(name = "opencl")]
+    OpenCl,
+    /// Every API: on the selected device where it sees it, else on its own default device.
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatChoice {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CudaCompilerChoice {
+    /// NVRTC when libnvrtc is present, else the embedded PTX.
+    Auto,
+    Nvrtc,
+    Ptx,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct DeviceArgs {
+    /// API(s) to use. Default: every API that sees the selected device.
+    #[arg(long, short, value_enum)]
+    pub backend: Option<BackendChoice>,
+    /// Device: index from `blocksweep devices`, UUID prefix, or name substring. Default: the first GPU, else the first device.
+    #[arg(long, short)]
+    pub device: Option<String>,
+    /// How the CUDA kernel is compiled.
+    #[arg(long, value_enum, default_value_t = CudaCompilerChoice::Auto)]
+    pub cuda_compiler: CudaCompilerChoice,
+    /// Enable the Khronos validation layer (Vulkan) and fail on any message.
+    #[arg(long)]
+    pub vk_validation: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DevicesArgs {
+    /// Output format (table or json).
+    #[arg(long, short, value_enum, default_value_t = FormatChoice::Table)]
+    pub format: FormatChoice,
+}
+
+#[derive(Args, Debug)]
+pub struct LimitsArgs {
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// Output format.
+    #[arg(long, short, value_enum, default_value_t = FormatChoice::Table)]
+    pub format: FormatChoice,
+}
+
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// Frame size WIDTHxHEIGHT.
+    #[arg(long, short, default_value = "3840x2160", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Block sizes: a list (64,128,256), ranges with a step (32..1024:32), or 3-D blocks (32x32x2).
+    #[arg(long, short = 'B', value_parser = parse_block_list)]
+    pub blocks: Option<Blocks>,
+    /// Grid per row: wave (one full wave: resident blocks per SM x SMs), data (ceil(pixels / block)), or a fixed number of blocks.
+    #[arg(long, short, default_value = "wave", value_parser = parse_grid)]
+    pub grid: GridPolicy,
+    /// Untimed dispatches before the timed ones, per row.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub warmups: u32,
+    /// Timed dispatches per row.
+    #[arg(long, short, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100000))]
+    pub reps: u32,
+    /// Seed for the frame's pixel values.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Skip the device-to-device copy that gives each API's bandwidth ceiling.
+    #[arg(long)]
+    pub no_copy: bool,
+    /// Output format. Default: from the --output file's extension, else table.
+    #[arg(long, short, value_enum)]
+    pub format: Option<FormatChoice>,
+    /// Write results to this file (rewritten atomically after each API finishes) instead of stdout.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+/// A parsed `--blocks` list (a newtype so clap does not treat it as a repeated argument).
+#[derive(Debug, Clone)]
+pub struct Blocks(pub Vec<BlockSize>);
+
+fn parse_block_list(s: &str) -> Result<Blocks, String> {
+    parse_blocks(s).map(Blocks).map_err(|e| e.to_string())
+}
+
+fn parse_grid(s: &str) -> Result<GridPolicy, String> {
+    s.parse()
+}
+
+/// `WIDTHxHEIGHT`, both at least 1, with a pixel count that fits the 32-bit grid arithmetic
+/// every API shares (checked in 64 bits, as the seed insists).
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("'{s}' is not a size: expected WIDTHxHEIGHT in pixels, e.g. 3840x2160");
+    let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    if w == 0 || h == 0 {
+        return Err(format!("size {w}x{h} has no pixels: width and height must be at least 1"));
+    }
+    let pixels = w as u64 * h as u64;
+    if pixels > u32::MAX as u64 {
+        return Err(format!("size {w}x{h} is {pixels} pixels, more than the 2^32 - 1 one frame may have"));
+    }
+    Ok((w, h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("640x360"), Ok((640, 360)));
+        assert!(parse_size("0x10").unwrap_err().contains("no pixels"));
+        assert!(parse_size("4k").unwrap_err().contains("WIDTHxHEIGHT"));
+        assert!(parse_size("100000x100000").unwrap_err().contains("2^32"));
+    }
+
+    #[test]
+    fn clap_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,69 @@
+//! `blocksweep limits`: one API in full, or every API side by side with spec minimums.
+
+use std::process::ExitCode;
+
+use blocksweep_core::report::limits::{render_cross, render_single, ApiLimits};
+
+use crate::args::{FormatChoice, LimitsArgs};
+use crate::registry::{self, Registry};
+
+pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
+    let reg = Registry::probe();
+    let targets = super::resolve(&reg, &args.device)?;
+    let mut views = Vec::new();
+    let mut failed = false;
+    for d in &targets.devices {
+        match registry::open(d, &args.device) {
+            Ok(b) => views.push(ApiLimits {
+                device: b.identity().clone(),
+                limits: b.limits().clone(),
+                kernel: b.kernel_facts().clone(),
+                timer: b.timer(),
+            }),
+            Err(e) => {
+                eprintln!("blocksweep: {e}");
+                failed = true;
+            }
+        }
+    }
+    let md = args.format == FormatChoice::Markdown;
+    match args.format {
+        FormatChoice::Json => println!("{}", serde_json::to_string_pretty(&views)?),
+        FormatChoice::Csv => {
+            println!("api,concept,value,native_name");
+            for v in &views {
+                for (concept, value, name) in csv_rows(v) {
+                    println!("{},{},{},{}", v.device.api.key(), quote(&concept), quote(&value), quote(&name));
+                }
+            }
+        }
+        _ if views.len() == 1 => print!("{}", render_single(&views[0], md)),
+        _ if views.is_empty() => {}
+        _ => print!("{}", render_cross(&views, md)),
+    }
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn quote(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn csv_rows(v: &ApiLimits) -> Vec<(String, String, String)> {
+    let j = serde_json::to_value(&v.limits).unwrap_or_default();
+    let mut out = Vec::new();
+    if let Some(map) = j.as_object() {
+        for (k, val) in map {
+            if let (Some(value), Some(name)) = (val.get("value"), val.get("name").and_then(|n| n.as_str())) {
+                out.push((k.clone(), value.to_string(), name.to_string()));
+            }
+        }
+    }
+    for (k, val) in &v.limits.extra {
+        out.push(("extra".into(), val.clone(), k.clone()));
+    }
+    out
+}

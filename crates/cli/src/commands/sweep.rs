@@ -1,0 +1,126 @@
+//! `blocksweep sweep`: plan once, run every selected API, verify every row, report.
+//!
+//! Results are written after each API finishes (atomically, when --output is given), so a
+//! failure in one API never loses another's rows. Exit code: 0 all good; 1 a sweep failed
+//! (mismatch or driver error); 2 bad input, including a frame too large for the device and
+//! an explicit block list of which no row can run on any API.
+
+use std::process::ExitCode;
+use std::time::SystemTime;
+
+use anyhow::Context;
+use blocksweep_core::report::{write_atomic, Failure, Format, Report};
+use blocksweep_core::sweep::{self, Plan, SweepConfig, SweepError};
+use blocksweep_core::{blocks, Backend, ErrorKind, Frame};
+
+use crate::args::{FormatChoice, SweepArgs};
+use crate::progress::Bar;
+use crate::registry::{self, Registry};
+use crate::usage;
+
+fn format_of(args: &SweepArgs) -> Format {
+    match args.format {
+        Some(FormatChoice::Table) => Format::Table,
+        Some(FormatChoice::Markdown) => Format::Markdown,
+        Some(FormatChoice::Csv) => Format::Csv,
+        Some(FormatChoice::Json) => Format::Json,
+        None => args.output.as_deref().map(Format::from_path).unwrap_or(Format::Table),
+    }
+}
+
+pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
+    let reg = Registry::probe();
+    let targets = super::resolve(&reg, &args.device)?;
+    let format = format_of(args);
+    let explicit_blocks = args.blocks.is_some();
+    let config = SweepConfig {
+        blocks: args.blocks.clone().map(|b| b.0).unwrap_or_else(blocks::default_blocks),
+        grid: args.grid,
+        warmups: args.warmups,
+        reps: args.reps,
+    };
+    let (w, h) = args.size;
+    let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let mut report = Report::new(format!("blocksweep {}", env!("CARGO_PKG_VERSION")), date);
+    if targets.devices.len() > 1 {
+        report.device_match = Some(targets.note.clone());
+    }
+    let mut bar = Bar::new();
+
+    // Open every API first: the shared plan may come from any of them.
+    let mut backends: Vec<Box<dyn Backend>> = Vec::new();
+    for d in &targets.devices {
+        bar.status(d.api, "opening the device and compiling the kernel");
+        match registry::open(d, &args.device) {
+            Ok(b) => backends.push(b),
+            Err(e) => report.failures.push(Failure { api: d.api, message: e.message.clone() }),
+        }
+    }
+    if backends.is_empty() {
+        bar.finish();
+        let why: Vec<String> = report.failures.iter().map(|f| format!("{}: {}", f.api, f.message)).collect();
+        anyhow::bail!("no API could open the device ({})", why.join("; "));
+    }
+
+    bar.status(backends[0].api(), "generating the frame and its CPU reference");
+    let frame = Frame::generate(w, h, args.seed);
+    let reference = frame.reference();
+
+    // One physical device: every API runs the same (block, grid) pairs, planned by the best
+    // residency source (CUDA's occupancy API where CUDA is there). Different devices: each
+    // API plans for its own.
+    let same_device = reg.physical.iter().any(|p| targets.devices.iter().all(|d| p.members.contains(d)));
+    let shared: Option<Plan> = if same_device && backends.len() > 1 {
+        let src = backends.iter().position(|b| b.api() == blocksweep_core::Api::Cuda).unwrap_or(0);
+        Some(sweep::plan(backends[src].as_mut(), frame.pixels(), &config)?)
+    } else {
+        None
+    };
+    let copy_bytes = (!args.no_copy).then(|| frame.pixels() * 8);
+
+    let mut too_big: Option<String> = None;
+    let mut failed = false;
+    for b in backends.iter_mut() {
+        let (result, err) = sweep::run(b.as_mut(), &frame, &reference, &config, shared.as_ref(), copy_bytes, &mut bar);
+        if let Some(e) = err {
+            match &e {
+                SweepError::Backend(be) if be.kind == ErrorKind::OutOfMemory && result.rows.is_empty() => {
+                    too_big = Some(format!("frame {w}x{h} is too large for the device: {be}"));
+                }
+                _ => failed = true,
+            }
+            report.failures.push(Failure { api: result.api, message: e.to_string() });
+        }
+        report.results.push(result);
+        if let Some(path) = &args.output {
+            write_atomic(path, &format.exporter().render(&report)).with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    bar.finish();
+    drop(backends);
+
+    let text = format.exporter().render(&report);
+    match &args.output {
+        Some(path) => {
+            write_atomic(path, &text).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("blocksweep: wrote {}", path.display());
+        }
+        None => print!("{text}"),
+    }
+    if let Some(msg) = too_big {
+        return Err(usage(msg));
+    }
+    let ran: usize = report.results.iter().map(|r| r.rows_run()).sum();
+    if explicit_blocks && ran == 0 && !failed {
+        let reasons: Vec<String> = report
+            .results
+            .iter()
+            .flat_map(|r| r.rows.iter().filter_map(move |x| x.skipped.as_ref().map(|s| format!("{} block {}: {s}", r.api, x.block))))
+            .collect();
+        return Err(usage(format!("no block size in --blocks can run: {}", reasons.join("; "))));
+    }
+    for f in &report.failures {
+        eprintln!("blocksweep: {}: {}", f.api, f.message);
+    }
+    Ok(if failed || !report.failures.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

@@ -1,0 +1,57 @@
+//! `blocksweep`: a thin binary over the library crates. `main` returns an exit code; every
+//! error is printed as one line (no backtraces): 2 for bad input, 1 for a failed run.
+
+mod args;
+mod commands;
+mod progress;
+mod registry;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Bad input: printed as one line, exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for UsageError {}
+
+pub fn usage(msg: impl Into<String>) -> anyhow::Error {
+    UsageError(msg.into()).into()
+}
+
+fn main() -> ExitCode {
+    let cli = match args::Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind::*;
+            if matches!(e.kind(), DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand) {
+                let _ = e.print();
+                return if e.kind() == DisplayHelpOnMissingArgumentOrSubcommand { ExitCode::from(2) } else { ExitCode::SUCCESS };
+            }
+            // clap's message without its usage block: one line naming the problem.
+            let text = e.render().to_string();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+            let first = first.trim_start_matches("error: ");
+            eprintln!("blocksweep: error: {first} (see --help)");
+            return ExitCode::from(2);
+        }
+    };
+    match commands::run(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            // `{:#}` prints the context chain on one line.
+            eprintln!("blocksweep: error: {e:#}");
+            if e.downcast_ref::<UsageError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}

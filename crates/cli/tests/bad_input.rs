@@ -1,0 +1,50 @@
+//! Every kind of bad input: one line on stderr, exit code 2, never a panic.
+
+mod common;
+use common::bad_input;
+
+#[test]
+fn block_lists() {
+    bad_input(&["sweep", "--blocks", "0"], "block size 0");
+    bad_input(&["sweep", "--blocks", "abc"], "'abc' is not a block size");
+    bad_input(&["sweep", "--blocks", "64..32"], "start is above its end");
+    bad_input(&["sweep", "--blocks", "32x0x1"], "block size 0");
+    bad_input(&["sweep", "--blocks", ""], "block list is empty");
+}
+
+#[test]
+fn sizes_and_counts() {
+    bad_input(&["sweep", "--size", "0x10"], "no pixels");
+    bad_input(&["sweep", "--size", "4k"], "expected WIDTHxHEIGHT");
+    bad_input(&["sweep", "--size", "100000x100000"], "2^32");
+    bad_input(&["sweep", "--reps", "0"], "--reps");
+    bad_input(&["sweep", "--reps", "ten"], "--reps");
+    bad_input(&["sweep", "--warmups", "-1"], "--warmups");
+    bad_input(&["sweep", "--grid", "0"], "at least one block");
+    bad_input(&["sweep", "--grid", "lots"], "not a grid policy");
+    bad_input(&["sweep", "--seed", "x"], "--seed");
+}
+
+#[test]
+fn names() {
+    bad_input(&["sweep", "--backend", "metal"], "metal");
+    bad_input(&["limits", "--backend", "directx"], "directx");
+    bad_input(&["sweep", "--format", "xml"], "xml");
+    bad_input(&["frobnicate"], "frobnicate");
+}
+
+#[test]
+fn unknown_device() {
+    bad_input(&["sweep", "--device", "no-such-gpu-xyz", "--size", "64x64"], "no-such-gpu-xyz");
+    bad_input(&["limits", "--device", "no-such-gpu-xyz"], "no-such-gpu-xyz");
+}
+
+#[test]
+fn help_has_examples() {
+    for sub in ["devices", "limits", "sweep"] {
+        let out = common::blocksweep().args([sub, "--help"]).output().unwrap();
+        assert!(out.status.success());
+        let s = String::from_utf8_lossy(&out.stdout);
+        assert!(s.contains("Example"), "{sub} --help has no example:\n{s}");
+    }
+}
