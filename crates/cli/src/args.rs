@@ -35,6 +35,9 @@ pub enum Command {
     /// Sweep block sizes on one device through one or more APIs; verify and time every row.
     #[command(after_help = "Examples:\n  blocksweep sweep                                   # the seed's 13 sizes on a 4K frame\n  blocksweep sweep --backend opencl --size 640x360\n  blocksweep sweep --blocks 32..1024:32 --grid data\n  blocksweep sweep --backend all --output results.json")]
     Sweep(SweepArgs),
+    /// Put sweeps from different GPUs or machines side by side: each run's of-best per block size.
+    #[command(after_help = "Example:\n  blocksweep sweep -o t4.json      # on one machine\n  blocksweep sweep -o h200.json    # on another\n  blocksweep compare t4.json h200.json")]
+    Compare(CompareArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -126,6 +129,27 @@ pub struct SweepArgs {
     /// Write results to this file (rewritten atomically after each API finishes) instead of stdout.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Also draw GB/s against block size, one line per API, to this SVG file.
+    #[arg(long, value_parser = parse_svg_path)]
+    pub plot: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Two or more JSON files written by `blocksweep sweep --format json`.
+    #[arg(required = true, num_args = 2..)]
+    pub files: Vec<PathBuf>,
+    /// Output format (table or markdown).
+    #[arg(long, short, value_enum, default_value_t = FormatChoice::Table)]
+    pub format: FormatChoice,
+}
+
+fn parse_svg_path(s: &str) -> Result<PathBuf, String> {
+    if s.to_ascii_lowercase().ends_with(".svg") {
+        Ok(PathBuf::from(s))
+    } else {
+        Err(format!("'{s}' must be a .svg file"))
+    }
 }
 
 /// A parsed `--blocks` list (a newtype so clap does not treat it as a repeated argument).

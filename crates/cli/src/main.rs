@@ -3,6 +3,7 @@
 
 mod args;
 mod commands;
+mod plot;
 mod progress;
 mod registry;
 

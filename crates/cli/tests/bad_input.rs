@@ -19,7 +19,8 @@ fn sizes_and_counts() {
     bad_input(&["sweep", "--size", "100000x100000"], "2^32");
     bad_input(&["sweep", "--reps", "0"], "--reps");
     bad_input(&["sweep", "--reps", "ten"], "--reps");
-    bad_input(&["sweep", "--warmups", "-1"], "--warmups");
+    bad_input(&["sweep", "--warmups=-1"], "--warmups");
+    bad_input(&["sweep", "--warmups", "-1"], "-1");
     bad_input(&["sweep", "--grid", "0"], "at least one block");
     bad_input(&["sweep", "--grid", "lots"], "not a grid policy");
     bad_input(&["sweep", "--seed", "x"], "--seed");

@@ -33,7 +33,8 @@ pub fn verify(output: &[f32], reference: &[f32]) -> Result<(), Mismatch> {
         });
     }
     for (i, (&got, &want)) in output.iter().zip(reference).enumerate() {
-        // Written as !(<=) so that NaN fails.
+        // Written as !(<=) so that NaN fails: a NaN difference compares false either way.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
         if !((got - want).abs() <= TOLERANCE) {
             bad += 1;
             if first.is_none() {

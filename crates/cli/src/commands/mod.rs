@@ -1,5 +1,6 @@
 //! One module per subcommand, plus the device resolution they share.
 
+mod compare;
 mod devices;
 mod limits;
 mod sweep;
@@ -17,6 +18,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Devices(a) => devices::run(&a),
         Command::Limits(a) => limits::run(&a),
         Command::Sweep(a) => sweep::run(&a),
+        Command::Compare(a) => compare::run(&a),
     }
 }
 

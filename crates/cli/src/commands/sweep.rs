@@ -107,6 +107,15 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         }
         None => print!("{text}"),
     }
+    if let Some(svg) = &args.plot {
+        match crate::plot::write_svg(&report, svg) {
+            Ok(()) => eprintln!("blocksweep: plotted {}", svg.display()),
+            Err(e) => {
+                eprintln!("blocksweep: plot {}: {e:#}", svg.display());
+                failed = true;
+            }
+        }
+    }
     if let Some(msg) = too_big {
         return Err(usage(msg));
     }

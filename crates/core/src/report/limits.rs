@@ -2,10 +2,10 @@
 //! value under its native name, beside what each specification guarantees.
 //!
 //! Guarantees quoted (docs/limits.md has the sections):
-//! - Vulkan 1.3, "Limit Requirements" (Required Limits table): maxComputeWorkGroupInvocations
-//!   >= 128, maxComputeWorkGroupSize >= (128, 128, 64), maxComputeWorkGroupCount >= 65535 each,
-//!   maxComputeSharedMemorySize >= 16384, maxStorageBufferRange >= 2^27, and
-//!   maxMemoryAllocationSize >= 2^30 (VkPhysicalDeviceMaintenance3Properties).
+//! - Vulkan 1.3, "Limit Requirements" (Required Limits table): at least 128 for
+//!   maxComputeWorkGroupInvocations, (128, 128, 64) for maxComputeWorkGroupSize, 65535 each for
+//!   maxComputeWorkGroupCount, 16384 for maxComputeSharedMemorySize, 2^27 for
+//!   maxStorageBufferRange and 2^30 for maxMemoryAllocationSize (Maintenance3 properties).
 //! - OpenCL 3.0, clGetDeviceInfo table: CL_DEVICE_MAX_WORK_GROUP_SIZE >= 1 (no larger value is
 //!   promised), CL_DEVICE_MAX_WORK_ITEM_SIZES >= (1, 1, 1), CL_DEVICE_MAX_COMPUTE_UNITS >= 1,
 //!   CL_DEVICE_LOCAL_MEM_SIZE >= 32 KiB and CL_DEVICE_MAX_MEM_ALLOC_SIZE >= max(global/4, 128 MiB)

@@ -4,6 +4,7 @@
 //! the seed's table (plain or markdown), CSV, or JSON (the full record, schema in
 //! docs/json-schema.md).
 
+pub mod compare;
 mod csv;
 mod json;
 pub mod limits;

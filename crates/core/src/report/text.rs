@@ -79,7 +79,9 @@ fn header(r: &SweepResult, md: bool) -> String {
     let l = &r.limits;
     let mut h = Vec::new();
     let cc = l.compute_capability.as_ref().map(|c| format!(", compute capability {}.{}", c.value.0, c.value.1)).unwrap_or_default();
-    h.push(format!("{}: {} ({}{cc}; driver {}; {} {})", r.api, d.name, d.kind, d.driver, r.api, d.api_version));
+    // Some APIs' version strings already start with the API's name ("OpenCL 3.0 PoCL ...").
+    let version = if d.api_version.starts_with(&r.api.to_string()) { d.api_version.clone() } else { format!("{} {}", r.api, d.api_version) };
+    h.push(format!("{}: {} ({}{cc}; driver {}; {version})", r.api, d.name, d.kind, d.driver));
     if let Some(u) = d.uuid_string() {
         h.push(format!("  UUID {u}{}", d.pci_bus_id.as_ref().map(|p| format!(", PCI {p}")).unwrap_or_default()));
     }
@@ -125,7 +127,7 @@ fn header(r: &SweepResult, md: bool) -> String {
     }
     let sep = if md { "  \n" } else { "\n" };
     let mut s = h.join(sep);
-    s.push_str(if md { "\n\n" } else { "\n\n" });
+    s.push_str("\n\n");
     s
 }
 
