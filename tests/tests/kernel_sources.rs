@@ -3,13 +3,19 @@
 use blocksweep_core::WEIGHTS;
 
 fn source(path: &str) -> String {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(path);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
 #[test]
 fn every_kernel_uses_the_reference_weights() {
-    for path in ["kernels/grayscale.cu", "kernels/grayscale.cl", "shaders/grayscale.comp"] {
+    for path in [
+        "kernels/grayscale.cu",
+        "kernels/grayscale.cl",
+        "shaders/grayscale.comp",
+    ] {
         let s = source(path);
         for w in WEIGHTS {
             let lit = format!("{w}");

@@ -30,13 +30,19 @@ pub enum Command {
     #[command(after_help = "Example:\n  blocksweep devices")]
     Devices(DevicesArgs),
     /// Show launch limits under each API's own names, with what each specification guarantees.
-    #[command(after_help = "Examples:\n  blocksweep limits                      # all APIs side by side for the default device\n  blocksweep limits --backend opencl     # every OpenCL limit of that device\n  blocksweep limits --device 1 --format json")]
+    #[command(
+        after_help = "Examples:\n  blocksweep limits                      # all APIs side by side for the default device\n  blocksweep limits --backend opencl     # every OpenCL limit of that device\n  blocksweep limits --device 1 --format json"
+    )]
     Limits(LimitsArgs),
     /// Sweep block sizes on one device through one or more APIs; verify and time every row.
-    #[command(after_help = "Examples:\n  blocksweep sweep                                   # the seed's 13 sizes on a 4K frame\n  blocksweep sweep --backend opencl --size 640x360\n  blocksweep sweep --blocks 32..1024:32 --grid data\n  blocksweep sweep --backend all --output results.json")]
+    #[command(
+        after_help = "Examples:\n  blocksweep sweep                                   # the seed's 13 sizes on a 4K frame\n  blocksweep sweep --backend opencl --size 640x360\n  blocksweep sweep --blocks 32..1024:32 --grid data\n  blocksweep sweep --backend all --output results.json"
+    )]
     Sweep(SweepArgs),
     /// Put sweeps from different GPUs or machines side by side: each run's of-best per block size.
-    #[command(after_help = "Example:\n  blocksweep sweep -o t4.json      # on one machine\n  blocksweep sweep -o h200.json    # on another\n  blocksweep compare t4.json h200.json")]
+    #[command(
+        after_help = "Example:\n  blocksweep sweep -o t4.json      # on one machine\n  blocksweep sweep -o h200.json    # on another\n  blocksweep compare t4.json h200.json"
+    )]
     Compare(CompareArgs),
 }
 
@@ -172,11 +178,15 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let w: u32 = w.trim().parse().map_err(|_| bad())?;
     let h: u32 = h.trim().parse().map_err(|_| bad())?;
     if w == 0 || h == 0 {
-        return Err(format!("size {w}x{h} has no pixels: width and height must be at least 1"));
+        return Err(format!(
+            "size {w}x{h} has no pixels: width and height must be at least 1"
+        ));
     }
     let pixels = w as u64 * h as u64;
     if pixels > u32::MAX as u64 {
-        return Err(format!("size {w}x{h} is {pixels} pixels, more than the 2^32 - 1 one frame may have"));
+        return Err(format!(
+            "size {w}x{h} is {pixels} pixels, more than the 2^32 - 1 one frame may have"
+        ));
     }
     Ok((w, h))
 }

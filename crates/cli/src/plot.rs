@@ -6,25 +6,41 @@ use std::path::Path;
 use blocksweep_core::report::Report;
 use plotters::prelude::*;
 
-const COLOURS: [RGBColor; 3] = [RGBColor(0x1b, 0x9e, 0x77), RGBColor(0xd9, 0x5f, 0x02), RGBColor(0x75, 0x70, 0xb3)];
+const COLOURS: [RGBColor; 3] = [
+    RGBColor(0x1b, 0x9e, 0x77),
+    RGBColor(0xd9, 0x5f, 0x02),
+    RGBColor(0x75, 0x70, 0xb3),
+];
 
 pub fn write_svg(report: &Report, path: &Path) -> anyhow::Result<()> {
     let points: Vec<Vec<(f64, f64)>> = report
         .results
         .iter()
-        .map(|r| r.rows.iter().filter_map(|x| Some((x.threads as f64, x.gbps?))).collect())
+        .map(|r| {
+            r.rows
+                .iter()
+                .filter_map(|x| Some((x.threads as f64, x.gbps?)))
+                .collect()
+        })
         .collect();
     let all = points.iter().flatten();
     let xmin = all.clone().map(|p| p.0).fold(f64::INFINITY, f64::min);
     let xmax = all.clone().map(|p| p.0).fold(0.0, f64::max);
-    let copies = report.results.iter().filter_map(|r| r.copy.as_ref().map(|c| c.gbps));
+    let copies = report
+        .results
+        .iter()
+        .filter_map(|r| r.copy.as_ref().map(|c| c.gbps));
     let ymax = all.map(|p| p.1).chain(copies).fold(0.0, f64::max);
     if !xmin.is_finite() || ymax <= 0.0 {
         anyhow::bail!("nothing to plot: no row ran");
     }
     let title = format!(
         "Grayscale sweep on {} ({}x{})",
-        report.results.first().map(|r| r.device.name.as_str()).unwrap_or("?"),
+        report
+            .results
+            .first()
+            .map(|r| r.device.name.as_str())
+            .unwrap_or("?"),
         report.results.first().map(|r| r.frame.width).unwrap_or(0),
         report.results.first().map(|r| r.frame.height).unwrap_or(0)
     );
@@ -53,19 +69,33 @@ pub fn write_svg(report: &Report, path: &Path) -> anyhow::Result<()> {
                     colour.mix(0.12).filled(),
                 )))?
                 .label(format!("{} >= 95% of best", r.api))
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 18, y + 5)], colour.mix(0.2).filled()));
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 18, y + 5)], colour.mix(0.2).filled())
+                });
         }
         chart
             .draw_series(LineSeries::new(pts.iter().copied(), colour.stroke_width(2)))?
             .label(format!("{} kernel", r.api))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+            });
         chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
         if let Some(c) = &r.copy {
-            let dashed = DashedLineSeries::new(vec![(xmin / 1.2, c.gbps), (xmax * 1.2, c.gbps)], 8, 5, colour.stroke_width(1));
+            let dashed = DashedLineSeries::new(
+                vec![(xmin / 1.2, c.gbps), (xmax * 1.2, c.gbps)],
+                8,
+                5,
+                colour.stroke_width(1),
+            );
             chart
                 .draw_series(dashed)?
-                .label(format!("{} device-to-device copy ({:.0} GB/s)", r.api, c.gbps))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(1)));
+                .label(format!(
+                    "{} device-to-device copy ({:.0} GB/s)",
+                    r.api, c.gbps
+                ))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(1))
+                });
         }
     }
     chart

@@ -17,7 +17,8 @@ impl Bar {
         if !std::io::stderr().is_terminal() {
             bar.set_draw_target(ProgressDrawTarget::hidden());
         }
-        if let Ok(style) = ProgressStyle::with_template("{prefix:>7} [{bar:30}] {pos}/{len} {msg}") {
+        if let Ok(style) = ProgressStyle::with_template("{prefix:>7} [{bar:30}] {pos}/{len} {msg}")
+        {
             bar.set_style(style.progress_chars("=> "));
         }
         Bar { bar }

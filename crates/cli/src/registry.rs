@@ -32,18 +32,38 @@ fn probe_one(api: Api) -> Result<Vec<DeviceIdentity>, String> {
 
 impl Registry {
     pub fn probe() -> Registry {
-        let probes: Vec<Probe> = Api::ALL.iter().map(|&api| Probe { api, devices: probe_one(api) }).collect();
-        let all: Vec<DeviceIdentity> = probes.iter().filter_map(|p| p.devices.as_ref().ok()).flatten().cloned().collect();
+        let probes: Vec<Probe> = Api::ALL
+            .iter()
+            .map(|&api| Probe {
+                api,
+                devices: probe_one(api),
+            })
+            .collect();
+        let all: Vec<DeviceIdentity> = probes
+            .iter()
+            .filter_map(|p| p.devices.as_ref().ok())
+            .flatten()
+            .cloned()
+            .collect();
         let physical = physical::group(&all);
         Registry { probes, physical }
     }
 
     pub fn unavailable(&self, api: Api) -> Option<&str> {
-        self.probes.iter().find(|p| p.api == api).and_then(|p| p.devices.as_ref().err()).map(String::as_str)
+        self.probes
+            .iter()
+            .find(|p| p.api == api)
+            .and_then(|p| p.devices.as_ref().err())
+            .map(String::as_str)
     }
 
     pub fn devices(&self, api: Api) -> &[DeviceIdentity] {
-        self.probes.iter().find(|p| p.api == api).and_then(|p| p.devices.as_ref().ok()).map(Vec::as_slice).unwrap_or(&[])
+        self.probes
+            .iter()
+            .find(|p| p.api == api)
+            .and_then(|p| p.devices.as_ref().ok())
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     /// The physical device `--device` names, or the default one.
@@ -57,12 +77,17 @@ impl Registry {
     /// An API's own default device: its first GPU, else its first device.
     pub fn api_default(&self, api: Api) -> Option<&DeviceIdentity> {
         let d = self.devices(api);
-        d.iter().find(|x| x.kind == blocksweep_core::DeviceKind::Gpu).or(d.first())
+        d.iter()
+            .find(|x| x.kind == blocksweep_core::DeviceKind::Gpu)
+            .or(d.first())
     }
 
     pub fn nothing_found(&self) -> String {
-        let reasons: Vec<String> =
-            self.probes.iter().filter_map(|p| p.devices.as_ref().err().map(|e| format!("{}: {e}", p.api))).collect();
+        let reasons: Vec<String> = self
+            .probes
+            .iter()
+            .filter_map(|p| p.devices.as_ref().err().map(|e| format!("{}: {e}", p.api)))
+            .collect();
         format!("no GPU API found a device ({})", reasons.join("; "))
     }
 }
@@ -89,9 +114,15 @@ pub fn open(device: &DeviceIdentity, args: &DeviceArgs) -> Result<Box<dyn Backen
             Box::new(blocksweep_cuda::open(device.index, &opts)?)
         }
         Api::Vulkan => {
-            let opts = blocksweep_vulkan::VulkanOptions { validation: args.vk_validation, ..Default::default() };
+            let opts = blocksweep_vulkan::VulkanOptions {
+                validation: args.vk_validation,
+                ..Default::default()
+            };
             Box::new(blocksweep_vulkan::open(device.index, &opts)?)
         }
-        Api::OpenCl => Box::new(blocksweep_opencl::open(device.index, &blocksweep_opencl::OpenClOptions::default())?),
+        Api::OpenCl => Box::new(blocksweep_opencl::open(
+            device.index,
+            &blocksweep_opencl::OpenClOptions::default(),
+        )?),
     })
 }

@@ -36,8 +36,14 @@ fn names() {
 
 #[test]
 fn unknown_device() {
-    bad_input(&["sweep", "--device", "no-such-gpu-xyz", "--size", "64x64"], "no-such-gpu-xyz");
-    bad_input(&["limits", "--device", "no-such-gpu-xyz"], "no-such-gpu-xyz");
+    bad_input(
+        &["sweep", "--device", "no-such-gpu-xyz", "--size", "64x64"],
+        "no-such-gpu-xyz",
+    );
+    bad_input(
+        &["limits", "--device", "no-such-gpu-xyz"],
+        "no-such-gpu-xyz",
+    );
 }
 
 #[test]

@@ -13,9 +13,17 @@ pub fn blocksweep() -> Command {
 /// True when the binary finds a device for `api`. When it does not: panics if
 /// BLOCKSWEEP_REQUIRE names the API (CI), else prints SKIPPED and returns false.
 pub fn available(api: Api) -> bool {
-    let out = blocksweep().args(["devices", "--format", "json"]).output().expect("run blocksweep devices");
-    assert!(out.status.success(), "devices failed: {}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("devices --format json is JSON");
+    let out = blocksweep()
+        .args(["devices", "--format", "json"])
+        .output()
+        .expect("run blocksweep devices");
+    assert!(
+        out.status.success(),
+        "devices failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("devices --format json is JSON");
     let why = v["unavailable"]
         .as_array()
         .into_iter()
@@ -32,9 +40,24 @@ pub fn available(api: Api) -> bool {
 pub fn bad_input(args: &[&str], needle: &str) {
     let out = blocksweep().args(args).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: exit {:?}, stderr: {stderr}", out.status.code());
-    assert!(stderr.contains(needle), "{args:?}: stderr {stderr:?} lacks {needle:?}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: error must be one line: {stderr:?}");
-    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"), "{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{args:?}: exit {:?}, stderr: {stderr}",
+        out.status.code()
+    );
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: stderr {stderr:?} lacks {needle:?}"
+    );
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "{args:?}: error must be one line: {stderr:?}"
+    );
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("backtrace"),
+        "{stderr}"
+    );
     assert!(stderr.starts_with("blocksweep: error: "), "{stderr}");
 }

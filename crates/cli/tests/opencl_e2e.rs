@@ -2,11 +2,13 @@
 
 mod common;
 use blocksweep_core::Api;
-use common::{bad_input, blocksweep, available};
+use common::{available, bad_input, blocksweep};
 
 fn csv_rows(stdout: &[u8]) -> Vec<Vec<String>> {
     let s = String::from_utf8_lossy(stdout);
-    s.lines().map(|l| l.split(',').map(str::to_string).collect()).collect()
+    s.lines()
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
 }
 
 #[test]
@@ -15,23 +17,49 @@ fn default_sweep_gives_13_verified_rows() {
         return;
     }
     let out = blocksweep()
-        .args(["sweep", "--backend", "opencl", "--size", "640x360", "--reps", "3", "--warmups", "1", "--format", "csv"])
+        .args([
+            "sweep",
+            "--backend",
+            "opencl",
+            "--size",
+            "640x360",
+            "--reps",
+            "3",
+            "--warmups",
+            "1",
+            "--format",
+            "csv",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let rows = csv_rows(&out.stdout);
     let head = &rows[0];
-    let col = |name: &str| head.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}"));
+    let col = |name: &str| {
+        head.iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+    };
     let body = &rows[1..];
     assert_eq!(body.len(), 13, "{rows:?}");
     let blocks: Vec<&str> = body.iter().map(|r| r[col("block")].as_str()).collect();
-    assert_eq!(blocks, ["16", "32", "64", "96", "100", "128", "160", "192", "256", "384", "512", "768", "1024"]);
+    assert_eq!(
+        blocks,
+        ["16", "32", "64", "96", "100", "128", "160", "192", "256", "384", "512", "768", "1024"]
+    );
     for r in body {
         assert_eq!(r[col("api")], "opencl");
         assert_eq!(r[col("verified")], "true", "{r:?}");
         assert!(r[col("ms_mean")].parse::<f64>().unwrap() > 0.0);
     }
-    let best = body.iter().filter(|r| r[col("of_best")] == "1.0000").count();
+    let best = body
+        .iter()
+        .filter(|r| r[col("of_best")] == "1.0000")
+        .count();
     assert_eq!(best, 1, "exactly one fastest row");
 }
 
@@ -40,10 +68,41 @@ fn table_has_the_seeds_header_and_summary() {
     if !available(Api::OpenCl) {
         return;
     }
-    let out = blocksweep().args(["sweep", "--backend", "opencl", "--size", "320x180", "--blocks", "64,100,256", "--reps", "2"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = blocksweep()
+        .args([
+            "sweep",
+            "--backend",
+            "opencl",
+            "--size",
+            "320x180",
+            "--blocks",
+            "64,100,256",
+            "--reps",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = String::from_utf8_lossy(&out.stdout);
-    for needle in ["thr/blk", "warps", "idle", "blk/SM", "occ", "grid", "GB/s", "of best", "Image: 320 x 180", "Timing: mean of 2 runs after 3 warm-ups", "resolution", "Fastest measured:", "of 3 configurations reach at least 95 percent"] {
+    for needle in [
+        "thr/blk",
+        "warps",
+        "idle",
+        "blk/SM",
+        "occ",
+        "grid",
+        "GB/s",
+        "of best",
+        "Image: 320 x 180",
+        "Timing: mean of 2 runs after 3 warm-ups",
+        "resolution",
+        "Fastest measured:",
+        "of 3 configurations reach at least 95 percent",
+    ] {
         assert!(s.contains(needle), "table lacks {needle:?}:\n{s}");
     }
 }
@@ -57,20 +116,39 @@ fn json_output_file_and_partial_rewrite() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("run.json");
     let out = blocksweep()
-        .args(["sweep", "--backend", "opencl", "--size", "128x128", "--blocks", "32,64", "--reps", "2", "--output"])
+        .args([
+            "sweep",
+            "--backend",
+            "opencl",
+            "--size",
+            "128x128",
+            "--blocks",
+            "32,64",
+            "--reps",
+            "2",
+            "--output",
+        ])
         .arg(&path)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.stdout.is_empty(), "results go to the file, not stdout");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(v["schema_version"], 1);
     let r = &v["results"][0];
     assert_eq!(r["api"], "opencl");
     assert_eq!(r["rows"].as_array().unwrap().len(), 2);
     assert_eq!(r["rows"][0]["times_ms"].as_array().unwrap().len(), 2);
     assert!(r["timer"]["resolution_ns"].as_f64().unwrap() > 0.0);
-    assert!(r["limits"]["max_threads_per_block"]["name"].as_str().unwrap().starts_with("CL_"));
+    assert!(r["limits"]["max_threads_per_block"]["name"]
+        .as_str()
+        .unwrap()
+        .starts_with("CL_"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -81,15 +159,53 @@ fn oversize_blocks_are_skipped_or_refused() {
     }
     // Mixed with a block that runs: a skipped row naming the limit, exit 0.
     let out = blocksweep()
-        .args(["sweep", "--backend", "opencl", "--size", "64x64", "--blocks", "64,1000000", "--reps", "1", "--format", "csv"])
+        .args([
+            "sweep",
+            "--backend",
+            "opencl",
+            "--size",
+            "64x64",
+            "--blocks",
+            "64,1000000",
+            "--reps",
+            "1",
+            "--format",
+            "csv",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.contains("CL_DEVICE_MAX_WORK_GROUP_SIZE"), "{s}");
     // Only impossible blocks: nothing can run, exit 2 with the reasons.
-    bad_input(&["sweep", "--backend", "opencl", "--size", "64x64", "--blocks", "1000000"], "no block size in --blocks can run");
-    bad_input(&["sweep", "--backend", "opencl", "--size", "64x64", "--blocks", "1024x1024x64"], "threads >");
+    bad_input(
+        &[
+            "sweep",
+            "--backend",
+            "opencl",
+            "--size",
+            "64x64",
+            "--blocks",
+            "1000000",
+        ],
+        "no block size in --blocks can run",
+    );
+    bad_input(
+        &[
+            "sweep",
+            "--backend",
+            "opencl",
+            "--size",
+            "64x64",
+            "--blocks",
+            "1024x1024x64",
+        ],
+        "threads >",
+    );
 }
 
 #[test]
@@ -100,10 +216,22 @@ fn devices_and_limits_name_native_queries() {
     let out = blocksweep().args(["devices"]).output().unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("OpenCL #0"));
-    let out = blocksweep().args(["limits", "--backend", "opencl"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = blocksweep()
+        .args(["limits", "--backend", "opencl"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = String::from_utf8_lossy(&out.stdout);
-    for n in ["CL_DEVICE_MAX_WORK_GROUP_SIZE", "CL_DEVICE_MAX_WORK_ITEM_SIZES", "CL_DEVICE_MAX_COMPUTE_UNITS", "CL_KERNEL_WORK_GROUP_SIZE"] {
+    for n in [
+        "CL_DEVICE_MAX_WORK_GROUP_SIZE",
+        "CL_DEVICE_MAX_WORK_ITEM_SIZES",
+        "CL_DEVICE_MAX_COMPUTE_UNITS",
+        "CL_KERNEL_WORK_GROUP_SIZE",
+    ] {
         assert!(s.contains(n), "limits lack {n}:\n{s}");
     }
 }

@@ -80,6 +80,10 @@ pub struct Limits {
     pub timer_resolution_ns: Option<Named<f64>>,
     /// Compute capability (NVIDIA), e.g. (9, 0).
     pub compute_capability: Option<Named<(u32, u32)>>,
+    /// Iterations one invocation's loop may run before the driver silently ends it (llvmpipe
+    /// stops loops at 65535); `None` where loops run to completion. The wave grid is raised
+    /// so that no invocation needs more.
+    pub max_loop_iterations: Option<Named<u64>>,
     /// Per-multiprocessor limits for the residency model, where the device exposes enough to
     /// build one (see `grid`). `None` on CPU devices.
     pub mp_model: Option<MultiprocessorModel>,

@@ -55,7 +55,10 @@ impl PhysicalDevice {
 }
 
 fn norm(name: &str) -> String {
-    name.to_ascii_lowercase().split_whitespace().collect::<Vec<_>>().join(" ")
+    name.to_ascii_lowercase()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Which rule, if any, says `a` and `b` are the same physical device.
@@ -72,10 +75,16 @@ fn same(a: &DeviceIdentity, b: &DeviceIdentity, all: &[DeviceIdentity]) -> Optio
         // A PCI address is authoritative both ways: same slot, same device; different, not.
         return (x.eq_ignore_ascii_case(y)).then_some(MatchRule::PciBusId);
     }
-    let unique = |d: &DeviceIdentity| all.iter().filter(|o| o.api == d.api && norm(&o.name) == norm(&d.name)).count() == 1;
+    let unique = |d: &DeviceIdentity| {
+        all.iter()
+            .filter(|o| o.api == d.api && norm(&o.name) == norm(&d.name))
+            .count()
+            == 1
+    };
     // Equal UUIDs were handled; unequal ones only fall through to the name when no PCI
     // address is known, which is where vendors with per-API UUIDs leave us.
-    (a.kind == b.kind && norm(&a.name) == norm(&b.name) && unique(a) && unique(b)).then_some(MatchRule::Name)
+    (a.kind == b.kind && norm(&a.name) == norm(&b.name) && unique(a) && unique(b))
+        .then_some(MatchRule::Name)
 }
 
 fn strength(r: MatchRule) -> u8 {
@@ -142,18 +151,29 @@ pub fn select<'a>(devices: &'a [PhysicalDevice], spec: &str) -> Result<&'a Physi
             .join("; ")
     };
     if devices.is_empty() {
-        return Err(format!("no device matches '{spec}': no API found any device"));
+        return Err(format!(
+            "no device matches '{spec}': no API found any device"
+        ));
     }
     let spec_t = spec.trim();
     let as_index = spec_t.parse::<usize>().ok();
     if let Some(d) = as_index.and_then(|i| devices.get(i)) {
         return Ok(d);
     }
-    let hex: String = spec_t.chars().filter(|c| *c != '-').collect::<String>().to_ascii_lowercase();
+    let hex: String = spec_t
+        .chars()
+        .filter(|c| *c != '-')
+        .collect::<String>()
+        .to_ascii_lowercase();
     if hex.len() >= 4 && hex.chars().all(|c| c.is_ascii_hexdigit()) {
         let hits: Vec<_> = devices
             .iter()
-            .filter(|d| d.members.iter().filter_map(|m| m.uuid).any(|u| format_uuid(&u).replace('-', "").starts_with(&hex)))
+            .filter(|d| {
+                d.members
+                    .iter()
+                    .filter_map(|m| m.uuid)
+                    .any(|u| format_uuid(&u).replace('-', "").starts_with(&hex))
+            })
             .collect();
         if hits.len() == 1 {
             return Ok(hits[0]);
@@ -165,7 +185,11 @@ pub fn select<'a>(devices: &'a [PhysicalDevice], spec: &str) -> Result<&'a Physi
     let lower = spec_t.to_ascii_lowercase();
     let hits: Vec<_> = devices
         .iter()
-        .filter(|d| d.members.iter().any(|m| m.name.to_ascii_lowercase().contains(&lower)))
+        .filter(|d| {
+            d.members
+                .iter()
+                .any(|m| m.name.to_ascii_lowercase().contains(&lower))
+        })
         .collect();
     match hits.len() {
         1 => Ok(hits[0]),
@@ -173,21 +197,34 @@ pub fn select<'a>(devices: &'a [PhysicalDevice], spec: &str) -> Result<&'a Physi
         _ => Err(format!(
             "'{spec}' matches {} devices ({}); use the index",
             hits.len(),
-            hits.iter().map(|d| format!("{}: {}", d.index, d.name)).collect::<Vec<_>>().join("; ")
+            hits.iter()
+                .map(|d| format!("{}: {}", d.index, d.name))
+                .collect::<Vec<_>>()
+                .join("; ")
         )),
     }
 }
 
 /// The default device: the first GPU, else the first device.
 pub fn default_device(devices: &[PhysicalDevice]) -> Option<&PhysicalDevice> {
-    devices.iter().find(|d| d.kind == DeviceKind::Gpu).or(devices.first())
+    devices
+        .iter()
+        .find(|d| d.kind == DeviceKind::Gpu)
+        .or(devices.first())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn dev(api: Api, index: usize, name: &str, kind: DeviceKind, uuid: Option<u8>, pci: Option<&str>) -> DeviceIdentity {
+    fn dev(
+        api: Api,
+        index: usize,
+        name: &str,
+        kind: DeviceKind,
+        uuid: Option<u8>,
+        pci: Option<&str>,
+    ) -> DeviceIdentity {
         DeviceIdentity {
             api,
             index,
@@ -206,10 +243,24 @@ mod tests {
     fn uuid_then_pci_then_name() {
         use DeviceKind::*;
         let d = vec![
-            dev(Api::Cuda, 0, "NVIDIA H200", Gpu, Some(1), Some("0000:19:00.0")),
+            dev(
+                Api::Cuda,
+                0,
+                "NVIDIA H200",
+                Gpu,
+                Some(1),
+                Some("0000:19:00.0"),
+            ),
             dev(Api::Vulkan, 0, "NVIDIA H200", Gpu, Some(1), None),
             // A vendor whose OpenCL UUID differs: joined by PCI address.
-            dev(Api::OpenCl, 0, "NVIDIA H200", Gpu, Some(9), Some("0000:19:00.0")),
+            dev(
+                Api::OpenCl,
+                0,
+                "NVIDIA H200",
+                Gpu,
+                Some(9),
+                Some("0000:19:00.0"),
+            ),
             dev(Api::OpenCl, 1, "pthread-cpu", Cpu, None, None),
             dev(Api::Vulkan, 1, "llvmpipe", Cpu, Some(5), None),
         ];
@@ -221,8 +272,12 @@ mod tests {
         assert_eq!(select(&g, "0101").unwrap().index, 0);
         assert_eq!(select(&g, "llvm").unwrap().name, "llvmpipe");
         assert_eq!(select(&g, "2").unwrap().index, 2);
-        assert!(select(&g, "9").unwrap_err().contains("no device with index 9"));
-        assert!(select(&g, "quadro").unwrap_err().contains("no device matches"));
+        assert!(select(&g, "9")
+            .unwrap_err()
+            .contains("no device with index 9"));
+        assert!(select(&g, "quadro")
+            .unwrap_err()
+            .contains("no device matches"));
         assert_eq!(default_device(&g).unwrap().name, "NVIDIA H200");
     }
 
@@ -235,8 +290,15 @@ mod tests {
             dev(Api::OpenCl, 0, "T4", Gpu, None, None),
         ];
         let g = group(&d);
-        assert_eq!(g.len(), 3, "two T4s: the name cannot say which OpenCL device is which");
-        let d = vec![dev(Api::Cuda, 0, "Tesla T4", Gpu, Some(1), None), dev(Api::OpenCl, 0, "tesla  t4", Gpu, Some(2), None)];
+        assert_eq!(
+            g.len(),
+            3,
+            "two T4s: the name cannot say which OpenCL device is which"
+        );
+        let d = vec![
+            dev(Api::Cuda, 0, "Tesla T4", Gpu, Some(1), None),
+            dev(Api::OpenCl, 0, "tesla  t4", Gpu, Some(2), None),
+        ];
         let g = group(&d);
         assert_eq!((g.len(), g[0].rule), (1, MatchRule::Name));
     }

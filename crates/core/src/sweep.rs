@@ -291,7 +291,21 @@ pub fn plan(
             }
         }
         let resident = residency.as_ref().map(|r| r.blocks_per_mp.max(1));
-        let grid = config.grid.grid(block, pixels, resident, mps, max_grid_x);
+        let mut grid = config.grid.grid(block, pixels, resident, mps, max_grid_x);
+        if let (GridPolicy::Wave, Some(cap)) = (config.grid, &limits.max_loop_iterations) {
+            // A driver that ends loops early needs enough threads that none loops past it.
+            let floor = pixels.div_ceil(block.x as u64 * cap.value.max(1));
+            if floor > grid {
+                grid = floor;
+                let note = format!(
+                    "raised to at least ceil(pixels / (block x {} = {}))",
+                    cap.name, cap.value
+                );
+                if !sources.contains(&note) {
+                    sources.push(note);
+                }
+            }
+        }
         rows.push(PlannedRow {
             block,
             grid,

@@ -46,7 +46,11 @@ impl HostBackend {
                 pci_bus_id: None,
             },
             limits,
-            kernel: KernelFacts { registers: Some(Named::new(16, "HOST_REGS")), compiled_by: "rustc".into(), ..Default::default() },
+            kernel: KernelFacts {
+                registers: Some(Named::new(16, "HOST_REGS")),
+                compiled_by: "rustc".into(),
+                ..Default::default()
+            },
             planes: Default::default(),
             variant: KernelVariant::GridStride,
             reject: None,
@@ -65,10 +69,18 @@ impl Backend for HostBackend {
         &self.kernel
     }
     fn timer(&self) -> TimerInfo {
-        TimerInfo { method: "host clock (test double)".into(), resolution_ns: 1.0 }
+        TimerInfo {
+            method: "host clock (test double)".into(),
+            resolution_ns: 1.0,
+        }
     }
     fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
-        self.planes = [frame.r.clone(), frame.g.clone(), frame.b.clone(), vec![0.0; frame.r.len()]];
+        self.planes = [
+            frame.r.clone(),
+            frame.g.clone(),
+            frame.b.clone(),
+            vec![0.0; frame.r.len()],
+        ];
         Ok(())
     }
     fn residency(&mut self, _block: BlockSize) -> BackendResult<Option<Residency>> {
@@ -78,9 +90,18 @@ impl Backend for HostBackend {
         self.planes[3].iter_mut().for_each(|v| *v = f32::NAN);
         Ok(())
     }
-    fn dispatch_timed(&mut self, launch: Launch, warmups: u32, reps: u32) -> BackendResult<Vec<f64>> {
+    fn dispatch_timed(
+        &mut self,
+        launch: Launch,
+        warmups: u32,
+        reps: u32,
+    ) -> BackendResult<Vec<f64>> {
         if self.reject == Some(launch.block.threads()) {
-            return Err(BackendError::new(self.api(), ErrorKind::LaunchRejected, "HOST_INVALID_CONFIGURATION"));
+            return Err(BackendError::new(
+                self.api(),
+                ErrorKind::LaunchRejected,
+                "HOST_INVALID_CONFIGURATION",
+            ));
         }
         let n = self.planes[0].len() as u64;
         let mut times = Vec::new();
@@ -91,7 +112,9 @@ impl Backend for HostBackend {
             for thread in 0..grid * bx {
                 let mut i = thread;
                 while i < n {
-                    out[i as usize] = WEIGHTS[0] * r[i as usize] + WEIGHTS[1] * g[i as usize] + WEIGHTS[2] * b[i as usize];
+                    out[i as usize] = WEIGHTS[0] * r[i as usize]
+                        + WEIGHTS[1] * g[i as usize]
+                        + WEIGHTS[2] * b[i as usize];
                     i += match self.variant {
                         KernelVariant::GridStride => grid * bx,
                         KernelVariant::OnePixelPerThread => n,
@@ -150,17 +173,37 @@ mod tests {
         let mut b = HostBackend::new(Api::Cuda);
         b.reject = Some(128);
         let f = Frame::generate(64, 8, 1);
-        let cfg = SweepConfig { blocks: crate::blocks::parse_blocks("64,128,256").unwrap(), ..Default::default() };
-        let (r, err) = sweep::run(&mut b, &f, &f.reference(), &cfg, None, Some(4096), &mut Quiet);
+        let cfg = SweepConfig {
+            blocks: crate::blocks::parse_blocks("64,128,256").unwrap(),
+            ..Default::default()
+        };
+        let (r, err) = sweep::run(
+            &mut b,
+            &f,
+            &f.reference(),
+            &cfg,
+            None,
+            Some(4096),
+            &mut Quiet,
+        );
         assert!(err.is_none());
         assert_eq!(r.rows_run(), 2);
-        assert!(r.rows[1].skipped.as_deref().unwrap().contains("HOST_INVALID_CONFIGURATION"));
+        assert!(r.rows[1]
+            .skipped
+            .as_deref()
+            .unwrap()
+            .contains("HOST_INVALID_CONFIGURATION"));
         assert!(r.copy.is_some() && r.rows[0].of_copy.is_some());
     }
 
     fn report() -> Report {
         let f = Frame::generate(128, 16, 3);
-        let cfg = SweepConfig { blocks: crate::blocks::parse_blocks("32,100,2048").unwrap(), warmups: 0, reps: 2, ..Default::default() };
+        let cfg = SweepConfig {
+            blocks: crate::blocks::parse_blocks("32,100,2048").unwrap(),
+            warmups: 0,
+            reps: 2,
+            ..Default::default()
+        };
         let mut rep = Report::new("blocksweep test", "2026-11-30T00:00:00Z");
         for api in [Api::Cuda, Api::Vulkan] {
             let mut b = HostBackend::new(api);
@@ -178,18 +221,27 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert!(lines[0].starts_with("api,device,block,threads,warps,idle,blocks_per_sm,warps_per_sm,occupancy,grid,ms_mean,ms_min,ms_median,ms_max,gbps,of_best"));
         assert_eq!(lines.len(), 1 + 6);
-        assert!(lines[3].contains("2048") && lines[3].contains("HOST_MAX_THREADS"), "{}", lines[3]);
+        assert!(
+            lines[3].contains("2048") && lines[3].contains("HOST_MAX_THREADS"),
+            "{}",
+            lines[3]
+        );
         let table = Format::Table.exporter().render(&rep);
         assert!(table.contains("Fastest measured:"), "{table}");
         assert!(table.contains("configurations reach at least 95 percent"));
-        assert!(table.contains("Vulkan/CUDA"), "merged ratio column missing:\n{table}");
+        assert!(
+            table.contains("Vulkan/CUDA"),
+            "merged ratio column missing:\n{table}"
+        );
         let md = Format::Markdown.exporter().render(&rep);
         assert!(md.contains("| thr/blk |"), "{md}");
         let json = Format::Json.exporter().render(&rep);
         let back = parse_report(&json).unwrap();
         assert_eq!(back.results[0].rows[0].times_ms.len(), 2);
         assert_eq!(back.results.len(), 2);
-        assert!(parse_report("{\"x\":1}").unwrap_err().contains("schema_version"));
+        assert!(parse_report("{\"x\":1}")
+            .unwrap_err()
+            .contains("schema_version"));
         assert!(parse_report("not json").unwrap_err().contains("not JSON"));
     }
 }

@@ -1,1 +1,115 @@
-//! blocksweep's vulkan backend (placeholder).
+//! blocksweep's Vulkan backend, on `ash`.
+//!
+//! The loader (`libvulkan.so.1`) is opened at run time, so a machine without Vulkan gets an
+//! [`ErrorKind::Unavailable`](blocksweep_core::ErrorKind::Unavailable) error from [`probe`] or
+//! [`open`], never a crash or a link failure.
+//!
+//! The kernel is `shaders/grayscale.comp`, compiled ahead of time and embedded:
+//!
+//! ```text
+//! glslangValidator -V --target-env vulkan1.1 -o shaders/grayscale.spv shaders/grayscale.comp
+//! ```
+//!
+//! (`tests/shader.rs` recompiles it and fails if the checked-in `.spv` differs.) The workgroup
+//! size and the kernel variant are specialization constants, so each (block size, variant)
+//! gets its own pipeline, created once and cached.
+//!
+//! Launches are checked before any pipeline exists ([`check_launch`]: the workgroup-size and
+//! workgroup-count limits, whose violation is undefined behaviour rather than an error). On
+//! llvmpipe (lavapipe) a grid-stride launch whose invocations would loop more than 65535 times
+//! is refused too ([`check_loop_iterations`]): gallivm silently ends a shader's loops there.
+//!
+//! Layout, in the manner of wgpu-hal's `vulkan/`: [`error`] (errors and the named mapping
+//! functions from `vk::Result`), `instance` (loader, instance, validation messenger,
+//! enumeration, identity), `adapter` (the properties2 chain and the limits), `device`
+//! (logical device, queue, buffers), `pipeline` (shader, layouts, pipelines), `command`
+//! (recording, submission, timestamps), `conv` (pure conversions) and `backend` (the
+//! [`Backend`](blocksweep_core::Backend) implementation).
+
+mod adapter;
+mod backend;
+mod command;
+mod conv;
+mod device;
+pub mod error;
+mod instance;
+mod pipeline;
+
+use std::sync::Arc;
+
+pub use backend::VulkanBackend;
+pub use device::check_frame_fits;
+pub use error::VulkanError;
+pub use instance::MessageLog;
+pub use pipeline::{check_launch, check_loop_iterations, DispatchLimits, SPIRV};
+
+use adapter::AdapterInfo;
+use blocksweep_core::DeviceIdentity;
+use instance::InstanceShared;
+
+/// Environment variable that turns validation on in [`VulkanOptions::default`].
+pub const VALIDATION_ENV: &str = "BLOCKSWEEP_VK_VALIDATION";
+
+/// Options for [`open`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VulkanOptions {
+    /// Enable VK_LAYER_KHRONOS_validation with synchronization validation, and record every
+    /// WARNING/ERROR message (see [`VulkanBackend::validation_messages`]). Defaults to false,
+    /// or true when `BLOCKSWEEP_VK_VALIDATION=1`.
+    pub validation: bool,
+}
+
+impl Default for VulkanOptions {
+    fn default() -> Self {
+        VulkanOptions {
+            validation: std::env::var(VALIDATION_ENV).is_ok_and(|v| v.trim() == "1"),
+        }
+    }
+}
+
+/// Every Vulkan physical device, in the driver's order (`index` is the position here), without
+/// creating a logical device or compiling anything.
+pub fn probe() -> Result<Vec<DeviceIdentity>, VulkanError> {
+    let instance = InstanceShared::new(false)?;
+    let devices = instance.enumerate()?;
+    if devices.is_empty() {
+        return Err(VulkanError::Unavailable(
+            "no Vulkan physical devices (is a Vulkan driver (ICD) installed?)".into(),
+        ));
+    }
+    devices
+        .into_iter()
+        .enumerate()
+        .map(|(i, pd)| Ok(instance::identity(i, &AdapterInfo::query(&instance, pd)?)))
+        .collect()
+}
+
+/// Opens device `index` (its position in [`probe`]) and builds the grayscale pipeline.
+pub fn open(index: usize, options: &VulkanOptions) -> Result<VulkanBackend, VulkanError> {
+    let instance = Arc::new(InstanceShared::new(options.validation)?);
+    let devices = instance.enumerate()?;
+    let Some(&pd) = devices.get(index) else {
+        return Err(VulkanError::Unavailable(format!(
+            "no Vulkan device {index}: {} found",
+            devices.len()
+        )));
+    };
+    let adapter = AdapterInfo::query(&instance, pd)?;
+    VulkanBackend::new(instance, index, adapter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_env_turns_validation_on() {
+        // The only test in this binary that touches the variable.
+        std::env::set_var(VALIDATION_ENV, "1");
+        assert!(VulkanOptions::default().validation);
+        std::env::set_var(VALIDATION_ENV, "0");
+        assert!(!VulkanOptions::default().validation);
+        std::env::remove_var(VALIDATION_ENV);
+        assert!(!VulkanOptions::default().validation);
+    }
+}

@@ -14,21 +14,37 @@ pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
     if args.format == FormatChoice::Json {
         let unavailable: Vec<serde_json::Value> = Api::ALL
             .iter()
-            .filter_map(|&a| reg.unavailable(a).map(|why| serde_json::json!({"api": a, "reason": why})))
+            .filter_map(|&a| {
+                reg.unavailable(a)
+                    .map(|why| serde_json::json!({"api": a, "reason": why}))
+            })
             .collect();
         let v = serde_json::json!({ "physical_devices": reg.physical, "unavailable": unavailable });
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(ExitCode::SUCCESS);
     }
     let mut b = Builder::default();
-    b.push_record(["#", "device", "type", "UUID", "APIs (API device index)", "match"]);
+    b.push_record([
+        "#",
+        "device",
+        "type",
+        "UUID",
+        "APIs (API device index)",
+        "match",
+    ]);
     for p in &reg.physical {
-        let apis: Vec<String> = p.members.iter().map(|m| format!("{} #{}", m.api, m.index)).collect();
+        let apis: Vec<String> = p
+            .members
+            .iter()
+            .map(|m| format!("{} #{}", m.api, m.index))
+            .collect();
         b.push_record([
             p.index.to_string(),
             p.name.clone(),
             p.kind.to_string(),
-            p.uuid.map(|u| blocksweep_core::backend::format_uuid(&u)).unwrap_or_else(|| "—".into()),
+            p.uuid
+                .map(|u| blocksweep_core::backend::format_uuid(&u))
+                .unwrap_or_else(|| "—".into()),
             apis.join(", "),
             p.rule.to_string(),
         ]);
@@ -38,7 +54,10 @@ pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
     println!("{t}\n");
     for api in Api::ALL {
         match reg.unavailable(api) {
-            Some(why) => println!("{api}: unavailable: {why} (to use it: {})", install_hint(api)),
+            Some(why) => println!(
+                "{api}: unavailable: {why} (to use it: {})",
+                install_hint(api)
+            ),
             None => {
                 for d in reg.devices(api) {
                     println!(
@@ -49,8 +68,15 @@ pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
                         d.driver,
                         api,
                         d.api_version,
-                        if d.platform.is_empty() { String::new() } else { format!(", platform {}", d.platform) },
-                        d.pci_bus_id.as_ref().map(|p| format!(", PCI {p}")).unwrap_or_default()
+                        if d.platform.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", platform {}", d.platform)
+                        },
+                        d.pci_bus_id
+                            .as_ref()
+                            .map(|p| format!(", PCI {p}"))
+                            .unwrap_or_default()
                     );
                 }
             }

@@ -33,7 +33,13 @@ pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
             println!("api,concept,value,native_name");
             for v in &views {
                 for (concept, value, name) in csv_rows(v) {
-                    println!("{},{},{},{}", v.device.api.key(), quote(&concept), quote(&value), quote(&name));
+                    println!(
+                        "{},{},{},{}",
+                        v.device.api.key(),
+                        quote(&concept),
+                        quote(&value),
+                        quote(&name)
+                    );
                 }
             }
         }
@@ -41,7 +47,11 @@ pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
         _ if views.is_empty() => {}
         _ => print!("{}", render_cross(&views, md)),
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn quote(s: &str) -> String {
@@ -57,7 +67,9 @@ fn csv_rows(v: &ApiLimits) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     if let Some(map) = j.as_object() {
         for (k, val) in map {
-            if let (Some(value), Some(name)) = (val.get("value"), val.get("name").and_then(|n| n.as_str())) {
+            if let (Some(value), Some(name)) =
+                (val.get("value"), val.get("name").and_then(|n| n.as_str()))
+            {
                 out.push((k.clone(), value.to_string(), name.to_string()));
             }
         }

@@ -42,7 +42,12 @@ pub struct Targets {
 /// - `all`: every available API, on the selected device where the API sees it;
 /// - neither: every API that sees the selected (or default) device.
 pub fn resolve(reg: &Registry, args: &DeviceArgs) -> anyhow::Result<Targets> {
-    let unavailable = |api: Api, why: &str| usage(format!("{api} is unavailable: {why}; to use it, {}", install_hint(api)));
+    let unavailable = |api: Api, why: &str| {
+        usage(format!(
+            "{api} is unavailable: {why}; to use it, {}",
+            install_hint(api)
+        ))
+    };
     match args.backend.and_then(api_of) {
         Some(api) => {
             if let Some(why) = reg.unavailable(api) {
@@ -56,13 +61,23 @@ pub fn resolve(reg: &Registry, args: &DeviceArgs) -> anyhow::Result<Targets> {
                             "device {} ({}) is not visible to {api}; it is seen by {}",
                             p.index,
                             p.name,
-                            p.apis().iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+                            p.apis()
+                                .iter()
+                                .map(|a| a.to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
                         ))
                     })?
                 }
-                None => reg.api_default(api).cloned().ok_or_else(|| unavailable(api, "no device"))?,
+                None => reg
+                    .api_default(api)
+                    .cloned()
+                    .ok_or_else(|| unavailable(api, "no device"))?,
             };
-            Ok(Targets { note: format!("{api} device {}", dev.index), devices: vec![dev] })
+            Ok(Targets {
+                note: format!("{api} device {}", dev.index),
+                devices: vec![dev],
+            })
         }
         None => {
             let p = reg.select(args.device.as_deref()).map_err(usage)?;
@@ -76,7 +91,10 @@ pub fn resolve(reg: &Registry, args: &DeviceArgs) -> anyhow::Result<Targets> {
                                 note.push_str(&format!("; {api} does not see it and runs on its own default device {} ({})", d.index, d.name));
                                 devices.push(d.clone());
                             }
-                            None => note.push_str(&format!("; {api} unavailable: {}", reg.unavailable(api).unwrap_or("no device"))),
+                            None => note.push_str(&format!(
+                                "; {api} unavailable: {}",
+                                reg.unavailable(api).unwrap_or("no device")
+                            )),
                         }
                     }
                 }

@@ -24,7 +24,11 @@ fn format_of(args: &SweepArgs) -> Format {
         Some(FormatChoice::Markdown) => Format::Markdown,
         Some(FormatChoice::Csv) => Format::Csv,
         Some(FormatChoice::Json) => Format::Json,
-        None => args.output.as_deref().map(Format::from_path).unwrap_or(Format::Table),
+        None => args
+            .output
+            .as_deref()
+            .map(Format::from_path)
+            .unwrap_or(Format::Table),
     }
 }
 
@@ -34,7 +38,11 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let format = format_of(args);
     let explicit_blocks = args.blocks.is_some();
     let config = SweepConfig {
-        blocks: args.blocks.clone().map(|b| b.0).unwrap_or_else(blocks::default_blocks),
+        blocks: args
+            .blocks
+            .clone()
+            .map(|b| b.0)
+            .unwrap_or_else(blocks::default_blocks),
         grid: args.grid,
         warmups: args.warmups,
         reps: args.reps,
@@ -53,47 +61,82 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         bar.status(d.api, "opening the device and compiling the kernel");
         match registry::open(d, &args.device) {
             Ok(b) => backends.push(b),
-            Err(e) => report.failures.push(Failure { api: d.api, message: e.message.clone() }),
+            Err(e) => report.failures.push(Failure {
+                api: d.api,
+                message: e.message.clone(),
+            }),
         }
     }
     if backends.is_empty() {
         bar.finish();
-        let why: Vec<String> = report.failures.iter().map(|f| format!("{}: {}", f.api, f.message)).collect();
+        let why: Vec<String> = report
+            .failures
+            .iter()
+            .map(|f| format!("{}: {}", f.api, f.message))
+            .collect();
         anyhow::bail!("no API could open the device ({})", why.join("; "));
     }
 
-    bar.status(backends[0].api(), "generating the frame and its CPU reference");
+    bar.status(
+        backends[0].api(),
+        "generating the frame and its CPU reference",
+    );
     let frame = Frame::generate(w, h, args.seed);
     let reference = frame.reference();
 
     // One physical device: every API runs the same (block, grid) pairs, planned by the best
     // residency source (CUDA's occupancy API where CUDA is there). Different devices: each
     // API plans for its own.
-    let same_device = reg.physical.iter().any(|p| targets.devices.iter().all(|d| p.members.contains(d)));
+    let same_device = reg
+        .physical
+        .iter()
+        .any(|p| targets.devices.iter().all(|d| p.members.contains(d)));
     let shared: Option<Plan> = if same_device && backends.len() > 1 {
-        let src = backends.iter().position(|b| b.api() == blocksweep_core::Api::Cuda).unwrap_or(0);
-        Some(sweep::plan(backends[src].as_mut(), frame.pixels(), &config)?)
+        let src = backends
+            .iter()
+            .position(|b| b.api() == blocksweep_core::Api::Cuda)
+            .unwrap_or(0);
+        Some(sweep::plan(
+            backends[src].as_mut(),
+            frame.pixels(),
+            &config,
+        )?)
     } else {
         None
     };
+    report.shared_plan = shared.is_some();
     let copy_bytes = (!args.no_copy).then(|| frame.pixels() * 8);
 
     let mut too_big: Option<String> = None;
     let mut failed = false;
     for b in backends.iter_mut() {
-        let (result, err) = sweep::run(b.as_mut(), &frame, &reference, &config, shared.as_ref(), copy_bytes, &mut bar);
+        let (result, err) = sweep::run(
+            b.as_mut(),
+            &frame,
+            &reference,
+            &config,
+            shared.as_ref(),
+            copy_bytes,
+            &mut bar,
+        );
         if let Some(e) = err {
             match &e {
-                SweepError::Backend(be) if be.kind == ErrorKind::OutOfMemory && result.rows.is_empty() => {
+                SweepError::Backend(be)
+                    if be.kind == ErrorKind::OutOfMemory && result.rows.is_empty() =>
+                {
                     too_big = Some(format!("frame {w}x{h} is too large for the device: {be}"));
                 }
                 _ => failed = true,
             }
-            report.failures.push(Failure { api: result.api, message: e.to_string() });
+            report.failures.push(Failure {
+                api: result.api,
+                message: e.to_string(),
+            });
         }
         report.results.push(result);
         if let Some(path) = &args.output {
-            write_atomic(path, &format.exporter().render(&report)).with_context(|| format!("writing {}", path.display()))?;
+            write_atomic(path, &format.exporter().render(&report))
+                .with_context(|| format!("writing {}", path.display()))?;
         }
     }
     bar.finish();
@@ -124,12 +167,25 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         let reasons: Vec<String> = report
             .results
             .iter()
-            .flat_map(|r| r.rows.iter().filter_map(move |x| x.skipped.as_ref().map(|s| format!("{} block {}: {s}", r.api, x.block))))
+            .flat_map(|r| {
+                r.rows.iter().filter_map(move |x| {
+                    x.skipped
+                        .as_ref()
+                        .map(|s| format!("{} block {}: {s}", r.api, x.block))
+                })
+            })
             .collect();
-        return Err(usage(format!("no block size in --blocks can run: {}", reasons.join("; "))));
+        return Err(usage(format!(
+            "no block size in --blocks can run: {}",
+            reasons.join("; ")
+        )));
     }
     for f in &report.failures {
         eprintln!("blocksweep: {}: {}", f.api, f.message);
     }
-    Ok(if failed || !report.failures.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed || !report.failures.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -19,10 +19,16 @@ pub fn render(reports: &[(String, Report)], md: bool) -> String {
     let mut cols: Vec<Column> = Vec::new();
     for (label, rep) in reports {
         for r in &rep.results {
-            cols.push(Column { label: format!("{label}: {} {}", r.api, r.device.name), result: r });
+            cols.push(Column {
+                label: format!("{label}: {} {}", r.api, r.device.name),
+                result: r,
+            });
         }
     }
-    let mut blocks: Vec<BlockSize> = cols.iter().flat_map(|c| c.result.rows.iter().map(|r| r.block)).collect();
+    let mut blocks: Vec<BlockSize> = cols
+        .iter()
+        .flat_map(|c| c.result.rows.iter().map(|r| r.block))
+        .collect();
     blocks.sort_by_key(|b| (b.threads(), *b));
     blocks.dedup();
 
@@ -51,7 +57,12 @@ pub fn render(reports: &[(String, Report)], md: bool) -> String {
     }
     let mut fastest = vec!["fastest".to_string()];
     for c in &cols {
-        fastest.push(c.result.best().map(|r| r.block.to_string()).unwrap_or_else(|| "—".into()));
+        fastest.push(
+            c.result
+                .best()
+                .map(|r| r.block.to_string())
+                .unwrap_or_else(|| "—".into()),
+        );
     }
     b.push_record(fastest);
     out.push_str(&table(b, md));

@@ -4,8 +4,25 @@ use super::{Exporter, Report};
 pub struct CsvExporter;
 
 pub const COLUMNS: [&str; 19] = [
-    "api", "device", "block", "threads", "warps", "idle", "blocks_per_sm", "warps_per_sm", "occupancy", "grid",
-    "ms_mean", "ms_min", "ms_median", "ms_max", "gbps", "of_best", "of_copy", "verified", "skipped",
+    "api",
+    "device",
+    "block",
+    "threads",
+    "warps",
+    "idle",
+    "blocks_per_sm",
+    "warps_per_sm",
+    "occupancy",
+    "grid",
+    "ms_mean",
+    "ms_min",
+    "ms_median",
+    "ms_max",
+    "gbps",
+    "of_best",
+    "of_copy",
+    "verified",
+    "skipped",
 ];
 
 fn opt<T: ToString>(v: Option<T>) -> String {

@@ -6,7 +6,8 @@ pub struct JsonExporter;
 impl Exporter for JsonExporter {
     fn render(&self, report: &Report) -> String {
         // Serialising plain data structs cannot fail (no maps with non-string keys).
-        let mut s = serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+        let mut s = serde_json::to_string_pretty(report)
+            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
         s.push('\n');
         s
     }
@@ -14,10 +15,16 @@ impl Exporter for JsonExporter {
 
 /// Reads a report written by [`JsonExporter`], refusing other schemas with a clear message.
 pub fn parse_report(text: &str) -> Result<Report, String> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     match value.get("schema_version").and_then(|v| v.as_u64()) {
         Some(v) if v == super::SCHEMA_VERSION as u64 => {}
-        Some(v) => return Err(format!("schema_version {v} is not supported (this blocksweep reads {})", super::SCHEMA_VERSION)),
+        Some(v) => {
+            return Err(format!(
+                "schema_version {v} is not supported (this blocksweep reads {})",
+                super::SCHEMA_VERSION
+            ))
+        }
         None => return Err("not a blocksweep report (no schema_version)".into()),
     }
     serde_json::from_value(value).map_err(|e| format!("not a blocksweep report: {e}"))

@@ -64,27 +64,111 @@ pub fn human_bytes(b: u64) -> String {
 }
 
 const CONCEPTS: &[Concept] = &[
-    Concept { label: "max threads per block", get: |a| n(&a.limits.max_threads_per_block), vulkan_min: "128", opencl_min: "1" },
-    Concept { label: "max block dims", get: |a| d(&a.limits.max_block_dims), vulkan_min: "(128, 128, 64)", opencl_min: "(1, 1, 1)" },
-    Concept { label: "max grid dims (blocks)", get: |a| d(&a.limits.max_grid_dims), vulkan_min: "(65535, 65535, 65535)", opencl_min: "— (size_t range)" },
-    Concept { label: "warp / subgroup size", get: |a| n(&a.limits.warp_size), vulkan_min: "1", opencl_min: "—" },
-    Concept { label: "multiprocessors", get: |a| n(&a.limits.multiprocessors), vulkan_min: "—", opencl_min: "1" },
-    Concept { label: "max resident threads per MP", get: |a| n(&a.limits.max_threads_per_mp), vulkan_min: "—", opencl_min: "—" },
-    Concept { label: "max resident blocks per MP", get: |a| n(&a.limits.max_blocks_per_mp), vulkan_min: "—", opencl_min: "—" },
-    Concept { label: "shared/local memory per block", get: |a| bytes(&a.limits.shared_mem_per_block), vulkan_min: "16 KiB", opencl_min: "32 KiB" },
-    Concept { label: "shared memory per block (opt-in)", get: |a| bytes(&a.limits.shared_mem_per_block_optin), vulkan_min: "—", opencl_min: "—" },
-    Concept { label: "registers per block", get: |a| n(&a.limits.registers_per_block), vulkan_min: "—", opencl_min: "—" },
-    Concept { label: "max single allocation", get: |a| bytes(&a.limits.max_alloc_bytes), vulkan_min: "1 GiB", opencl_min: "max(global/4, 128 MiB)" },
-    Concept { label: "max buffer binding", get: |a| bytes(&a.limits.max_buffer_binding_bytes), vulkan_min: "128 MiB", opencl_min: "—" },
-    Concept { label: "global memory", get: |a| bytes(&a.limits.global_mem_bytes), vulkan_min: "—", opencl_min: "—" },
     Concept {
-        label: "timer resolution",
-        get: |a| Some((format!("{} ns", a.timer.resolution_ns), a.limits.timer_resolution_ns.as_ref().map(|x| x.name.clone()).unwrap_or_else(|| a.timer.method.clone()))),
+        label: "max threads per block",
+        get: |a| n(&a.limits.max_threads_per_block),
+        vulkan_min: "128",
+        opencl_min: "1",
+    },
+    Concept {
+        label: "max block dims",
+        get: |a| d(&a.limits.max_block_dims),
+        vulkan_min: "(128, 128, 64)",
+        opencl_min: "(1, 1, 1)",
+    },
+    Concept {
+        label: "max grid dims (blocks)",
+        get: |a| d(&a.limits.max_grid_dims),
+        vulkan_min: "(65535, 65535, 65535)",
+        opencl_min: "— (size_t range)",
+    },
+    Concept {
+        label: "warp / subgroup size",
+        get: |a| n(&a.limits.warp_size),
+        vulkan_min: "1",
+        opencl_min: "—",
+    },
+    Concept {
+        label: "multiprocessors",
+        get: |a| n(&a.limits.multiprocessors),
+        vulkan_min: "—",
+        opencl_min: "1",
+    },
+    Concept {
+        label: "max resident threads per MP",
+        get: |a| n(&a.limits.max_threads_per_mp),
         vulkan_min: "—",
         opencl_min: "—",
     },
-    Concept { label: "kernel: max block size", get: |a| n(&a.kernel.max_block), vulkan_min: "—", opencl_min: "—" },
-    Concept { label: "kernel: registers per thread", get: |a| n(&a.kernel.registers), vulkan_min: "—", opencl_min: "—" },
+    Concept {
+        label: "max resident blocks per MP",
+        get: |a| n(&a.limits.max_blocks_per_mp),
+        vulkan_min: "—",
+        opencl_min: "—",
+    },
+    Concept {
+        label: "shared/local memory per block",
+        get: |a| bytes(&a.limits.shared_mem_per_block),
+        vulkan_min: "16 KiB",
+        opencl_min: "32 KiB",
+    },
+    Concept {
+        label: "shared memory per block (opt-in)",
+        get: |a| bytes(&a.limits.shared_mem_per_block_optin),
+        vulkan_min: "—",
+        opencl_min: "—",
+    },
+    Concept {
+        label: "registers per block",
+        get: |a| n(&a.limits.registers_per_block),
+        vulkan_min: "—",
+        opencl_min: "—",
+    },
+    Concept {
+        label: "max single allocation",
+        get: |a| bytes(&a.limits.max_alloc_bytes),
+        vulkan_min: "1 GiB",
+        opencl_min: "max(global/4, 128 MiB)",
+    },
+    Concept {
+        label: "max buffer binding",
+        get: |a| bytes(&a.limits.max_buffer_binding_bytes),
+        vulkan_min: "128 MiB",
+        opencl_min: "—",
+    },
+    Concept {
+        label: "global memory",
+        get: |a| bytes(&a.limits.global_mem_bytes),
+        vulkan_min: "—",
+        opencl_min: "—",
+    },
+    Concept {
+        label: "timer resolution",
+        get: |a| {
+            Some((
+                format!("{} ns", a.timer.resolution_ns),
+                a.limits
+                    .timer_resolution_ns
+                    .as_ref()
+                    .map(|x| x.name.clone())
+                    .unwrap_or_else(|| a.timer.method.clone()),
+            ))
+        },
+        vulkan_min: "—",
+        opencl_min: "—",
+    },
+    Concept {
+        label: "kernel: max block size",
+        get: |a| n(&a.kernel.max_block),
+        vulkan_min: "—",
+        opencl_min: "—",
+    },
+    Concept {
+        label: "kernel: registers per thread",
+        get: |a| n(&a.kernel.registers),
+        vulkan_min: "—",
+        opencl_min: "—",
+    },
 ];
 
 fn cell(v: &Option<(String, String)>) -> String {
@@ -121,12 +205,19 @@ pub fn render_cross(views: &[ApiLimits], md: bool) -> String {
             }
         }
         let present: Vec<&String> = vals.iter().flatten().map(|(v, _)| v).collect();
-        row.push(if present.windows(2).any(|w| w[0] != w[1]) { "≠".into() } else { String::new() });
+        row.push(if present.windows(2).any(|w| w[0] != w[1]) {
+            "≠".into()
+        } else {
+            String::new()
+        });
         b.push_record(row);
     }
     let mut out = String::new();
     for v in views {
-        out.push_str(&format!("{}: {} ({}, driver {})\n", v.device.api, v.device.name, v.device.kind, v.device.driver));
+        out.push_str(&format!(
+            "{}: {} ({}, driver {})\n",
+            v.device.api, v.device.name, v.device.kind, v.device.driver
+        ));
     }
     out.push('\n');
     out.push_str(&table(b, md));
@@ -148,13 +239,25 @@ pub fn render_single(v: &ApiLimits, md: bool) -> String {
         }
     }
     if let Some(cc) = &v.limits.compute_capability {
-        b.push_record(["compute capability".into(), format!("{}.{}", cc.value.0, cc.value.1), cc.name.clone()]);
+        b.push_record([
+            "compute capability".into(),
+            format!("{}.{}", cc.value.0, cc.value.1),
+            cc.name.clone(),
+        ]);
     }
     if let Some(t) = &v.limits.theoretical_gbps {
-        b.push_record(["theoretical DRAM bandwidth".into(), format!("{:.0} GB/s", t.value), t.name.clone()]);
+        b.push_record([
+            "theoretical DRAM bandwidth".into(),
+            format!("{:.0} GB/s", t.value),
+            t.name.clone(),
+        ]);
     }
     if let Some(m) = &v.limits.mp_model {
-        b.push_record(["residency model".into(), format!("{} warps, {} blocks per MP", m.max_warps, m.max_blocks), m.source.clone()]);
+        b.push_record([
+            "residency model".into(),
+            format!("{} warps, {} blocks per MP", m.max_warps, m.max_blocks),
+            m.source.clone(),
+        ]);
     }
     for (k, val) in &v.limits.extra {
         b.push_record([String::new(), val.clone(), k.clone()]);
@@ -172,7 +275,9 @@ pub fn render_single(v: &ApiLimits, md: bool) -> String {
         d.driver,
         d.api,
         d.api_version,
-        d.uuid_string().map(|u| format!(", UUID {u}")).unwrap_or_default(),
+        d.uuid_string()
+            .map(|u| format!(", UUID {u}"))
+            .unwrap_or_default(),
         v.kernel.compiled_by
     );
     out.push_str(&table(b, md));

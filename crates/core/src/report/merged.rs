@@ -10,21 +10,36 @@ use crate::blocks::BlockSize;
 use crate::sweep::SweepResult;
 
 fn reference(report: &Report) -> Option<&SweepResult> {
-    report.results.iter().find(|r| r.api == Api::Cuda).or(report.results.first())
+    report
+        .results
+        .iter()
+        .find(|r| r.api == Api::Cuda)
+        .or(report.results.first())
 }
 
 pub(super) fn render(report: &Report, md: bool) -> String {
-    let Some(base) = reference(report) else { return String::new() };
+    let Some(base) = reference(report) else {
+        return String::new();
+    };
     let ceiling = report.theoretical_gbps();
     let mut out = String::new();
     let apis: Vec<String> = report.results.iter().map(|r| r.api.to_string()).collect();
     if md {
         out.push_str("## All APIs on one device\n\n");
     }
+    let how = if report.shared_plan {
+        "the same physical device, identical (block, grid) per row"
+    } else {
+        "DIFFERENT devices, each API with its own grids: the ratios compare devices, not APIs"
+    };
     out.push_str(&format!(
-        "Merged: {} on the same device{}; identical (block, grid) per row; ratio = API GB/s / {} GB/s.\n\n",
+        "Merged: {} on {how}{}; ratio = API GB/s / {} GB/s.\n\n",
         apis.join(", "),
-        report.device_match.as_ref().map(|m| format!(" ({m})")).unwrap_or_default(),
+        report
+            .device_match
+            .as_ref()
+            .map(|m| format!(" ({m})"))
+            .unwrap_or_default(),
         base.api
     ));
     let mut head = vec!["thr/blk".to_string(), "grid".to_string()];
@@ -41,17 +56,34 @@ pub(super) fn render(report: &Report, md: bool) -> String {
     }
     let mut b = Builder::default();
     b.push_record(head);
-    let mut blocks: Vec<(BlockSize, u64)> = Vec::new();
+    let mut blocks: Vec<BlockSize> = Vec::new();
     for r in &report.results {
         for row in &r.rows {
-            if !blocks.iter().any(|(bl, _)| *bl == row.block) {
-                blocks.push((row.block, row.grid));
+            if !blocks.contains(&row.block) {
+                blocks.push(row.block);
             }
         }
     }
-    for (block, grid) in blocks {
-        let mut cells = vec![block.to_string(), grid.to_string()];
-        let base_gbps = base.rows.iter().find(|x| x.block == block).and_then(|x| x.gbps);
+    for block in blocks {
+        let mut grids: Vec<String> = Vec::new();
+        for r in &report.results {
+            if let Some(g) = r
+                .rows
+                .iter()
+                .find(|x| x.block == block)
+                .map(|x| x.grid.to_string())
+            {
+                if !grids.contains(&g) {
+                    grids.push(g);
+                }
+            }
+        }
+        let mut cells = vec![block.to_string(), grids.join(" / ")];
+        let base_gbps = base
+            .rows
+            .iter()
+            .find(|x| x.block == block)
+            .and_then(|x| x.gbps);
         for r in &report.results {
             let row = r.rows.iter().find(|x| x.block == block);
             let dash = || "—".to_string();
@@ -61,10 +93,19 @@ pub(super) fn render(report: &Report, md: bool) -> String {
                     cells.push(x.gbps.map(|g| gbps(g, ceiling)).unwrap_or_else(dash));
                     cells.push(x.of_best.map(|o| format!("{o:.2}")).unwrap_or_else(dash));
                     if r.copy.is_some() {
-                        cells.push(x.of_copy.map(|o| format!("{:.0}%", o * 100.0)).unwrap_or_else(dash));
+                        cells.push(
+                            x.of_copy
+                                .map(|o| format!("{:.0}%", o * 100.0))
+                                .unwrap_or_else(dash),
+                        );
                     }
                     if r.api != base.api {
-                        cells.push(x.gbps.zip(base_gbps).map(|(g, bg)| format!("{:.2}", g / bg)).unwrap_or_else(dash));
+                        cells.push(
+                            x.gbps
+                                .zip(base_gbps)
+                                .map(|(g, bg)| format!("{:.2}", g / bg))
+                                .unwrap_or_else(dash),
+                        );
                     }
                 }
                 None => {
@@ -83,7 +124,11 @@ pub(super) fn render(report: &Report, md: bool) -> String {
     out.push_str("\n\n");
     for r in &report.results {
         for line in summary(r) {
-            out.push_str(&format!("{}{}: {line}\n", if md { "- " } else { "" }, r.api));
+            out.push_str(&format!(
+                "{}{}: {line}\n",
+                if md { "- " } else { "" },
+                r.api
+            ));
         }
     }
     out

@@ -41,6 +41,9 @@ pub struct Report {
     pub date: String,
     /// How the APIs' devices were matched to one physical device, where more than one ran.
     pub device_match: Option<String>,
+    /// True when every API ran the same planned (block, grid) pairs on one physical device.
+    #[serde(default)]
+    pub shared_plan: bool,
     pub results: Vec<SweepResult>,
     pub failures: Vec<Failure>,
 }
@@ -52,6 +55,7 @@ impl Report {
             tool: tool.into(),
             date: date.into(),
             device_match: None,
+            shared_plan: false,
             results: Vec::new(),
             failures: Vec::new(),
         }
@@ -94,7 +98,12 @@ impl Format {
 
     /// The format an output file's extension implies (`.md`, `.csv`, `.json`, else table).
     pub fn from_path(path: &Path) -> Format {
-        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
             Some("md" | "markdown") => Format::Markdown,
             Some("csv") => Format::Csv,
             Some("json") => Format::Json,
@@ -115,8 +124,14 @@ impl Format {
 /// Writes `contents` to `path` atomically: a temporary file beside it, then a rename, so a
 /// reader (or a crash) never sees half a report.
 pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "report".into());
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     std::fs::write(&tmp, contents)?;
     std::fs::rename(&tmp, path).inspect_err(|_| {

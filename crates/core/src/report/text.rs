@@ -30,7 +30,10 @@ impl Exporter for MarkdownExporter {
 fn render(report: &Report, md: bool) -> String {
     let mut out = String::new();
     if md {
-        out.push_str(&format!("# blocksweep results\n\n{} · {}\n\n", report.tool, report.date));
+        out.push_str(&format!(
+            "# blocksweep results\n\n{} · {}\n\n",
+            report.tool, report.date
+        ));
     }
     let ceiling = report.theoretical_gbps();
     for r in &report.results {
@@ -41,7 +44,12 @@ fn render(report: &Report, md: bool) -> String {
         out.push_str(&merged::render(report, md));
     }
     for f in &report.failures {
-        out.push_str(&format!("{}{}: FAILED: {}\n", if md { "- " } else { "" }, f.api, f.message));
+        out.push_str(&format!(
+            "{}{}: FAILED: {}\n",
+            if md { "- " } else { "" },
+            f.api,
+            f.message
+        ));
     }
     out
 }
@@ -78,14 +86,35 @@ fn header(r: &SweepResult, md: bool) -> String {
     let d = &r.device;
     let l = &r.limits;
     let mut h = Vec::new();
-    let cc = l.compute_capability.as_ref().map(|c| format!(", compute capability {}.{}", c.value.0, c.value.1)).unwrap_or_default();
+    let cc = l
+        .compute_capability
+        .as_ref()
+        .map(|c| format!(", compute capability {}.{}", c.value.0, c.value.1))
+        .unwrap_or_default();
     // Some APIs' version strings already start with the API's name ("OpenCL 3.0 PoCL ...").
-    let version = if d.api_version.starts_with(&r.api.to_string()) { d.api_version.clone() } else { format!("{} {}", r.api, d.api_version) };
-    h.push(format!("{}: {} ({}{cc}; driver {}; {version})", r.api, d.name, d.kind, d.driver));
+    let version = if d.api_version.starts_with(&r.api.to_string()) {
+        d.api_version.clone()
+    } else {
+        format!("{} {}", r.api, d.api_version)
+    };
+    h.push(format!(
+        "{}: {} ({}{cc}; driver {}; {version})",
+        r.api, d.name, d.kind, d.driver
+    ));
     if let Some(u) = d.uuid_string() {
-        h.push(format!("  UUID {u}{}", d.pci_bus_id.as_ref().map(|p| format!(", PCI {p}")).unwrap_or_default()));
+        h.push(format!(
+            "  UUID {u}{}",
+            d.pci_bus_id
+                .as_ref()
+                .map(|p| format!(", PCI {p}"))
+                .unwrap_or_default()
+        ));
     }
-    let mps = l.multiprocessors.as_ref().map(|m| format!("{} {}", m.value, m.name)).unwrap_or_else(|| "multiprocessor count not exposed".into());
+    let mps = l
+        .multiprocessors
+        .as_ref()
+        .map(|m| format!("{} {}", m.value, m.name))
+        .unwrap_or_else(|| "multiprocessor count not exposed".into());
     match &l.mp_model {
         Some(m) => h.push(format!("  {mps}; resident warps/SM {}, resident blocks/SM {} ({})", m.max_warps, m.max_blocks, m.source)),
         None => h.push(format!(
@@ -153,12 +182,19 @@ fn row_cells(row: &SweepRow, ceiling: Option<f64>, with_copy: bool) -> Vec<Strin
             if with_copy {
                 c.push(opt(row.of_copy.map(|o| format!("{:.0}%", o * 100.0))));
             }
-            c.push(if row.verified { "ok".into() } else { "NOT VERIFIED".into() });
+            c.push(if row.verified {
+                "ok".into()
+            } else {
+                "NOT VERIFIED".into()
+            });
         }
         None => {
             let n = if with_copy { 4 } else { 3 };
             c.extend(std::iter::repeat_n("—".to_string(), n));
-            c.push(format!("skipped: {}", row.skipped.as_deref().unwrap_or("not run")));
+            c.push(format!(
+                "skipped: {}",
+                row.skipped.as_deref().unwrap_or("not run")
+            ));
         }
     }
     c
@@ -181,7 +217,9 @@ pub(super) fn summary(r: &SweepResult) -> Vec<String> {
             best.block,
             ms(best.stats.map(|s| s.mean).unwrap_or(0.0)),
             best.gbps.unwrap_or(0.0),
-            best.of_copy.map(|o| format!(", {:.0}% of copy", o * 100.0)).unwrap_or_default()
+            best.of_copy
+                .map(|o| format!(", {:.0}% of copy", o * 100.0))
+                .unwrap_or_default()
         ));
         s.push(format!(
             "{} of {} configurations reach at least 95 percent of that row.",
@@ -191,7 +229,9 @@ pub(super) fn summary(r: &SweepResult) -> Vec<String> {
     }
     let skipped = r.rows.iter().filter(|x| x.skipped.is_some()).count();
     if skipped > 0 {
-        s.push(format!("{skipped} configuration(s) skipped (reason in the last column)."));
+        s.push(format!(
+            "{skipped} configuration(s) skipped (reason in the last column)."
+        ));
     }
     if let Some(e) = &r.error {
         s.push(format!("STOPPED: {e}"));
@@ -207,7 +247,9 @@ fn api_section(r: &SweepResult, md: bool, ceiling: Option<f64>) -> String {
     out.push_str(&header(r, md));
     let with_copy = r.copy.is_some();
     let mut b = Builder::default();
-    let mut head = vec!["thr/blk", "warps", "idle", "blk/SM", "warps/SM", "occ", "grid", "ms", "GB/s", "of best"];
+    let mut head = vec![
+        "thr/blk", "warps", "idle", "blk/SM", "warps/SM", "occ", "grid", "ms", "GB/s", "of best",
+    ];
     if with_copy {
         head.push("% copy");
     }
@@ -222,7 +264,10 @@ fn api_section(r: &SweepResult, md: bool, ceiling: Option<f64>) -> String {
         out.push_str(&line);
         out.push('\n');
     }
-    if r.rows.iter().any(|x| x.gbps.zip(ceiling).is_some_and(|(g, c)| g > c)) {
+    if r.rows
+        .iter()
+        .any(|x| x.gbps.zip(ceiling).is_some_and(|(g, c)| g > c))
+    {
         out.push_str(&format!(
             "* above the device's theoretical DRAM bandwidth ({:.0} GB/s): the frame was cache-resident, not a DRAM figure.\n",
             ceiling.unwrap_or(0.0)

@@ -1,0 +1,390 @@
+//! `VulkanBackend`: one device with the grayscale pipelines, implementing the core's `Backend`.
+
+use std::sync::Arc;
+
+use ash::vk;
+use blocksweep_core::{
+    Backend, BackendResult, BlockSize, DeviceIdentity, Frame, KernelFacts, KernelVariant, Launch,
+    Limits, Named, Residency, TimerInfo,
+};
+
+use crate::adapter::{AdapterInfo, HEAP_NAME};
+use crate::command::{self, Commands};
+use crate::device::{check_frame_fits, Buffer, DeviceShared, MemoryKind};
+use crate::error::{VulkanError, VulkanResult};
+use crate::instance::{self, InstanceShared, MessageLog};
+use crate::pipeline::{check_launch, check_loop_iterations, DispatchLimits, Pipelines};
+
+/// The four planes of an uploaded frame and the staging buffer that feeds and drains them.
+struct FramePlanes {
+    /// r, g, b, gray: bindings 0..3.
+    planes: [Buffer; 4],
+    staging: Buffer,
+    pixels: u32,
+}
+
+/// One Vulkan device, ready to run the grayscale kernel.
+///
+/// Field order is drop order: everything that records or binds goes before the device, and
+/// the device (through its `Arc`) before the instance.
+pub struct VulkanBackend {
+    frame: Option<FramePlanes>,
+    commands: Commands,
+    pipelines: Pipelines,
+    device: Arc<DeviceShared>,
+    identity: DeviceIdentity,
+    limits: Limits,
+    dispatch_limits: DispatchLimits,
+    /// Loop iterations the driver runs per invocation before cutting the loop (llvmpipe).
+    max_loop_iterations: Option<u64>,
+    kernel: KernelFacts,
+    timer: TimerInfo,
+    variant: KernelVariant,
+    log: MessageLog,
+}
+
+impl VulkanBackend {
+    pub(crate) fn new(
+        instance: Arc<InstanceShared>,
+        index: usize,
+        adapter: AdapterInfo,
+    ) -> VulkanResult<VulkanBackend> {
+        let identity = instance::identity(index, &adapter);
+        if adapter.effective_version < vk::API_VERSION_1_1 {
+            return Err(VulkanError::Unavailable(format!(
+                "{} supports Vulkan {} (instance {}); shaders/grayscale.spv targets Vulkan 1.1",
+                identity.name,
+                identity.api_version,
+                crate::conv::version_string(instance.api_version)
+            )));
+        }
+        let family = adapter.compute_queue_family()?;
+        let limits = adapter.limits(family);
+        let log = instance.log.clone();
+        let device = Arc::new(DeviceShared::new(instance, &adapter, family)?);
+        let mut pipelines = Pipelines::new(&device)?;
+
+        // Build one pipeline now, so a shader the driver cannot compile fails `open`, and read
+        // its statistics for the kernel facts.
+        let dispatch_limits = DispatchLimits::of(&adapter.properties.limits);
+        let probe_block = BlockSize::linear(
+            256.min(dispatch_limits.max_invocations)
+                .min(dispatch_limits.max_size[0]),
+        );
+        let pipeline = pipelines.get(probe_block, KernelVariant::GridStride)?;
+        let stats = pipelines.statistics(pipeline)?;
+        let driver = adapter
+            .driver_name
+            .clone()
+            .unwrap_or_else(|| identity.driver.clone());
+        let mut extra = vec![(
+            "shader".to_string(),
+            "shaders/grayscale.spv (glslangValidator -V --target-env vulkan1.1)".to_string(),
+        )];
+        if !stats.all.is_empty() {
+            extra.push((
+                "statistics of".into(),
+                format!("the pipeline for workgroup {probe_block}"),
+            ));
+        }
+        extra.extend(stats.all);
+        let kernel = KernelFacts {
+            max_block: Some(Named::new(
+                dispatch_limits.max_invocations.into(),
+                "maxComputeWorkGroupInvocations (no per-pipeline query in Vulkan)",
+            )),
+            preferred_multiple: None,
+            registers: stats.registers,
+            private_bytes: None,
+            shared_bytes: None,
+            compiled_by: format!("vkCreateComputePipelines (driver {driver})"),
+            extra,
+        };
+
+        let queue_family = &adapter.queue_families[family as usize];
+        let period = adapter.properties.limits.timestamp_period;
+        let timer = TimerInfo {
+            method: format!(
+                "Vulkan timestamp queries (vkCmdWriteTimestamp TOP_OF_PIPE -> BOTTOM_OF_PIPE, \
+                 queue family {family}, {} valid bits)",
+                queue_family.timestamp_valid_bits
+            ),
+            resolution_ns: period as f64,
+        };
+        let commands = Commands::new(&device, queue_family.timestamp_valid_bits, period)?;
+        Ok(VulkanBackend {
+            frame: None,
+            commands,
+            pipelines,
+            device,
+            identity,
+            limits,
+            dispatch_limits,
+            max_loop_iterations: adapter.max_loop_iterations(),
+            kernel,
+            timer,
+            variant: KernelVariant::GridStride,
+            log,
+        })
+    }
+
+    /// Validation-layer (and loader) messages at WARNING or ERROR severity so far, and any
+    /// error met while dropping. Always empty without `VulkanOptions::validation`, except for
+    /// drop errors.
+    pub fn validation_messages(&self) -> Vec<String> {
+        self.log.messages()
+    }
+
+    /// A handle on the same message log that stays readable after the backend is dropped, to
+    /// see what the layer said about the destruction itself.
+    pub fn message_log(&self) -> MessageLog {
+        self.log.clone()
+    }
+
+    /// Test hook: records two fills of one buffer with no barrier between them, a
+    /// write-after-write hazard that synchronization validation must report (the validation
+    /// test proves with it that the layer, its synchronization checks and the messenger are
+    /// all live, so that an empty log means something). The result on the device is harmless.
+    #[doc(hidden)]
+    pub fn provoke_sync_hazard_for_tests(&mut self) -> Result<(), blocksweep_core::BackendError> {
+        let usage = vk::BufferUsageFlags::TRANSFER_DST;
+        let scratch = Buffer::new(&self.device, 256, usage, MemoryKind::DeviceLocal, None)?;
+        let raw = scratch.raw;
+        self.commands.run(|d, cb| {
+            command::record_poison(d, cb, raw);
+            command::record_poison(d, cb, raw);
+        })?;
+        Ok(())
+    }
+
+    fn frame(&self) -> VulkanResult<&FramePlanes> {
+        self.frame
+            .as_ref()
+            .ok_or_else(|| VulkanError::Usage("no frame uploaded: call upload first".into()))
+    }
+
+    fn upload_frame(&mut self, frame: &Frame) -> VulkanResult<()> {
+        let bytes = check_frame_fits(frame.pixels(), &self.limits)?;
+        let pixels = frame.pixels() as u32;
+        for (name, plane) in [("r", &frame.r), ("g", &frame.g), ("b", &frame.b)] {
+            if plane.len() as u64 != frame.pixels() {
+                return Err(VulkanError::Usage(format!(
+                    "plane {name} holds {} values; a {}x{} frame needs {}",
+                    plane.len(),
+                    frame.width,
+                    frame.height,
+                    frame.pixels()
+                )));
+            }
+        }
+        if !matches!(&self.frame, Some(f) if f.pixels == pixels) {
+            // Free the old planes before allocating new ones; nothing is pending.
+            self.frame = None;
+            let max_alloc = self.limits.max_alloc_bytes.as_ref();
+            let plane = |usage| -> VulkanResult<Buffer> {
+                Buffer::new(
+                    &self.device,
+                    bytes,
+                    usage,
+                    MemoryKind::DeviceLocal,
+                    max_alloc,
+                )
+            };
+            let input = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
+            let output = vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::TRANSFER_DST
+                | vk::BufferUsageFlags::TRANSFER_SRC;
+            let planes = [plane(input)?, plane(input)?, plane(input)?, plane(output)?];
+            let staging = Buffer::new(
+                &self.device,
+                bytes,
+                vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+                MemoryKind::Staging,
+                max_alloc,
+            )?;
+            self.pipelines.bind_planes(&planes);
+            self.frame = Some(FramePlanes {
+                planes,
+                staging,
+                pixels,
+            });
+        }
+        let Some(f) = self.frame.as_ref() else {
+            return Err(VulkanError::Usage(
+                "frame planes missing after allocation".into(),
+            ));
+        };
+        for (data, plane) in [&frame.r, &frame.g, &frame.b].into_iter().zip(&f.planes) {
+            f.staging.write(data)?;
+            let (src, dst) = (f.staging.raw, plane.raw);
+            self.commands
+                .run(|d, cb| command::record_copy(d, cb, src, dst, bytes))?;
+        }
+        Ok(())
+    }
+
+    fn dispatch(&mut self, launch: Launch, warmups: u32, reps: u32) -> VulkanResult<Vec<f64>> {
+        check_launch(launch, &self.dispatch_limits)?;
+        let pixels = self.frame()?.pixels;
+        if self.variant == KernelVariant::GridStride {
+            check_loop_iterations(launch, pixels.into(), self.max_loop_iterations)?;
+        }
+        let pipeline = self.pipelines.get(launch.block, self.variant)?;
+        let (layout, set) = (self.pipelines.layout, self.pipelines.set);
+        let record = |d: &ash::Device, cb| {
+            command::record_dispatch(d, cb, pipeline, layout, set, pixels, launch.grid)
+        };
+        for _ in 0..warmups {
+            self.commands.run(record)?;
+        }
+        (0..reps)
+            .map(|_| {
+                self.commands
+                    .run_timed(vk::PipelineStageFlags::BOTTOM_OF_PIPE, record)
+            })
+            .collect()
+    }
+
+    fn poison(&mut self) -> VulkanResult<()> {
+        let gray = self.frame()?.planes[3].raw;
+        self.commands
+            .run(|d, cb| command::record_poison(d, cb, gray))
+    }
+
+    fn read_back(&mut self, out: &mut [f32]) -> VulkanResult<()> {
+        let f = self.frame()?;
+        if out.len() as u64 != f.pixels as u64 {
+            return Err(VulkanError::Usage(format!(
+                "output slice holds {} pixels; the frame has {}",
+                out.len(),
+                f.pixels
+            )));
+        }
+        let (gray, staging, bytes) = (f.planes[3].raw, f.staging.raw, f.planes[3].size);
+        self.commands.run(|d, cb| {
+            command::record_copy(d, cb, gray, staging, bytes);
+            command::record_host_read_barrier(d, cb);
+        })?;
+        self.frame()?.staging.read(out)
+    }
+
+    fn copy(&mut self, bytes: u64, warmups: u32, reps: u32) -> VulkanResult<Vec<f64>> {
+        if bytes == 0 {
+            return Err(VulkanError::Usage(
+                "a copy of 0 bytes measures nothing".into(),
+            ));
+        }
+        if let Some(heap) = self.limits.global_mem_bytes.as_ref() {
+            if bytes.saturating_mul(2) > heap.value {
+                return Err(VulkanError::TooLarge(format!(
+                    "copy needs 2 x {bytes} bytes; {HEAP_NAME} is {}",
+                    heap.value
+                )));
+            }
+        }
+        let max_alloc = self.limits.max_alloc_bytes.as_ref();
+        if let Some(max) = max_alloc.filter(|m| bytes > m.value) {
+            return Err(VulkanError::TooLarge(format!(
+                "copy needs 2 x {bytes} bytes; {} is {}",
+                max.name, max.value
+            )));
+        }
+        let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let src = Buffer::new(
+            &self.device,
+            bytes,
+            usage,
+            MemoryKind::DeviceLocal,
+            max_alloc,
+        )?;
+        let dst = Buffer::new(
+            &self.device,
+            bytes,
+            usage,
+            MemoryKind::DeviceLocal,
+            max_alloc,
+        )?;
+        let (s, t) = (src.raw, dst.raw);
+        // Defined contents, so no driver can shortcut reading never-written memory.
+        self.commands
+            .run(|d, cb| command::record_poison(d, cb, s))?;
+        let record = |d: &ash::Device, cb| command::record_copy(d, cb, s, t, bytes);
+        for _ in 0..warmups {
+            self.commands.run(record)?;
+        }
+        // `src` and `dst` drop at the end, after the last submission was waited for.
+        (0..reps)
+            .map(|_| {
+                self.commands
+                    .run_timed(vk::PipelineStageFlags::TRANSFER, record)
+            })
+            .collect()
+    }
+}
+
+impl Drop for VulkanBackend {
+    fn drop(&mut self) {
+        // Nothing may be destroyed while the device still uses it.
+        if let Err(e) = self.device.wait_idle() {
+            self.log.push(format!("drop: {e}"));
+        }
+    }
+}
+
+impl Backend for VulkanBackend {
+    fn identity(&self) -> &DeviceIdentity {
+        &self.identity
+    }
+
+    fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    fn kernel_facts(&self) -> &KernelFacts {
+        &self.kernel
+    }
+
+    fn timer(&self) -> TimerInfo {
+        self.timer.clone()
+    }
+
+    fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
+        Ok(self.upload_frame(frame)?)
+    }
+
+    /// Vulkan has no occupancy query: the core models residency from `limits.mp_model`.
+    fn residency(&mut self, _block: BlockSize) -> BackendResult<Option<Residency>> {
+        Ok(None)
+    }
+
+    fn poison_output(&mut self) -> BackendResult<()> {
+        Ok(self.poison()?)
+    }
+
+    fn dispatch_timed(
+        &mut self,
+        launch: Launch,
+        warmups: u32,
+        reps: u32,
+    ) -> BackendResult<Vec<f64>> {
+        Ok(self.dispatch(launch, warmups, reps)?)
+    }
+
+    fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
+        Ok(self.read_back(out)?)
+    }
+
+    fn copy_timed(
+        &mut self,
+        bytes: u64,
+        warmups: u32,
+        reps: u32,
+    ) -> BackendResult<Option<Vec<f64>>> {
+        Ok(Some(self.copy(bytes, warmups, reps)?))
+    }
+
+    fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
+        self.variant = variant;
+        Ok(())
+    }
+}

@@ -1,0 +1,249 @@
+//! The loader entry, the `VkInstance` (with the validation layer and a debug messenger when
+//! asked for), physical-device enumeration and the device identity blocksweep reports.
+
+use std::ffi::{c_void, CStr};
+use std::sync::{Arc, Mutex};
+
+use ash::vk;
+use blocksweep_core::{Api, DeviceIdentity};
+
+use crate::adapter::AdapterInfo;
+use crate::conv;
+use crate::error::{
+    map_create_instance, map_enumerate_physical_devices, map_enumerate_properties,
+    map_host_device_oom, VulkanError, VulkanResult,
+};
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+/// Messages the validation layer (and the loader) reported at WARNING or ERROR severity, plus
+/// any error a `Drop` ran into. Shared with the debug callback; a clone stays readable after the
+/// backend is gone, so messages emitted while destroying objects are not lost.
+#[derive(Debug, Clone, Default)]
+pub struct MessageLog(Arc<Mutex<Vec<String>>>);
+
+impl MessageLog {
+    /// Everything recorded so far.
+    pub fn messages(&self) -> Vec<String> {
+        // A poisoned lock only means another thread panicked mid-push; the Vec is still valid.
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub(crate) fn push(&self, message: String) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(message);
+    }
+
+    fn as_user_data(&self) -> *mut c_void {
+        Arc::as_ptr(&self.0) as *mut c_void
+    }
+}
+
+/// Records one debug-utils message. Never unwinds into the driver.
+unsafe extern "system" fn debug_callback(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user_data: *mut c_void,
+) -> vk::Bool32 {
+    if data.is_null() || user_data.is_null() {
+        return vk::FALSE;
+    }
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: the layer passes a valid callback-data struct for the duration of the call,
+        // and `user_data` is the `Mutex` inside the `MessageLog` that `InstanceShared` keeps
+        // alive until after the instance (and with it every messenger) is destroyed.
+        let (data, log) = unsafe { (&*data, &*(user_data as *const Mutex<Vec<String>>)) };
+        let text = |s: Option<&CStr>| s.map(|s| s.to_string_lossy().into_owned());
+        let id = text(unsafe { data.message_id_name_as_c_str() }).unwrap_or_default();
+        let message = text(unsafe { data.message_as_c_str() }).unwrap_or_default();
+        log.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(format!("[{severity:?} {types:?}] {id}: {message}"));
+    }));
+    vk::FALSE
+}
+
+/// The instance and what must outlive it. Dropped last of all Vulkan objects: every device
+/// holds an `Arc` to it.
+pub(crate) struct InstanceShared {
+    pub raw: ash::Instance,
+    /// The API version the instance was created with: min(loader's, 1.3).
+    pub api_version: u32,
+    pub log: MessageLog,
+    messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    /// Declared last so that libvulkan is unloaded only after the instance is destroyed.
+    entry: ash::Entry,
+}
+
+fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
+    list.iter()
+        .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == name))
+}
+
+impl InstanceShared {
+    pub fn new(validation: bool) -> VulkanResult<InstanceShared> {
+        // SAFETY: loading the system loader library; no Vulkan call outlives `entry`.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| match e {
+            ash::LoadingError::LibraryLoadFailure(e) => {
+                VulkanError::Unavailable(format!("libvulkan.so.1 not found ({e})"))
+            }
+            ash::LoadingError::MissingEntryPoint(e) => VulkanError::Unavailable(format!(
+                "libvulkan.so.1 is not a usable Vulkan loader ({e})"
+            )),
+        })?;
+        let loader_version = unsafe { entry.try_enumerate_instance_version() }
+            .map_err(map_host_device_oom("vkEnumerateInstanceVersion"))?
+            .unwrap_or(vk::API_VERSION_1_0);
+        let api_version = loader_version.min(vk::API_VERSION_1_3);
+        let available = unsafe { entry.enumerate_instance_extension_properties(None) }.map_err(
+            map_enumerate_properties("vkEnumerateInstanceExtensionProperties"),
+        )?;
+
+        let mut extensions: Vec<&CStr> = Vec::new();
+        let mut flags = vk::InstanceCreateFlags::empty();
+        if has_extension(&available, ash::khr::portability_enumeration::NAME) {
+            // Lists portability (non-conformant, e.g. MoltenVK) devices too.
+            extensions.push(ash::khr::portability_enumeration::NAME);
+            flags |= vk::InstanceCreateFlags::ENUMERATE_PORTABILITY_KHR;
+        }
+        let mut layers: Vec<&CStr> = Vec::new();
+        if validation {
+            let layer_props = unsafe { entry.enumerate_instance_layer_properties() }.map_err(
+                map_enumerate_properties("vkEnumerateInstanceLayerProperties"),
+            )?;
+            if !layer_props
+                .iter()
+                .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER))
+            {
+                return Err(VulkanError::Unavailable(
+                    "VK_LAYER_KHRONOS_validation not installed (apt-get install vulkan-validationlayers)"
+                        .into(),
+                ));
+            }
+            layers.push(VALIDATION_LAYER);
+            let from_layer =
+                unsafe { entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER)) }
+                    .map_err(map_enumerate_properties(
+                        "vkEnumerateInstanceExtensionProperties",
+                    ))?;
+            for ext in [
+                ash::ext::debug_utils::NAME,
+                ash::ext::validation_features::NAME,
+            ] {
+                if !has_extension(&available, ext) && !has_extension(&from_layer, ext) {
+                    return Err(VulkanError::Unavailable(format!(
+                        "validation requested but {} is not available from the loader or {}",
+                        ext.to_string_lossy(),
+                        VALIDATION_LAYER.to_string_lossy()
+                    )));
+                }
+                extensions.push(ext);
+            }
+        }
+
+        let log = MessageLog::default();
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"blocksweep")
+            .engine_name(c"blocksweep")
+            .api_version(api_version);
+        let layer_ptrs: Vec<_> = layers.iter().map(|l| l.as_ptr()).collect();
+        let ext_ptrs: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
+        let mut messenger_info = messenger_create_info(&log);
+        // Synchronization validation catches missing barriers; best practices stays off (it
+        // warns about things that are deliberate here, e.g. tiny dispatches).
+        let enabled = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut features =
+            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enabled);
+        let mut info = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .flags(flags)
+            .enabled_layer_names(&layer_ptrs)
+            .enabled_extension_names(&ext_ptrs);
+        if validation {
+            // Chained here, the messenger also sees vkCreateInstance and vkDestroyInstance.
+            info = info.push_next(&mut messenger_info).push_next(&mut features);
+        }
+        let raw = unsafe { entry.create_instance(&info, None) }.map_err(map_create_instance)?;
+
+        let mut instance = InstanceShared {
+            raw,
+            api_version,
+            log,
+            messenger: None,
+            entry,
+        };
+        if validation {
+            let loader = ash::ext::debug_utils::Instance::new(&instance.entry, &instance.raw);
+            let info = messenger_create_info(&instance.log);
+            // On failure `instance` drops here and destroys the VkInstance.
+            let messenger = unsafe { loader.create_debug_utils_messenger(&info, None) }
+                .map_err(map_host_device_oom("vkCreateDebugUtilsMessengerEXT"))?;
+            instance.messenger = Some((loader, messenger));
+        }
+        Ok(instance)
+    }
+
+    /// Physical devices in the driver's order; blocksweep's device index is a position here.
+    pub fn enumerate(&self) -> VulkanResult<Vec<vk::PhysicalDevice>> {
+        unsafe { self.raw.enumerate_physical_devices() }.map_err(map_enumerate_physical_devices)
+    }
+}
+
+fn messenger_create_info(log: &MessageLog) -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
+    vk::DebugUtilsMessengerCreateInfoEXT::default()
+        .message_severity(
+            vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+        )
+        .message_type(
+            vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+        )
+        .pfn_user_callback(Some(debug_callback))
+        .user_data(log.as_user_data())
+}
+
+impl Drop for InstanceShared {
+    fn drop(&mut self) {
+        // SAFETY: every child object holds an Arc to this instance, so none is left; the
+        // messenger goes first, then the instance (whose chained messenger reports its own
+        // destruction into `log`, still alive here).
+        unsafe {
+            if let Some((loader, messenger)) = self.messenger.take() {
+                loader.destroy_debug_utils_messenger(messenger, None);
+            }
+            self.raw.destroy_instance(None);
+        }
+    }
+}
+
+/// Who a physical device is, as blocksweep reports it.
+pub(crate) fn identity(index: usize, adapter: &AdapterInfo) -> DeviceIdentity {
+    let p = &adapter.properties;
+    let driver = match (&adapter.driver_name, &adapter.driver_info) {
+        (_, Some(info)) if !info.is_empty() => info.clone(),
+        (Some(name), _) => format!(
+            "{name} {}",
+            conv::driver_version_string(p.vendor_id, p.driver_version)
+        ),
+        _ => conv::driver_version_string(p.vendor_id, p.driver_version),
+    };
+    DeviceIdentity {
+        api: Api::Vulkan,
+        index,
+        name: conv::fixed_c_str(&p.device_name),
+        vendor: conv::vendor_name(p.vendor_id),
+        driver,
+        api_version: conv::version_string(p.api_version),
+        platform: adapter.driver_name.clone().unwrap_or_default(),
+        kind: conv::device_kind(p.device_type),
+        uuid: adapter.uuid,
+        pci_bus_id: adapter
+            .pci
+            .map(|(domain, bus, device, function)| conv::pci_bus_id(domain, bus, device, function)),
+    }
+}

@@ -1,0 +1,72 @@
+//! Under VK_LAYER_KHRONOS_validation with synchronization validation, a sweep, a copy, a
+//! poison/read-back and the backend's destruction produce no warning or error at all.
+
+mod common;
+
+use blocksweep_core::conformance::{self, required};
+use blocksweep_core::{Api, Backend, DeviceIdentity, DeviceKind, Frame};
+use blocksweep_vulkan::{open, VulkanBackend, VulkanError, VulkanOptions};
+use common::devices;
+
+/// lavapipe (the CPU device) where there is one, else the first device; opened with
+/// validation, or `None` when the layer is missing and vulkan is not required.
+fn open_validated() -> Option<(DeviceIdentity, VulkanBackend)> {
+    let devs = devices()?;
+    let d = devs
+        .iter()
+        .find(|d| d.kind == DeviceKind::Cpu)
+        .unwrap_or(&devs[0])
+        .clone();
+    match open(d.index, &VulkanOptions { validation: true }) {
+        Ok(b) => Some((d, b)),
+        Err(VulkanError::Unavailable(why)) if why.contains("VK_LAYER_KHRONOS_validation") => {
+            assert!(!required(Api::Vulkan), "{why}");
+            eprintln!("SKIPPED: {why}");
+            None
+        }
+        Err(e) => panic!("open({}) with validation failed: {e}", d.index),
+    }
+}
+
+#[test]
+fn a_sweep_copy_and_teardown_are_clean_under_validation() {
+    let Some((d, mut b)) = open_validated() else {
+        return;
+    };
+    conformance::check_full_sweep(&mut b);
+    conformance::check_fault_is_caught(&mut b);
+    let times = b.copy_timed(1 << 20, 1, 2).unwrap().unwrap();
+    assert_eq!(times.len(), 2);
+    let frame = Frame::generate(64, 8, 11);
+    b.upload(&frame).unwrap();
+    b.poison_output().unwrap();
+    let mut out = vec![0f32; 512];
+    b.read_output(&mut out).unwrap();
+    assert!(out.iter().all(|v| v.is_nan()), "poison read back");
+
+    let before_drop = b.validation_messages();
+    let log = b.message_log();
+    drop(b);
+    let after_drop = log.messages();
+    assert!(
+        before_drop.is_empty() && after_drop.is_empty(),
+        "{} under validation:\n{}",
+        d.name,
+        after_drop.join("\n")
+    );
+}
+
+#[test]
+fn validation_is_live_and_reports_a_missing_barrier() {
+    let Some((_, mut b)) = open_validated() else {
+        return;
+    };
+    b.provoke_sync_hazard_for_tests().unwrap();
+    let messages = b.validation_messages();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("SYNC-HAZARD-WRITE-AFTER-WRITE")),
+        "synchronization validation should have reported the hazard: {messages:#?}"
+    );
+}
