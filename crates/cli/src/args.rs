@@ -126,6 +126,9 @@ pub struct SweepArgs {
     /// Seed for the frame's pixel values.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Launch blocks above the compiled kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) and let the API accept or reject them; device limits still apply.
+    #[arg(long)]
+    pub past_kernel_limit: bool,
     /// Skip the device-to-device copy that gives each API's bandwidth ceiling.
     #[arg(long)]
     pub no_copy: bool,

@@ -19,9 +19,9 @@ pub struct Registry {
 
 fn probe_one(api: Api) -> Result<Vec<DeviceIdentity>, String> {
     let r = match api {
-        Api::Cuda => blocksweep_cuda::probe().map_err(|e| BackendError::from(e)),
-        Api::Vulkan => blocksweep_vulkan::probe().map_err(|e| BackendError::from(e)),
-        Api::OpenCl => blocksweep_opencl::probe().map_err(|e| BackendError::from(e)),
+        Api::Cuda => blocksweep_cuda::probe().map_err(BackendError::from),
+        Api::Vulkan => blocksweep_vulkan::probe().map_err(BackendError::from),
+        Api::OpenCl => blocksweep_opencl::probe().map_err(BackendError::from),
     };
     match r {
         Ok(d) if d.is_empty() => Err(format!("the {api} driver lists no device")),
@@ -115,8 +115,8 @@ pub fn open(device: &DeviceIdentity, args: &DeviceArgs) -> Result<Box<dyn Backen
         }
         Api::Vulkan => {
             let opts = blocksweep_vulkan::VulkanOptions {
-                validation: args.vk_validation,
-                ..Default::default()
+                validation: args.vk_validation
+                    || blocksweep_vulkan::VulkanOptions::default().validation,
             };
             Box::new(blocksweep_vulkan::open(device.index, &opts)?)
         }

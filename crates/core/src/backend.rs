@@ -293,6 +293,12 @@ pub trait Backend {
         Ok(None)
     }
 
+    /// Messages the driver's own checking raised so far (Vulkan validation layers); a clean
+    /// run has none. Empty where the API has no such channel.
+    fn diagnostics(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Chooses which kernel later dispatches run. Only the tests switch away from
     /// [`KernelVariant::GridStride`], to prove that verification catches a launch that leaves
     /// pixels unwritten.

@@ -71,6 +71,7 @@ pub fn check_full_sweep(backend: &mut dyn Backend) -> sweep::SweepResult {
         grid: GridPolicy::Wave,
         warmups: 1,
         reps: 3,
+        past_kernel_limit: false,
     };
     let (result, err) = sweep::run(backend, &frame, &reference, &config, None, None, &mut Quiet);
     if let Some(e) = err {
@@ -129,6 +130,7 @@ pub fn check_fault_is_caught(backend: &mut dyn Backend) {
         grid: GridPolicy::Fixed(full as u32 - 1),
         warmups: 0,
         reps: 1,
+        past_kernel_limit: false,
     };
     let row = |grid| Plan {
         rows: vec![PlannedRow {
@@ -220,6 +222,7 @@ pub fn check_oversize_is_skipped(backend: &mut dyn Backend) {
         grid: GridPolicy::Wave,
         warmups: 0,
         reps: 1,
+        past_kernel_limit: false,
     };
     let (result, err) = sweep::run(backend, &frame, &reference, &config, None, None, &mut Quiet);
     assert!(err.is_none(), "{err:?}");

@@ -26,6 +26,11 @@ pub struct SweepConfig {
     pub grid: GridPolicy,
     pub warmups: u32,
     pub reps: u32,
+    /// Launch blocks above the compiled kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE,
+    /// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) and let the API accept or reject them. Device
+    /// limits are always enforced. Off by default: the specifications say such launches fail.
+    #[serde(default)]
+    pub past_kernel_limit: bool,
 }
 
 impl Default for SweepConfig {
@@ -35,6 +40,7 @@ impl Default for SweepConfig {
             grid: GridPolicy::Wave,
             warmups: 3,
             reps: 10,
+            past_kernel_limit: false,
         }
     }
 }
@@ -112,6 +118,9 @@ pub struct SweepRow {
     pub verified: bool,
     /// Why this row did not run, where it did not.
     pub skipped: Option<String>,
+    /// Anything a reader must know about a row that ran (e.g. above the kernel's own limit).
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 impl SweepRow {
@@ -218,6 +227,24 @@ impl Observer for Quiet {}
 /// Why a block cannot run on this backend, from its limits and the kernel's facts; `None` if
 /// nothing rules it out. Names the limit so the user can look it up.
 pub fn limit_violation(limits: &Limits, kernel: &KernelFacts, block: BlockSize) -> Option<String> {
+    device_limit_violation(limits, block).or_else(|| kernel_limit_violation(kernel, block))
+}
+
+/// The compiled kernel's own limit, which some drivers report but do not enforce.
+pub fn kernel_limit_violation(kernel: &KernelFacts, block: BlockSize) -> Option<String> {
+    let k = kernel.max_block.as_ref()?;
+    (block.threads() > k.value).then(|| {
+        format!(
+            "{} threads > {} = {} for this kernel",
+            block.threads(),
+            k.name,
+            k.value
+        )
+    })
+}
+
+/// The device's limits on block shape and size.
+pub fn device_limit_violation(limits: &Limits, block: BlockSize) -> Option<String> {
     let t = block.threads();
     if let Some(m) = &limits.max_threads_per_block {
         if t > m.value {
@@ -232,14 +259,6 @@ pub fn limit_violation(limits: &Limits, kernel: &KernelFacts, block: BlockSize) 
             if want as u64 > max {
                 return Some(format!("{axis} = {want} > {}[{axis}] = {max}", d.name));
             }
-        }
-    }
-    if let Some(k) = &kernel.max_block {
-        if t > k.value {
-            return Some(format!(
-                "{t} threads > {} = {} for this kernel",
-                k.name, k.value
-            ));
         }
     }
     None
@@ -277,7 +296,11 @@ pub fn plan(
     let mut rows = Vec::new();
     let mut sources: Vec<String> = Vec::new();
     for &block in &config.blocks {
-        let residency = if limit_violation(&limits, &kernel, block).is_some() {
+        let blocked = match config.past_kernel_limit {
+            true => device_limit_violation(&limits, block),
+            false => limit_violation(&limits, &kernel, block),
+        };
+        let residency = if blocked.is_some() {
             None
         } else {
             match backend.residency(block)? {
@@ -400,7 +423,13 @@ fn run_rows(
     for (i, planned) in plan.rows.iter().enumerate() {
         observer.row_started(api, i, count, planned.block);
         let mut row = shape_row(&result.limits, planned);
-        row.skipped = limit_violation(&result.limits, &result.kernel, planned.block);
+        if config.past_kernel_limit {
+            row.skipped = device_limit_violation(&result.limits, planned.block);
+            row.note = kernel_limit_violation(&result.kernel, planned.block)
+                .map(|v| format!("ran although {v}"));
+        } else {
+            row.skipped = limit_violation(&result.limits, &result.kernel, planned.block);
+        }
         if row.skipped.is_none() {
             if let Some(max) = result
                 .limits
@@ -494,6 +523,7 @@ fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
         of_copy: None,
         verified: false,
         skipped: None,
+        note: None,
     }
 }
 

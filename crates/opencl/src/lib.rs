@@ -1,1 +1,75 @@
-//! blocksweep's opencl backend (placeholder).
+//! blocksweep's OpenCL backend.
+//!
+//! [`probe`] lists every device of every platform without building anything; [`open`] builds
+//! kernels/grayscale.cl for one of them and returns an [`OpenClBackend`], which implements
+//! [`blocksweep_core::Backend`]. libOpenCL.so.1 is loaded at run time (opencl3's "dynamic"
+//! feature), so a machine without OpenCL gets [`OpenClError::Unavailable`], not a loader
+//! failure at start-up.
+//!
+//! Layers, as in opencl3 itself: cl3's fallible functions (re-exported by opencl3) at the
+//! bottom, this crate's RAII owners in `handles` (whose Drop never panics, unlike opencl3's),
+//! and one file per role above them: `device` (enumeration, identity, limits), `kernel`
+//! (program build and kernel facts), `timing` (queue, profiling events, copies), `backend`.
+
+mod backend;
+mod device;
+pub mod error;
+mod handles;
+mod kernel;
+mod timing;
+
+use blocksweep_core::DeviceIdentity;
+
+pub use backend::{check_frame_fits, OpenClBackend};
+pub use error::{cl_error_name, OpenClError};
+pub use handles::take_release_errors;
+pub use kernel::KERNEL_SOURCE;
+
+/// What `open` can be told beyond the device index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OpenClOptions {
+    /// Appended to the build options ("-cl-std=CL1.2", plus "-cl-nv-verbose" on NVIDIA).
+    pub extra_build_options: String,
+}
+
+/// Every OpenCL device, in platform order then device order; `DeviceIdentity::index` is the
+/// position in this list and the index [`open`] takes. Builds nothing.
+pub fn probe() -> Result<Vec<DeviceIdentity>, OpenClError> {
+    device::enumerate()?
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| device::identity(i, entry))
+        .collect()
+}
+
+/// Opens device `index` of [`probe`]'s list: context, profiling queue, and the grayscale
+/// program built for it.
+pub fn open(index: usize, options: &OpenClOptions) -> Result<OpenClBackend, OpenClError> {
+    let entries = device::enumerate()?;
+    let entry = entries.get(index).ok_or_else(|| OpenClError::Unavailable {
+        reason: format!(
+            "no OpenCL device {index}: there are {} (indices 0 to {})",
+            entries.len(),
+            entries.len().saturating_sub(1)
+        ),
+    })?;
+    OpenClBackend::open(index, entry, options)
+}
+
+/// Builds `source` with `options` on device `index` and returns the build log; a failed build
+/// is [`OpenClError::Build`] with the log. For tests of the build-error path.
+#[doc(hidden)]
+pub fn build_program_source(
+    index: usize,
+    source: &str,
+    options: &str,
+) -> Result<String, OpenClError> {
+    let entries = device::enumerate()?;
+    let entry = entries.get(index).ok_or_else(|| OpenClError::Unavailable {
+        reason: format!("no OpenCL device {index}"),
+    })?;
+    let device = handles::DeviceId(entry.device);
+    let context = backend::context_for(device)?;
+    let (_program, log) = kernel::build(&context, device, source, options)?;
+    Ok(log)
+}

@@ -383,6 +383,10 @@ impl Backend for VulkanBackend {
         Ok(Some(self.copy(bytes, warmups, reps)?))
     }
 
+    fn diagnostics(&self) -> Vec<String> {
+        self.validation_messages()
+    }
+
     fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
         self.variant = variant;
         Ok(())

@@ -277,6 +277,7 @@ fn three_dimensional_blocks_and_reuploads_verify() {
             grid: GridPolicy::Data,
             warmups: 0,
             reps: 2,
+            past_kernel_limit: false,
         };
         // Two frame sizes in turn, then the first again: the planes are reallocated and the
         // descriptors re-pointed each time the size changes.

@@ -46,6 +46,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         grid: args.grid,
         warmups: args.warmups,
         reps: args.reps,
+        past_kernel_limit: args.past_kernel_limit,
     };
     let (w, h) = args.size;
     let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
@@ -131,6 +132,17 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             report.failures.push(Failure {
                 api: result.api,
                 message: e.to_string(),
+            });
+        }
+        let said = b.diagnostics();
+        if !said.is_empty() {
+            // The validation layers spoke: the run is not clean, whatever the pixels say.
+            for m in &said {
+                eprintln!("blocksweep: {}: validation: {m}", b.api());
+            }
+            report.failures.push(Failure {
+                api: b.api(),
+                message: format!("{} validation message(s)", said.len()),
             });
         }
         report.results.push(result);

@@ -182,10 +182,10 @@ fn row_cells(row: &SweepRow, ceiling: Option<f64>, with_copy: bool) -> Vec<Strin
             if with_copy {
                 c.push(opt(row.of_copy.map(|o| format!("{:.0}%", o * 100.0))));
             }
-            c.push(if row.verified {
-                "ok".into()
-            } else {
-                "NOT VERIFIED".into()
+            c.push(match (row.verified, &row.note) {
+                (true, None) => "ok".into(),
+                (true, Some(n)) => format!("ok; {n}"),
+                (false, _) => "NOT VERIFIED".into(),
             });
         }
         None => {

@@ -1,0 +1,299 @@
+//! The backend's typed error, and the named functions that turn OpenCL status codes into it.
+//!
+//! Each mapping function belongs to one kind of call site and its doc lists the codes the
+//! OpenCL 3.0 specification allows there, so that a reader can check the classification
+//! against the spec. Codes a driver returns outside the spec (NVIDIA's -9999 for a faulting
+//! kernel, say) fall through to [`OpenClError::Driver`] with their number kept.
+
+use blocksweep_core::{Api, BackendError, ErrorKind};
+use opencl3::error_codes::{
+    error_text, CL_BUILD_PROGRAM_FAILURE, CL_COMPILER_NOT_AVAILABLE, CL_INVALID_BUFFER_SIZE,
+    CL_INVALID_BUILD_OPTIONS, CL_INVALID_GLOBAL_WORK_SIZE, CL_INVALID_WORK_DIMENSION,
+    CL_INVALID_WORK_GROUP_SIZE, CL_INVALID_WORK_ITEM_SIZE, CL_MEM_OBJECT_ALLOCATION_FAILURE,
+    CL_OUT_OF_HOST_MEMORY, CL_OUT_OF_RESOURCES, CL_PLATFORM_NOT_FOUND_KHR,
+    DLOPEN_FUNCTION_NOT_AVAILABLE, DLOPEN_RUNTIME_LOAD_FAILED,
+};
+use opencl3::types::cl_int;
+
+/// Everything that can go wrong in this backend.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenClError {
+    /// No OpenCL here: the library did not load, no platform, no device, or no such index.
+    #[error("OpenCL unavailable: {reason}")]
+    Unavailable { reason: String },
+    /// The driver refused this launch configuration (`name` is its own error, e.g.
+    /// `CL_INVALID_WORK_GROUP_SIZE`).
+    #[error("{call} refused {launch}: {name} ({code})")]
+    LaunchRejected {
+        call: &'static str,
+        launch: String,
+        name: String,
+        code: cl_int,
+    },
+    /// Device (or host) memory ran out, or a buffer exceeds an allocation limit.
+    #[error("out of memory: {detail}")]
+    OutOfMemory { detail: String },
+    /// The program did not build; `log` is the device's CL_PROGRAM_BUILD_LOG.
+    #[error(
+        "clBuildProgram failed with {name} ({code}), options \"{options}\"; build log:\n{log}"
+    )]
+    Build {
+        name: String,
+        code: cl_int,
+        options: String,
+        log: String,
+    },
+    /// Any other failed call, with the status code and its OpenCL name.
+    #[error("{call} failed: {name} ({code})")]
+    Driver {
+        call: String,
+        name: String,
+        code: cl_int,
+    },
+    /// A reply the specification does not allow (wrong size, impossible value).
+    #[error("{query} returned {detail}")]
+    Malformed { query: String, detail: String },
+    /// The backend was used out of order (dispatch before upload): a bug in the caller.
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl OpenClError {
+    /// Which of the core's classes this error falls in.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            OpenClError::Unavailable { .. } => ErrorKind::Unavailable,
+            OpenClError::LaunchRejected { .. } => ErrorKind::LaunchRejected,
+            OpenClError::OutOfMemory { .. } => ErrorKind::OutOfMemory,
+            OpenClError::Build { .. } => ErrorKind::Build,
+            OpenClError::Driver { .. } | OpenClError::Malformed { .. } | OpenClError::Usage(_) => {
+                ErrorKind::Driver
+            }
+        }
+    }
+}
+
+impl From<OpenClError> for BackendError {
+    fn from(e: OpenClError) -> Self {
+        let kind = e.kind();
+        BackendError::with_source(Api::OpenCl, kind, e)
+    }
+}
+
+/// The OpenCL name of a status code, e.g. "CL_INVALID_WORK_GROUP_SIZE"; codes outside the
+/// specification are named by number.
+pub fn cl_error_name(code: cl_int) -> String {
+    match error_text(code) {
+        "UNKNOWN_ERROR" => format!("unknown OpenCL status {code}"),
+        name => name.to_string(),
+    }
+}
+
+fn driver(call: &str, code: cl_int) -> OpenClError {
+    OpenClError::Driver {
+        call: call.to_string(),
+        name: cl_error_name(code),
+        code,
+    }
+}
+
+/// Why the OpenCL library could not be loaded, in dlopen's own words.
+fn library_load_failure() -> String {
+    match cl3::load_library() {
+        Err(e) => format!("libOpenCL.so.1 could not be loaded ({e}); install an OpenCL ICD loader (e.g. ocl-icd-libopencl1) or point OPENCL_DYLIB_PATH at one"),
+        Ok(_) => "libOpenCL.so.1 could not be loaded".to_string(),
+    }
+}
+
+/// The codes of cl3's dynamic loading, possible at every call: the library is missing, or it
+/// lacks the entry point (an ICD loader older than the call).
+fn dynamic_loading(call: &str, code: cl_int) -> Option<OpenClError> {
+    match code {
+        DLOPEN_RUNTIME_LOAD_FAILED => Some(OpenClError::Unavailable {
+            reason: library_load_failure(),
+        }),
+        DLOPEN_FUNCTION_NOT_AVAILABLE => Some(OpenClError::Unavailable {
+            reason: format!("the loaded libOpenCL.so.1 has no {call}"),
+        }),
+        _ => None,
+    }
+}
+
+/// clGetPlatformIDs: CL_PLATFORM_NOT_FOUND_KHR (the ICD loader found no vendor driver),
+/// CL_INVALID_VALUE, CL_OUT_OF_HOST_MEMORY; plus the dynamic-loading codes.
+pub fn from_platform_query(code: cl_int) -> OpenClError {
+    if let Some(e) = dynamic_loading("clGetPlatformIDs", code) {
+        return e;
+    }
+    match code {
+        CL_PLATFORM_NOT_FOUND_KHR => OpenClError::Unavailable {
+            reason: "no OpenCL platforms (CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no \
+                     vendor driver under /etc/OpenCL/vendors or OCL_ICD_VENDORS)"
+                .to_string(),
+        },
+        _ => driver("clGetPlatformIDs", code),
+    }
+}
+
+/// clCreateBuffer: CL_INVALID_BUFFER_SIZE (0 or above CL_DEVICE_MAX_MEM_ALLOC_SIZE),
+/// CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY are memory;
+/// CL_INVALID_CONTEXT, CL_INVALID_VALUE, CL_INVALID_PROPERTY, CL_INVALID_HOST_PTR are not.
+pub fn from_alloc(code: cl_int, bytes: u64) -> OpenClError {
+    if let Some(e) = dynamic_loading("clCreateBuffer", code) {
+        return e;
+    }
+    match code {
+        CL_INVALID_BUFFER_SIZE
+        | CL_MEM_OBJECT_ALLOCATION_FAILURE
+        | CL_OUT_OF_RESOURCES
+        | CL_OUT_OF_HOST_MEMORY => OpenClError::OutOfMemory {
+            detail: format!(
+                "clCreateBuffer of {bytes} bytes failed: {}",
+                cl_error_name(code)
+            ),
+        },
+        _ => driver("clCreateBuffer", code),
+    }
+}
+
+/// clEnqueueNDRangeKernel. The launch-shape refusals are CL_INVALID_WORK_GROUP_SIZE (local
+/// size above CL_KERNEL_WORK_GROUP_SIZE, or not dividing the global size on 1.x),
+/// CL_INVALID_WORK_ITEM_SIZE (a dimension above CL_DEVICE_MAX_WORK_ITEM_SIZES),
+/// CL_INVALID_GLOBAL_WORK_SIZE, CL_INVALID_WORK_DIMENSION (a 3-D block on a device with fewer
+/// dimensions), and CL_OUT_OF_RESOURCES (NVIDIA: the block needs more
+/// registers than the multiprocessor has). CL_MEM_OBJECT_ALLOCATION_FAILURE and
+/// CL_OUT_OF_HOST_MEMORY are memory; the CL_INVALID_* object errors are driver errors.
+pub fn from_enqueue_kernel(code: cl_int, launch: String) -> OpenClError {
+    if let Some(e) = dynamic_loading("clEnqueueNDRangeKernel", code) {
+        return e;
+    }
+    match code {
+        CL_INVALID_WORK_GROUP_SIZE
+        | CL_INVALID_WORK_ITEM_SIZE
+        | CL_INVALID_GLOBAL_WORK_SIZE
+        | CL_INVALID_WORK_DIMENSION
+        | CL_OUT_OF_RESOURCES => OpenClError::LaunchRejected {
+            call: "clEnqueueNDRangeKernel",
+            launch,
+            name: cl_error_name(code),
+            code,
+        },
+        CL_MEM_OBJECT_ALLOCATION_FAILURE | CL_OUT_OF_HOST_MEMORY => OpenClError::OutOfMemory {
+            detail: format!("clEnqueueNDRangeKernel ({launch}): {}", cl_error_name(code)),
+        },
+        _ => driver("clEnqueueNDRangeKernel", code),
+    }
+}
+
+/// clBuildProgram: CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS and
+/// CL_COMPILER_NOT_AVAILABLE are the program's (or the options') fault and carry the log;
+/// anything else is the driver's.
+pub fn from_build(code: cl_int, options: &str, log: String) -> OpenClError {
+    if let Some(e) = dynamic_loading("clBuildProgram", code) {
+        return e;
+    }
+    match code {
+        CL_BUILD_PROGRAM_FAILURE | CL_INVALID_BUILD_OPTIONS | CL_COMPILER_NOT_AVAILABLE => {
+            OpenClError::Build {
+                name: cl_error_name(code),
+                code,
+                options: options.to_string(),
+                log,
+            }
+        }
+        _ => driver("clBuildProgram", code),
+    }
+}
+
+/// Every other call (queries, context and queue creation, copies, fills, waits). Resource
+/// exhaustion (CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY, CL_MEM_OBJECT_ALLOCATION_FAILURE)
+/// is memory; the rest is the driver's, named.
+pub fn from_call(call: &str, code: cl_int) -> OpenClError {
+    if let Some(e) = dynamic_loading(call, code) {
+        return e;
+    }
+    match code {
+        CL_OUT_OF_RESOURCES | CL_OUT_OF_HOST_MEMORY | CL_MEM_OBJECT_ALLOCATION_FAILURE => {
+            OpenClError::OutOfMemory {
+                detail: format!("{call}: {}", cl_error_name(code)),
+            }
+        }
+        _ => driver(call, code),
+    }
+}
+
+/// clWaitForEvents and clFinish: whatever they return is the driver's. NVIDIA reports a
+/// kernel that faulted as CL_OUT_OF_RESOURCES here, and others as
+/// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, so no code is read as "out of memory".
+pub fn from_wait(call: &str, code: cl_int) -> OpenClError {
+    dynamic_loading(call, code).unwrap_or_else(|| driver(call, code))
+}
+
+/// `map_err` adaptor: `.map_err(call("clCreateContext"))`.
+pub fn call(name: &'static str) -> impl Fn(cl_int) -> OpenClError {
+    move |code| from_call(name, code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_refusals_are_launch_rejected_and_named() {
+        for code in [
+            CL_INVALID_WORK_GROUP_SIZE,
+            CL_INVALID_WORK_ITEM_SIZE,
+            CL_INVALID_GLOBAL_WORK_SIZE,
+            CL_OUT_OF_RESOURCES,
+        ] {
+            let e = from_enqueue_kernel(code, "block 2048 x grid 1".into());
+            assert_eq!(e.kind(), ErrorKind::LaunchRejected);
+            let msg = e.to_string();
+            assert!(msg.contains(error_text(code)), "{msg}");
+            assert!(msg.contains("block 2048"), "{msg}");
+        }
+        let other = from_enqueue_kernel(opencl3::error_codes::CL_INVALID_KERNEL_ARGS, "x".into());
+        assert_eq!(other.kind(), ErrorKind::Driver);
+        assert!(other.to_string().contains("CL_INVALID_KERNEL_ARGS"));
+    }
+
+    #[test]
+    fn missing_library_and_platforms_are_unavailable() {
+        let e = from_platform_query(CL_PLATFORM_NOT_FOUND_KHR);
+        assert_eq!(e.kind(), ErrorKind::Unavailable);
+        assert!(e.to_string().contains("no OpenCL platforms"));
+        let e = from_call("clGetDeviceIDs", DLOPEN_RUNTIME_LOAD_FAILED);
+        assert_eq!(e.kind(), ErrorKind::Unavailable);
+        assert!(e.to_string().contains("libOpenCL.so.1"));
+        let e = from_call("clGetDeviceIDs", DLOPEN_FUNCTION_NOT_AVAILABLE);
+        assert!(e.to_string().contains("has no clGetDeviceIDs"), "{e}");
+    }
+
+    #[test]
+    fn allocation_failures_are_out_of_memory() {
+        for code in [CL_INVALID_BUFFER_SIZE, CL_MEM_OBJECT_ALLOCATION_FAILURE] {
+            let e = from_alloc(code, 1 << 40);
+            assert_eq!(e.kind(), ErrorKind::OutOfMemory);
+            assert!(e.to_string().contains("1099511627776 bytes"), "{e}");
+        }
+    }
+
+    #[test]
+    fn build_failure_keeps_the_log_and_unknown_codes_keep_their_number() {
+        let e = from_build(
+            CL_BUILD_PROGRAM_FAILURE,
+            "-cl-std=CL1.2",
+            "error: oops".into(),
+        );
+        assert_eq!(e.kind(), ErrorKind::Build);
+        assert!(e.to_string().contains("error: oops"));
+        let e = from_wait("clWaitForEvents", CL_OUT_OF_RESOURCES);
+        assert_eq!(e.kind(), ErrorKind::Driver);
+        let e = from_wait("clWaitForEvents", -9999);
+        assert_eq!(e.kind(), ErrorKind::Driver);
+        assert!(e.to_string().contains("-9999"), "{e}");
+        let b: BackendError = e.into();
+        assert_eq!(b.api, Api::OpenCl);
+        assert!(b.source.is_some());
+    }
+}
