@@ -132,12 +132,13 @@ pub struct SweepArgs {
     /// Skip the device-to-device copy that gives each API's bandwidth ceiling.
     #[arg(long)]
     pub no_copy: bool,
-    /// Output format. Default: from the --output file's extension, else table.
+    /// Output format for stdout, and for --output files whose extension names none. Default: table.
     #[arg(long, short, value_enum)]
     pub format: Option<FormatChoice>,
-    /// Write results to this file (rewritten atomically after each API finishes) instead of stdout.
+    /// Write results to this file instead of stdout, in the format its extension names (.json, .csv, .md; else --format).
+    /// Repeatable. Each file is rewritten atomically after every API finishes.
     #[arg(long, short)]
-    pub output: Option<PathBuf>,
+    pub output: Vec<PathBuf>,
     /// Also draw GB/s against block size, one line per API, to this SVG file.
     #[arg(long, value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,

@@ -135,7 +135,12 @@ fn limits_and_kernel_facts_carry_vulkan_names() {
                     Some("shaderSMCount (VK_NV_shader_sm_builtins)")
                 );
             }
-            None => assert!(l.multiprocessors.is_none()),
+            // Without it, only a CPU device gets a count: the host's hardware threads.
+            None => match d.kind {
+                DeviceKind::Cpu => assert!(name(&l.multiprocessors)
+                    .is_some_and(|n| n.starts_with("host hardware threads"))),
+                _ => assert!(l.multiprocessors.is_none()),
+            },
         }
         if d.kind == DeviceKind::Cpu {
             assert!(l.mp_model.is_none(), "no residency model on a CPU device");

@@ -5,6 +5,7 @@
 //! (mismatch or driver error); 2 bad input, including a frame too large for the device and
 //! an explicit block list of which no row can run on any API.
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::SystemTime;
 
@@ -18,24 +19,36 @@ use crate::progress::Bar;
 use crate::registry::{self, Registry};
 use crate::usage;
 
-fn format_of(args: &SweepArgs) -> Format {
+fn stdout_format(args: &SweepArgs) -> Format {
     match args.format {
-        Some(FormatChoice::Table) => Format::Table,
+        Some(FormatChoice::Table) | None => Format::Table,
         Some(FormatChoice::Markdown) => Format::Markdown,
         Some(FormatChoice::Csv) => Format::Csv,
         Some(FormatChoice::Json) => Format::Json,
-        None => args
-            .output
-            .as_deref()
-            .map(Format::from_path)
-            .unwrap_or(Format::Table),
     }
+}
+
+/// A file's format: its extension's, else --format's, else the table.
+fn file_format(args: &SweepArgs, path: &Path) -> Format {
+    let known = path.extension().and_then(|e| e.to_str()).is_some_and(|e| Format::parse(e).is_some() || e == "txt");
+    if known {
+        Format::from_path(path)
+    } else {
+        stdout_format(args)
+    }
+}
+
+fn write_outputs(args: &SweepArgs, report: &Report) -> anyhow::Result<()> {
+    for path in &args.output {
+        let text = file_format(args, path).exporter().render(report);
+        write_atomic(path, &text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let reg = Registry::probe();
     let targets = super::resolve(&reg, &args.device)?;
-    let format = format_of(args);
     let explicit_blocks = args.blocks.is_some();
     let config = SweepConfig {
         blocks: args
@@ -146,21 +159,18 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             });
         }
         report.results.push(result);
-        if let Some(path) = &args.output {
-            write_atomic(path, &format.exporter().render(&report))
-                .with_context(|| format!("writing {}", path.display()))?;
-        }
+        write_outputs(args, &report)?;
     }
     bar.finish();
     drop(backends);
 
-    let text = format.exporter().render(&report);
-    match &args.output {
-        Some(path) => {
-            write_atomic(path, &text).with_context(|| format!("writing {}", path.display()))?;
+    if args.output.is_empty() {
+        print!("{}", stdout_format(args).exporter().render(&report));
+    } else {
+        write_outputs(args, &report)?;
+        for path in &args.output {
             eprintln!("blocksweep: wrote {}", path.display());
         }
-        None => print!("{text}"),
     }
     if let Some(svg) = &args.plot {
         match crate::plot::write_svg(&report, svg) {
