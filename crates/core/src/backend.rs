@@ -284,6 +284,7 @@ pub trait Backend {
 
     /// Device-timed copies of `bytes` bytes from one device buffer to another (the bandwidth
     /// ceiling); returns `reps` durations in milliseconds. `None` where not implemented.
+    /// [`Backend::copy_method`] says how the last one was done.
     fn copy_timed(
         &mut self,
         _bytes: u64,
@@ -291,6 +292,12 @@ pub trait Backend {
         _reps: u32,
     ) -> BackendResult<Option<Vec<f64>>> {
         Ok(None)
+    }
+
+    /// How [`Backend::copy_timed`] copied, in words (e.g. "cuMemcpyDtoDAsync"), including
+    /// anything measured beside it that a reader should know.
+    fn copy_method(&self) -> String {
+        "device-to-device copy".into()
     }
 
     /// Messages the driver's own checking raised so far (Vulkan validation layers); a clean

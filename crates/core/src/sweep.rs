@@ -132,6 +132,9 @@ impl SweepRow {
 /// The device-to-device copy that serves as the bandwidth ceiling.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CopyCeiling {
+    /// How the copy was made (API call or shader), from the backend.
+    #[serde(default)]
+    pub method: String,
     pub bytes: u64,
     pub times_ms: Vec<f64>,
     pub stats: TimeStats,
@@ -540,6 +543,7 @@ pub fn measure_copy(
         return Ok(None);
     };
     Ok(Some(CopyCeiling {
+        method: backend.copy_method(),
         bytes,
         gbps: 2.0 * bytes as f64 / (stats.mean * 1e6),
         times_ms: times,

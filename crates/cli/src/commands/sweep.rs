@@ -30,7 +30,10 @@ fn stdout_format(args: &SweepArgs) -> Format {
 
 /// A file's format: its extension's, else --format's, else the table.
 fn file_format(args: &SweepArgs, path: &Path) -> Format {
-    let known = path.extension().and_then(|e| e.to_str()).is_some_and(|e| Format::parse(e).is_some() || e == "txt");
+    let known = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| Format::parse(e).is_some() || e == "txt");
     if known {
         Format::from_path(path)
     } else {

@@ -148,7 +148,8 @@ fn header(r: &SweepResult, md: bool) -> String {
     h.push(format!("Kernel: {}", kf.join(", ")));
     if let Some(c) = &r.copy {
         h.push(format!(
-            "Copy ceiling: device-to-device copy of {:.1} MiB, {:.1} GB/s (read + write) in {} ms",
+            "Copy ceiling: {} of {:.1} MiB, {:.1} GB/s (read + write) in {} ms",
+            c.method,
             c.bytes as f64 / MIB,
             c.gbps,
             ms(c.stats.mean)
