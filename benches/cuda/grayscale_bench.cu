@@ -33,22 +33,24 @@ namespace {
 
 constexpr int kBlocks[] = {16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024};
 constexpr int kWarmups = 3;
-constexpr int kReps = 10;
 constexpr float kTolerance = 1e-6f;  // as blocksweep_core::verify::TOLERANCE
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Same defaults as `blocksweep sweep`: 3840 x 2160, 10 timed launches per block size.
     long long width = 3840, height = 2160;
-    if (argc == 3) {
+    int reps = 10;
+    if (argc == 3 || argc == 4) {
         width = std::atoll(argv[1]);
         height = std::atoll(argv[2]);
+        if (argc == 4) reps = std::atoi(argv[3]);
     } else if (argc != 1) {
-        std::fprintf(stderr, "usage: %s [width height]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s [width height [reps]]\n", argv[0]);
         return EXIT_FAILURE;
     }
-    if (width <= 0 || height <= 0) {
-        std::fprintf(stderr, "width and height must be positive\n");
+    if (width <= 0 || height <= 0 || reps <= 0) {
+        std::fprintf(stderr, "width, height and reps must be positive\n");
         return EXIT_FAILURE;
     }
     const size_t n = static_cast<size_t>(width) * static_cast<size_t>(height);
@@ -105,7 +107,7 @@ int main(int argc, char** argv) {
             CUDA_CHECK(cudaDeviceSynchronize());
         }
         double sum = 0.0, best = 1e30;
-        for (int k = 0; k < kReps; ++k) {
+        for (int k = 0; k < reps; ++k) {
             CUDA_CHECK(cudaEventRecord(start));
             grayscale<<<grid, t>>>(dr, dg, db, dout, n);
             CUDA_CHECK(cudaGetLastError());
@@ -124,7 +126,7 @@ int main(int argc, char** argv) {
                 return EXIT_FAILURE;
             }
         }
-        const double mean = sum / kReps;
+        const double mean = sum / reps;
         std::printf("block %d grid %u mean_ms %.4f min_ms %.4f blocks_per_sm %d gbps %.1f\n", t,
                     grid, mean, best, blocksPerSM, 4.0 * bytes / (mean * 1e6));
         if (bestBlock == 0 || mean < bestMean) {

@@ -58,6 +58,8 @@ pub fn write_svg(report: &Report, path: &Path) -> anyhow::Result<()> {
         .x_desc("threads per block (log2 scale)")
         .y_desc("GB/s (16 bytes per pixel / mean time)")
         .x_label_formatter(&|v| format!("{}", v.round() as u64))
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .light_line_style(RGBColor(238, 238, 238))
         .draw()?;
     for (i, (r, pts)) in report.results.iter().zip(&points).enumerate() {
         let colour = COLOURS[i % COLOURS.len()];

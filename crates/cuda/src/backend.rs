@@ -301,6 +301,10 @@ impl Backend for CudaBackend {
         Ok(self.synchronize()?)
     }
 
+    fn copy_method(&self) -> String {
+        "cuMemcpyDtoDAsync, timed with CUDA events".into()
+    }
+
     fn copy_timed(
         &mut self,
         bytes: u64,

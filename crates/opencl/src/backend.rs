@@ -289,6 +289,10 @@ impl Backend for OpenClBackend {
         Ok(())
     }
 
+    fn copy_method(&self) -> String {
+        "clEnqueueCopyBuffer, timed with profiling events".into()
+    }
+
     fn copy_timed(
         &mut self,
         bytes: u64,

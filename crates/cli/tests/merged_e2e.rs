@@ -1,0 +1,213 @@
+//! Several APIs in one run (Vulkan on lavapipe and OpenCL on PoCL in CI): the merged sweep,
+//! the cross-API limits table, the SVG plot and `compare`.
+
+mod common;
+use blocksweep_core::Api;
+use common::{available, bad_input, blocksweep};
+use std::path::PathBuf;
+
+fn both() -> bool {
+    // Evaluate both, so a CI run that requires both fails on whichever is missing.
+    let v = available(Api::Vulkan);
+    let o = available(Api::OpenCl);
+    v && o
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("blocksweep-merged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn backend_all_csv_has_verified_rows_for_both_apis() {
+    if !both() {
+        return;
+    }
+    let out = blocksweep()
+        .args([
+            "sweep",
+            "--backend",
+            "all",
+            "--size",
+            "640x360",
+            "--format",
+            "csv",
+            "--reps",
+            "2",
+            "--warmups",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = String::from_utf8_lossy(&out.stdout);
+    for api in ["vulkan", "opencl"] {
+        let rows: Vec<&str> = s
+            .lines()
+            .filter(|l| l.starts_with(&format!("{api},")))
+            .collect();
+        assert_eq!(rows.len(), 13, "{api}: {s}");
+        assert!(
+            rows.iter().all(|r| r.contains(",true,")),
+            "{api} has an unverified row: {s}"
+        );
+    }
+}
+
+#[test]
+fn limits_side_by_side_with_spec_minimums() {
+    if !both() {
+        return;
+    }
+    let out = blocksweep()
+        .args(["limits", "--backend", "all"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "Vulkan guarantees ≥",
+        "OpenCL guarantees ≥",
+        "(maxComputeWorkGroupInvocations)",
+        "(CL_DEVICE_MAX_WORK_GROUP_SIZE)",
+        "(128, 128, 64)",
+        "max threads per block",
+        "≠",
+    ] {
+        assert!(s.contains(needle), "limits lacks {needle:?}:\n{s}");
+    }
+}
+
+#[test]
+fn plot_is_a_well_formed_svg_with_axes_and_legend() {
+    if !both() {
+        return;
+    }
+    let svg = temp("plot.svg");
+    let out = blocksweep()
+        .args([
+            "sweep",
+            "--backend",
+            "all",
+            "--size",
+            "160x90",
+            "--blocks",
+            "32,64,128,256",
+            "--reps",
+            "2",
+            "--format",
+            "csv",
+            "--plot",
+        ])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("the plot parses as XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let texts: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(str::to_string))
+        .collect();
+    let has = |needle: &str| texts.iter().any(|t| t.contains(needle));
+    for needle in [
+        "threads per block (log2 scale)",
+        "GB/s",
+        "Vulkan kernel",
+        "OpenCL kernel",
+        "device-to-device copy",
+        ">= 95% of best",
+        "128",
+    ] {
+        assert!(has(needle), "SVG has no text {needle:?}: {texts:?}");
+    }
+    let lines = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .count();
+    assert!(lines >= 2, "one line per API, found {lines} polylines");
+}
+
+#[test]
+fn compare_two_runs_and_refuse_foreign_files() {
+    if !available(Api::OpenCl) {
+        return;
+    }
+    let a = temp("a.json");
+    let b = temp("b.json");
+    for (path, blocks) in [(&a, "32,64,128"), (&b, "64,128,256")] {
+        let out = blocksweep()
+            .args([
+                "sweep",
+                "--backend",
+                "opencl",
+                "--size",
+                "160x90",
+                "--reps",
+                "2",
+                "--blocks",
+                blocks,
+                "-o",
+            ])
+            .arg(path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = blocksweep()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("[1] a: OpenCL") && s.contains("[2] b: OpenCL"),
+        "{s}"
+    );
+    assert!(
+        s.contains("not swept"),
+        "mismatched block lists are shown, not dropped: {s}"
+    );
+    assert!(s.contains("fastest"), "{s}");
+    let bad = temp("bad.json");
+    std::fs::write(&bad, "{ this is not json").unwrap();
+    bad_input(
+        &["compare", a.to_str().unwrap(), bad.to_str().unwrap()],
+        "not JSON",
+    );
+    std::fs::write(&bad, r#"{"name": "something else"}"#).unwrap();
+    bad_input(
+        &["compare", a.to_str().unwrap(), bad.to_str().unwrap()],
+        "not a blocksweep report",
+    );
+    bad_input(
+        &["compare", a.to_str().unwrap(), "/no/such/file.json"],
+        "/no/such/file.json",
+    );
+    bad_input(&["compare", a.to_str().unwrap()], "2 values required");
+}
