@@ -8,8 +8,9 @@ use blocksweep_core::{
     Limits, Named, Residency, TimerInfo,
 };
 
-use crate::adapter::{AdapterInfo, HEAP_NAME};
+use crate::adapter::AdapterInfo;
 use crate::command::{self, Commands};
+use crate::copy::{Copier, CopyLimits, CopyMeasurement};
 use crate::device::{check_frame_fits, Buffer, DeviceShared, MemoryKind};
 use crate::error::{VulkanError, VulkanResult};
 use crate::instance::{self, InstanceShared, MessageLog};
@@ -31,6 +32,7 @@ pub struct VulkanBackend {
     frame: Option<FramePlanes>,
     commands: Commands,
     pipelines: Pipelines,
+    copier: Copier,
     device: Arc<DeviceShared>,
     identity: DeviceIdentity,
     limits: Limits,
@@ -73,6 +75,13 @@ impl VulkanBackend {
         );
         let pipeline = pipelines.get(probe_block, KernelVariant::GridStride)?;
         let stats = pipelines.statistics(pipeline)?;
+        // The copy ceiling's shader too, so that it also fails `open` if it cannot build.
+        let copy_limits = CopyLimits::of(
+            &adapter.properties.limits,
+            adapter.sm_builtins.map(|(sms, _)| sms),
+            adapter.max_loop_iterations(),
+        );
+        let copier = Copier::new(&device, copy_limits)?;
         let driver = adapter
             .driver_name
             .clone()
@@ -116,6 +125,7 @@ impl VulkanBackend {
             frame: None,
             commands,
             pipelines,
+            copier,
             device,
             identity,
             limits,
@@ -268,57 +278,32 @@ impl VulkanBackend {
         self.frame()?.staging.read(out)
     }
 
-    fn copy(&mut self, bytes: u64, warmups: u32, reps: u32) -> VulkanResult<Vec<f64>> {
-        if bytes == 0 {
-            return Err(VulkanError::Usage(
-                "a copy of 0 bytes measures nothing".into(),
-            ));
-        }
-        if let Some(heap) = self.limits.global_mem_bytes.as_ref() {
-            if bytes.saturating_mul(2) > heap.value {
-                return Err(VulkanError::TooLarge(format!(
-                    "copy needs 2 x {bytes} bytes; {HEAP_NAME} is {}",
-                    heap.value
-                )));
-            }
-        }
-        let max_alloc = self.limits.max_alloc_bytes.as_ref();
-        if let Some(max) = max_alloc.filter(|m| bytes > m.value) {
-            return Err(VulkanError::TooLarge(format!(
-                "copy needs 2 x {bytes} bytes; {} is {}",
-                max.name, max.value
-            )));
-        }
-        let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-        let src = Buffer::new(
-            &self.device,
-            bytes,
-            usage,
-            MemoryKind::DeviceLocal,
-            max_alloc,
-        )?;
-        let dst = Buffer::new(
-            &self.device,
-            bytes,
-            usage,
-            MemoryKind::DeviceLocal,
-            max_alloc,
-        )?;
-        let (s, t) = (src.raw, dst.raw);
-        // Defined contents, so no driver can shortcut reading never-written memory.
-        self.commands
-            .run(|d, cb| command::record_poison(d, cb, s))?;
-        let record = |d: &ash::Device, cb| command::record_copy(d, cb, s, t, bytes);
-        for _ in 0..warmups {
-            self.commands.run(record)?;
-        }
-        // `src` and `dst` drop at the end, after the last submission was waited for.
-        (0..reps)
-            .map(|_| {
-                self.commands
-                    .run_timed(vk::PipelineStageFlags::TRANSFER, record)
-            })
-            .collect()
+    /// Both methods of the last successful [`copy_timed`](Backend::copy_timed), with their
+    /// times; `None` before the first.
+    pub fn last_copy(&self) -> Option<&CopyMeasurement> {
+        self.copier.last()
+    }
+
+    /// Test hook: copies `words` by vkCmdCopyBuffer and by the copy shader, each into a
+    /// poisoned destination of the buffers copy_timed would use for that size, and returns
+    /// what each left there: [vkCmdCopyBuffer's, the shader's].
+    #[doc(hidden)]
+    pub fn copy_round_trip_for_tests(
+        &mut self,
+        words: &[u32],
+    ) -> Result<[Vec<u32>; 2], blocksweep_core::BackendError> {
+        let (commands, device) = (&mut self.commands, &self.device);
+        Ok(self
+            .copier
+            .round_trip(commands, device, &self.limits, words)?)
+    }
+
+    /// Test hook: makes the shader copy split at `bytes` as if that were
+    /// maxStorageBufferRange, so small copies exercise the multi-dispatch path.
+    #[doc(hidden)]
+    pub fn set_copy_dispatch_bytes_for_tests(&mut self, bytes: u64) {
+        let limits = &mut self.copier.limits;
+        limits.max_range = limits.max_range.min(bytes);
     }
 }
 
@@ -380,7 +365,19 @@ impl Backend for VulkanBackend {
         warmups: u32,
         reps: u32,
     ) -> BackendResult<Option<Vec<f64>>> {
-        Ok(Some(self.copy(bytes, warmups, reps)?))
+        let (commands, device) = (&mut self.commands, &self.device);
+        Ok(Some(self.copier.copy(
+            commands,
+            device,
+            &self.limits,
+            bytes,
+            warmups,
+            reps,
+        )?))
+    }
+
+    fn copy_method(&self) -> String {
+        self.copier.describe()
     }
 
     fn diagnostics(&self) -> Vec<String> {

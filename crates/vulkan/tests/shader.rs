@@ -1,5 +1,5 @@
-//! The checked-in SPIR-V is exactly what the checked-in GLSL compiles to, it validates, and
-//! the shader uses the core's weights.
+//! Each checked-in SPIR-V module (grayscale, copy) is exactly what its checked-in GLSL compiles
+//! to, each validates, and the grayscale shader uses the core's weights.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -7,14 +7,23 @@ use std::process::Command;
 use blocksweep_core::conformance::required;
 use blocksweep_core::{Api, WEIGHTS};
 
-/// The command recorded at the top of shaders/grayscale.comp, relative to the repository root.
-const COMPILE: [&str; 5] = [
-    "-V",
-    "--target-env",
-    "vulkan1.1",
-    "-o",
-    "shaders/grayscale.spv",
+/// Each checked-in shader, and the bytes the crate embeds for it.
+const SHADERS: [(&str, &[u8]); 2] = [
+    ("grayscale", blocksweep_vulkan::SPIRV),
+    ("copy", blocksweep_vulkan::COPY_SPIRV),
 ];
+
+/// The command recorded at the top of shaders/<name>.comp, relative to the repository root,
+/// without the source file.
+fn compile_args(name: &str) -> [String; 5] {
+    [
+        "-V".into(),
+        "--target-env".into(),
+        "vulkan1.1".into(),
+        "-o".into(),
+        format!("shaders/{name}.spv"),
+    ]
+}
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -42,63 +51,62 @@ fn checked_in_spirv_is_what_the_source_compiles_to() {
         return;
     }
     let root = repo_root();
-    let out = std::env::temp_dir().join(format!("blocksweep-grayscale-{}.spv", std::process::id()));
-    let mut args = COMPILE.map(String::from);
-    args[4] = out.display().to_string();
-    let run = Command::new("glslangValidator")
-        .args(&args)
-        .arg("shaders/grayscale.comp")
-        .current_dir(&root)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "glslangValidator failed: {}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let fresh = std::fs::read(&out).unwrap();
-    let _ = std::fs::remove_file(&out);
-    let checked_in = std::fs::read(root.join("shaders/grayscale.spv")).unwrap();
-    assert!(
-        fresh == checked_in,
-        "shaders/grayscale.spv is stale: run `glslangValidator {} shaders/grayscale.comp` \
-         from the repository root",
-        COMPILE.join(" ")
-    );
-    assert_eq!(
-        blocksweep_vulkan::SPIRV,
-        &checked_in[..],
-        "the crate embeds the same bytes"
-    );
-    // And the recorded command is the one in the source's header.
-    let source = std::fs::read_to_string(root.join("shaders/grayscale.comp")).unwrap();
-    let line = format!(
-        "glslangValidator {} shaders/grayscale.comp",
-        COMPILE.join(" ")
-    );
-    assert!(
-        source.contains(&line),
-        "grayscale.comp should record `{line}`"
-    );
+    for (name, embedded) in SHADERS {
+        let source = format!("shaders/{name}.comp");
+        let out =
+            std::env::temp_dir().join(format!("blocksweep-{name}-{}.spv", std::process::id()));
+        let mut args = compile_args(name);
+        args[4] = out.display().to_string();
+        let run = Command::new("glslangValidator")
+            .args(&args)
+            .arg(&source)
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "glslangValidator failed on {source}: {}{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let fresh = std::fs::read(&out).unwrap();
+        let _ = std::fs::remove_file(&out);
+        let checked_in = std::fs::read(root.join(format!("shaders/{name}.spv"))).unwrap();
+        let line = format!("glslangValidator {} {source}", compile_args(name).join(" "));
+        assert!(
+            fresh == checked_in,
+            "shaders/{name}.spv is stale: run `{line}` from the repository root"
+        );
+        assert_eq!(
+            embedded,
+            &checked_in[..],
+            "the crate embeds {name}.spv as is"
+        );
+        // And the recorded command is the one in the source's header.
+        let text = std::fs::read_to_string(root.join(&source)).unwrap();
+        assert!(text.contains(&line), "{source} should record `{line}`");
+    }
 }
 
 #[test]
-fn spirv_val_accepts_the_module() {
+fn spirv_val_accepts_the_modules() {
     if !tool_present("spirv-val") {
         return;
     }
-    let run = Command::new("spirv-val")
-        .args(["--target-env", "vulkan1.1", "shaders/grayscale.spv"])
-        .current_dir(repo_root())
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "spirv-val: {}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
+    for (name, _) in SHADERS {
+        let spv = format!("shaders/{name}.spv");
+        let run = Command::new("spirv-val")
+            .args(["--target-env", "vulkan1.1", &spv])
+            .current_dir(repo_root())
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "spirv-val {spv}: {}{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
 }
 
 #[test]

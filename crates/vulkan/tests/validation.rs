@@ -1,5 +1,6 @@
-//! Under VK_LAYER_KHRONOS_validation with synchronization validation, a sweep, a copy, a
-//! poison/read-back and the backend's destruction produce no warning or error at all.
+//! Under VK_LAYER_KHRONOS_validation with synchronization validation, a sweep, both copy
+//! methods (the shader's in one dispatch and in several), a poison/read-back and the backend's
+//! destruction produce no warning or error at all.
 
 mod common;
 
@@ -37,6 +38,15 @@ fn a_sweep_copy_and_teardown_are_clean_under_validation() {
     conformance::check_fault_is_caught(&mut b);
     let times = b.copy_timed(1 << 20, 1, 2).unwrap().unwrap();
     assert_eq!(times.len(), 2);
+    // The compute-shader copy's round trip, in one dispatch and in several.
+    let words: Vec<u32> = (0..5000).collect();
+    assert_eq!(
+        b.copy_round_trip_for_tests(&words).unwrap(),
+        [words.clone(), words.clone()]
+    );
+    b.set_copy_dispatch_bytes_for_tests(4096);
+    b.copy_timed(20_008, 1, 1).unwrap();
+    assert_eq!(b.copy_round_trip_for_tests(&words).unwrap()[1], words);
     let frame = Frame::generate(64, 8, 11);
     b.upload(&frame).unwrap();
     b.poison_output().unwrap();

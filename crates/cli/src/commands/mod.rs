@@ -7,7 +7,7 @@ mod sweep;
 
 use std::process::ExitCode;
 
-use blocksweep_core::{Api, DeviceIdentity};
+use blocksweep_core::{Api, DeviceIdentity, DeviceKind};
 
 use crate::args::{BackendChoice, Command, DeviceArgs};
 use crate::registry::{install_hint, Registry};
@@ -40,7 +40,8 @@ pub struct Targets {
 /// Resolves `--backend` and `--device` into API devices.
 /// - one API: that API's handle to the selected device (or its own default device);
 /// - `all`: every available API, on the selected device where the API sees it;
-/// - neither: every API that sees the selected (or default) device.
+/// - neither: every API that sees the selected (or default) device; with no GPU at all and no
+///   `--device`, every API on its own default device.
 pub fn resolve(reg: &Registry, args: &DeviceArgs) -> anyhow::Result<Targets> {
     let unavailable = |api: Api, why: &str| {
         usage(format!(
@@ -83,7 +84,14 @@ pub fn resolve(reg: &Registry, args: &DeviceArgs) -> anyhow::Result<Targets> {
             let p = reg.select(args.device.as_deref()).map_err(usage)?;
             let mut devices: Vec<DeviceIdentity> = p.members.clone();
             let mut note = format!("physical device {} ({}, {})", p.index, p.name, p.rule);
-            if args.backend == Some(BackendChoice::All) {
+            // Without a GPU there is no one device the APIs share; rather than measure a
+            // single CPU driver, run each API on its own default device (as `--backend all`).
+            let cpu_only =
+                args.backend.is_none() && args.device.is_none() && p.kind != DeviceKind::Gpu;
+            if cpu_only {
+                note = format!("no GPU found, each API on its own default device: {note}");
+            }
+            if args.backend == Some(BackendChoice::All) || cpu_only {
                 for api in Api::ALL {
                     if p.member(api).is_none() {
                         match reg.api_default(api) {

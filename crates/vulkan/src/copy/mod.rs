@@ -1,0 +1,372 @@
+//! The copy ceiling: two device-local buffers copied by `vkCmdCopyBuffer` and by a compute
+//! shader (shaders/copy.comp), each timed like a dispatch; the faster one (by mean) is the
+//! ceiling.
+//!
+//! Why both: NVIDIA serves vkCmdCopyBuffer on a copy engine, not on the SMs. On an H200
+//! (driver 580.159.04) a 63.3 MiB copy took vkCmdCopyBuffer to 828 GB/s and this shader to
+//! 3495 GB/s, beside cuMemcpyDtoD's 3514, clEnqueueCopyBuffer's 3606 and the grayscale
+//! shader's own 3474. A ceiling must be something the grayscale shader could reach, so the
+//! shader cores copy too. On lavapipe vkCmdCopyBuffer (a memcpy) is the faster.
+//!
+//! Byte counts: the shader copies 16-byte `uvec4` elements, so both methods copy the asked
+//! count rounded up to a multiple of 16 (at most 15 bytes more; the caller's GB/s, computed
+//! from the asked count, is then conservative by that much). [`CopyMeasurement`] keeps both
+//! counts, and its description names the padding when there is any.
+
+mod plan;
+mod shader;
+
+use std::sync::Arc;
+
+use ash::vk;
+use blocksweep_core::{BlockSize, Launch, Limits};
+
+use crate::adapter::HEAP_NAME;
+use crate::command::{self, Commands};
+use crate::device::{Buffer, DeviceShared, MemoryKind};
+use crate::error::{VulkanError, VulkanResult};
+pub(crate) use plan::CopyLimits;
+use plan::CopyPlan;
+pub use shader::COPY_SPIRV;
+use shader::{CopyBuffers, CopyShader};
+
+/// The copy ceiling's part of a backend: the copy shader, the limits that lay a copy out, and
+/// the last measurement.
+pub(crate) struct Copier {
+    shader: CopyShader,
+    pub limits: CopyLimits,
+    last: Option<CopyMeasurement>,
+}
+
+impl Copier {
+    /// Builds the copy shader's pipeline (so that a driver that cannot build it fails `open`).
+    pub fn new(device: &Arc<DeviceShared>, limits: CopyLimits) -> VulkanResult<Copier> {
+        Ok(Copier {
+            shader: CopyShader::new(device, limits.workgroup())?,
+            limits,
+            last: None,
+        })
+    }
+
+    /// Both methods of the last successful copy, with their times; `None` before the first.
+    pub fn last(&self) -> Option<&CopyMeasurement> {
+        self.last.as_ref()
+    }
+
+    /// How the last copy was done, or how the next will be before there is one.
+    pub fn describe(&self) -> String {
+        match &self.last {
+            Some(m) => m.describe(),
+            None => "the faster of vkCmdCopyBuffer and a compute-shader copy \
+                     (shaders/copy.comp), by mean"
+                .into(),
+        }
+    }
+
+    /// Lays out a copy of `bytes` (rounded up to 16) and allocates its two buffers, after
+    /// checking them against the heap and maxMemoryAllocationSize.
+    fn prepare(
+        &self,
+        device: &Arc<DeviceShared>,
+        limits: &Limits,
+        bytes: u64,
+    ) -> VulkanResult<(CopyBuffers, CopyPlan)> {
+        if bytes == 0 {
+            return Err(VulkanError::Usage(
+                "a copy of 0 bytes measures nothing".into(),
+            ));
+        }
+        let plan = self.limits.plan(bytes)?;
+        let padded = plan.bytes;
+        if let Some(heap) = limits.global_mem_bytes.as_ref() {
+            if padded.saturating_mul(2) > heap.value {
+                return Err(VulkanError::TooLarge(format!(
+                    "copy needs 2 x {padded} bytes; {HEAP_NAME} is {}",
+                    heap.value
+                )));
+            }
+        }
+        let max_alloc = limits.max_alloc_bytes.as_ref();
+        if let Some(max) = max_alloc.filter(|m| padded > m.value) {
+            return Err(VulkanError::TooLarge(format!(
+                "copy needs 2 x {padded} bytes; {} is {}",
+                max.name, max.value
+            )));
+        }
+        let buffers = CopyBuffers::new(device, &self.shader, &plan, max_alloc)?;
+        Ok((buffers, plan))
+    }
+
+    /// Fills the source (so no driver can shortcut reading never-written memory), then runs
+    /// `warmups` untimed and `reps` timed copies by each method, one submission each, timed
+    /// like dispatches. Keeps both; returns the times of the faster by mean.
+    pub fn copy(
+        &mut self,
+        commands: &mut Commands,
+        device: &Arc<DeviceShared>,
+        limits: &Limits,
+        bytes: u64,
+        warmups: u32,
+        reps: u32,
+    ) -> VulkanResult<Vec<f64>> {
+        // A failed copy leaves nothing for `describe` to misattribute.
+        self.last = None;
+        let (buffers, plan) = self.prepare(device, limits, bytes)?;
+        let src = buffers.src.raw;
+        let shader = &self.shader;
+        let mut run = || {
+            commands.run(|d, cb| command::record_poison(d, cb, src))?;
+            let transfer_ms = timed(
+                commands,
+                warmups,
+                reps,
+                vk::PipelineStageFlags::TRANSFER,
+                &|d, cb| buffers.record_transfer(d, cb),
+            )?;
+            let shader_ms = timed(
+                commands,
+                warmups,
+                reps,
+                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                &|d, cb| buffers.record_shader(d, cb, shader),
+            )?;
+            Ok((transfer_ms, shader_ms))
+        };
+        let result = run();
+        let (transfer_ms, shader_ms) = settle(device, result)?;
+        let m = CopyMeasurement {
+            bytes,
+            copied_bytes: plan.bytes,
+            transfer_ms,
+            shader_ms,
+            workgroup: plan.workgroup,
+            grid: plan.chunks[0].grid,
+            grid_cap: plan.grid_cap.clone(),
+            dispatches: plan.chunks.len(),
+        };
+        let times = m.fastest_ms().to_vec();
+        self.last = Some(m);
+        Ok(times)
+    }
+
+    /// Test support: copies `words` by each method, over the buffers a copy of that size
+    /// uses, into a poisoned destination, and reads the destination back; returns
+    /// [vkCmdCopyBuffer's result, the shader's result].
+    pub fn round_trip(
+        &self,
+        commands: &mut Commands,
+        device: &Arc<DeviceShared>,
+        limits: &Limits,
+        words: &[u32],
+    ) -> VulkanResult<[Vec<u32>; 2]> {
+        let bytes = std::mem::size_of_val(words) as u64;
+        let (buffers, _) = self.prepare(device, limits, bytes)?;
+        let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let staging = Buffer::new(device, bytes, usage, MemoryKind::Staging, None)?;
+        // Bit for bit: f32::from_bits and to_bits keep every pattern, NaN payloads included.
+        let as_f32: Vec<f32> = words.iter().map(|&w| f32::from_bits(w)).collect();
+        staging.write(&as_f32)?;
+        let (src, dst, stage) = (buffers.src.raw, buffers.dst.raw, staging.raw);
+        let mut run = || {
+            commands.run(|d, cb| command::record_poison(d, cb, src))?;
+            commands.run(|d, cb| command::record_copy(d, cb, stage, src, bytes))?;
+            let mut out = [Vec::new(), Vec::new()];
+            for (method, result) in out.iter_mut().enumerate() {
+                commands.run(|d, cb| command::record_poison(d, cb, dst))?;
+                commands.run(|d, cb| match method {
+                    0 => buffers.record_transfer(d, cb),
+                    _ => buffers.record_shader(d, cb, &self.shader),
+                })?;
+                commands.run(|d, cb| {
+                    command::record_copy(d, cb, dst, stage, bytes);
+                    command::record_host_read_barrier(d, cb);
+                })?;
+                let mut back = vec![0f32; words.len()];
+                staging.read(&mut back)?;
+                *result = back.iter().map(|v| v.to_bits()).collect();
+            }
+            Ok(out)
+        };
+        settle(device, run())
+    }
+}
+
+/// `warmups` untimed then `reps` timed submissions of `record`, each waited for; the timed
+/// ones end their timestamp at `end_stage`.
+fn timed(
+    commands: &mut Commands,
+    warmups: u32,
+    reps: u32,
+    end_stage: vk::PipelineStageFlags,
+    record: &dyn Fn(&ash::Device, vk::CommandBuffer),
+) -> VulkanResult<Vec<f64>> {
+    for _ in 0..warmups {
+        commands.run(record)?;
+    }
+    (0..reps)
+        .map(|_| commands.run_timed(end_stage, record))
+        .collect()
+}
+
+/// Passes `result` on; after an error, first waits for the device, since a submission that
+/// failed to finish may still use the buffers about to be dropped.
+fn settle<T>(device: &DeviceShared, result: VulkanResult<T>) -> VulkanResult<T> {
+    if result.is_err() {
+        let _ = device.wait_idle();
+    }
+    result
+}
+
+/// The launch one dispatch of the copy shader makes, for the launch checks.
+fn launch(workgroup: u32, grid: u32) -> Launch {
+    Launch {
+        block: BlockSize::linear(workgroup),
+        grid,
+    }
+}
+
+/// What one `copy_timed` call measured, both ways.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CopyMeasurement {
+    /// The byte count asked for.
+    pub bytes: u64,
+    /// The byte count both methods copied: `bytes` rounded up to a multiple of 16.
+    pub copied_bytes: u64,
+    /// Device times of the timed `vkCmdCopyBuffer` copies, in milliseconds.
+    pub transfer_ms: Vec<f64>,
+    /// Device times of the timed compute-shader copies, in milliseconds.
+    pub shader_ms: Vec<f64>,
+    /// The shader copy's workgroup size (x) and the grid of its first dispatch.
+    pub workgroup: u32,
+    pub grid: u32,
+    /// Where the grid's cap came from (e.g. "shaderSMCount 132 x 8").
+    pub grid_cap: String,
+    /// Dispatches per copy: more than one where the copy exceeds maxStorageBufferRange.
+    pub dispatches: usize,
+}
+
+fn mean(times: &[f64]) -> f64 {
+    times.iter().sum::<f64>() / times.len().max(1) as f64
+}
+
+impl CopyMeasurement {
+    /// Bytes read + written per second over the asked byte count, as the core computes it.
+    fn gbps(&self, times: &[f64]) -> f64 {
+        2.0 * self.bytes as f64 / mean(times) / 1e6
+    }
+
+    pub fn transfer_gbps(&self) -> f64 {
+        self.gbps(&self.transfer_ms)
+    }
+
+    pub fn shader_gbps(&self) -> f64 {
+        self.gbps(&self.shader_ms)
+    }
+
+    /// Whether the compute-shader copy had the lower mean time (ties go to vkCmdCopyBuffer).
+    pub fn shader_is_faster(&self) -> bool {
+        mean(&self.shader_ms) < mean(&self.transfer_ms)
+    }
+
+    /// The times of the faster method: what the copy ceiling reports.
+    pub fn fastest_ms(&self) -> &[f64] {
+        if self.shader_is_faster() {
+            &self.shader_ms
+        } else {
+            &self.transfer_ms
+        }
+    }
+
+    /// Which method the ceiling's times are from, and what the other one measured.
+    pub fn describe(&self) -> String {
+        let shader = format!(
+            "compute-shader copy (shaders/copy.comp, workgroup {} x grid {}, grid capped at {}{})",
+            self.workgroup,
+            self.grid,
+            self.grid_cap,
+            match self.dispatches {
+                1 => String::new(),
+                n => format!(", {n} dispatches of at most maxStorageBufferRange"),
+            }
+        );
+        let transfer = "vkCmdCopyBuffer";
+        let mut s = if self.shader_is_faster() {
+            format!(
+                "{shader}, the faster by mean; {transfer} measured {:.1} GB/s",
+                self.transfer_gbps()
+            )
+        } else {
+            format!(
+                "{transfer}, the faster by mean; {shader} measured {:.1} GB/s",
+                self.shader_gbps()
+            )
+        };
+        if self.copied_bytes != self.bytes {
+            s.push_str(&format!(
+                "; both copied {} bytes for the {} asked (16-byte elements)",
+                self.copied_bytes, self.bytes
+            ));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measurement(transfer_ms: f64, shader_ms: f64, bytes: u64) -> CopyMeasurement {
+        CopyMeasurement {
+            bytes,
+            copied_bytes: bytes.next_multiple_of(16),
+            transfer_ms: vec![transfer_ms; 3],
+            shader_ms: vec![shader_ms; 3],
+            workgroup: 256,
+            grid: 1056,
+            grid_cap: "shaderSMCount 132 x 8".into(),
+            dispatches: 1,
+        }
+    }
+
+    #[test]
+    fn the_h200_case_reports_the_shader_and_names_the_copy_engine_figure() {
+        // 63.3 MiB at the H200's measured 828 and 3495 GB/s.
+        let bytes = 3840 * 2160 * 8;
+        let m = measurement(
+            2.0 * bytes as f64 / 828.0e6,
+            2.0 * bytes as f64 / 3495.0e6,
+            bytes,
+        );
+        assert!(m.shader_is_faster());
+        assert_eq!(m.fastest_ms(), &m.shader_ms[..]);
+        assert_eq!(
+            m.describe(),
+            "compute-shader copy (shaders/copy.comp, workgroup 256 x grid 1056, grid capped at \
+             shaderSMCount 132 x 8), the faster by mean; vkCmdCopyBuffer measured 828.0 GB/s"
+        );
+    }
+
+    #[test]
+    fn a_faster_transfer_is_reported_with_the_shader_figure_and_the_padding() {
+        let mut m = measurement(1.0, 4.0, 40);
+        m.dispatches = 3;
+        assert!(!m.shader_is_faster());
+        assert_eq!(m.fastest_ms(), &m.transfer_ms[..]);
+        let s = m.describe();
+        assert!(
+            s.starts_with("vkCmdCopyBuffer, the faster by mean; compute-shader copy"),
+            "{s}"
+        );
+        assert!(
+            s.contains("3 dispatches of at most maxStorageBufferRange"),
+            "{s}"
+        );
+        assert!(s.contains("measured 0.0 GB/s"), "{s}");
+        assert!(
+            s.ends_with("; both copied 48 bytes for the 40 asked (16-byte elements)"),
+            "{s}"
+        );
+        // A tie goes to vkCmdCopyBuffer.
+        assert!(!measurement(1.0, 1.0, 16).shader_is_faster());
+    }
+}

@@ -1,0 +1,244 @@
+//! The copy shader's Vulkan objects: its module, layouts and pipeline ([`CopyShader`]), and
+//! the two buffers of one copy with a descriptor set per dispatch ([`CopyBuffers`]).
+
+use std::io::Cursor;
+use std::sync::Arc;
+
+use ash::vk;
+use blocksweep_core::Named;
+
+use super::plan::{CopyPlan, ELEMENT_BYTES};
+use crate::command;
+use crate::device::{Buffer, DeviceShared, MemoryKind};
+use crate::error::{
+    map_allocate_descriptor_sets, map_host_device_oom, map_shader_build, VulkanError, VulkanResult,
+};
+
+/// shaders/copy.spv, compiled from shaders/copy.comp with
+/// `glslangValidator -V --target-env vulkan1.1 -o shaders/copy.spv shaders/copy.comp`.
+pub const COPY_SPIRV: &[u8] = include_bytes!("../../../../shaders/copy.spv");
+
+/// The copy shader's module, layouts and its one pipeline (workgroup size specialized).
+pub(crate) struct CopyShader {
+    device: Arc<DeviceShared>,
+    module: vk::ShaderModule,
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    pipeline: vk::Pipeline,
+}
+
+impl CopyShader {
+    pub fn new(device: &Arc<DeviceShared>, workgroup: u32) -> VulkanResult<CopyShader> {
+        let d = &device.raw;
+        let code =
+            ash::util::read_spv(&mut Cursor::new(COPY_SPIRV)).map_err(|e| VulkanError::Build {
+                call: "ash::util::read_spv",
+                detail: format!("shaders/copy.spv is not SPIR-V: {e}"),
+            })?;
+        // Each handle goes into `s` as soon as it exists, so an early return destroys it.
+        let mut s = CopyShader {
+            device: device.clone(),
+            module: vk::ShaderModule::null(),
+            set_layout: vk::DescriptorSetLayout::null(),
+            layout: vk::PipelineLayout::null(),
+            pipeline: vk::Pipeline::null(),
+        };
+        s.module = unsafe {
+            d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None)
+        }
+        .map_err(map_shader_build("vkCreateShaderModule"))?;
+        let bindings = [0, 1].map(|i| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(i)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::COMPUTE)
+        });
+        s.set_layout = unsafe {
+            d.create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                None,
+            )
+        }
+        .map_err(map_host_device_oom("vkCreateDescriptorSetLayout"))?;
+        // The push constant is `uint n`, the element count.
+        let ranges = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .size(4)];
+        let set_layouts = [s.set_layout];
+        s.layout = unsafe {
+            d.create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default()
+                    .set_layouts(&set_layouts)
+                    .push_constant_ranges(&ranges),
+                None,
+            )
+        }
+        .map_err(map_host_device_oom("vkCreatePipelineLayout"))?;
+        // constant_id 0 = local_size_x_id.
+        let data = workgroup.to_ne_bytes();
+        let entries = [vk::SpecializationMapEntry::default()
+            .constant_id(0)
+            .offset(0)
+            .size(4)];
+        let specialization = vk::SpecializationInfo::default()
+            .map_entries(&entries)
+            .data(&data);
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(s.module)
+            .name(c"main")
+            .specialization_info(&specialization);
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(s.layout)];
+        s.pipeline =
+            match unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) } {
+                Ok(p) => p[0],
+                Err((partial, r)) => {
+                    for p in partial.into_iter().filter(|p| *p != vk::Pipeline::null()) {
+                        unsafe { d.destroy_pipeline(p, None) };
+                    }
+                    return Err(map_shader_build("vkCreateComputePipelines")(r));
+                }
+            };
+        Ok(s)
+    }
+}
+
+impl Drop for CopyShader {
+    fn drop(&mut self) {
+        let d = &self.device.raw;
+        // SAFETY: the backend waited for the queue; children before parents; null handles of
+        // a half-built `CopyShader` are no-ops.
+        unsafe {
+            d.destroy_pipeline(self.pipeline, None);
+            d.destroy_pipeline_layout(self.layout, None);
+            d.destroy_descriptor_set_layout(self.set_layout, None);
+            d.destroy_shader_module(self.module, None);
+        }
+    }
+}
+
+/// A source and a destination buffer, and one descriptor set per shader dispatch binding the
+/// two ranges that dispatch copies.
+pub(crate) struct CopyBuffers {
+    // Kept alive for its sets; dropped (freeing them) before the buffers they point at.
+    _pool: DescriptorPool,
+    dispatches: Vec<(vk::DescriptorSet, u32, u32)>,
+    pub src: Buffer,
+    pub dst: Buffer,
+    pub bytes: u64,
+}
+
+struct DescriptorPool {
+    device: Arc<DeviceShared>,
+    raw: vk::DescriptorPool,
+}
+
+impl Drop for DescriptorPool {
+    fn drop(&mut self) {
+        // SAFETY: no submission using its sets is pending; destroying frees them.
+        unsafe { self.device.raw.destroy_descriptor_pool(self.raw, None) };
+    }
+}
+
+impl CopyBuffers {
+    /// Allocates two device-local buffers of `plan.bytes` and binds each dispatch's ranges.
+    pub fn new(
+        device: &Arc<DeviceShared>,
+        shader: &CopyShader,
+        plan: &CopyPlan,
+        max_alloc: Option<&Named<u64>>,
+    ) -> VulkanResult<CopyBuffers> {
+        let d = &device.raw;
+        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::TRANSFER_SRC
+            | vk::BufferUsageFlags::TRANSFER_DST;
+        let buffer = || {
+            Buffer::new(
+                device,
+                plan.bytes,
+                usage,
+                MemoryKind::DeviceLocal,
+                max_alloc,
+            )
+        };
+        let (src, dst) = (buffer()?, buffer()?);
+        let count = plan.chunks.len() as u32;
+        let sizes = [vk::DescriptorPoolSize::default()
+            .ty(vk::DescriptorType::STORAGE_BUFFER)
+            .descriptor_count(2 * count)];
+        let pool = DescriptorPool {
+            device: device.clone(),
+            raw: unsafe {
+                d.create_descriptor_pool(
+                    &vk::DescriptorPoolCreateInfo::default()
+                        .max_sets(count)
+                        .pool_sizes(&sizes),
+                    None,
+                )
+            }
+            .map_err(map_host_device_oom("vkCreateDescriptorPool"))?,
+        };
+        let layouts = vec![shader.set_layout; plan.chunks.len()];
+        let sets = unsafe {
+            d.allocate_descriptor_sets(
+                &vk::DescriptorSetAllocateInfo::default()
+                    .descriptor_pool(pool.raw)
+                    .set_layouts(&layouts),
+            )
+        }
+        .map_err(map_allocate_descriptor_sets("vkAllocateDescriptorSets"))?;
+        let infos: Vec<[[vk::DescriptorBufferInfo; 1]; 2]> = plan
+            .chunks
+            .iter()
+            .map(|c| {
+                [src.raw, dst.raw].map(|b| {
+                    [vk::DescriptorBufferInfo::default()
+                        .buffer(b)
+                        .offset(c.offset)
+                        .range(c.bytes)]
+                })
+            })
+            .collect();
+        let writes: Vec<_> = sets
+            .iter()
+            .zip(&infos)
+            .flat_map(|(&set, pair)| {
+                pair.iter().enumerate().map(move |(binding, info)| {
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(set)
+                        .dst_binding(binding as u32)
+                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                        .buffer_info(info)
+                })
+            })
+            .collect();
+        unsafe { d.update_descriptor_sets(&writes, &[]) };
+        let dispatches = sets
+            .into_iter()
+            .zip(&plan.chunks)
+            .map(|(set, c)| (set, (c.bytes / ELEMENT_BYTES) as u32, c.grid))
+            .collect();
+        Ok(CopyBuffers {
+            _pool: pool,
+            dispatches,
+            src,
+            dst,
+            bytes: plan.bytes,
+        })
+    }
+
+    /// Records the whole copy as one vkCmdCopyBuffer.
+    pub fn record_transfer(&self, d: &ash::Device, cb: vk::CommandBuffer) {
+        command::record_copy(d, cb, self.src.raw, self.dst.raw, self.bytes);
+    }
+
+    /// Records the whole copy as shader dispatches (disjoint ranges: no barrier between them).
+    pub fn record_shader(&self, d: &ash::Device, cb: vk::CommandBuffer, shader: &CopyShader) {
+        for &(set, elements, grid) in &self.dispatches {
+            command::record_dispatch(d, cb, shader.pipeline, shader.layout, set, elements, grid);
+        }
+    }
+}
