@@ -39,11 +39,14 @@ run cuda-ptx sweep --backend cuda --device H200 --cuda-compiler ptx --blocks 128
 # Issue 5: the three APIs on one physical device, one run.
 run merged sweep --device H200 --past-kernel-limit -o "$R/h200-$D.json" -o "$R/h200-$D.md" --plot "$R/h200-$D.svg"
 run merged-strict sweep --device H200 --format markdown
-# The plain nvcc program, same kernel and launches, same device, right after the Rust run.
+# The plain nvcc program, same kernel and launches, same device, alternated with the Rust
+# harness; 200 timed launches per row so that a 40 us kernel's mean is not timer noise.
 if nvcc -std=c++17 -O3 -arch=sm_90 -o /tmp/grayscale_bench benches/cuda/grayscale_bench.cu > "$R/bench-build.txt" 2>&1; then
   for i in 1 2 3; do
-    run cuda-rerun-$i sweep --backend cuda --device H200 --format csv --no-copy
-    /tmp/grayscale_bench > "$R/bench-$i.txt" 2>&1
+    run cuda-rerun-$i sweep --backend cuda --device H200 --format csv --no-copy --reps 200
+    /tmp/grayscale_bench 3840 2160 200 > "$R/bench-$i.txt" 2>&1
   done
+  run cuda-rerun-8k sweep --backend cuda --device H200 --format csv --no-copy --reps 200 --size 7680x4320
+  /tmp/grayscale_bench 7680 4320 200 > "$R/bench-8k.txt" 2>&1
 fi
 tar czf "$OUT/h200.tgz" -C "$OUT" h200
