@@ -31,14 +31,16 @@ run limits limits --device H200
 for api in cuda vulkan opencl; do run limits-$api limits --backend $api --device H200; done
 # Issue 2, 3, 4: each API alone on the GPU, the seed's defaults (4K, 13 sizes, wave grid).
 run opencl sweep --backend opencl --device H200
-run opencl-past-kernel-limit sweep --backend opencl --device H200 --past-kernel-limit
+run opencl-strict sweep --backend opencl --device H200 --strict-kernel-limit
 run vulkan sweep --backend vulkan --device H200
 run cuda sweep --backend cuda --device H200
 run cuda-8k sweep --backend cuda --device H200 --size 7680x4320
 run cuda-ptx sweep --backend cuda --device H200 --cuda-compiler ptx --blocks 128,256,1024
 # Issue 5: the three APIs on one physical device, one run.
-run merged sweep --device H200 --past-kernel-limit -o "$R/h200-$D.json" -o "$R/h200-$D.md" --plot "$R/h200-$D.svg"
-run merged-strict sweep --device H200 --format markdown
+run merged sweep --device H200 -o "$R/h200-$D.json" -o "$R/h200-$D.md" --plot "$R/h200-$D.svg"
+run merged-strict sweep --device H200 --strict-kernel-limit --format markdown
+run validate validate --device H200
+run cuda-grid-data sweep --backend cuda --device H200 --grid data
 # The plain nvcc program, same kernel and launches, same device, alternated with the Rust
 # harness; 200 timed launches per row so that a 40 us kernel's mean is not timer noise.
 if nvcc -std=c++17 -O3 -arch=sm_90 -o /tmp/grayscale_bench benches/cuda/grayscale_bench.cu > "$R/bench-build.txt" 2>&1; then

@@ -39,6 +39,11 @@ pub enum Command {
         after_help = "Examples:\n  blocksweep sweep                                   # the seed's 13 sizes on a 4K frame\n  blocksweep sweep --backend opencl --size 640x360\n  blocksweep sweep --blocks 32..1024:32 --grid data\n  blocksweep sweep --backend all --output results.json"
     )]
     Sweep(SweepArgs),
+    /// Launch the sizing assumptions people port between APIs (1024 threads, 32x32x2, z = 65, a 65536-block grid, ...) and show what each API does.
+    #[command(
+        after_help = "Examples:\n  blocksweep validate                 # every API that sees the first GPU\n  blocksweep validate --backend all --format markdown"
+    )]
+    Validate(ValidateArgs),
     /// Put sweeps from different GPUs or machines side by side: each run's of-best per block size.
     #[command(
         after_help = "Example:\n  blocksweep sweep -o t4.json      # on one machine\n  blocksweep sweep -o h200.json    # on another\n  blocksweep compare t4.json h200.json"
@@ -126,9 +131,10 @@ pub struct SweepArgs {
     /// Seed for the frame's pixel values.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Launch blocks above the compiled kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) and let the API accept or reject them; device limits still apply.
+    /// Skip blocks above the compiled kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+    /// instead of launching them and reporting what the API does (the default). Device limits always apply.
     #[arg(long)]
-    pub past_kernel_limit: bool,
+    pub strict_kernel_limit: bool,
     /// Skip the device-to-device copy that gives each API's bandwidth ceiling.
     #[arg(long)]
     pub no_copy: bool,
@@ -142,6 +148,15 @@ pub struct SweepArgs {
     /// Also draw GB/s against block size, one line per API, to this SVG file.
     #[arg(long, value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// Output format (table, markdown or json).
+    #[arg(long, short, value_enum, default_value_t = FormatChoice::Table)]
+    pub format: FormatChoice,
 }
 
 #[derive(Args, Debug)]

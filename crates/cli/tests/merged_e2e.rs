@@ -211,3 +211,54 @@ fn compare_two_runs_and_refuse_foreign_files() {
     );
     bad_input(&["compare", a.to_str().unwrap()], "2 values required");
 }
+
+#[test]
+fn validate_shows_what_each_api_runs_and_rejects() {
+    if !both() {
+        return;
+    }
+    let out = blocksweep()
+        .args(["validate", "--backend", "all", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let checks = v.as_array().unwrap();
+    let find = |api: &str, claim: &str| {
+        checks
+            .iter()
+            .find(|c| c["api"] == api && c["assumption"]["claim"].as_str().unwrap().contains(claim))
+            .unwrap_or_else(|| panic!("no check {api} {claim}"))
+    };
+    // lavapipe's limit is 1024 invocations: the product rule refuses 32x32x2, naming the limit.
+    let c = find("vulkan", "32x32x2");
+    assert!(
+        c["outcome"]["rejected"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("maxComputeWorkGroupInvocations"),
+        "{c}"
+    );
+    assert!(c["limits_say"]
+        .as_str()
+        .unwrap()
+        .contains("maxComputeWorkGroupInvocations"));
+    // Within every limit: runs and verifies on both.
+    for api in ["vulkan", "opencl"] {
+        assert_eq!(find(api, "128 threads")["outcome"], "ran");
+        assert_eq!(find(api, "100 threads")["outcome"], "ran");
+    }
+    let table = blocksweep()
+        .args(["validate", "--backend", "all"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        s.contains("who guarantees it") && s.contains("runs, verified") && s.contains("rejected:"),
+        "{s}"
+    );
+}

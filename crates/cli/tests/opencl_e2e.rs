@@ -235,3 +235,16 @@ fn devices_and_limits_name_native_queries() {
         assert!(s.contains(n), "limits lack {n}:\n{s}");
     }
 }
+
+#[test]
+fn a_frame_too_large_for_the_device_is_refused_before_allocation() {
+    if !available(Api::OpenCl) {
+        return;
+    }
+    // 4.3e9 pixels fit the 32-bit launch fields but not a CI machine's device or host memory
+    // (17 GB a plane); the refusal must come before 100 GB of host planes are generated.
+    bad_input(
+        &["sweep", "--backend", "opencl", "--size", "65535x65535"],
+        "frame 65535x65535",
+    );
+}

@@ -17,6 +17,7 @@ pub mod report;
 pub mod sweep;
 #[cfg(test)]
 mod testing;
+pub mod validate;
 pub mod verify;
 
 pub use backend::{

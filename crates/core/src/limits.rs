@@ -96,6 +96,34 @@ impl Limits {
         field.as_ref().map(|n| n.value)
     }
 
+    /// Whether a frame of `pixels` fits this device: four f32 planes, each one allocation
+    /// bound to the kernel as one buffer. Checked before anything is allocated, host or device.
+    pub fn frame_fits(&self, pixels: u64) -> Result<(), String> {
+        let plane = pixels.saturating_mul(4);
+        for limit in [&self.max_alloc_bytes, &self.max_buffer_binding_bytes]
+            .into_iter()
+            .flatten()
+        {
+            if plane > limit.value {
+                return Err(format!(
+                    "one plane is {plane} bytes; {} is {}",
+                    limit.name, limit.value
+                ));
+            }
+        }
+        if let Some(g) = &self.global_mem_bytes {
+            if plane.saturating_mul(4) > g.value {
+                return Err(format!(
+                    "four planes are {} bytes; {} is {}",
+                    plane.saturating_mul(4),
+                    g.name,
+                    g.value
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Internal consistency checks every backend's limits must pass; returns the problems.
     /// (Tests run it on every real device: a backend that reads a field wrong shows up here.)
     pub fn inconsistencies(&self) -> Vec<String> {
@@ -142,5 +170,34 @@ impl Limits {
             }
         }
         bad
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_fits_names_the_limit_that_refuses() {
+        let l = Limits {
+            max_alloc_bytes: Some(Named::new(1 << 30, "CL_DEVICE_MAX_MEM_ALLOC_SIZE")),
+            max_buffer_binding_bytes: Some(Named::new(1 << 27, "maxStorageBufferRange")),
+            global_mem_bytes: Some(Named::new(1 << 28, "GLOBAL")),
+            ..Limits::default()
+        };
+        assert!(l.frame_fits(1 << 24).is_ok()); // 64 MiB planes, 256 MiB in all
+        assert!(l
+            .frame_fits((1 << 25) + 1)
+            .unwrap_err()
+            .contains("maxStorageBufferRange"));
+        let l = Limits {
+            max_buffer_binding_bytes: None,
+            ..l
+        };
+        assert!(l.frame_fits((1 << 24) + 1).unwrap_err().contains("GLOBAL"));
+        assert!(
+            Limits::default().frame_fits(u64::MAX).is_ok(),
+            "no limits known: nothing to refuse"
+        );
     }
 }

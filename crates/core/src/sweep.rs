@@ -429,7 +429,7 @@ fn run_rows(
         if config.past_kernel_limit {
             row.skipped = device_limit_violation(&result.limits, planned.block);
             row.note = kernel_limit_violation(&result.kernel, planned.block)
-                .map(|v| format!("ran although {v}"));
+                .map(|v| format!("ran although {v}: the driver accepted it"));
         } else {
             row.skipped = limit_violation(&result.limits, &result.kernel, planned.block);
         }

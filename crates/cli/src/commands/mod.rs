@@ -4,6 +4,7 @@ mod compare;
 mod devices;
 mod limits;
 mod sweep;
+mod validate;
 
 use std::process::ExitCode;
 
@@ -19,6 +20,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Limits(a) => limits::run(&a),
         Command::Sweep(a) => sweep::run(&a),
         Command::Compare(a) => compare::run(&a),
+        Command::Validate(a) => validate::run(&a),
     }
 }
 
@@ -44,10 +46,12 @@ pub struct Targets {
 ///   `--device`, every API on its own default device.
 pub fn resolve(reg: &Registry, args: &DeviceArgs) -> anyhow::Result<Targets> {
     let unavailable = |api: Api, why: &str| {
-        usage(format!(
-            "{api} is unavailable: {why}; to use it, {}",
-            install_hint(api)
-        ))
+        let hint = if why.contains("install") {
+            String::new()
+        } else {
+            format!("; to use it, {}", install_hint(api))
+        };
+        usage(format!("{api} is unavailable: {why}{hint}"))
     };
     match args.backend.and_then(api_of) {
         Some(api) => {

@@ -62,7 +62,9 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         grid: args.grid,
         warmups: args.warmups,
         reps: args.reps,
-        past_kernel_limit: args.past_kernel_limit,
+        // A launch above the kernel's stated limit is well defined in CUDA and OpenCL (the API
+        // returns an error) and Vulkan has no such limit, so by default the API decides.
+        past_kernel_limit: !args.strict_kernel_limit,
     };
     let (w, h) = args.size;
     let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
@@ -94,6 +96,30 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("no API could open the device ({})", why.join("; "));
     }
 
+    // Refuse a frame that cannot fit before generating it: the host side alone needs six
+    // planes (three inputs, the reference, the read-back, one staging copy).
+    let pixels = Frame::pixel_count(w, h);
+    for b in &backends {
+        if let Err(why) = b.limits().frame_fits(pixels) {
+            bar.finish();
+            return Err(usage(format!(
+                "frame {w}x{h} is too large for {} on {}: {why}",
+                b.api(),
+                b.identity().name
+            )));
+        }
+    }
+    if let Some(avail) = host_memory_available() {
+        let need = pixels.saturating_mul(4 * 6);
+        if need > avail {
+            bar.finish();
+            return Err(usage(format!(
+                "frame {w}x{h} needs about {} MiB of host memory; {} MiB is available",
+                need >> 20,
+                avail >> 20
+            )));
+        }
+    }
     bar.status(
         backends[0].api(),
         "generating the frame and its CPU reference",
@@ -213,4 +239,12 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// MemAvailable from /proc/meminfo, in bytes, where there is one.
+fn host_memory_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }

@@ -9,7 +9,7 @@ mod csv;
 mod json;
 pub mod limits;
 mod merged;
-mod text;
+pub(crate) mod text;
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;

@@ -54,7 +54,7 @@ fn render(report: &Report, md: bool) -> String {
     out
 }
 
-pub(super) fn table(builder: Builder, md: bool) -> String {
+pub(crate) fn table(builder: Builder, md: bool) -> String {
     let mut t = builder.build();
     if md {
         t.with(Style::markdown());
@@ -148,11 +148,11 @@ fn header(r: &SweepResult, md: bool) -> String {
     h.push(format!("Kernel: {}", kf.join(", ")));
     if let Some(c) = &r.copy {
         h.push(format!(
-            "Copy ceiling: {} of {:.1} MiB, {:.1} GB/s (read + write) in {} ms",
-            c.method,
-            c.bytes as f64 / MIB,
+            "Copy ceiling: {:.1} GB/s (read + write), {:.1} MiB copied in {} ms by {}",
             c.gbps,
-            ms(c.stats.mean)
+            c.bytes as f64 / MIB,
+            ms(c.stats.mean),
+            c.method
         ));
     }
     let sep = if md { "  \n" } else { "\n" };
@@ -226,6 +226,16 @@ pub(super) fn summary(r: &SweepResult) -> Vec<String> {
             "{} of {} configurations reach at least 95 percent of that row.",
             r.rows_within(0.95),
             r.rows_run()
+        ));
+    }
+    let past = r
+        .rows
+        .iter()
+        .filter(|x| x.note.is_some() && x.ran())
+        .count();
+    if past > 0 {
+        s.push(format!(
+            "{past} configuration(s) ran above the kernel's own stated limit, and the driver accepted them (see the last column)."
         ));
     }
     let skipped = r.rows.iter().filter(|x| x.skipped.is_some()).count();
