@@ -142,6 +142,8 @@ pub enum Outcome {
     /// The API (or, where dispatching would be undefined behaviour, the backend on its behalf)
     /// refused it; the message is the API's own.
     Rejected { message: String },
+    /// The API failed in another way; its words are kept and the next check still runs.
+    Failed { message: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -195,6 +197,7 @@ fn cell(c: &Check) -> String {
         Outcome::Ran => "runs, verified".to_string(),
         Outcome::Wrong { index } => format!("RUNS BUT WRONG from pixel {index}"),
         Outcome::Rejected { message } => format!("rejected: {message}"),
+        Outcome::Failed { message } => format!("FAILED: {message}"),
     };
     match (&c.limits_say, &c.outcome) {
         // The interesting disagreement: a limit says no, and the API ran it anyway.

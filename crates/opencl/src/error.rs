@@ -8,10 +8,10 @@
 use blocksweep_core::{Api, BackendError, ErrorKind};
 use opencl3::error_codes::{
     error_text, CL_BUILD_PROGRAM_FAILURE, CL_COMPILER_NOT_AVAILABLE, CL_INVALID_BUFFER_SIZE,
-    CL_INVALID_BUILD_OPTIONS, CL_INVALID_GLOBAL_WORK_SIZE, CL_INVALID_WORK_DIMENSION,
-    CL_INVALID_WORK_GROUP_SIZE, CL_INVALID_WORK_ITEM_SIZE, CL_MEM_OBJECT_ALLOCATION_FAILURE,
-    CL_OUT_OF_HOST_MEMORY, CL_OUT_OF_RESOURCES, CL_PLATFORM_NOT_FOUND_KHR,
-    DLOPEN_FUNCTION_NOT_AVAILABLE, DLOPEN_RUNTIME_LOAD_FAILED,
+    CL_INVALID_BUILD_OPTIONS, CL_INVALID_GLOBAL_WORK_SIZE, CL_INVALID_KERNEL_ARGS,
+    CL_INVALID_WORK_DIMENSION, CL_INVALID_WORK_GROUP_SIZE, CL_INVALID_WORK_ITEM_SIZE,
+    CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_HOST_MEMORY, CL_OUT_OF_RESOURCES,
+    CL_PLATFORM_NOT_FOUND_KHR, DLOPEN_FUNCTION_NOT_AVAILABLE, DLOPEN_RUNTIME_LOAD_FAILED,
 };
 use opencl3::types::cl_int;
 
@@ -172,7 +172,10 @@ pub fn from_enqueue_kernel(code: cl_int, launch: String) -> OpenClError {
         | CL_INVALID_WORK_ITEM_SIZE
         | CL_INVALID_GLOBAL_WORK_SIZE
         | CL_INVALID_WORK_DIMENSION
-        | CL_OUT_OF_RESOURCES => OpenClError::LaunchRejected {
+        | CL_OUT_OF_RESOURCES
+        // NVIDIA (driver 580) answers some launches outside its limits with this code
+        // although every argument is set: another launch of the same kernel then runs.
+        | CL_INVALID_KERNEL_ARGS => OpenClError::LaunchRejected {
             call: "clEnqueueNDRangeKernel",
             launch,
             name: cl_error_name(code),
@@ -245,6 +248,7 @@ mod tests {
             CL_INVALID_WORK_ITEM_SIZE,
             CL_INVALID_GLOBAL_WORK_SIZE,
             CL_OUT_OF_RESOURCES,
+            CL_INVALID_KERNEL_ARGS,
         ] {
             let e = from_enqueue_kernel(code, "block 2048 x grid 1".into());
             assert_eq!(e.kind(), ErrorKind::LaunchRejected);
@@ -252,9 +256,9 @@ mod tests {
             assert!(msg.contains(error_text(code)), "{msg}");
             assert!(msg.contains("block 2048"), "{msg}");
         }
-        let other = from_enqueue_kernel(opencl3::error_codes::CL_INVALID_KERNEL_ARGS, "x".into());
+        let other = from_enqueue_kernel(opencl3::error_codes::CL_INVALID_KERNEL, "x".into());
         assert_eq!(other.kind(), ErrorKind::Driver);
-        assert!(other.to_string().contains("CL_INVALID_KERNEL_ARGS"));
+        assert!(other.to_string().contains("CL_INVALID_KERNEL"));
     }
 
     #[test]
