@@ -237,3 +237,62 @@ pub fn check_oversize_is_skipped(backend: &mut dyn Backend) {
     );
     assert!(result.rows[1].verified);
 }
+
+/// Prints a sweep's rows (visible with `--nocapture`): the seed's table as a device ran it.
+pub fn print_rows(result: &sweep::SweepResult) {
+    println!(
+        "{} ({}): grid source {}",
+        result.device.name, result.device.driver, result.grid_source
+    );
+    for r in &result.rows {
+        println!(
+            "  block {:>5} grid {:>6} mean {:>9.4} ms  of best {:.2}  {}",
+            r.block.to_string(),
+            r.grid,
+            r.stats.map_or(f64::NAN, |s| s.mean),
+            r.of_best.unwrap_or(f64::NAN),
+            r.skipped.as_deref().unwrap_or("")
+        );
+    }
+}
+
+/// The four shared checks as `#[test]` functions, on every device a backend's test helpers
+/// list: `conformance_tests!(devices, open_device)`, where `devices()` returns
+/// `Option<Vec<DeviceIdentity>>` (None: skipped) and `open_device(&DeviceIdentity)` a backend.
+#[macro_export]
+macro_rules! conformance_tests {
+    ($devices:path, $open:path) => {
+        #[test]
+        fn limits_are_consistent() {
+            let Some(devs) = $devices() else { return };
+            for d in &devs {
+                $crate::conformance::check_limits(&$open(d));
+            }
+        }
+
+        #[test]
+        fn full_sweep_verifies_every_allowed_row() {
+            let Some(devs) = $devices() else { return };
+            for d in &devs {
+                let result = $crate::conformance::check_full_sweep(&mut $open(d));
+                $crate::conformance::print_rows(&result);
+            }
+        }
+
+        #[test]
+        fn fault_is_caught() {
+            let Some(devs) = $devices() else { return };
+            for d in &devs {
+                $crate::conformance::check_fault_is_caught(&mut $open(d));
+            }
+        }
+
+        #[test]
+        fn oversize_is_skipped() {
+            let Some(devs) = $devices() else { return };
+            for d in &devs {
+                $crate::conformance::check_oversize_is_skipped(&mut $open(d));
+            }
+        }
+    };
+}

@@ -1,0 +1,234 @@
+//! The sweep driver, written once for every API.
+//!
+//! A sweep is planned (block sizes, each with its grid and residency) and then executed on a
+//! backend. Splitting the two lets a merged sweep plan once, from the best residency source
+//! for the device (CUDA's occupancy API where CUDA sees it), and run the identical
+//! (block, grid) pairs on every API.
+//!
+//! Per row: poison the output with NaN, run the warm-ups and timed dispatches, read the
+//! output back and compare every pixel with the CPU reference. A mismatch stops the sweep.
+
+mod plan;
+mod run;
+
+pub use plan::{
+    device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
+};
+pub use run::{execute, measure_copy, run};
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::{
+    Api, BackendError, DeviceIdentity, KernelFacts, OccupancySuggestion, Residency, TimerInfo,
+};
+use crate::blocks::BlockSize;
+use crate::frame::FrameInfo;
+use crate::grid::GridPolicy;
+use crate::limits::Limits;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepConfig {
+    pub blocks: Vec<BlockSize>,
+    pub grid: GridPolicy,
+    pub warmups: u32,
+    pub reps: u32,
+    /// Launch blocks above the compiled kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE,
+    /// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) and let the API accept or reject them. Device
+    /// limits are always enforced. Off by default: the specifications say such launches fail.
+    #[serde(default)]
+    pub past_kernel_limit: bool,
+}
+
+impl Default for SweepConfig {
+    fn default() -> Self {
+        SweepConfig {
+            blocks: crate::blocks::default_blocks(),
+            grid: GridPolicy::Wave,
+            warmups: 3,
+            reps: 10,
+            past_kernel_limit: false,
+        }
+    }
+}
+
+/// One planned row: the launch every API will run for this block size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedRow {
+    pub block: BlockSize,
+    pub grid: u64,
+    pub residency: Option<Residency>,
+}
+
+/// A planned sweep and who decided its grids.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub rows: Vec<PlannedRow>,
+    pub policy: GridPolicy,
+    /// e.g. "CUDA cuOccupancyMaxActiveBlocksPerMultiprocessor on NVIDIA H200".
+    pub grid_source: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TimeStats {
+    pub mean: f64,
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+}
+
+impl TimeStats {
+    pub fn of(times: &[f64]) -> Option<TimeStats> {
+        if times.is_empty() {
+            return None;
+        }
+        let mut s = times.to_vec();
+        s.sort_by(f64::total_cmp);
+        let n = s.len();
+        let median = if n % 2 == 1 {
+            s[n / 2]
+        } else {
+            (s[n / 2 - 1] + s[n / 2]) / 2.0
+        };
+        Some(TimeStats {
+            mean: s.iter().sum::<f64>() / n as f64,
+            min: s[0],
+            median,
+            max: s[n - 1],
+        })
+    }
+}
+
+/// One row of the seed's table, for one API.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepRow {
+    pub block: BlockSize,
+    pub threads: u64,
+    /// Warps (subgroups) per block: ceil(threads / warp size).
+    pub warps: Option<u64>,
+    /// Lanes of the last warp that never run: warps * warp size - threads.
+    pub idle_lanes: Option<u64>,
+    pub blocks_per_mp: Option<u32>,
+    pub warps_per_mp: Option<u64>,
+    /// warps_per_mp / max resident warps per multiprocessor.
+    pub occupancy: Option<f64>,
+    pub grid: u64,
+    /// Every timed dispatch, in milliseconds on the device's clock.
+    pub times_ms: Vec<f64>,
+    pub stats: Option<TimeStats>,
+    /// 16 bytes per pixel / mean time, in 10^9 bytes per second.
+    pub gbps: Option<f64>,
+    /// Best mean time / this row's mean time (1.00 for the fastest row).
+    pub of_best: Option<f64>,
+    /// This row's GB/s over the same API's device-to-device copy GB/s.
+    pub of_copy: Option<f64>,
+    pub verified: bool,
+    /// Why this row did not run, where it did not.
+    pub skipped: Option<String>,
+    /// Anything a reader must know about a row that ran (e.g. above the kernel's own limit).
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+impl SweepRow {
+    pub fn ran(&self) -> bool {
+        self.skipped.is_none() && self.stats.is_some()
+    }
+}
+
+/// The device-to-device copy that serves as the bandwidth ceiling.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CopyCeiling {
+    /// How the copy was made (API call or shader), from the backend.
+    #[serde(default)]
+    pub method: String,
+    pub bytes: u64,
+    pub times_ms: Vec<f64>,
+    pub stats: TimeStats,
+    /// Bytes read plus bytes written over the mean time.
+    pub gbps: f64,
+}
+
+/// Everything one API's sweep measured, enough to re-render or compare later.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepResult {
+    pub api: Api,
+    pub device: DeviceIdentity,
+    pub limits: Limits,
+    pub kernel: KernelFacts,
+    pub timer: TimerInfo,
+    pub frame: FrameInfo,
+    pub policy: GridPolicy,
+    pub grid_source: String,
+    pub warmups: u32,
+    pub reps: u32,
+    pub rows: Vec<SweepRow>,
+    pub suggestion: Option<OccupancySuggestion>,
+    pub copy: Option<CopyCeiling>,
+    /// Set when the sweep stopped early; the rows before it are kept.
+    pub error: Option<String>,
+}
+
+impl SweepResult {
+    /// The fastest row that ran.
+    pub fn best(&self) -> Option<&SweepRow> {
+        self.rows
+            .iter()
+            .filter(|r| r.ran())
+            .min_by(|a, b| a.stats.unwrap().mean.total_cmp(&b.stats.unwrap().mean))
+    }
+
+    /// How many rows reach at least `fraction` of the best row's speed.
+    pub fn rows_within(&self, fraction: f64) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.of_best.is_some_and(|o| o >= fraction))
+            .count()
+    }
+
+    pub fn rows_run(&self) -> usize {
+        self.rows.iter().filter(|r| r.ran()).count()
+    }
+
+    fn fill_relative(&mut self) {
+        let best = self.best().and_then(|r| r.stats).map(|s| s.mean);
+        let copy = self.copy.as_ref().map(|c| c.gbps);
+        for r in &mut self.rows {
+            if let (Some(b), Some(s)) = (best, r.stats) {
+                r.of_best = Some(b / s.mean);
+            }
+            if let (Some(c), Some(g)) = (copy, r.gbps) {
+                r.of_copy = Some(g / c);
+            }
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    #[error(
+        "{api}: verification failed at block {block}, grid {grid}: first bad pixel index {index} \
+         (got {got}, expected {expected}); {bad_pixels} of {pixels} pixels wrong"
+    )]
+    Mismatch {
+        api: Api,
+        block: BlockSize,
+        grid: u64,
+        index: u64,
+        got: f32,
+        expected: f32,
+        bad_pixels: u64,
+        pixels: u64,
+    },
+    #[error("{0}")]
+    Backend(#[from] BackendError),
+}
+
+/// Progress callbacks; the CLI draws a bar with them. Both default to nothing.
+pub trait Observer {
+    fn row_started(&mut self, _api: Api, _index: usize, _count: usize, _block: BlockSize) {}
+    fn row_finished(&mut self, _api: Api, _row: &SweepRow) {}
+}
+
+/// An observer that does nothing.
+pub struct Quiet;
+impl Observer for Quiet {}

@@ -1,0 +1,137 @@
+//! Planning: which blocks the limits allow, residency per block, and each row's grid.
+
+use super::{Plan, PlannedRow, SweepConfig};
+use crate::backend::{Backend, BackendError, KernelFacts, Residency};
+use crate::blocks::BlockSize;
+use crate::grid::{model_blocks_per_mp, GridPolicy};
+use crate::limits::Limits;
+
+/// Why a block cannot run on this backend, from its limits and the kernel's facts; `None` if
+/// nothing rules it out. Names the limit so the user can look it up.
+pub fn limit_violation(limits: &Limits, kernel: &KernelFacts, block: BlockSize) -> Option<String> {
+    device_limit_violation(limits, block).or_else(|| kernel_limit_violation(kernel, block))
+}
+
+/// The compiled kernel's own limit, which some drivers report but do not enforce.
+pub fn kernel_limit_violation(kernel: &KernelFacts, block: BlockSize) -> Option<String> {
+    let k = kernel.max_block.as_ref()?;
+    (block.threads() > k.value).then(|| {
+        format!(
+            "{} threads > {} = {} for this kernel",
+            block.threads(),
+            k.name,
+            k.value
+        )
+    })
+}
+
+/// The device's limits on block shape and size.
+pub fn device_limit_violation(limits: &Limits, block: BlockSize) -> Option<String> {
+    let t = block.threads();
+    if let Some(m) = &limits.max_threads_per_block {
+        if t > m.value {
+            return Some(format!("{t} threads > {} = {}", m.name, m.value));
+        }
+    }
+    if let Some(d) = &limits.max_block_dims {
+        for (axis, (&want, &max)) in ["x", "y", "z"]
+            .iter()
+            .zip([block.x, block.y, block.z].iter().zip(&d.value.0))
+        {
+            if want as u64 > max {
+                return Some(format!("{axis} = {want} > {}[{axis}] = {max}", d.name));
+            }
+        }
+    }
+    None
+}
+
+/// Residency from the model in the core, for APIs without an occupancy query.
+pub fn modelled_residency(
+    limits: &Limits,
+    kernel: &KernelFacts,
+    block: BlockSize,
+) -> Option<Residency> {
+    let m = limits.mp_model.as_ref()?;
+    let regs = kernel.registers.as_ref().map(|r| r.value);
+    let n = model_blocks_per_mp(m, block.threads(), regs);
+    let reg_note = match &kernel.registers {
+        Some(r) => format!(" + {} registers/thread ({})", r.value, r.name),
+        None => " (register count unknown: not counted)".into(),
+    };
+    Some(Residency {
+        blocks_per_mp: n,
+        source: format!("{}{}", m.source, reg_note),
+    })
+}
+
+/// Plans the rows for `backend`: grid from `policy`, residency from the backend (or the model).
+pub fn plan(
+    backend: &mut dyn Backend,
+    pixels: u64,
+    config: &SweepConfig,
+) -> Result<Plan, BackendError> {
+    let limits = backend.limits().clone();
+    let kernel = backend.kernel_facts().clone();
+    let mps = Limits::value(&limits.multiprocessors).unwrap_or(1);
+    let max_grid_x = limits.max_grid_dims.as_ref().map(|d| d.value.0[0]);
+    let mut rows = Vec::new();
+    let mut sources: Vec<String> = Vec::new();
+    for &block in &config.blocks {
+        let blocked = match config.past_kernel_limit {
+            true => device_limit_violation(&limits, block),
+            false => limit_violation(&limits, &kernel, block),
+        };
+        let residency = if blocked.is_some() {
+            None
+        } else {
+            match backend.residency(block)? {
+                Some(r) => Some(r),
+                None => modelled_residency(&limits, &kernel, block),
+            }
+        };
+        if let Some(r) = &residency {
+            if !sources.contains(&r.source) {
+                sources.push(r.source.clone());
+            }
+        }
+        let resident = residency.as_ref().map(|r| r.blocks_per_mp.max(1));
+        let mut grid = config.grid.grid(block, pixels, resident, mps, max_grid_x);
+        if let (GridPolicy::Wave, Some(cap)) = (config.grid, &limits.max_loop_iterations) {
+            // A driver that ends loops early needs enough threads that none loops past it.
+            let floor = pixels.div_ceil(block.x as u64 * cap.value.max(1));
+            if floor > grid {
+                grid = floor;
+                let note = format!(
+                    "raised to at least ceil(pixels / (block x {} = {}))",
+                    cap.name, cap.value
+                );
+                if !sources.contains(&note) {
+                    sources.push(note);
+                }
+            }
+        }
+        rows.push(PlannedRow {
+            block,
+            grid,
+            residency,
+        });
+    }
+    let who = format!("{} on {}", backend.api(), backend.identity().name);
+    let grid_source = match config.grid {
+        GridPolicy::Wave if sources.is_empty() => format!(
+            "{who}: no occupancy data for this device (a {} device has no warp slots to model); \
+             wave = 1 {} per compute unit x {mps} compute units",
+            backend.identity().kind,
+            backend.api().block_word()
+        ),
+        GridPolicy::Wave => format!("{who}: {}", sources.join("; ")),
+        GridPolicy::Data => "data: ceil(pixels / threads per block)".into(),
+        GridPolicy::Fixed(n) => format!("fixed: {n} blocks for every row"),
+    };
+    Ok(Plan {
+        rows,
+        policy: config.grid,
+        grid_source,
+    })
+}
