@@ -61,3 +61,17 @@ pub fn bad_input(args: &[&str], needle: &str) {
     );
     assert!(stderr.starts_with("blocksweep: error: "), "{stderr}");
 }
+
+/// Runs the binary with `args`, expects success (showing stderr otherwise), returns stdout.
+pub fn succeeds<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> String {
+    let out = blocksweep().args(args).output().expect("run blocksweep");
+    assert!(
+        out.status.success(),
+        "{:?} failed: {}",
+        args.iter()
+            .map(|a| a.as_ref().to_owned())
+            .collect::<Vec<_>>(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

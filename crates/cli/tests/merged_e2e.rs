@@ -3,7 +3,7 @@
 
 mod common;
 use blocksweep_core::Api;
-use common::{available, bad_input, blocksweep};
+use common::{available, bad_input, blocksweep, succeeds};
 use std::path::PathBuf;
 
 fn both() -> bool {
@@ -24,28 +24,19 @@ fn backend_all_csv_has_verified_rows_for_both_apis() {
     if !both() {
         return;
     }
-    let out = blocksweep()
-        .args([
-            "sweep",
-            "--backend",
-            "all",
-            "--size",
-            "640x360",
-            "--format",
-            "csv",
-            "--reps",
-            "2",
-            "--warmups",
-            "1",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let s = String::from_utf8_lossy(&out.stdout);
+    let s = succeeds(&[
+        "sweep",
+        "--backend",
+        "all",
+        "--size",
+        "640x360",
+        "--format",
+        "csv",
+        "--reps",
+        "2",
+        "--warmups",
+        "1",
+    ]);
     for api in ["vulkan", "opencl"] {
         let rows: Vec<&str> = s
             .lines()
@@ -64,16 +55,7 @@ fn limits_side_by_side_with_spec_minimums() {
     if !both() {
         return;
     }
-    let out = blocksweep()
-        .args(["limits", "--backend", "all"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let s = String::from_utf8_lossy(&out.stdout);
+    let s = succeeds(&["limits", "--backend", "all"]);
     for needle in [
         "Vulkan guarantees ≥",
         "OpenCL guarantees ≥",

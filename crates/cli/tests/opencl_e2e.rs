@@ -2,7 +2,7 @@
 
 mod common;
 use blocksweep_core::Api;
-use common::{available, bad_input, blocksweep};
+use common::{available, bad_input, blocksweep, succeeds};
 
 fn csv_rows(stdout: &[u8]) -> Vec<Vec<String>> {
     let s = String::from_utf8_lossy(stdout);
@@ -68,26 +68,17 @@ fn table_has_the_seeds_header_and_summary() {
     if !available(Api::OpenCl) {
         return;
     }
-    let out = blocksweep()
-        .args([
-            "sweep",
-            "--backend",
-            "opencl",
-            "--size",
-            "320x180",
-            "--blocks",
-            "64,100,256",
-            "--reps",
-            "2",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let s = String::from_utf8_lossy(&out.stdout);
+    let s = succeeds(&[
+        "sweep",
+        "--backend",
+        "opencl",
+        "--size",
+        "320x180",
+        "--blocks",
+        "64,100,256",
+        "--reps",
+        "2",
+    ]);
     for needle in [
         "thr/blk",
         "warps",
@@ -158,28 +149,19 @@ fn oversize_blocks_are_skipped_or_refused() {
         return;
     }
     // Mixed with a block that runs: a skipped row naming the limit, exit 0.
-    let out = blocksweep()
-        .args([
-            "sweep",
-            "--backend",
-            "opencl",
-            "--size",
-            "64x64",
-            "--blocks",
-            "64,1000000",
-            "--reps",
-            "1",
-            "--format",
-            "csv",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let s = String::from_utf8_lossy(&out.stdout);
+    let s = succeeds(&[
+        "sweep",
+        "--backend",
+        "opencl",
+        "--size",
+        "64x64",
+        "--blocks",
+        "64,1000000",
+        "--reps",
+        "1",
+        "--format",
+        "csv",
+    ]);
     assert!(s.contains("CL_DEVICE_MAX_WORK_GROUP_SIZE"), "{s}");
     // Only impossible blocks: nothing can run, exit 2 with the reasons.
     bad_input(
@@ -216,16 +198,7 @@ fn devices_and_limits_name_native_queries() {
     let out = blocksweep().args(["devices"]).output().unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("OpenCL #0"));
-    let out = blocksweep()
-        .args(["limits", "--backend", "opencl"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let s = String::from_utf8_lossy(&out.stdout);
+    let s = succeeds(&["limits", "--backend", "opencl"]);
     for n in [
         "CL_DEVICE_MAX_WORK_GROUP_SIZE",
         "CL_DEVICE_MAX_WORK_ITEM_SIZES",
