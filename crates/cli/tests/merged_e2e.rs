@@ -244,3 +244,57 @@ fn validate_shows_what_each_api_runs_and_rejects() {
         "{s}"
     );
 }
+
+#[test]
+fn vulkan_validation_layers_stay_silent_through_a_cli_sweep() {
+    if !available(Api::Vulkan) {
+        return;
+    }
+    let out = blocksweep()
+        .args([
+            "sweep",
+            "--backend",
+            "vulkan",
+            "--vk-validation",
+            "--size",
+            "160x90",
+            "--blocks",
+            "32,100,256",
+            "--reps",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        !stderr.contains("validation:"),
+        "the layers spoke: {stderr}"
+    );
+}
+
+#[test]
+fn limits_json_and_csv_carry_native_names() {
+    if !available(Api::OpenCl) {
+        return;
+    }
+    let v: serde_json::Value = serde_json::from_str(&succeeds(&[
+        "limits",
+        "--backend",
+        "opencl",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(
+        v[0]["limits"]["max_threads_per_block"]["name"],
+        "CL_DEVICE_MAX_WORK_GROUP_SIZE"
+    );
+    let csv = succeeds(&["limits", "--backend", "opencl", "--format", "csv"]);
+    assert!(csv.starts_with("api,concept,value,native_name"), "{csv}");
+    assert!(
+        csv.lines().any(|l| l.starts_with("opencl,max_block_dims,")
+            && l.contains("CL_DEVICE_MAX_WORK_ITEM_SIZES")),
+        "{csv}"
+    );
+}

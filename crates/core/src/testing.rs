@@ -196,6 +196,22 @@ mod tests {
         assert!(r.copy.is_some() && r.rows[0].of_copy.is_some());
     }
 
+    #[test]
+    fn wave_grid_is_raised_where_a_driver_caps_loop_iterations() {
+        let mut b = HostBackend::new(Api::Vulkan);
+        b.limits.max_loop_iterations = Some(crate::limits::Named::new(100, "TEST_LOOP_CAP"));
+        let cfg = SweepConfig {
+            blocks: crate::blocks::parse_blocks("16,1024").unwrap(),
+            ..Default::default()
+        };
+        // 1 << 20 pixels / (16 threads x 100 iterations) needs 656 blocks; the model's wave
+        // (4 MPs x 16 resident blocks) would give 64.
+        let p = sweep::plan(&mut b, 1 << 20, &cfg).unwrap();
+        assert_eq!(p.rows[0].grid, 656);
+        assert_eq!(p.rows[1].grid, 11);
+        assert!(p.grid_source.contains("TEST_LOOP_CAP"), "{}", p.grid_source);
+    }
+
     fn report() -> Report {
         let f = Frame::generate(128, 16, 3);
         let cfg = SweepConfig {
