@@ -16,6 +16,14 @@ use crate::error::{
     map_allocate_descriptor_sets, map_host_device_oom, map_shader_build, VulkanError, VulkanResult,
 };
 
+/// An embedded SPIR-V module as the u32 words Vulkan takes (the bytes carry no alignment).
+pub(crate) fn spirv_words(bytes: &[u8], path: &str) -> VulkanResult<Vec<u32>> {
+    ash::util::read_spv(&mut Cursor::new(bytes)).map_err(|e| VulkanError::Build {
+        call: "ash::util::read_spv",
+        detail: format!("{path} is not SPIR-V: {e}"),
+    })
+}
+
 /// shaders/grayscale.spv, compiled from shaders/grayscale.comp with
 /// `glslangValidator -V --target-env vulkan1.1 -o shaders/grayscale.spv shaders/grayscale.comp`.
 pub const SPIRV: &[u8] = include_bytes!("../../../shaders/grayscale.spv");
@@ -129,11 +137,7 @@ pub(crate) struct Pipelines {
 impl Pipelines {
     pub fn new(device: &Arc<DeviceShared>) -> VulkanResult<Pipelines> {
         let d = &device.raw;
-        let code =
-            ash::util::read_spv(&mut Cursor::new(SPIRV)).map_err(|e| VulkanError::Build {
-                call: "ash::util::read_spv",
-                detail: format!("shaders/grayscale.spv is not SPIR-V: {e}"),
-            })?;
+        let code = spirv_words(SPIRV, "shaders/grayscale.spv")?;
         // Each handle goes into `p` as soon as it exists, so an early return destroys it.
         let mut p = Pipelines {
             device: device.clone(),

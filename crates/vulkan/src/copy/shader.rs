@@ -1,7 +1,6 @@
 //! The copy shader's Vulkan objects: its module, layouts and pipeline ([`CopyShader`]), and
 //! the two buffers of one copy with a descriptor set per dispatch ([`CopyBuffers`]).
 
-use std::io::Cursor;
 use std::sync::Arc;
 
 use ash::vk;
@@ -11,8 +10,9 @@ use super::plan::{CopyPlan, ELEMENT_BYTES};
 use crate::command;
 use crate::device::{Buffer, DeviceShared, MemoryKind};
 use crate::error::{
-    map_allocate_descriptor_sets, map_host_device_oom, map_shader_build, VulkanError, VulkanResult,
+    map_allocate_descriptor_sets, map_host_device_oom, map_shader_build, VulkanResult,
 };
+use crate::pipeline::spirv_words;
 
 /// shaders/copy.spv, compiled from shaders/copy.comp with
 /// `glslangValidator -V --target-env vulkan1.1 -o shaders/copy.spv shaders/copy.comp`.
@@ -30,11 +30,7 @@ pub(crate) struct CopyShader {
 impl CopyShader {
     pub fn new(device: &Arc<DeviceShared>, workgroup: u32) -> VulkanResult<CopyShader> {
         let d = &device.raw;
-        let code =
-            ash::util::read_spv(&mut Cursor::new(COPY_SPIRV)).map_err(|e| VulkanError::Build {
-                call: "ash::util::read_spv",
-                detail: format!("shaders/copy.spv is not SPIR-V: {e}"),
-            })?;
+        let code = spirv_words(COPY_SPIRV, "shaders/copy.spv")?;
         // Each handle goes into `s` as soon as it exists, so an early return destroys it.
         let mut s = CopyShader {
             device: device.clone(),
