@@ -296,3 +296,19 @@ macro_rules! conformance_tests {
         }
     };
 }
+
+/// A frame that only claims its size: at least `pixels` pixels, 65536 wide, with empty planes.
+/// Only a check made before allocating and uploading can answer for it, which is what the
+/// too-large-frame tests need without allocating gigabytes.
+pub fn claimed_frame(pixels: u64) -> Frame {
+    let width = 65536u32;
+    let height = pixels.div_ceil(width as u64) as u32;
+    Frame {
+        width,
+        height,
+        seed: 0,
+        r: Vec::new(),
+        g: Vec::new(),
+        b: Vec::new(),
+    }
+}

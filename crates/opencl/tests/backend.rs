@@ -165,20 +165,10 @@ fn a_frame_above_max_alloc_is_refused_before_allocation() {
         // A frame that only claims its size: planes of max/4 + 1 floats would each be one
         // float too many. Its pixel vectors are empty, so only a check made before allocating
         // and uploading can answer for it.
-        let pixels = max.value / 4 + 1;
-        let width = 65536u32;
-        let height = pixels.div_ceil(width as u64) as u32;
-        let claimed = Frame {
-            width,
-            height,
-            seed: 0,
-            r: vec![],
-            g: vec![],
-            b: vec![],
-        };
+        let claimed = blocksweep_core::conformance::claimed_frame(max.value / 4 + 1);
         let e = b.upload(&claimed).unwrap_err();
         assert_eq!(e.kind, ErrorKind::OutOfMemory, "{e}");
-        let plane = width as u64 * height as u64 * 4;
+        let plane = claimed.pixels() * 4;
         let want = format!(
             "frame needs 4 x {plane} bytes; CL_DEVICE_MAX_MEM_ALLOC_SIZE is {}",
             max.value

@@ -204,20 +204,10 @@ fn a_frame_above_max_storage_buffer_range_is_refused_before_allocation() {
         let range = b.limits().max_buffer_binding_bytes.clone().unwrap();
         // A frame that only claims its size (its planes are empty): only a check made before
         // allocating and uploading can answer for it.
-        let pixels = range.value / 4 + 1;
-        let width = 65536u32;
-        let height = pixels.div_ceil(width as u64) as u32;
-        let claimed = Frame {
-            width,
-            height,
-            seed: 0,
-            r: vec![],
-            g: vec![],
-            b: vec![],
-        };
+        let claimed = blocksweep_core::conformance::claimed_frame(range.value / 4 + 1);
         let e = b.upload(&claimed).unwrap_err();
         assert_eq!(e.kind, ErrorKind::OutOfMemory, "{e}");
-        let plane = width as u64 * height as u64 * 4;
+        let plane = claimed.pixels() * 4;
         let want = format!(
             "frame needs 4 x {plane} bytes; maxStorageBufferRange is {}",
             range.value
