@@ -96,29 +96,9 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("no API could open the device ({})", why.join("; "));
     }
 
-    // Refuse a frame that cannot fit before generating it: the host side alone needs six
-    // planes (three inputs, the reference, the read-back, one staging copy).
-    let pixels = Frame::pixel_count(w, h);
-    for b in &backends {
-        if let Err(why) = b.limits().frame_fits(pixels) {
-            bar.finish();
-            return Err(usage(format!(
-                "frame {w}x{h} is too large for {} on {}: {why}",
-                b.api(),
-                b.identity().name
-            )));
-        }
-    }
-    if let Some(avail) = host_memory_available() {
-        let need = pixels.saturating_mul(4 * 6);
-        if need > avail {
-            bar.finish();
-            return Err(usage(format!(
-                "frame {w}x{h} needs about {} MiB of host memory; {} MiB is available",
-                need >> 20,
-                avail >> 20
-            )));
-        }
+    if let Err(e) = refuse_what_cannot_fit(&backends, w, h) {
+        bar.finish();
+        return Err(e);
     }
     bar.status(
         backends[0].api(),
@@ -127,26 +107,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let frame = Frame::generate(w, h, args.seed);
     let reference = frame.reference();
 
-    // One physical device: every API runs the same (block, grid) pairs, planned by the best
-    // residency source (CUDA's occupancy API where CUDA is there). Different devices: each
-    // API plans for its own.
-    let same_device = reg
-        .physical
-        .iter()
-        .any(|p| targets.devices.iter().all(|d| p.members.contains(d)));
-    let shared: Option<Plan> = if same_device && backends.len() > 1 {
-        let src = backends
-            .iter()
-            .position(|b| b.api() == blocksweep_core::Api::Cuda)
-            .unwrap_or(0);
-        Some(sweep::plan(
-            backends[src].as_mut(),
-            frame.pixels(),
-            &config,
-        )?)
-    } else {
-        None
-    };
+    let shared = shared_plan(&reg, &targets.devices, &mut backends, &frame, &config)?;
     report.shared_plan = shared.is_some();
     let copy_bytes = (!args.no_copy).then(|| frame.pixels() * 8);
 
@@ -247,4 +208,59 @@ fn host_memory_available() -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
+}
+
+/// Refuses a frame that cannot fit before it is generated: each API's allocation limits, and
+/// the host side, which alone needs six planes (three inputs, the reference, the read-back,
+/// one staging copy).
+fn refuse_what_cannot_fit(backends: &[Box<dyn Backend>], w: u32, h: u32) -> anyhow::Result<()> {
+    let pixels = Frame::pixel_count(w, h);
+    for b in backends {
+        if let Err(why) = b.limits().frame_fits(pixels) {
+            return Err(usage(format!(
+                "frame {w}x{h} is too large for {} on {}: {why}",
+                b.api(),
+                b.identity().name
+            )));
+        }
+    }
+    if let Some(avail) = host_memory_available() {
+        let need = pixels.saturating_mul(4 * 6);
+        if need > avail {
+            return Err(usage(format!(
+                "frame {w}x{h} needs about {} MiB of host memory; {} MiB is available",
+                need >> 20,
+                avail >> 20
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// One physical device: every API runs the same (block, grid) pairs, planned by the best
+/// residency source (CUDA's occupancy API where CUDA is there). Different devices, or one
+/// API: `None`, and each API plans for its own device.
+fn shared_plan(
+    reg: &Registry,
+    devices: &[blocksweep_core::DeviceIdentity],
+    backends: &mut [Box<dyn Backend>],
+    frame: &Frame,
+    config: &SweepConfig,
+) -> anyhow::Result<Option<Plan>> {
+    let same_device = reg
+        .physical
+        .iter()
+        .any(|p| devices.iter().all(|d| p.members.contains(d)));
+    if !same_device || backends.len() < 2 {
+        return Ok(None);
+    }
+    let src = backends
+        .iter()
+        .position(|b| b.api() == blocksweep_core::Api::Cuda)
+        .unwrap_or(0);
+    Ok(Some(sweep::plan(
+        backends[src].as_mut(),
+        frame.pixels(),
+        config,
+    )?))
 }
