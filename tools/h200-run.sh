@@ -6,8 +6,11 @@ set -u
 R=${OUT:?}/h200; mkdir -p "$R"
 B=./target/release/blocksweep
 D=$(date -u +%F)
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-ls /etc/OpenCL/vendors/ 2>/dev/null | grep -q nvidia || echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+# Only where .gl/ was carried (the lent machine, as root): loaders first, then NVIDIA's ICD file.
+if ls .gl/*.deb >/dev/null 2>&1; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+  ls /etc/OpenCL/vendors/ 2>/dev/null | grep -q nvidia || echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+fi
 { date -u; uname -a; nvidia-smi; nvcc --version; ls -l /usr/share/vulkan/icd.d /usr/local/nvidia/share/vulkan/icd.d /etc/vulkan/icd.d 2>&1; } > "$R/env.txt" 2>&1
 
 # Vulkan: find NVIDIA's ICD (the loader may not see it where the image put it).
