@@ -16,6 +16,53 @@ use crate::error::{
     map_allocate_descriptor_sets, map_host_device_oom, map_shader_build, VulkanError, VulkanResult,
 };
 
+/// The descriptor set layout (`buffers` storage buffers at bindings 0..buffers) and pipeline
+/// layout (one compute push-constant range of `push_bytes`) that both shaders use. On failure
+/// nothing is left behind.
+pub(crate) fn storage_layouts(
+    d: &ash::Device,
+    buffers: u32,
+    push_bytes: u32,
+) -> VulkanResult<(vk::DescriptorSetLayout, vk::PipelineLayout)> {
+    let bindings: Vec<_> = (0..buffers)
+        .map(|i| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(i)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::COMPUTE)
+        })
+        .collect();
+    // SAFETY: `d` is a live device; the create infos borrow locals that outlive the calls.
+    let set_layout = unsafe {
+        d.create_descriptor_set_layout(
+            &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+            None,
+        )
+    }
+    .map_err(map_host_device_oom("vkCreateDescriptorSetLayout"))?;
+    let ranges = [vk::PushConstantRange::default()
+        .stage_flags(vk::ShaderStageFlags::COMPUTE)
+        .size(push_bytes)];
+    let set_layouts = [set_layout];
+    let layout = unsafe {
+        d.create_pipeline_layout(
+            &vk::PipelineLayoutCreateInfo::default()
+                .set_layouts(&set_layouts)
+                .push_constant_ranges(&ranges),
+            None,
+        )
+    };
+    match layout {
+        Ok(layout) => Ok((set_layout, layout)),
+        Err(e) => {
+            // SAFETY: created above and used by nothing yet.
+            unsafe { d.destroy_descriptor_set_layout(set_layout, None) };
+            Err(map_host_device_oom("vkCreatePipelineLayout")(e))
+        }
+    }
+}
+
 /// An embedded SPIR-V module as the u32 words Vulkan takes (the bytes carry no alignment).
 pub(crate) fn spirv_words(bytes: &[u8], path: &str) -> VulkanResult<Vec<u32>> {
     ash::util::read_spv(&mut Cursor::new(bytes)).map_err(|e| VulkanError::Build {
@@ -153,35 +200,7 @@ impl Pipelines {
             d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None)
         }
         .map_err(map_shader_build("vkCreateShaderModule"))?;
-        let bindings: Vec<_> = (0..4)
-            .map(|i| {
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(i)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .descriptor_count(1)
-                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            })
-            .collect();
-        p.set_layout = unsafe {
-            d.create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                None,
-            )
-        }
-        .map_err(map_host_device_oom("vkCreateDescriptorSetLayout"))?;
-        let ranges = [vk::PushConstantRange::default()
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            .size(PUSH_CONSTANT_BYTES)];
-        let set_layouts = [p.set_layout];
-        p.layout = unsafe {
-            d.create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default()
-                    .set_layouts(&set_layouts)
-                    .push_constant_ranges(&ranges),
-                None,
-            )
-        }
-        .map_err(map_host_device_oom("vkCreatePipelineLayout"))?;
+        (p.set_layout, p.layout) = storage_layouts(d, 4, PUSH_CONSTANT_BYTES)?;
         let sizes = [vk::DescriptorPoolSize::default()
             .ty(vk::DescriptorType::STORAGE_BUFFER)
             .descriptor_count(4)];
@@ -194,6 +213,7 @@ impl Pipelines {
             )
         }
         .map_err(map_host_device_oom("vkCreateDescriptorPool"))?;
+        let set_layouts = [p.set_layout];
         p.set = unsafe {
             d.allocate_descriptor_sets(
                 &vk::DescriptorSetAllocateInfo::default()

@@ -12,7 +12,7 @@ use crate::device::{Buffer, DeviceShared, MemoryKind};
 use crate::error::{
     map_allocate_descriptor_sets, map_host_device_oom, map_shader_build, VulkanResult,
 };
-use crate::pipeline::spirv_words;
+use crate::pipeline::{spirv_words, storage_layouts};
 
 /// shaders/copy.spv, compiled from shaders/copy.comp with
 /// `glslangValidator -V --target-env vulkan1.1 -o shaders/copy.spv shaders/copy.comp`.
@@ -43,34 +43,8 @@ impl CopyShader {
             d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None)
         }
         .map_err(map_shader_build("vkCreateShaderModule"))?;
-        let bindings = [0, 1].map(|i| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(i)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::COMPUTE)
-        });
-        s.set_layout = unsafe {
-            d.create_descriptor_set_layout(
-                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                None,
-            )
-        }
-        .map_err(map_host_device_oom("vkCreateDescriptorSetLayout"))?;
-        // The push constant is `uint n`, the element count.
-        let ranges = [vk::PushConstantRange::default()
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            .size(4)];
-        let set_layouts = [s.set_layout];
-        s.layout = unsafe {
-            d.create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default()
-                    .set_layouts(&set_layouts)
-                    .push_constant_ranges(&ranges),
-                None,
-            )
-        }
-        .map_err(map_host_device_oom("vkCreatePipelineLayout"))?;
+        // Two buffers; the push constant is `uint n`, the element count.
+        (s.set_layout, s.layout) = storage_layouts(d, 2, 4)?;
         // constant_id 0 = local_size_x_id.
         let data = workgroup.to_ne_bytes();
         let entries = [vk::SpecializationMapEntry::default()
