@@ -1,35 +1,89 @@
 # Two commands after cloning:  `make sweep` (the main job) and `make test` (the tests).
 # Both first make sure an OpenCL and a Vulkan driver exist; where none does, they install the
 # CPU drivers (PoCL, Mesa lavapipe) with apt-get, so a machine with no GPU still runs for real.
+#
+# stdout carries results only: every set-up message and all of apt-get's output go to stderr,
+# and no command is echoed, so `make sweep > run.txt` holds blocksweep's own output and nothing else.
+#
+# The checks read the variables below; each can be overridden (`make drivers APT_GET=...`), which
+# is how tests/tests/makefile.rs runs them against fake ICD directories and a fake apt-get.
 
-SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
+MAKEFLAGS += --no-print-directory
 
-CPU_DRIVERS := ocl-icd-libopencl1 pocl-opencl-icd libvulkan1 mesa-vulkan-drivers
+SUDO ?= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_GET ?= apt-get
+# `env` after sudo: sudo drops the caller's environment, so the variable must be set on its far side.
+APT = $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_GET)
+CARGO ?= cargo
+# ldconfig lives in /sbin, which is not on a non-root user's PATH on Debian.
+LDCONFIG ?= $(firstword $(wildcard /sbin/ldconfig /usr/sbin/ldconfig) ldconfig)
+
+# Where the loaders look for drivers. Vulkan: /etc and the XDG config and data directories
+# (defaults /etc/xdg and /usr/local/share:/usr/share), each with vulkan/icd.d; OpenCL (ocl-icd):
+# $OCL_ICD_VENDORS when set, else /etc/OpenCL/vendors. An ICD file there is how a loader finds a
+# driver, so: no ICD file, no driver.
+xdg_dirs = $(subst :, ,$(or $(XDG_CONFIG_DIRS),/etc/xdg) $(or $(XDG_DATA_DIRS),/usr/local/share:/usr/share))
+VULKAN_ICD_DIRS ?= $(sort /etc/vulkan/icd.d /usr/share/vulkan/icd.d /usr/local/share/vulkan/icd.d \
+                          $(addsuffix /vulkan/icd.d,$(xdg_dirs)))
+VULKAN_LAYER_DIRS ?= $(sort /etc/vulkan/explicit_layer.d /usr/share/vulkan/explicit_layer.d \
+                            /usr/local/share/vulkan/explicit_layer.d $(addsuffix /vulkan/explicit_layer.d,$(xdg_dirs)))
+OPENCL_VENDOR_DIRS ?= $(or $(OCL_ICD_VENDORS),/etc/OpenCL/vendors)
+# Commands the tests run (validation layer aside): glslang rebuilds the SPIR-V, spirv-val checks it.
+TEST_TOOL_COMMANDS ?= glslangValidator spirv-val
+
+OPENCL_PACKAGES := ocl-icd-libopencl1 pocl-opencl-icd
+VULKAN_PACKAGES := libvulkan1 mesa-vulkan-drivers
 # What the tests also need: the validation layer, and the tools that rebuild and check the SPIR-V.
 TEST_TOOLS := vulkan-validationlayers glslang-tools spirv-tools
+SLURM_PACKAGES := slurmctld slurmd slurm-client munge
 
-.PHONY: sweep test drivers test-tools lint
+# $(call have_file,DIRS,GLOB): true when a regular file (or a link to one) matching GLOB is in any
+# of DIRS. A DIR that is itself such a file counts too ($OCL_ICD_VENDORS may name one .icd file).
+have_file = for d in $(1); do case "$$d" in $(2)) [ -f "$$d" ] && exit 0;; esac; \
+	for f in "$$d"/$(2); do [ -f "$$f" ] && exit 0; done; done; exit 1
+# $(call have_lib,SONAME): the dynamic loader can find SONAME.
+have_lib = $(LDCONFIG) -p 2>/dev/null | grep -q '[[:space:]]$(1)[[:space:]]'
+# $(call apt_install,PACKAGES): one update, one install, all of it on stderr.
+apt_install = { $(APT) update -qq && $(APT) install -y -qq $(1); } >&2
+
+.PHONY: sweep test drivers test-tools slurm slurm-packages lint
 
 ## make sweep ARGS="--size 640x360": the seed's sweep on the first GPU, else the first device.
 sweep: drivers
-	cargo run --release -p blocksweep-cli -- sweep $(ARGS)
+	@$(CARGO) run --release -p blocksweep-cli -- sweep $(ARGS)
 
 ## make test: every test, on the real drivers (BLOCKSWEEP_REQUIRE=opencl,vulkan makes a missing one fail).
 test: drivers test-tools
-	cargo test --workspace
+	@$(CARGO) test --workspace
+
+## make slurm: a one-node Slurm on this machine runs tools/slurm/blocksweep-array.sbatch (one
+## array task per API), then `blocksweep compare` on the task's JSON files; see docs/slurm.md.
+## SLURM_RESULTS is where the JSON files go; ARGS replaces the small default sweep.
+SLURM_RESULTS ?= results/slurm-local
+slurm: drivers slurm-packages
+	@$(CARGO) build --release -p blocksweep-cli
+	@BLOCKSWEEP_BIN=target/release/blocksweep BLOCKSWEEP_RESULTS='$(SLURM_RESULTS)' \
+	 $(if $(ARGS),BLOCKSWEEP_ARGS='$(ARGS)') tools/slurm/local-cluster.sh
 
 lint:
-	cargo fmt --all -- --check
-	cargo clippy --workspace --all-targets -- -D warnings
+	@$(CARGO) fmt --all -- --check
+	@$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-# An ICD file is how both loaders find drivers; no ICD, no driver.
 drivers:
-	@if ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 && ldconfig -p | grep -q libOpenCL.so.1; then :; \
-	 else echo "no OpenCL driver: installing PoCL (CPU)"; $(APT) update -qq && $(APT) install -y -qq ocl-icd-libopencl1 pocl-opencl-icd; fi
-	@if ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json >/dev/null 2>&1 && ldconfig -p | grep -q libvulkan.so.1; then :; \
-	 else echo "no Vulkan driver: installing Mesa lavapipe (CPU)"; $(APT) update -qq && $(APT) install -y -qq libvulkan1 mesa-vulkan-drivers; fi
+	@missing=; \
+	 if ( $(call have_file,$(OPENCL_VENDOR_DIRS),*.icd) ) && $(call have_lib,libOpenCL.so.1); then :; \
+	 else echo "make: no OpenCL driver: installing PoCL (CPU)" >&2; missing="$$missing $(OPENCL_PACKAGES)"; fi; \
+	 if ( $(call have_file,$(VULKAN_ICD_DIRS),*.json) ) && $(call have_lib,libvulkan.so.1); then :; \
+	 else echo "make: no Vulkan driver: installing Mesa lavapipe (CPU)" >&2; missing="$$missing $(VULKAN_PACKAGES)"; fi; \
+	 if [ -n "$$missing" ]; then $(call apt_install,$$missing); fi
 
 test-tools:
-	@if command -v glslangValidator >/dev/null && command -v spirv-val >/dev/null && ls /usr/share/vulkan/explicit_layer.d/*validation* >/dev/null 2>&1; then :; \
-	 else $(APT) update -qq && $(APT) install -y -qq $(TEST_TOOLS); fi
+	@ok=1; for c in $(TEST_TOOL_COMMANDS); do command -v "$$c" >/dev/null 2>&1 || ok=; done; \
+	 if [ -n "$$ok" ] && ( $(call have_file,$(VULKAN_LAYER_DIRS),*validation*.json) ); then :; \
+	 else echo "make: installing the test tools: $(TEST_TOOLS)" >&2; $(call apt_install,$(TEST_TOOLS)); fi
+
+slurm-packages:
+	@if command -v sbatch >/dev/null 2>&1 && PATH="$$PATH:/usr/sbin:/sbin" command -v slurmctld >/dev/null 2>&1 \
+	    && PATH="$$PATH:/usr/sbin:/sbin" command -v slurmd >/dev/null 2>&1 \
+	    && PATH="$$PATH:/usr/sbin:/sbin" command -v munged >/dev/null 2>&1; then :; \
+	 else echo "make: installing Slurm and munge: $(SLURM_PACKAGES)" >&2; $(call apt_install,$(SLURM_PACKAGES)); fi
