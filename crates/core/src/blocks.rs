@@ -11,6 +11,9 @@ use std::fmt;
 pub const DEFAULT_BLOCKS: [u32; 13] =
     [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
 
+/// The most threads one block may have: every API counts them in 32 bits.
+pub const MAX_THREADS: u64 = u32::MAX as u64;
+
 /// A block's extents. The sweep varies x; y and z exist to test 3-D limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct BlockSize {
@@ -24,9 +27,19 @@ impl BlockSize {
         BlockSize { x, y: 1, z: 1 }
     }
 
-    /// Threads per block, in 64 bits so that a nonsense block cannot overflow.
+    /// Threads per block, in 64 bits. Every block [`parse_blocks`] returns has at most
+    /// [`MAX_THREADS`]; for one built by hand the product saturates at `u64::MAX` instead of
+    /// wrapping (4294967295 cubed would wrap to 12884901887).
     pub fn threads(&self) -> u64 {
-        self.x as u64 * self.y as u64 * self.z as u64
+        (self.x as u64 * self.y as u64).saturating_mul(self.z as u64)
+    }
+
+    /// Threads per block when the product fits in 32 bits (every API counts the threads of
+    /// a block in 32 bits), else `None`.
+    pub fn checked_threads(&self) -> Option<u32> {
+        self.x
+            .checked_mul(self.y)
+            .and_then(|xy| xy.checked_mul(self.z))
     }
 
     pub fn is_linear(&self) -> bool {
@@ -58,6 +71,8 @@ pub enum BlockSpecError {
     ZeroStep(String),
     #[error("'{0}' lists more than 4096 block sizes")]
     TooMany(String),
+    #[error("block '{0}' has {1} threads, more than the 4294967295 (2^32 - 1) a block may have")]
+    TooManyThreads(String, u128),
 }
 
 fn number(item: &str, text: &str) -> Result<u32, BlockSpecError> {
@@ -118,11 +133,17 @@ pub fn parse_blocks(spec: &str) -> Result<Vec<BlockSize>, BlockSpecError> {
             for (i, p) in parts.iter().enumerate() {
                 d[i] = number(item, p)?;
             }
-            out.push(BlockSize {
+            let block = BlockSize {
                 x: d[0],
                 y: d[1],
                 z: d[2],
-            });
+            };
+            if block.checked_threads().is_none() {
+                // The exact count, in 128 bits: three u32 factors cannot overflow it.
+                let n = d.iter().map(|&v| v as u128).product();
+                return Err(BlockSpecError::TooManyThreads(item.to_string(), n));
+            }
+            out.push(block);
         } else {
             out.push(BlockSize::linear(number(item, item)?));
         }
@@ -192,6 +213,41 @@ mod tests {
             parse_blocks("99999999999"),
             Err(BlockSpecError::NotANumber(_))
         ));
+    }
+
+    #[test]
+    fn block_products_never_wrap() {
+        // (2^32 - 1)^3 wrapped to 12884901887 threads in 64 bits.
+        let e = parse_blocks("4294967295x4294967295x4294967295").unwrap_err();
+        assert_eq!(
+            e,
+            BlockSpecError::TooManyThreads(
+                "4294967295x4294967295x4294967295".into(),
+                79228162458924105385300197375
+            )
+        );
+        assert!(e.to_string().contains("more than the 4294967295"), "{e}");
+        // One past 32 bits in two dimensions, and with a 3-D item in a list.
+        assert!(matches!(
+            parse_blocks("65536x65536"),
+            Err(BlockSpecError::TooManyThreads(_, 4294967296))
+        ));
+        assert!(matches!(
+            parse_blocks("64,2x2147483648"),
+            Err(BlockSpecError::TooManyThreads(_, 4294967296))
+        ));
+        // The largest block that fits is accepted, in any shape.
+        let b = parse_blocks("65535x65537,4294967295,1x1x4294967295").unwrap();
+        assert!(b.iter().all(|b| b.threads() == MAX_THREADS));
+        assert!(b.iter().all(|b| b.checked_threads() == Some(u32::MAX)));
+        // A block built by hand saturates instead of wrapping.
+        let huge = BlockSize {
+            x: u32::MAX,
+            y: u32::MAX,
+            z: u32::MAX,
+        };
+        assert_eq!(huge.threads(), u64::MAX);
+        assert_eq!(huge.checked_threads(), None);
     }
 
     #[test]
