@@ -10,6 +10,7 @@ pub mod blocks;
 pub mod conformance;
 pub mod frame;
 pub mod grid;
+pub mod hostmem;
 pub mod limits;
 pub mod physical;
 pub mod report;
