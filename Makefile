@@ -19,10 +19,11 @@ CARGO ?= cargo
 LDCONFIG ?= $(firstword $(wildcard /sbin/ldconfig /usr/sbin/ldconfig) ldconfig)
 
 # Where the loaders look for drivers. Vulkan: /etc and the XDG config and data directories
-# (defaults /etc/xdg and /usr/local/share:/usr/share), each with vulkan/icd.d; OpenCL (ocl-icd):
+# (defaults /etc/xdg, /usr/local/share:/usr/share and ~/.local/share), each with vulkan/icd.d; OpenCL (ocl-icd):
 # $OCL_ICD_VENDORS when set, else /etc/OpenCL/vendors. An ICD file there is how a loader finds a
 # driver, so: no ICD file, no driver.
-xdg_dirs = $(subst :, ,$(or $(XDG_CONFIG_DIRS),/etc/xdg) $(or $(XDG_DATA_DIRS),/usr/local/share:/usr/share))
+xdg_dirs = $(subst :, ,$(or $(XDG_CONFIG_DIRS),/etc/xdg) $(or $(XDG_DATA_DIRS),/usr/local/share:/usr/share) \
+             $(or $(XDG_DATA_HOME),$(HOME)/.local/share))
 VULKAN_ICD_DIRS ?= $(sort /etc/vulkan/icd.d /usr/share/vulkan/icd.d /usr/local/share/vulkan/icd.d \
                           $(addsuffix /vulkan/icd.d,$(xdg_dirs)))
 VULKAN_LAYER_DIRS ?= $(sort /etc/vulkan/explicit_layer.d /usr/share/vulkan/explicit_layer.d \
@@ -58,8 +59,9 @@ test: drivers test-tools
 
 ## make slurm: a one-node Slurm on this machine runs tools/slurm/blocksweep-array.sbatch (one
 ## array task per API), then `blocksweep compare` on the task's JSON files; see docs/slurm.md.
-## SLURM_RESULTS is where the JSON files go; ARGS replaces the small default sweep.
-SLURM_RESULTS ?= results/slurm-local
+## SLURM_RESULTS is where the JSON files go (default target/slurm-local); ARGS replaces the small
+## default sweep (--size 256x256 --blocks 64,256). Slurm's and munge's packages are installed when missing.
+SLURM_RESULTS ?= target/slurm-local
 slurm: drivers slurm-packages
 	@$(CARGO) build --release -p blocksweep-cli
 	@BLOCKSWEEP_BIN=target/release/blocksweep BLOCKSWEEP_RESULTS='$(SLURM_RESULTS)' \
