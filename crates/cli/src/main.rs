@@ -1,6 +1,10 @@
 //! `blocksweep`: a thin binary over the library crates. `main` returns an exit code; every
 //! error is printed as one line (no backtraces): 2 for bad input, 1 for a failed run.
 
+// First: its `warn!` macro is used by the modules after it.
+#[macro_use]
+mod output;
+
 mod args;
 mod commands;
 mod plot;
@@ -41,7 +45,13 @@ fn main() -> ExitCode {
                 e.kind(),
                 DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
             ) {
-                let _ = e.print();
+                // Help on a closed pipe is fine; on a full disk it is a failure.
+                if let Err(err) = e.print() {
+                    if err.kind() != std::io::ErrorKind::BrokenPipe {
+                        warn!("error: writing to stdout: {}", output::describe(&err));
+                        return ExitCode::from(1);
+                    }
+                }
                 return if e.kind() == DisplayHelpOnMissingArgumentOrSubcommand {
                     ExitCode::from(2)
                 } else {
@@ -55,7 +65,7 @@ fn main() -> ExitCode {
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("invalid arguments");
             let first = first.trim_start_matches("error: ");
-            eprintln!("blocksweep: error: {first} (see --help)");
+            warn!("error: {first} (see --help)");
             return ExitCode::from(2);
         }
     };
@@ -63,7 +73,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // `{:#}` prints the context chain on one line.
-            eprintln!("blocksweep: error: {e:#}");
+            warn!("error: {e:#}");
             if e.downcast_ref::<UsageError>().is_some() {
                 ExitCode::from(2)
             } else {

@@ -1,0 +1,35 @@
+//! Everything the binary writes: results to stdout, messages to stderr, and `--output` /
+//! `--plot` files. docs/output-files.md states what the files promise.
+//!
+//! - [`stdio`]: stdout and stderr without panics. A closed pipe on stdout ends the process
+//!   quietly with status 0 (ripgrep's choice); any other stdout error is an error to return;
+//!   a failing stderr is ignored (there is nowhere left to say so).
+//! - [`OutputTarget`]: an output path checked before anything is measured, then written
+//!   atomically (regular files: temporary file, fsync, rename, fsync of the directory) or
+//!   through (FIFOs, character devices, this process's own descriptors), symlinks followed.
+//! - `cleanup` (private): the temporary files in flight, removed on SIGINT, SIGTERM or SIGHUP
+//!   before the process dies of that signal.
+
+mod cleanup;
+pub mod stdio;
+mod target;
+
+pub use target::OutputTarget;
+
+/// An I/O error's text without Rust's " (os error N)" suffix: "No space left on device".
+pub fn describe(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" (os error ") {
+        Some(i) if s.ends_with(')') => s[..i].to_string(),
+        _ => s,
+    }
+}
+
+/// One line on stderr, prefixed "blocksweep: ", that never panics (stderr may be /dev/full or
+/// closed): the replacement for `eprintln!`. `main.rs` declares this module first, with
+/// `#[macro_use]`, so every module after it can call `warn!`.
+macro_rules! warn {
+    ($($arg:tt)*) => {
+        $crate::output::stdio::eprint_line(&format!("blocksweep: {}", format_args!($($arg)*)))
+    };
+}
