@@ -7,6 +7,7 @@ use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use crate::args::{DevicesArgs, FormatChoice};
+use crate::output::stdio;
 use crate::registry::{install_hint, Registry};
 
 pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
@@ -20,7 +21,7 @@ pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
             })
             .collect();
         let v = serde_json::json!({ "physical_devices": reg.physical, "unavailable": unavailable });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        stdio::println(&serde_json::to_string_pretty(&v)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut b = Builder::default();
@@ -51,17 +52,17 @@ pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
     }
     let mut t = b.build();
     t.with(Style::blank());
-    println!("{t}\n");
+    let mut text = format!("{t}\n\n");
     for api in Api::ALL {
         match reg.unavailable(api) {
-            Some(why) => println!(
-                "{api}: unavailable: {why} (to use it: {})",
+            Some(why) => text.push_str(&format!(
+                "{api}: unavailable: {why} (to use it: {})\n",
                 install_hint(api)
-            ),
+            )),
             None => {
                 for d in reg.devices(api) {
-                    println!(
-                        "{api} #{}: {} — {}, driver {}, {} {}{}{}",
+                    text.push_str(&format!(
+                        "{api} #{}: {} — {}, driver {}, {} {}{}{}\n",
                         d.index,
                         d.name,
                         d.kind,
@@ -77,10 +78,11 @@ pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
                             .as_ref()
                             .map(|p| format!(", PCI {p}"))
                             .unwrap_or_default()
-                    );
+                    ));
                 }
             }
         }
     }
+    stdio::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }

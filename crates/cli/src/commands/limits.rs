@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use blocksweep_core::report::limits::{render_cross, render_single, ApiLimits};
 
 use crate::args::{FormatChoice, LimitsArgs};
+use crate::output::stdio;
 use crate::registry::{self, Registry};
 
 pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
@@ -21,31 +22,32 @@ pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
                 timer: b.timer(),
             }),
             Err(e) => {
-                eprintln!("blocksweep: {e}");
+                warn!("{e}");
                 failed = true;
             }
         }
     }
     let md = args.format == FormatChoice::Markdown;
     match args.format {
-        FormatChoice::Json => println!("{}", serde_json::to_string_pretty(&views)?),
+        FormatChoice::Json => stdio::println(&serde_json::to_string_pretty(&views)?)?,
         FormatChoice::Csv => {
-            println!("api,concept,value,native_name");
+            let mut text = String::from("api,concept,value,native_name\n");
             for v in &views {
                 for (concept, value, name) in csv_rows(v) {
-                    println!(
-                        "{},{},{},{}",
+                    text.push_str(&format!(
+                        "{},{},{},{}\n",
                         v.device.api.key(),
                         quote(&concept),
                         quote(&value),
                         quote(&name)
-                    );
+                    ));
                 }
             }
+            stdio::print(&text)?;
         }
-        _ if views.len() == 1 => print!("{}", render_single(&views[0], md)),
+        _ if views.len() == 1 => stdio::print(&render_single(&views[0], md))?,
         _ if views.is_empty() => {}
-        _ => print!("{}", render_cross(&views, md)),
+        _ => stdio::print(&render_cross(&views, md))?,
     }
     Ok(if failed {
         ExitCode::from(1)

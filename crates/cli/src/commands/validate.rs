@@ -6,6 +6,7 @@ use blocksweep_core::validate::{self, Outcome};
 use blocksweep_core::Frame;
 
 use crate::args::{FormatChoice, ValidateArgs};
+use crate::output::stdio;
 use crate::registry::{self, Registry};
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
@@ -26,17 +27,18 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
                 checks.extend(c);
             }
             Err(e) => {
-                eprintln!("blocksweep: {e}");
+                warn!("{e}");
                 failed = true;
             }
         }
     }
     match args.format {
-        FormatChoice::Json => println!("{}", serde_json::to_string_pretty(&checks)?),
-        f => print!(
-            "{}",
-            validate::render(&checks, &apis, f == FormatChoice::Markdown)
-        ),
+        FormatChoice::Json => stdio::println(&serde_json::to_string_pretty(&checks)?)?,
+        f => stdio::print(&validate::render(
+            &checks,
+            &apis,
+            f == FormatChoice::Markdown,
+        ))?,
     }
     let wrong = checks
         .iter()
