@@ -1,18 +1,28 @@
 //! `blocksweep compare A.json B.json ...`: several runs side by side.
 
+use std::io::Read;
+use std::path::Path;
 use std::process::ExitCode;
 
 use blocksweep_core::report::compare::render;
 use blocksweep_core::report::{parse_report, Report};
 
 use crate::args::{CompareArgs, FormatChoice};
+use crate::output::{describe, stdio};
 use crate::usage;
 
+/// The most a results file may hold. A 4096-row, three-API run is a few MiB of JSON; anything
+/// larger is not one (and `/dev/zero` or a runaway pipe would fill memory until the process
+/// died).
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    if !matches!(args.format, FormatChoice::Table | FormatChoice::Markdown) {
+        return Err(usage("compare prints table or markdown"));
+    }
     let mut reports: Vec<(String, Report)> = Vec::new();
     for path in &args.files {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| usage(format!("{}: {e}", path.display())))?;
+        let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
         let report = parse_report(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
         if report.results.is_empty() {
             return Err(usage(format!(
@@ -26,12 +36,54 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
             .unwrap_or_default();
         reports.push((label, report));
     }
-    if !matches!(args.format, FormatChoice::Table | FormatChoice::Markdown) {
-        return Err(usage("compare prints table or markdown"));
-    }
-    print!(
-        "{}",
-        render(&reports, args.format == FormatChoice::Markdown)
-    );
+    stdio::print(&render(&reports, args.format == FormatChoice::Markdown))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Reads a whole results file of at most `cap` bytes as UTF-8; each error is one line naming
+/// the path and the cause.
+fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
+    let shown = path.display();
+    let mut f = std::fs::File::open(path).map_err(|e| format!("{shown}: {}", describe(&e)))?;
+    if f.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(format!("{shown} is a directory, not a results file"));
+    }
+    let mut bytes = Vec::new();
+    (&mut f)
+        .take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{shown}: {}", describe(&e)))?;
+    if bytes.len() as u64 > cap {
+        return Err(format!(
+            "{shown} holds more than {} MiB: not a blocksweep results file",
+            cap >> 20
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{shown}: not JSON: the file is not UTF-8 text"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caps_streams_and_names_causes() {
+        let e = read_capped(Path::new("/dev/zero"), 1 << 20).unwrap_err();
+        assert_eq!(
+            e,
+            "/dev/zero holds more than 1 MiB: not a blocksweep results file"
+        );
+        let e = read_capped(Path::new("/"), 1 << 20).unwrap_err();
+        assert_eq!(e, "/ is a directory, not a results file");
+        let e = read_capped(Path::new("/no/such/file.json"), 1 << 20).unwrap_err();
+        assert_eq!(e, "/no/such/file.json: No such file or directory");
+        let d = std::env::temp_dir().join(format!("blocksweep-compare-{}", std::process::id()));
+        std::fs::write(&d, [0xff, 0xfe, b'{']).unwrap();
+        let e = read_capped(&d, 1 << 20).unwrap_err();
+        assert!(e.ends_with("not JSON: the file is not UTF-8 text"), "{e}");
+        std::fs::write(&d, "{}").unwrap();
+        assert_eq!(read_capped(&d, 2).unwrap(), "{}");
+        assert!(read_capped(&d, 1).is_err());
+        let _ = std::fs::remove_file(&d);
+    }
 }
