@@ -6,13 +6,34 @@ use std::path::Path;
 use blocksweep_core::report::Report;
 use plotters::prelude::*;
 
+use crate::output::OutputTarget;
+
 const COLOURS: [RGBColor; 3] = [
     RGBColor(0x1b, 0x9e, 0x77),
     RGBColor(0xd9, 0x5f, 0x02),
     RGBColor(0x75, 0x70, 0xb3),
 ];
 
+/// Checks `path` (see [`OutputTarget::check`]), draws, and writes the SVG through it.
 pub fn write_svg(report: &Report, path: &Path) -> anyhow::Result<()> {
+    let target = OutputTarget::check(path).map_err(anyhow::Error::msg)?;
+    write_svg_to(report, &target)
+}
+
+/// Draws and writes the SVG to a target checked before the run.
+pub fn write_svg_to(report: &Report, target: &OutputTarget) -> anyhow::Result<()> {
+    let svg = render_svg(report)?;
+    target.write(svg.as_bytes()).map_err(anyhow::Error::msg)
+}
+
+/// The SVG text; an error when no row ran.
+pub fn render_svg(report: &Report) -> anyhow::Result<String> {
+    let mut svg = String::new();
+    draw(report, SVGBackend::with_string(&mut svg, (960, 600)))?;
+    Ok(svg)
+}
+
+fn draw(report: &Report, backend: SVGBackend<'_>) -> anyhow::Result<()> {
     let points: Vec<Vec<(f64, f64)>> = report
         .results
         .iter()
@@ -44,7 +65,7 @@ pub fn write_svg(report: &Report, path: &Path) -> anyhow::Result<()> {
         report.results.first().map(|r| r.frame.width).unwrap_or(0),
         report.results.first().map(|r| r.frame.height).unwrap_or(0)
     );
-    let root = SVGBackend::new(path, (960, 600)).into_drawing_area();
+    let root = backend.into_drawing_area();
     root.fill(&WHITE)?;
     let x_range = ((xmin / 1.2).max(1.0)..xmax * 1.2).log_scale().base(2.0);
     let mut chart = ChartBuilder::on(&root)
