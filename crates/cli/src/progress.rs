@@ -13,10 +13,17 @@ pub struct Bar {
 
 impl Bar {
     pub fn new() -> Bar {
-        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-        if !std::io::stderr().is_terminal() {
-            bar.set_draw_target(ProgressDrawTarget::hidden());
-        }
+        Bar::with_target(if std::io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        })
+    }
+
+    /// indicatif ignores the errors of its draws (a full or closed terminal is not a panic);
+    /// the test below holds it to that.
+    fn with_target(target: ProgressDrawTarget) -> Bar {
+        let bar = ProgressBar::with_draw_target(Some(0), target);
         if let Ok(style) = ProgressStyle::with_template("{prefix:>7} [{bar:30}] {pos}/{len} {msg}")
         {
             bar.set_style(style.progress_chars("=> "));
@@ -46,5 +53,71 @@ impl Observer for Bar {
 
     fn row_finished(&mut self, _api: Api, _row: &SweepRow) {
         self.bar.inc(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// A terminal on which every write fails with ENOSPC, counting the attempts.
+    #[derive(Debug)]
+    struct FullTerminal(Arc<AtomicUsize>);
+
+    impl FullTerminal {
+        fn fail(&self) -> io::Result<()> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            Err(io::Error::from_raw_os_error(libc::ENOSPC))
+        }
+    }
+
+    impl indicatif::TermLike for FullTerminal {
+        fn width(&self) -> u16 {
+            80
+        }
+        fn move_cursor_up(&self, _: usize) -> io::Result<()> {
+            self.fail()
+        }
+        fn move_cursor_down(&self, _: usize) -> io::Result<()> {
+            self.fail()
+        }
+        fn move_cursor_right(&self, _: usize) -> io::Result<()> {
+            self.fail()
+        }
+        fn move_cursor_left(&self, _: usize) -> io::Result<()> {
+            self.fail()
+        }
+        fn write_line(&self, _: &str) -> io::Result<()> {
+            self.fail()
+        }
+        fn write_str(&self, _: &str) -> io::Result<()> {
+            self.fail()
+        }
+        fn clear_line(&self) -> io::Result<()> {
+            self.fail()
+        }
+        fn flush(&self) -> io::Result<()> {
+            self.fail()
+        }
+    }
+
+    #[test]
+    fn a_full_terminal_never_panics() {
+        let attempts = Arc::new(AtomicUsize::new(0));
+        let term = FullTerminal(attempts.clone());
+        let mut bar = Bar::with_target(ProgressDrawTarget::term_like_with_hz(Box::new(term), 1));
+        bar.status(Api::OpenCl, "compiling the kernel");
+        for i in 0..3 {
+            bar.row_started(Api::OpenCl, i, 3, BlockSize::linear(64));
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        bar.finish();
+        assert!(
+            attempts.load(Ordering::SeqCst) > 0,
+            "the bar tried to draw on the failing terminal"
+        );
     }
 }
