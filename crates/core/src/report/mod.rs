@@ -123,6 +123,10 @@ impl Format {
 
 /// Writes `contents` to `path` atomically: a temporary file beside it, then a rename, so a
 /// reader (or a crash) never sees half a report.
+///
+/// Superseded by the CLI's `output::OutputTarget` (symlinks followed, FIFOs and devices
+/// written through, fsync, temporary files removed on a signal; docs/output-files.md): remove
+/// this once `commands/sweep.rs` writes through that, its last caller.
 pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
     let dir = path
         .parent()
