@@ -321,3 +321,71 @@ fn sigint_between_write_and_rename_removes_the_temporary_file() {
     assert!(!p.exists(), "no half file appears");
     assert!(d.temps().is_empty(), "{:?}", d.temps());
 }
+
+/// The child of the permission test, run as an unprivileged user (as root every permission
+/// check passes). Does nothing when run as a plain test.
+#[test]
+fn permission_child() {
+    let Some(d) = std::env::var_os("BLOCKSWEEP_TEST_PERM_DIR") else {
+        return;
+    };
+    check_permissions(Path::new(&d));
+    println!("PERMISSION-CHECKS-RAN");
+}
+
+fn check_permissions(d: &Path) {
+    let e = OutputTarget::check(&d.join("locked/new.json")).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "cannot write {0}/locked/new.json: a temporary file cannot be created in \
+             {0}/locked (Permission denied) to replace it atomically",
+            d.display()
+        )
+    );
+    let e = OutputTarget::check(&d.join("open/ro.json")).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "cannot write {}/open/ro.json: Permission denied",
+            d.display()
+        )
+    );
+    OutputTarget::check(&d.join("open/new.json")).unwrap();
+}
+
+#[test]
+fn permission_denied_names_the_cause() {
+    let d = Dir::new("perm");
+    fs::set_permissions(&d.0, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::create_dir(d.join("locked")).unwrap();
+    fs::set_permissions(d.join("locked"), fs::Permissions::from_mode(0o555)).unwrap();
+    fs::create_dir(d.join("open")).unwrap();
+    fs::set_permissions(d.join("open"), fs::Permissions::from_mode(0o777)).unwrap();
+    fs::write(d.join("open/ro.json"), "old").unwrap();
+    fs::set_permissions(d.join("open/ro.json"), fs::Permissions::from_mode(0o444)).unwrap();
+    if unsafe { libc::geteuid() } != 0 {
+        check_permissions(&d.0);
+        return;
+    }
+    // As root, drop to nobody for the checks (util-linux's setpriv).
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "output::target::tests::permission_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("BLOCKSWEEP_TEST_PERM_DIR", &d.0)
+        .output();
+    let Ok(out) = out else {
+        println!("SKIPPED: setpriv is not installed; the permission checks need a non-root user");
+        return;
+    };
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("PERMISSION-CHECKS-RAN"), "{text}");
+}
