@@ -268,8 +268,8 @@ fn find_mount(mountinfo: &str, v2: bool) -> Option<(String, String)> {
 pub const HOST_BYTES_PER_PIXEL: u64 = 20;
 
 /// Extra host bytes per pixel when Vulkan is among the APIs (its host-visible staging plane):
-/// Vulkan on the H200 alone 24.0, all three APIs in one run 24.1 (the planes of one API are
-/// released before the next, so the APIs' own planes do not add up on a GPU).
+/// Vulkan on the H200 alone 24.0, all three APIs in one run 24.1: on a GPU the APIs' host
+/// planes do not add up, so the model counts them once.
 pub const VULKAN_EXTRA_BYTES_PER_PIXEL: u64 = 4;
 
 /// Host bytes per pixel for each API whose device is not a discrete GPU (a CPU driver such as
