@@ -8,6 +8,31 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// A launch-limit concept that every API names in its own way. The limits tables are built
+/// from these, and each API states its specification's minimum per concept
+/// ([`crate::ApiInfo::guarantees`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Concept {
+    MaxThreadsPerBlock,
+    MaxBlockDims,
+    MaxGridDims,
+    WarpSize,
+    Multiprocessors,
+    MaxThreadsPerMp,
+    MaxBlocksPerMp,
+    SharedMemPerBlock,
+    SharedMemPerBlockOptin,
+    RegistersPerBlock,
+    MaxAlloc,
+    MaxBufferBinding,
+    GlobalMemory,
+    LastLevelCache,
+    TimerResolution,
+    KernelMaxBlock,
+    KernelRegisters,
+}
+
 /// A value together with the API-native name it was queried under.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Named<T> {
