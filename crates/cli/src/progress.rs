@@ -24,19 +24,20 @@ impl Bar {
         Bar { bar }
     }
 
-    /// A status line (e.g. "compiling the kernel"), shown only on a terminal.
-    pub fn status(&self, api: Api, msg: &str) {
-        self.bar.set_prefix(api.to_string());
-        self.bar.set_message(msg.to_string());
-        self.bar.tick();
-    }
-
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }
 }
 
 impl Observer for Bar {
+    /// A status line (e.g. "compiling the kernel"), shown only on a terminal.
+    fn status(&mut self, api: Option<Api>, what: &str) {
+        self.bar
+            .set_prefix(api.map(|a| a.to_string()).unwrap_or_default());
+        self.bar.set_message(what.to_string());
+        self.bar.tick();
+    }
+
     fn row_started(&mut self, api: Api, index: usize, count: usize, block: BlockSize) {
         self.bar.set_prefix(api.to_string());
         self.bar.set_length(count as u64);

@@ -4,7 +4,7 @@
 //! Also home of [`required`]: CI sets `BLOCKSWEEP_REQUIRE=opencl,vulkan` so that a test whose
 //! driver is missing fails instead of skipping.
 
-use crate::backend::{Api, Backend, KernelVariant};
+use crate::backend::{Api, Backend, BackendResult, KernelVariant, Launch, Stamps, Work};
 use crate::blocks::{default_blocks, BlockSize};
 use crate::frame::Frame;
 use crate::grid::{blocks_to_cover, GridPolicy};
@@ -351,5 +351,34 @@ pub fn claimed_frame(pixels: u64) -> Frame {
         r: Vec::new(),
         g: Vec::new(),
         b: Vec::new(),
+    }
+}
+
+/// One-call shapes for backend tests, written over [`Backend::run_batch`]: `warmups` untimed
+/// runs, then `reps` runs timed per dispatch, back to back.
+pub trait BatchExt {
+    fn dispatch_each(&mut self, launch: Launch, warmups: u32, reps: u32)
+        -> BackendResult<Vec<f64>>;
+    fn copy_each(&mut self, bytes: u64, warmups: u32, reps: u32) -> BackendResult<Vec<f64>>;
+}
+
+impl<B: Backend + ?Sized> BatchExt for B {
+    fn dispatch_each(
+        &mut self,
+        launch: Launch,
+        warmups: u32,
+        reps: u32,
+    ) -> BackendResult<Vec<f64>> {
+        self.run_batch(Work::Kernel(launch), warmups, Stamps::None)?;
+        Ok(self
+            .run_batch(Work::Kernel(launch), reps, Stamps::Each)?
+            .each_ms)
+    }
+
+    fn copy_each(&mut self, bytes: u64, warmups: u32, reps: u32) -> BackendResult<Vec<f64>> {
+        self.run_batch(Work::Copy { bytes }, warmups, Stamps::None)?;
+        Ok(self
+            .run_batch(Work::Copy { bytes }, reps, Stamps::Each)?
+            .each_ms)
     }
 }

@@ -171,7 +171,7 @@ impl Session {
         if self.targets.devices.len() > 1 {
             report.device_match = Some(self.targets.note.clone());
         }
-        report.failures.extend(self.failures.drain(..));
+        report.failures.append(&mut self.failures);
         let mut outcome = SweepOutcome::default();
         for b in self.backends.iter_mut() {
             let api = b.api();

@@ -11,6 +11,10 @@ use serde::{Deserialize, Serialize};
 /// weight, a skipped pixel (NaN poison) or a stale value from another frame is far outside it.
 pub const TOLERANCE: f32 = 1e-6;
 
+/// The poison every backend fills the output plane with before each row: a quiet NaN, as the
+/// 32-bit pattern a device memset writes. A pixel the launch never wrote stays NaN and fails.
+pub const POISON_BITS: u32 = 0x7FC0_0000;
+
 /// The first pixel that disagrees.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Mismatch {
@@ -33,7 +37,7 @@ pub fn verify(output: &[f32], reference: &[f32]) -> Result<(), Mismatch> {
     }
     // Every core checks a chunk: its first bad index and its count; the first chunk with a
     // bad pixel names the first bad index overall.
-    let per_chunk: Vec<(Option<(usize, f32, f32)>, u64)> = output
+    let per_chunk: Vec<ChunkCheck> = output
         .par_chunks(CHUNK)
         .zip(reference.par_chunks(CHUNK))
         .enumerate()
@@ -53,11 +57,10 @@ pub fn verify(output: &[f32], reference: &[f32]) -> Result<(), Mismatch> {
 
 const CHUNK: usize = 1 << 16;
 
-fn check_chunk(
-    offset: usize,
-    output: &[f32],
-    reference: &[f32],
-) -> (Option<(usize, f32, f32)>, u64) {
+/// One chunk's first bad pixel (index, got, expected), if any, and its count of bad pixels.
+type ChunkCheck = (Option<(usize, f32, f32)>, u64);
+
+fn check_chunk(offset: usize, output: &[f32], reference: &[f32]) -> ChunkCheck {
     let mut first = None;
     let mut bad = 0u64;
     for (i, (&got, &want)) in output.iter().zip(reference).enumerate() {
@@ -76,6 +79,11 @@ fn check_chunk(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_poison_is_a_nan() {
+        assert!(f32::from_bits(POISON_BITS).is_nan());
+    }
 
     #[test]
     fn nan_and_offsets_fail() {

@@ -2,19 +2,17 @@
 
 use std::process::ExitCode;
 
-use blocksweep_core::Api;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use crate::args::{DevicesArgs, FormatChoice};
-use crate::registry::{install_hint, Registry};
 
 pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
-    let reg = Registry::probe();
+    let reg = super::registry();
     if args.format == FormatChoice::Json {
-        let unavailable: Vec<serde_json::Value> = Api::ALL
-            .iter()
-            .filter_map(|&a| {
+        let unavailable: Vec<serde_json::Value> = reg
+            .apis()
+            .filter_map(|a| {
                 reg.unavailable(a)
                     .map(|why| serde_json::json!({"api": a, "reason": why}))
             })
@@ -52,12 +50,9 @@ pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
     let mut t = b.build();
     t.with(Style::blank());
     println!("{t}\n");
-    for api in Api::ALL {
+    for api in reg.apis() {
         match reg.unavailable(api) {
-            Some(why) => println!(
-                "{api}: unavailable: {why} (to use it: {})",
-                install_hint(api)
-            ),
+            Some(_) => println!("{}", reg.unavailable_message(api)),
             None => {
                 for d in reg.devices(api) {
                     println!(

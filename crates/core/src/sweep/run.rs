@@ -241,7 +241,17 @@ pub fn run(
         return (result, err);
     }
     observer.status(Some(backend.api()), "timing the copy ceiling");
-    match measure_copy(backend, frame.bytes_per_pass() / 2, config) {
+    let bytes = frame.bytes_per_pass() / 2;
+    if let Err(why) = result.limits.copy_fits(bytes, frame.pixels()) {
+        let e = BackendError::new(
+            backend.api(),
+            ErrorKind::OutOfMemory,
+            format!("copy ceiling: {why}"),
+        );
+        result.error = Some(e.to_string());
+        return (result, Some(e.into()));
+    }
+    match measure_copy(backend, bytes, config) {
         Ok(c) => {
             result.copy = Some(c);
             result.fill_relative();
