@@ -1,17 +1,26 @@
 //! Every available API computes the same pixels from the same frame, and each API's device
 //! enumeration joins into physical devices without losing a device.
 
-use blocksweep_core::conformance::{required_apis, skip_unavailable};
+use blocksweep_core::conformance::{required, skip_unavailable};
 use blocksweep_core::physical;
 use blocksweep_core::verify::{verify, TOLERANCE};
-use blocksweep_core::{Api, Backend, BlockSize, DeviceIdentity, Frame, Launch};
+use blocksweep_core::{
+    Api, Backend, BlockSize, DeviceIdentity, Driver, Frame, Launch, OpenOptions, Stamps, Work,
+};
+
+fn driver(api: Api) -> &'static dyn Driver {
+    *blocksweep_drivers::all()
+        .iter()
+        .find(|d| d.api() == api)
+        .expect("every API is in the driver list")
+}
+
+fn apis() -> Vec<Api> {
+    blocksweep_drivers::all().iter().map(|d| d.api()).collect()
+}
 
 fn probe(api: Api) -> Option<Vec<DeviceIdentity>> {
-    let r = match api {
-        Api::Cuda => blocksweep_cuda::probe().map_err(|e| e.to_string()),
-        Api::Vulkan => blocksweep_vulkan::probe().map_err(|e| e.to_string()),
-        Api::OpenCl => blocksweep_opencl::probe().map_err(|e| e.to_string()),
-    };
+    let r = driver(api).probe().map_err(|e| e.message);
     match r {
         Ok(d) if !d.is_empty() => Some(d),
         Ok(_) => (!skip_unavailable(api, "no device")).then(Vec::new),
@@ -20,11 +29,7 @@ fn probe(api: Api) -> Option<Vec<DeviceIdentity>> {
 }
 
 fn open(d: &DeviceIdentity) -> Box<dyn Backend> {
-    match d.api {
-        Api::Cuda => Box::new(blocksweep_cuda::open(d.index, &Default::default()).unwrap()),
-        Api::Vulkan => Box::new(blocksweep_vulkan::open(d.index, &Default::default()).unwrap()),
-        Api::OpenCl => Box::new(blocksweep_opencl::open(d.index, &Default::default()).unwrap()),
-    }
+    driver(d.api).open(d, &OpenOptions::default()).unwrap()
 }
 
 #[test]
@@ -32,21 +37,14 @@ fn all_apis_agree_pixel_for_pixel() {
     let frame = Frame::generate(333, 77, 11); // odd sizes: no launch divides them evenly
     let reference = frame.reference();
     let mut outputs: Vec<(Api, String, Vec<f32>)> = Vec::new();
-    for api in Api::ALL {
+    for api in apis() {
         let Some(devices) = probe(api) else { continue };
         for d in devices {
             let mut b = open(&d);
             b.upload(&frame).unwrap();
             b.poison_output().unwrap();
-            b.dispatch_timed(
-                Launch {
-                    block: BlockSize::linear(96),
-                    grid: 7,
-                },
-                0,
-                1,
-            )
-            .unwrap();
+            let launch = Launch::linear(BlockSize::linear(96), 7);
+            b.run_batch(Work::Kernel(launch), 1, Stamps::None).unwrap();
             let mut out = vec![0f32; frame.pixels() as usize];
             b.read_output(&mut out).unwrap();
             verify(&out, &reference).unwrap_or_else(|m| panic!("{api} on {}: {m:?}", d.name));
@@ -69,7 +67,7 @@ fn all_apis_agree_pixel_for_pixel() {
             w[1].1
         );
     }
-    for api in required_apis() {
+    for api in apis().into_iter().filter(|&a| required(a)) {
         assert!(
             outputs.iter().any(|o| o.0 == api),
             "{api} is required but produced no output"
@@ -79,11 +77,7 @@ fn all_apis_agree_pixel_for_pixel() {
 
 #[test]
 fn grouping_keeps_every_device() {
-    let all: Vec<DeviceIdentity> = Api::ALL
-        .iter()
-        .filter_map(|&a| probe(a))
-        .flatten()
-        .collect();
+    let all: Vec<DeviceIdentity> = apis().into_iter().filter_map(probe).flatten().collect();
     let groups = physical::group(&all);
     let members: usize = groups.iter().map(|g| g.members.len()).sum();
     assert_eq!(members, all.len());

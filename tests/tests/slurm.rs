@@ -107,7 +107,7 @@ fn check_run(path: &Path, api: &str) {
     let v: Value = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("{} is not complete JSON: {e}", path.display()));
     let name = path.display();
-    assert_eq!(v["schema_version"], 1, "{name}");
+    assert_eq!(v["schema_version"], 2, "{name}");
     assert_eq!(
         v["failures"].as_array().map(Vec::len),
         Some(0),
@@ -131,8 +131,13 @@ fn check_run(path: &Path, api: &str) {
     for row in rows {
         assert!(row["skipped"].is_null(), "{name}: row skipped: {row}");
         assert_eq!(row["verified"], true, "{name}: row not verified: {row}");
-        let times = row["times_ms"].as_array().expect("times_ms");
-        assert_eq!(times.len() as u64, r["reps"].as_u64().unwrap(), "{name}");
+        let timing = &row["timing"];
+        let samples = timing["samples_ms"].as_array().expect("samples_ms");
+        assert_eq!(
+            samples.len() as u64,
+            timing["reps"].as_u64().unwrap(),
+            "{name}"
+        );
         assert!(row["gbps"].as_f64().unwrap() > 0.0, "{name}: {row}");
     }
 }

@@ -4,7 +4,11 @@
 use std::path::PathBuf;
 
 use blocksweep_core::blocks::{parse_blocks, BlockSize};
-use blocksweep_core::GridPolicy;
+use blocksweep_core::measure::DEFAULT_MIN_TIME_MS;
+use blocksweep_core::sweep::SweepConfig;
+use blocksweep_core::{Api, ApiChoice, Discipline, GridPolicy, KernelSource, OpenOptions};
+use blocksweep_core::{Protocol, Reps};
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser, Debug)]
@@ -52,16 +56,6 @@ pub enum Command {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum BackendChoice {
-    Cuda,
-    Vulkan,
-    #[value(name = "opencl")]
-    OpenCl,
-    /// Every API: on the selected device where it sees it, else on its own default device.
-    All,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatChoice {
     Table,
     Markdown,
@@ -79,9 +73,10 @@ pub enum CudaCompilerChoice {
 
 #[derive(Args, Debug, Clone)]
 pub struct DeviceArgs {
-    /// API(s) to use. Default: every API that sees the selected device.
-    #[arg(long, short, value_enum)]
-    pub backend: Option<BackendChoice>,
+    /// API to use, or `all` (every API: on the selected device where it sees it, else on its own default device).
+    /// Default: every API that sees the selected device.
+    #[arg(long, short, value_parser = backend_names())]
+    pub backend: Option<String>,
     /// Device: index from `blocksweep devices`, UUID prefix, or name substring. Default: the first GPU, else the first device.
     #[arg(long, short)]
     pub device: Option<String>,
@@ -91,6 +86,40 @@ pub struct DeviceArgs {
     /// Enable the Khronos validation layer (Vulkan) and fail on any message.
     #[arg(long)]
     pub vk_validation: bool,
+}
+
+impl DeviceArgs {
+    /// Which APIs `--backend` selects (its value was checked against the driver list).
+    pub fn choice(&self) -> ApiChoice {
+        match self.backend.as_deref() {
+            None => ApiChoice::Seeing,
+            Some("all") => ApiChoice::All,
+            Some(key) => Api::from_key(key).map_or(ApiChoice::All, ApiChoice::Only),
+        }
+    }
+
+    pub fn open_options(&self) -> OpenOptions {
+        OpenOptions {
+            kernel_source: match self.cuda_compiler {
+                CudaCompilerChoice::Auto => KernelSource::Auto,
+                CudaCompilerChoice::Nvrtc => KernelSource::Compiler,
+                CudaCompilerChoice::Ptx => KernelSource::Embedded,
+            },
+            validation: self.vk_validation,
+        }
+    }
+}
+
+/// `--backend` accepts every API in the driver list (and its aliases) and `all`; clap lists
+/// them in `--help` and suggests the nearest on a typo.
+fn backend_names() -> PossibleValuesParser {
+    let mut values: Vec<PossibleValue> = Vec::new();
+    for d in blocksweep_drivers::all() {
+        let info = d.api().info();
+        values.push(PossibleValue::new(info.key).aliases(info.aliases.iter().copied()));
+    }
+    values.push(PossibleValue::new("all"));
+    PossibleValuesParser::new(values)
 }
 
 #[derive(Args, Debug)]
@@ -122,12 +151,19 @@ pub struct SweepArgs {
     /// Grid per row: wave (one full wave: resident blocks per SM x SMs), data (ceil(pixels / block)), or a fixed number of blocks.
     #[arg(long, short, default_value = "wave", value_parser = parse_grid)]
     pub grid: GridPolicy,
-    /// Untimed dispatches before the timed ones, per row.
+    /// Untimed dispatches before the timed ones, per row (one back-to-back batch).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub warmups: u32,
-    /// Timed dispatches per row.
-    #[arg(long, short, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100000))]
-    pub reps: u32,
+    /// Timed dispatches per row, exactly. Default: adaptive, at least 10 and enough for --min-time.
+    #[arg(long, short, value_parser = clap::value_parser!(u32).range(1..=100000))]
+    pub reps: Option<u32>,
+    /// Device time one timed batch should last, in milliseconds, when --reps is not given.
+    #[arg(long, default_value_t = DEFAULT_MIN_TIME_MS, value_parser = parse_min_time)]
+    pub min_time: f64,
+    /// How dispatches are timed: batch (back to back, one device interval around the batch; the seed's),
+    /// each (back to back, an interval around each), synced (a host wait after each: reads low, for teaching).
+    #[arg(long, default_value = "batch", value_parser = parse_discipline)]
+    pub timing: Discipline,
     /// Seed for the frame's pixel values.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -167,6 +203,47 @@ pub struct CompareArgs {
     /// Output format (table or markdown).
     #[arg(long, short, value_enum, default_value_t = FormatChoice::Table)]
     pub format: FormatChoice,
+}
+
+impl SweepArgs {
+    /// The measurement the arguments ask for.
+    pub fn config(&self) -> SweepConfig {
+        SweepConfig {
+            blocks: self
+                .blocks
+                .clone()
+                .map(|b| b.0)
+                .unwrap_or_else(blocksweep_core::blocks::default_blocks),
+            grid: self.grid,
+            protocol: Protocol {
+                warmups: self.warmups,
+                reps: match self.reps {
+                    Some(n) => Reps::Fixed(n),
+                    None => Reps::Adaptive {
+                        min: 10,
+                        min_time_ms: self.min_time,
+                        max: 100_000,
+                    },
+                },
+                discipline: self.timing,
+            },
+            strict_kernel_limit: self.strict_kernel_limit,
+            copy: !self.no_copy,
+        }
+    }
+}
+
+fn parse_discipline(s: &str) -> Result<Discipline, String> {
+    s.parse()
+}
+
+fn parse_min_time(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=60_000.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a time in milliseconds between 0 and 60000"
+        )),
+    }
 }
 
 fn parse_svg_path(s: &str) -> Result<PathBuf, String> {

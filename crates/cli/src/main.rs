@@ -9,7 +9,6 @@ mod args;
 mod commands;
 mod plot;
 mod progress;
-mod registry;
 
 use std::process::ExitCode;
 
@@ -36,6 +35,10 @@ fn main() -> ExitCode {
     // model loses the count. Set before any thread starts; a user's own setting wins.
     if std::env::var_os("CUDA_CACHE_DISABLE").is_none() {
         std::env::set_var("CUDA_CACHE_DISABLE", "1");
+    }
+    // Reports read back name their APIs by key; every API in the list must resolve.
+    for d in blocksweep_drivers::all() {
+        blocksweep_core::Api::register(d.api());
     }
     let cli = match args::Cli::try_parse() {
         Ok(c) => c,

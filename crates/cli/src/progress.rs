@@ -31,19 +31,20 @@ impl Bar {
         Bar { bar }
     }
 
-    /// A status line (e.g. "compiling the kernel"), shown only on a terminal.
-    pub fn status(&self, api: Api, msg: &str) {
-        self.bar.set_prefix(api.to_string());
-        self.bar.set_message(msg.to_string());
-        self.bar.tick();
-    }
-
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }
 }
 
 impl Observer for Bar {
+    /// A status line (e.g. "compiling the kernel"), shown only on a terminal.
+    fn status(&mut self, api: Option<Api>, what: &str) {
+        self.bar
+            .set_prefix(api.map(|a| a.to_string()).unwrap_or_default());
+        self.bar.set_message(what.to_string());
+        self.bar.tick();
+    }
+
     fn row_started(&mut self, api: Api, index: usize, count: usize, block: BlockSize) {
         self.bar.set_prefix(api.to_string());
         self.bar.set_length(count as u64);
@@ -109,9 +110,10 @@ mod tests {
         let attempts = Arc::new(AtomicUsize::new(0));
         let term = FullTerminal(attempts.clone());
         let mut bar = Bar::with_target(ProgressDrawTarget::term_like_with_hz(Box::new(term), 1));
-        bar.status(Api::OpenCl, "compiling the kernel");
+        let api = blocksweep_drivers::all()[0].api();
+        bar.status(Some(api), "compiling the kernel");
         for i in 0..3 {
-            bar.row_started(Api::OpenCl, i, 3, BlockSize::linear(64));
+            bar.row_started(api, i, 3, BlockSize::linear(64));
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         bar.finish();

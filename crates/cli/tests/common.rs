@@ -6,6 +6,15 @@ use assert_cmd::Command;
 use blocksweep_core::conformance::skip_unavailable;
 use blocksweep_core::Api;
 
+/// The API with this key, from the driver list the binary is built with.
+pub fn api(key: &str) -> Api {
+    blocksweep_drivers::all()
+        .iter()
+        .map(|d| d.api())
+        .find(|a| a.key() == key)
+        .unwrap_or_else(|| panic!("no API {key} in the driver list"))
+}
+
 pub fn blocksweep() -> Command {
     Command::cargo_bin("blocksweep").expect("the blocksweep binary is built for its tests")
 }

@@ -2,14 +2,13 @@
 //! the cross-API limits table, the SVG plot and `compare`.
 
 mod common;
-use blocksweep_core::Api;
-use common::{available, bad_input, blocksweep, succeeds};
+use common::{api, available, bad_input, blocksweep, succeeds};
 use std::path::PathBuf;
 
 fn both() -> bool {
     // Evaluate both, so a CI run that requires both fails on whichever is missing.
-    let v = available(Api::Vulkan);
-    let o = available(Api::OpenCl);
+    let v = available(api("vulkan"));
+    let o = available(api("opencl"));
     v && o
 }
 
@@ -127,7 +126,7 @@ fn plot_is_a_well_formed_svg_with_axes_and_legend() {
 
 #[test]
 fn compare_two_runs_and_refuse_foreign_files() {
-    if !available(Api::OpenCl) {
+    if !available(api("opencl")) {
         return;
     }
     let a = temp("a.json");
@@ -247,7 +246,7 @@ fn validate_shows_what_each_api_runs_and_rejects() {
 
 #[test]
 fn vulkan_validation_layers_stay_silent_through_a_cli_sweep() {
-    if !available(Api::Vulkan) {
+    if !available(api("vulkan")) {
         return;
     }
     let out = blocksweep()
@@ -275,7 +274,7 @@ fn vulkan_validation_layers_stay_silent_through_a_cli_sweep() {
 
 #[test]
 fn limits_json_and_csv_carry_native_names() {
-    if !available(Api::OpenCl) {
+    if !available(api("opencl")) {
         return;
     }
     let v: serde_json::Value = serde_json::from_str(&succeeds(&[

@@ -1,8 +1,7 @@
 //! End to end on the OpenCL device this machine has (PoCL in CI).
 
 mod common;
-use blocksweep_core::Api;
-use common::{available, bad_input, blocksweep, succeeds};
+use common::{api, available, bad_input, blocksweep, succeeds};
 
 fn csv_rows(stdout: &[u8]) -> Vec<Vec<String>> {
     let s = String::from_utf8_lossy(stdout);
@@ -13,7 +12,7 @@ fn csv_rows(stdout: &[u8]) -> Vec<Vec<String>> {
 
 #[test]
 fn default_sweep_gives_13_verified_rows() {
-    if !available(Api::OpenCl) {
+    if !available(api("opencl")) {
         return;
     }
     let out = blocksweep()
@@ -65,7 +64,7 @@ fn default_sweep_gives_13_verified_rows() {
 
 #[test]
 fn table_has_the_seeds_header_and_summary() {
-    if !available(Api::OpenCl) {
+    if !available(api("opencl")) {
         return;
     }
     let s = succeeds(&[
@@ -89,7 +88,7 @@ fn table_has_the_seeds_header_and_summary() {
         "GB/s",
         "of best",
         "Image: 320 x 180",
-        "Timing: mean of 2 runs after 3 warm-ups",
+        "2 timed dispatches per row (fixed by --reps) after 3 warm-ups",
         "resolution",
         "Fastest measured:",
         "of 3 configurations reach at least 95 percent",
@@ -100,7 +99,7 @@ fn table_has_the_seeds_header_and_summary() {
 
 #[test]
 fn json_output_file_and_partial_rewrite() {
-    if !available(Api::OpenCl) {
+    if !available(api("opencl")) {
         return;
     }
     let dir = std::env::temp_dir().join(format!("blocksweep-test-{}", std::process::id()));
@@ -130,11 +129,16 @@ fn json_output_file_and_partial_rewrite() {
     assert!(out.stdout.is_empty(), "results go to the file, not stdout");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
     let r = &v["results"][0];
     assert_eq!(r["api"], "opencl");
     assert_eq!(r["rows"].as_array().unwrap().len(), 2);
-    assert_eq!(r["rows"][0]["times_ms"].as_array().unwrap().len(), 2);
+    let timing = &r["rows"][0]["timing"];
+    assert_eq!(timing["samples_ms"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        (timing["reps"].as_u64(), timing["discipline"].as_str()),
+        (Some(2), Some("batch"))
+    );
     assert!(r["timer"]["resolution_ns"].as_f64().unwrap() > 0.0);
     assert!(r["limits"]["max_threads_per_block"]["name"]
         .as_str()
@@ -145,7 +149,7 @@ fn json_output_file_and_partial_rewrite() {
 
 #[test]
 fn oversize_blocks_are_skipped_or_refused() {
-    if !available(Api::OpenCl) {
+    if !available(api("opencl")) {
         return;
     }
     // Mixed with a block that runs: a skipped row naming the limit, exit 0.
@@ -174,7 +178,7 @@ fn oversize_blocks_are_skipped_or_refused() {
             "--blocks",
             "1000000",
         ],
-        "no block size in --blocks can run",
+        "no block size can run",
     );
     bad_input(
         &[
@@ -192,7 +196,7 @@ fn oversize_blocks_are_skipped_or_refused() {
 
 #[test]
 fn devices_and_limits_name_native_queries() {
-    if !available(Api::OpenCl) {
+    if !available(api("opencl")) {
         return;
     }
     let out = blocksweep().args(["devices"]).output().unwrap();
@@ -211,7 +215,7 @@ fn devices_and_limits_name_native_queries() {
 
 #[test]
 fn a_frame_too_large_for_the_device_is_refused_before_allocation() {
-    if !available(Api::OpenCl) {
+    if !available(api("opencl")) {
         return;
     }
     // 4.3e9 pixels fit the 32-bit launch fields but not a CI machine's device or host memory

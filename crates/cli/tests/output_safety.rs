@@ -9,13 +9,13 @@ use std::os::fd::FromRawFd;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-use blocksweep_core::Api;
 use common::{bad_input, blocksweep};
 
 fn any_api() -> bool {
     // Quietly: `available` prints SKIPPED lines, and one found API is enough here.
-    [Api::OpenCl, Api::Vulkan, Api::Cuda]
-        .into_iter()
+    blocksweep_drivers::all()
+        .iter()
+        .map(|d| d.api())
         .any(common::available)
 }
 

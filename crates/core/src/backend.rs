@@ -7,60 +7,10 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+pub use crate::api::Api;
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
 use crate::limits::{Limits, Named};
-
-/// The three programming interfaces blocksweep drives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Api {
-    Cuda,
-    Vulkan,
-    #[serde(rename = "opencl")]
-    OpenCl,
-}
-
-impl Api {
-    pub const ALL: [Api; 3] = [Api::Cuda, Api::Vulkan, Api::OpenCl];
-
-    /// The lower-case name used on the command line and in CSV/JSON.
-    pub fn key(self) -> &'static str {
-        match self {
-            Api::Cuda => "cuda",
-            Api::Vulkan => "vulkan",
-            Api::OpenCl => "opencl",
-        }
-    }
-
-    /// What each API calls the unit the sweep varies.
-    pub fn block_word(self) -> &'static str {
-        match self {
-            Api::Cuda => "thread block",
-            Api::Vulkan => "workgroup",
-            Api::OpenCl => "work-group",
-        }
-    }
-
-    pub fn from_key(s: &str) -> Option<Api> {
-        match s.to_ascii_lowercase().as_str() {
-            "cuda" => Some(Api::Cuda),
-            "vulkan" | "vk" => Some(Api::Vulkan),
-            "opencl" | "cl" => Some(Api::OpenCl),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Api {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Api::Cuda => "CUDA",
-            Api::Vulkan => "Vulkan",
-            Api::OpenCl => "OpenCL",
-        })
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -151,15 +101,56 @@ pub struct KernelFacts {
     pub extra: Vec<(String, String)>,
 }
 
-/// One launch: a (possibly 3-D) block and a 1-D grid of blocks.
+/// The number of blocks in a launch, in x and y (z is always 1: no kernel here needs it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GridSize {
+    pub x: u32,
+    pub y: u32,
+}
+
+impl GridSize {
+    pub const fn linear(x: u32) -> GridSize {
+        GridSize { x, y: 1 }
+    }
+
+    /// Blocks in the whole grid.
+    pub fn blocks(self) -> u64 {
+        self.x as u64 * self.y as u64
+    }
+}
+
+impl fmt::Display for GridSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.y {
+            1 => write!(f, "{}", self.x),
+            y => write!(f, "{}x{y}", self.x),
+        }
+    }
+}
+
+/// One launch: a (possibly 3-D) block and a grid of blocks.
 ///
-/// The kernel is the seed's grid-stride loop, which indexes with x only; a block with y or z
-/// above 1 still covers every pixel (its extra threads repeat x's work), so multi-dimensional
-/// blocks are legal launches used to test limits, not a way to go faster.
+/// The 1-D kernels index with x only; a block with y or z above 1 still covers every pixel
+/// (its extra threads repeat x's work), so multi-dimensional blocks are legal launches used to
+/// test limits, not a way to go faster.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Launch {
     pub block: BlockSize,
-    pub grid: u32,
+    pub grid: GridSize,
+}
+
+impl Launch {
+    pub const fn linear(block: BlockSize, grid: u32) -> Launch {
+        Launch {
+            block,
+            grid: GridSize::linear(grid),
+        }
+    }
+
+    /// Threads in the whole launch, or `None` if the product does not fit 64 bits.
+    pub fn threads(&self) -> Option<u64> {
+        self.block.threads().checked_mul(self.grid.blocks())
+    }
 }
 
 impl fmt::Display for Launch {
@@ -238,18 +229,56 @@ impl BackendError {
 
 pub type BackendResult<T> = Result<T, BackendError>;
 
-/// One API's handle to one device, ready to run the grayscale kernel.
+/// What one timed batch runs, many times over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// The current kernel variant with this launch, on the uploaded frame.
+    Kernel(Launch),
+    /// A device-to-device copy of `bytes` bytes between two buffers the backend allocates
+    /// (and initialises) on first use and keeps while the size stays the same. Bytes read plus
+    /// bytes written count as traffic.
+    Copy { bytes: u64 },
+}
+
+/// Which device timestamps a batch takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stamps {
+    /// None: warm-ups.
+    None,
+    /// One interval from before the first dispatch to after the last.
+    Batch,
+    /// One interval around each dispatch (still enqueued back to back).
+    Each,
+}
+
+/// Device-clock intervals of one batch, in milliseconds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BatchTimes {
+    /// With [`Stamps::Batch`]: the whole batch.
+    pub batch_ms: Option<f64>,
+    /// With [`Stamps::Each`]: one per dispatch, in order.
+    pub each_ms: Vec<f64>,
+}
+
+/// One API's handle to one device, ready to run the grayscale kernels.
+///
+/// A backend gives device primitives only; the measurement protocol (warm-ups, batches,
+/// statistics, ceilings), verification and every launch-limit rule live in the core, once.
 ///
 /// Contract, which the core relies on:
-/// - `dispatch_timed` runs `warmups` untimed then `reps` timed dispatches of `launch`, each one
-///   finished on the device before the next starts, and returns `reps` device-clock durations
-///   in milliseconds. It must refuse (with [`ErrorKind::LaunchRejected`]) rather than hand the
-///   driver a launch it knows to be invalid where doing so would be undefined behaviour.
+/// - [`run_batch`](Backend::run_batch) enqueues `count` runs of the work back to back, ordered
+///   on the device (CUDA stream order, a Vulkan compute-to-compute barrier in one command
+///   buffer, an in-order OpenCL queue) with no host wait between them, waits once at the end,
+///   and returns the device-clock intervals `stamps` asks for. It must refuse (with
+///   [`ErrorKind::LaunchRejected`]) rather than hand the driver a launch that would be
+///   undefined behaviour in its API; anything else it passes to the API, whose own refusal is
+///   the answer.
 /// - `poison_output` fills the output plane with NaN on the device and waits for it.
 /// - `read_output` copies the whole output plane back and waits for it.
-pub trait Backend {
+pub trait Backend: Send {
     fn identity(&self) -> &DeviceIdentity;
     fn limits(&self) -> &Limits;
+    /// Facts about the kernel variant selected by [`Backend::set_kernel`].
     fn kernel_facts(&self) -> &KernelFacts;
     fn timer(&self) -> TimerInfo;
 
@@ -257,48 +286,28 @@ pub trait Backend {
         self.identity().api
     }
 
-    /// Allocates the four planes for `frame` and uploads its three inputs. Called once per
-    /// sweep before any dispatch; a frame too large for the device is an
-    /// [`ErrorKind::OutOfMemory`] error raised before any allocation where the API can tell.
+    /// Allocates the four planes for `frame` and uploads its three inputs. The core has
+    /// checked the frame against [`Limits::frame_fits`]; an allocation the driver still
+    /// refuses is an [`ErrorKind::OutOfMemory`] error.
     fn upload(&mut self, frame: &Frame) -> BackendResult<()>;
 
     /// Resident blocks per multiprocessor for this block size, from the best source this
     /// API offers; `None` where it cannot be known (the core then falls back to its model).
     fn residency(&mut self, block: BlockSize) -> BackendResult<Option<Residency>>;
 
-    /// What the API's occupancy calculator suggests, where it has one (CUDA only).
+    /// What the API's occupancy calculator suggests, where it has one.
     fn occupancy_suggestion(&mut self) -> BackendResult<Option<OccupancySuggestion>> {
         Ok(None)
     }
 
     fn poison_output(&mut self) -> BackendResult<()>;
 
-    fn dispatch_timed(
-        &mut self,
-        launch: Launch,
-        warmups: u32,
-        reps: u32,
-    ) -> BackendResult<Vec<f64>>;
+    fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes>;
 
     fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()>;
 
-    /// Device-timed copies of `bytes` bytes from one device buffer to another (the bandwidth
-    /// ceiling); returns `reps` durations in milliseconds. `None` where not implemented.
-    /// [`Backend::copy_method`] says how the last one was done.
-    fn copy_timed(
-        &mut self,
-        _bytes: u64,
-        _warmups: u32,
-        _reps: u32,
-    ) -> BackendResult<Option<Vec<f64>>> {
-        Ok(None)
-    }
-
-    /// How [`Backend::copy_timed`] copied, in words (e.g. "cuMemcpyDtoDAsync"), including
-    /// anything measured beside it that a reader should know.
-    fn copy_method(&self) -> String {
-        "device-to-device copy".into()
-    }
+    /// How [`Work::Copy`] copies, in words (e.g. "cuMemcpyDtoDAsync").
+    fn copy_method(&self) -> String;
 
     /// Messages the driver's own checking raised so far (Vulkan validation layers); a clean
     /// run has none. Empty where the API has no such channel.
@@ -306,9 +315,7 @@ pub trait Backend {
         Vec::new()
     }
 
-    /// Chooses which kernel later dispatches run. Only the tests switch away from
-    /// [`KernelVariant::GridStride`], to prove that verification catches a launch that leaves
-    /// pixels unwritten.
+    /// Chooses which kernel later dispatches run.
     fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()>;
 }
 

@@ -4,10 +4,11 @@
 //! Also home of [`required`]: CI sets `BLOCKSWEEP_REQUIRE=opencl,vulkan` so that a test whose
 //! driver is missing fails instead of skipping.
 
-use crate::backend::{Api, Backend, KernelVariant};
+use crate::backend::{Api, Backend, BackendResult, KernelVariant, Launch, Stamps, Work};
 use crate::blocks::{default_blocks, BlockSize};
 use crate::frame::Frame;
 use crate::grid::{blocks_to_cover, GridPolicy};
+use crate::measure::{Discipline, Protocol, Reps};
 use crate::sweep::{self, Plan, PlannedRow, Quiet, SweepConfig, SweepError};
 
 /// The backends named in `BLOCKSWEEP_REQUIRE` (comma-separated: cuda, vulkan, opencl).
@@ -19,8 +20,12 @@ pub fn required_apis() -> Vec<Api> {
         .collect()
 }
 
+/// Whether BLOCKSWEEP_REQUIRE names `api` (by key, so no registration is needed).
 pub fn required(api: Api) -> bool {
-    required_apis().contains(&api)
+    std::env::var("BLOCKSWEEP_REQUIRE")
+        .unwrap_or_default()
+        .split(',')
+        .any(|s| s.trim().eq_ignore_ascii_case(api.key()))
 }
 
 /// What a test does when `api` has no usable device: fail if CI requires the API, else say so
@@ -34,6 +39,15 @@ pub fn skip_unavailable(api: Api, why: &str) -> bool {
         api.key()
     );
     true
+}
+
+/// Warm-ups and an exact count of timed dispatches, under the default discipline.
+fn fixed(warmups: u32, reps: u32) -> Protocol {
+    Protocol {
+        warmups,
+        reps: Reps::Fixed(reps),
+        discipline: Discipline::Batch,
+    }
 }
 
 /// The small frame the conformance sweep uses: 640 x 360, the seed's aspect ratio.
@@ -69,11 +83,19 @@ pub fn check_full_sweep(backend: &mut dyn Backend) -> sweep::SweepResult {
     let config = SweepConfig {
         blocks: default_blocks(),
         grid: GridPolicy::Wave,
-        warmups: 1,
-        reps: 3,
-        past_kernel_limit: false,
+        protocol: fixed(1, 3),
+        strict_kernel_limit: true,
+        copy: false,
     };
-    let (result, err) = sweep::run(backend, &frame, &reference, &config, None, None, &mut Quiet);
+    let (result, err) = sweep::run(
+        backend,
+        &frame,
+        &reference,
+        &config,
+        None,
+        &mut Quiet,
+        &mut |_| {},
+    );
     if let Some(e) = err {
         panic!("{} sweep failed: {e}", backend.api());
     }
@@ -99,11 +121,12 @@ pub fn check_full_sweep(backend: &mut dyn Backend) -> sweep::SweepResult {
                 row.block,
                 row.skipped
             );
-            assert_eq!(row.times_ms.len(), 3);
+            let t = row.timing.as_ref().expect("a row that ran has its timing");
+            assert_eq!((t.reps, t.samples_ms.len()), (3, 3));
             assert!(
-                row.times_ms.iter().all(|&t| t > 0.0 && t.is_finite()),
-                "{:?}",
-                row.times_ms
+                t.samples_ms.iter().all(|&t| t > 0.0 && t.is_finite())
+                    && t.batch_ms.is_some_and(|b| b > 0.0 && b.is_finite()),
+                "{t:?}"
             );
         } else {
             assert!(
@@ -128,9 +151,9 @@ pub fn check_fault_is_caught(backend: &mut dyn Backend) {
     let config = SweepConfig {
         blocks: vec![block],
         grid: GridPolicy::Fixed(full as u32 - 1),
-        warmups: 0,
-        reps: 1,
-        past_kernel_limit: false,
+        protocol: fixed(0, 1),
+        strict_kernel_limit: true,
+        copy: false,
     };
     let row = |grid| Plan {
         rows: vec![PlannedRow {
@@ -146,7 +169,15 @@ pub fn check_fault_is_caught(backend: &mut dyn Backend) {
     backend
         .set_kernel(KernelVariant::OnePixelPerThread)
         .expect("backend carries the one-pixel-per-thread kernel");
-    let (_, err) = sweep::execute(backend, &frame, &reference, &row(full), &config, &mut Quiet);
+    let (_, err) = sweep::execute(
+        backend,
+        &frame,
+        &reference,
+        &row(full),
+        &config,
+        &mut Quiet,
+        &mut |_| {},
+    );
     assert!(err.is_none(), "full grid must verify: {err:?}");
     // 2. ...and the same kernel one block short, right after it, fails: the poison shows.
     let (result, err) = sweep::execute(
@@ -156,6 +187,7 @@ pub fn check_fault_is_caught(backend: &mut dyn Backend) {
         &row(full - 1),
         &config,
         &mut Quiet,
+        &mut |_| {},
     );
     backend.set_kernel(KernelVariant::GridStride).unwrap();
     match err {
@@ -180,9 +212,9 @@ pub fn check_fault_is_caught(backend: &mut dyn Backend) {
                 "the unwritten pixel must hold the NaN poison, got {got}"
             );
             let msg = result.error.expect("error recorded in the result");
+            // The API is named by whoever prints it (the failure line is "<API>: <message>").
             for part in [
-                backend.api().to_string(),
-                "block 64".into(),
+                "block 64".to_string(),
                 format!("grid {}", full - 1),
                 format!("index {index}"),
             ] {
@@ -199,6 +231,7 @@ pub fn check_fault_is_caught(backend: &mut dyn Backend) {
         &row(full - 1),
         &config,
         &mut Quiet,
+        &mut |_| {},
     );
     assert!(
         err.is_none(),
@@ -220,11 +253,19 @@ pub fn check_oversize_is_skipped(backend: &mut dyn Backend) {
     let config = SweepConfig {
         blocks: vec![too_big, BlockSize::linear(1)],
         grid: GridPolicy::Wave,
-        warmups: 0,
-        reps: 1,
-        past_kernel_limit: false,
+        protocol: fixed(0, 1),
+        strict_kernel_limit: true,
+        copy: false,
     };
-    let (result, err) = sweep::run(backend, &frame, &reference, &config, None, None, &mut Quiet);
+    let (result, err) = sweep::run(
+        backend,
+        &frame,
+        &reference,
+        &config,
+        None,
+        &mut Quiet,
+        &mut |_| {},
+    );
     assert!(err.is_none(), "{err:?}");
     let reason = result.rows[0]
         .skipped
@@ -249,7 +290,7 @@ pub fn print_rows(result: &sweep::SweepResult) {
             "  block {:>5} grid {:>6} mean {:>9.4} ms  of best {:.2}  {}",
             r.block.to_string(),
             r.grid,
-            r.stats.map_or(f64::NAN, |s| s.mean),
+            r.mean_ms().unwrap_or(f64::NAN),
             r.of_best.unwrap_or(f64::NAN),
             r.skipped.as_deref().unwrap_or("")
         );
@@ -310,5 +351,34 @@ pub fn claimed_frame(pixels: u64) -> Frame {
         r: Vec::new(),
         g: Vec::new(),
         b: Vec::new(),
+    }
+}
+
+/// One-call shapes for backend tests, written over [`Backend::run_batch`]: `warmups` untimed
+/// runs, then `reps` runs timed per dispatch, back to back.
+pub trait BatchExt {
+    fn dispatch_each(&mut self, launch: Launch, warmups: u32, reps: u32)
+        -> BackendResult<Vec<f64>>;
+    fn copy_each(&mut self, bytes: u64, warmups: u32, reps: u32) -> BackendResult<Vec<f64>>;
+}
+
+impl<B: Backend + ?Sized> BatchExt for B {
+    fn dispatch_each(
+        &mut self,
+        launch: Launch,
+        warmups: u32,
+        reps: u32,
+    ) -> BackendResult<Vec<f64>> {
+        self.run_batch(Work::Kernel(launch), warmups, Stamps::None)?;
+        Ok(self
+            .run_batch(Work::Kernel(launch), reps, Stamps::Each)?
+            .each_ms)
+    }
+
+    fn copy_each(&mut self, bytes: u64, warmups: u32, reps: u32) -> BackendResult<Vec<f64>> {
+        self.run_batch(Work::Copy { bytes }, warmups, Stamps::None)?;
+        Ok(self
+            .run_batch(Work::Copy { bytes }, reps, Stamps::Each)?
+            .each_ms)
     }
 }

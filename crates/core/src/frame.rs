@@ -1,5 +1,6 @@
 //! The test image: three planar f32 colour planes, filled deterministically from a seed.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Rec. 601 luma weights (ITU-R BT.601: Y = 0.299 R + 0.587 G + 0.114 B). Every kernel
@@ -35,48 +36,86 @@ pub struct FrameInfo {
     pub bytes_per_pass: u64,
 }
 
-/// splitmix64: tiny, well-mixed and fully deterministic across platforms, which is all a
-/// test pattern needs (no crate for twelve lines).
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// splitmix64's output function. The generator's state after k steps is base + k * GOLDEN, so
+/// value k can be computed on its own: the planes fill in parallel and stay bit-identical to a
+/// sequential fill (tiny, well-mixed and deterministic across platforms; no crate needed).
+fn splitmix64_at(base: u64, k: u64) -> u64 {
+    let mut z = base.wrapping_add(GOLDEN.wrapping_mul(k.wrapping_add(1)));
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
 }
 
+/// Host memory for a frame or a read-back buffer could not be had.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("cannot allocate {bytes} bytes of host memory for {what}")]
+pub struct HostAllocError {
+    pub what: &'static str,
+    pub bytes: u64,
+}
+
+/// A zero-filled host buffer of `len` floats; an error, never an abort, when memory is short.
+pub fn try_zeroed(len: u64, what: &'static str) -> Result<Vec<f32>, HostAllocError> {
+    let err = || HostAllocError {
+        what,
+        bytes: len.saturating_mul(4),
+    };
+    let n = usize::try_from(len).map_err(|_| err())?;
+    let mut v: Vec<f32> = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| err())?;
+    v.resize(n, 0.0);
+    Ok(v)
+}
+
+/// Work per parallel task: large enough that scheduling costs nothing.
+const CHUNK: usize = 1 << 16;
+
 impl Frame {
-    /// Pixels per plane, in 64 bits (the seed's point about overflowing sizing arithmetic).
+    /// Pixels in a `width` x `height` frame (64-bit: the product of two u32 always fits).
     pub fn pixel_count(width: u32, height: u32) -> u64 {
         width as u64 * height as u64
     }
 
-    /// Builds a frame of random values in [0, 1). Values are never all zero, so an output
-    /// left at zero cannot pass verification by accident.
+    /// A frame of uniform values in [0, 1), the same for the same seed on every platform.
+    /// Panics only where [`Frame::try_generate`] would fail; tests use this.
     pub fn generate(width: u32, height: u32, seed: u64) -> Frame {
-        let n = Self::pixel_count(width, height) as usize;
-        let mut state = seed ^ 0x6A09_E667_F3BC_C908;
-        let mut plane = || -> Vec<f32> {
-            (0..n)
-                // 24 random bits -> exactly representable f32 in [0, 1).
-                .map(|_| (splitmix64(&mut state) >> 40) as f32 / (1u64 << 24) as f32)
-                .collect()
+        Self::try_generate(width, height, seed).expect("host memory for the frame")
+    }
+
+    /// A frame of uniform values in [0, 1), filled on every core; an error when host memory
+    /// for the three planes cannot be had.
+    pub fn try_generate(width: u32, height: u32, seed: u64) -> Result<Frame, HostAllocError> {
+        let n = Self::pixel_count(width, height);
+        let base = seed ^ 0x6A09_E667_F3BC_C908;
+        let plane = |index: u64| -> Result<Vec<f32>, HostAllocError> {
+            let mut p = try_zeroed(n, "the frame")?;
+            p.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
+                let first = index * n + (c * CHUNK) as u64;
+                for (j, v) in chunk.iter_mut().enumerate() {
+                    *v = (splitmix64_at(base, first + j as u64) >> 40) as f32 / (1u64 << 24) as f32;
+                }
+            });
+            Ok(p)
         };
-        let r = plane();
-        let g = plane();
-        let b = plane();
-        Frame {
+        Ok(Frame {
             width,
             height,
             seed,
-            r,
-            g,
-            b,
-        }
+            r: plane(0)?,
+            g: plane(1)?,
+            b: plane(2)?,
+        })
     }
 
     pub fn pixels(&self) -> u64 {
         Self::pixel_count(self.width, self.height)
+    }
+
+    /// Bytes read and written by one pass of the kernel.
+    pub fn bytes_per_pass(&self) -> u64 {
+        self.pixels() * BYTES_PER_PIXEL
     }
 
     pub fn info(&self) -> FrameInfo {
@@ -85,19 +124,29 @@ impl Frame {
             height: self.height,
             pixels: self.pixels(),
             seed: self.seed,
-            bytes_per_pass: self.pixels() * BYTES_PER_PIXEL,
+            bytes_per_pass: self.bytes_per_pass(),
         }
     }
 
-    /// The CPU reference: the same weighted sum every kernel computes, in the same order.
+    /// The CPU reference: the kernel's arithmetic, in the same order, on every core. (The
+    /// GPU may fuse it into FMAs; verification allows for that.)
     pub fn reference(&self) -> Vec<f32> {
+        self.try_reference().expect("host memory for the reference")
+    }
+
+    pub fn try_reference(&self) -> Result<Vec<f32>, HostAllocError> {
         let [wr, wg, wb] = WEIGHTS;
-        self.r
-            .iter()
-            .zip(&self.g)
-            .zip(&self.b)
-            .map(|((&r, &g), &b)| wr * r + wg * g + wb * b)
-            .collect()
+        let mut out = try_zeroed(self.pixels(), "the CPU reference")?;
+        out.par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let at = c * CHUNK;
+                let (r, g, b) = (&self.r[at..], &self.g[at..], &self.b[at..]);
+                for (j, o) in chunk.iter_mut().enumerate() {
+                    *o = wr * r[j] + wg * g[j] + wb * b[j];
+                }
+            });
+        Ok(out)
     }
 }
 
@@ -128,6 +177,32 @@ mod tests {
         };
         let mib = info.bytes_per_pass as f64 / (1024.0 * 1024.0);
         assert!((mib - 126.6).abs() < 0.05, "{mib}");
+    }
+
+    #[test]
+    fn parallel_fill_matches_the_sequential_generator() {
+        // The sequential splitmix64 this frame was defined by, one state for all three planes.
+        let (w, h, seed) = (300u32, 700u32, 9u64);
+        let mut state = seed ^ 0x6A09_E667_F3BC_C908;
+        let mut next = || {
+            state = state.wrapping_add(GOLDEN);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let n = (w * h) as usize;
+        let seq: Vec<f32> = (0..3 * n).map(|_| next()).collect();
+        let f = Frame::generate(w, h, seed);
+        assert_eq!(f.r, seq[..n]);
+        assert_eq!(f.g, seq[n..2 * n]);
+        assert_eq!(f.b, seq[2 * n..]);
+    }
+
+    #[test]
+    fn impossible_allocations_are_errors() {
+        let e = try_zeroed(u64::MAX / 8, "a test").unwrap_err();
+        assert!(e.to_string().contains("host memory for a test"), "{e}");
     }
 
     #[test]

@@ -267,10 +267,10 @@ fn find_mount(mountinfo: &str, v2: bool) -> Option<(String, String)> {
 /// and 4000x4000, slope between 2000x2000 and 4000x4000: CUDA 19.9, OpenCL (NVIDIA) 20.0.
 pub const HOST_BYTES_PER_PIXEL: u64 = 20;
 
-/// Extra host bytes per pixel when Vulkan is among the APIs (its host-visible staging plane):
-/// Vulkan on the H200 alone 24.0, all three APIs in one run 24.1: on a GPU the APIs' host
-/// planes do not add up, so the model counts them once.
-pub const VULKAN_EXTRA_BYTES_PER_PIXEL: u64 = 4;
+// Each API adds its own host bytes per pixel ([`crate::ApiInfo::host_bytes_per_pixel`]:
+// Vulkan's staging plane, 4): Vulkan on the H200 alone measured 24.0, all three APIs in one
+// run 24.1, so on a GPU the APIs' host planes do not add up and the model counts the largest
+// once.
 
 /// Host bytes per pixel for each API whose device is not a discrete GPU (a CPU driver such as
 /// PoCL or lavapipe, or an integrated GPU: its buffers are host memory). Measured on this
@@ -293,9 +293,11 @@ pub const HEADROOM_BYTES: u64 = 64 << 20;
 /// comes from are on the constants above.
 pub fn estimate_bytes(pixels: u64, apis: &[(Api, DeviceKind)]) -> Option<u64> {
     let mut per_pixel = HOST_BYTES_PER_PIXEL;
-    if apis.iter().any(|(a, _)| *a == Api::Vulkan) {
-        per_pixel += VULKAN_EXTRA_BYTES_PER_PIXEL;
-    }
+    per_pixel += apis
+        .iter()
+        .map(|(a, _)| a.info().host_bytes_per_pixel)
+        .max()
+        .unwrap_or(0);
     for (_, kind) in apis {
         if *kind != DeviceKind::Gpu {
             per_pixel += HOST_DEVICE_BYTES_PER_PIXEL;
@@ -351,6 +353,7 @@ pub fn try_alloc_f32(len: usize) -> Result<Vec<f32>, HostMemError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{TEST_API_A, TEST_API_B, TEST_API_C};
     use std::fs;
 
     /// A fake root with /proc files and a cgroup tree, removed on drop.
@@ -603,32 +606,32 @@ mod tests {
         let cpu = |a| (a, DeviceKind::Cpu);
         // H200: CUDA 19.9, OpenCL 20.0, Vulkan 24.0, all three 24.1 bytes per pixel.
         assert_eq!(
-            estimate_bytes(px, &[gpu(Api::Cuda)]),
+            estimate_bytes(px, &[gpu(TEST_API_A)]),
             Some(px * 20 + HEADROOM_BYTES)
         );
         assert_eq!(
-            estimate_bytes(px, &[gpu(Api::Cuda), gpu(Api::Vulkan), gpu(Api::OpenCl)]),
+            estimate_bytes(px, &[gpu(TEST_API_A), gpu(TEST_API_B), gpu(TEST_API_C)]),
             Some(px * 24 + HEADROOM_BYTES)
         );
         // CPU drivers: PoCL 48.0, lavapipe 52.0; both 67.5 (the model says 80).
         assert_eq!(
-            estimate_bytes(px, &[cpu(Api::OpenCl)]),
+            estimate_bytes(px, &[cpu(TEST_API_C)]),
             Some(px * 48 + HEADROOM_BYTES)
         );
         assert_eq!(
-            estimate_bytes(px, &[cpu(Api::Vulkan)]),
+            estimate_bytes(px, &[cpu(TEST_API_B)]),
             Some(px * 52 + HEADROOM_BYTES)
         );
         assert_eq!(
-            estimate_bytes(px, &[cpu(Api::Vulkan), cpu(Api::OpenCl)]),
+            estimate_bytes(px, &[cpu(TEST_API_B), cpu(TEST_API_C)]),
             Some(px * 80 + HEADROOM_BYTES)
         );
-        assert_eq!(estimate_bytes(u64::MAX / 2, &[cpu(Api::OpenCl)]), None);
+        assert_eq!(estimate_bytes(u64::MAX / 2, &[cpu(TEST_API_C)]), None);
     }
 
     #[test]
     fn check_frame_names_the_bound() {
-        let apis = [(Api::OpenCl, DeviceKind::Cpu)];
+        let apis = [(TEST_API_C, DeviceKind::Cpu)];
         let small = Available {
             bytes: 1_500_000 * 1024 - 512_000 * 1024,
             bound: Bound::AddressSpace,

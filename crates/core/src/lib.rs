@@ -1,32 +1,41 @@
 //! blocksweep's core: everything that is the same for CUDA, Vulkan and OpenCL.
 //!
-//! The backends (`blocksweep-cuda`, `blocksweep-vulkan`, `blocksweep-opencl`) only implement
-//! [`Backend`]: device identity and limits, upload, poison, a timed dispatch and read-back.
-//! Timing statistics, verification, grid sizing and reporting live here, once, so that the
-//! three APIs are measured and checked by the same code (the BabelStream lesson).
+//! Each API crate implements [`Driver`] (its static facts, probe, open) and [`Backend`] (device
+//! identity and limits, upload, poison, a back-to-back timed batch, read-back). The measurement
+//! protocol, verification, launch-limit rules, grid sizing, orchestration across APIs
+//! ([`session`]) and reporting live here, once, so that every API is measured and checked by
+//! the same code (the BabelStream lesson). docs/architecture.md draws the layers.
 
+pub mod api;
 pub mod backend;
 pub mod blocks;
 pub mod conformance;
+pub mod driver;
 pub mod frame;
 pub mod grid;
 pub mod hostmem;
 pub mod limits;
+pub mod measure;
 pub mod physical;
 pub mod report;
+pub mod session;
 
 pub mod sweep;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 pub mod validate;
 pub mod verify;
 
+pub use api::{Api, ApiInfo, Vocabulary};
 pub use backend::{
-    Api, Backend, BackendError, BackendResult, DeviceIdentity, DeviceKind, ErrorKind, KernelFacts,
-    KernelVariant, Launch, OccupancySuggestion, Residency, TimerInfo,
+    Backend, BackendError, BackendResult, BatchTimes, DeviceIdentity, DeviceKind, ErrorKind,
+    GridSize, KernelFacts, KernelVariant, Launch, OccupancySuggestion, Residency, Stamps,
+    TimerInfo, Work,
 };
 pub use blocks::{BlockSize, BlockSpecError};
+pub use driver::{ApiChoice, Driver, KernelSource, OpenOptions, Registry, Targets};
 pub use frame::{Frame, BYTES_PER_PIXEL, WEIGHTS};
 pub use grid::GridPolicy;
-pub use limits::{Limits, Named};
+pub use limits::{Concept, Limits, Named};
+pub use measure::{Discipline, Protocol, Reps};
 pub use sweep::{SweepConfig, SweepError, SweepResult, SweepRow};

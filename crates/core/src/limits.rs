@@ -8,6 +8,31 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// A launch-limit concept that every API names in its own way. The limits tables are built
+/// from these, and each API states its specification's minimum per concept
+/// ([`crate::ApiInfo::guarantees`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Concept {
+    MaxThreadsPerBlock,
+    MaxBlockDims,
+    MaxGridDims,
+    WarpSize,
+    Multiprocessors,
+    MaxThreadsPerMp,
+    MaxBlocksPerMp,
+    SharedMemPerBlock,
+    SharedMemPerBlockOptin,
+    RegistersPerBlock,
+    MaxAlloc,
+    MaxBufferBinding,
+    GlobalMemory,
+    LastLevelCache,
+    TimerResolution,
+    KernelMaxBlock,
+    KernelRegisters,
+}
+
 /// A value together with the API-native name it was queried under.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Named<T> {
@@ -99,25 +124,51 @@ impl Limits {
     /// Whether a frame of `pixels` fits this device: four f32 planes, each one allocation
     /// bound to the kernel as one buffer. Checked before anything is allocated, host or device.
     pub fn frame_fits(&self, pixels: u64) -> Result<(), String> {
-        let plane = pixels.saturating_mul(4);
+        let plane = pixels
+            .checked_mul(4)
+            .ok_or_else(|| format!("{pixels} pixels need more than 2^64 bytes per plane"))?;
+        self.buffers_fit(4, plane, 0, "one plane", "four planes")
+    }
+
+    /// Whether the copy ceiling's two buffers of `bytes` fit beside the frame's four planes.
+    pub fn copy_fits(&self, bytes: u64, frame_pixels: u64) -> Result<(), String> {
+        let planes = frame_pixels.saturating_mul(16);
+        self.buffers_fit(
+            2,
+            bytes,
+            planes,
+            "one copy buffer",
+            "the copy's two buffers and the frame",
+        )
+    }
+
+    /// `count` buffers of `bytes` each, beside `reserved` bytes already in use, against the
+    /// per-allocation, per-binding and total memory limits; the error names the limit.
+    fn buffers_fit(
+        &self,
+        count: u64,
+        bytes: u64,
+        reserved: u64,
+        one: &str,
+        all: &str,
+    ) -> Result<(), String> {
         for limit in [&self.max_alloc_bytes, &self.max_buffer_binding_bytes]
             .into_iter()
             .flatten()
         {
-            if plane > limit.value {
+            if bytes > limit.value {
                 return Err(format!(
-                    "one plane is {plane} bytes; {} is {}",
+                    "{one} is {bytes} bytes; {} is {}",
                     limit.name, limit.value
                 ));
             }
         }
         if let Some(g) = &self.global_mem_bytes {
-            if plane.saturating_mul(4) > g.value {
+            let total = bytes.saturating_mul(count).saturating_add(reserved);
+            if total > g.value {
                 return Err(format!(
-                    "four planes are {} bytes; {} is {}",
-                    plane.saturating_mul(4),
-                    g.name,
-                    g.value
+                    "{all} are {total} bytes; {} is {}",
+                    g.name, g.value
                 ));
             }
         }
@@ -196,8 +247,15 @@ mod tests {
         };
         assert!(l.frame_fits((1 << 24) + 1).unwrap_err().contains("GLOBAL"));
         assert!(
-            Limits::default().frame_fits(u64::MAX).is_ok(),
+            Limits::default().frame_fits(u64::MAX / 4).is_ok(),
             "no limits known: nothing to refuse"
+        );
+        assert!(
+            Limits::default()
+                .frame_fits(u64::MAX)
+                .unwrap_err()
+                .contains("2^64"),
+            "a byte count that does not fit 64 bits is refused, never wrapped"
         );
     }
 }

@@ -216,6 +216,7 @@ pub fn default_device(devices: &[PhysicalDevice]) -> Option<&PhysicalDevice> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{TEST_API_A, TEST_API_B, TEST_API_C};
 
     fn dev(
         api: Api,
@@ -244,29 +245,29 @@ mod tests {
         use DeviceKind::*;
         let d = vec![
             dev(
-                Api::Cuda,
+                TEST_API_A,
                 0,
                 "NVIDIA H200",
                 Gpu,
                 Some(1),
                 Some("0000:19:00.0"),
             ),
-            dev(Api::Vulkan, 0, "NVIDIA H200", Gpu, Some(1), None),
+            dev(TEST_API_B, 0, "NVIDIA H200", Gpu, Some(1), None),
             // A vendor whose OpenCL UUID differs: joined by PCI address.
             dev(
-                Api::OpenCl,
+                TEST_API_C,
                 0,
                 "NVIDIA H200",
                 Gpu,
                 Some(9),
                 Some("0000:19:00.0"),
             ),
-            dev(Api::OpenCl, 1, "pthread-cpu", Cpu, None, None),
-            dev(Api::Vulkan, 1, "llvmpipe", Cpu, Some(5), None),
+            dev(TEST_API_C, 1, "pthread-cpu", Cpu, None, None),
+            dev(TEST_API_B, 1, "llvmpipe", Cpu, Some(5), None),
         ];
         let g = group(&d);
         assert_eq!(g.len(), 3);
-        assert_eq!(g[0].apis(), [Api::Cuda, Api::Vulkan, Api::OpenCl]);
+        assert_eq!(g[0].apis(), [TEST_API_A, TEST_API_B, TEST_API_C]);
         assert_eq!(g[0].rule, MatchRule::PciBusId);
         assert_eq!(g[1].rule, MatchRule::Single);
         assert_eq!(select(&g, "0101").unwrap().index, 0);
@@ -285,9 +286,9 @@ mod tests {
     fn identical_cards_stay_apart_and_names_need_uniqueness() {
         use DeviceKind::*;
         let d = vec![
-            dev(Api::Cuda, 0, "T4", Gpu, None, None),
-            dev(Api::Cuda, 1, "T4", Gpu, None, None),
-            dev(Api::OpenCl, 0, "T4", Gpu, None, None),
+            dev(TEST_API_A, 0, "T4", Gpu, None, None),
+            dev(TEST_API_A, 1, "T4", Gpu, None, None),
+            dev(TEST_API_C, 0, "T4", Gpu, None, None),
         ];
         let g = group(&d);
         assert_eq!(
@@ -296,8 +297,8 @@ mod tests {
             "two T4s: the name cannot say which OpenCL device is which"
         );
         let d = vec![
-            dev(Api::Cuda, 0, "Tesla T4", Gpu, Some(1), None),
-            dev(Api::OpenCl, 0, "tesla  t4", Gpu, Some(2), None),
+            dev(TEST_API_A, 0, "Tesla T4", Gpu, Some(1), None),
+            dev(TEST_API_C, 0, "tesla  t4", Gpu, Some(2), None),
         ];
         let g = group(&d);
         assert_eq!((g.len(), g[0].rule), (1, MatchRule::Name));

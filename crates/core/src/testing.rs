@@ -1,15 +1,69 @@
-//! A backend that runs the kernels on the host, so the driver and reports can be tested
-//! without any GPU API (wgpu-hal's `empty` backend plays the same role). It simulates the
-//! launch geometry thread by thread, so a coverage bug in a launch shows up as it would on a
-//! device. Its "device clock" is the host clock: it is never used for real measurements.
+//! Backends that run on the host, so the driver and reports can be tested without any GPU
+//! API (wgpu-hal's `empty` backend plays the same role).
+//!
+//! [`HostBackend`] runs the kernels thread by thread, so a coverage bug in a launch shows up as
+//! it would on a device; its "device clock" is the host clock, never used for real
+//! measurements. [`ScriptedBackend`] runs nothing and reports scripted times, so the
+//! measurement protocol's arithmetic can be checked exactly.
 
 use std::time::Instant;
 
+use crate::api::{Api, ApiInfo, Vocabulary};
 use crate::backend::*;
 use crate::blocks::BlockSize;
 use crate::frame::{Frame, WEIGHTS};
 use crate::grid::nvidia_model;
-use crate::limits::{Dims, Limits, Named};
+use crate::limits::{Concept, Dims, Limits, Named};
+
+const WORDS: Vocabulary = Vocabulary {
+    thread: "thread",
+    block: "block",
+    grid: "grid",
+    warp: "warp",
+    multiprocessor: "MP",
+    launch: "launch",
+};
+
+static ALPHA: ApiInfo = ApiInfo {
+    key: "alpha",
+    aliases: &[],
+    name: "Alpha",
+    rank: 0,
+    words: WORDS,
+    guarantees: &[],
+    install_hint: "install alpha",
+    host_bytes_per_pixel: 0,
+};
+
+static BETA: ApiInfo = ApiInfo {
+    key: "beta",
+    aliases: &["b"],
+    name: "Beta",
+    rank: 1,
+    words: Vocabulary {
+        block: "workgroup",
+        ..WORDS
+    },
+    guarantees: &[(Concept::MaxThreadsPerBlock, "128")],
+    install_hint: "install beta",
+    host_bytes_per_pixel: 4,
+};
+
+static GAMMA: ApiInfo = ApiInfo {
+    key: "gamma",
+    aliases: &[],
+    name: "Gamma",
+    rank: 2,
+    words: WORDS,
+    guarantees: &[(Concept::MaxThreadsPerBlock, "1")],
+    install_hint: "install gamma",
+    host_bytes_per_pixel: 0,
+};
+
+/// Three made-up APIs for the core's own tests.
+pub const TEST_API_A: Api = Api::new(&ALPHA);
+pub const TEST_API_B: Api = Api::new(&BETA);
+pub const TEST_API_C: Api = Api::new(&GAMMA);
 
 pub struct HostBackend {
     pub identity: DeviceIdentity,
@@ -56,6 +110,115 @@ impl HostBackend {
             reject: None,
         }
     }
+
+    /// One dispatch, simulated thread by thread over the launch geometry.
+    fn dispatch(&mut self, launch: Launch) -> BackendResult<()> {
+        if self.reject == Some(launch.block.threads()) {
+            return Err(BackendError::new(
+                self.api(),
+                ErrorKind::LaunchRejected,
+                "HOST_INVALID_CONFIGURATION",
+            ));
+        }
+        let n = self.planes[0].len() as u64;
+        let (bx, grid) = (launch.block.x as u64, launch.grid.x as u64);
+        let [r, g, b, out] = &mut self.planes;
+        for thread in 0..grid * bx {
+            let mut i = thread;
+            while i < n {
+                out[i as usize] = WEIGHTS[0] * r[i as usize]
+                    + WEIGHTS[1] * g[i as usize]
+                    + WEIGHTS[2] * b[i as usize];
+                i += match self.variant {
+                    KernelVariant::GridStride => grid * bx,
+                    KernelVariant::OnePixelPerThread => n,
+                };
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A backend that runs nothing: each dispatch "takes" `kernel_ms`, a timestamp pair around a
+/// dispatch adds `stamp_ms` to that dispatch's interval, and the first dispatch of every batch
+/// pays `host_wait_ms` (what the device idles away while the host waits and launches again).
+/// It records every batch it is asked for.
+pub struct ScriptedBackend {
+    pub identity: DeviceIdentity,
+    pub limits: Limits,
+    pub kernel: KernelFacts,
+    pub kernel_ms: f64,
+    pub stamp_ms: f64,
+    pub host_wait_ms: f64,
+    pub batches: Vec<(u32, Stamps)>,
+}
+
+impl ScriptedBackend {
+    pub fn new(api: Api, kernel_ms: f64, stamp_ms: f64) -> Self {
+        let host = HostBackend::new(api);
+        ScriptedBackend {
+            identity: host.identity,
+            limits: host.limits,
+            kernel: host.kernel,
+            kernel_ms,
+            stamp_ms,
+            host_wait_ms: 0.0,
+            batches: Vec::new(),
+        }
+    }
+}
+
+impl Backend for ScriptedBackend {
+    fn identity(&self) -> &DeviceIdentity {
+        &self.identity
+    }
+    fn limits(&self) -> &Limits {
+        &self.limits
+    }
+    fn kernel_facts(&self) -> &KernelFacts {
+        &self.kernel
+    }
+    fn timer(&self) -> TimerInfo {
+        TimerInfo {
+            method: "script".into(),
+            resolution_ns: 1.0,
+        }
+    }
+    fn upload(&mut self, _frame: &Frame) -> BackendResult<()> {
+        Ok(())
+    }
+    fn residency(&mut self, _block: BlockSize) -> BackendResult<Option<Residency>> {
+        Ok(None)
+    }
+    fn poison_output(&mut self) -> BackendResult<()> {
+        Ok(())
+    }
+    fn run_batch(&mut self, _work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
+        self.batches.push((count, stamps));
+        let k = self.kernel_ms;
+        Ok(match stamps {
+            Stamps::None => BatchTimes::default(),
+            Stamps::Batch => BatchTimes {
+                batch_ms: Some(count as f64 * k + self.host_wait_ms),
+                each_ms: Vec::new(),
+            },
+            Stamps::Each => BatchTimes {
+                batch_ms: None,
+                each_ms: (0..count)
+                    .map(|i| k + self.stamp_ms + if i == 0 { self.host_wait_ms } else { 0.0 })
+                    .collect(),
+            },
+        })
+    }
+    fn read_output(&mut self, _out: &mut [f32]) -> BackendResult<()> {
+        Ok(())
+    }
+    fn copy_method(&self) -> String {
+        "script".into()
+    }
+    fn set_kernel(&mut self, _variant: KernelVariant) -> BackendResult<()> {
+        Ok(())
+    }
 }
 
 impl Backend for HostBackend {
@@ -90,57 +253,33 @@ impl Backend for HostBackend {
         self.planes[3].iter_mut().for_each(|v| *v = f32::NAN);
         Ok(())
     }
-    fn dispatch_timed(
-        &mut self,
-        launch: Launch,
-        warmups: u32,
-        reps: u32,
-    ) -> BackendResult<Vec<f64>> {
-        if self.reject == Some(launch.block.threads()) {
-            return Err(BackendError::new(
-                self.api(),
-                ErrorKind::LaunchRejected,
-                "HOST_INVALID_CONFIGURATION",
-            ));
-        }
-        let n = self.planes[0].len() as u64;
-        let mut times = Vec::new();
-        for i in 0..warmups + reps {
+    fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
+        let mut each = Vec::new();
+        let start = Instant::now();
+        for _ in 0..count {
             let t = Instant::now();
-            let (bx, grid) = (launch.block.x as u64, launch.grid as u64);
-            let [r, g, b, out] = &mut self.planes;
-            for thread in 0..grid * bx {
-                let mut i = thread;
-                while i < n {
-                    out[i as usize] = WEIGHTS[0] * r[i as usize]
-                        + WEIGHTS[1] * g[i as usize]
-                        + WEIGHTS[2] * b[i as usize];
-                    i += match self.variant {
-                        KernelVariant::GridStride => grid * bx,
-                        KernelVariant::OnePixelPerThread => n,
-                    };
+            match work {
+                Work::Kernel(launch) => self.dispatch(launch)?,
+                Work::Copy { bytes } => {
+                    let dst = vec![1u8; bytes as usize];
+                    std::hint::black_box(&dst);
                 }
             }
-            if i >= warmups {
-                times.push(t.elapsed().as_secs_f64() * 1e3 + 1e-6);
+            if stamps == Stamps::Each {
+                each.push(t.elapsed().as_secs_f64() * 1e3 + 1e-6);
             }
         }
-        Ok(times)
+        Ok(BatchTimes {
+            batch_ms: (stamps == Stamps::Batch).then(|| start.elapsed().as_secs_f64() * 1e3 + 1e-6),
+            each_ms: each,
+        })
     }
     fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
         out.copy_from_slice(&self.planes[3]);
         Ok(())
     }
-    fn copy_timed(&mut self, bytes: u64, _w: u32, reps: u32) -> BackendResult<Option<Vec<f64>>> {
-        let src = vec![1u8; bytes as usize];
-        let mut times = Vec::new();
-        for _ in 0..reps {
-            let t = Instant::now();
-            let dst = src.clone();
-            std::hint::black_box(&dst);
-            times.push(t.elapsed().as_secs_f64() * 1e3 + 1e-6);
-        }
-        Ok(Some(times))
+    fn copy_method(&self) -> String {
+        "Vec clone (test double)".into()
     }
     fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
         self.variant = variant;
@@ -157,7 +296,7 @@ mod tests {
 
     #[test]
     fn host_backend_passes_conformance() {
-        let mut b = HostBackend::new(Api::OpenCl);
+        let mut b = HostBackend::new(TEST_API_C);
         conformance::check_limits(&b);
         let r = conformance::check_full_sweep(&mut b);
         // The model reproduces the seed's T4 residency column through the driver.
@@ -170,7 +309,7 @@ mod tests {
 
     #[test]
     fn rejected_launch_is_a_skipped_row_with_the_apis_words() {
-        let mut b = HostBackend::new(Api::Cuda);
+        let mut b = HostBackend::new(TEST_API_A);
         b.reject = Some(128);
         let f = Frame::generate(64, 8, 1);
         let cfg = SweepConfig {
@@ -183,8 +322,8 @@ mod tests {
             &f.reference(),
             &cfg,
             None,
-            Some(4096),
             &mut Quiet,
+            &mut |_| {},
         );
         assert!(err.is_none());
         assert_eq!(r.rows_run(), 2);
@@ -198,7 +337,7 @@ mod tests {
 
     #[test]
     fn wave_grid_is_raised_where_a_driver_caps_loop_iterations() {
-        let mut b = HostBackend::new(Api::Vulkan);
+        let mut b = HostBackend::new(TEST_API_B);
         b.limits.max_loop_iterations = Some(crate::limits::Named::new(100, "TEST_LOOP_CAP"));
         let cfg = SweepConfig {
             blocks: crate::blocks::parse_blocks("16,1024").unwrap(),
@@ -216,17 +355,29 @@ mod tests {
         let f = Frame::generate(128, 16, 3);
         let cfg = SweepConfig {
             blocks: crate::blocks::parse_blocks("32,100,2048").unwrap(),
-            warmups: 0,
-            reps: 2,
+            protocol: crate::Protocol {
+                warmups: 0,
+                reps: crate::Reps::Fixed(2),
+                discipline: crate::Discipline::Batch,
+            },
             ..Default::default()
         };
         let mut rep = Report::new("blocksweep test", "2026-11-30T00:00:00Z");
-        for api in [Api::Cuda, Api::Vulkan] {
+        for api in [TEST_API_A, TEST_API_B] {
             let mut b = HostBackend::new(api);
-            let (r, e) = sweep::run(&mut b, &f, &f.reference(), &cfg, None, None, &mut Quiet);
+            let (r, e) = sweep::run(
+                &mut b,
+                &f,
+                &f.reference(),
+                &cfg,
+                None,
+                &mut Quiet,
+                &mut |_| {},
+            );
             assert!(e.is_none());
             rep.results.push(r);
         }
+        rep.refresh_answer();
         rep
     }
 
@@ -235,7 +386,7 @@ mod tests {
         let rep = report();
         let csv = Format::Csv.exporter().render(&rep);
         let lines: Vec<&str> = csv.lines().collect();
-        assert!(lines[0].starts_with("api,device,block,threads,warps,idle,blocks_per_sm,warps_per_sm,occupancy,grid,ms_mean,ms_min,ms_median,ms_max,gbps,of_best"));
+        assert!(lines[0].starts_with("api,device,block,threads,warps,idle,blocks_per_sm,warps_per_sm,occupancy,grid,ms_mean,ms_min,ms_median,ms_max,ms_cv,reps,discipline,gbps,of_best,ties_best"));
         assert_eq!(lines.len(), 1 + 6);
         assert!(
             lines[3].contains("2048") && lines[3].contains("HOST_MAX_THREADS"),
@@ -246,14 +397,20 @@ mod tests {
         assert!(table.contains("Fastest measured:"), "{table}");
         assert!(table.contains("configurations reach at least 95 percent"));
         assert!(
-            table.contains("Vulkan/CUDA"),
+            table.contains("Beta/Alpha"),
             "merged ratio column missing:\n{table}"
         );
         let md = Format::Markdown.exporter().render(&rep);
         assert!(md.contains("| thr/blk |"), "{md}");
         let json = Format::Json.exporter().render(&rep);
         let back = parse_report(&json).unwrap();
-        assert_eq!(back.results[0].rows[0].times_ms.len(), 2);
+        let t = back.results[0].rows[0].timing.as_ref().unwrap();
+        assert_eq!(
+            (t.reps, t.samples_ms.len(), t.discipline),
+            (2, 2, crate::Discipline::Batch)
+        );
+        assert_eq!(back.portable, rep.portable);
+        assert!(rep.portable.is_some());
         assert_eq!(back.results.len(), 2);
         assert!(parse_report("{\"x\":1}")
             .unwrap_err()

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use tabled::builder::Builder;
 
-use crate::backend::{Api, Backend, BackendError, ErrorKind, Launch};
+use crate::backend::{Api, Backend, BackendError, ErrorKind, Launch, Stamps, Work};
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
 use crate::report::text::table;
@@ -32,10 +32,7 @@ const fn a(
     Assumption {
         claim,
         guarantee,
-        launch: Launch {
-            block: BlockSize { x, y, z },
-            grid,
-        },
+        launch: Launch::linear(BlockSize { x, y, z }, grid),
     }
 }
 
@@ -169,7 +166,7 @@ pub fn run(
         let limits_say =
             limit_violation(backend.limits(), backend.kernel_facts(), asm.launch.block);
         backend.poison_output()?;
-        let outcome = match backend.dispatch_timed(asm.launch, 0, 1) {
+        let outcome = match backend.run_batch(Work::Kernel(asm.launch), 1, Stamps::None) {
             Ok(_) => {
                 backend.read_output(&mut out)?;
                 match verify(&out, reference) {

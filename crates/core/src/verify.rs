@@ -1,5 +1,6 @@
 //! Pixel-by-pixel comparison of a device's output with the CPU reference.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Absolute tolerance. Inputs are in [0, 1) and the weights sum to 1, so results are below 1
@@ -9,6 +10,10 @@ use serde::{Deserialize, Serialize};
 /// multiply and add: a few ulp at most. 1e-6 (~16 ulp) admits that and nothing else; a wrong
 /// weight, a skipped pixel (NaN poison) or a stale value from another frame is far outside it.
 pub const TOLERANCE: f32 = 1e-6;
+
+/// The poison every backend fills the output plane with before each row: a quiet NaN, as the
+/// 32-bit pattern a device memset writes. A pixel the launch never wrote stays NaN and fails.
+pub const POISON_BITS: u32 = 0x7FC0_0000;
 
 /// The first pixel that disagrees.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -22,8 +27,6 @@ pub struct Mismatch {
 
 /// Compares every pixel; NaN never passes (the poison must be overwritten).
 pub fn verify(output: &[f32], reference: &[f32]) -> Result<(), Mismatch> {
-    let mut first: Option<(usize, f32, f32)> = None;
-    let mut bad = 0u64;
     if output.len() != reference.len() {
         return Err(Mismatch {
             index: output.len().min(reference.len()) as u64,
@@ -32,17 +35,16 @@ pub fn verify(output: &[f32], reference: &[f32]) -> Result<(), Mismatch> {
             bad_pixels: output.len().abs_diff(reference.len()) as u64,
         });
     }
-    for (i, (&got, &want)) in output.iter().zip(reference).enumerate() {
-        // Written as !(<=) so that NaN fails: a NaN difference compares false either way.
-        #[allow(clippy::neg_cmp_op_on_partial_ord)]
-        if !((got - want).abs() <= TOLERANCE) {
-            bad += 1;
-            if first.is_none() {
-                first = Some((i, got, want));
-            }
-        }
-    }
-    match first {
+    // Every core checks a chunk: its first bad index and its count; the first chunk with a
+    // bad pixel names the first bad index overall.
+    let per_chunk: Vec<ChunkCheck> = output
+        .par_chunks(CHUNK)
+        .zip(reference.par_chunks(CHUNK))
+        .enumerate()
+        .map(|(c, (out, want))| check_chunk(c * CHUNK, out, want))
+        .collect();
+    let bad: u64 = per_chunk.iter().map(|(_, n)| n).sum();
+    match per_chunk.iter().find_map(|(first, _)| *first) {
         None => Ok(()),
         Some((i, got, expected)) => Err(Mismatch {
             index: i as u64,
@@ -53,9 +55,35 @@ pub fn verify(output: &[f32], reference: &[f32]) -> Result<(), Mismatch> {
     }
 }
 
+const CHUNK: usize = 1 << 16;
+
+/// One chunk's first bad pixel (index, got, expected), if any, and its count of bad pixels.
+type ChunkCheck = (Option<(usize, f32, f32)>, u64);
+
+fn check_chunk(offset: usize, output: &[f32], reference: &[f32]) -> ChunkCheck {
+    let mut first = None;
+    let mut bad = 0u64;
+    for (i, (&got, &want)) in output.iter().zip(reference).enumerate() {
+        // Written so that NaN (the poison) fails: NaN compares false with everything.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        if !((got - want).abs() <= TOLERANCE) {
+            bad += 1;
+            if first.is_none() {
+                first = Some((offset + i, got, want));
+            }
+        }
+    }
+    (first, bad)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_poison_is_a_nan() {
+        assert!(f32::from_bits(POISON_BITS).is_nan());
+    }
 
     #[test]
     fn nan_and_offsets_fail() {
@@ -73,6 +101,14 @@ mod tests {
         o[3] += TOLERANCE / 4.0;
         assert!(verify(&o, &r).is_ok());
         assert!(verify(&r[..9], &r).is_err());
+        // Across chunk boundaries: the first bad index overall and every bad pixel counted.
+        let big = vec![0.25f32; 3 * CHUNK + 17];
+        let mut o = big.clone();
+        o[2 * CHUNK + 5] = f32::NAN;
+        o[CHUNK + 1] = 9.0;
+        o[3 * CHUNK + 16] = f32::NAN;
+        let m = verify(&o, &big).unwrap_err();
+        assert_eq!((m.index, m.bad_pixels, m.got), ((CHUNK + 1) as u64, 3, 9.0));
     }
 
     #[test]

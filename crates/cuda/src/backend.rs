@@ -2,9 +2,10 @@
 
 use std::sync::Arc;
 
+use blocksweep_core::verify::POISON_BITS;
 use blocksweep_core::{
-    Backend, BackendResult, BlockSize, DeviceIdentity, Frame, KernelFacts, KernelVariant, Launch,
-    Limits, OccupancySuggestion, Residency, TimerInfo,
+    Backend, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Frame, KernelFacts,
+    KernelVariant, Limits, OccupancySuggestion, Residency, Stamps, TimerInfo, Work,
 };
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr};
@@ -20,8 +21,11 @@ pub struct CudaOptions {
     pub compiler: CudaCompiler,
 }
 
-/// A quiet NaN, as the 32-bit pattern cuMemsetD32 writes.
-const NAN_BITS: u32 = 0x7FC0_0000;
+/// The copy ceiling's two buffers, kept while the size stays the same.
+struct CopyBuffers {
+    src: CudaSlice<u8>,
+    dst: CudaSlice<u8>,
+}
 
 /// The frame's four planes on the device.
 struct Planes {
@@ -39,6 +43,7 @@ struct Planes {
 /// a failure is recorded in the context and returned by its next call.
 pub struct CudaBackend {
     planes: Option<Planes>,
+    copy: Option<CopyBuffers>,
     timer: EventTimer,
     kernels: Kernels,
     variant: KernelVariant,
@@ -77,6 +82,7 @@ pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaErro
     let timer = EventTimer::new(&ctx)?;
     Ok(CudaBackend {
         planes: None,
+        copy: None,
         timer,
         kernels,
         variant: KernelVariant::GridStride,
@@ -190,42 +196,63 @@ impl CudaBackend {
         Ok(())
     }
 
-    fn dispatch(&mut self, launch: Launch, warmups: u32, reps: u32) -> Result<Vec<f64>, CudaError> {
+    fn batch(&mut self, work: Work, count: u32, stamps: Stamps) -> Result<BatchTimes, CudaError> {
         self.bind()?;
-        let planes = self.planes()?;
-        let s = &self.stream;
-        let args = KernelArgs {
-            r: ptr(&planes.r, s),
-            g: ptr(&planes.g, s),
-            b: ptr(&planes.b, s),
-            out: ptr(&planes.out, s),
-            n: planes.pixels,
-        };
-        let func = self.function();
-        let mut op = || timing::launch(func, s, launch.block, launch.grid, args);
-        self.timer.run(s, warmups, reps, &mut op)
+        match work {
+            Work::Kernel(launch) => {
+                let planes = self.planes()?;
+                let s = &self.stream;
+                let args = KernelArgs {
+                    r: ptr(&planes.r, s),
+                    g: ptr(&planes.g, s),
+                    b: ptr(&planes.b, s),
+                    out: ptr(&planes.out, s),
+                    n: planes.pixels,
+                };
+                let func = match self.variant {
+                    KernelVariant::GridStride => &self.kernels.grid_stride,
+                    KernelVariant::OnePixelPerThread => &self.kernels.one_per_thread,
+                };
+                let mut op = || timing::launch(func, s, launch.block, launch.grid, args);
+                self.timer.run_batch(s, count, stamps, &mut op)
+            }
+            Work::Copy { bytes } => {
+                self.copy_buffers(bytes)?;
+                let s = &self.stream;
+                let c = self
+                    .copy
+                    .as_ref()
+                    .ok_or_else(|| CudaError::Usage("copy buffers missing".into()))?;
+                let (src, dst, len) = (ptr(&c.src, s), ptr(&c.dst, s), c.src.len());
+                let mut op = || timing::copy_d2d(s, dst, src, len);
+                self.timer.run_batch(s, count, stamps, &mut op)
+            }
+        }
     }
 
-    fn copy(&mut self, bytes: u64, warmups: u32, reps: u32) -> Result<Vec<f64>, CudaError> {
-        self.bind()?;
+    /// The copy's two buffers for `bytes`, allocated on first use for that size; the source
+    /// is written once so the timed copies read initialised memory.
+    fn copy_buffers(&mut self, bytes: u64) -> Result<(), CudaError> {
         if bytes == 0 {
             return Err(CudaError::Usage("copy of 0 bytes".into()));
         }
+        if self
+            .copy
+            .as_ref()
+            .is_some_and(|c| c.src.len() as u64 == bytes)
+        {
+            return Ok(());
+        }
+        self.copy = None;
         self.check_free(2 * bytes, &format!("copy needs 2 x {bytes} bytes"))?;
         let len = usize::try_from(bytes)
             .map_err(|_| CudaError::TooLarge(format!("{bytes} bytes do not fit usize")))?;
-        // Both buffers are freed when they drop at the end of this function.
         let src = self.alloc::<u8>(len)?;
         let dst = self.alloc::<u8>(len)?;
-        let s = &self.stream;
-        let (src_ptr, dst_ptr) = (ptr(&src, s), ptr(&dst, s));
-        // Write the source once so the timed copies read initialised memory.
-        timing::memset_d8(s, src_ptr, 0, len)?;
-        let mut op = || timing::copy_d2d(s, dst_ptr, src_ptr, len);
-        let times = self.timer.run(s, warmups, reps, &mut op)?;
-        drop((src, dst));
+        timing::memset_d8(&self.stream, ptr(&src, &self.stream), 0, len)?;
         self.synchronize()?;
-        Ok(times)
+        self.copy = Some(CopyBuffers { src, dst });
+        Ok(())
     }
 }
 
@@ -271,17 +298,17 @@ impl Backend for CudaBackend {
         let planes = self.planes()?;
         // upload checked that the pixel count fits usize.
         let len = planes.pixels as usize;
-        timing::memset_d32(&self.stream, ptr(&planes.out, &self.stream), NAN_BITS, len)?;
+        timing::memset_d32(
+            &self.stream,
+            ptr(&planes.out, &self.stream),
+            POISON_BITS,
+            len,
+        )?;
         Ok(self.synchronize()?)
     }
 
-    fn dispatch_timed(
-        &mut self,
-        launch: Launch,
-        warmups: u32,
-        reps: u32,
-    ) -> BackendResult<Vec<f64>> {
-        Ok(self.dispatch(launch, warmups, reps)?)
+    fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
+        Ok(self.batch(work, count, stamps)?)
     }
 
     fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
@@ -303,15 +330,6 @@ impl Backend for CudaBackend {
 
     fn copy_method(&self) -> String {
         "cuMemcpyDtoDAsync, timed with CUDA events".into()
-    }
-
-    fn copy_timed(
-        &mut self,
-        bytes: u64,
-        warmups: u32,
-        reps: u32,
-    ) -> BackendResult<Option<Vec<f64>>> {
-        Ok(Some(self.copy(bytes, warmups, reps)?))
     }
 
     fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {

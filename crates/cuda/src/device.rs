@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use blocksweep_core::limits::{Dims, MultiprocessorModel};
-use blocksweep_core::{Api, DeviceIdentity, DeviceKind, Limits, Named};
+use blocksweep_core::{DeviceIdentity, DeviceKind, Limits, Named};
 use cudarc::driver::result;
 use cudarc::driver::sys::{self, CUdevice, CUdevice_attribute as A};
 
@@ -160,7 +160,7 @@ fn identity(index: usize, dev: CUdevice, version: (i32, i32)) -> Result<DeviceId
     );
     let api_version = format!("{}.{}", version.0, version.1);
     Ok(DeviceIdentity {
-        api: Api::Cuda,
+        api: crate::API,
         index,
         name,
         vendor: "NVIDIA".into(),

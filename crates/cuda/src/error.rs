@@ -6,7 +6,7 @@
 //! launch; from anything else a bug), so each call site uses the mapping function written for
 //! it, and each function's doc lists the codes it treats specially there.
 
-use blocksweep_core::{Api, BackendError, ErrorKind};
+use blocksweep_core::{BackendError, ErrorKind};
 use cudarc::driver::{result::DriverError, sys::CUresult};
 use cudarc::nvrtc::{result::NvrtcError, sys::nvrtcResult};
 
@@ -89,7 +89,7 @@ impl CudaError {
 impl From<CudaError> for BackendError {
     fn from(e: CudaError) -> Self {
         let kind = e.kind();
-        BackendError::with_source(Api::Cuda, kind, e)
+        BackendError::with_source(crate::API, kind, e)
     }
 }
 
@@ -256,7 +256,7 @@ mod tests {
             assert_eq!(e.kind(), ErrorKind::LaunchRejected);
             let b: BackendError = e.into();
             assert_eq!(b.kind, ErrorKind::LaunchRejected);
-            assert_eq!(b.api, Api::Cuda);
+            assert_eq!(b.api, crate::API);
             assert!(b.message.contains(&code_name(code)), "{}", b.message);
             assert!(b.message.contains("block 2048 x grid 4"), "{}", b.message);
         }

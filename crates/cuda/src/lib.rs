@@ -16,12 +16,14 @@
 
 mod backend;
 mod device;
+mod driver;
 pub mod error;
 mod module;
 mod timing;
 
 pub use backend::{open, CudaBackend, CudaOptions};
 pub use device::{pci_bus_id, probe, theoretical_gbps};
+pub use driver::{CudaDriver, API, DRIVER};
 pub use error::CudaError;
 pub use module::{
     nvrtc_available, nvrtc_compile, CudaCompiler, NvrtcPtx, GRID_STRIDE_ENTRY, KERNEL_PTX,

@@ -1,15 +1,16 @@
 //! Device-clock timing with CUDA events, and the operations it times: the kernel launch and
 //! the device-to-device copy.
 //!
-//! One stream carries everything. Each timed operation is bracketed by its own pair of event
-//! records on that stream and waited for before the next starts, like the seed's harness. The
-//! context's per-buffer event tracking is off (see `backend::open`), so nothing but our two
-//! records and the operation itself lands inside the timed region.
+//! One stream carries everything. A batch issues its launches back to back in stream order,
+//! with event records around the batch or between launches, and the host waits once at the
+//! end, like the seed's harness ("launches only inside the timed region"). The context's
+//! per-buffer event tracking is off (see `backend::open`), so nothing but our records and
+//! the operations themselves lands inside the timed region.
 
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use blocksweep_core::BlockSize;
+use blocksweep_core::{BatchTimes, BlockSize, GridSize, Stamps};
 use cudarc::driver::sys::{self, CUdeviceptr, CUevent_flags};
 use cudarc::driver::{result, CudaContext, CudaEvent, CudaFunction, CudaStream};
 
@@ -22,64 +23,88 @@ pub const EVENT_RESOLUTION_SOURCE: &str =
     "cuEventElapsedTime (\"resolution of around 0.5 microseconds\", CUDA Driver API docs)";
 pub const TIMER_METHOD: &str = "CUDA events (cuEventRecord / cuEventElapsedTime)";
 
-/// A start/end pair of timing-enabled events.
+/// Timing-enabled events, grown to the largest batch asked for and reused.
 pub(crate) struct EventTimer {
-    start: CudaEvent,
-    end: CudaEvent,
+    ctx: Arc<CudaContext>,
+    events: Vec<CudaEvent>,
 }
 
 impl EventTimer {
     pub(crate) fn new(ctx: &Arc<CudaContext>) -> Result<Self, CudaError> {
-        // CU_EVENT_DEFAULT: cudarc's `None` would mean CU_EVENT_DISABLE_TIMING.
-        let event = || {
-            ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(|e| map_driver("cuEventCreate", e))
+        let mut t = EventTimer {
+            ctx: ctx.clone(),
+            events: Vec::new(),
         };
-        Ok(EventTimer {
-            start: event()?,
-            end: event()?,
-        })
+        t.ensure(2)?;
+        Ok(t)
     }
 
-    /// Runs `op` between two event records and waits for it; returns the device time in ms.
-    fn time(
-        &self,
-        stream: &CudaStream,
-        op: &mut dyn FnMut() -> Result<(), CudaError>,
-    ) -> Result<f64, CudaError> {
-        self.start
-            .record(stream)
-            .map_err(|e| map_driver("cuEventRecord", e))?;
-        op()?;
-        self.end
-            .record(stream)
-            .map_err(|e| map_driver("cuEventRecord", e))?;
-        self.end
-            .synchronize()
-            .map_err(|e| map_driver("cuEventSynchronize", e))?;
-        let ms = self
-            .start
-            .elapsed_ms(&self.end)
-            .map_err(|e| map_driver("cuEventElapsedTime_v2", e))?;
-        Ok(ms as f64)
-    }
-
-    /// `warmups` untimed runs of `op`, then `reps` timed ones; every run finishes on the
-    /// device before the next is issued.
-    pub(crate) fn run(
-        &self,
-        stream: &CudaStream,
-        warmups: u32,
-        reps: u32,
-        op: &mut dyn FnMut() -> Result<(), CudaError>,
-    ) -> Result<Vec<f64>, CudaError> {
-        for _ in 0..warmups {
-            op()?;
-            stream
-                .synchronize()
-                .map_err(|e| map_driver("cuStreamSynchronize", e))?;
+    fn ensure(&mut self, count: usize) -> Result<(), CudaError> {
+        while self.events.len() < count {
+            // CU_EVENT_DEFAULT: cudarc's `None` would mean CU_EVENT_DISABLE_TIMING.
+            let e = self
+                .ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| map_driver("cuEventCreate", e))?;
+            self.events.push(e);
         }
-        (0..reps).map(|_| self.time(stream, op)).collect()
+        Ok(())
+    }
+
+    /// Issues `count` runs of `op` back to back on the stream (stream order runs each after
+    /// the one before; the host does not wait between them) and waits once at the end.
+    /// Events are recorded before the first and after the last run for [`Stamps::Batch`], and
+    /// before the first and after every run for [`Stamps::Each`] (N + 1 events: run i's
+    /// interval is from event i to event i + 1).
+    pub(crate) fn run_batch(
+        &mut self,
+        stream: &CudaStream,
+        count: u32,
+        stamps: Stamps,
+        op: &mut dyn FnMut() -> Result<(), CudaError>,
+    ) -> Result<BatchTimes, CudaError> {
+        let marks = match stamps {
+            Stamps::None => 0,
+            Stamps::Batch => 2,
+            Stamps::Each => count as usize + 1,
+        };
+        self.ensure(marks)?;
+        let record = |e: &CudaEvent| e.record(stream).map_err(|e| map_driver("cuEventRecord", e));
+        if marks > 0 {
+            record(&self.events[0])?;
+        }
+        for i in 0..count as usize {
+            op()?;
+            if stamps == Stamps::Each {
+                record(&self.events[i + 1])?;
+            }
+        }
+        if stamps == Stamps::Batch {
+            record(&self.events[1])?;
+        }
+        stream
+            .synchronize()
+            .map_err(|e| map_driver("cuStreamSynchronize", e))?;
+        let elapsed = |a: &CudaEvent, b: &CudaEvent| -> Result<f64, CudaError> {
+            a.elapsed_ms(b)
+                .map(f64::from)
+                .map_err(|e| map_driver("cuEventElapsedTime", e))
+        };
+        let e = &self.events;
+        Ok(match stamps {
+            Stamps::None => BatchTimes::default(),
+            Stamps::Batch => BatchTimes {
+                batch_ms: Some(elapsed(&e[0], &e[1])?),
+                each_ms: Vec::new(),
+            },
+            Stamps::Each => BatchTimes {
+                batch_ms: None,
+                each_ms: e[..marks]
+                    .windows(2)
+                    .map(|w| elapsed(&w[0], &w[1]))
+                    .collect::<Result<_, _>>()?,
+            },
+        })
     }
 }
 
@@ -93,7 +118,7 @@ pub(crate) struct KernelArgs {
     pub n: u64,
 }
 
-/// Issues one `cuLaunchKernel` of `func` with a (x, y, z) block and a 1-D grid.
+/// Issues one `cuLaunchKernel` of `func` with a (x, y, z) block and an (x, y) grid.
 ///
 /// Nothing is checked here on purpose: the core skips blocks over the device limits before
 /// asking, and a block it does send (`--blocks 2048`, a limit it does not know) should meet the
@@ -102,7 +127,7 @@ pub(crate) fn launch(
     func: &CudaFunction,
     stream: &CudaStream,
     block: BlockSize,
-    grid: u32,
+    grid: GridSize,
     args: KernelArgs,
 ) -> Result<(), CudaError> {
     let (mut r, mut g, mut b, mut out, mut n) = (args.r, args.g, args.b, args.out, args.n);
@@ -121,7 +146,7 @@ pub(crate) fn launch(
     unsafe {
         result::launch_kernel(
             func.cu_function(),
-            (grid, 1, 1),
+            (grid.x, grid.y, 1),
             (block.x, block.y, block.z),
             0,
             stream.cu_stream(),

@@ -1,15 +1,16 @@
 //! The shared conformance checks, and CUDA-specific ones, on device 0. Skipped (or failed,
 //! under BLOCKSWEEP_REQUIRE=cuda) where there is no CUDA device.
 
+use blocksweep_core::conformance::BatchExt;
 use blocksweep_core::conformance::{self, skip_unavailable};
 use blocksweep_core::grid::model_blocks_per_mp;
-use blocksweep_core::{Api, Backend, BlockSize, ErrorKind, Frame, KernelVariant, Launch, Limits};
+use blocksweep_core::{Backend, BlockSize, ErrorKind, Frame, KernelVariant, Launch, Limits};
 use blocksweep_cuda::{nvrtc_available, open, probe, CudaBackend, CudaCompiler, CudaOptions};
 
 fn backend_with(compiler: CudaCompiler) -> Option<CudaBackend> {
     match probe() {
         Err(e) => {
-            skip_unavailable(Api::Cuda, &e.to_string());
+            skip_unavailable(blocksweep_cuda::API, &e.to_string());
             None
         }
         Ok(_) => Some(open(0, &CudaOptions { compiler }).expect("open CUDA device 0")),
@@ -58,7 +59,7 @@ fn full_sweep_verifies_every_row() {
             r.grid,
             r.blocks_per_mp,
             r.occupancy,
-            r.stats.map(|s| s.mean),
+            r.mean_ms(),
             r.gbps
         );
     }
@@ -90,10 +91,7 @@ fn oversize_block_is_skipped() {
 fn copy_is_timed_on_the_device() {
     let Some(mut b) = backend() else { return };
     let bytes = 64 << 20;
-    let times = b
-        .copy_timed(bytes, 1, 5)
-        .unwrap()
-        .expect("copy implemented");
+    let times = b.copy_each(bytes, 1, 5).unwrap();
     assert_eq!(times.len(), 5);
     let mean = times.iter().sum::<f64>() / times.len() as f64;
     let gbps = 2.0 * bytes as f64 / (mean * 1e6);
@@ -102,7 +100,7 @@ fn copy_is_timed_on_the_device() {
     // Between a slow PCIe-era card and anything that exists.
     assert!(gbps > 10.0 && gbps < 20_000.0, "{gbps} GB/s");
     // The buffers were freed: a second copy fits just as well.
-    assert!(b.copy_timed(bytes, 0, 1).unwrap().is_some());
+    assert!(!b.copy_each(bytes, 0, 1).unwrap().is_empty());
 }
 
 #[test]
@@ -113,7 +111,7 @@ fn the_driver_refuses_blocks_over_its_limit() {
     let max = Limits::value(&b.limits().max_threads_per_block).unwrap() as u32;
     for block in [BlockSize::linear(max + 1), BlockSize { x: 32, y: 32, z: 2 }] {
         let err = b
-            .dispatch_timed(Launch { block, grid: 1 }, 0, 1)
+            .dispatch_each(Launch::linear(block, 1), 0, 1)
             .expect_err("driver must refuse");
         assert_eq!(err.kind, ErrorKind::LaunchRejected, "{err}");
         assert!(err.message.contains("CUDA_ERROR_INVALID_VALUE"), "{err}");
@@ -122,14 +120,7 @@ fn the_driver_refuses_blocks_over_its_limit() {
     // The refusal is not sticky: a legal launch still runs and verifies.
     b.poison_output().unwrap();
     let times = b
-        .dispatch_timed(
-            Launch {
-                block: BlockSize::linear(256),
-                grid: 1,
-            },
-            0,
-            1,
-        )
+        .dispatch_each(Launch::linear(BlockSize::linear(256), 1), 0, 1)
         .unwrap();
     assert_eq!(times.len(), 1);
     let mut out = vec![0f32; frame.pixels() as usize];
@@ -144,7 +135,7 @@ fn a_3d_block_within_limits_runs_and_verifies() {
     b.upload(&frame).unwrap();
     b.poison_output().unwrap();
     let block = BlockSize { x: 16, y: 4, z: 2 };
-    b.dispatch_timed(Launch { block, grid: 3 }, 1, 2).unwrap();
+    b.dispatch_each(Launch::linear(block, 3), 1, 2).unwrap();
     let mut out = vec![0f32; frame.pixels() as usize];
     b.read_output(&mut out).unwrap();
     assert!(blocksweep_core::verify::verify(&out, &frame.reference()).is_ok());
@@ -241,17 +232,14 @@ fn seed_sweep_on_a_4k_frame() {
     let frame = Frame::generate(w, h, 1);
     let reference = frame.reference();
     let config = blocksweep_core::SweepConfig::default();
-    // Two planes' worth: the copy reads and writes 8 bytes per pixel each, 16 in all, the
-    // kernel's own traffic.
-    let copy_bytes = frame.pixels() * 8;
     let (result, err) = blocksweep_core::sweep::run(
         &mut b,
         &frame,
         &reference,
         &config,
         None,
-        Some(copy_bytes),
         &mut blocksweep_core::sweep::Quiet,
+        &mut |_| {},
     );
     assert!(err.is_none(), "{err:?}");
     assert_eq!(result.rows_run(), 13);
@@ -261,11 +249,11 @@ fn seed_sweep_on_a_4k_frame() {
     eprintln!("suggestion: {:?}", result.suggestion);
     eprintln!(
         "copy {} bytes: {:.4} ms mean, {:.1} GB/s",
-        copy.bytes, copy.stats.mean, copy.gbps
+        copy.bytes, copy.timing.stats.mean, copy.gbps
     );
     eprintln!(" thr/blk  blk/SM  occ    grid      mean_ms   min_ms    GB/s  of_best  of_copy");
     for r in &result.rows {
-        let s = r.stats.unwrap();
+        let s = r.stats().unwrap();
         eprintln!(
             "{:>8} {:>7} {:>4.0}% {:>7} {:>10.4} {:>8.4} {:>7.1} {:>8.2} {:>8.2}",
             r.block.to_string(),
@@ -283,7 +271,7 @@ fn seed_sweep_on_a_4k_frame() {
     eprintln!(
         "fastest: {} threads per block at {:.4} ms; {} of 13 within 95%",
         best.block,
-        best.stats.unwrap().mean,
+        best.mean_ms().unwrap(),
         result.rows_within(0.95)
     );
 }

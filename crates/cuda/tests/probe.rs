@@ -1,7 +1,7 @@
 //! probe() and open() on any machine: devices where the driver is, a clean Unavailable error
 //! (never a panic) where it is not.
 
-use blocksweep_core::{Api, DeviceKind, ErrorKind};
+use blocksweep_core::{DeviceKind, ErrorKind};
 use blocksweep_cuda::{open, probe, CudaOptions};
 
 fn driver_present() -> bool {
@@ -16,7 +16,7 @@ fn probe_lists_devices_or_says_why_not() {
             assert!(!devices.is_empty());
             for (i, d) in devices.iter().enumerate() {
                 assert_eq!(d.index, i, "index must be the position in probe()");
-                assert_eq!(d.api, Api::Cuda);
+                assert_eq!(d.api, blocksweep_cuda::API);
                 assert_eq!(d.kind, DeviceKind::Gpu);
                 assert!(!d.name.is_empty());
                 assert!(d.uuid.is_some());
@@ -43,7 +43,7 @@ fn probe_lists_devices_or_says_why_not() {
                     "libcuda.so.1 not found (install the NVIDIA driver)"
                 );
             }
-            blocksweep_core::conformance::skip_unavailable(Api::Cuda, &e.to_string());
+            blocksweep_core::conformance::skip_unavailable(blocksweep_cuda::API, &e.to_string());
         }
     }
 }
@@ -66,5 +66,5 @@ fn open_without_a_device_is_unavailable_not_a_panic() {
     assert!(err.to_string().contains("libcuda.so.1"), "{err}");
     let backend_err: blocksweep_core::BackendError = err.into();
     assert_eq!(backend_err.kind, ErrorKind::Unavailable);
-    assert_eq!(backend_err.api, Api::Cuda);
+    assert_eq!(backend_err.api, blocksweep_cuda::API);
 }

@@ -5,8 +5,8 @@ use std::ffi::c_void;
 use std::ptr;
 
 use blocksweep_core::{
-    Backend, BackendResult, BlockSize, DeviceIdentity, Frame, KernelFacts, KernelVariant, Launch,
-    Limits, Named, Residency, TimerInfo,
+    Backend, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Frame, KernelFacts,
+    KernelVariant, Limits, Residency, Stamps, TimerInfo, Work,
 };
 use opencl3::context::context::create_context;
 use opencl3::kernel::set_kernel_arg;
@@ -29,11 +29,19 @@ struct Planes {
     pixels: u64,
 }
 
+/// The two buffers of the copy ceiling, kept while the size stays the same.
+struct CopyBuffers {
+    src: Mem,
+    dst: Mem,
+    bytes: u64,
+}
+
 /// One OpenCL device with the grayscale program built for it.
 pub struct OpenClBackend {
     // Declaration order is drop order: buffers and kernels go before the program, the queue
     // and the context that they belong to.
     planes: Option<Planes>,
+    copy: Option<CopyBuffers>,
     /// Indexed by `variant_index`.
     kernels: [Kernel; 2],
     _program: Program,
@@ -60,38 +68,6 @@ pub(crate) fn context_for(device: DeviceId) -> Result<Context, OpenClError> {
     let raw = create_context(&[device.0], ptr::null(), None, ptr::null_mut())
         .map_err(call("clCreateContext"))?;
     Ok(Context::from_raw(raw))
-}
-
-/// Refuses a frame whose planes the device cannot hold, before anything is allocated: each of
-/// the four f32 planes must fit CL_DEVICE_MAX_MEM_ALLOC_SIZE, and all four together
-/// CL_DEVICE_GLOBAL_MEM_SIZE.
-pub fn check_frame_fits(pixels: u64, limits: &Limits) -> Result<(), OpenClError> {
-    let plane = pixels
-        .checked_mul(4)
-        .ok_or_else(|| OpenClError::OutOfMemory {
-            detail: format!("a frame of {pixels} pixels needs more than 2^64 bytes per plane"),
-        })?;
-    check_buffers_fit(4, plane, "frame", limits)
-}
-
-/// `count` buffers of `bytes` bytes each against the allocation and total memory limits.
-fn check_buffers_fit(
-    count: u64,
-    bytes: u64,
-    what: &str,
-    limits: &Limits,
-) -> Result<(), OpenClError> {
-    let refuse = |limit: &Named<u64>, need: String| OpenClError::OutOfMemory {
-        detail: format!("{what} needs {need}; {} is {}", limit.name, limit.value),
-    };
-    if let Some(max) = limits.max_alloc_bytes.as_ref().filter(|m| bytes > m.value) {
-        return Err(refuse(max, format!("{count} x {bytes} bytes")));
-    }
-    let total = bytes.saturating_mul(count);
-    if let Some(global) = limits.global_mem_bytes.as_ref().filter(|g| total > g.value) {
-        return Err(refuse(global, format!("{count} x {bytes} = {total} bytes")));
-    }
-    Ok(())
 }
 
 fn set_arg<T>(kernel: &Kernel, index: cl_uint, value: &T) -> Result<(), OpenClError> {
@@ -150,6 +126,7 @@ impl OpenClBackend {
         }
         Ok(OpenClBackend {
             planes: None,
+            copy: None,
             kernels,
             _program: program,
             queue,
@@ -171,6 +148,26 @@ impl OpenClBackend {
         self.planes.as_ref().ok_or_else(|| {
             OpenClError::Usage(format!("{what} before upload(): no frame on the device"))
         })
+    }
+
+    /// The copy's buffers for `bytes`, allocated (and written once, so the timed copies read
+    /// initialised memory and the driver commits the pages outside the timing) on first use.
+    fn copy_buffers(&mut self, bytes: u64) -> Result<(), OpenClError> {
+        if bytes == 0 {
+            return Err(OpenClError::Usage("a copy of 0 bytes".into()));
+        }
+        if self.copy.as_ref().is_none_or(|c| c.bytes != bytes) {
+            self.copy = None;
+            let src = timing::alloc(&self.context, CL_MEM_READ_WRITE, bytes)?;
+            let dst = timing::alloc(&self.context, CL_MEM_READ_WRITE, bytes)?;
+            let words = (bytes as usize) / 4 * 4;
+            if words > 0 {
+                timing::fill(&self.queue, &src, 0.0, words)?;
+                timing::fill(&self.queue, &dst, 0.0, words)?;
+            }
+            self.copy = Some(CopyBuffers { src, dst, bytes });
+        }
+        Ok(())
     }
 
     fn bind_arguments(&self) -> Result<(), OpenClError> {
@@ -213,7 +210,6 @@ impl Backend for OpenClBackend {
 
     fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
         let pixels = frame.pixels();
-        check_frame_fits(pixels, &self.limits)?;
         if [&frame.r, &frame.g, &frame.b]
             .iter()
             .any(|p| p.len() as u64 != pixels)
@@ -254,25 +250,35 @@ impl Backend for OpenClBackend {
 
     fn poison_output(&mut self) -> BackendResult<()> {
         let p = self.planes("poison_output")?;
-        timing::fill(&self.queue, &p.out, f32::NAN, (p.pixels * 4) as usize)?;
+        let poison = f32::from_bits(blocksweep_core::verify::POISON_BITS);
+        timing::fill(&self.queue, &p.out, poison, (p.pixels * 4) as usize)?;
         Ok(())
     }
 
-    fn dispatch_timed(
-        &mut self,
-        launch: Launch,
-        warmups: u32,
-        reps: u32,
-    ) -> BackendResult<Vec<f64>> {
-        self.planes("dispatch_timed")?;
-        let kernel = &self.kernels[variant_index(self.variant)];
-        Ok(timing::dispatch_timed(
-            &self.queue,
-            kernel,
-            launch,
-            warmups,
-            reps,
-        )?)
+    fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
+        Ok(match work {
+            Work::Kernel(launch) => {
+                self.planes("run_batch")?;
+                let kernel = &self.kernels[variant_index(self.variant)];
+                let queue = &self.queue;
+                timing::run_batch(count, stamps, "kernel", || {
+                    timing::enqueue_kernel(queue, kernel, launch)
+                })?
+            }
+            Work::Copy { bytes } => {
+                self.copy_buffers(bytes)?;
+                let (queue, buffers) = (
+                    &self.queue,
+                    self.copy.as_ref().ok_or_else(|| {
+                        OpenClError::Usage("copy buffers missing after allocation".into())
+                    })?,
+                );
+                let size = buffers.bytes as usize; // `alloc` checked that it fits size_t
+                timing::run_batch(count, stamps, "copy", || {
+                    timing::enqueue_copy(queue, &buffers.src, &buffers.dst, size)
+                })?
+            }
+        })
     }
 
     fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
@@ -293,64 +299,8 @@ impl Backend for OpenClBackend {
         "clEnqueueCopyBuffer, timed with profiling events".into()
     }
 
-    fn copy_timed(
-        &mut self,
-        bytes: u64,
-        warmups: u32,
-        reps: u32,
-    ) -> BackendResult<Option<Vec<f64>>> {
-        if bytes == 0 {
-            return Err(OpenClError::Usage("copy_timed of 0 bytes".into()).into());
-        }
-        // The copy's two buffers come on top of the frame's four planes, if any.
-        let mut limits = self.limits.clone();
-        if let (Some(g), Some(p)) = (limits.global_mem_bytes.as_mut(), self.planes.as_ref()) {
-            g.value = g.value.saturating_sub(4 * 4 * p.pixels);
-        }
-        check_buffers_fit(2, bytes, "copy", &limits)?;
-        let times = timing::copy_timed(&self.context, &self.queue, bytes, warmups, reps)?;
-        Ok(Some(times))
-    }
-
     fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
         self.variant = variant;
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn limits(max_alloc: u64, global: u64) -> Limits {
-        Limits {
-            max_alloc_bytes: Some(Named::new(max_alloc, "CL_DEVICE_MAX_MEM_ALLOC_SIZE")),
-            global_mem_bytes: Some(Named::new(global, "CL_DEVICE_GLOBAL_MEM_SIZE")),
-            ..Limits::default()
-        }
-    }
-
-    #[test]
-    fn a_plane_above_max_alloc_is_refused_naming_the_limit() {
-        // The seed's 4K frame: 8294400 pixels, 33177600 bytes per plane.
-        let e = check_frame_fits(3840 * 2160, &limits(33_177_599, 1 << 40)).unwrap_err();
-        assert_eq!(e.kind(), blocksweep_core::ErrorKind::OutOfMemory);
-        assert_eq!(
-            e.to_string(),
-            "out of memory: frame needs 4 x 33177600 bytes; CL_DEVICE_MAX_MEM_ALLOC_SIZE is 33177599"
-        );
-        assert!(check_frame_fits(3840 * 2160, &limits(33_177_600, 1 << 40)).is_ok());
-    }
-
-    #[test]
-    fn four_planes_above_global_memory_are_refused() {
-        let e = check_frame_fits(1000, &limits(4000, 15_999)).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("4 x 4000 = 16000 bytes; CL_DEVICE_GLOBAL_MEM_SIZE is 15999"),
-            "{e}"
-        );
-        assert!(check_frame_fits(1000, &limits(4000, 16_000)).is_ok());
-        assert!(check_frame_fits(u64::MAX, &limits(u64::MAX, u64::MAX)).is_err());
     }
 }

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use blocksweep_core::grid::nvidia_model;
 use blocksweep_core::limits::Dims;
-use blocksweep_core::{Api, DeviceIdentity, DeviceKind, Limits, Named};
+use blocksweep_core::{DeviceIdentity, DeviceKind, Limits, Named};
 use opencl3::device::{
     get_device_data, get_device_ids, CL_DEVICE_ADDRESS_BITS, CL_DEVICE_EXTENSIONS,
     CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE,
@@ -176,7 +176,7 @@ pub(crate) fn identity(index: usize, entry: &DeviceEntry) -> Result<DeviceIdenti
         None
     };
     Ok(DeviceIdentity {
-        api: Api::OpenCl,
+        api: crate::API,
         index,
         name: string(d, info!(CL_DEVICE_NAME))?,
         vendor: string(d, info!(CL_DEVICE_VENDOR))?,

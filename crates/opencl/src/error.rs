@@ -5,7 +5,7 @@
 //! against the spec. Codes a driver returns outside the spec (NVIDIA's -9999 for a faulting
 //! kernel, say) fall through to [`OpenClError::Driver`] with their number kept.
 
-use blocksweep_core::{Api, BackendError, ErrorKind};
+use blocksweep_core::{BackendError, ErrorKind};
 use opencl3::error_codes::{
     error_text, CL_BUILD_PROGRAM_FAILURE, CL_COMPILER_NOT_AVAILABLE, CL_INVALID_BUFFER_SIZE,
     CL_INVALID_BUILD_OPTIONS, CL_INVALID_GLOBAL_WORK_SIZE, CL_INVALID_KERNEL_ARGS,
@@ -76,7 +76,7 @@ impl OpenClError {
 impl From<OpenClError> for BackendError {
     fn from(e: OpenClError) -> Self {
         let kind = e.kind();
-        BackendError::with_source(Api::OpenCl, kind, e)
+        BackendError::with_source(crate::API, kind, e)
     }
 }
 
@@ -297,7 +297,7 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::Driver);
         assert!(e.to_string().contains("-9999"), "{e}");
         let b: BackendError = e.into();
-        assert_eq!(b.api, Api::OpenCl);
+        assert_eq!(b.api, crate::API);
         assert!(b.source.is_some());
     }
 }

@@ -13,6 +13,7 @@
 
 mod backend;
 mod device;
+mod driver;
 pub mod error;
 mod handles;
 mod kernel;
@@ -20,7 +21,8 @@ mod timing;
 
 use blocksweep_core::DeviceIdentity;
 
-pub use backend::{check_frame_fits, OpenClBackend};
+pub use backend::OpenClBackend;
+pub use driver::{OpenClDriver, API, DRIVER};
 pub use error::{cl_error_name, OpenClError};
 pub use handles::take_release_errors;
 pub use kernel::KERNEL_SOURCE;

@@ -1,11 +1,12 @@
-//! The command queue and everything timed on it: kernel dispatches and buffer copies, each
-//! timed by its own profiling event (CL_PROFILING_COMMAND_START to _END, the device's clock),
-//! plus the untimed fill, write and read the backend needs.
+//! The command queue and everything timed on it: batches of kernel dispatches or buffer
+//! copies enqueued back to back on the in-order queue, timed by their profiling events
+//! (CL_PROFILING_COMMAND_START / _END, the device's clock), plus the untimed fill, write and
+//! read the backend needs.
 
 use std::ffi::c_void;
 use std::ptr;
 
-use blocksweep_core::{BlockSize, Launch};
+use blocksweep_core::{BatchTimes, BlockSize, Launch, Stamps};
 use opencl3::command_queue::{
     create_command_queue, enqueue_copy_buffer, enqueue_fill_buffer, enqueue_nd_range_kernel,
     enqueue_read_buffer, enqueue_write_buffer, CL_BLOCKING, CL_QUEUE_PROFILING_ENABLE,
@@ -13,7 +14,7 @@ use opencl3::command_queue::{
 use opencl3::event::{
     get_event_profiling_data, wait_for_events, CL_PROFILING_COMMAND_END, CL_PROFILING_COMMAND_START,
 };
-use opencl3::memory::{create_buffer, CL_MEM_READ_WRITE};
+use opencl3::memory::create_buffer;
 use opencl3::types::{cl_event, cl_mem_flags, cl_profiling_info};
 
 use crate::error::{call, from_alloc, from_call, from_enqueue_kernel, from_wait, OpenClError};
@@ -65,28 +66,10 @@ fn profiling_ns(event: &Event, param: cl_profiling_info, name: &str) -> Result<u
     Ok(u64::from_ne_bytes(arr))
 }
 
-/// Waits for `event`'s command and returns how long it ran on the device, in milliseconds.
-fn device_ms(event: Event, what: &str) -> Result<f64, OpenClError> {
-    wait(&event, what)?;
-    let start = profiling_ns(
-        &event,
-        CL_PROFILING_COMMAND_START,
-        "CL_PROFILING_COMMAND_START",
-    )?;
-    let end = profiling_ns(&event, CL_PROFILING_COMMAND_END, "CL_PROFILING_COMMAND_END")?;
-    if end < start {
-        return Err(OpenClError::Malformed {
-            query: "CL_PROFILING_COMMAND_START/END".into(),
-            detail: format!("an end ({end} ns) before the start ({start} ns)"),
-        });
-    }
-    Ok((end - start) as f64 / 1e6)
-}
-
 /// The NDRange for a launch: work_dim 1 for a linear block, else 3 with the grid in x.
 pub(crate) fn nd_range(launch: Launch) -> Result<(u32, [usize; 3], [usize; 3]), OpenClError> {
     let BlockSize { x, y, z } = launch.block;
-    let global_x = (launch.grid as u64)
+    let global_x = (launch.grid.x as u64)
         .checked_mul(x as u64)
         .and_then(|g| usize::try_from(g).ok())
         .ok_or_else(|| OpenClError::LaunchRejected {
@@ -97,42 +80,120 @@ pub(crate) fn nd_range(launch: Launch) -> Result<(u32, [usize; 3], [usize; 3]), 
         })?;
     let local = [x as usize, y as usize, z as usize];
     let dims = if launch.block.is_linear() { 1 } else { 3 };
-    Ok((dims, [global_x, y as usize, z as usize], local))
+    let global_y = (launch.grid.y as u64 * y as u64) as usize;
+    Ok((dims, [global_x, global_y, z as usize], local))
 }
 
-/// Runs `warmups` untimed then `reps` timed dispatches of `kernel`, each waited for before
-/// the next is enqueued, and returns the timed ones' device durations in milliseconds.
-pub(crate) fn dispatch_timed(
-    queue: &Queue,
-    kernel: &Kernel,
-    launch: Launch,
-    warmups: u32,
-    reps: u32,
-) -> Result<Vec<f64>, OpenClError> {
-    let (dims, global, local) = nd_range(launch)?;
-    let mut times = Vec::with_capacity(reps as usize);
-    for i in 0..warmups as u64 + reps as u64 {
-        // SAFETY: the kernel's five arguments were set when the planes were uploaded; the
-        // work sizes are arrays of `dims` (<= 3) entries; no wait list.
-        let raw: cl_event = unsafe {
-            enqueue_nd_range_kernel(
-                queue.raw(),
-                kernel.raw(),
-                dims,
-                ptr::null(),
-                global.as_ptr(),
-                local.as_ptr(),
-                0,
-                ptr::null(),
-            )
+/// Enqueues `count` commands made by `enqueue` back to back on the in-order queue (the queue
+/// orders them on the device: each starts after the one before has finished), waits once for
+/// the last, and reads the profiling stamps asked for: START of the first to END of the last
+/// for [`Stamps::Batch`], START to END of each for [`Stamps::Each`].
+pub(crate) fn run_batch(
+    count: u32,
+    stamps: Stamps,
+    what: &str,
+    mut enqueue: impl FnMut() -> Result<Event, OpenClError>,
+) -> Result<BatchTimes, OpenClError> {
+    let mut kept: Vec<Event> = Vec::with_capacity(match stamps {
+        Stamps::Each => count as usize,
+        _ => 2,
+    });
+    for i in 0..count {
+        let event = enqueue()?;
+        // Releasing an event does not cancel its command: only the stamps we read are kept.
+        // Kept: every event for Each; the first and the last for Batch; the last otherwise.
+        match stamps {
+            Stamps::Each => kept.push(event),
+            Stamps::Batch if i == 0 => kept.push(event),
+            _ if i + 1 == count => kept.push(event),
+            _ => drop(event),
         }
-        .map_err(|c| from_enqueue_kernel(c, launch.to_string()))?;
-        let ms = device_ms(Event::from_raw(raw), "kernel")?;
-        if i >= warmups as u64 {
-            times.push(ms);
+    }
+    let Some(last) = kept.last() else {
+        return Ok(BatchTimes::default());
+    };
+    wait(last, what)?;
+    let mut times = BatchTimes::default();
+    match stamps {
+        Stamps::None => {}
+        Stamps::Batch => {
+            let start = profiling_ns(
+                &kept[0],
+                CL_PROFILING_COMMAND_START,
+                "CL_PROFILING_COMMAND_START",
+            )?;
+            let end = profiling_ns(last, CL_PROFILING_COMMAND_END, "CL_PROFILING_COMMAND_END")?;
+            times.batch_ms = Some(interval_ms(start, end)?);
+        }
+        Stamps::Each => {
+            for e in &kept {
+                let start =
+                    profiling_ns(e, CL_PROFILING_COMMAND_START, "CL_PROFILING_COMMAND_START")?;
+                let end = profiling_ns(e, CL_PROFILING_COMMAND_END, "CL_PROFILING_COMMAND_END")?;
+                times.each_ms.push(interval_ms(start, end)?);
+            }
         }
     }
     Ok(times)
+}
+
+fn interval_ms(start: u64, end: u64) -> Result<f64, OpenClError> {
+    if end < start {
+        return Err(OpenClError::Malformed {
+            query: "CL_PROFILING_COMMAND_START/END".into(),
+            detail: format!("an end ({end} ns) before the start ({start} ns)"),
+        });
+    }
+    Ok((end - start) as f64 / 1e6)
+}
+
+/// Enqueues one dispatch of `kernel` over the launch's NDRange.
+pub(crate) fn enqueue_kernel(
+    queue: &Queue,
+    kernel: &Kernel,
+    launch: Launch,
+) -> Result<Event, OpenClError> {
+    let (dims, global, local) = nd_range(launch)?;
+    // SAFETY: the kernel's arguments were set when the planes were uploaded; the work sizes
+    // are arrays of `dims` (<= 3) entries; no wait list.
+    let raw: cl_event = unsafe {
+        enqueue_nd_range_kernel(
+            queue.raw(),
+            kernel.raw(),
+            dims,
+            ptr::null(),
+            global.as_ptr(),
+            local.as_ptr(),
+            0,
+            ptr::null(),
+        )
+    }
+    .map_err(|c| from_enqueue_kernel(c, launch.to_string()))?;
+    Ok(Event::from_raw(raw))
+}
+
+/// Enqueues one copy of `size` bytes from `src` to `dst`.
+pub(crate) fn enqueue_copy(
+    queue: &Queue,
+    src: &Mem,
+    dst: &Mem,
+    size: usize,
+) -> Result<Event, OpenClError> {
+    // SAFETY: both buffers hold at least `size` bytes and are distinct; no wait list.
+    let raw = unsafe {
+        enqueue_copy_buffer(
+            queue.raw(),
+            src.raw(),
+            dst.raw(),
+            0,
+            0,
+            size,
+            0,
+            ptr::null(),
+        )
+    }
+    .map_err(call("clEnqueueCopyBuffer"))?;
+    Ok(Event::from_raw(raw))
 }
 
 /// Fills `bytes` bytes of `mem` with copies of `pattern` on the device, and waits.
@@ -202,63 +263,15 @@ pub(crate) fn read(queue: &Queue, mem: &Mem, out: &mut [f32]) -> Result<(), Open
     Ok(())
 }
 
-/// Device-to-device copies of `bytes` bytes between two fresh buffers, timed like dispatches;
-/// the buffers are released on return.
-pub(crate) fn copy_timed(
-    context: &Context,
-    queue: &Queue,
-    bytes: u64,
-    warmups: u32,
-    reps: u32,
-) -> Result<Vec<f64>, OpenClError> {
-    let src = alloc(context, CL_MEM_READ_WRITE, bytes)?;
-    let dst = alloc(context, CL_MEM_READ_WRITE, bytes)?;
-    let size = bytes as usize; // `alloc` checked it fits
-                               // Defined contents, and the first touch (where drivers commit pages) outside the timing.
-    let words = size / std::mem::size_of::<f32>() * std::mem::size_of::<f32>();
-    if words > 0 {
-        fill(queue, &src, 0.0, words)?;
-        fill(queue, &dst, 0.0, words)?;
-    }
-    let mut times = Vec::with_capacity(reps as usize);
-    for i in 0..warmups as u64 + reps as u64 {
-        // SAFETY: both buffers hold `size` bytes and are distinct; no wait list.
-        let raw = unsafe {
-            enqueue_copy_buffer(
-                queue.raw(),
-                src.raw(),
-                dst.raw(),
-                0,
-                0,
-                size,
-                0,
-                ptr::null(),
-            )
-        }
-        .map_err(call("clEnqueueCopyBuffer"))?;
-        let ms = device_ms(Event::from_raw(raw), "copy")?;
-        if i >= warmups as u64 {
-            times.push(ms);
-        }
-    }
-    Ok(times)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn linear_blocks_are_one_dimensional_and_3d_blocks_keep_y_and_z() {
-        let l = Launch {
-            block: BlockSize::linear(256),
-            grid: 40,
-        };
+        let l = Launch::linear(BlockSize::linear(256), 40);
         assert_eq!(nd_range(l).unwrap(), (1, [10240, 1, 1], [256, 1, 1]));
-        let l = Launch {
-            block: BlockSize { x: 32, y: 4, z: 2 },
-            grid: 3,
-        };
+        let l = Launch::linear(BlockSize { x: 32, y: 4, z: 2 }, 3);
         assert_eq!(nd_range(l).unwrap(), (3, [96, 4, 2], [32, 4, 2]));
     }
 }

@@ -3,9 +3,10 @@
 
 mod common;
 
+use blocksweep_core::conformance::BatchExt;
 use blocksweep_core::sweep::{self, Quiet, SweepConfig};
 use blocksweep_core::{
-    Api, Backend, BlockSize, DeviceKind, ErrorKind, Frame, GridPolicy, KernelVariant, Launch,
+    Backend, BlockSize, DeviceKind, ErrorKind, Frame, GridPolicy, KernelVariant, Launch,
 };
 use blocksweep_opencl::{
     build_program_source, open, take_release_errors, OpenClError, OpenClOptions,
@@ -17,7 +18,7 @@ fn probe_lists_devices_in_index_order_with_their_identity() {
     let Some(devs) = devices() else { return };
     for (i, d) in devs.iter().enumerate() {
         assert_eq!(d.index, i);
-        assert_eq!(d.api, Api::OpenCl);
+        assert_eq!(d.api, blocksweep_opencl::API);
         assert!(d.api_version.starts_with("OpenCL "), "{}", d.api_version);
         assert!(!d.platform.is_empty() && !d.driver.is_empty() && !d.vendor.is_empty());
         if let Some(pci) = &d.pci_bus_id {
@@ -134,11 +135,8 @@ fn a_block_above_the_kernel_limit_is_rejected_by_the_driver_with_its_name() {
         let device_max = b.limits().max_threads_per_block.as_ref().unwrap().value;
         let max = device_max.max(b.kernel_facts().max_block.as_ref().unwrap().value);
         // Bypasses the sweep's own limit check on purpose: the driver must refuse, and say so.
-        let launch = Launch {
-            block: BlockSize::linear((max + 1) as u32),
-            grid: 1,
-        };
-        let e = b.dispatch_timed(launch, 0, 1).unwrap_err();
+        let launch = Launch::linear(BlockSize::linear((max + 1) as u32), 1);
+        let e = b.dispatch_each(launch, 0, 1).unwrap_err();
         assert_eq!(e.kind, ErrorKind::LaunchRejected, "{e}");
         assert!(
             e.message.contains("CL_INVALID_WORK_GROUP_SIZE")
@@ -148,11 +146,8 @@ fn a_block_above_the_kernel_limit_is_rejected_by_the_driver_with_its_name() {
         assert!(e.message.contains(&format!("block {}", max + 1)), "{e}");
         // The backend is still usable after a refusal.
         b.poison_output().unwrap();
-        let ok = Launch {
-            block: BlockSize::linear(64),
-            grid: 1,
-        };
-        assert_eq!(b.dispatch_timed(ok, 1, 2).unwrap().len(), 2);
+        let ok = Launch::linear(BlockSize::linear(64), 1);
+        assert_eq!(b.dispatch_each(ok, 1, 2).unwrap().len(), 2);
     }
 }
 
@@ -165,21 +160,25 @@ fn a_frame_above_max_alloc_is_refused_before_allocation() {
         // A frame that only claims its size: planes of max/4 + 1 floats would each be one
         // float too many. Its pixel vectors are empty, so only a check made before allocating
         // and uploading can answer for it.
+        // The core refuses it from this backend's limits before anything is allocated...
         let claimed = blocksweep_core::conformance::claimed_frame(max.value / 4 + 1);
-        let e = b.upload(&claimed).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::OutOfMemory, "{e}");
+        let why = b.limits().frame_fits(claimed.pixels()).unwrap_err();
         let plane = claimed.pixels() * 4;
         let want = format!(
-            "frame needs 4 x {plane} bytes; CL_DEVICE_MAX_MEM_ALLOC_SIZE is {}",
+            "one plane is {plane} bytes; CL_DEVICE_MAX_MEM_ALLOC_SIZE is {}",
             max.value
         );
-        assert!(e.message.contains(&want), "{e}");
+        assert!(why.contains(&want), "{why}");
+        // ...and the backend, handed it anyway, refuses planes that do not match the size.
+        let e = b.upload(&claimed).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Driver, "{e}");
         // Nothing was uploaded.
         assert_eq!(b.poison_output().unwrap_err().kind, ErrorKind::Driver);
-        // A copy above the limit is refused the same way.
-        let e = b.copy_timed(max.value + 1, 0, 1).unwrap_err();
+        // A copy above the limit is refused by the core the same way, and by the driver too.
+        let why = b.limits().copy_fits(max.value + 1, 0).unwrap_err();
+        assert!(why.contains("CL_DEVICE_MAX_MEM_ALLOC_SIZE"), "{why}");
+        let e = b.copy_each(max.value + 1, 0, 1).unwrap_err();
         assert_eq!(e.kind, ErrorKind::OutOfMemory);
-        assert!(e.message.contains("CL_DEVICE_MAX_MEM_ALLOC_SIZE"), "{e}");
     }
 }
 
@@ -189,10 +188,7 @@ fn copy_timed_measures_a_device_to_device_copy() {
     for d in &devs {
         let mut b = open_device(d);
         let bytes = 16 << 20;
-        let times = b
-            .copy_timed(bytes, 1, 4)
-            .unwrap()
-            .expect("copy is implemented");
+        let times = b.copy_each(bytes, 1, 4).unwrap();
         assert_eq!(times.len(), 4);
         assert!(times.iter().all(|&t| t > 0.0 && t.is_finite()), "{times:?}");
         let mean = times.iter().sum::<f64>() / times.len() as f64;
@@ -219,9 +215,13 @@ fn three_dimensional_blocks_run_and_verify() {
                 BlockSize { x: 32, y: 2, z: 1 },
             ],
             grid: GridPolicy::Wave,
-            warmups: 0,
-            reps: 2,
-            past_kernel_limit: false,
+            protocol: blocksweep_core::Protocol {
+                warmups: 0,
+                reps: blocksweep_core::Reps::Fixed(2),
+                discipline: blocksweep_core::Discipline::Batch,
+            },
+            strict_kernel_limit: true,
+            copy: false,
         };
         let (result, err) = sweep::run(
             &mut b,
@@ -229,8 +229,8 @@ fn three_dimensional_blocks_run_and_verify() {
             &frame.reference(),
             &config,
             None,
-            None,
             &mut Quiet,
+            &mut |_| {},
         );
         assert!(err.is_none(), "{err:?}");
         assert!(

@@ -4,14 +4,14 @@ use std::sync::Arc;
 
 use ash::vk;
 use blocksweep_core::{
-    Backend, BackendResult, BlockSize, DeviceIdentity, Frame, KernelFacts, KernelVariant, Launch,
-    Limits, Named, Residency, TimerInfo,
+    Backend, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Frame, KernelFacts,
+    KernelVariant, Limits, Named, Residency, Stamps, TimerInfo, Work,
 };
 
 use crate::adapter::AdapterInfo;
 use crate::command::{self, Commands};
 use crate::copy::{Copier, CopyLimits, CopyMeasurement};
-use crate::device::{check_frame_fits, Buffer, DeviceShared, MemoryKind};
+use crate::device::{Buffer, DeviceShared, MemoryKind};
 use crate::error::{VulkanError, VulkanResult};
 use crate::instance::{self, InstanceShared, MessageLog};
 use crate::pipeline::{check_launch, check_loop_iterations, DispatchLimits, Pipelines};
@@ -114,7 +114,7 @@ impl VulkanBackend {
         let period = adapter.properties.limits.timestamp_period;
         let timer = TimerInfo {
             method: format!(
-                "Vulkan timestamp queries (vkCmdWriteTimestamp TOP_OF_PIPE -> BOTTOM_OF_PIPE, \
+                "Vulkan timestamp queries (vkCmdWriteTimestamp at BOTTOM_OF_PIPE between back-to-back dispatches, \
                  queue family {family}, {} valid bits)",
                 queue_family.timestamp_valid_bits
             ),
@@ -174,8 +174,14 @@ impl VulkanBackend {
     }
 
     fn upload_frame(&mut self, frame: &Frame) -> VulkanResult<()> {
-        let bytes = check_frame_fits(frame.pixels(), &self.limits)?;
-        let pixels = frame.pixels() as u32;
+        // The core checked the frame against every limit; the shader's count is 32-bit.
+        let pixels = u32::try_from(frame.pixels()).map_err(|_| {
+            VulkanError::TooLarge(format!(
+                "{} pixels do not fit the shader's 32-bit count",
+                frame.pixels()
+            ))
+        })?;
+        let bytes = frame.pixels() * 4;
         for (name, plane) in [("r", &frame.r), ("g", &frame.g), ("b", &frame.b)] {
             if plane.len() as u64 != frame.pixels() {
                 return Err(VulkanError::Usage(format!(
@@ -233,26 +239,29 @@ impl VulkanBackend {
         Ok(())
     }
 
-    fn dispatch(&mut self, launch: Launch, warmups: u32, reps: u32) -> VulkanResult<Vec<f64>> {
-        check_launch(launch, &self.dispatch_limits)?;
-        let pixels = self.frame()?.pixels;
-        if self.variant == KernelVariant::GridStride {
-            check_loop_iterations(launch, pixels.into(), self.max_loop_iterations)?;
-        }
-        let pipeline = self.pipelines.get(launch.block, self.variant)?;
-        let (layout, set) = (self.pipelines.layout, self.pipelines.set);
-        let record = |d: &ash::Device, cb| {
-            command::record_dispatch(d, cb, pipeline, layout, set, pixels, launch.grid)
-        };
-        for _ in 0..warmups {
-            self.commands.run(record)?;
-        }
-        (0..reps)
-            .map(|_| {
+    fn batch(&mut self, work: Work, count: u32, stamps: Stamps) -> VulkanResult<BatchTimes> {
+        match work {
+            Work::Kernel(launch) => {
+                check_launch(launch, &self.dispatch_limits)?;
+                let pixels = self.frame()?.pixels;
+                if self.variant == KernelVariant::GridStride {
+                    check_loop_iterations(launch, pixels.into(), self.max_loop_iterations)?;
+                }
+                let pipeline = self.pipelines.get(launch.block, self.variant)?;
+                let (layout, set) = (self.pipelines.layout, self.pipelines.set);
+                self.commands.run_batch(count, stamps, |d, cb| {
+                    command::record_dispatch(d, cb, pipeline, layout, set, pixels, launch.grid)
+                })
+            }
+            Work::Copy { bytes } => {
+                let (commands, device) = (&mut self.commands, &self.device);
+                self.copier
+                    .prepare_size(commands, device, &self.limits, bytes)?;
+                let copier = &self.copier;
                 self.commands
-                    .run_timed(vk::PipelineStageFlags::BOTTOM_OF_PIPE, record)
-            })
-            .collect()
+                    .run_batch(count, stamps, |d, cb| copier.record(d, cb))
+            }
+        }
     }
 
     fn poison(&mut self) -> VulkanResult<()> {
@@ -346,34 +355,12 @@ impl Backend for VulkanBackend {
         Ok(self.poison()?)
     }
 
-    fn dispatch_timed(
-        &mut self,
-        launch: Launch,
-        warmups: u32,
-        reps: u32,
-    ) -> BackendResult<Vec<f64>> {
-        Ok(self.dispatch(launch, warmups, reps)?)
+    fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
+        Ok(self.batch(work, count, stamps)?)
     }
 
     fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
         Ok(self.read_back(out)?)
-    }
-
-    fn copy_timed(
-        &mut self,
-        bytes: u64,
-        warmups: u32,
-        reps: u32,
-    ) -> BackendResult<Option<Vec<f64>>> {
-        let (commands, device) = (&mut self.commands, &self.device);
-        Ok(Some(self.copier.copy(
-            commands,
-            device,
-            &self.limits,
-            bytes,
-            warmups,
-            reps,
-        )?))
     }
 
     fn copy_method(&self) -> String {

@@ -1,6 +1,8 @@
-//! Command recording and submission: one command buffer, one fence and a two-query timestamp
-//! pool, reused for every operation. Each operation is recorded, submitted and waited for on
-//! the fence before the next starts, so no two ever overlap on the device.
+//! Command recording and submission: one command buffer, one fence and a timestamp query pool
+//! (grown to the largest batch), reused for every operation. A batch of dispatches is recorded
+//! into one command buffer with a compute/transfer barrier between consecutive dispatches, so
+//! the device runs them back to back, in order, with no host wait between them; the host
+//! waits once, on the fence, at the end.
 //!
 //! Every command buffer begins with a barrier from all earlier compute and transfer writes
 //! (pipeline barriers order against previous submissions too), so a dispatch never races the
@@ -9,6 +11,7 @@
 use std::sync::Arc;
 
 use ash::vk;
+use blocksweep_core::{BatchTimes, GridSize, Stamps};
 
 use crate::conv;
 use crate::device::DeviceShared;
@@ -23,6 +26,8 @@ pub(crate) struct Commands {
     buffer: vk::CommandBuffer,
     fence: vk::Fence,
     queries: vk::QueryPool,
+    /// Queries in `queries`.
+    query_capacity: u32,
     valid_bits: u32,
     period_ns: f32,
     /// A wait timed out: the fence is still pending, so the command buffer may not be reused
@@ -42,6 +47,7 @@ impl Commands {
             buffer: vk::CommandBuffer::null(),
             fence: vk::Fence::null(),
             queries: vk::QueryPool::null(),
+            query_capacity: 0,
             valid_bits,
             period_ns,
             pending: false,
@@ -66,15 +72,7 @@ impl Commands {
         .map_err(map_host_device_oom("vkAllocateCommandBuffers"))?[0];
         c.fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
             .map_err(map_host_device_oom("vkCreateFence"))?;
-        c.queries = unsafe {
-            d.create_query_pool(
-                &vk::QueryPoolCreateInfo::default()
-                    .query_type(vk::QueryType::TIMESTAMP)
-                    .query_count(2),
-                None,
-            )
-        }
-        .map_err(map_host_device_oom("vkCreateQueryPool"))?;
+        c.ensure_queries(2)?;
         Ok(c)
     }
 
@@ -96,17 +94,9 @@ impl Commands {
             )
             .map_err(map_host_device_oom("vkBeginCommandBuffer"))?;
         }
-        barrier(
-            d,
-            cb,
-            vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
-            vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE,
-            vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
-            vk::AccessFlags::SHADER_READ
-                | vk::AccessFlags::SHADER_WRITE
-                | vk::AccessFlags::TRANSFER_READ
-                | vk::AccessFlags::TRANSFER_WRITE,
-        );
+        // The same barrier as between the dispatches of a batch: it also orders against the
+        // submissions before this one.
+        between_dispatches(d, cb);
         record(d, cb);
         unsafe { d.end_command_buffer(cb) }.map_err(map_host_device_oom("vkEndCommandBuffer"))?;
         let buffers = [cb];
@@ -117,21 +107,53 @@ impl Commands {
         self.finish_pending()
     }
 
-    /// Like [`run`](Self::run), with `record` bracketed by a TOP_OF_PIPE timestamp and one at
-    /// `end_stage`; returns the device time between them in milliseconds.
-    pub fn run_timed(
+    /// Records `count` copies of `record` in one command buffer, a barrier between
+    /// consecutive ones, submits once and waits. Timestamps are written at BOTTOM_OF_PIPE
+    /// (when every earlier command has finished): one before the first and one after the last
+    /// for [`Stamps::Batch`], and one after each for [`Stamps::Each`], so dispatch i's interval
+    /// runs from the end of the one before it to its own end. (A TOP_OF_PIPE stamp would not
+    /// wait for the previous dispatch of a back-to-back batch.)
+    pub fn run_batch(
         &mut self,
-        end_stage: vk::PipelineStageFlags,
-        record: impl FnOnce(&ash::Device, vk::CommandBuffer),
-    ) -> VulkanResult<f64> {
+        count: u32,
+        stamps: Stamps,
+        record: impl Fn(&ash::Device, vk::CommandBuffer),
+    ) -> VulkanResult<BatchTimes> {
+        let stamp_count = match stamps {
+            Stamps::None => 0,
+            Stamps::Batch => 2,
+            Stamps::Each => count + 1,
+        };
+        if count == 0 {
+            return Ok(BatchTimes::default());
+        }
+        self.ensure_queries(stamp_count)?;
         let queries = self.queries;
-        self.run(|d, cb| unsafe {
-            d.cmd_reset_query_pool(cb, queries, 0, 2);
-            d.cmd_write_timestamp(cb, vk::PipelineStageFlags::TOP_OF_PIPE, queries, 0);
-            record(d, cb);
-            d.cmd_write_timestamp(cb, end_stage, queries, 1);
+        let stamp = |d: &ash::Device, cb, q: u32| unsafe {
+            d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, queries, q)
+        };
+        self.run(|d, cb| {
+            if stamp_count > 0 {
+                unsafe { d.cmd_reset_query_pool(cb, queries, 0, stamp_count) };
+                stamp(d, cb, 0);
+            }
+            for i in 0..count {
+                if i > 0 {
+                    between_dispatches(d, cb);
+                }
+                record(d, cb);
+                if stamps == Stamps::Each {
+                    stamp(d, cb, i + 1);
+                }
+            }
+            if stamps == Stamps::Batch {
+                stamp(d, cb, 1);
+            }
         })?;
-        let mut ticks = [0u64; 2];
+        if stamp_count == 0 {
+            return Ok(BatchTimes::default());
+        }
+        let mut ticks = vec![0u64; stamp_count as usize];
         unsafe {
             self.device.raw.get_query_pool_results(
                 queries,
@@ -141,12 +163,42 @@ impl Commands {
             )
         }
         .map_err(map_host_device_oom_and_lost("vkGetQueryPoolResults"))?;
-        Ok(conv::ticks_to_ms(
-            ticks[0],
-            ticks[1],
-            self.valid_bits,
-            self.period_ns,
-        ))
+        let ms = |a: u64, b: u64| conv::ticks_to_ms(a, b, self.valid_bits, self.period_ns);
+        Ok(match stamps {
+            Stamps::Batch => BatchTimes {
+                batch_ms: Some(ms(ticks[0], ticks[1])),
+                each_ms: Vec::new(),
+            },
+            _ => BatchTimes {
+                batch_ms: None,
+                each_ms: ticks.windows(2).map(|w| ms(w[0], w[1])).collect(),
+            },
+        })
+    }
+
+    /// Makes the query pool hold at least `count` queries (a new pool when it must grow).
+    fn ensure_queries(&mut self, count: u32) -> VulkanResult<()> {
+        if count <= self.query_capacity {
+            return Ok(());
+        }
+        self.finish_pending()?;
+        let d = &self.device.raw;
+        // SAFETY: nothing pending uses the old pool; a null handle is a no-op.
+        unsafe { d.destroy_query_pool(self.queries, None) };
+        self.queries = vk::QueryPool::null();
+        self.query_capacity = 0;
+        let capacity = count.next_power_of_two();
+        self.queries = unsafe {
+            d.create_query_pool(
+                &vk::QueryPoolCreateInfo::default()
+                    .query_type(vk::QueryType::TIMESTAMP)
+                    .query_count(capacity),
+                None,
+            )
+        }
+        .map_err(map_host_device_oom("vkCreateQueryPool"))?;
+        self.query_capacity = capacity;
+        Ok(())
     }
 
     /// Waits for the last submission if it has not been seen to finish, then resets the fence.
@@ -188,6 +240,23 @@ impl Drop for Commands {
     }
 }
 
+/// The barrier between two dispatches (or copies) of one batch: the next may read and must
+/// overwrite what the previous one wrote, so its compute and transfer work waits for the
+/// previous one's writes. This orders the batch on the device; the host does not wait.
+fn between_dispatches(d: &ash::Device, cb: vk::CommandBuffer) {
+    barrier(
+        d,
+        cb,
+        vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+        vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE,
+        vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+        vk::AccessFlags::SHADER_READ
+            | vk::AccessFlags::SHADER_WRITE
+            | vk::AccessFlags::TRANSFER_READ
+            | vk::AccessFlags::TRANSFER_WRITE,
+    );
+}
+
 /// A global memory barrier.
 pub fn barrier(
     d: &ash::Device,
@@ -221,7 +290,7 @@ pub fn record_dispatch(
     layout: vk::PipelineLayout,
     set: vk::DescriptorSet,
     pixels: u32,
-    grid: u32,
+    grid: GridSize,
 ) {
     unsafe {
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
@@ -233,13 +302,21 @@ pub fn record_dispatch(
             0,
             &pixels.to_ne_bytes(),
         );
-        d.cmd_dispatch(cb, grid, 1, 1);
+        d.cmd_dispatch(cb, grid.x, grid.y, 1);
     }
 }
 
 /// Fills a whole buffer with the NaN poison.
 pub fn record_poison(d: &ash::Device, cb: vk::CommandBuffer, buffer: vk::Buffer) {
-    unsafe { d.cmd_fill_buffer(cb, buffer, 0, vk::WHOLE_SIZE, conv::NAN_BITS) };
+    unsafe {
+        d.cmd_fill_buffer(
+            cb,
+            buffer,
+            0,
+            vk::WHOLE_SIZE,
+            blocksweep_core::verify::POISON_BITS,
+        )
+    };
 }
 
 /// Copies `size` bytes from the start of `src` to the start of `dst`.

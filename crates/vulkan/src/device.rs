@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use ash::vk;
-use blocksweep_core::{Limits, Named};
+use blocksweep_core::Named;
 
 use crate::adapter::AdapterInfo;
 use crate::error::{
@@ -249,99 +249,5 @@ impl Drop for Buffer {
             self.device.raw.destroy_buffer(self.raw, None);
             self.device.raw.free_memory(self.memory, None);
         }
-    }
-}
-
-/// Bytes per f32 plane for a frame of `pixels`, or the limit it breaks, checked before any
-/// allocation: the shader's 32-bit pixel count, maxStorageBufferRange (each plane is bound
-/// whole), maxMemoryAllocationSize (each plane is one allocation) and the device-local heap
-/// (four planes).
-pub fn check_frame_fits(pixels: u64, limits: &Limits) -> VulkanResult<u64> {
-    if pixels == 0 {
-        return Err(VulkanError::Usage(
-            "a frame of 0 pixels has nothing to convert".into(),
-        ));
-    }
-    if pixels > u32::MAX as u64 {
-        return Err(VulkanError::TooLarge(format!(
-            "frame has {pixels} pixels; the shader's pixel count is a 32-bit uint (at most {})",
-            u32::MAX
-        )));
-    }
-    let bytes = pixels * 4;
-    let per_plane = [&limits.max_buffer_binding_bytes, &limits.max_alloc_bytes];
-    for limit in per_plane.into_iter().flatten() {
-        if bytes > limit.value {
-            return Err(VulkanError::TooLarge(format!(
-                "frame needs 4 x {bytes} bytes; {} is {}",
-                limit.name, limit.value
-            )));
-        }
-    }
-    if let Some(heap) = &limits.global_mem_bytes {
-        if 4 * bytes > heap.value {
-            return Err(VulkanError::TooLarge(format!(
-                "frame needs 4 x {bytes} = {} bytes; {} is {}",
-                4 * bytes,
-                heap.name,
-                heap.value
-            )));
-        }
-    }
-    Ok(bytes)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use blocksweep_core::ErrorKind;
-
-    fn lavapipe_like() -> Limits {
-        Limits {
-            max_buffer_binding_bytes: Some(Named::new(134_217_728, "maxStorageBufferRange")),
-            max_alloc_bytes: Some(Named::new(1 << 31, "maxMemoryAllocationSize")),
-            global_mem_bytes: Some(Named::new(1 << 31, crate::adapter::HEAP_NAME)),
-            ..Limits::default()
-        }
-    }
-
-    #[test]
-    fn seed_frame_fits() {
-        assert_eq!(
-            check_frame_fits(3840 * 2160, &lavapipe_like()).unwrap(),
-            33_177_600
-        );
-    }
-
-    #[test]
-    fn each_limit_is_named() {
-        let l = lavapipe_like();
-        // 8192 x 8192 x 4 bytes = 256 MiB per plane: over maxStorageBufferRange.
-        let e = check_frame_fits(8192 * 8192, &l).unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::OutOfMemory);
-        assert_eq!(
-            e.to_string(),
-            "frame needs 4 x 268435456 bytes; maxStorageBufferRange is 134217728"
-        );
-        let mut l2 = l.clone();
-        l2.max_buffer_binding_bytes = None;
-        l2.max_alloc_bytes = Some(Named::new(1 << 20, "maxMemoryAllocationSize"));
-        let e = check_frame_fits(1 << 19, &l2).unwrap_err();
-        assert!(
-            e.to_string().contains("maxMemoryAllocationSize is 1048576"),
-            "{e}"
-        );
-        // Each plane fits, four do not.
-        let mut l3 = l.clone();
-        l3.global_mem_bytes = Some(Named::new(100 << 20, crate::adapter::HEAP_NAME));
-        let e = check_frame_fits(8 << 20, &l3).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("VkMemoryHeap[DEVICE_LOCAL].size is 104857600"),
-            "{e}"
-        );
-        let e = check_frame_fits(1 << 33, &Limits::default()).unwrap_err();
-        assert!(e.to_string().contains("32-bit"), "{e}");
-        assert!(check_frame_fits(0, &l).is_err());
     }
 }

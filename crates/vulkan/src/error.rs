@@ -6,7 +6,7 @@
 //! code's own name, never a panic.
 
 use ash::vk;
-use blocksweep_core::{Api, BackendError, ErrorKind};
+use blocksweep_core::{BackendError, ErrorKind};
 
 #[derive(Debug, thiserror::Error)]
 pub enum VulkanError {
@@ -62,7 +62,7 @@ impl VulkanError {
 impl From<VulkanError> for BackendError {
     fn from(e: VulkanError) -> Self {
         let kind = e.kind();
-        BackendError::with_source(Api::Vulkan, kind, e)
+        BackendError::with_source(crate::API, kind, e)
     }
 }
 
@@ -228,7 +228,7 @@ mod tests {
     fn backend_error_keeps_kind_and_source() {
         let b: BackendError = VulkanError::LaunchRejected("x".into()).into();
         assert_eq!(b.kind, ErrorKind::LaunchRejected);
-        assert_eq!(b.api, Api::Vulkan);
+        assert_eq!(b.api, crate::API);
         assert!(b.source.is_some());
     }
 }

@@ -5,7 +5,7 @@ use std::ffi::{c_void, CStr};
 use std::sync::{Arc, Mutex};
 
 use ash::vk;
-use blocksweep_core::{Api, DeviceIdentity};
+use blocksweep_core::DeviceIdentity;
 
 use crate::adapter::AdapterInfo;
 use crate::conv;
@@ -233,7 +233,7 @@ pub(crate) fn identity(index: usize, adapter: &AdapterInfo) -> DeviceIdentity {
         _ => conv::driver_version_string(p.vendor_id, p.driver_version),
     };
     DeviceIdentity {
-        api: Api::Vulkan,
+        api: crate::API,
         index,
         name: conv::fixed_c_str(&p.device_name),
         vendor: conv::vendor_name(p.vendor_id),

@@ -14,11 +14,11 @@
 //! size and the kernel variant are specialization constants, so each (block size, variant)
 //! gets its own pipeline, created once and cached.
 //!
-//! The copy ceiling ([`Backend::copy_timed`](blocksweep_core::Backend::copy_timed)) times two
-//! methods over the same two buffers and reports the faster by mean, naming both
-//! ([`CopyMeasurement`]): `vkCmdCopyBuffer`, and `shaders/copy.comp` (compiled and checked
-//! the same way), a grid-stride `uvec4` copy on the shader cores. On an H200 vkCmdCopyBuffer
-//! runs on a copy engine at about 830 GB/s, a quarter of what the SMs move.
+//! The copy ceiling ([`Work::Copy`](blocksweep_core::Work)) picks the faster of two methods
+//! over the same two buffers in a short selection batch, naming both ([`CopyMeasurement`]):
+//! `vkCmdCopyBuffer`, and `shaders/copy.comp` (compiled and checked the same way), a
+//! grid-stride `uvec4` copy on the shader cores. On an H200 vkCmdCopyBuffer runs on a copy
+//! engine at about 830 GB/s, a quarter of what the SMs move.
 //!
 //! Launches are checked before any pipeline exists ([`check_launch`]: the workgroup-size and
 //! workgroup-count limits, whose violation is undefined behaviour rather than an error). On
@@ -39,6 +39,7 @@ mod command;
 mod conv;
 mod copy;
 mod device;
+mod driver;
 pub mod error;
 mod instance;
 mod pipeline;
@@ -47,7 +48,7 @@ use std::sync::Arc;
 
 pub use backend::VulkanBackend;
 pub use copy::{CopyMeasurement, COPY_SPIRV};
-pub use device::check_frame_fits;
+pub use driver::{VulkanDriver, API, DRIVER};
 pub use error::VulkanError;
 pub use instance::MessageLog;
 pub use pipeline::{check_launch, check_loop_iterations, DispatchLimits, SPIRV};

@@ -121,22 +121,29 @@ pub fn check_launch(launch: Launch, limits: &DispatchLimits) -> VulkanResult<()>
             ));
         }
     }
-    if launch.grid == 0 {
-        return reject("grid 0: vkCmdDispatch with groupCountX = 0 runs nothing".into());
-    }
-    if launch.grid > limits.max_count[0] {
-        return reject(format!(
-            "grid {} > maxComputeWorkGroupCount[x] = {}",
-            launch.grid, limits.max_count[0]
-        ));
-    }
-    let invocations_x = launch.grid as u64 * b.x as u64;
-    if invocations_x > u32::MAX as u64 {
-        return reject(format!(
-            "grid {} x workgroup x {} = {invocations_x} invocations exceed the shader's 32-bit \
-             index (gl_GlobalInvocationID.x is a uint)",
-            launch.grid, b.x
-        ));
+    let g = launch.grid;
+    for (axis, count, max, size) in [
+        ("x", g.x, limits.max_count[0], b.x),
+        ("y", g.y, limits.max_count[1], b.y),
+    ] {
+        if count == 0 {
+            return reject(format!(
+                "grid {g}: vkCmdDispatch with groupCount{} = 0 runs nothing",
+                axis.to_uppercase()
+            ));
+        }
+        if count > max {
+            return reject(format!(
+                "grid {axis} = {count} > maxComputeWorkGroupCount[{axis}] = {max}"
+            ));
+        }
+        let invocations = count as u64 * size as u64;
+        if invocations > u32::MAX as u64 {
+            return reject(format!(
+                "grid {axis} {count} x workgroup {axis} {size} = {invocations} invocations exceed the \
+                 shader's 32-bit index (gl_GlobalInvocationID.{axis} is a uint)"
+            ));
+        }
     }
     Ok(())
 }
@@ -155,7 +162,7 @@ pub(crate) struct PipelineStatistics {
 /// early and leave pixels unwritten.
 pub fn check_loop_iterations(launch: Launch, pixels: u64, limit: Option<u64>) -> VulkanResult<()> {
     let Some(limit) = limit else { return Ok(()) };
-    let step = (launch.grid as u64 * launch.block.x as u64).max(1);
+    let step = (launch.grid.x as u64 * launch.block.x as u64).max(1);
     let iterations = pixels.div_ceil(step);
     if iterations > limit {
         return Err(VulkanError::LaunchRejected(format!(
@@ -369,10 +376,7 @@ mod tests {
     };
 
     fn launch(x: u32, y: u32, z: u32, grid: u32) -> Launch {
-        Launch {
-            block: BlockSize { x, y, z },
-            grid,
-        }
+        Launch::linear(BlockSize { x, y, z }, grid)
     }
 
     #[test]

@@ -4,18 +4,16 @@
 
 mod common;
 
+use blocksweep_core::conformance::BatchExt;
 use blocksweep_core::sweep::{self, Quiet, SweepConfig};
 use blocksweep_core::{
-    Api, Backend, BlockSize, DeviceKind, ErrorKind, Frame, GridPolicy, KernelVariant, Launch,
+    Backend, BlockSize, DeviceKind, ErrorKind, Frame, GridPolicy, KernelVariant, Launch,
 };
 use blocksweep_vulkan::{open, VulkanError, VulkanOptions};
 use common::{devices, open_device};
 
 fn launch(x: u32, y: u32, z: u32, grid: u32) -> Launch {
-    Launch {
-        block: BlockSize { x, y, z },
-        grid,
-    }
+    Launch::linear(BlockSize { x, y, z }, grid)
 }
 
 #[test]
@@ -23,7 +21,7 @@ fn probe_lists_devices_in_index_order_with_their_identity() {
     let Some(devs) = devices() else { return };
     for (i, d) in devs.iter().enumerate() {
         assert_eq!(d.index, i);
-        assert_eq!(d.api, Api::Vulkan);
+        assert_eq!(d.api, blocksweep_vulkan::API);
         let v: Vec<&str> = d.api_version.split('.').collect();
         assert_eq!(v.len(), 3, "{}", d.api_version);
         assert!(
@@ -159,7 +157,7 @@ fn launches_above_the_limits_are_refused_before_the_driver_sees_them() {
         let dims = b.limits().max_block_dims.clone().unwrap().value.0;
         let count = b.limits().max_grid_dims.clone().unwrap().value.0;
         let refuse = |b: &mut blocksweep_vulkan::VulkanBackend, l: Launch, want: &str| {
-            let e = b.dispatch_timed(l, 0, 1).unwrap_err();
+            let e = b.dispatch_each(l, 0, 1).unwrap_err();
             assert_eq!(e.kind, ErrorKind::LaunchRejected, "{e}");
             assert!(e.message.contains(want), "{e} should name {want}");
         };
@@ -185,10 +183,7 @@ fn launches_above_the_limits_are_refused_before_the_driver_sees_them() {
         refuse(&mut b, launch(64, 1, 1, 0), "grid 0");
         // The backend is still usable after a refusal.
         b.poison_output().unwrap();
-        assert_eq!(
-            b.dispatch_timed(launch(64, 1, 1, 1), 1, 2).unwrap().len(),
-            2
-        );
+        assert_eq!(b.dispatch_each(launch(64, 1, 1, 1), 1, 2).unwrap().len(), 2);
         let mut out = vec![0f32; 256];
         b.read_output(&mut out).unwrap();
         let reference = Frame::generate(64, 4, 3).reference();
@@ -204,21 +199,22 @@ fn a_frame_above_max_storage_buffer_range_is_refused_before_allocation() {
         let range = b.limits().max_buffer_binding_bytes.clone().unwrap();
         // A frame that only claims its size (its planes are empty): only a check made before
         // allocating and uploading can answer for it.
+        // The core refuses it from this backend's limits before anything is allocated...
         let claimed = blocksweep_core::conformance::claimed_frame(range.value / 4 + 1);
-        let e = b.upload(&claimed).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::OutOfMemory, "{e}");
+        let why = b.limits().frame_fits(claimed.pixels()).unwrap_err();
         let plane = claimed.pixels() * 4;
         let want = format!(
-            "frame needs 4 x {plane} bytes; maxStorageBufferRange is {}",
+            "one plane is {plane} bytes; maxStorageBufferRange is {}",
             range.value
         );
-        assert!(e.message.contains(&want), "{e}");
+        assert!(why.contains(&want), "{why}");
+        // ...and the backend, handed it anyway, refuses planes that do not match the size.
+        let e = b.upload(&claimed).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Driver, "{e}");
         // Nothing was uploaded: later calls are refused, not undefined.
         assert_eq!(b.poison_output().unwrap_err().kind, ErrorKind::Driver);
         assert_eq!(
-            b.dispatch_timed(launch(64, 1, 1, 1), 0, 1)
-                .unwrap_err()
-                .kind,
+            b.dispatch_each(launch(64, 1, 1, 1), 0, 1).unwrap_err().kind,
             ErrorKind::Driver
         );
         // A frame whose planes do not hold its pixel count is refused too.
@@ -228,7 +224,7 @@ fn a_frame_above_max_storage_buffer_range_is_refused_before_allocation() {
         assert!(e.message.contains("plane g holds 63 values"), "{e}");
         // A copy above the device-local heap is refused before allocating.
         let heap = b.limits().global_mem_bytes.clone().unwrap();
-        let e = b.copy_timed(heap.value, 0, 1).unwrap_err();
+        let e = b.copy_each(heap.value, 0, 1).unwrap_err();
         assert_eq!(e.kind, ErrorKind::OutOfMemory);
         assert!(e.message.contains("VkMemoryHeap[DEVICE_LOCAL].size"), "{e}");
     }
@@ -246,9 +242,13 @@ fn three_dimensional_blocks_and_reuploads_verify() {
                 BlockSize::linear(100),
             ],
             grid: GridPolicy::Data,
-            warmups: 0,
-            reps: 2,
-            past_kernel_limit: false,
+            protocol: blocksweep_core::Protocol {
+                warmups: 0,
+                reps: blocksweep_core::Reps::Fixed(2),
+                discipline: blocksweep_core::Discipline::Batch,
+            },
+            strict_kernel_limit: true,
+            copy: false,
         };
         // Two frame sizes in turn, then the first again: the planes are reallocated and the
         // descriptors re-pointed each time the size changes.
@@ -260,8 +260,8 @@ fn three_dimensional_blocks_and_reuploads_verify() {
                 &frame.reference(),
                 &config,
                 None,
-                None,
                 &mut Quiet,
+                &mut |_| {},
             );
             assert!(err.is_none(), "{w}x{h}: {err:?}");
             assert!(
@@ -283,7 +283,7 @@ fn the_one_pixel_kernel_leaves_the_tail_unwritten() {
         b.set_kernel(KernelVariant::OnePixelPerThread).unwrap();
         b.poison_output().unwrap();
         // One workgroup of 64 covers pixels 0..64 and nothing else.
-        b.dispatch_timed(launch(64, 1, 1, 1), 0, 1).unwrap();
+        b.dispatch_each(launch(64, 1, 1, 1), 0, 1).unwrap();
         let mut out = vec![0f32; 100];
         b.read_output(&mut out).unwrap();
         let reference = frame.reference();
@@ -294,7 +294,7 @@ fn the_one_pixel_kernel_leaves_the_tail_unwritten() {
         assert!(out[64..].iter().all(|v| v.is_nan()), "poison must survive");
         // The grid-stride kernel at the same launch covers everything.
         b.set_kernel(KernelVariant::GridStride).unwrap();
-        b.dispatch_timed(launch(64, 1, 1, 1), 0, 1).unwrap();
+        b.dispatch_each(launch(64, 1, 1, 1), 0, 1).unwrap();
         b.read_output(&mut out).unwrap();
         assert!(blocksweep_core::verify::verify(&out, &reference).is_ok());
         // A read-back into a slice of the wrong size is refused, not truncated.
@@ -319,7 +319,7 @@ fn a_loop_longer_than_the_driver_runs_is_refused() {
             let frame = Frame::generate(pixels, 1, 4);
             b.upload(&frame).unwrap();
             b.poison_output().unwrap();
-            b.dispatch_timed(launch(1, 1, 1, grid), 0, 1)?;
+            b.dispatch_each(launch(1, 1, 1, grid), 0, 1)?;
             out.resize(pixels as usize, 0.0);
             b.read_output(&mut out).unwrap();
             let ok = blocksweep_core::verify::verify(&out, &frame.reference());

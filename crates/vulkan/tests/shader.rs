@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use blocksweep_core::conformance::required;
-use blocksweep_core::{Api, WEIGHTS};
+use blocksweep_core::WEIGHTS;
 
 /// Each checked-in shader, and the bytes the crate embeds for it.
 const SHADERS: [(&str, &[u8]); 2] = [
@@ -35,7 +35,7 @@ fn tool_present(tool: &str) -> bool {
         Ok(_) => true,
         Err(e) => {
             assert!(
-                !required(Api::Vulkan),
+                !required(blocksweep_vulkan::API),
                 "{tool} is required when BLOCKSWEEP_REQUIRE names vulkan: {e} \
                  (apt-get install glslang-tools spirv-tools)"
             );

@@ -4,8 +4,9 @@
 
 mod common;
 
+use blocksweep_core::conformance::BatchExt;
 use blocksweep_core::conformance::{self, required};
-use blocksweep_core::{Api, Backend, DeviceIdentity, DeviceKind, Frame};
+use blocksweep_core::{Backend, DeviceIdentity, DeviceKind, Frame};
 use blocksweep_vulkan::{open, VulkanBackend, VulkanError, VulkanOptions};
 use common::devices;
 
@@ -21,7 +22,7 @@ fn open_validated() -> Option<(DeviceIdentity, VulkanBackend)> {
     match open(d.index, &VulkanOptions { validation: true }) {
         Ok(b) => Some((d, b)),
         Err(VulkanError::Unavailable(why)) if why.contains("VK_LAYER_KHRONOS_validation") => {
-            assert!(!required(Api::Vulkan), "{why}");
+            assert!(!required(blocksweep_vulkan::API), "{why}");
             eprintln!("SKIPPED: {why}");
             None
         }
@@ -36,7 +37,7 @@ fn a_sweep_copy_and_teardown_are_clean_under_validation() {
     };
     conformance::check_full_sweep(&mut b);
     conformance::check_fault_is_caught(&mut b);
-    let times = b.copy_timed(1 << 20, 1, 2).unwrap().unwrap();
+    let times = b.copy_each(1 << 20, 1, 2).unwrap();
     assert_eq!(times.len(), 2);
     // The compute-shader copy's round trip, in one dispatch and in several.
     let words: Vec<u32> = (0..5000).collect();
@@ -45,7 +46,7 @@ fn a_sweep_copy_and_teardown_are_clean_under_validation() {
         [words.clone(), words.clone()]
     );
     b.set_copy_dispatch_bytes_for_tests(4096);
-    b.copy_timed(20_008, 1, 1).unwrap();
+    b.copy_each(20_008, 1, 1).unwrap();
     assert_eq!(b.copy_round_trip_for_tests(&words).unwrap()[1], words);
     let frame = Frame::generate(64, 8, 11);
     b.upload(&frame).unwrap();

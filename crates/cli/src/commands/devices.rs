@@ -2,20 +2,18 @@
 
 use std::process::ExitCode;
 
-use blocksweep_core::Api;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use crate::args::{DevicesArgs, FormatChoice};
 use crate::output::stdio;
-use crate::registry::{install_hint, Registry};
 
 pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
-    let reg = Registry::probe();
+    let reg = super::registry();
     if args.format == FormatChoice::Json {
-        let unavailable: Vec<serde_json::Value> = Api::ALL
-            .iter()
-            .filter_map(|&a| {
+        let unavailable: Vec<serde_json::Value> = reg
+            .apis()
+            .filter_map(|a| {
                 reg.unavailable(a)
                     .map(|why| serde_json::json!({"api": a, "reason": why}))
             })
@@ -53,11 +51,12 @@ pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
     let mut t = b.build();
     t.with(Style::blank());
     let mut text = format!("{t}\n\n");
-    for api in Api::ALL {
+    for api in reg.apis() {
         match reg.unavailable(api) {
+            // "<API>: unavailable: <why>": scripts (tools/slurm) read this line.
             Some(why) => text.push_str(&format!(
                 "{api}: unavailable: {why} (to use it: {})\n",
-                install_hint(api)
+                api.info().install_hint
             )),
             None => {
                 for d in reg.devices(api) {

@@ -6,15 +6,15 @@ use blocksweep_core::report::limits::{render_cross, render_single, ApiLimits};
 
 use crate::args::{FormatChoice, LimitsArgs};
 use crate::output::stdio;
-use crate::registry::{self, Registry};
 
 pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
-    let reg = Registry::probe();
+    let reg = super::registry();
     let targets = super::resolve(&reg, &args.device)?;
+    let options = args.device.open_options();
     let mut views = Vec::new();
     let mut failed = false;
     for d in &targets.devices {
-        match registry::open(d, &args.device) {
+        match reg.open(d, &options) {
             Ok(b) => views.push(ApiLimits {
                 device: b.identity().clone(),
                 limits: b.limits().clone(),

@@ -1,23 +1,26 @@
-//! `blocksweep sweep`: plan once, run every selected API, verify every row, report.
+//! `blocksweep sweep`: arguments in, a core [`Session`] measures, results out.
 //!
-//! Results are written after each API finishes (atomically, when --output is given), so a
-//! failure in one API never loses another's rows. Exit code: 0 all good; 1 a sweep failed
-//! (mismatch or driver error); 2 bad input, including a frame too large for the device and
-//! an explicit block list of which no row can run on any API.
+//! Output files are rewritten as rows arrive (at most every half second, and after every API),
+//! so a failure or an interrupt never loses what was measured. Exit code: 0 all good; 1 a
+//! sweep failed (mismatch, driver error, validation message); 2 bad input, including a frame
+//! too large for the device and a block list of which no row can run on any API.
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context;
-use blocksweep_core::report::{write_atomic, Failure, Format, Report};
-use blocksweep_core::sweep::{self, Plan, SweepConfig, SweepError};
-use blocksweep_core::{blocks, Backend, ErrorKind, Frame};
+use blocksweep_core::report::{write_atomic, Format, Report};
+use blocksweep_core::session::{Session, SessionError};
+use blocksweep_core::sweep::Observer as _;
+use blocksweep_core::Frame;
 
 use crate::args::{FormatChoice, SweepArgs};
 use crate::progress::Bar;
-use crate::registry::{self, Registry};
 use crate::usage;
+
+/// Shortest interval between two rewrites of the output files while rows arrive.
+const SAVE_EVERY: Duration = Duration::from_millis(500);
 
 fn stdout_format(args: &SweepArgs) -> Format {
     match args.format {
@@ -49,111 +52,66 @@ fn write_outputs(args: &SweepArgs, report: &Report) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn session_error(e: SessionError) -> anyhow::Error {
+    match e {
+        SessionError::Input(m) => usage(m),
+        SessionError::NothingOpened(m) => anyhow::anyhow!(m),
+    }
+}
+
 pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
-    let reg = Registry::probe();
+    let reg = super::registry();
     let targets = super::resolve(&reg, &args.device)?;
-    let explicit_blocks = args.blocks.is_some();
-    let config = SweepConfig {
-        blocks: args
-            .blocks
-            .clone()
-            .map(|b| b.0)
-            .unwrap_or_else(blocks::default_blocks),
-        grid: args.grid,
-        warmups: args.warmups,
-        reps: args.reps,
-        // A launch above the kernel's stated limit is well defined in CUDA and OpenCL (the API
-        // returns an error) and Vulkan has no such limit, so by default the API decides.
-        past_kernel_limit: !args.strict_kernel_limit,
-    };
+    let config = args.config();
+    let mut bar = Bar::new();
+    let opened = Session::open(&reg, targets, &args.device.open_options(), &mut bar);
+    let mut session = opened.map_err(|e| {
+        bar.finish();
+        session_error(e)
+    })?;
     let (w, h) = args.size;
+    session.check_frame(w, h).map_err(|e| {
+        bar.finish();
+        session_error(e)
+    })?;
+    bar.status(None, "generating the frame and its CPU reference");
+    let frame = Frame::try_generate(w, h, args.seed)?;
+    let reference = frame.try_reference()?;
+
     let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let mut report = Report::new(format!("blocksweep {}", env!("CARGO_PKG_VERSION")), date);
-    if targets.devices.len() > 1 {
-        report.device_match = Some(targets.note.clone());
-    }
-    let mut bar = Bar::new();
-
-    // Open every API first: the shared plan may come from any of them.
-    let mut backends: Vec<Box<dyn Backend>> = Vec::new();
-    for d in &targets.devices {
-        bar.status(d.api, "opening the device and compiling the kernel");
-        match registry::open(d, &args.device) {
-            Ok(b) => backends.push(b),
-            Err(e) => report.failures.push(Failure {
-                api: d.api,
-                message: e.message.clone(),
-            }),
+    let mut last_save = Instant::now();
+    let mut save_error: Option<anyhow::Error> = None;
+    let mut save = |r: &Report| {
+        if save_error.is_none() && last_save.elapsed() >= SAVE_EVERY {
+            let mut r = r.clone();
+            r.refresh_answer();
+            save_error = write_outputs(args, &r).err();
+            last_save = Instant::now();
         }
-    }
-    if backends.is_empty() {
-        bar.finish();
-        let why: Vec<String> = report
-            .failures
-            .iter()
-            .map(|f| format!("{}: {}", f.api, f.message))
-            .collect();
-        anyhow::bail!("no API could open the device ({})", why.join("; "));
-    }
-
-    if let Err(e) = refuse_what_cannot_fit(&backends, w, h) {
-        bar.finish();
-        return Err(e);
-    }
-    bar.status(
-        backends[0].api(),
-        "generating the frame and its CPU reference",
+    };
+    let outcome = session.sweep(
+        &frame,
+        &reference,
+        &config,
+        &mut report,
+        &mut bar,
+        &mut save,
     );
-    let frame = Frame::generate(w, h, args.seed);
-    let reference = frame.reference();
-
-    let shared = shared_plan(&reg, &targets.devices, &mut backends, &frame, &config)?;
-    report.shared_plan = shared.is_some();
-    let copy_bytes = (!args.no_copy).then(|| frame.pixels() * 8);
-
-    let mut too_big: Option<String> = None;
-    let mut failed = false;
-    for b in backends.iter_mut() {
-        let (result, err) = sweep::run(
-            b.as_mut(),
-            &frame,
-            &reference,
-            &config,
-            shared.as_ref(),
-            copy_bytes,
-            &mut bar,
-        );
-        if let Some(e) = err {
-            match &e {
-                SweepError::Backend(be)
-                    if be.kind == ErrorKind::OutOfMemory && result.rows.is_empty() =>
-                {
-                    too_big = Some(format!("frame {w}x{h} is too large for the device: {be}"));
-                }
-                _ => failed = true,
-            }
-            report.failures.push(Failure {
-                api: result.api,
-                message: e.to_string(),
-            });
-        }
-        let said = b.diagnostics();
-        if !said.is_empty() {
-            // The validation layers spoke: the run is not clean, whatever the pixels say.
-            for m in &said {
-                eprintln!("blocksweep: {}: validation: {m}", b.api());
-            }
-            report.failures.push(Failure {
-                api: b.api(),
-                message: format!("{} validation message(s)", said.len()),
-            });
-        }
-        report.results.push(result);
-        write_outputs(args, &report)?;
-    }
     bar.finish();
-    drop(backends);
+    drop(session);
+    let outcome = outcome?;
+    report.refresh_answer();
 
+    if let Some(msg) = outcome.too_big {
+        return Err(usage(msg));
+    }
+    if args.blocks.is_some() && !outcome.failed {
+        if let Some(why) = Session::nothing_ran(&report) {
+            // A run that measured nothing writes nothing: the files keep what they held.
+            return Err(usage(why));
+        }
+    }
     if args.output.is_empty() {
         print!("{}", stdout_format(args).exporter().render(&report));
     } else {
@@ -162,6 +120,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             eprintln!("blocksweep: wrote {}", path.display());
         }
     }
+    let mut failed = outcome.failed || !report.failures.is_empty();
     if let Some(svg) = &args.plot {
         match crate::plot::write_svg(&report, svg) {
             Ok(()) => eprintln!("blocksweep: plotted {}", svg.display()),
@@ -171,96 +130,12 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    if let Some(msg) = too_big {
-        return Err(usage(msg));
-    }
-    let ran: usize = report.results.iter().map(|r| r.rows_run()).sum();
-    if explicit_blocks && ran == 0 && !failed {
-        let reasons: Vec<String> = report
-            .results
-            .iter()
-            .flat_map(|r| {
-                r.rows.iter().filter_map(move |x| {
-                    x.skipped
-                        .as_ref()
-                        .map(|s| format!("{} block {}: {s}", r.api, x.block))
-                })
-            })
-            .collect();
-        return Err(usage(format!(
-            "no block size in --blocks can run: {}",
-            reasons.join("; ")
-        )));
-    }
     for f in &report.failures {
         eprintln!("blocksweep: {}: {}", f.api, f.message);
     }
-    Ok(if failed || !report.failures.is_empty() {
+    Ok(if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// MemAvailable from /proc/meminfo, in bytes, where there is one.
-fn host_memory_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// Refuses a frame that cannot fit before it is generated: each API's allocation limits, and
-/// the host side, which alone needs six planes (three inputs, the reference, the read-back,
-/// one staging copy).
-fn refuse_what_cannot_fit(backends: &[Box<dyn Backend>], w: u32, h: u32) -> anyhow::Result<()> {
-    let pixels = Frame::pixel_count(w, h);
-    for b in backends {
-        if let Err(why) = b.limits().frame_fits(pixels) {
-            return Err(usage(format!(
-                "frame {w}x{h} is too large for {} on {}: {why}",
-                b.api(),
-                b.identity().name
-            )));
-        }
-    }
-    if let Some(avail) = host_memory_available() {
-        let need = pixels.saturating_mul(4 * 6);
-        if need > avail {
-            return Err(usage(format!(
-                "frame {w}x{h} needs about {} MiB of host memory; {} MiB is available",
-                need >> 20,
-                avail >> 20
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// One physical device: every API runs the same (block, grid) pairs, planned by the best
-/// residency source (CUDA's occupancy API where CUDA is there). Different devices, or one
-/// API: `None`, and each API plans for its own device.
-fn shared_plan(
-    reg: &Registry,
-    devices: &[blocksweep_core::DeviceIdentity],
-    backends: &mut [Box<dyn Backend>],
-    frame: &Frame,
-    config: &SweepConfig,
-) -> anyhow::Result<Option<Plan>> {
-    let same_device = reg
-        .physical
-        .iter()
-        .any(|p| devices.iter().all(|d| p.members.contains(d)));
-    if !same_device || backends.len() < 2 {
-        return Ok(None);
-    }
-    let src = backends
-        .iter()
-        .position(|b| b.api() == blocksweep_core::Api::Cuda)
-        .unwrap_or(0);
-    Ok(Some(sweep::plan(
-        backends[src].as_mut(),
-        frame.pixels(),
-        config,
-    )?))
 }

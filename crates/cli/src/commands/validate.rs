@@ -7,11 +7,11 @@ use blocksweep_core::Frame;
 
 use crate::args::{FormatChoice, ValidateArgs};
 use crate::output::stdio;
-use crate::registry::{self, Registry};
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
-    let reg = Registry::probe();
+    let reg = super::registry();
     let targets = super::resolve(&reg, &args.device)?;
+    let options = args.device.open_options();
     // Small, and not a multiple of any block size, so coverage bugs cannot hide.
     let frame = Frame::generate(509, 253, 3);
     let reference = frame.reference();
@@ -19,7 +19,8 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let mut apis = Vec::new();
     let mut failed = false;
     for d in &targets.devices {
-        let result = registry::open(d, &args.device)
+        let result = reg
+            .open(d, &options)
             .and_then(|mut b| validate::run(b.as_mut(), &frame, &reference));
         match result {
             Ok(c) => {

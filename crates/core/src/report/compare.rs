@@ -74,7 +74,7 @@ pub fn render(reports: &[(String, Report)], md: bool) -> String {
                 "[{}] fastest {} at {:.3} ms; {} of {} sizes within 95 percent\n",
                 i + 1,
                 best.block,
-                best.stats.map(|s| s.mean).unwrap_or(0.0),
+                best.mean_ms().unwrap_or(0.0),
                 r.rows_within(0.95),
                 r.rows_run()
             ));

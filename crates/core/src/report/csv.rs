@@ -3,7 +3,7 @@ use super::{Exporter, Report};
 /// One line per (API, block size), with a header row.
 pub struct CsvExporter;
 
-pub const COLUMNS: [&str; 19] = [
+pub const COLUMNS: [&str; 23] = [
     "api",
     "device",
     "block",
@@ -18,8 +18,12 @@ pub const COLUMNS: [&str; 19] = [
     "ms_min",
     "ms_median",
     "ms_max",
+    "ms_cv",
+    "reps",
+    "discipline",
     "gbps",
     "of_best",
+    "ties_best",
     "of_copy",
     "verified",
     "skipped",
@@ -35,7 +39,8 @@ impl Exporter for CsvExporter {
         let mut records: Vec<Vec<String>> = vec![COLUMNS.iter().map(|s| s.to_string()).collect()];
         for r in &report.results {
             for row in &r.rows {
-                let s = row.stats;
+                let s = row.stats();
+                let t = row.timing.as_ref();
                 records.push(vec![
                     r.api.key().into(),
                     r.device.name.clone(),
@@ -51,8 +56,12 @@ impl Exporter for CsvExporter {
                     opt(s.map(|s| format!("{:.6}", s.min))),
                     opt(s.map(|s| format!("{:.6}", s.median))),
                     opt(s.map(|s| format!("{:.6}", s.max))),
+                    opt(s.map(|s| format!("{:.4}", s.cv()))),
+                    opt(t.map(|t| t.reps)),
+                    opt(t.map(|t| t.discipline)),
                     opt(row.gbps.map(|g| format!("{g:.2}"))),
                     opt(row.of_best.map(|o| format!("{o:.4}"))),
+                    row.ties_best.to_string(),
                     opt(row.of_copy.map(|o| format!("{o:.4}"))),
                     row.verified.to_string(),
                     row.skipped.clone().unwrap_or_default(),

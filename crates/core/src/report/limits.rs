@@ -1,24 +1,15 @@
 //! The limits tables: one API's limits in full, or the APIs side by side by concept, each
 //! value under its native name, beside what each specification guarantees.
 //!
-//! Guarantees quoted (docs/limits.md has the sections):
-//! - Vulkan 1.3, "Limit Requirements" (Required Limits table): at least 128 for
-//!   maxComputeWorkGroupInvocations, (128, 128, 64) for maxComputeWorkGroupSize, 65535 each for
-//!   maxComputeWorkGroupCount, 16384 for maxComputeSharedMemorySize, 2^27 for
-//!   maxStorageBufferRange and 2^30 for maxMemoryAllocationSize (Maintenance3 properties).
-//! - OpenCL 3.0, clGetDeviceInfo table: CL_DEVICE_MAX_WORK_GROUP_SIZE >= 1 (no larger value is
-//!   promised), CL_DEVICE_MAX_WORK_ITEM_SIZES >= (1, 1, 1), CL_DEVICE_MAX_COMPUTE_UNITS >= 1,
-//!   CL_DEVICE_LOCAL_MEM_SIZE >= 32 KiB and CL_DEVICE_MAX_MEM_ALLOC_SIZE >= max(global/4, 128 MiB)
-//!   for full-profile devices that are not CL_DEVICE_TYPE_CUSTOM.
-//! - CUDA publishes no minimums; its limits are fixed per compute capability (Programming
-//!   Guide, "Compute Capabilities"): 1024 threads per block since 2.0.
+//! The guarantees shown are each API's own ([`crate::ApiInfo::guarantees`], quoted with their
+//! sections in the backend crates and docs/limits.md).
 
 use serde::Serialize;
 use tabled::builder::Builder;
 
 use super::text::table;
 use crate::backend::{Api, DeviceIdentity, KernelFacts, TimerInfo};
-use crate::limits::{Dims, Limits, Named};
+use crate::limits::{Concept, Dims, Limits, Named};
 
 /// One API's view, as the limits tables need it.
 #[derive(Debug, Clone, Serialize)]
@@ -29,12 +20,12 @@ pub struct ApiLimits {
     pub timer: TimerInfo,
 }
 
-/// A concept row: how to read it from each API's limits, and each spec's minimum.
-struct Concept {
+/// A concept row: how to read it from each API's limits. Each API's specification minimum
+/// comes from the API itself ([`crate::ApiInfo::guarantees`]).
+struct Row {
+    concept: Concept,
     label: &'static str,
     get: fn(&ApiLimits) -> Option<(String, String)>,
-    vulkan_min: &'static str,
-    opencl_min: &'static str,
 }
 
 fn n(v: &Option<Named<u64>>) -> Option<(String, String)> {
@@ -63,86 +54,79 @@ pub fn human_bytes(b: u64) -> String {
     }
 }
 
-const CONCEPTS: &[Concept] = &[
-    Concept {
+const ROWS: &[Row] = &[
+    Row {
+        concept: Concept::MaxThreadsPerBlock,
         label: "max threads per block",
         get: |a| n(&a.limits.max_threads_per_block),
-        vulkan_min: "128",
-        opencl_min: "1",
     },
-    Concept {
+    Row {
+        concept: Concept::MaxBlockDims,
         label: "max block dims",
         get: |a| d(&a.limits.max_block_dims),
-        vulkan_min: "(128, 128, 64)",
-        opencl_min: "(1, 1, 1)",
     },
-    Concept {
+    Row {
+        concept: Concept::MaxGridDims,
         label: "max grid dims (blocks)",
         get: |a| d(&a.limits.max_grid_dims),
-        vulkan_min: "(65535, 65535, 65535)",
-        opencl_min: "— (size_t range)",
     },
-    Concept {
+    Row {
+        concept: Concept::WarpSize,
         label: "warp / subgroup size",
         get: |a| n(&a.limits.warp_size),
-        vulkan_min: "1",
-        opencl_min: "—",
     },
-    Concept {
+    Row {
+        concept: Concept::Multiprocessors,
         label: "multiprocessors",
         get: |a| n(&a.limits.multiprocessors),
-        vulkan_min: "—",
-        opencl_min: "1",
     },
-    Concept {
+    Row {
+        concept: Concept::MaxThreadsPerMp,
         label: "max resident threads per MP",
         get: |a| n(&a.limits.max_threads_per_mp),
-        vulkan_min: "—",
-        opencl_min: "—",
     },
-    Concept {
+    Row {
+        concept: Concept::MaxBlocksPerMp,
         label: "max resident blocks per MP",
         get: |a| n(&a.limits.max_blocks_per_mp),
-        vulkan_min: "—",
-        opencl_min: "—",
     },
-    Concept {
+    Row {
+        concept: Concept::SharedMemPerBlock,
         label: "shared/local memory per block",
         get: |a| bytes(&a.limits.shared_mem_per_block),
-        vulkan_min: "16 KiB",
-        opencl_min: "32 KiB",
     },
-    Concept {
+    Row {
+        concept: Concept::SharedMemPerBlockOptin,
         label: "shared memory per block (opt-in)",
         get: |a| bytes(&a.limits.shared_mem_per_block_optin),
-        vulkan_min: "—",
-        opencl_min: "—",
     },
-    Concept {
+    Row {
+        concept: Concept::RegistersPerBlock,
         label: "registers per block",
         get: |a| n(&a.limits.registers_per_block),
-        vulkan_min: "—",
-        opencl_min: "—",
     },
-    Concept {
+    Row {
+        concept: Concept::MaxAlloc,
         label: "max single allocation",
         get: |a| bytes(&a.limits.max_alloc_bytes),
-        vulkan_min: "1 GiB",
-        opencl_min: "max(global/4, 128 MiB)",
     },
-    Concept {
+    Row {
+        concept: Concept::MaxBufferBinding,
         label: "max buffer binding",
         get: |a| bytes(&a.limits.max_buffer_binding_bytes),
-        vulkan_min: "128 MiB",
-        opencl_min: "—",
     },
-    Concept {
+    Row {
+        concept: Concept::GlobalMemory,
         label: "global memory",
         get: |a| bytes(&a.limits.global_mem_bytes),
-        vulkan_min: "—",
-        opencl_min: "—",
     },
-    Concept {
+    Row {
+        concept: Concept::LastLevelCache,
+        label: "last-level cache",
+        get: |a| bytes(&a.limits.l2_bytes),
+    },
+    Row {
+        concept: Concept::TimerResolution,
         label: "timer resolution",
         get: |a| {
             Some((
@@ -154,20 +138,16 @@ const CONCEPTS: &[Concept] = &[
                     .unwrap_or_else(|| a.timer.method.clone()),
             ))
         },
-        vulkan_min: "—",
-        opencl_min: "—",
     },
-    Concept {
+    Row {
+        concept: Concept::KernelMaxBlock,
         label: "kernel: max block size",
         get: |a| n(&a.kernel.max_block),
-        vulkan_min: "—",
-        opencl_min: "—",
     },
-    Concept {
+    Row {
+        concept: Concept::KernelRegisters,
         label: "kernel: registers per thread",
         get: |a| n(&a.kernel.registers),
-        vulkan_min: "—",
-        opencl_min: "—",
     },
 ];
 
@@ -183,25 +163,22 @@ fn cell(v: &Option<(String, String)>) -> String {
 pub fn render_cross(views: &[ApiLimits], md: bool) -> String {
     let mut b = Builder::default();
     let mut head = vec!["concept".to_string()];
+    let promises = |api: Api| !api.info().guarantees.is_empty();
     for v in views {
         head.push(v.device.api.to_string());
-        match v.device.api {
-            Api::Vulkan => head.push("Vulkan guarantees ≥".into()),
-            Api::OpenCl => head.push("OpenCL guarantees ≥".into()),
-            Api::Cuda => {}
+        if promises(v.device.api) {
+            head.push(format!("{} guarantees ≥", v.device.api));
         }
     }
     head.push("differs".into());
     b.push_record(head);
-    for c in CONCEPTS {
+    for c in ROWS {
         let vals: Vec<Option<(String, String)>> = views.iter().map(|v| (c.get)(v)).collect();
         let mut row = vec![c.label.to_string()];
         for (v, val) in views.iter().zip(&vals) {
             row.push(cell(val));
-            match v.device.api {
-                Api::Vulkan => row.push(c.vulkan_min.into()),
-                Api::OpenCl => row.push(c.opencl_min.into()),
-                Api::Cuda => {}
+            if promises(v.device.api) {
+                row.push(v.device.api.guarantee(c.concept).unwrap_or("—").into());
             }
         }
         let present: Vec<&String> = vals.iter().flatten().map(|(v, _)| v).collect();
@@ -233,7 +210,7 @@ pub fn render_cross(views: &[ApiLimits], md: bool) -> String {
 pub fn render_single(v: &ApiLimits, md: bool) -> String {
     let mut b = Builder::default();
     b.push_record(["concept", "value", "native name"]);
-    for c in CONCEPTS {
+    for c in ROWS {
         if let Some((value, name)) = (c.get)(v) {
             b.push_record([c.label.to_string(), value, name]);
         }

@@ -3,18 +3,14 @@
 
 use tabled::builder::Builder;
 
-use super::text::{gbps, ms, summary, table};
+use super::text::{gbps, ms, of_best, summary, table};
 use super::Report;
-use crate::backend::Api;
 use crate::blocks::BlockSize;
 use crate::sweep::SweepResult;
 
+/// The API the others are compared with: the first in API order (results are sorted).
 fn reference(report: &Report) -> Option<&SweepResult> {
-    report
-        .results
-        .iter()
-        .find(|r| r.api == Api::Cuda)
-        .or(report.results.first())
+    report.results.first()
 }
 
 pub(super) fn render(report: &Report, md: bool) -> String {
@@ -87,11 +83,11 @@ pub(super) fn render(report: &Report, md: bool) -> String {
         for r in &report.results {
             let row = r.rows.iter().find(|x| x.block == block);
             let dash = || "—".to_string();
-            match row.and_then(|x| x.stats.map(|s| (x, s))) {
+            match row.and_then(|x| x.stats().map(|s| (x, s))) {
                 Some((x, s)) => {
                     cells.push(ms(s.mean));
                     cells.push(x.gbps.map(|g| gbps(g, ceiling)).unwrap_or_else(dash));
-                    cells.push(x.of_best.map(|o| format!("{o:.2}")).unwrap_or_else(dash));
+                    cells.push(of_best(x));
                     if r.copy.is_some() {
                         cells.push(
                             x.of_copy
@@ -122,6 +118,15 @@ pub(super) fn render(report: &Report, md: bool) -> String {
     }
     out.push_str(&table(b, md));
     out.push_str("\n\n");
+    if let Some(a) = &report.portable {
+        for line in a.sentences() {
+            match md {
+                true => out.push_str(&format!("**{line}**\n")),
+                false => out.push_str(&format!("{line}\n")),
+            }
+        }
+        out.push('\n');
+    }
     for r in &report.results {
         for line in summary(r) {
             out.push_str(&format!(

@@ -4,6 +4,7 @@
 //! the seed's table (plain or markdown), CSV, or JSON (the full record, schema in
 //! docs/json-schema.md).
 
+mod answer;
 pub mod compare;
 mod csv;
 mod json;
@@ -17,12 +18,13 @@ use std::path::Path;
 use crate::backend::Api;
 use crate::sweep::SweepResult;
 
+pub use self::answer::{PortableAnswer, Shortfall, GOOD_FRACTION};
 pub use self::csv::CsvExporter;
 pub use self::json::{parse_report, JsonExporter};
 pub use self::text::{MarkdownExporter, TableExporter};
 
 /// Bumped whenever a field of the JSON changes meaning or goes away.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// An API that could not run, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,6 +48,10 @@ pub struct Report {
     pub shared_plan: bool,
     pub results: Vec<SweepResult>,
     pub failures: Vec<Failure>,
+    /// Which block sizes are good on every API (see [`PortableAnswer`]); refreshed by
+    /// [`Report::refresh_answer`].
+    #[serde(default)]
+    pub portable: Option<PortableAnswer>,
 }
 
 impl Report {
@@ -58,7 +64,13 @@ impl Report {
             shared_plan: false,
             results: Vec::new(),
             failures: Vec::new(),
+            portable: None,
         }
+    }
+
+    /// Recomputes the portable answer from the results.
+    pub fn refresh_answer(&mut self) {
+        self.portable = PortableAnswer::of(self, GOOD_FRACTION);
     }
 
     /// The best theoretical DRAM bandwidth any API reported for the device (GB/s).

@@ -65,11 +65,29 @@ pub(crate) fn table(builder: Builder, md: bool) -> String {
     t.to_string()
 }
 
+/// Milliseconds to four significant figures (0.03612, 1.234, 50.97, 123.4): a 36 µs kernel
+/// needs the fourth digit for neighbouring rows to differ on screen.
 pub(super) fn ms(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.3}")
+    match v {
+        v if v >= 100.0 => format!("{v:.1}"),
+        v if v >= 10.0 => format!("{v:.2}"),
+        v if v >= 1.0 => format!("{v:.3}"),
+        v if v >= 0.1 => format!("{v:.4}"),
+        v => format!("{v:.5}"),
+    }
+}
+
+/// The row's spread: the coefficient of variation of one dispatch, "±1.2%".
+pub(super) fn spread(t: &crate::measure::Timing) -> String {
+    format!("±{:.1}%", t.stats.cv() * 100.0)
+}
+
+/// "0.99", with " ≈" where the row is within the noise of the fastest.
+pub(super) fn of_best(row: &SweepRow) -> String {
+    match row.of_best {
+        Some(o) if row.ties_best => format!("{o:.2} ≈"),
+        Some(o) => format!("{o:.2}"),
+        None => "—".into(),
     }
 }
 
@@ -132,10 +150,10 @@ fn header(r: &SweepResult, md: bool) -> String {
         f.bytes_per_pass as f64 / MIB,
         f.seed
     ));
-    h.push(format!(
-        "Timing: mean of {} runs after {} warm-ups, {}, resolution {} ns",
-        r.reps, r.warmups, r.timer.method, r.timer.resolution_ns
-    ));
+    h.push(timing_line(r));
+    if let Some(note) = cache_note(r) {
+        h.push(note);
+    }
     h.push(format!("Grid: {} ({})", r.policy, r.grid_source));
     let k = &r.kernel;
     let mut kf = vec![format!("compiled by {}", k.compiled_by)];
@@ -148,10 +166,11 @@ fn header(r: &SweepResult, md: bool) -> String {
     h.push(format!("Kernel: {}", kf.join(", ")));
     if let Some(c) = &r.copy {
         h.push(format!(
-            "Copy ceiling: {:.1} GB/s (read + write), {:.1} MiB copied in {} ms by {}",
+            "Copy ceiling: {:.1} GB/s (read + write), {:.1} MiB copied in {} ms {} by {}, same protocol",
             c.gbps,
             c.bytes as f64 / MIB,
-            ms(c.stats.mean),
+            ms(c.timing.stats.mean),
+            spread(&c.timing),
             c.method
         ));
     }
@@ -159,6 +178,66 @@ fn header(r: &SweepResult, md: bool) -> String {
     let mut s = h.join(sep);
     s.push_str("\n\n");
     s
+}
+
+/// "Timing: <discipline in words>; 140 timed dispatches per row (adaptive: >= 5 ms) after 3
+/// warm-ups; <timer>, resolution 500 ns".
+pub(super) fn timing_line(r: &SweepResult) -> String {
+    let p = &r.protocol;
+    let counts: Vec<u32> = r
+        .rows
+        .iter()
+        .filter_map(|x| x.timing.as_ref().map(|t| t.reps))
+        .collect();
+    let (lo, hi) = (counts.iter().min(), counts.iter().max());
+    let n = match (lo, hi) {
+        (Some(a), Some(b)) if a == b => format!("{a}"),
+        (Some(a), Some(b)) => format!("{a}–{b}"),
+        _ => "no".into(),
+    };
+    let how = match p.reps {
+        crate::measure::Reps::Fixed(_) => "fixed by --reps".to_string(),
+        crate::measure::Reps::Adaptive {
+            min, min_time_ms, ..
+        } => {
+            format!("adaptive: at least {min} and {min_time_ms} ms of device time per batch")
+        }
+    };
+    format!(
+        "Timing ({}): {}; {n} timed dispatches per row ({how}) after {} warm-ups; {}, resolution {} ns",
+        p.discipline,
+        p.discipline.describe(),
+        p.warmups,
+        r.timer.method,
+        r.timer.resolution_ns
+    )
+}
+
+/// Whether the frame's traffic fits in the last-level cache: then the run measures the cache,
+/// not DRAM, and says so.
+pub(super) fn cache_note(r: &SweepResult) -> Option<String> {
+    let l2 = r.limits.l2_bytes.as_ref()?;
+    if l2.value == 0 {
+        return None;
+    }
+    let traffic = r.frame.bytes_per_pass;
+    let ratio = traffic as f64 / l2.value as f64;
+    Some(if ratio <= 1.0 {
+        format!(
+            "Cache: the {:.1} MiB a pass moves fits in the {:.1} MiB last-level cache ({}): this run measures the cache, not DRAM",
+            traffic as f64 / MIB,
+            l2.value as f64 / MIB,
+            l2.name
+        )
+    } else if ratio < 4.0 {
+        format!(
+            "Cache: a pass moves {ratio:.1}x the {:.1} MiB last-level cache ({}): mostly DRAM, part cache; use a larger --size for a pure DRAM figure",
+            l2.value as f64 / MIB,
+            l2.name
+        )
+    } else {
+        return None;
+    })
 }
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -175,11 +254,12 @@ fn row_cells(row: &SweepRow, ceiling: Option<f64>, with_copy: bool) -> Vec<Strin
         opt(row.occupancy.map(|o| format!("{:.0}%", o * 100.0))),
         row.grid.to_string(),
     ];
-    match row.stats {
-        Some(s) => {
-            c.push(ms(s.mean));
+    match &row.timing {
+        Some(t) => {
+            c.push(ms(t.stats.mean));
+            c.push(spread(t));
             c.push(opt(row.gbps.map(|g| gbps(g, ceiling))));
-            c.push(opt(row.of_best.map(|o| format!("{o:.2}"))));
+            c.push(of_best(row));
             if with_copy {
                 c.push(opt(row.of_copy.map(|o| format!("{:.0}%", o * 100.0))));
             }
@@ -190,7 +270,7 @@ fn row_cells(row: &SweepRow, ceiling: Option<f64>, with_copy: bool) -> Vec<Strin
             });
         }
         None => {
-            let n = if with_copy { 4 } else { 3 };
+            let n = if with_copy { 5 } else { 4 };
             c.extend(std::iter::repeat_n("—".to_string(), n));
             c.push(format!(
                 "skipped: {}",
@@ -213,10 +293,24 @@ pub(super) fn summary(r: &SweepResult) -> Vec<String> {
     }
     if let Some(best) = r.best() {
         let w = r.api.block_word();
+        let tied: Vec<String> = r
+            .rows
+            .iter()
+            .filter(|x| x.ties_best && x.block != best.block)
+            .map(|x| x.block.to_string())
+            .collect();
+        let ties = match tied.len() {
+            0 => " No other row is within the measurement noise of it.".to_string(),
+            _ => format!(
+                " Within the measurement noise of it (≈): {}; the data cannot rank these.",
+                tied.join(", ")
+            ),
+        };
         s.push(format!(
-            "Fastest measured: {} threads per {w} at {} ms ({:.1} GB/s{}).",
+            "Fastest measured: {} {}s per {w} at {} ms ({:.1} GB/s{}).{ties}",
             best.block,
-            ms(best.stats.map(|s| s.mean).unwrap_or(0.0)),
+            r.api.words().thread,
+            ms(best.mean_ms().unwrap_or(0.0)),
             best.gbps.unwrap_or(0.0),
             best.of_copy
                 .map(|o| format!(", {:.0}% of copy", o * 100.0))
@@ -259,7 +353,8 @@ fn api_section(r: &SweepResult, md: bool, ceiling: Option<f64>) -> String {
     let with_copy = r.copy.is_some();
     let mut b = Builder::default();
     let mut head = vec![
-        "thr/blk", "warps", "idle", "blk/SM", "warps/SM", "occ", "grid", "ms", "GB/s", "of best",
+        "thr/blk", "warps", "idle", "blk/SM", "warps/SM", "occ", "grid", "ms", "spread", "GB/s",
+        "of best",
     ];
     if with_copy {
         head.push("% copy");

@@ -5,8 +5,9 @@
 //! for the device (CUDA's occupancy API where CUDA sees it), and run the identical
 //! (block, grid) pairs on every API.
 //!
-//! Per row: poison the output with NaN, run the warm-ups and timed dispatches, read the
-//! output back and compare every pixel with the CPU reference. A mismatch stops the sweep.
+//! Per row: poison the output with NaN, measure under the [`Protocol`] (warm-ups, then
+//! back-to-back timed batches; see [`crate::measure`]), read the output back and compare every
+//! pixel with the CPU reference. A mismatch stops the sweep.
 
 mod plan;
 mod run;
@@ -15,6 +16,8 @@ pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
 };
 pub use run::{execute, measure_copy, run};
+
+pub use crate::measure::{Discipline, Protocol, Reps, TimeStats, Timing};
 
 use serde::{Deserialize, Serialize};
 
@@ -25,18 +28,22 @@ use crate::blocks::BlockSize;
 use crate::frame::FrameInfo;
 use crate::grid::GridPolicy;
 use crate::limits::Limits;
+use crate::measure::ties;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepConfig {
     pub blocks: Vec<BlockSize>,
     pub grid: GridPolicy,
-    pub warmups: u32,
-    pub reps: u32,
-    /// Launch blocks above the compiled kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE,
-    /// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) and let the API accept or reject them. Device
-    /// limits are always enforced. Off by default: the specifications say such launches fail.
+    pub protocol: Protocol,
+    /// Skip blocks above the compiled kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE,
+    /// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), as the specifications say such launches fail.
+    /// Off by default: a launch above it is well defined in CUDA and OpenCL (the API returns an
+    /// error) and Vulkan has no such limit, so the API decides. Device limits always apply.
     #[serde(default)]
-    pub past_kernel_limit: bool,
+    pub strict_kernel_limit: bool,
+    /// Measure the same-traffic device-to-device copy that serves as each API's ceiling.
+    #[serde(default)]
+    pub copy: bool,
 }
 
 impl Default for SweepConfig {
@@ -44,9 +51,9 @@ impl Default for SweepConfig {
         SweepConfig {
             blocks: crate::blocks::default_blocks(),
             grid: GridPolicy::Wave,
-            warmups: 3,
-            reps: 10,
-            past_kernel_limit: false,
+            protocol: Protocol::default(),
+            strict_kernel_limit: false,
+            copy: true,
         }
     }
 }
@@ -68,36 +75,6 @@ pub struct Plan {
     pub grid_source: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct TimeStats {
-    pub mean: f64,
-    pub min: f64,
-    pub median: f64,
-    pub max: f64,
-}
-
-impl TimeStats {
-    pub fn of(times: &[f64]) -> Option<TimeStats> {
-        if times.is_empty() {
-            return None;
-        }
-        let mut s = times.to_vec();
-        s.sort_by(f64::total_cmp);
-        let n = s.len();
-        let median = if n % 2 == 1 {
-            s[n / 2]
-        } else {
-            (s[n / 2 - 1] + s[n / 2]) / 2.0
-        };
-        Some(TimeStats {
-            mean: s.iter().sum::<f64>() / n as f64,
-            min: s[0],
-            median,
-            max: s[n - 1],
-        })
-    }
-}
-
 /// One row of the seed's table, for one API.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepRow {
@@ -112,13 +89,17 @@ pub struct SweepRow {
     /// warps_per_mp / max resident warps per multiprocessor.
     pub occupancy: Option<f64>,
     pub grid: u64,
-    /// Every timed dispatch, in milliseconds on the device's clock.
-    pub times_ms: Vec<f64>,
-    pub stats: Option<TimeStats>,
+    /// How the row was timed: discipline, count, batch interval, per-dispatch samples (ms on
+    /// the device's clock) and their statistics. `None` for a row that did not run.
+    pub timing: Option<Timing>,
     /// 16 bytes per pixel / mean time, in 10^9 bytes per second.
     pub gbps: Option<f64>,
     /// Best mean time / this row's mean time (1.00 for the fastest row).
     pub of_best: Option<f64>,
+    /// Within the measurement noise of the fastest row ([`crate::measure::ties`]): the data
+    /// cannot tell this row from the best.
+    #[serde(default)]
+    pub ties_best: bool,
     /// This row's GB/s over the same API's device-to-device copy GB/s.
     pub of_copy: Option<f64>,
     pub verified: bool,
@@ -131,7 +112,16 @@ pub struct SweepRow {
 
 impl SweepRow {
     pub fn ran(&self) -> bool {
-        self.skipped.is_none() && self.stats.is_some()
+        self.skipped.is_none() && self.timing.is_some()
+    }
+
+    pub fn stats(&self) -> Option<&TimeStats> {
+        self.timing.as_ref().map(|t| &t.stats)
+    }
+
+    /// The row's mean time in milliseconds.
+    pub fn mean_ms(&self) -> Option<f64> {
+        self.stats().map(|s| s.mean)
     }
 }
 
@@ -142,8 +132,7 @@ pub struct CopyCeiling {
     #[serde(default)]
     pub method: String,
     pub bytes: u64,
-    pub times_ms: Vec<f64>,
-    pub stats: TimeStats,
+    pub timing: Timing,
     /// Bytes read plus bytes written over the mean time.
     pub gbps: f64,
 }
@@ -159,8 +148,7 @@ pub struct SweepResult {
     pub frame: FrameInfo,
     pub policy: GridPolicy,
     pub grid_source: String,
-    pub warmups: u32,
-    pub reps: u32,
+    pub protocol: Protocol,
     pub rows: Vec<SweepRow>,
     pub suggestion: Option<OccupancySuggestion>,
     pub copy: Option<CopyCeiling>,
@@ -171,10 +159,11 @@ pub struct SweepResult {
 impl SweepResult {
     /// The fastest row that ran.
     pub fn best(&self) -> Option<&SweepRow> {
-        self.rows
-            .iter()
-            .filter(|r| r.ran())
-            .min_by(|a, b| a.stats.unwrap().mean.total_cmp(&b.stats.unwrap().mean))
+        self.rows.iter().filter(|r| r.ran()).min_by(|a, b| {
+            a.mean_ms()
+                .unwrap_or(f64::MAX)
+                .total_cmp(&b.mean_ms().unwrap_or(f64::MAX))
+        })
     }
 
     /// How many rows reach at least `fraction` of the best row's speed.
@@ -189,12 +178,20 @@ impl SweepResult {
         self.rows.iter().filter(|r| r.ran()).count()
     }
 
-    fn fill_relative(&mut self) {
-        let best = self.best().and_then(|r| r.stats).map(|s| s.mean);
+    /// Rows within the noise of the fastest one, the fastest included.
+    pub fn rows_tied(&self) -> usize {
+        self.rows.iter().filter(|r| r.ties_best).count()
+    }
+
+    /// Fills `of_best`, `ties_best` and `of_copy` from the rows and the copy ceiling.
+    pub(crate) fn fill_relative(&mut self) {
+        let best = self.best().and_then(|r| r.timing.clone());
         let copy = self.copy.as_ref().map(|c| c.gbps);
+        let resolution_ms = self.timer.resolution_ns / 1e6;
         for r in &mut self.rows {
-            if let (Some(b), Some(s)) = (best, r.stats) {
-                r.of_best = Some(b / s.mean);
+            if let (Some(b), Some(t)) = (&best, &r.timing) {
+                r.of_best = Some(b.stats.mean / t.stats.mean);
+                r.ties_best = ties(&t.stats, &b.stats, resolution_ms, t.reps.min(b.reps));
             }
             if let (Some(c), Some(g)) = (copy, r.gbps) {
                 r.of_copy = Some(g / c);
@@ -206,7 +203,7 @@ impl SweepResult {
 #[derive(Debug, thiserror::Error)]
 pub enum SweepError {
     #[error(
-        "{api}: verification failed at block {block}, grid {grid}: first bad pixel index {index} \
+        "verification failed at block {block}, grid {grid}: first bad pixel index {index} \
          (got {got}, expected {expected}); {bad_pixels} of {pixels} pixels wrong"
     )]
     Mismatch {
@@ -221,10 +218,24 @@ pub enum SweepError {
     },
     #[error("{0}")]
     Backend(#[from] BackendError),
+    #[error("{0}")]
+    HostMemory(#[from] crate::frame::HostAllocError),
 }
 
-/// Progress callbacks; the CLI draws a bar with them. Both default to nothing.
+impl SweepError {
+    /// The error without the API's name in front, for places that already name the API.
+    pub fn detail(&self) -> String {
+        match self {
+            SweepError::Backend(e) => e.message.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// Progress callbacks; the CLI draws a bar with them. All default to nothing.
 pub trait Observer {
+    /// A phase that is not a row: opening a device, compiling, generating the frame, the copy.
+    fn status(&mut self, _api: Option<Api>, _what: &str) {}
     fn row_started(&mut self, _api: Api, _index: usize, _count: usize, _block: BlockSize) {}
     fn row_finished(&mut self, _api: Api, _row: &SweepRow) {}
 }

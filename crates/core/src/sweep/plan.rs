@@ -78,9 +78,9 @@ pub fn plan(
     let mut rows = Vec::new();
     let mut sources: Vec<String> = Vec::new();
     for &block in &config.blocks {
-        let blocked = match config.past_kernel_limit {
-            true => device_limit_violation(&limits, block),
-            false => limit_violation(&limits, &kernel, block),
+        let blocked = match config.strict_kernel_limit {
+            false => device_limit_violation(&limits, block),
+            true => limit_violation(&limits, &kernel, block),
         };
         let residency = if blocked.is_some() {
             None

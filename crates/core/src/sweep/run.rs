@@ -1,17 +1,18 @@
-//! Execution: poison, dispatch, read back and verify each planned row; the copy ceiling.
+//! Execution: poison, measure, read back and verify each planned row; the copy ceiling.
 
-use super::{device_limit_violation, kernel_limit_violation, limit_violation};
 use super::{
-    plan, CopyCeiling, Observer, Plan, PlannedRow, SweepConfig, SweepError, SweepResult, SweepRow,
-    TimeStats,
+    device_limit_violation, kernel_limit_violation, limit_violation, plan, CopyCeiling, Observer,
+    Plan, PlannedRow, SweepConfig, SweepError, SweepResult, SweepRow,
 };
-use crate::backend::{Backend, BackendError, ErrorKind, Launch};
-use crate::frame::{Frame, BYTES_PER_PIXEL};
+use crate::backend::{Backend, BackendError, ErrorKind, Launch, Work};
+use crate::frame::Frame;
 use crate::limits::Limits;
+use crate::measure::measure;
 use crate::verify::verify;
 
 /// Runs a planned sweep on one backend. Returns the result with every row measured so far;
 /// an error that stops the sweep is returned beside it (and recorded in `result.error`).
+/// `on_row` sees the result after every row, so a caller can save as it goes.
 pub fn execute(
     backend: &mut dyn Backend,
     frame: &Frame,
@@ -19,6 +20,7 @@ pub fn execute(
     plan: &Plan,
     config: &SweepConfig,
     observer: &mut dyn Observer,
+    on_row: &mut dyn FnMut(&SweepResult),
 ) -> (SweepResult, Option<SweepError>) {
     let mut result = new_result(backend, frame, plan, config);
     let err = run_rows(
@@ -28,6 +30,7 @@ pub fn execute(
         plan,
         config,
         observer,
+        on_row,
         &mut result,
     )
     .err();
@@ -38,7 +41,7 @@ pub fn execute(
     (result, err)
 }
 
-fn new_result(
+pub(crate) fn new_result(
     backend: &dyn Backend,
     frame: &Frame,
     plan: &Plan,
@@ -53,8 +56,7 @@ fn new_result(
         frame: frame.info(),
         policy: plan.policy,
         grid_source: plan.grid_source.clone(),
-        warmups: config.warmups,
-        reps: config.reps,
+        protocol: config.protocol,
         rows: Vec::new(),
         suggestion: None,
         copy: None,
@@ -62,6 +64,7 @@ fn new_result(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_rows(
     backend: &mut dyn Backend,
     frame: &Frame,
@@ -69,49 +72,28 @@ fn run_rows(
     plan: &Plan,
     config: &SweepConfig,
     observer: &mut dyn Observer,
+    on_row: &mut dyn FnMut(&SweepResult),
     result: &mut SweepResult,
 ) -> Result<(), SweepError> {
     let api = backend.api();
     backend.upload(frame)?;
     result.suggestion = backend.occupancy_suggestion()?;
-    let mut output = vec![0f32; frame.pixels() as usize];
+    let mut output = crate::frame::try_zeroed(frame.pixels(), "the read-back buffer")?;
     let count = plan.rows.len();
     for (i, planned) in plan.rows.iter().enumerate() {
         observer.row_started(api, i, count, planned.block);
         let mut row = shape_row(&result.limits, planned);
-        if config.past_kernel_limit {
-            row.skipped = device_limit_violation(&result.limits, planned.block);
+        row.skipped = launch_refusal(result, planned, config.strict_kernel_limit);
+        if !config.strict_kernel_limit && row.skipped.is_none() {
             row.note = kernel_limit_violation(&result.kernel, planned.block)
                 .map(|v| format!("ran although {v}: the driver accepted it"));
-        } else {
-            row.skipped = limit_violation(&result.limits, &result.kernel, planned.block);
         }
         if row.skipped.is_none() {
-            if let Some(max) = result
-                .limits
-                .max_grid_dims
-                .as_ref()
-                .filter(|m| planned.grid > m.value.0[0])
-            {
-                row.skipped = Some(format!(
-                    "grid {} > {}[x] = {}",
-                    planned.grid, max.name, max.value.0[0]
-                ));
-            } else if planned.grid > u32::MAX as u64 {
-                row.skipped = Some(format!(
-                    "grid {} does not fit the 32-bit launch field",
-                    planned.grid
-                ));
-            }
-        }
-        if row.skipped.is_none() {
-            let launch = Launch {
-                block: planned.block,
-                grid: planned.grid as u32,
-            };
+            // The plan checked that the grid fits 32 bits.
+            let launch = Launch::linear(planned.block, planned.grid as u32);
             backend.poison_output()?;
-            match backend.dispatch_timed(launch, config.warmups, config.reps) {
-                Ok(times) => {
+            match measure(backend, Work::Kernel(launch), &config.protocol) {
+                Ok(timing) => {
                     backend.read_output(&mut output)?;
                     if let Err(m) = verify(&output, reference) {
                         return Err(SweepError::Mismatch {
@@ -126,11 +108,8 @@ fn run_rows(
                         });
                     }
                     row.verified = true;
-                    row.stats = TimeStats::of(&times);
-                    row.gbps = row
-                        .stats
-                        .map(|s| frame.pixels() as f64 * BYTES_PER_PIXEL as f64 / (s.mean * 1e6));
-                    row.times_ms = times;
+                    row.gbps = Some(frame.bytes_per_pass() as f64 / (timing.stats.mean * 1e6));
+                    row.timing = Some(timing);
                 }
                 // The API's own refusal is a result worth showing, not a reason to stop.
                 Err(e) if e.kind == ErrorKind::LaunchRejected => {
@@ -141,8 +120,35 @@ fn run_rows(
         }
         observer.row_finished(api, &row);
         result.rows.push(row);
+        result.fill_relative();
+        on_row(result);
     }
     Ok(())
+}
+
+/// Why the core will not hand this planned launch to the API: a device limit on the block or
+/// the grid (always), or the kernel's own limit (with `strict`).
+fn launch_refusal(result: &SweepResult, planned: &PlannedRow, strict: bool) -> Option<String> {
+    let block = match strict {
+        true => limit_violation(&result.limits, &result.kernel, planned.block),
+        false => device_limit_violation(&result.limits, planned.block),
+    };
+    block.or_else(|| grid_violation(&result.limits, planned.grid))
+}
+
+/// A grid above the device's x limit, or one that does not fit the 32-bit launch field.
+pub fn grid_violation(limits: &Limits, grid: u64) -> Option<String> {
+    if let Some(max) = limits
+        .max_grid_dims
+        .as_ref()
+        .filter(|m| grid > m.value.0[0])
+    {
+        return Some(format!(
+            "grid {grid} > {}[x] = {}",
+            max.name, max.value.0[0]
+        ));
+    }
+    (grid > u32::MAX as u64).then(|| format!("grid {grid} does not fit the 32-bit launch field"))
 }
 
 /// The seed's static columns for one row: warps, idle lanes, residency, occupancy.
@@ -172,10 +178,10 @@ fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
         warps_per_mp,
         occupancy,
         grid: planned.grid,
-        times_ms: Vec::new(),
-        stats: None,
+        timing: None,
         gbps: None,
         of_best: None,
+        ties_best: false,
         of_copy: None,
         verified: false,
         skipped: None,
@@ -183,39 +189,35 @@ fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
     }
 }
 
-/// Measures the device-to-device copy ceiling: `bytes` copied (read + written counted).
+/// Measures the device-to-device copy ceiling under the same protocol as the rows: `bytes`
+/// copied, read + written counted as traffic.
 pub fn measure_copy(
     backend: &mut dyn Backend,
     bytes: u64,
     config: &SweepConfig,
-) -> Result<Option<CopyCeiling>, BackendError> {
-    let Some(times) = backend.copy_timed(bytes, config.warmups, config.reps)? else {
-        return Ok(None);
-    };
-    let Some(stats) = TimeStats::of(&times) else {
-        return Ok(None);
-    };
-    Ok(Some(CopyCeiling {
+) -> Result<CopyCeiling, BackendError> {
+    let timing = measure(backend, Work::Copy { bytes }, &config.protocol)?;
+    Ok(CopyCeiling {
         method: backend.copy_method(),
         bytes,
-        gbps: 2.0 * bytes as f64 / (stats.mean * 1e6),
-        times_ms: times,
-        stats,
-    }))
+        gbps: 2.0 * bytes as f64 / (timing.stats.mean * 1e6),
+        timing,
+    })
 }
 
-/// Plan, copy ceiling and rows for one backend: the whole single-API sweep.
+/// Plan (unless one is given), rows and copy ceiling for one backend: the whole single-API
+/// sweep. The copy moves the kernel's traffic: half the bytes read, half written.
 pub fn run(
     backend: &mut dyn Backend,
     frame: &Frame,
     reference: &[f32],
     config: &SweepConfig,
-    plan_override: Option<&Plan>,
-    copy_bytes: Option<u64>,
+    shared_plan: Option<&Plan>,
     observer: &mut dyn Observer,
+    on_row: &mut dyn FnMut(&SweepResult),
 ) -> (SweepResult, Option<SweepError>) {
     let owned;
-    let plan = match plan_override {
+    let plan = match shared_plan {
         Some(p) => p,
         None => match plan(backend, frame.pixels(), config) {
             Ok(p) => {
@@ -234,20 +236,31 @@ pub fn run(
             }
         },
     };
-    let (mut result, err) = execute(backend, frame, reference, plan, config, observer);
-    if err.is_none() {
-        if let Some(bytes) = copy_bytes {
-            match measure_copy(backend, bytes, config) {
-                Ok(c) => {
-                    result.copy = c;
-                    result.fill_relative();
-                }
-                Err(e) => {
-                    result.error = Some(e.to_string());
-                    return (result, Some(e.into()));
-                }
-            }
+    let (mut result, err) = execute(backend, frame, reference, plan, config, observer, on_row);
+    if err.is_some() || !config.copy || result.rows_run() == 0 {
+        return (result, err);
+    }
+    observer.status(Some(backend.api()), "timing the copy ceiling");
+    let bytes = frame.bytes_per_pass() / 2;
+    if let Err(why) = result.limits.copy_fits(bytes, frame.pixels()) {
+        let e = BackendError::new(
+            backend.api(),
+            ErrorKind::OutOfMemory,
+            format!("copy ceiling: {why}"),
+        );
+        result.error = Some(e.to_string());
+        return (result, Some(e.into()));
+    }
+    match measure_copy(backend, bytes, config) {
+        Ok(c) => {
+            result.copy = Some(c);
+            result.fill_relative();
+            on_row(&result);
+            (result, None)
+        }
+        Err(e) => {
+            result.error = Some(e.to_string());
+            (result, Some(e.into()))
         }
     }
-    (result, err)
 }

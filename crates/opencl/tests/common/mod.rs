@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use blocksweep_core::conformance::skip_unavailable;
-use blocksweep_core::{Api, DeviceIdentity};
+use blocksweep_core::DeviceIdentity;
 use blocksweep_opencl::{open, probe, OpenClBackend, OpenClOptions};
 
 /// Every OpenCL device, or `None` after reporting why there is none (which panics when
@@ -14,11 +14,11 @@ pub fn devices() -> Option<Vec<DeviceIdentity>> {
     match probe() {
         Ok(d) if !d.is_empty() => Some(d),
         Ok(_) => {
-            skip_unavailable(Api::OpenCl, "probe() found no device");
+            skip_unavailable(blocksweep_opencl::API, "probe() found no device");
             None
         }
         Err(e) => {
-            skip_unavailable(Api::OpenCl, &e.to_string());
+            skip_unavailable(blocksweep_opencl::API, &e.to_string());
             None
         }
     }

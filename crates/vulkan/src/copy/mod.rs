@@ -1,6 +1,7 @@
-//! The copy ceiling: two device-local buffers copied by `vkCmdCopyBuffer` and by a compute
-//! shader (shaders/copy.comp), each timed like a dispatch; the faster one (by mean) is the
-//! ceiling.
+//! The copy ceiling: two device-local buffers copied by `vkCmdCopyBuffer` or by a compute
+//! shader (shaders/copy.comp). When a size is first asked for, a short back-to-back batch of
+//! each method picks the faster; the core then measures that one under the same protocol as
+//! the kernel.
 //!
 //! Why both: NVIDIA serves vkCmdCopyBuffer on a copy engine, not on the SMs. On an H200
 //! (driver 580.159.04) a 63.3 MiB copy took vkCmdCopyBuffer to 828 GB/s and this shader to
@@ -19,7 +20,7 @@ mod shader;
 use std::sync::Arc;
 
 use ash::vk;
-use blocksweep_core::{BlockSize, Launch, Limits};
+use blocksweep_core::{BlockSize, Launch, Limits, Stamps};
 
 use crate::adapter::HEAP_NAME;
 use crate::command::{self, Commands};
@@ -30,18 +31,30 @@ use plan::CopyPlan;
 pub use shader::COPY_SPIRV;
 use shader::{CopyBuffers, CopyShader};
 
-/// The copy ceiling's part of a backend: the copy shader, the limits that lay a copy out, and
-/// the last measurement.
+/// The copy ceiling's part of a backend: the copy shader, the limits that lay a copy out, the
+/// buffers of the current size and which method copies them.
 pub(crate) struct Copier {
+    prepared: Option<Prepared>,
     shader: CopyShader,
     pub limits: CopyLimits,
     last: Option<CopyMeasurement>,
 }
 
+/// The buffers for one size, and the method the selection batch chose.
+struct Prepared {
+    buffers: CopyBuffers,
+    bytes: u64,
+    shader_is_faster: bool,
+}
+
+/// Copies per method in the batch that picks the faster one.
+const SELECTION_COPIES: u32 = 5;
+
 impl Copier {
     /// Builds the copy shader's pipeline (so that a driver that cannot build it fails `open`).
     pub fn new(device: &Arc<DeviceShared>, limits: CopyLimits) -> VulkanResult<Copier> {
         Ok(Copier {
+            prepared: None,
             shader: CopyShader::new(device, limits.workgroup())?,
             limits,
             last: None,
@@ -97,40 +110,34 @@ impl Copier {
         Ok((buffers, plan))
     }
 
-    /// Fills the source (so no driver can shortcut reading never-written memory), then runs
-    /// `warmups` untimed and `reps` timed copies by each method, one submission each, timed
-    /// like dispatches. Keeps both; returns the times of the faster by mean.
-    pub fn copy(
+    /// Gets `bytes` ready to copy: allocates the buffers, fills the source (so no driver can
+    /// shortcut reading never-written memory), and times a short back-to-back batch of each
+    /// method to choose the faster. Does nothing when that size is already prepared.
+    pub fn prepare_size(
         &mut self,
         commands: &mut Commands,
         device: &Arc<DeviceShared>,
         limits: &Limits,
         bytes: u64,
-        warmups: u32,
-        reps: u32,
-    ) -> VulkanResult<Vec<f64>> {
-        // A failed copy leaves nothing for `describe` to misattribute.
+    ) -> VulkanResult<()> {
+        if self.prepared.as_ref().is_some_and(|p| p.bytes == bytes) {
+            return Ok(());
+        }
+        // A failed preparation leaves nothing for `describe` to misattribute.
+        self.prepared = None;
         self.last = None;
         let (buffers, plan) = self.prepare(device, limits, bytes)?;
         let src = buffers.src.raw;
         let shader = &self.shader;
         let mut run = || {
             commands.run(|d, cb| command::record_poison(d, cb, src))?;
-            let transfer_ms = timed(
-                commands,
-                warmups,
-                reps,
-                vk::PipelineStageFlags::TRANSFER,
-                &|d, cb| buffers.record_transfer(d, cb),
-            )?;
-            let shader_ms = timed(
-                commands,
-                warmups,
-                reps,
-                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
-                &|d, cb| buffers.record_shader(d, cb, shader),
-            )?;
-            Ok((transfer_ms, shader_ms))
+            let mut time = |record: &dyn Fn(&ash::Device, vk::CommandBuffer)| {
+                commands.run_batch(SELECTION_COPIES, Stamps::None, record)?;
+                commands.run_batch(SELECTION_COPIES, Stamps::Each, record)
+            };
+            let transfer = time(&|d, cb| buffers.record_transfer(d, cb))?;
+            let shader = time(&|d, cb| buffers.record_shader(d, cb, shader))?;
+            Ok((transfer.each_ms, shader.each_ms))
         };
         let result = run();
         let (transfer_ms, shader_ms) = settle(device, result)?;
@@ -144,9 +151,24 @@ impl Copier {
             grid_cap: plan.grid_cap.clone(),
             dispatches: plan.chunks.len(),
         };
-        let times = m.fastest_ms().to_vec();
+        self.prepared = Some(Prepared {
+            buffers,
+            bytes,
+            shader_is_faster: m.shader_is_faster(),
+        });
         self.last = Some(m);
-        Ok(times)
+        Ok(())
+    }
+
+    /// Records one copy of the prepared size by the chosen method (nothing when none is
+    /// prepared: `prepare_size` comes first).
+    pub fn record(&self, d: &ash::Device, cb: vk::CommandBuffer) {
+        if let Some(p) = &self.prepared {
+            match p.shader_is_faster {
+                true => p.buffers.record_shader(d, cb, &self.shader),
+                false => p.buffers.record_transfer(d, cb),
+            }
+        }
     }
 
     /// Test support: copies `words` by each method, over the buffers a copy of that size
@@ -191,23 +213,6 @@ impl Copier {
     }
 }
 
-/// `warmups` untimed then `reps` timed submissions of `record`, each waited for; the timed
-/// ones end their timestamp at `end_stage`.
-fn timed(
-    commands: &mut Commands,
-    warmups: u32,
-    reps: u32,
-    end_stage: vk::PipelineStageFlags,
-    record: &dyn Fn(&ash::Device, vk::CommandBuffer),
-) -> VulkanResult<Vec<f64>> {
-    for _ in 0..warmups {
-        commands.run(record)?;
-    }
-    (0..reps)
-        .map(|_| commands.run_timed(end_stage, record))
-        .collect()
-}
-
 /// Passes `result` on; after an error, first waits for the device, since a submission that
 /// failed to finish may still use the buffers about to be dropped.
 fn settle<T>(device: &DeviceShared, result: VulkanResult<T>) -> VulkanResult<T> {
@@ -219,13 +224,10 @@ fn settle<T>(device: &DeviceShared, result: VulkanResult<T>) -> VulkanResult<T> 
 
 /// The launch one dispatch of the copy shader makes, for the launch checks.
 fn launch(workgroup: u32, grid: u32) -> Launch {
-    Launch {
-        block: BlockSize::linear(workgroup),
-        grid,
-    }
+    Launch::linear(BlockSize::linear(workgroup), grid)
 }
 
-/// What one `copy_timed` call measured, both ways.
+/// What the selection batch of one copy size measured, both ways.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CopyMeasurement {
     /// The byte count asked for.
@@ -277,7 +279,7 @@ impl CopyMeasurement {
         }
     }
 
-    /// Which method the ceiling's times are from, and what the other one measured.
+    /// Which method the ceiling uses, and what the selection batch measured for the other.
     pub fn describe(&self) -> String {
         let shader = format!(
             "compute-shader copy (shaders/copy.comp, workgroup {} x grid {}, grid capped at {}{})",
@@ -292,12 +294,12 @@ impl CopyMeasurement {
         let transfer = "vkCmdCopyBuffer";
         let mut s = if self.shader_is_faster() {
             format!(
-                "{shader}, the faster by mean; {transfer} measured {:.1} GB/s",
+                "{shader}, the faster in a selection batch; {transfer} measured {:.1} GB/s there",
                 self.transfer_gbps()
             )
         } else {
             format!(
-                "{transfer}, the faster by mean; {shader} measured {:.1} GB/s",
+                "{transfer}, the faster in a selection batch; {shader} measured {:.1} GB/s there",
                 self.shader_gbps()
             )
         };
@@ -342,7 +344,8 @@ mod tests {
         assert_eq!(
             m.describe(),
             "compute-shader copy (shaders/copy.comp, workgroup 256 x grid 1056, grid capped at \
-             shaderSMCount 132 x 8), the faster by mean; vkCmdCopyBuffer measured 828.0 GB/s"
+             shaderSMCount 132 x 8), the faster in a selection batch; vkCmdCopyBuffer measured 828.0 \
+             GB/s there"
         );
     }
 
@@ -354,7 +357,7 @@ mod tests {
         assert_eq!(m.fastest_ms(), &m.transfer_ms[..]);
         let s = m.describe();
         assert!(
-            s.starts_with("vkCmdCopyBuffer, the faster by mean; compute-shader copy"),
+            s.starts_with("vkCmdCopyBuffer, the faster in a selection batch; compute-shader copy"),
             "{s}"
         );
         assert!(

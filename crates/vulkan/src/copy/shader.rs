@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use ash::vk;
+use blocksweep_core::GridSize;
 use blocksweep_core::Named;
 
 use super::plan::{CopyPlan, ELEMENT_BYTES};
@@ -208,7 +209,15 @@ impl CopyBuffers {
     /// Records the whole copy as shader dispatches (disjoint ranges: no barrier between them).
     pub fn record_shader(&self, d: &ash::Device, cb: vk::CommandBuffer, shader: &CopyShader) {
         for &(set, elements, grid) in &self.dispatches {
-            command::record_dispatch(d, cb, shader.pipeline, shader.layout, set, elements, grid);
+            command::record_dispatch(
+                d,
+                cb,
+                shader.pipeline,
+                shader.layout,
+                set,
+                elements,
+                GridSize::linear(grid),
+            );
         }
     }
 }

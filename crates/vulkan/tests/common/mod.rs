@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use blocksweep_core::conformance::skip_unavailable;
-use blocksweep_core::{Api, DeviceIdentity};
+use blocksweep_core::DeviceIdentity;
 use blocksweep_vulkan::{open, probe, VulkanBackend, VulkanOptions};
 
 /// Every Vulkan device, or `None` after reporting why there is none (which panics when
@@ -12,11 +12,11 @@ pub fn devices() -> Option<Vec<DeviceIdentity>> {
     match probe() {
         Ok(d) if !d.is_empty() => Some(d),
         Ok(_) => {
-            skip_unavailable(Api::Vulkan, "probe() found no device");
+            skip_unavailable(blocksweep_vulkan::API, "probe() found no device");
             None
         }
         Err(e) => {
-            skip_unavailable(Api::Vulkan, &e.to_string());
+            skip_unavailable(blocksweep_vulkan::API, &e.to_string());
             None
         }
     }

@@ -1,0 +1,223 @@
+//! Which programming interface a device, a row or a failure belongs to: data, not a closed enum.
+//!
+//! Each backend crate defines one `static` [`ApiInfo`] (its name, its words for the launch
+//! concepts, what its specification guarantees, how to install a driver) and hands it out as an
+//! [`Api`]. The core never names CUDA, Vulkan or OpenCL: a fourth API is a fourth `static`.
+//!
+//! An [`Api`] is serialised as its key (`"cuda"`, `"vulkan"`, `"opencl"`). Reading a report
+//! back resolves the key against the APIs registered in this process ([`Api::register`], done
+//! by the driver list); a key nobody registered (a report from a newer blocksweep) still
+//! round-trips, named by its key.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Mutex;
+
+use crate::limits::Concept;
+
+/// What an API calls the things a launch is made of. Used for headers, legends and sentences,
+/// so each API's output reads in its own vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Vocabulary {
+    /// One thread of the kernel: "thread", "invocation", "work-item".
+    pub thread: &'static str,
+    /// The group the sweep varies: "thread block", "workgroup", "work-group".
+    pub block: &'static str,
+    /// The launch's number of groups: "grid", "workgroup count", "number of work-groups".
+    pub grid: &'static str,
+    /// The SIMD unit: "warp", "subgroup", "sub-group".
+    pub warp: &'static str,
+    /// The unit that groups are scheduled on: "SM", "compute unit".
+    pub multiprocessor: &'static str,
+    /// The call that launches: "cuLaunchKernel", "vkCmdDispatch", "clEnqueueNDRangeKernel".
+    pub launch: &'static str,
+}
+
+/// Everything static about one API.
+#[derive(Debug)]
+pub struct ApiInfo {
+    /// Lower-case key for the command line, CSV and JSON: "cuda".
+    pub key: &'static str,
+    /// Other spellings accepted on the command line: "vk", "cl".
+    pub aliases: &'static [&'static str],
+    /// Display name: "CUDA".
+    pub name: &'static str,
+    /// Where the API sorts among the others (smaller first); ties sort by key.
+    pub rank: u16,
+    pub words: Vocabulary,
+    /// The minimum the API's specification promises for a limit concept, in words ("128",
+    /// "16 KiB"); concepts it makes no promise about are absent. `docs/limits.md` names the
+    /// sections quoted.
+    pub guarantees: &'static [(Concept, &'static str)],
+    /// One sentence on how to get a driver, for "unavailable" messages.
+    pub install_hint: &'static str,
+    /// Host bytes per pixel this API's backend holds beyond the core's own planes (a
+    /// host-visible staging plane), for the host-memory estimate ([`crate::hostmem`]).
+    pub host_bytes_per_pixel: u64,
+}
+
+/// A handle on one API's static facts; cheap to copy, compared by key.
+#[derive(Clone, Copy)]
+pub struct Api(&'static ApiInfo);
+
+/// APIs known to this process, so that a report read back resolves its keys.
+static REGISTERED: Mutex<Vec<&'static ApiInfo>> = Mutex::new(Vec::new());
+
+impl Api {
+    pub const fn new(info: &'static ApiInfo) -> Api {
+        Api(info)
+    }
+
+    pub fn info(self) -> &'static ApiInfo {
+        self.0
+    }
+
+    pub fn key(self) -> &'static str {
+        self.0.key
+    }
+
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+
+    pub fn words(self) -> &'static Vocabulary {
+        &self.0.words
+    }
+
+    /// What each API calls the unit the sweep varies.
+    pub fn block_word(self) -> &'static str {
+        self.0.words.block
+    }
+
+    /// The specification's minimum for `concept`, where it promises one.
+    pub fn guarantee(self, concept: Concept) -> Option<&'static str> {
+        self.0
+            .guarantees
+            .iter()
+            .find(|(c, _)| *c == concept)
+            .map(|(_, g)| *g)
+    }
+
+    /// Makes `api` resolvable by key in this process (idempotent).
+    pub fn register(api: Api) {
+        let mut known = REGISTERED.lock().unwrap_or_else(|p| p.into_inner());
+        if !known.iter().any(|k| k.key == api.0.key) {
+            known.push(api.0);
+        }
+    }
+
+    /// The registered API whose key or alias is `s` (case-insensitive).
+    pub fn from_key(s: &str) -> Option<Api> {
+        let s = s.trim().to_ascii_lowercase();
+        let known = REGISTERED.lock().unwrap_or_else(|p| p.into_inner());
+        known
+            .iter()
+            .find(|k| k.key == s || k.aliases.contains(&s.as_str()))
+            .map(|k| Api(k))
+    }
+
+    /// An API named only by its key, for a report that names one this process does not know.
+    fn unknown(key: &str) -> Api {
+        let key: &'static str = Box::leak(key.to_owned().into_boxed_str());
+        let info = Box::leak(Box::new(ApiInfo {
+            key,
+            aliases: &[],
+            name: key,
+            rank: u16::MAX,
+            words: Vocabulary {
+                thread: "thread",
+                block: "block",
+                grid: "grid",
+                warp: "SIMD group",
+                multiprocessor: "multiprocessor",
+                launch: "launch",
+            },
+            guarantees: &[],
+            install_hint: "",
+            host_bytes_per_pixel: 0,
+        }));
+        Api::register(Api(info));
+        Api(info)
+    }
+}
+
+impl PartialEq for Api {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.key == other.0.key
+    }
+}
+impl Eq for Api {}
+
+impl Hash for Api {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.key.hash(state)
+    }
+}
+
+impl Ord for Api {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.0.rank, self.0.key).cmp(&(other.0.rank, other.0.key))
+    }
+}
+impl PartialOrd for Api {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Display for Api {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.name)
+    }
+}
+
+impl fmt::Debug for Api {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.name)
+    }
+}
+
+impl Serialize for Api {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0.key)
+    }
+}
+
+impl<'de> Deserialize<'de> for Api {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Api, D::Error> {
+        let key = String::deserialize(d)?;
+        Ok(Api::from_key(&key).unwrap_or_else(|| Api::unknown(&key)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{TEST_API_A, TEST_API_B};
+
+    #[test]
+    fn keys_round_trip_and_unknown_keys_survive() {
+        Api::register(TEST_API_A);
+        let json = serde_json::to_string(&TEST_API_A).unwrap();
+        assert_eq!(json, "\"alpha\"");
+        let back: Api = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, TEST_API_A);
+        assert_eq!(back.name(), "Alpha");
+        let hip: Api = serde_json::from_str("\"hip\"").unwrap();
+        assert_eq!((hip.key(), hip.name()), ("hip", "hip"));
+        assert_eq!(Api::from_key("HIP"), Some(hip));
+    }
+
+    #[test]
+    fn order_is_by_rank_and_aliases_resolve() {
+        Api::register(TEST_API_B);
+        assert!(TEST_API_A < TEST_API_B);
+        assert_eq!(Api::from_key("b"), Some(TEST_API_B));
+        assert_eq!(
+            TEST_API_B.guarantee(Concept::MaxThreadsPerBlock),
+            Some("128")
+        );
+        assert_eq!(TEST_API_A.guarantee(Concept::MaxThreadsPerBlock), None);
+    }
+}

@@ -1,0 +1,290 @@
+//! The seam between the core and the API crates: one [`Driver`] per API, and the [`Registry`]
+//! that probes a list of them and groups what they see into physical devices.
+//!
+//! A backend crate exports one `static` implementing [`Driver`]; the list of drivers is one
+//! slice in `blocksweep-drivers`. Everything else (device selection, opening, planning,
+//! measuring, reporting) is written here once.
+
+use std::thread;
+
+use crate::api::Api;
+use crate::backend::{Backend, BackendError, DeviceIdentity, DeviceKind};
+use crate::physical::{self, PhysicalDevice};
+
+/// How the kernel is obtained, where an API has more than one way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KernelSource {
+    /// The API's runtime compiler where it will produce code the driver loads, else the
+    /// embedded binary.
+    #[default]
+    Auto,
+    /// The runtime compiler only (CUDA NVRTC).
+    Compiler,
+    /// The binary embedded at build time only (CUDA PTX).
+    Embedded,
+}
+
+/// What opening a device may be told. Each API uses what applies to it and ignores the rest.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OpenOptions {
+    pub kernel_source: KernelSource,
+    /// Turn on the API's own checking layer where it has one (Vulkan validation layers); its
+    /// messages come back through [`Backend::diagnostics`].
+    pub validation: bool,
+}
+
+/// One API: its static facts, its devices, and how to open one.
+pub trait Driver: Sync {
+    fn api(&self) -> Api;
+
+    /// Every device the API enumerates, in its own order (`DeviceIdentity::index`). A missing
+    /// library or driver is an [`ErrorKind::Unavailable`](crate::ErrorKind) error.
+    fn probe(&self) -> Result<Vec<DeviceIdentity>, BackendError>;
+
+    /// Opens `device` (an identity from [`Driver::probe`]) with the kernels built.
+    fn open(
+        &self,
+        device: &DeviceIdentity,
+        options: &OpenOptions,
+    ) -> Result<Box<dyn Backend>, BackendError>;
+}
+
+/// What probing one API found: its devices, or why it has none.
+pub struct Probe {
+    pub driver: &'static dyn Driver,
+    pub devices: Result<Vec<DeviceIdentity>, String>,
+}
+
+impl Probe {
+    pub fn api(&self) -> Api {
+        self.driver.api()
+    }
+}
+
+/// Every API's devices, and the physical devices they make up.
+pub struct Registry {
+    pub probes: Vec<Probe>,
+    pub physical: Vec<PhysicalDevice>,
+}
+
+impl Registry {
+    /// Probes every driver, each on its own thread (driver loading and platform start-up are
+    /// the slow part of a short run, and the APIs do not depend on each other).
+    pub fn probe(drivers: &[&'static dyn Driver]) -> Registry {
+        for d in drivers {
+            Api::register(d.api());
+        }
+        let probes: Vec<Probe> = thread::scope(|s| {
+            let handles: Vec<_> = drivers
+                .iter()
+                .map(|&driver| (driver, s.spawn(move || probe_one(driver))))
+                .collect();
+            handles
+                .into_iter()
+                .map(|(driver, h)| Probe {
+                    driver,
+                    devices: h
+                        .join()
+                        .unwrap_or_else(|_| Err("probing panicked".to_string())),
+                })
+                .collect()
+        });
+        Registry::from_probes(probes)
+    }
+
+    /// A registry from probes already made (tests build fake enumerations with this).
+    pub fn from_probes(probes: Vec<Probe>) -> Registry {
+        let all: Vec<DeviceIdentity> = probes
+            .iter()
+            .filter_map(|p| p.devices.as_ref().ok())
+            .flatten()
+            .cloned()
+            .collect();
+        let physical = physical::group(&all);
+        Registry { probes, physical }
+    }
+
+    pub fn apis(&self) -> impl Iterator<Item = Api> + '_ {
+        self.probes.iter().map(Probe::api)
+    }
+
+    fn probe_of(&self, api: Api) -> Option<&Probe> {
+        self.probes.iter().find(|p| p.api() == api)
+    }
+
+    /// Why `api` has no device, or `None` when it has some.
+    pub fn unavailable(&self, api: Api) -> Option<&str> {
+        match self.probe_of(api) {
+            None => Some("not built into this blocksweep"),
+            Some(p) => p.devices.as_ref().err().map(String::as_str),
+        }
+    }
+
+    pub fn devices(&self, api: Api) -> &[DeviceIdentity] {
+        self.probe_of(api)
+            .and_then(|p| p.devices.as_ref().ok())
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// The physical device `spec` names, or the default one.
+    pub fn select(&self, spec: Option<&str>) -> Result<&PhysicalDevice, String> {
+        match spec {
+            Some(s) => physical::select(&self.physical, s),
+            None => physical::default_device(&self.physical).ok_or_else(|| self.nothing_found()),
+        }
+    }
+
+    /// An API's own default device: its first GPU, else its first device.
+    pub fn api_default(&self, api: Api) -> Option<&DeviceIdentity> {
+        let d = self.devices(api);
+        d.iter().find(|x| x.kind == DeviceKind::Gpu).or(d.first())
+    }
+
+    pub fn nothing_found(&self) -> String {
+        let reasons: Vec<String> = self
+            .probes
+            .iter()
+            .filter_map(|p| {
+                p.devices
+                    .as_ref()
+                    .err()
+                    .map(|e| format!("{}: {e}", p.api()))
+            })
+            .collect();
+        format!("no GPU API found a device ({})", reasons.join("; "))
+    }
+
+    /// Opens `device` through its API's driver.
+    pub fn open(
+        &self,
+        device: &DeviceIdentity,
+        options: &OpenOptions,
+    ) -> Result<Box<dyn Backend>, BackendError> {
+        match self.probe_of(device.api) {
+            Some(p) => p.driver.open(device, options),
+            None => Err(BackendError::new(
+                device.api,
+                crate::ErrorKind::Unavailable,
+                "not built into this blocksweep",
+            )),
+        }
+    }
+
+    /// "CUDA is unavailable: <why>; to use it, <hint>", without repeating an install hint
+    /// the reason already gives.
+    pub fn unavailable_message(&self, api: Api) -> String {
+        let why = self.unavailable(api).unwrap_or("no device");
+        let hint = api.info().install_hint;
+        if why.contains("install") || hint.is_empty() {
+            format!("{api} is unavailable: {why}")
+        } else {
+            format!("{api} is unavailable: {why}; to use it, {hint}")
+        }
+    }
+}
+
+fn probe_one(driver: &dyn Driver) -> Result<Vec<DeviceIdentity>, String> {
+    match driver.probe() {
+        Ok(d) if d.is_empty() => Err(format!("the {} driver lists no device", driver.api())),
+        Ok(d) => Ok(d),
+        Err(e) => Err(e.message),
+    }
+}
+
+/// Which APIs a command should use.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ApiChoice {
+    /// Every API that sees the selected device (with no GPU and no device named: every API on
+    /// its own default device).
+    #[default]
+    Seeing,
+    /// One API only.
+    Only(Api),
+    /// Every available API: on the selected device where it sees it, else on its own default.
+    All,
+}
+
+/// The API devices a command runs on, and a note on how they were chosen.
+#[derive(Debug, Clone)]
+pub struct Targets {
+    pub devices: Vec<DeviceIdentity>,
+    pub note: String,
+    /// Every device is one API's view of the same physical device.
+    pub one_physical_device: bool,
+}
+
+impl Registry {
+    /// Resolves an API choice and a `--device` spec into API devices. Errors are bad input.
+    pub fn targets(&self, choice: &ApiChoice, device: Option<&str>) -> Result<Targets, String> {
+        if let ApiChoice::Only(api) = choice {
+            return self.one_api_target(*api, device);
+        }
+        let p = self.select(device)?;
+        let mut devices: Vec<DeviceIdentity> = p.members.clone();
+        let mut note = format!("physical device {} ({}, {})", p.index, p.name, p.rule);
+        // Without a GPU there is no one device the APIs share; rather than measure a single
+        // CPU driver, run each API on its own default device (as `All`).
+        let cpu_only =
+            *choice == ApiChoice::Seeing && device.is_none() && p.kind != DeviceKind::Gpu;
+        if cpu_only {
+            note = format!("no GPU found, each API on its own default device: {note}");
+        }
+        if *choice == ApiChoice::All || cpu_only {
+            for api in self.apis() {
+                if p.member(api).is_some() {
+                    continue;
+                }
+                match self.api_default(api) {
+                    Some(d) => {
+                        note.push_str(&format!(
+                            "; {api} does not see it and runs on its own default device {} ({})",
+                            d.index, d.name
+                        ));
+                        devices.push(d.clone());
+                    }
+                    None => note.push_str(&format!(
+                        "; {api} unavailable: {}",
+                        self.unavailable(api).unwrap_or("no device")
+                    )),
+                }
+            }
+        }
+        devices.sort_by_key(|d| d.api);
+        let one_physical_device = devices.iter().all(|d| p.members.contains(d));
+        Ok(Targets {
+            devices,
+            note,
+            one_physical_device,
+        })
+    }
+
+    fn one_api_target(&self, api: Api, device: Option<&str>) -> Result<Targets, String> {
+        if self.unavailable(api).is_some() {
+            return Err(self.unavailable_message(api));
+        }
+        let dev = match device {
+            Some(spec) => {
+                let p = self.select(Some(spec))?;
+                p.member(api).cloned().ok_or_else(|| {
+                    let seen: Vec<String> = p.apis().iter().map(|a| a.to_string()).collect();
+                    format!(
+                        "device {} ({}) is not visible to {api}; it is seen by {}",
+                        p.index,
+                        p.name,
+                        seen.join(", ")
+                    )
+                })?
+            }
+            None => self
+                .api_default(api)
+                .cloned()
+                .ok_or_else(|| self.unavailable_message(api))?,
+        };
+        Ok(Targets {
+            note: format!("{api} device {}", dev.index),
+            devices: vec![dev],
+            one_physical_device: true,
+        })
+    }
+}

@@ -1,0 +1,273 @@
+//! A measurement session: the selected APIs opened on their devices, and everything decided
+//! across them (the frame fit, the shared plan, per-API failures). The CLI parses arguments and
+//! renders; every measurement decision is made here.
+
+use std::thread;
+
+use crate::backend::{Api, Backend, BackendError, ErrorKind};
+use crate::driver::{OpenOptions, Registry, Targets};
+use crate::frame::Frame;
+use crate::report::{Failure, Report};
+use crate::sweep::{self, Observer, Plan, SweepConfig, SweepError};
+
+/// The opened backends of one run.
+pub struct Session {
+    backends: Vec<Box<dyn Backend>>,
+    /// APIs that could not be opened, or failed later, with their reasons.
+    pub failures: Vec<Failure>,
+    pub targets: Targets,
+}
+
+/// Why a sweep cannot start, or how it ended.
+#[derive(Debug)]
+pub enum SessionError {
+    /// Bad input: the frame cannot fit, or no block size can run (exit code 2).
+    Input(String),
+    /// No API could be opened (every reason is in the message).
+    NothingOpened(String),
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionError::Input(m) | SessionError::NothingOpened(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+/// How a sweep over every API went.
+#[derive(Debug, Default)]
+pub struct SweepOutcome {
+    /// An API failed (mismatch, driver error, validation message).
+    pub failed: bool,
+    /// The frame turned out too large for a device when it was allocated.
+    pub too_big: Option<String>,
+}
+
+impl Session {
+    /// Opens every target device, in parallel (context creation and kernel builds are most of
+    /// a short run's wall time). An API that cannot be opened becomes a failure; the error is
+    /// returned only when none opened.
+    pub fn open(
+        registry: &Registry,
+        targets: Targets,
+        options: &OpenOptions,
+        observer: &mut dyn Observer,
+    ) -> Result<Session, SessionError> {
+        observer.status(None, "opening the devices and building the kernels");
+        let opened: Vec<Result<Box<dyn Backend>, BackendError>> = thread::scope(|s| {
+            let handles: Vec<_> = targets
+                .devices
+                .iter()
+                .map(|d| (d.api, s.spawn(move || registry.open(d, options))))
+                .collect();
+            handles
+                .into_iter()
+                .map(|(api, h)| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(BackendError::new(
+                            api,
+                            ErrorKind::Driver,
+                            "opening panicked",
+                        ))
+                    })
+                })
+                .collect()
+        });
+        let mut session = Session {
+            backends: Vec::new(),
+            failures: Vec::new(),
+            targets,
+        };
+        for r in opened {
+            match r {
+                Ok(b) => session.backends.push(b),
+                Err(e) => session.failures.push(Failure {
+                    api: e.api,
+                    message: e.message,
+                }),
+            }
+        }
+        if session.backends.is_empty() {
+            let why: Vec<String> = session
+                .failures
+                .iter()
+                .map(|f| format!("{}: {}", f.api, f.message))
+                .collect();
+            return Err(SessionError::NothingOpened(format!(
+                "no API could open the device ({})",
+                why.join("; ")
+            )));
+        }
+        Ok(session)
+    }
+
+    pub fn backends(&mut self) -> &mut [Box<dyn Backend>] {
+        &mut self.backends
+    }
+
+    pub fn apis(&self) -> Vec<Api> {
+        self.backends.iter().map(|b| b.api()).collect()
+    }
+
+    /// Refuses a frame that cannot fit before it is generated: each API's allocation limits,
+    /// then the host's memory.
+    pub fn check_frame(&self, width: u32, height: u32) -> Result<(), SessionError> {
+        let pixels = Frame::pixel_count(width, height);
+        for b in &self.backends {
+            if let Err(why) = b.limits().frame_fits(pixels) {
+                return Err(SessionError::Input(format!(
+                    "frame {width}x{height} is too large for {} on {}: {why}",
+                    b.api(),
+                    b.identity().name
+                )));
+            }
+        }
+        check_host_memory(pixels)
+            .map_err(|why| SessionError::Input(format!("frame {width}x{height} {why}")))
+    }
+
+    /// On one physical device every API runs the same (block, grid) pairs, planned by the
+    /// best residency source there: the first API that answers residency itself (an occupancy
+    /// API) rather than leaving it to the core's model. Otherwise `None`: each API plans for
+    /// its own device.
+    pub fn shared_plan(
+        &mut self,
+        pixels: u64,
+        config: &SweepConfig,
+    ) -> Result<Option<Plan>, BackendError> {
+        if !self.targets.one_physical_device || self.backends.len() < 2 {
+            return Ok(None);
+        }
+        let probe = config.blocks.first().copied();
+        let mut planner = 0;
+        for (i, b) in self.backends.iter_mut().enumerate() {
+            if let Some(block) = probe {
+                if b.residency(block)?.is_some() {
+                    planner = i;
+                    break;
+                }
+            }
+        }
+        sweep::plan(self.backends[planner].as_mut(), pixels, config).map(Some)
+    }
+
+    /// Sweeps every opened API in turn on `frame`, adding each result to `report` and calling
+    /// `on_update` after every row, so a caller can save as it goes.
+    pub fn sweep(
+        &mut self,
+        frame: &Frame,
+        reference: &[f32],
+        config: &SweepConfig,
+        report: &mut Report,
+        observer: &mut dyn Observer,
+        on_update: &mut dyn FnMut(&Report),
+    ) -> Result<SweepOutcome, BackendError> {
+        observer.status(None, "planning the grids");
+        let shared = self.shared_plan(frame.pixels(), config)?;
+        report.shared_plan = shared.is_some();
+        if self.targets.devices.len() > 1 {
+            report.device_match = Some(self.targets.note.clone());
+        }
+        report.failures.append(&mut self.failures);
+        let mut outcome = SweepOutcome::default();
+        for b in self.backends.iter_mut() {
+            let api = b.api();
+            let index = report.results.len();
+            let mut save = |r: &sweep::SweepResult| {
+                report.results.truncate(index);
+                report.results.push(r.clone());
+                on_update(report);
+            };
+            let (result, err) = sweep::run(
+                b.as_mut(),
+                frame,
+                reference,
+                config,
+                shared.as_ref(),
+                observer,
+                &mut save,
+            );
+            report.results.truncate(index);
+            if let Some(e) = err {
+                match &e {
+                    SweepError::Backend(be)
+                        if be.kind == ErrorKind::OutOfMemory && result.rows.is_empty() =>
+                    {
+                        outcome.too_big = Some(format!(
+                            "frame {}x{} is too large for the device: {be}",
+                            frame.width, frame.height
+                        ));
+                    }
+                    _ => outcome.failed = true,
+                }
+                report.failures.push(Failure {
+                    api,
+                    message: e.detail(),
+                });
+            }
+            let said = b.diagnostics();
+            if !said.is_empty() {
+                // The API's own checking spoke: the run is not clean, whatever the pixels say.
+                outcome.failed = true;
+                report.failures.push(Failure {
+                    api,
+                    message: format!("{} validation message(s): {}", said.len(), said.join(" | ")),
+                });
+            }
+            report.results.push(result);
+            on_update(report);
+        }
+        Ok(outcome)
+    }
+
+    /// Why no row ran anywhere, for a run that measured nothing: every skipped row's reason.
+    pub fn nothing_ran(report: &Report) -> Option<String> {
+        let ran: usize = report.results.iter().map(|r| r.rows_run()).sum();
+        if ran > 0 {
+            return None;
+        }
+        let reasons: Vec<String> = report
+            .results
+            .iter()
+            .flat_map(|r| {
+                r.rows.iter().filter_map(move |x| {
+                    x.skipped
+                        .as_ref()
+                        .map(|s| format!("{} block {}: {s}", r.api, x.block))
+                })
+            })
+            .collect();
+        Some(if reasons.is_empty() {
+            "no row ran".to_string()
+        } else {
+            format!("no block size can run: {}", reasons.join("; "))
+        })
+    }
+}
+
+/// MemAvailable from /proc/meminfo, in bytes, where there is one.
+fn host_memory_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The host side alone needs six planes (three inputs, the reference, the read-back, one
+/// staging copy).
+fn check_host_memory(pixels: u64) -> Result<(), String> {
+    if let Some(avail) = host_memory_available() {
+        let need = pixels.saturating_mul(4 * 6);
+        if need > avail {
+            return Err(format!(
+                "needs about {} MiB of host memory; {} MiB is available",
+                need >> 20,
+                avail >> 20
+            ));
+        }
+    }
+    Ok(())
+}

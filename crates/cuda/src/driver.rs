@@ -1,0 +1,73 @@
+//! CUDA as the core sees it: its name and words, the limits every device since compute
+//! capability 2.0 shares, and the [`Driver`] that probes and opens devices.
+
+use blocksweep_core::{
+    Api, ApiInfo, Backend, BackendError, Concept, DeviceIdentity, Driver, KernelSource,
+    OpenOptions, Vocabulary,
+};
+
+use crate::{CudaCompiler, CudaOptions};
+
+/// CUDA publishes no minimums; its limits are fixed per compute capability (CUDA C++
+/// Programming Guide, "Compute Capabilities", table "Technical Specifications per Compute
+/// Capability"), and these have held on every device since 2.0.
+static INFO: ApiInfo = ApiInfo {
+    key: "cuda",
+    aliases: &[],
+    name: "CUDA",
+    rank: 0,
+    words: Vocabulary {
+        thread: "thread",
+        block: "thread block",
+        grid: "grid",
+        warp: "warp",
+        multiprocessor: "SM",
+        launch: "cuLaunchKernel",
+    },
+    guarantees: &[
+        (Concept::MaxThreadsPerBlock, "1024 (cc ≥ 2.0)"),
+        (Concept::MaxBlockDims, "(1024, 1024, 64)"),
+        (Concept::MaxGridDims, "(2^31-1, 65535, 65535)"),
+        (Concept::WarpSize, "32"),
+        (Concept::SharedMemPerBlock, "48 KiB (no opt-in)"),
+    ],
+    install_hint: "install the NVIDIA driver (libcuda.so.1)",
+    host_bytes_per_pixel: 0,
+};
+
+/// CUDA, for the core.
+pub const API: Api = Api::new(&INFO);
+
+/// Probes and opens CUDA devices for the core.
+pub struct CudaDriver;
+
+/// The one CUDA driver, for the driver list.
+pub static DRIVER: CudaDriver = CudaDriver;
+
+impl Driver for CudaDriver {
+    fn api(&self) -> Api {
+        API
+    }
+
+    fn probe(&self) -> Result<Vec<DeviceIdentity>, BackendError> {
+        Ok(crate::probe()?)
+    }
+
+    /// `options.kernel_source` picks NVRTC (Compiler), the embedded PTX (Embedded) or the
+    /// automatic choice.
+    fn open(
+        &self,
+        device: &DeviceIdentity,
+        options: &OpenOptions,
+    ) -> Result<Box<dyn Backend>, BackendError> {
+        let compiler = match options.kernel_source {
+            KernelSource::Auto => CudaCompiler::Auto,
+            KernelSource::Compiler => CudaCompiler::Nvrtc,
+            KernelSource::Embedded => CudaCompiler::Ptx,
+        };
+        Ok(Box::new(crate::open(
+            device.index,
+            &CudaOptions { compiler },
+        )?))
+    }
+}

@@ -1,0 +1,34 @@
+//! The APIs this blocksweep drives, in one list shared by the binary and the tests.
+//!
+//! Adding an API is one crate that implements [`blocksweep_core::Driver`] and
+//! [`blocksweep_core::Backend`], its dependency line in this crate's Cargo.toml, and one line
+//! here (docs/architecture.md).
+
+use blocksweep_core::Driver;
+
+static DRIVERS: [&dyn Driver; 3] = [
+    &blocksweep_cuda::DRIVER,
+    &blocksweep_vulkan::DRIVER,
+    &blocksweep_opencl::DRIVER,
+];
+
+/// Every driver, in display order.
+pub fn all() -> &'static [&'static dyn Driver] {
+    &DRIVERS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_unique_and_ranked() {
+        let mut keys: Vec<&str> = all().iter().map(|d| d.api().key()).collect();
+        keys.dedup();
+        assert_eq!(keys.len(), all().len());
+        let apis: Vec<_> = all().iter().map(|d| d.api()).collect();
+        let mut sorted = apis.clone();
+        sorted.sort();
+        assert_eq!(apis, sorted, "the list is in display order");
+    }
+}

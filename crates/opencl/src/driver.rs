@@ -1,0 +1,64 @@
+//! OpenCL as the core sees it: its name and words, what its specification guarantees, and the
+//! [`Driver`] that probes and opens devices.
+
+use blocksweep_core::{
+    Api, ApiInfo, Backend, BackendError, Concept, DeviceIdentity, Driver, OpenOptions, Vocabulary,
+};
+
+use crate::{OpenClBackend, OpenClOptions};
+
+/// Minimums from the OpenCL 3.0 specification's clGetDeviceInfo table, for full-profile
+/// devices that are not CL_DEVICE_TYPE_CUSTOM (docs/limits.md quotes them): no work-group
+/// size above 1 is promised, so a portable program that assumes 1024 relies on a value the
+/// standard does not give.
+static INFO: ApiInfo = ApiInfo {
+    key: "opencl",
+    aliases: &["cl"],
+    name: "OpenCL",
+    rank: 2,
+    words: Vocabulary {
+        thread: "work-item",
+        block: "work-group",
+        grid: "number of work-groups",
+        warp: "sub-group",
+        multiprocessor: "compute unit",
+        launch: "clEnqueueNDRangeKernel",
+    },
+    guarantees: &[
+        (Concept::MaxThreadsPerBlock, "1"),
+        (Concept::MaxBlockDims, "(1, 1, 1)"),
+        (Concept::Multiprocessors, "1"),
+        (Concept::SharedMemPerBlock, "32 KiB"),
+        (Concept::MaxAlloc, "max(global/4, 128 MiB)"),
+    ],
+    install_hint: "apt-get install ocl-icd-libopencl1 pocl-opencl-icd (CPU driver) or a GPU vendor's OpenCL ICD",
+    host_bytes_per_pixel: 0,
+};
+
+/// OpenCL, for the core.
+pub const API: Api = Api::new(&INFO);
+
+/// Probes and opens OpenCL devices for the core.
+pub struct OpenClDriver;
+
+/// The one OpenCL driver, for the driver list.
+pub static DRIVER: OpenClDriver = OpenClDriver;
+
+impl Driver for OpenClDriver {
+    fn api(&self) -> Api {
+        API
+    }
+
+    fn probe(&self) -> Result<Vec<DeviceIdentity>, BackendError> {
+        Ok(crate::probe()?)
+    }
+
+    fn open(
+        &self,
+        device: &DeviceIdentity,
+        _options: &OpenOptions,
+    ) -> Result<Box<dyn Backend>, BackendError> {
+        let backend: OpenClBackend = crate::open(device.index, &OpenClOptions::default())?;
+        Ok(Box::new(backend))
+    }
+}
