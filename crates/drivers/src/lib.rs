@@ -1,12 +1,12 @@
 //! The APIs this blocksweep drives, in one list shared by the binary and the tests.
 //!
 //! Adding an API is one crate that implements [`blocksweep_core::Driver`] and
-//! [`blocksweep_core::Backend`], its dependency line in this crate's Cargo.toml, and one line
-//! here (docs/architecture.md).
+//! [`blocksweep_core::Backend`] (every directory under crates/ is a workspace member), its
+//! dependency line in this crate's Cargo.toml, and one line here (docs/architecture.md).
 
 use blocksweep_core::Driver;
 
-static DRIVERS: [&dyn Driver; 3] = [
+static DRIVERS: &[&dyn Driver] = &[
     &blocksweep_cuda::DRIVER,
     &blocksweep_vulkan::DRIVER,
     &blocksweep_opencl::DRIVER,
@@ -14,7 +14,7 @@ static DRIVERS: [&dyn Driver; 3] = [
 
 /// Every driver, in display order.
 pub fn all() -> &'static [&'static dyn Driver] {
-    &DRIVERS
+    DRIVERS
 }
 
 #[cfg(test)]

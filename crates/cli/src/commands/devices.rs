@@ -54,6 +54,9 @@ pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
     for api in reg.apis() {
         match reg.unavailable(api) {
             // "<API>: unavailable: <why>": scripts (tools/slurm) read this line.
+            Some(why) if why.contains("install") => {
+                text.push_str(&format!("{api}: unavailable: {why}\n"))
+            }
             Some(why) => text.push_str(&format!(
                 "{api}: unavailable: {why} (to use it: {})\n",
                 api.info().install_hint
