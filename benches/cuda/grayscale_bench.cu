@@ -1,22 +1,32 @@
 // Plain CUDA reference for blocksweep's CUDA backend: the seed's Day-10 sweep, written with
-// the runtime API and nothing else, running the very same kernel source (#included below).
+// the runtime API and nothing else, running the very same kernel source (#included below),
+// and timing every row three ways in one process (see ../README.md):
+//
+//   A  warm-ups, then N launches back to back between one event pair; mean = interval / N
+//      (the seed's discipline, and blocksweep's default `--timing batch`)
+//   B  N + 1 events, one between consecutive launches, all enqueued back to back, one wait
+//      at the end; mean of the N intervals (blocksweep's `--timing each`)
+//   C  an event pair around each launch and a cudaEventSynchronize after each; mean of the N
+//      (blocksweep's `--timing synced`: launch latency lands between launches)
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -o grayscale_bench grayscale_bench.cu    (or -arch=native)
-//   ./grayscale_bench [width height]                                         (default 3840 2160)
+//   ./grayscale_bench [options] [width height [N]]      (default 3840 2160, N = 200; --help)
 //
-// Per block size: blocks per SM from cudaOccupancyMaxActiveBlocksPerMultiprocessor, grid =
-// min(blocksPerSM * SMs, ceil(n / T)) (at least 1), output poisoned with NaN, 3 warm-ups, then
-// 10 launches each between its own pair of events and synchronised before the next (like
-// blocksweep's harness), then every pixel checked against a CPU reference.
+// Per block size: grid = cudaOccupancyMaxActiveBlocksPerMultiprocessor x SMs, capped at
+// ceil(n / T) and at least 1 (blocksweep's wave grid), or the exact grids given by --grids;
+// before each discipline the output is poisoned with NaN and 3 warm-ups run back to back;
+// after it every pixel is checked against a CPU reference (the program exits with failure on
+// the first bad pixel). Then a same-traffic device-to-device copy (cudaMemcpyAsync of
+// pixels x 8 bytes: as many bytes read and written as the kernel's 16 per pixel) under A.
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
+#include "../common/bench_common.h"
 #include "../../kernels/grayscale.cu"
 
 #define CUDA_CHECK(call)                                                           \
@@ -31,121 +41,218 @@
 
 namespace {
 
-constexpr int kBlocks[] = {16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024};
-constexpr int kWarmups = 3;
-constexpr float kTolerance = 1e-6f;  // as blocksweep_core::verify::TOLERANCE
+// One stream carries everything, as in blocksweep-cuda (its own stream, not the legacy
+// default stream); events are created once, enough for the largest B batch.
+struct Timer {
+    cudaStream_t stream = nullptr;
+    std::vector<cudaEvent_t> events;
+
+    void ensure(size_t count) {
+        while (events.size() < count) {
+            cudaEvent_t e;
+            CUDA_CHECK(cudaEventCreate(&e));
+            events.push_back(e);
+        }
+    }
+
+    float elapsed(cudaEvent_t a, cudaEvent_t b) {
+        float ms = 0.0f;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+        return ms;
+    }
+
+    // Warm-ups: back to back, one wait.
+    template <class Op>
+    void warm_up(Op op, unsigned warmups) {
+        for (unsigned w = 0; w < warmups; ++w) op();
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+
+    // A: one event pair around `reps` back-to-back operations.
+    template <class Op>
+    bench_stat a(Op op, unsigned reps, unsigned warmups) {
+        warm_up(op, warmups);
+        ensure(2);
+        CUDA_CHECK(cudaEventRecord(events[0], stream));
+        for (unsigned i = 0; i < reps; ++i) op();
+        CUDA_CHECK(cudaEventRecord(events[1], stream));
+        CUDA_CHECK(cudaEventSynchronize(events[1]));
+        return bench_stat_batch(elapsed(events[0], events[1]), reps);
+    }
+
+    // B: an event before the first and after every operation, back to back, one wait.
+    template <class Op>
+    bench_stat b(Op op, unsigned reps, unsigned warmups) {
+        warm_up(op, warmups);
+        ensure(reps + 1);
+        CUDA_CHECK(cudaEventRecord(events[0], stream));
+        for (unsigned i = 0; i < reps; ++i) {
+            op();
+            CUDA_CHECK(cudaEventRecord(events[i + 1], stream));
+        }
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        std::vector<double> ms(reps);
+        for (unsigned i = 0; i < reps; ++i) ms[i] = elapsed(events[i], events[i + 1]);
+        return bench_stat_each(ms.data(), reps);
+    }
+
+    // C: an event pair around each operation and a host wait after each.
+    template <class Op>
+    bench_stat c(Op op, unsigned reps, unsigned warmups) {
+        warm_up(op, warmups);
+        ensure(2);
+        std::vector<double> ms(reps);
+        for (unsigned i = 0; i < reps; ++i) {
+            CUDA_CHECK(cudaEventRecord(events[0], stream));
+            op();
+            CUDA_CHECK(cudaEventRecord(events[1], stream));
+            CUDA_CHECK(cudaEventSynchronize(events[1]));
+            ms[i] = elapsed(events[0], events[1]);
+        }
+        return bench_stat_each(ms.data(), reps);
+    }
+};
+
+int select_device(const char* want) {
+    int count = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (count == 0) bench_die("no CUDA device");
+    if (want == nullptr) return 0;
+    unsigned long index = 0;
+    if (bench_is_index(want, &index)) {
+        if (index >= static_cast<unsigned long>(count))
+            bench_die("--device %s: only %d CUDA devices", want, count);
+        return static_cast<int>(index);
+    }
+    for (int d = 0; d < count; ++d) {
+        cudaDeviceProp p{};
+        CUDA_CHECK(cudaGetDeviceProperties(&p, d));
+        if (bench_contains_ci(p.name, want)) return d;
+    }
+    bench_die("--device %s: no CUDA device's name contains it", want);
+    return 0;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    // Same defaults as `blocksweep sweep`: 3840 x 2160, 10 timed launches per block size.
-    long long width = 3840, height = 2160;
-    int reps = 10;
-    if (argc == 3 || argc == 4) {
-        width = std::atoll(argv[1]);
-        height = std::atoll(argv[2]);
-        if (argc == 4) reps = std::atoi(argv[3]);
-    } else if (argc != 1) {
-        std::fprintf(stderr, "usage: %s [width height [reps]]\n", argv[0]);
-        return EXIT_FAILURE;
-    }
-    if (width <= 0 || height <= 0 || reps <= 0) {
-        std::fprintf(stderr, "width, height and reps must be positive\n");
-        return EXIT_FAILURE;
-    }
-    const size_t n = static_cast<size_t>(width) * static_cast<size_t>(height);
-    const size_t bytes = n * sizeof(float);
+    bench_options o;
+    bench_parse_args(&o, "cuda", argc, argv);
+    FILE* t = bench_table_out;
 
-    int dev = 0, driver = 0, runtime = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
+    const int dev = select_device(o.device);
+    CUDA_CHECK(cudaSetDevice(dev));
+    int driver = 0, runtime = 0;
     cudaDeviceProp prop{};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
     CUDA_CHECK(cudaDriverGetVersion(&driver));
     CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-    std::printf("device %s cc %d.%d SMs %d driver_cuda %d runtime %d\n", prop.name, prop.major,
-                prop.minor, prop.multiProcessorCount, driver, runtime);
-    std::printf("frame %lld x %lld pixels %zu bytes_per_pass %zu\n", width, height, n, 4 * bytes);
+    cudaFuncAttributes attr{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, grayscale));
 
-    // Any values in [0, 1) do; these need no random generator.
-    std::vector<float> r(n), g(n), b(n), out(n), ref(n);
-    for (size_t i = 0; i < n; ++i) {
-        r[i] = static_cast<float>(i % 251) / 251.0f;
-        g[i] = static_cast<float>((i * 7) % 241) / 241.0f;
-        b[i] = static_cast<float>((i * 13) % 239) / 239.0f;
-        ref[i] = kRedWeight * r[i] + kGreenWeight * g[i] + kBlueWeight * b[i];
-    }
+    bench_frame f;
+    bench_frame_init(&f, o.width, o.height);
+    const size_t n = f.n;
+    const size_t bytes = n * sizeof(float);
+    const double pass_bytes = 16.0 * static_cast<double>(n);
+
+    bench_report rep;
+    std::memset(&rep, 0, sizeof rep);
+    rep.o = &o;
+    std::snprintf(rep.device, sizeof rep.device, "%s", prop.name);
+    std::fprintf(t, "device %s cc %d.%d SMs %d driver_cuda %d runtime %d\n", prop.name, prop.major,
+                 prop.minor, prop.multiProcessorCount, driver, runtime);
+    std::fprintf(t, "kernel grayscale (kernels/grayscale.cu, nvcc): %d registers, max block %d\n",
+                 attr.numRegs, attr.maxThreadsPerBlock);
+    std::fprintf(t, "frame %llu x %llu pixels %zu bytes_per_pass %.0f, N %u, warm-ups %u\n", o.width,
+                 o.height, n, pass_bytes, o.reps, o.warmups);
 
     float *dr = nullptr, *dg = nullptr, *db = nullptr, *dout = nullptr;
     CUDA_CHECK(cudaMalloc(&dr, bytes));
     CUDA_CHECK(cudaMalloc(&dg, bytes));
     CUDA_CHECK(cudaMalloc(&db, bytes));
     CUDA_CHECK(cudaMalloc(&dout, bytes));
-    CUDA_CHECK(cudaMemcpy(dr, r.data(), bytes, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(dg, g.data(), bytes, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(db, b.data(), bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dr, f.r, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dg, f.g, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(db, f.b, bytes, cudaMemcpyHostToDevice));
 
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
+    Timer timer;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&timer.stream, cudaStreamNonBlocking));
+    timer.ensure(2);
 
-    int bestBlock = 0;
-    double bestMean = 0.0;
-    for (const int t : kBlocks) {
-        int blocksPerSM = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSM, grayscale, t, 0));
-        size_t wave = static_cast<size_t>(blocksPerSM) *
-                      static_cast<size_t>(prop.multiProcessorCount);
-        const size_t needed = (n + static_cast<size_t>(t) - 1) / static_cast<size_t>(t);
-        wave = std::max<size_t>(1, std::min(wave, needed));
-        const unsigned grid = static_cast<unsigned>(wave);
-
-        // 0xFFFFFFFF is a NaN: a pixel the launch misses cannot pass the check.
-        CUDA_CHECK(cudaMemset(dout, 0xFF, bytes));
-        for (int w = 0; w < kWarmups; ++w) {
-            grayscale<<<grid, t>>>(dr, dg, db, dout, n);
+    for (unsigned i = 0; i < o.row_count; ++i) {
+        const unsigned tpb = o.rows[i].block;
+        bench_row& row = rep.rows[rep.count++];
+        row.block = tpb;
+        row.bytes = pass_bytes;
+        if (o.grid_mode == GRID_LIST) {
+            row.grid = o.rows[i].grid;
+        } else if (o.grid_mode == GRID_DATA) {
+            row.grid = bench_blocks_to_cover(n, tpb);
+        } else {
+            int per_sm = 0;
+            if (tpb <= static_cast<unsigned>(attr.maxThreadsPerBlock))
+                CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, grayscale,
+                                                                         static_cast<int>(tpb), 0));
+            row.grid = bench_wave(static_cast<unsigned long long>(per_sm),
+                                  static_cast<unsigned long long>(prop.multiProcessorCount), n, tpb);
+        }
+        if (tpb > static_cast<unsigned>(attr.maxThreadsPerBlock)) {
+            row.skipped = "block above cudaFuncAttributes::maxThreadsPerBlock";
+            continue;
+        }
+        if (row.grid > 0x7FFFFFFFull) bench_die("block %u: grid %llu above gridDim.x's limit", tpb, row.grid);
+        const dim3 grid(static_cast<unsigned>(row.grid)), block(tpb);
+        auto launch = [&]() {
+            grayscale<<<grid, block, 0, timer.stream>>>(dr, dg, db, dout, n);
             CUDA_CHECK(cudaGetLastError());
-            CUDA_CHECK(cudaDeviceSynchronize());
-        }
-        double sum = 0.0, best = 1e30;
-        for (int k = 0; k < reps; ++k) {
-            CUDA_CHECK(cudaEventRecord(start));
-            grayscale<<<grid, t>>>(dr, dg, db, dout, n);
-            CUDA_CHECK(cudaGetLastError());
-            CUDA_CHECK(cudaEventRecord(stop));
-            CUDA_CHECK(cudaEventSynchronize(stop));
-            float ms = 0.0f;
-            CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-            sum += ms;
-            best = std::min(best, static_cast<double>(ms));
-        }
-        CUDA_CHECK(cudaMemcpy(out.data(), dout, bytes, cudaMemcpyDeviceToHost));
-        for (size_t i = 0; i < n; ++i) {
-            if (!(std::fabs(out[i] - ref[i]) <= kTolerance)) {
-                std::fprintf(stderr, "block %d grid %u: pixel %zu is %g, expected %g\n", t, grid,
-                             i, out[i], ref[i]);
-                return EXIT_FAILURE;
-            }
-        }
-        const double mean = sum / reps;
-        std::printf("block %d grid %u mean_ms %.4f min_ms %.4f blocks_per_sm %d gbps %.1f\n", t,
-                    grid, mean, best, blocksPerSM, 4.0 * bytes / (mean * 1e6));
-        if (bestBlock == 0 || mean < bestMean) {
-            bestBlock = t;
-            bestMean = mean;
+        };
+        const int run[3] = {o.run_a, o.run_b, o.run_c};
+        for (int d = 0; d < 3; ++d) {
+            if (!run[d]) continue;
+            // 0xFFFFFFFF is a NaN: a pixel no launch writes cannot pass the check.
+            CUDA_CHECK(cudaMemsetAsync(dout, 0xFF, bytes, timer.stream));
+            CUDA_CHECK(cudaStreamSynchronize(timer.stream));
+            row.st[d] = d == 0   ? timer.a(launch, o.reps, o.warmups)
+                        : d == 1 ? timer.b(launch, o.reps, o.warmups)
+                                 : timer.c(launch, o.reps, o.warmups);
+            CUDA_CHECK(cudaMemcpy(f.out, dout, bytes, cudaMemcpyDeviceToHost));
+            bench_verify(&f, o.api, "ABC"[d], tpb, row.grid);
         }
     }
 
-    int minGrid = 0, suggested = 0;
-    CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&minGrid, &suggested, grayscale, 0, 0));
-    std::printf("suggested block %d min_grid %d (cudaOccupancyMaxPotentialBlockSize)\n", suggested,
-                minGrid);
-    std::printf("best block %d mean_ms %.4f\n", bestBlock, bestMean);
+    if (o.copy) {
+        // The same traffic as one kernel pass: 8 bytes per pixel read and 8 written.
+        const size_t copy_bytes = n * 8;
+        void *src = nullptr, *dst = nullptr;
+        CUDA_CHECK(cudaMalloc(&src, copy_bytes));
+        CUDA_CHECK(cudaMalloc(&dst, copy_bytes));
+        CUDA_CHECK(cudaMemset(src, 0, copy_bytes));
+        CUDA_CHECK(cudaMemset(dst, 0, copy_bytes));
+        auto copy = [&]() {
+            CUDA_CHECK(cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice, timer.stream));
+        };
+        bench_row& row = rep.rows[rep.count++];
+        row.label = "copy";
+        row.bytes = 2.0 * static_cast<double>(copy_bytes);
+        row.st[0] = timer.a(copy, o.reps, o.warmups);
+        CUDA_CHECK(cudaFree(src));
+        CUDA_CHECK(cudaFree(dst));
+    }
 
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
+    bench_print_table(&rep);
+    int min_grid = 0, suggested = 0;
+    CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &suggested, grayscale, 0, 0));
+    std::fprintf(t, "suggested block %d min_grid %d (cudaOccupancyMaxPotentialBlockSize)\n", suggested,
+                 min_grid);
+    bench_write_csv(&rep);
+
+    for (cudaEvent_t e : timer.events) CUDA_CHECK(cudaEventDestroy(e));
+    CUDA_CHECK(cudaStreamDestroy(timer.stream));
     CUDA_CHECK(cudaFree(dr));
     CUDA_CHECK(cudaFree(dg));
     CUDA_CHECK(cudaFree(db));
     CUDA_CHECK(cudaFree(dout));
+    bench_frame_free(&f);
     return EXIT_SUCCESS;
 }
