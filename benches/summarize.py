@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Summary of one tools/h200/bench.sh run: plain programs against blocksweep, per API and size.
+
+    python3 benches/summarize.py DIR        (DIR = the run's folder, $OUT/bench)
+
+Reads, from DIR:
+  plain-<api>-<W>x<H>-r<round>.csv         a plain program's CSV (disciplines A, B, C, copy rows)
+  bs-<api>-<W>x<H>-<timing>-r<round>.csv   blocksweep's CSV (timing: batch or synced)
+  bs-<api>-<W>x<H>-<timing>-r<round>.json  blocksweep's JSON (copy.gbps: the copy ceiling)
+  wall-<i>.txt                             seconds of one `blocksweep sweep --device H200`
+and prints, per API and size and round: the best row's GB/s of plain A and of blocksweep batch
+and their ratio, blocksweep batch's best over its own copy ceiling, and blocksweep synced's best
+against plain C's; then the checks of issue 8 and the wall times. Standard library only.
+"""
+
+import csv
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+APIS = ["cuda", "vulkan", "opencl"]
+# Issue 8's thresholds.
+PLAIN_RATIO = 0.99
+COPY_RATIO_8K = 0.93
+WALL_LIMIT_S = 1.2
+
+
+def read_csv(path):
+    try:
+        with open(path, newline="") as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return None
+
+
+def plain_best(rows, discipline):
+    """Best GB/s (and its block) among a plain CSV's kernel rows of one discipline."""
+    best = None
+    for r in rows or []:
+        if r["discipline"] != discipline or not r["block"].isdigit():
+            continue
+        g = float(r["gbps"])
+        if best is None or g > best[0]:
+            best = (g, int(r["block"]))
+    return best
+
+
+def plain_copy(rows):
+    for r in rows or []:
+        if r["block"] == "copy" and r["discipline"] == "A":
+            return float(r["gbps"])
+    return None
+
+
+def plain_by_block(rows, discipline):
+    return {
+        int(r["block"]): float(r["gbps"])
+        for r in rows or []
+        if r["discipline"] == discipline and r["block"].isdigit()
+    }
+
+
+def bs_rows(rows, api):
+    """blocksweep's measured, verified rows of one API: {block: gbps}."""
+    out = {}
+    for r in rows or []:
+        if r["api"] != api or r.get("skipped") or not r.get("gbps"):
+            continue
+        if r.get("verified", "true") != "true":
+            continue
+        out[r["block"]] = float(r["gbps"])
+    return out
+
+
+def bs_best(rows, api):
+    by = bs_rows(rows, api)
+    if not by:
+        return None
+    block = max(by, key=by.get)
+    return (by[block], block)
+
+
+def bs_copy(path, api):
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return None
+    for res in doc.get("results", []):
+        if res.get("api") == api and res.get("copy"):
+            return res["copy"].get("gbps")
+    return None
+
+
+def fmt(v, spec="{:8.1f}"):
+    return spec.format(v) if v is not None else " " * (len(spec.format(0.0)) - 1) + "-"
+
+
+def ratio(a, b):
+    if a is None or b is None or not b:
+        return None
+    return a[0] / b[0] if isinstance(a, tuple) else a / b
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    d = argv[1]
+    sizes, rounds = set(), set()
+    for p in glob.glob(os.path.join(d, "*-r*.csv")):
+        m = re.search(r"-(\d+x\d+)-(?:\w+-)?r(\d+)\.csv$", os.path.basename(p))
+        if m:
+            sizes.add(m.group(1))
+            rounds.add(int(m.group(2)))
+    sizes = sorted(sizes, key=lambda s: int(s.split("x")[0]) * int(s.split("x")[1]))
+    rounds = sorted(rounds)
+    checks = []
+    print("GB/s of the best row (block in brackets); ratios are blocksweep / plain")
+    for api in APIS:
+        for size in sizes:
+            if not glob.glob(os.path.join(d, f"*-{api}-{size}-*")):
+                continue  # not run (APIS left it out)
+            px = int(size.split("x")[0]) * int(size.split("x")[1])
+            label = f"{api} {size}"
+            print(f"\n== {label}")
+            print(
+                "round |  plain A [blk]   bs batch [blk]  ratio | bs copy  batch/copy | "
+                "plain C   bs synced  ratio | plain B  plain copy"
+            )
+            ratios, copy_ratios, synced_ratios = [], [], []
+            per_row = {}
+            for rnd in rounds:
+                base = os.path.join(d, f"{{}}-{api}-{size}{{}}-r{rnd}")
+                plain = read_csv(base.format("plain", "") + ".csv")
+                batch = read_csv(base.format("bs", "-batch") + ".csv")
+                synced = read_csv(base.format("bs", "-synced") + ".csv")
+                copy = bs_copy(base.format("bs", "-batch") + ".json", api)
+                pa, pb, pc = (plain_best(plain, x) for x in "ABC")
+                bb, bsy = bs_best(batch, api), bs_best(synced, api)
+                if plain is None and batch is None and synced is None:
+                    continue
+                r_ab = ratio(bb, pa)
+                r_copy = bb[0] / copy if bb and copy else None
+                r_sc = ratio(bsy, pc)
+                for v, acc in ((r_ab, ratios), (r_copy, copy_ratios), (r_sc, synced_ratios)):
+                    if v is not None:
+                        acc.append(v)
+                bsr = bs_rows(batch, api)
+                for blk, g in plain_by_block(plain, "A").items():
+                    if str(blk) in bsr and g:
+                        per_row.setdefault(blk, []).append(bsr[str(blk)] / g)
+
+                def cell(b):
+                    return f"{fmt(b[0] if b else None)} [{b[1] if b else '-':>4}]"
+
+                print(
+                    f"r{rnd:<4} | {cell(pa)} {cell(bb)} {fmt(r_ab, '{:6.3f}')} | "
+                    f"{fmt(copy, '{:7.1f}')}  {fmt(r_copy, '{:10.3f}')} | "
+                    f"{fmt(pc[0] if pc else None)} {fmt(bsy[0] if bsy else None, '{:11.1f}')} "
+                    f"{fmt(r_sc, '{:6.3f}')} | {fmt(pb[0] if pb else None)} {fmt(plain_copy(plain), '{:11.1f}')}"
+                )
+            if per_row:
+                print(
+                    "per row, bs batch / plain A (mean over rounds): "
+                    + " ".join(f"{b}:{statistics.mean(v):.3f}" for b, v in sorted(per_row.items()))
+                )
+            if ratios:
+                checks.append(
+                    (
+                        f"{label}: bs batch best >= {PLAIN_RATIO} x plain A best",
+                        min(ratios),
+                        statistics.mean(ratios),
+                        statistics.mean(ratios) >= PLAIN_RATIO,
+                    )
+                )
+            else:
+                checks.append((f"{label}: bs batch best >= {PLAIN_RATIO} x plain A best", None, None, False))
+            if px >= 7680 * 4320:
+                checks.append(
+                    (
+                        f"{label}: bs batch best >= {COPY_RATIO_8K} x bs copy ceiling",
+                        min(copy_ratios) if copy_ratios else None,
+                        statistics.mean(copy_ratios) if copy_ratios else None,
+                        bool(copy_ratios) and statistics.mean(copy_ratios) >= COPY_RATIO_8K,
+                    )
+                )
+            if synced_ratios:
+                print(
+                    f"bs synced / plain C: {' '.join(f'{r:.3f}' for r in synced_ratios)} "
+                    "(synced reproduces the host-wait figures when near 1)"
+                )
+
+    walls = []
+    for p in sorted(glob.glob(os.path.join(d, "wall-*.txt"))):
+        try:
+            with open(p) as f:
+                walls.append(float(f.read().split()[-1]))
+        except (OSError, ValueError, IndexError):
+            pass
+    print()
+    if walls:
+        print(
+            "wall of the whole `blocksweep sweep` process (bench.sh: --device H200, 3 APIs, 4K, defaults), s: "
+            + " ".join(f"{w:.2f}" for w in walls)
+            + f" (median {statistics.median(walls):.2f}, max {max(walls):.2f})"
+        )
+        checks.append(
+            (f"wall <= {WALL_LIMIT_S} s (median of {len(walls)})", max(walls), statistics.median(walls),
+             statistics.median(walls) <= WALL_LIMIT_S)
+        )
+    else:
+        checks.append((f"wall <= {WALL_LIMIT_S} s", None, None, False))
+
+    print("\nchecks (worst round, mean of rounds):")
+    for name, worst, mean, ok in checks:
+        w = f"{worst:.3f}" if worst is not None else "-"
+        m = f"{mean:.3f}" if mean is not None else "-"
+        print(f"  {'PASS' if ok else 'FAIL'}  {name}: {w}, {m}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

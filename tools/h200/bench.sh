@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Issue 8's benchmarks on the lent H200, in one device call: blocksweep against the plain
+# programs of benches/ (CUDA, OpenCL C, Vulkan C), per API, at 4K and 8K, over 2 rounds in
+# alternating order; then benches/summarize.py and the wall time of the default 3-API sweep.
+#
+# Runs in the repository root there. Expects (the lead's wrapper sets these up):
+#   $OUT                      results go under "$OUT/bench/"
+#   $B                        blocksweep release binary (default ./target/release/blocksweep)
+#   benches/bin/grayscale_bench_cl, benches/bin/grayscale_bench_vk   built here by
+#                             `make -C benches` and carried (they need only libOpenCL.so.1 /
+#                             libvulkan.so.1); the CUDA program is compiled there with nvcc
+#   VK_DRIVER_FILES and /etc/OpenCL/vendors/nvidia.icd   so that both loaders see the GPU
+# Knobs (environment): DEV (device name substring, default H200; empty: each program's own
+# default device), SIZES ("3840x2160 7680x4320"), APIS ("cuda vulkan opencl"), ROUNDS (2),
+# PLAIN_REPS (N of the plain programs; default 200 at 4K and below, 100 above), WALL_RUNS (3),
+# WALL_ARGS (extra arguments for the timed sweeps: none on the H200, where the defaults count),
+# PACK (1: leave summary.txt, summary.csv... and one raw.tgz instead of every raw file).
+# Expected duration on an H200: about 2-3 minutes (see benches/README.md).
+set -u
+R=${OUT:?}/bench
+mkdir -p "$R"
+B=${B:-./target/release/blocksweep}
+DEV=${DEV-H200}
+SIZES=${SIZES:-3840x2160 7680x4320}
+APIS=${APIS:-cuda vulkan opencl}
+ROUNDS=${ROUNDS:-2}
+WALL_RUNS=${WALL_RUNS:-3}
+read -r -a wallargs <<< "${WALL_ARGS:-}"
+PACK=${PACK:-1}
+BIN=${BENCH_BIN:-benches/bin}
+LOG=$R/bench.log
+T0=$(date +%s)
+note() { echo "[$(( $(date +%s) - T0 ))s] $*" | tee -a "$LOG"; }
+devarg=(); [ -n "$DEV" ] && devarg=(--device "$DEV")
+
+{
+  date -u; uname -a; nvidia-smi 2>&1 | head -20; nvcc --version 2>&1 | tail -2
+  echo "B=$B DEV=$DEV SIZES=$SIZES APIS=$APIS ROUNDS=$ROUNDS"
+  echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"; ls -l /etc/OpenCL/vendors/ 2>&1
+  git rev-parse HEAD 2>/dev/null; git status --short 2>/dev/null | head -20
+  "$B" --version; "$B" devices
+} > "$R/env.txt" 2>&1
+
+# The CUDA program: compiled here, from benches/cuda (it #includes kernels/grayscale.cu).
+mkdir -p /tmp/bench-bin
+declare -A PLAIN=([opencl]="$BIN/grayscale_bench_cl" [vulkan]="$BIN/grayscale_bench_vk" [cuda]=/tmp/bench-bin/grayscale_bench_cuda)
+case " $APIS " in *" cuda "*)
+  note "nvcc benches/cuda/grayscale_bench.cu"
+  nvcc -std=c++17 -O3 -arch=sm_90 -o /tmp/bench-bin/grayscale_bench_cuda benches/cuda/grayscale_bench.cu \
+    > "$R/nvcc.txt" 2>&1 || note "nvcc failed (see nvcc.txt): no plain CUDA rows"
+esac
+for api in $APIS; do
+  [ -x "${PLAIN[$api]}" ] || note "missing ${PLAIN[$api]}: no plain $api rows"
+done
+
+reps_for() { # N of the plain programs for a size
+  local w=${1%x*} h=${1#*x}
+  if [ -n "${PLAIN_REPS:-}" ]; then echo "$PLAIN_REPS"; elif [ $((w * h)) -le $((3840 * 2160)) ]; then echo 200; else echo 100; fi
+}
+
+# blocksweep's grids for one API and size, as block:grid,... (from its batch CSV).
+grids_of() {
+  python3 - "$1" "$2" <<'PY'
+import csv, sys
+try:
+    rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+except OSError:
+    rows = []
+print(",".join(f"{r['block']}:{r['grid']}" for r in rows
+               if r["api"] == sys.argv[2] and r["grid"] and r["block"].isdigit()))
+PY
+}
+
+bs() { # api size timing round
+  local api=$1 size=$2 timing=$3 rnd=$4 f="$R/bs-$1-$2-$3-r$4"
+  note "blocksweep $api $size --timing $timing (round $rnd)"
+  { echo "\$ $B sweep --backend $api ${devarg[*]:-} --size $size --timing $timing"
+    "$B" sweep --backend "$api" ${devarg[@]+"${devarg[@]}"} --size "$size" --timing "$timing" --format csv \
+      -o "$f.csv" -o "$f.json"
+    echo "exit $?"; } > "$f.log" 2>&1
+}
+
+plain() { # api size round
+  local api=$1 size=$2 rnd=$3 f="$R/plain-$1-$2-r$3" grids
+  [ -x "${PLAIN[$api]}" ] || return 0
+  # The exact launches of blocksweep's batch run of this round (else round 1's, else the
+  # program's own wave grid).
+  grids=$(grids_of "$R/bs-$api-$size-batch-r$rnd.csv" "$api")
+  [ -n "$grids" ] || grids=$(grids_of "$R/bs-$api-$size-batch-r1.csv" "$api")
+  note "plain $api $size N=$(reps_for "$size") (round $rnd)"
+  { echo "\$ ${PLAIN[$api]} ${devarg[*]:-} --size $size --reps $(reps_for "$size") ${grids:+--grids $grids}"
+    "${PLAIN[$api]}" ${devarg[@]+"${devarg[@]}"} --size "$size" --reps "$(reps_for "$size")" ${grids:+--grids "$grids"} \
+      --csv "$f.csv"
+    echo "exit $?"; } > "$f.log" 2>&1
+}
+
+# Round 1: blocksweep batch, plain, blocksweep synced; round 2 the reverse, so that each
+# comparison has the plain program once before and once after blocksweep.
+for rnd in $(seq 1 "$ROUNDS"); do
+  for size in $SIZES; do
+    for api in $APIS; do
+      if [ $((rnd % 2)) -eq 1 ]; then
+        bs "$api" "$size" batch "$rnd"; plain "$api" "$size" "$rnd"; bs "$api" "$size" synced "$rnd"
+      else
+        bs "$api" "$size" synced "$rnd"; plain "$api" "$size" "$rnd"; bs "$api" "$size" batch "$rnd"
+      fi
+    done
+  done
+done
+
+# The whole process, all three APIs at 4K with the defaults (13 sizes, verify, copy ceilings).
+for i in $(seq 1 "$WALL_RUNS"); do
+  note "wall $i: blocksweep sweep ${devarg[*]:-} ${wallargs[*]:-}"
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f %e -o "$R/wall-$i.txt" "$B" sweep ${devarg[@]+"${devarg[@]}"} ${wallargs[@]+"${wallargs[@]}"} > "$R/wall-$i.out" 2>&1
+  else # no GNU time there: bash's own, same %e meaning (elapsed seconds)
+    { TIMEFORMAT=%R; time "$B" sweep ${devarg[@]+"${devarg[@]}"} ${wallargs[@]+"${wallargs[@]}"} > "$R/wall-$i.out" 2>&1; } 2> "$R/wall-$i.txt"
+  fi
+  echo "exit $?" >> "$R/wall-$i.out"
+done
+
+note "summary"
+python3 benches/summarize.py "$R" > "$R/summary.txt" 2>&1
+cat "$R/summary.txt"
+note "done"
+if [ "$PACK" = 1 ]; then
+  # At most a few files come back from $OUT: keep the summary and the log loose, pack the rest.
+  (cd "$R" && tar czf raw.tgz --exclude raw.tgz --exclude summary.txt --exclude bench.log -- * \
+     && find . -maxdepth 1 -type f ! -name raw.tgz ! -name summary.txt ! -name bench.log -delete)
+fi
