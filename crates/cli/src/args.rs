@@ -77,7 +77,8 @@ pub struct DeviceArgs {
     /// Default: every API that sees the selected device.
     #[arg(long, short, value_parser = backend_names())]
     pub backend: Option<String>,
-    /// Device: index from `blocksweep devices`, UUID prefix, or name substring. Default: the first GPU, else the first device.
+    /// Device: index from `blocksweep devices`, UUID prefix, or name substring; `all` for every GPU (one report per GPU),
+    /// or a comma-separated list. Default: the first GPU, else the first device.
     #[arg(long, short)]
     pub device: Option<String>,
     /// How the CUDA kernel is compiled.

@@ -1,30 +1,14 @@
 //! `--plot FILE.svg`: GB/s against block size on a log2 axis, one line per API, each API's
 //! copy ceiling as a dashed line, and each API's >= 95 %-of-best band shaded.
 
-use std::path::Path;
-
 use blocksweep_core::report::Report;
 use plotters::prelude::*;
-
-use crate::output::OutputTarget;
 
 const COLOURS: [RGBColor; 3] = [
     RGBColor(0x1b, 0x9e, 0x77),
     RGBColor(0xd9, 0x5f, 0x02),
     RGBColor(0x75, 0x70, 0xb3),
 ];
-
-/// Checks `path` (see [`OutputTarget::check`]), draws, and writes the SVG through it.
-pub fn write_svg(report: &Report, path: &Path) -> anyhow::Result<()> {
-    let target = OutputTarget::check(path).map_err(anyhow::Error::msg)?;
-    write_svg_to(report, &target)
-}
-
-/// Draws and writes the SVG to a target checked before the run.
-pub fn write_svg_to(report: &Report, target: &OutputTarget) -> anyhow::Result<()> {
-    let svg = render_svg(report)?;
-    target.write(svg.as_bytes()).map_err(anyhow::Error::msg)
-}
 
 /// The SVG text; an error when no row ran.
 pub fn render_svg(report: &Report) -> anyhow::Result<String> {

@@ -184,6 +184,11 @@ impl Registry {
     }
 }
 
+/// Whether a `--device` value names several devices (`all`, or a comma-separated list).
+pub fn is_multi_device(spec: &str) -> bool {
+    spec.trim().eq_ignore_ascii_case("all") || spec.contains(',')
+}
+
 fn probe_one(driver: &dyn Driver) -> Result<Vec<DeviceIdentity>, String> {
     match driver.probe() {
         Ok(d) if d.is_empty() => Err(format!("the {} driver lists no device", driver.api())),
@@ -259,6 +264,53 @@ impl Registry {
         })
     }
 
+    /// Resolves a device spec that may name several physical devices, one [`Targets`] per
+    /// device in device order: `all` (every GPU; every device when there is no GPU), or a
+    /// comma-separated list of what `--device` accepts. A spec naming one device gives one.
+    pub fn targets_each(
+        &self,
+        choice: &ApiChoice,
+        device: Option<&str>,
+    ) -> Result<Vec<Targets>, String> {
+        let Some(spec) = device.filter(|s| is_multi_device(s)) else {
+            return Ok(vec![self.targets(choice, device)?]);
+        };
+        let mut chosen: Vec<usize> = Vec::new();
+        if spec.trim().eq_ignore_ascii_case("all") {
+            // With one API chosen, `all` means every device that API sees.
+            let seen = |p: &&PhysicalDevice| match choice {
+                ApiChoice::Only(api) => p.member(*api).is_some(),
+                _ => true,
+            };
+            let candidates: Vec<&PhysicalDevice> = self.physical.iter().filter(seen).collect();
+            let gpus: Vec<usize> = candidates
+                .iter()
+                .filter(|p| p.kind == DeviceKind::Gpu)
+                .map(|p| p.index)
+                .collect();
+            chosen = match gpus.is_empty() {
+                true => candidates.iter().map(|p| p.index).collect(),
+                false => gpus,
+            };
+            if chosen.is_empty() {
+                return Err(self.nothing_found());
+            }
+        } else {
+            for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                let p = self.select(Some(part))?;
+                if !chosen.contains(&p.index) {
+                    chosen.push(p.index);
+                }
+            }
+        }
+        let one = |i: usize| match choice {
+            // `all` APIs per device means: every API that sees this device.
+            ApiChoice::All => self.targets(&ApiChoice::Seeing, Some(&i.to_string())),
+            c => self.targets(c, Some(&i.to_string())),
+        };
+        chosen.into_iter().map(one).collect()
+    }
+
     fn one_api_target(&self, api: Api, device: Option<&str>) -> Result<Targets, String> {
         if self.unavailable(api).is_some() {
             return Err(self.unavailable_message(api));
@@ -286,5 +338,119 @@ impl Registry {
             devices: vec![dev],
             one_physical_device: true,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{TEST_API_A, TEST_API_B, TEST_API_C};
+
+    struct Fake(Api);
+    impl Driver for Fake {
+        fn api(&self) -> Api {
+            self.0
+        }
+        fn probe(&self) -> Result<Vec<DeviceIdentity>, BackendError> {
+            unreachable!("the test builds its probes")
+        }
+        fn open(
+            &self,
+            _: &DeviceIdentity,
+            _: &OpenOptions,
+        ) -> Result<Box<dyn Backend>, BackendError> {
+            unreachable!("the test opens nothing")
+        }
+    }
+    static A: Fake = Fake(TEST_API_A);
+    static B: Fake = Fake(TEST_API_B);
+    static C: Fake = Fake(TEST_API_C);
+
+    fn gpu(api: Api, index: usize, uuid: u8, pci: Option<&str>) -> DeviceIdentity {
+        DeviceIdentity {
+            api,
+            index,
+            name: "NVIDIA H200".into(),
+            vendor: "NVIDIA".into(),
+            driver: "580".into(),
+            api_version: String::new(),
+            platform: String::new(),
+            kind: DeviceKind::Gpu,
+            uuid: Some([uuid; 16]),
+            pci_bus_id: pci.map(Into::into),
+        }
+    }
+
+    /// Two H200s of the same name; the second API lists them in the opposite order, the third
+    /// names them only by PCI address and has a CPU device first.
+    fn two_gpus() -> Registry {
+        let cpu = DeviceIdentity {
+            name: "pthread-cpu".into(),
+            kind: DeviceKind::Cpu,
+            uuid: None,
+            ..gpu(TEST_API_C, 0, 0, None)
+        };
+        let mut c1 = gpu(TEST_API_C, 1, 0, Some("0000:19:00.0"));
+        let mut c2 = gpu(TEST_API_C, 2, 0, Some("0000:3b:00.0"));
+        (c1.uuid, c2.uuid) = (None, None);
+        let mut a1 = gpu(TEST_API_A, 0, 1, Some("0000:19:00.0"));
+        let a2 = gpu(TEST_API_A, 1, 2, Some("0000:3b:00.0"));
+        a1.pci_bus_id = Some("0000:19:00.0".into());
+        Registry::from_probes(vec![
+            Probe {
+                driver: &A,
+                devices: Ok(vec![a1, a2]),
+            },
+            Probe {
+                driver: &B,
+                devices: Ok(vec![
+                    gpu(TEST_API_B, 0, 2, None),
+                    gpu(TEST_API_B, 1, 1, None),
+                ]),
+            },
+            Probe {
+                driver: &C,
+                devices: Ok(vec![cpu, c1, c2]),
+            },
+        ])
+    }
+
+    #[test]
+    fn identical_gpus_in_swapped_order_are_never_crossed() {
+        let reg = two_gpus();
+        let each = reg.targets_each(&ApiChoice::Seeing, Some("all")).unwrap();
+        assert_eq!(each.len(), 2, "two GPUs; the CPU is not a GPU");
+        let view = |t: &Targets| -> Vec<(Api, usize)> {
+            t.devices.iter().map(|d| (d.api, d.index)).collect()
+        };
+        // GPU with UUID 1: A#0, B#1 (matched by UUID), C#1 (by PCI address through A#0).
+        assert_eq!(
+            view(&each[0]),
+            [(TEST_API_A, 0), (TEST_API_B, 1), (TEST_API_C, 1)]
+        );
+        assert_eq!(
+            view(&each[1]),
+            [(TEST_API_A, 1), (TEST_API_B, 0), (TEST_API_C, 2)]
+        );
+        assert!(each.iter().all(|t| t.one_physical_device));
+        for t in &each {
+            let uuids: Vec<_> = t.devices.iter().filter_map(|d| d.uuid).collect();
+            assert!(uuids.windows(2).all(|w| w[0] == w[1]), "{:?}", t.devices);
+        }
+        // A list names devices the way --device does; duplicates collapse.
+        let listed = reg
+            .targets_each(&ApiChoice::Seeing, Some("1, 0,1"))
+            .unwrap();
+        assert_eq!(view(&listed[0]), view(&each[1]));
+        assert_eq!(listed.len(), 2);
+        // One API on every GPU.
+        let only = reg
+            .targets_each(&ApiChoice::Only(TEST_API_B), Some("all"))
+            .unwrap();
+        assert_eq!(
+            only.iter().map(view).collect::<Vec<_>>(),
+            [vec![(TEST_API_B, 1)], vec![(TEST_API_B, 0)]]
+        );
+        assert!(reg.targets_each(&ApiChoice::Seeing, Some("0,9")).is_err());
     }
 }

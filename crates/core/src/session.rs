@@ -125,8 +125,13 @@ impl Session {
                 )));
             }
         }
-        check_host_memory(pixels)
-            .map_err(|why| SessionError::Input(format!("frame {width}x{height} {why}")))
+        let apis: Vec<_> = self
+            .backends
+            .iter()
+            .map(|b| (b.api(), b.identity().kind))
+            .collect();
+        crate::hostmem::check_frame(width, height, &apis)
+            .map_err(|e| SessionError::Input(e.to_string()))
     }
 
     /// On one physical device every API runs the same (block, grid) pairs, planned by the
@@ -246,28 +251,4 @@ impl Session {
             format!("no block size can run: {}", reasons.join("; "))
         })
     }
-}
-
-/// MemAvailable from /proc/meminfo, in bytes, where there is one.
-fn host_memory_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// The host side alone needs six planes (three inputs, the reference, the read-back, one
-/// staging copy).
-fn check_host_memory(pixels: u64) -> Result<(), String> {
-    if let Some(avail) = host_memory_available() {
-        let need = pixels.saturating_mul(4 * 6);
-        if need > avail {
-            return Err(format!(
-                "needs about {} MiB of host memory; {} MiB is available",
-                need >> 20,
-                avail >> 20
-            ));
-        }
-    }
-    Ok(())
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use blocksweep_core::report::compare::render;
-use blocksweep_core::report::{parse_report, Report};
+use blocksweep_core::report::{heading, parse_reports, Report};
 
 use crate::args::{CompareArgs, FormatChoice};
 use crate::output::{describe, stdio};
@@ -23,18 +23,29 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let mut reports: Vec<(String, Report)> = Vec::new();
     for path in &args.files {
         let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
-        let report = parse_report(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
-        if report.results.is_empty() {
+        let runs = parse_reports(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
+        if runs.iter().all(|r| r.results.is_empty()) {
             return Err(usage(format!(
                 "{}: the report holds no results",
                 path.display()
             )));
         }
-        let label = path
+        let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        reports.push((label, report));
+        // A multi-device run is one column per device: "run#0", "run#1".
+        let many = runs.len() > 1;
+        for (i, report) in runs.into_iter().enumerate() {
+            let label = match many {
+                true => format!("{stem}#{i}"),
+                false => stem.clone(),
+            };
+            if many {
+                stdio::eprint_line(&format!("blocksweep: {label} = {}", heading(i, &report)));
+            }
+            reports.push((label, report));
+        }
     }
     stdio::print(&render(&reports, args.format == FormatChoice::Markdown))?;
     Ok(ExitCode::SUCCESS)

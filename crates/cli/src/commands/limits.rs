@@ -9,25 +9,30 @@ use crate::output::stdio;
 
 pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
     let reg = super::registry();
-    let targets = super::resolve(&reg, &args.device)?;
+    let each = super::resolve_each(&reg, &args.device)?;
     let options = args.device.open_options();
-    let mut views = Vec::new();
+    let mut groups: Vec<Vec<ApiLimits>> = Vec::new();
     let mut failed = false;
-    for d in &targets.devices {
-        match reg.open(d, &options) {
-            Ok(b) => views.push(ApiLimits {
-                device: b.identity().clone(),
-                limits: b.limits().clone(),
-                kernel: b.kernel_facts().clone(),
-                timer: b.timer(),
-            }),
-            Err(e) => {
-                warn!("{e}");
-                failed = true;
+    for targets in &each {
+        let mut views = Vec::new();
+        for d in &targets.devices {
+            match reg.open(d, &options) {
+                Ok(b) => views.push(ApiLimits {
+                    device: b.identity().clone(),
+                    limits: b.limits().clone(),
+                    kernel: b.kernel_facts().clone(),
+                    timer: b.timer(),
+                }),
+                Err(e) => {
+                    warn!("{e}");
+                    failed = true;
+                }
             }
         }
+        groups.push(views);
     }
     let md = args.format == FormatChoice::Markdown;
+    let views: Vec<ApiLimits> = groups.iter().flatten().cloned().collect();
     match args.format {
         FormatChoice::Json => stdio::println(&serde_json::to_string_pretty(&views)?)?,
         FormatChoice::Csv => {
@@ -45,9 +50,23 @@ pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
             }
             stdio::print(&text)?;
         }
-        _ if views.len() == 1 => stdio::print(&render_single(&views[0], md))?,
-        _ if views.is_empty() => {}
-        _ => stdio::print(&render_cross(&views, md))?,
+        _ => {
+            let mut text = String::new();
+            for (targets, views) in each.iter().zip(&groups) {
+                if each.len() > 1 {
+                    text.push_str(&super::device_heading(targets, md));
+                }
+                match views.len() {
+                    0 => {}
+                    1 => text.push_str(&render_single(&views[0], md)),
+                    _ => text.push_str(&render_cross(views, md)),
+                }
+                if each.len() > 1 {
+                    text.push('\n');
+                }
+            }
+            stdio::print(&text)?;
+        }
     }
     Ok(if failed {
         ExitCode::from(1)

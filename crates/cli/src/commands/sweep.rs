@@ -1,26 +1,27 @@
-//! `blocksweep sweep`: arguments in, a core [`Session`] measures, results out.
+//! `blocksweep sweep`: arguments in, a core [`Session`] per physical device measures, results
+//! out.
 //!
-//! Output files are rewritten as rows arrive (at most every half second, and after every API),
-//! so a failure or an interrupt never loses what was measured. Exit code: 0 all good; 1 a
-//! sweep failed (mismatch, driver error, validation message); 2 bad input, including a frame
-//! too large for the device and a block list of which no row can run on any API.
+//! Every output path is checked before anything is measured. Regular output files are
+//! rewritten atomically after every row, so a failure or an interrupt never loses what was
+//! measured; special files (FIFOs, terminals, /dev/stdout) are written once, at the end. If a
+//! write fails after the measurement, the results go to stdout instead. Exit code: 0 all good;
+//! 1 a sweep failed (mismatch, driver error, validation message) or a result could not be
+//! written; 2 bad input, including a frame too large for the device and a block list of which
+//! no row can run on any API.
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::SystemTime;
 
-use anyhow::Context;
-use blocksweep_core::report::{write_atomic, Format, Report};
+use blocksweep_core::report::{render_runs, Format, Report};
 use blocksweep_core::session::{Session, SessionError};
-use blocksweep_core::sweep::Observer as _;
-use blocksweep_core::Frame;
+use blocksweep_core::sweep::{Observer as _, SweepConfig};
+use blocksweep_core::{Frame, Targets};
 
 use crate::args::{FormatChoice, SweepArgs};
+use crate::output::{stdio, OutputTarget};
 use crate::progress::Bar;
 use crate::usage;
-
-/// Shortest interval between two rewrites of the output files while rows arrive.
-const SAVE_EVERY: Duration = Duration::from_millis(500);
 
 fn stdout_format(args: &SweepArgs) -> Format {
     match args.format {
@@ -44,12 +45,90 @@ fn file_format(args: &SweepArgs, path: &Path) -> Format {
     }
 }
 
-fn write_outputs(args: &SweepArgs, report: &Report) -> anyhow::Result<()> {
-    for path in &args.output {
-        let text = file_format(args, path).exporter().render(report);
-        write_atomic(path, &text).with_context(|| format!("writing {}", path.display()))?;
+/// The output files, checked before anything is measured, and what has been written.
+struct Outputs<'a> {
+    args: &'a SweepArgs,
+    files: Vec<OutputTarget>,
+    plot: Option<OutputTarget>,
+    /// The first write that failed; later saves are skipped and the run ends on stdout.
+    failed: Option<String>,
+}
+
+impl<'a> Outputs<'a> {
+    fn check(args: &'a SweepArgs) -> anyhow::Result<Outputs<'a>> {
+        let check = |p: &Path| OutputTarget::check(p).map_err(usage);
+        Ok(Outputs {
+            args,
+            files: args
+                .output
+                .iter()
+                .map(|p| check(p))
+                .collect::<Result<_, _>>()?,
+            plot: args.plot.as_deref().map(check).transpose()?,
+            failed: None,
+        })
     }
-    Ok(())
+
+    /// Rewrites the regular files (special files are written once, by `finish`), once a row
+    /// has been measured: a run that measured nothing leaves the files as they were.
+    fn save(&mut self, runs: &[Report]) {
+        let measured = runs
+            .iter()
+            .flat_map(|r| &r.results)
+            .any(|r| r.rows_run() > 0);
+        if self.failed.is_some() || !measured {
+            return;
+        }
+        for t in self.files.iter().filter(|t| t.is_atomic()) {
+            let text = render_runs(file_format(self.args, t.path()), runs);
+            if let Err(e) = t.write(text.as_bytes()) {
+                self.failed = Some(e);
+                return;
+            }
+        }
+    }
+
+    /// Writes every file and the plot; prints to stdout when there is no file, or when a
+    /// write failed (the measured rows are never dropped). Returns false on a failed write.
+    fn finish(&mut self, runs: &[Report]) -> anyhow::Result<bool> {
+        if self.failed.is_none() {
+            for t in &self.files {
+                let text = render_runs(file_format(self.args, t.path()), runs);
+                if let Err(e) = t.write(text.as_bytes()) {
+                    self.failed = Some(e);
+                    break;
+                }
+                stdio::eprint_line(&format!("blocksweep: wrote {}", t.path().display()));
+            }
+        }
+        if self.files.is_empty() || self.failed.is_some() {
+            stdio::print(&render_runs(stdout_format(self.args), runs))?;
+        }
+        if let Some(e) = &self.failed {
+            warn!("{e}; the results are on stdout instead");
+        }
+        let mut ok = self.failed.is_none();
+        if let Some(target) = &self.plot {
+            // One plot per run; with several devices, the first device's.
+            match crate::plot::render_svg(&runs[0]) {
+                Err(e) => {
+                    warn!("plot {}: {e:#}", target.path().display());
+                    ok = false;
+                }
+                Ok(svg) => match target.write(svg.as_bytes()) {
+                    Ok(()) => stdio::eprint_line(&format!(
+                        "blocksweep: plotted {}",
+                        target.path().display()
+                    )),
+                    Err(e) => {
+                        warn!("{e}");
+                        ok = false;
+                    }
+                },
+            }
+        }
+        Ok(ok)
+    }
 }
 
 fn session_error(e: SessionError) -> anyhow::Error {
@@ -59,83 +138,99 @@ fn session_error(e: SessionError) -> anyhow::Error {
     }
 }
 
+/// How one device's sweep ended.
+enum Ended {
+    /// Measured (perhaps with failures recorded in the report).
+    Measured { failed: bool },
+    /// Bad input found during the run (a frame too large when allocated, no row could run):
+    /// exit 2, and the files keep what they held.
+    BadInput(String),
+}
+
 pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let reg = super::registry();
-    let targets = super::resolve(&reg, &args.device)?;
+    let each = reg
+        .targets_each(&args.device.choice(), args.device.device.as_deref())
+        .map_err(usage)?;
+    let mut outputs = Outputs::check(args)?;
     let config = args.config();
+    let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let mut runs: Vec<Report> = Vec::new();
+    let mut failed = false;
+    for targets in each {
+        let report = Report::new(format!("blocksweep {}", env!("CARGO_PKG_VERSION")), &date);
+        let (report, ended) = sweep_device(args, &config, &reg, targets, report, &mut |r| {
+            let mut all = runs.clone();
+            all.push(r.clone());
+            outputs.save(&all);
+        })?;
+        match ended {
+            Ended::BadInput(why) => return Err(usage(why)),
+            Ended::Measured { failed: f } => failed |= f,
+        }
+        for f in &report.failures {
+            warn!("{}: {}", f.api, f.message);
+        }
+        runs.push(report);
+    }
+    let written = outputs.finish(&runs)?;
+    Ok(if failed || !written {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Opens the APIs on one physical device, checks the frame, and sweeps; `save` sees the report
+/// after every row.
+fn sweep_device(
+    args: &SweepArgs,
+    config: &SweepConfig,
+    reg: &blocksweep_core::Registry,
+    targets: Targets,
+    mut report: Report,
+    save: &mut dyn FnMut(&Report),
+) -> anyhow::Result<(Report, Ended)> {
     let mut bar = Bar::new();
-    let opened = Session::open(&reg, targets, &args.device.open_options(), &mut bar);
+    let opened = Session::open(reg, targets, &args.device.open_options(), &mut bar);
     let mut session = opened.map_err(|e| {
         bar.finish();
         session_error(e)
     })?;
     let (w, h) = args.size;
-    session.check_frame(w, h).map_err(|e| {
+    if let Err(e) = session.check_frame(w, h) {
         bar.finish();
-        session_error(e)
-    })?;
+        return Err(session_error(e));
+    }
     bar.status(None, "generating the frame and its CPU reference");
-    let frame = Frame::try_generate(w, h, args.seed)?;
-    let reference = frame.try_reference()?;
-
-    let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
-    let mut report = Report::new(format!("blocksweep {}", env!("CARGO_PKG_VERSION")), date);
-    let mut last_save = Instant::now();
-    let mut save_error: Option<anyhow::Error> = None;
-    let mut save = |r: &Report| {
-        if save_error.is_none() && last_save.elapsed() >= SAVE_EVERY {
-            let mut r = r.clone();
-            r.refresh_answer();
-            save_error = write_outputs(args, &r).err();
-            last_save = Instant::now();
-        }
+    let frame = Frame::try_generate(w, h, args.seed).map_err(|e| usage(e.to_string()))?;
+    let reference = frame.try_reference().map_err(|e| usage(e.to_string()))?;
+    let mut on_row = |r: &Report| {
+        let mut r = r.clone();
+        r.refresh_answer();
+        save(&r);
     };
     let outcome = session.sweep(
         &frame,
         &reference,
-        &config,
+        config,
         &mut report,
         &mut bar,
-        &mut save,
+        &mut on_row,
     );
     bar.finish();
     drop(session);
     let outcome = outcome?;
     report.refresh_answer();
-
     if let Some(msg) = outcome.too_big {
-        return Err(usage(msg));
+        return Ok((report, Ended::BadInput(msg)));
     }
     if args.blocks.is_some() && !outcome.failed {
         if let Some(why) = Session::nothing_ran(&report) {
             // A run that measured nothing writes nothing: the files keep what they held.
-            return Err(usage(why));
+            return Ok((report, Ended::BadInput(why)));
         }
     }
-    if args.output.is_empty() {
-        print!("{}", stdout_format(args).exporter().render(&report));
-    } else {
-        write_outputs(args, &report)?;
-        for path in &args.output {
-            eprintln!("blocksweep: wrote {}", path.display());
-        }
-    }
-    let mut failed = outcome.failed || !report.failures.is_empty();
-    if let Some(svg) = &args.plot {
-        match crate::plot::write_svg(&report, svg) {
-            Ok(()) => eprintln!("blocksweep: plotted {}", svg.display()),
-            Err(e) => {
-                eprintln!("blocksweep: plot {}: {e:#}", svg.display());
-                failed = true;
-            }
-        }
-    }
-    for f in &report.failures {
-        eprintln!("blocksweep: {}: {}", f.api, f.message);
-    }
-    Ok(if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    let failed = outcome.failed || !report.failures.is_empty();
+    Ok((report, Ended::Measured { failed }))
 }

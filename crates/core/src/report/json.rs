@@ -17,6 +17,26 @@ impl Exporter for JsonExporter {
 pub fn parse_report(text: &str) -> Result<Report, String> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    check_schema(&value)?;
+    serde_json::from_value(value).map_err(|e| format!("not a blocksweep report: {e}"))
+}
+
+/// Reads one report or a fleet of them (a multi-device run: `{"runs": [...]}`).
+pub fn parse_reports(text: &str) -> Result<Vec<Report>, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    check_schema(&value)?;
+    if value.get("runs").is_some() {
+        let fleet: super::Fleet =
+            serde_json::from_value(value).map_err(|e| format!("not a blocksweep report: {e}"))?;
+        return Ok(fleet.runs);
+    }
+    serde_json::from_value(value)
+        .map(|r| vec![r])
+        .map_err(|e| format!("not a blocksweep report: {e}"))
+}
+
+fn check_schema(value: &serde_json::Value) -> Result<(), String> {
     match value.get("schema_version").and_then(|v| v.as_u64()) {
         Some(v) if v == super::SCHEMA_VERSION as u64 => {}
         Some(v) => {
@@ -27,5 +47,5 @@ pub fn parse_report(text: &str) -> Result<Report, String> {
         }
         None => return Err("not a blocksweep report (no schema_version)".into()),
     }
-    serde_json::from_value(value).map_err(|e| format!("not a blocksweep report: {e}"))
+    Ok(())
 }

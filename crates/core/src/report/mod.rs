@@ -7,6 +7,7 @@
 mod answer;
 pub mod compare;
 mod csv;
+mod fleet;
 mod json;
 pub mod limits;
 mod merged;
@@ -20,7 +21,8 @@ use crate::sweep::SweepResult;
 
 pub use self::answer::{PortableAnswer, Shortfall, GOOD_FRACTION};
 pub use self::csv::CsvExporter;
-pub use self::json::{parse_report, JsonExporter};
+pub use self::fleet::{heading, render_runs, Fleet};
+pub use self::json::{parse_report, parse_reports, JsonExporter};
 pub use self::text::{MarkdownExporter, TableExporter};
 
 /// Bumped whenever a field of the JSON changes meaning or goes away.
@@ -131,26 +133,4 @@ impl Format {
             Format::Json => Box::new(JsonExporter),
         }
     }
-}
-
-/// Writes `contents` to `path` atomically: a temporary file beside it, then a rename, so a
-/// reader (or a crash) never sees half a report.
-///
-/// Superseded by the CLI's `output::OutputTarget` (symlinks followed, FIFOs and devices
-/// written through, fsync, temporary files removed on a signal; docs/output-files.md): remove
-/// this once `commands/sweep.rs` writes through that, its last caller.
-pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, contents)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }

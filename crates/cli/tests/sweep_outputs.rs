@@ -1,0 +1,149 @@
+//! What `sweep` does with its output paths and with several devices, through the real binary:
+//! paths are checked before measuring, a run that measured nothing leaves files alone, special
+//! files are written through, and `--device all` gives one report per device that `compare`
+//! reads directly.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use common::{api, available, bad_input, succeeds};
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("blocksweep-outputs-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const QUICK: [&str; 6] = ["--size", "96x64", "--blocks", "64", "--reps", "2"];
+
+#[test]
+fn output_paths_are_checked_before_anything_is_measured() {
+    if !available(api("opencl")) {
+        return;
+    }
+    let started = Instant::now();
+    let d = scratch("check");
+    let missing = d.join("no-such-dir/run.json");
+    let mut args = vec!["sweep", "--backend", "opencl", "--size", "3840x2160"];
+    args.extend(["-o", missing.to_str().unwrap()]);
+    bad_input(&args, "does not exist");
+    let svg = d.join("no-such-dir/p.svg");
+    let args = [
+        "sweep",
+        "--backend",
+        "opencl",
+        "--plot",
+        svg.to_str().unwrap(),
+    ];
+    bad_input(&args, "does not exist");
+    let args = ["sweep", "--backend", "opencl", "-o", d.to_str().unwrap()];
+    bad_input(&args, "directory");
+    // A 4K sweep on a CPU driver takes many seconds: refusing took far less.
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+}
+
+#[test]
+fn a_run_that_measures_nothing_keeps_the_old_file_and_a_fifo_stays_a_fifo() {
+    if !available(api("opencl")) {
+        return;
+    }
+    let d = scratch("keep");
+    let keep = d.join("keep.json");
+    let mut args: Vec<&str> = vec!["sweep", "--backend", "opencl"];
+    args.extend(QUICK);
+    let keep_s = keep.to_str().unwrap().to_string();
+    let mut good = args.clone();
+    good.extend(["-o", &keep_s]);
+    succeeds(&good);
+    let before = std::fs::read(&keep).unwrap();
+    bad_input(
+        &[
+            "sweep",
+            "--backend",
+            "opencl",
+            "--size",
+            "96x64",
+            "--blocks",
+            "99999",
+            "-o",
+            &keep_s,
+        ],
+        "no block size can run",
+    );
+    assert_eq!(
+        std::fs::read(&keep).unwrap(),
+        before,
+        "keep.json was rewritten"
+    );
+
+    let fifo = d.join("results.fifo");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let mut to_fifo = args.clone();
+    let fifo_s = fifo.to_str().unwrap().to_string();
+    to_fifo.extend(["--format", "csv", "-o", &fifo_s]);
+    succeeds(&to_fifo);
+    let text = reader.join().unwrap();
+    assert!(text.starts_with("api,device,block"), "{text}");
+    assert_eq!(
+        text.matches("api,device,block").count(),
+        1,
+        "written once: {text}"
+    );
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+}
+
+#[test]
+fn device_all_sweeps_each_device_into_one_file_that_compare_reads() {
+    let apis: Vec<_> = ["vulkan", "opencl"]
+        .into_iter()
+        .filter(|k| available(api(k)))
+        .collect();
+    if apis.is_empty() {
+        return;
+    }
+    let d = scratch("all");
+    let out = d.join("fleet.json");
+    let out_s = out.to_str().unwrap().to_string();
+    let mut args: Vec<&str> = vec!["sweep", "--backend", "all", "--device", "all"];
+    args.extend(QUICK);
+    args.extend(["-o", &out_s]);
+    succeeds(&args);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let devices = succeeds(&["devices", "--format", "json"]);
+    let dv: serde_json::Value = serde_json::from_str(&devices).unwrap();
+    let physical = dv["physical_devices"].as_array().unwrap().len();
+    let runs = match v["runs"].as_array() {
+        Some(r) => r.clone(),
+        None => vec![v.clone()],
+    };
+    assert_eq!(runs.len(), physical, "one report per device: {v}");
+    for r in &runs {
+        for result in r["results"].as_array().unwrap() {
+            assert!(result["rows"][0]["verified"].as_bool().unwrap());
+        }
+    }
+    let cmp = succeeds(&["compare", &out_s, &out_s]);
+    let columns = cmp.lines().filter(|l| l.contains("] fleet#")).count();
+    let results: usize = runs
+        .iter()
+        .map(|r| r["results"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(
+        columns,
+        2 * results,
+        "compare shows every device's runs:\n{cmp}"
+    );
+}
