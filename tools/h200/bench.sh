@@ -14,7 +14,8 @@
 # default device), SIZES ("3840x2160 7680x4320"), APIS ("cuda vulkan opencl"), ROUNDS (2),
 # PLAIN_REPS (N of the plain programs; default 200 at 4K and below, 100 above), WALL_RUNS (3),
 # WALL_ARGS (extra arguments for the timed sweeps: none on the H200, where the defaults count),
-# PACK (1: leave summary.txt, summary.csv... and one raw.tgz instead of every raw file).
+# PACK (1: leave summary.txt, bench.log and one raw.tgz instead of every raw file),
+# DEADLINE_S (330: a round that would end later is skipped), STEP_S (150: timeout of each program).
 # Expected duration on an H200: about 2-3 minutes (see benches/README.md).
 set -u
 R=${OUT:?}/bench
@@ -27,6 +28,9 @@ ROUNDS=${ROUNDS:-2}
 WALL_RUNS=${WALL_RUNS:-3}
 read -r -a wallargs <<< "${WALL_ARGS:-}"
 PACK=${PACK:-1}
+DEADLINE_S=${DEADLINE_S:-330}   # no round starts that would end (at round 1's pace) past this
+STEP_S=${STEP_S:-150}           # no single program may run longer (timeout(1), where present)
+TO=(); command -v timeout > /dev/null && TO=(timeout "$STEP_S")
 BIN=${BENCH_BIN:-benches/bin}
 LOG=$R/bench.log
 T0=$(date +%s)
@@ -75,7 +79,7 @@ bs() { # api size timing round
   local api=$1 size=$2 timing=$3 rnd=$4 f="$R/bs-$1-$2-$3-r$4"
   note "blocksweep $api $size --timing $timing (round $rnd)"
   { echo "\$ $B sweep --backend $api ${devarg[*]:-} --size $size --timing $timing"
-    "$B" sweep --backend "$api" ${devarg[@]+"${devarg[@]}"} --size "$size" --timing "$timing" --format csv \
+    ${TO[@]+"${TO[@]}"} "$B" sweep --backend "$api" ${devarg[@]+"${devarg[@]}"} --size "$size" --timing "$timing" --format csv \
       -o "$f.csv" -o "$f.json"
     echo "exit $?"; } > "$f.log" 2>&1
 }
@@ -89,14 +93,33 @@ plain() { # api size round
   [ -n "$grids" ] || grids=$(grids_of "$R/bs-$api-$size-batch-r1.csv" "$api")
   note "plain $api $size N=$(reps_for "$size") (round $rnd)"
   { echo "\$ ${PLAIN[$api]} ${devarg[*]:-} --size $size --reps $(reps_for "$size") ${grids:+--grids $grids}"
-    "${PLAIN[$api]}" ${devarg[@]+"${devarg[@]}"} --size "$size" --reps "$(reps_for "$size")" ${grids:+--grids "$grids"} \
+    ${TO[@]+"${TO[@]}"} "${PLAIN[$api]}" ${devarg[@]+"${devarg[@]}"} --size "$size" --reps "$(reps_for "$size")" ${grids:+--grids "$grids"} \
       --csv "$f.csv"
     echo "exit $?"; } > "$f.log" 2>&1
 }
 
+wall() { # the whole process, all three APIs at 4K with the defaults (13 sizes, verify, copy ceilings)
+  local i
+  for i in $(seq 1 "$WALL_RUNS"); do
+    note "wall $i: blocksweep sweep ${devarg[*]:-} ${wallargs[*]:-}"
+    if [ -x /usr/bin/time ]; then
+      /usr/bin/time -f %e -o "$R/wall-$i.txt" "$B" sweep ${devarg[@]+"${devarg[@]}"} ${wallargs[@]+"${wallargs[@]}"} > "$R/wall-$i.out" 2>&1
+    else # no GNU time there: bash's own, same meaning (elapsed seconds)
+      { TIMEFORMAT=%R; time "$B" sweep ${devarg[@]+"${devarg[@]}"} ${wallargs[@]+"${wallargs[@]}"} > "$R/wall-$i.out" 2>&1; } 2> "$R/wall-$i.txt"
+    fi
+    echo "exit $?" >> "$R/wall-$i.out"
+  done
+}
+
 # Round 1: blocksweep batch, plain, blocksweep synced; round 2 the reverse, so that each
-# comparison has the plain program once before and once after blocksweep.
+# comparison has the plain program once before and once after blocksweep. The wall times come
+# right after round 1, and a round that would end past DEADLINE_S at round 1's pace is
+# skipped, so that the call stays near its ~6-minute budget even if something runs slow.
 for rnd in $(seq 1 "$ROUNDS"); do
+  if [ "$rnd" -gt 1 ] && [ $(( $(date +%s) - T0 + ROUND_S )) -gt "$DEADLINE_S" ]; then
+    note "round $rnd would end past ${DEADLINE_S}s (a round takes ${ROUND_S}s): skipped"; break
+  fi
+  rs=$(date +%s)
   for size in $SIZES; do
     for api in $APIS; do
       if [ $((rnd % 2)) -eq 1 ]; then
@@ -106,17 +129,8 @@ for rnd in $(seq 1 "$ROUNDS"); do
       fi
     done
   done
-done
-
-# The whole process, all three APIs at 4K with the defaults (13 sizes, verify, copy ceilings).
-for i in $(seq 1 "$WALL_RUNS"); do
-  note "wall $i: blocksweep sweep ${devarg[*]:-} ${wallargs[*]:-}"
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f %e -o "$R/wall-$i.txt" "$B" sweep ${devarg[@]+"${devarg[@]}"} ${wallargs[@]+"${wallargs[@]}"} > "$R/wall-$i.out" 2>&1
-  else # no GNU time there: bash's own, same %e meaning (elapsed seconds)
-    { TIMEFORMAT=%R; time "$B" sweep ${devarg[@]+"${devarg[@]}"} ${wallargs[@]+"${wallargs[@]}"} > "$R/wall-$i.out" 2>&1; } 2> "$R/wall-$i.txt"
-  fi
-  echo "exit $?" >> "$R/wall-$i.out"
+  ROUND_S=$(( $(date +%s) - rs ))
+  [ "$rnd" -eq 1 ] && wall
 done
 
 note "summary"
