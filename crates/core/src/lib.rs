@@ -21,8 +21,12 @@ pub mod report;
 pub mod session;
 
 pub mod sweep;
-#[cfg(test)]
-pub(crate) mod testing;
+/// Host test doubles (a backend that runs the kernels on the CPU, one that replays scripted
+/// times, three made-up APIs) for the core's own tests and, through the `test-support`
+/// feature, for the conformance kit's tests of itself. Not part of the library's API.
+#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
+pub mod testing;
 pub mod validate;
 pub mod verify;
 

@@ -1,0 +1,305 @@
+//! A libtest-mimic harness in which a missing driver is a visible skip: trials that need a
+//! device are reported as ignored with the reason, or, when `BLOCKSWEEP_REQUIRE` names the
+//! API, replaced by one failing `driver_available::<api>` trial.
+
+use std::process::ExitCode;
+use std::sync::{Arc, OnceLock};
+
+use blocksweep_core::{Api, DeviceIdentity, Driver};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+
+use crate::required;
+use crate::scenarios::{Target, SCENARIOS};
+
+/// What a trial's body may return: `()` (it ran; a panic is a failure) or a [`Completion`]
+/// (it may decide at run time that it cannot run here, with the reason).
+pub trait IntoCompletion {
+    fn into_completion(self) -> Completion;
+}
+
+impl IntoCompletion for () {
+    fn into_completion(self) -> Completion {
+        Completion::Completed
+    }
+}
+
+impl IntoCompletion for Completion {
+    fn into_completion(self) -> Completion {
+        self
+    }
+}
+
+/// The trial did not run here, for `reason` (shown as `ignored (<reason>)`).
+pub fn skip(reason: impl Into<String>) -> Completion {
+    Completion::ignored_with(reason.into())
+}
+
+/// [`skip`], except that it fails the trial when `BLOCKSWEEP_REQUIRE` names `api`: for what
+/// the API's tests need beyond its driver (a validation layer, a shader compiler).
+pub fn skip_unless_required(api: Api, reason: impl Into<String>) -> Completion {
+    let reason = reason.into();
+    if required(api) {
+        panic!(
+            "{} is required by BLOCKSWEEP_REQUIRE but {reason}",
+            api.key()
+        );
+    }
+    skip(reason)
+}
+
+/// Every device `driver` lists, or why there is none (a probe error, or an empty list).
+pub fn probe(driver: &dyn Driver) -> Result<Vec<DeviceIdentity>, String> {
+    match driver.probe() {
+        Ok(d) if d.is_empty() => Err(format!("the {} driver lists no device", driver.api())),
+        Ok(d) => Ok(d),
+        Err(e) => Err(e.message),
+    }
+}
+
+fn trial<R: IntoCompletion>(name: String, body: impl FnOnce() -> R + Send + 'static) -> Trial {
+    Trial::ignorable_test(name, move || Ok(body().into_completion()))
+}
+
+/// A list of trials, and the APIs whose trials could not be made for want of a device.
+#[derive(Default)]
+pub struct Harness {
+    trials: Vec<Trial>,
+    /// APIs required by BLOCKSWEEP_REQUIRE that have no device, with the reason.
+    missing: Vec<(Api, String)>,
+}
+
+impl Harness {
+    pub fn new() -> Harness {
+        Harness::default()
+    }
+
+    /// A trial that needs no device. The body panics to fail; it may return a [`Completion`].
+    pub fn test<R: IntoCompletion>(
+        mut self,
+        name: impl Into<String>,
+        body: impl FnOnce() -> R + Send + 'static,
+    ) -> Self {
+        self.trials.push(trial(name.into(), body));
+        self
+    }
+
+    /// A trial that runs only when asked for (`--ignored`, `--include-ignored`), like
+    /// `#[ignore]`: slow runs, and children that a parent trial starts in a process of its own.
+    pub fn test_ignored<R: IntoCompletion>(
+        mut self,
+        name: impl Into<String>,
+        body: impl FnOnce() -> R + Send + 'static,
+    ) -> Self {
+        self.trials
+            .push(trial(name.into(), body).with_ignored_flag(true));
+        self
+    }
+
+    /// Adds a trial made elsewhere.
+    pub fn push(mut self, trial: Trial) -> Self {
+        self.trials.push(trial);
+        self
+    }
+
+    /// Trials `<name>::<api>` for each of `names`, which need a device of `api` that it does
+    /// not have (`why`): each reported as ignored with the reason, or, when
+    /// `BLOCKSWEEP_REQUIRE` names the API, none of them and one failing
+    /// `driver_available::<api>` trial.
+    pub fn unavailable<S: AsRef<str>>(mut self, api: Api, why: &str, names: &[S]) -> Self {
+        if required(api) {
+            if !self.missing.iter().any(|(a, _)| *a == api) {
+                self.missing.push((api, why.to_string()));
+            }
+            return self;
+        }
+        let reason = format!("{api} unavailable: {why}");
+        for name in names {
+            let reason = reason.clone();
+            self.trials.push(trial(
+                format!("{}::{}", name.as_ref(), api.key()),
+                move || skip(reason),
+            ));
+        }
+        self
+    }
+
+    /// The trials, with a failing `driver_available::<api>` for each required API that has
+    /// no device.
+    pub fn into_trials(mut self) -> Vec<Trial> {
+        for (api, why) in std::mem::take(&mut self.missing) {
+            let message = format!(
+                "{api} is required by BLOCKSWEEP_REQUIRE ({}) but unavailable: {why}",
+                std::env::var("BLOCKSWEEP_REQUIRE").unwrap_or_default()
+            );
+            self.trials.push(Trial::test(
+                format!("driver_available::{}", api.key()),
+                move || Err(Failed::from(message)),
+            ));
+        }
+        self.trials
+    }
+
+    /// Runs the trials under the command line's arguments (filters, `--ignored`, `--list`,
+    /// `--test-threads`, ...), prints libtest's summary, and returns the exit code.
+    pub fn run(self) -> ExitCode {
+        let args = Arguments::from_args();
+        crate::set_verbose(args.nocapture || args.show_output);
+        libtest_mimic::run(&args, self.into_trials()).exit_code()
+    }
+}
+
+type DeviceBody = Arc<dyn Fn(&[DeviceIdentity], usize) -> Completion + Send + Sync>;
+
+/// The trials of one API: per-device trials on every device its driver lists (probed once,
+/// when the first one is added), and trials that need no device.
+pub struct Suite {
+    driver: &'static dyn Driver,
+    devices: OnceLock<Result<Arc<Vec<DeviceIdentity>>, String>>,
+    harness: Harness,
+}
+
+impl Suite {
+    pub fn new(driver: &'static dyn Driver) -> Suite {
+        Suite {
+            driver,
+            devices: OnceLock::new(),
+            harness: Harness::new(),
+        }
+    }
+
+    pub fn api(&self) -> Api {
+        self.driver.api()
+    }
+
+    /// The driver's devices, or why it has none (probed on first use).
+    pub fn devices(&self) -> Result<&[DeviceIdentity], &str> {
+        match self
+            .devices
+            .get_or_init(|| probe(self.driver).map(Arc::new))
+        {
+            Ok(d) => Ok(d.as_slice()),
+            Err(e) => Err(e.as_str()),
+        }
+    }
+
+    fn add_per_device(mut self, name: &str, ignored_flag: bool, body: DeviceBody) -> Self {
+        let devices = match self.devices() {
+            Ok(_) => self.devices.get().unwrap().as_ref().unwrap().clone(),
+            Err(why) => {
+                let why = why.to_string();
+                let api = self.api();
+                self.harness = self.harness.unavailable(api, &why, &[name]);
+                return self;
+            }
+        };
+        let key = self.api().key();
+        for (i, d) in devices.iter().enumerate() {
+            let (devices, body) = (devices.clone(), body.clone());
+            let t = trial(format!("{name}::{key}#{} {}", d.index, d.name), move || {
+                body(&devices, i)
+            });
+            self.harness = self.harness.push(t.with_ignored_flag(ignored_flag));
+        }
+        self
+    }
+
+    fn per_device<R: IntoCompletion>(
+        self,
+        name: &str,
+        ignored_flag: bool,
+        body: impl Fn(&DeviceIdentity) -> R + Send + Sync + 'static,
+    ) -> Self {
+        let body: DeviceBody = Arc::new(move |d, i| body(&d[i]).into_completion());
+        self.add_per_device(name, ignored_flag, body)
+    }
+
+    /// `name` on every device: one trial `<name>::<api>#<index> <device name>` each, whose
+    /// body gets the device's identity (and opens it with the crate's own `open`).
+    pub fn each_device<R: IntoCompletion>(
+        self,
+        name: &str,
+        body: impl Fn(&DeviceIdentity) -> R + Send + Sync + 'static,
+    ) -> Self {
+        self.per_device(name, false, body)
+    }
+
+    /// [`Suite::each_device`] for trials that run only when asked for (`--include-ignored`).
+    pub fn each_device_ignored<R: IntoCompletion>(
+        self,
+        name: &str,
+        body: impl Fn(&DeviceIdentity) -> R + Send + Sync + 'static,
+    ) -> Self {
+        self.per_device(name, true, body)
+    }
+
+    /// `name` once for the API, with all its devices: one trial `<name>::<api>`.
+    pub fn all_devices<R: IntoCompletion>(
+        mut self,
+        name: &str,
+        body: impl FnOnce(&[DeviceIdentity]) -> R + Send + 'static,
+    ) -> Self {
+        let api = self.api();
+        match self.devices() {
+            Ok(_) => {
+                let devices = self.devices.get().unwrap().as_ref().unwrap().clone();
+                self.harness = self
+                    .harness
+                    .test(format!("{name}::{}", api.key()), move || body(&devices));
+            }
+            Err(why) => {
+                let why = why.to_string();
+                self.harness = self.harness.unavailable(api, &why, &[name]);
+            }
+        }
+        self
+    }
+
+    /// A trial that needs no device (see [`Harness::test`]).
+    pub fn test<R: IntoCompletion>(
+        mut self,
+        name: impl Into<String>,
+        body: impl FnOnce() -> R + Send + 'static,
+    ) -> Self {
+        self.harness = self.harness.test(name, body);
+        self
+    }
+
+    /// A trial run only when asked for (see [`Harness::test_ignored`]).
+    pub fn test_ignored<R: IntoCompletion>(
+        mut self,
+        name: impl Into<String>,
+        body: impl FnOnce() -> R + Send + 'static,
+    ) -> Self {
+        self.harness = self.harness.test_ignored(name, body);
+        self
+    }
+
+    /// Every scenario of the kit ([`SCENARIOS`]), through this suite's driver.
+    pub fn kit(mut self) -> Self {
+        let driver = self.driver;
+        for s in SCENARIOS {
+            let check = s.check;
+            let run = move |devices: &[DeviceIdentity], index: usize| {
+                check(&Target {
+                    driver,
+                    devices: devices.to_vec(),
+                    index,
+                })
+            };
+            self = if s.per_device {
+                self.add_per_device(s.name, false, Arc::new(run))
+            } else {
+                self.all_devices(s.name, move |d| run(d, 0))
+            };
+        }
+        self
+    }
+
+    pub fn into_trials(self) -> Vec<Trial> {
+        self.harness.into_trials()
+    }
+
+    pub fn run(self) -> ExitCode {
+        self.harness.run()
+    }
+}

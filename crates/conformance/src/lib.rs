@@ -1,0 +1,124 @@
+//! The conformance kit: every scenario a blocksweep backend must pass, written once, and the
+//! test harness that runs it on every device a driver lists.
+//!
+//! A backend crate's `tests/conformance.rs` (a `[[test]]` with `harness = false`) is:
+//!
+//! ```text
+//! fn main() -> std::process::ExitCode {
+//!     blocksweep_conformance::main(&blocksweep_cuda::DRIVER)
+//! }
+//! ```
+//!
+//! Each scenario of [`SCENARIOS`] becomes one trial per device, named
+//! `<scenario>::<api>#<index> <device name>` (scenarios about the API as a whole, such as
+//! opening past the last device, are one trial `<scenario>::<api>`). Where the driver is
+//! missing or lists no device, every trial is reported as *ignored* with the reason, so the
+//! test summary counts what was not tested; when `BLOCKSWEEP_REQUIRE` names the API (CI), a
+//! single trial `driver_available::<api>` fails with the reason instead.
+//!
+//! API-specific tests use the same harness through [`Suite`] (per-device trials, plain trials,
+//! trials that skip at run time with a reason) and [`Harness`] (trials over several APIs), so
+//! a skip is visible everywhere it can happen.
+
+pub mod checks;
+mod harness;
+mod scenarios;
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use blocksweep_core::{Api, Backend, BackendResult, Driver, Launch, Stamps, Work};
+
+pub use checks::{claimed_frame, SMALL};
+pub use harness::{probe, skip, skip_unless_required, Harness, IntoCompletion, Suite};
+pub use libtest_mimic::{self, Completion};
+pub use scenarios::{Scenario, Target, SCENARIOS};
+
+/// Runs the whole kit on every device `driver` lists, as a test binary's `main`.
+pub fn main(driver: &'static dyn Driver) -> ExitCode {
+    Suite::new(driver).kit().run()
+}
+
+/// The APIs named in `BLOCKSWEEP_REQUIRE` (comma-separated keys: cuda, vulkan, opencl) among
+/// those registered in this process.
+pub fn required_apis() -> Vec<Api> {
+    std::env::var("BLOCKSWEEP_REQUIRE")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|s| Api::from_key(s.trim()))
+        .collect()
+}
+
+/// Whether `BLOCKSWEEP_REQUIRE` names `api` (by key, so no registration is needed).
+pub fn required(api: Api) -> bool {
+    std::env::var("BLOCKSWEEP_REQUIRE")
+        .unwrap_or_default()
+        .split(',')
+        .any(|s| s.trim().eq_ignore_ascii_case(api.key()))
+}
+
+/// For tests under the standard harness (the CLI's end-to-end tests), which cannot report a
+/// skip: fails when `BLOCKSWEEP_REQUIRE` names `api`, else prints a `SKIPPED` line on stderr
+/// and returns `true` (the caller returns early). A `harness = false` test uses [`Suite`] or
+/// [`skip_unless_required`] instead, whose skips show in the summary as ignored.
+pub fn skip_unavailable(api: Api, why: &str) -> bool {
+    if required(api) {
+        panic!("{api} is required by BLOCKSWEEP_REQUIRE but unavailable: {why}");
+    }
+    eprintln!(
+        "SKIPPED: {api} unavailable ({why}); set BLOCKSWEEP_REQUIRE={} to make this fail",
+        api.key()
+    );
+    true
+}
+
+/// One-call shapes for API-specific tests, written over [`Backend::run_batch`]: `warmups`
+/// untimed runs, then `reps` runs timed per dispatch, back to back.
+pub trait BatchExt {
+    fn dispatch_each(&mut self, launch: Launch, warmups: u32, reps: u32)
+        -> BackendResult<Vec<f64>>;
+    fn copy_each(&mut self, bytes: u64, warmups: u32, reps: u32) -> BackendResult<Vec<f64>>;
+}
+
+impl<B: Backend + ?Sized> BatchExt for B {
+    fn dispatch_each(
+        &mut self,
+        launch: Launch,
+        warmups: u32,
+        reps: u32,
+    ) -> BackendResult<Vec<f64>> {
+        self.run_batch(Work::Kernel(launch), warmups, Stamps::None)?;
+        Ok(self
+            .run_batch(Work::Kernel(launch), reps, Stamps::Each)?
+            .each_ms)
+    }
+
+    fn copy_each(&mut self, bytes: u64, warmups: u32, reps: u32) -> BackendResult<Vec<f64>> {
+        self.run_batch(Work::Copy { bytes }, warmups, Stamps::None)?;
+        Ok(self
+            .run_batch(Work::Copy { bytes }, reps, Stamps::Each)?
+            .each_ms)
+    }
+}
+
+static VERBOSE: AtomicBool = AtomicBool::new(false);
+
+/// Whether the run asked to see the trials' output (`--nocapture` or `--show-output`):
+/// libtest-mimic captures nothing, so trials print details only then.
+pub fn verbose() -> bool {
+    VERBOSE.load(Ordering::Relaxed)
+}
+
+pub(crate) fn set_verbose(on: bool) {
+    VERBOSE.store(on, Ordering::Relaxed);
+}
+
+/// `eprintln!` only under `--nocapture` / `--show-output` (see [`verbose`]).
+#[macro_export]
+macro_rules! show {
+    ($($arg:tt)*) => {
+        if $crate::verbose() {
+            eprintln!($($arg)*);
+        }
+    };
+}

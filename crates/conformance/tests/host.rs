@@ -1,0 +1,361 @@
+//! The kit tested on the core's host backend (a CPU simulation of the kernels): every scenario
+//! passes on it; each of a dozen broken variants of it fails the scenario meant to catch that
+//! fault; and the harness reports a driver without devices as ignored trials with the reason,
+//! or, under BLOCKSWEEP_REQUIRE, as one failing `driver_available` trial (checked by running
+//! this binary again as a child).
+
+use std::cell::Cell;
+use std::panic::{self, AssertUnwindSafe};
+use std::process::{Command, ExitCode};
+
+use blocksweep_conformance::{Harness, Suite, Target, SCENARIOS};
+use blocksweep_core::testing::{HostBackend, TEST_API_A, TEST_API_C};
+use blocksweep_core::{
+    Api, Backend, BackendError, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Driver,
+    ErrorKind, Frame, KernelFacts, KernelVariant, Limits, OpenOptions, Residency, Stamps,
+    TimerInfo, Work,
+};
+
+/// One thing a broken backend gets wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// poison_output does nothing.
+    NoPoison,
+    /// Stamps::Each returns no intervals.
+    NoEachStamps,
+    /// Stamps::Batch returns no interval.
+    NoBatchStamp,
+    /// Every dispatch after a refused one fails too.
+    StickyRefusal,
+    /// Runs blocks above its limits instead of refusing them.
+    NoRefusal,
+    /// Pads planes that are too short instead of refusing the frame.
+    PadsShortPlanes,
+    /// Does not check a frame against the device's memory (and "allocates" nothing).
+    IgnoresMemory,
+    /// Opens any index, even past the last device.
+    OpensAnyIndex,
+    /// Reports a zero block dimension.
+    ZeroBlockDim,
+    /// open() describes another device than probe() listed.
+    WrongIdentity,
+    /// Copies take no time.
+    UntimedCopy,
+    /// Writes garbage when a block has a z dimension.
+    Broken3d,
+    /// Runs the grid-stride kernel whichever kernel is chosen.
+    OneKernelOnly,
+}
+
+struct Faulty {
+    inner: HostBackend,
+    fault: Option<Fault>,
+    refused: bool,
+    /// The z dimension of the last block dispatched.
+    last_z: u32,
+}
+
+impl Faulty {
+    fn has(&self, f: Fault) -> bool {
+        self.fault == Some(f)
+    }
+}
+
+impl Backend for Faulty {
+    fn identity(&self) -> &DeviceIdentity {
+        &self.inner.identity
+    }
+    fn limits(&self) -> &Limits {
+        &self.inner.limits
+    }
+    fn kernel_facts(&self) -> &KernelFacts {
+        &self.inner.kernel
+    }
+    fn timer(&self) -> TimerInfo {
+        self.inner.timer()
+    }
+    fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
+        let pixels = frame.pixels() as usize;
+        if self.has(Fault::IgnoresMemory) && frame.r.is_empty() {
+            return Ok(());
+        }
+        if self.has(Fault::PadsShortPlanes) && pixels < 1 << 20 {
+            let mut padded = frame.clone();
+            for p in [&mut padded.r, &mut padded.g, &mut padded.b] {
+                p.resize(pixels, 0.0);
+            }
+            return self.inner.upload(&padded);
+        }
+        self.inner.upload(frame)
+    }
+    fn residency(&mut self, block: BlockSize) -> BackendResult<Option<Residency>> {
+        self.inner.residency(block)
+    }
+    fn poison_output(&mut self) -> BackendResult<()> {
+        if self.has(Fault::NoPoison) {
+            return Ok(());
+        }
+        self.inner.poison_output()
+    }
+    fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
+        if self.has(Fault::StickyRefusal) && self.refused {
+            let e = BackendError::new(self.api(), ErrorKind::Driver, "HOST_STICKY_ERROR");
+            return Err(e);
+        }
+        if let Work::Kernel(l) = work {
+            self.last_z = l.block.z;
+        }
+        if let (Some(Fault::NoRefusal), Work::Kernel(mut l)) = (self.fault, work) {
+            l.block = BlockSize::linear(l.block.x.min(1024));
+            return self.inner.run_batch(Work::Kernel(l), count, stamps);
+        }
+        let mut t = self.inner.run_batch(work, count, stamps);
+        if let Err(e) = &t {
+            self.refused |= e.kind == ErrorKind::LaunchRejected;
+        }
+        if let Ok(t) = &mut t {
+            match self.fault {
+                Some(Fault::NoEachStamps) => t.each_ms.clear(),
+                Some(Fault::NoBatchStamp) => t.batch_ms = None,
+                Some(Fault::UntimedCopy) if matches!(work, Work::Copy { .. }) => {
+                    t.each_ms.iter_mut().for_each(|x| *x = 0.0);
+                    t.batch_ms = t.batch_ms.map(|_| 0.0);
+                }
+                _ => {}
+            }
+        }
+        t
+    }
+    fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
+        self.inner.read_output(out)?;
+        if self.has(Fault::Broken3d) && self.last_z > 1 {
+            out.iter_mut().for_each(|v| *v = 2.0);
+        }
+        Ok(())
+    }
+    fn copy_method(&self) -> String {
+        self.inner.copy_method()
+    }
+    fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
+        if self.has(Fault::OneKernelOnly) {
+            return Ok(());
+        }
+        self.inner.set_kernel(variant)
+    }
+}
+
+/// Host "devices" of one made-up API, with or without a fault.
+struct HostDriver {
+    api: Api,
+    devices: usize,
+    fault: Option<Fault>,
+}
+
+impl Driver for HostDriver {
+    fn api(&self) -> Api {
+        self.api
+    }
+    fn probe(&self) -> Result<Vec<DeviceIdentity>, BackendError> {
+        if self.devices == 0 {
+            let e = BackendError::new(self.api, ErrorKind::Unavailable, "no host device here");
+            return Err(e);
+        }
+        Ok((0..self.devices)
+            .map(|index| DeviceIdentity {
+                index,
+                name: format!("host test device {index}"),
+                ..HostBackend::new(self.api).identity
+            })
+            .collect())
+    }
+    fn open(
+        &self,
+        device: &DeviceIdentity,
+        _options: &OpenOptions,
+    ) -> Result<Box<dyn Backend>, BackendError> {
+        if device.index >= self.devices && self.fault != Some(Fault::OpensAnyIndex) {
+            return Err(BackendError::new(
+                self.api,
+                ErrorKind::Unavailable,
+                format!("no host device {}", device.index),
+            ));
+        }
+        let mut inner = HostBackend::new(self.api);
+        inner.identity = device.clone();
+        match self.fault {
+            Some(Fault::WrongIdentity) => inner.identity.name.push_str(" (another)"),
+            Some(Fault::ZeroBlockDim) => {
+                inner.limits.max_block_dims.as_mut().unwrap().value.0[2] = 0
+            }
+            _ => {}
+        }
+        Ok(Box::new(Faulty {
+            inner,
+            fault: self.fault,
+            refused: false,
+            last_z: 1,
+        }))
+    }
+}
+
+static HOST: HostDriver = HostDriver {
+    api: TEST_API_A,
+    devices: 1,
+    fault: None,
+};
+
+/// Two devices, for the trials' names.
+static HOSTS: HostDriver = HostDriver {
+    api: TEST_API_A,
+    devices: 2,
+    fault: None,
+};
+
+static NOWHERE: HostDriver = HostDriver {
+    api: TEST_API_C,
+    devices: 0,
+    fault: None,
+};
+
+/// Each fault, the scenario that must catch it, and what its failure must say.
+const CAUGHT: &[(Fault, &str, &str)] = &[
+    (
+        Fault::NoPoison,
+        "one_block_short",
+        "must hold the NaN poison",
+    ),
+    (Fault::NoPoison, "batch_protocol", "escaped the poison"),
+    (Fault::OneKernelOnly, "one_block_short", "was not caught"),
+    (Fault::NoEachStamps, "batch_protocol", "right: 5"),
+    (Fault::NoBatchStamp, "sweep_13_sizes", "batch_ms: Some(0.0)"),
+    (Fault::NoBatchStamp, "batch_protocol", "batch_ms: None"),
+    (Fault::StickyRefusal, "rejected_launch", "HOST_STICKY_ERROR"),
+    (Fault::NoRefusal, "rejected_launch", "must be refused"),
+    (Fault::PadsShortPlanes, "frame_too_large", "one value short"),
+    (Fault::IgnoresMemory, "frame_too_large", "above the limits"),
+    (
+        Fault::OpensAnyIndex,
+        "open_past_last_device",
+        "should not exist",
+    ),
+    (Fault::ZeroBlockDim, "limits", "inconsistent"),
+    (Fault::WrongIdentity, "identity", "open() must describe"),
+    (Fault::UntimedCopy, "copy_timing", "[0.0, 0.0, 0.0, 0.0]"),
+    (Fault::Broken3d, "block_3d", "verification failed at block 8x4x2"),
+];
+
+thread_local! {
+    /// Set while a trial expects a panic, so the panic hook stays quiet about it.
+    static EXPECTING_PANIC: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `scenario` on device 0 of a host driver with `fault`; returns its panic message.
+fn failure(fault: Fault, scenario: &str) -> Option<String> {
+    let s = SCENARIOS.iter().find(|s| s.name == scenario).unwrap();
+    let driver: &'static HostDriver = Box::leak(Box::new(HostDriver {
+        api: TEST_API_A,
+        devices: 1,
+        fault: Some(fault),
+    }));
+    let devices = driver.probe().unwrap();
+    EXPECTING_PANIC.with(|e| e.set(true));
+    let r = panic::catch_unwind(AssertUnwindSafe(|| {
+        (s.check)(&Target {
+            driver,
+            devices,
+            index: 0,
+        })
+    }));
+    EXPECTING_PANIC.with(|e| e.set(false));
+    let payload = r.err()?;
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .or(Some(String::new()))
+}
+
+/// This binary again, with only the unavailable API's kit, under `require`.
+fn child(require: &str) -> (Option<i32>, String) {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .env("BLOCKSWEEP_CONFORMANCE_CHILD", "1")
+        .env("BLOCKSWEEP_REQUIRE", require)
+        .arg("--test-threads=1")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code(), text)
+}
+
+fn main() -> ExitCode {
+    if std::env::var_os("BLOCKSWEEP_CONFORMANCE_CHILD").is_some() {
+        return Suite::new(&NOWHERE).kit().run();
+    }
+    let default_hook = panic::take_hook();
+    panic::set_hook(Box::new(move |info| {
+        if !EXPECTING_PANIC.with(Cell::get) {
+            default_hook(info);
+        }
+    }));
+
+    let mut h = Harness::new();
+    // The whole kit, as a backend crate runs it, on a host device.
+    for t in Suite::new(&HOST).kit().into_trials() {
+        h = h.push(t);
+    }
+    for &(fault, scenario, says) in CAUGHT {
+        h = h.test(
+            format!("catches::{fault:?} in {scenario}"),
+            move || match failure(fault, scenario) {
+                None => panic!("{scenario} passed on a backend with {fault:?}"),
+                Some(msg) => assert!(msg.contains(says), "{scenario}: {msg:?} lacks {says:?}"),
+            },
+        );
+    }
+    h.test("every_scenario_is_named_once", || {
+        let mut names: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), SCENARIOS.len());
+        assert!(SCENARIOS.iter().all(|s| !s.what.is_empty()));
+    })
+    .test("trials_are_named_scenario_api_index_device", || {
+        let names: Vec<String> = Suite::new(&HOSTS)
+            .kit()
+            .into_trials()
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect();
+        let per_device = SCENARIOS.iter().filter(|s| s.per_device).count();
+        assert_eq!(names.len(), 2 * per_device + SCENARIOS.len() - per_device);
+        assert!(names.contains(&"limits::alpha#1 host test device 1".to_string()));
+        assert!(names.contains(&"open_past_last_device::alpha".to_string()));
+    })
+    .test("without_devices_every_trial_is_ignored_with_the_reason", || {
+        let (code, out) = child("");
+        assert_eq!(code, Some(0), "{out}");
+        for s in SCENARIOS {
+            // libtest pads the names into a column.
+            let start = format!("test {}::gamma ", s.name);
+            let end = " ... ignored (Gamma unavailable: no host device here)";
+            assert!(
+                out.lines()
+                    .any(|l| l.starts_with(&start) && l.trim_end().ends_with(end)),
+                "{start}{end} missing from:\n{out}"
+            );
+        }
+        let summary = format!("0 passed; 0 failed; {} ignored", SCENARIOS.len());
+        assert!(out.contains(&summary), "{summary:?} missing from:\n{out}");
+    })
+    .test("without_devices_a_required_api_fails_once_with_the_reason", || {
+        let (code, out) = child("opencl, gamma");
+        assert_eq!(code, Some(101), "{out}");
+        let failed = |l: &str| l.starts_with("test driver_available::gamma ") && l.ends_with("FAILED");
+        assert!(out.lines().any(failed), "{out}");
+        assert!(out.contains("running 1 test\n"), "one trial only:\n{out}");
+        assert!(out.contains("Gamma is required by BLOCKSWEEP_REQUIRE (opencl, gamma) but unavailable: no host device here"), "{out}");
+        assert!(out.contains("0 passed; 1 failed; 0 ignored"), "{out}");
+    })
+    .run()
+}
