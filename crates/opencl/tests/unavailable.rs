@@ -2,14 +2,15 @@
 //! panic or abort.
 //!
 //! The OpenCL library is loaded once per process, so each case runs this test binary again in
-//! a child process whose environment lacks OpenCL, and there runs one `#[ignore]`d test (the
+//! a child process whose environment lacks OpenCL, and there runs one ignored trial (the
 //! "child"), which prints a marker when its assertions passed.
 
 mod common;
 
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, ExitCode};
 
+use blocksweep_conformance::{skip, Completion, Harness};
 use blocksweep_core::{BackendError, ErrorKind};
 use blocksweep_opencl::{open, probe, OpenClError, OpenClOptions};
 use common::{run_child, PASSED};
@@ -21,7 +22,6 @@ fn assert_unavailable(e: OpenClError, needle: &str) {
     assert_eq!(BackendError::from(e).kind, ErrorKind::Unavailable);
 }
 
-#[test]
 fn no_platforms_is_unavailable() {
     let exe = std::env::current_exe().unwrap();
     // ocl-icd reads OCL_ICD_VENDORS, the Khronos loader OCL_ICD_FILENAMES / OPENCL_VENDOR_PATH.
@@ -34,8 +34,6 @@ fn no_platforms_is_unavailable() {
     );
 }
 
-#[test]
-#[ignore = "run by no_platforms_is_unavailable in a child process"]
 fn child_no_platforms() {
     assert_unavailable(probe().unwrap_err(), "no OpenCL platforms");
     assert_unavailable(
@@ -55,19 +53,18 @@ fn loaded_library() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-#[test]
-fn missing_library_is_unavailable() {
+fn missing_library_is_unavailable() -> Completion {
     let exe = std::env::current_exe().unwrap();
     let Some(lib) = loaded_library() else {
         // Nothing to hide: the library is missing already.
-        return run_child(&mut Command::new(exe), "child_missing_library");
+        run_child(&mut Command::new(exe), "child_missing_library");
+        return Completion::Completed;
     };
     // Hide the library from the child only: a private mount namespace (unprivileged, through
     // a user namespace) where /dev/null is bind-mounted over it, so dlopen fails.
     let namespaces = Command::new("unshare").args(["-rm", "true"]).status();
     if !namespaces.is_ok_and(|s| s.success()) {
-        eprintln!("SKIPPED: unshare -rm is not permitted here, so libOpenCL cannot be hidden");
-        return;
+        return skip("unshare -rm is not permitted here, so libOpenCL cannot be hidden");
     }
     run_child(
         Command::new("unshare")
@@ -82,10 +79,9 @@ fn missing_library_is_unavailable() {
             .arg(&exe),
         "child_missing_library",
     );
+    Completion::Completed
 }
 
-#[test]
-#[ignore = "run by missing_library_is_unavailable in a child process"]
 fn child_missing_library() {
     assert_unavailable(probe().unwrap_err(), "libOpenCL.so.1 could not be loaded");
     assert_unavailable(
@@ -93,4 +89,16 @@ fn child_missing_library() {
         "libOpenCL.so.1",
     );
     println!("{PASSED}");
+}
+
+fn main() -> ExitCode {
+    Harness::new()
+        .test("no_platforms_is_unavailable", no_platforms_is_unavailable)
+        .test(
+            "missing_library_is_unavailable",
+            missing_library_is_unavailable,
+        )
+        .test_ignored("child_no_platforms", child_no_platforms)
+        .test_ignored("child_missing_library", child_missing_library)
+        .run()
 }
