@@ -1,102 +1,59 @@
-//! Driver presence, device enumeration, identity and launch limits (`cuDeviceGetAttribute`).
+//! Which devices exist and what they are: driver start-up, enumeration, identity and launch
+//! limits (`cuDeviceGetAttribute`).
 //!
 //! Nothing here creates a context or compiles anything, so `probe` is cheap and safe to call
 //! on any machine.
 
-use std::sync::OnceLock;
+use std::ffi::c_char;
 
 use blocksweep_core::limits::{Dims, MultiprocessorModel};
 use blocksweep_core::{DeviceIdentity, DeviceKind, Limits, Named};
-use cudarc::driver::result;
-use cudarc::driver::sys::{self, CUdevice, CUdevice_attribute as A};
+use cudarc::driver::sys::{CUdevice, CUdevice_attribute as A, CUuuid};
 
-use crate::error::{map_driver, map_init, CudaError};
+use crate::entry_points::{cu, file_version, load_driver};
+use crate::error::{map_driver, map_init, CudaError, OrMap, MIN_DRIVER};
 
-/// Every driver entry point this crate reaches through cudarc. cudarc resolves each symbol
-/// on first use and panics if it is missing, so an older driver is checked against this list
-/// first and turned into an `Unavailable` error naming what it lacks.
-const DRIVER_SYMBOLS: &[&str] = &[
-    "cuInit",
-    "cuDriverGetVersion",
-    "cuGetErrorName",
-    "cuGetErrorString",
-    "cuDeviceGet",
-    "cuDeviceGetCount",
-    "cuDeviceGetName",
-    "cuDeviceGetUuid_v2",
-    "cuDeviceGetAttribute",
-    "cuDeviceTotalMem_v2",
-    "cuDevicePrimaryCtxRetain",
-    "cuDevicePrimaryCtxRelease_v2",
-    "cuCtxGetCurrent",
-    "cuCtxSetCurrent",
-    "cuStreamCreate",
-    "cuStreamDestroy_v2",
-    "cuStreamSynchronize",
-    "cuMemGetInfo_v2",
-    "cuMemAlloc_v2",
-    "cuMemFree_v2",
-    "cuMemAllocAsync",
-    "cuMemFreeAsync",
-    "cuMemcpyHtoDAsync_v2",
-    "cuMemcpyDtoHAsync_v2",
-    "cuMemcpyDtoDAsync_v2",
-    "cuMemsetD8Async",
-    "cuMemsetD32Async",
-    "cuModuleLoadData",
-    "cuModuleGetFunction",
-    "cuModuleUnload",
-    "cuFuncGetAttribute",
-    "cuOccupancyMaxActiveBlocksPerMultiprocessor",
-    "cuOccupancyMaxPotentialBlockSize",
-    "cuEventCreate",
-    "cuEventRecord",
-    "cuEventSynchronize",
-    "cuEventElapsedTime_v2",
-    "cuEventDestroy_v2",
-    "cuLaunchKernel",
-];
-
-static DRIVER_PRESENT: OnceLock<bool> = OnceLock::new();
-
-/// Whether libcuda has been found loadable (checked once; false until someone asks).
-pub(crate) fn driver_loaded() -> bool {
-    DRIVER_PRESENT.get().copied().unwrap_or(false)
+/// The CUDA driver, started: its version and the words that name it in messages.
+#[derive(Debug, Clone)]
+pub(crate) struct DriverInfo {
+    /// cuDriverGetVersion as (major, minor): the newest CUDA the driver implements.
+    pub cuda: (i32, i32),
+    /// "535.309.01 (CUDA 12.2)": the library file's version where known, and the CUDA version.
+    pub words: String,
 }
 
-/// Finds libcuda without letting cudarc panic, checks it has every entry point we use, and
-/// calls `cuInit`. Returns the driver's CUDA version as (major, minor).
-pub(crate) fn load_driver() -> Result<(i32, i32), CudaError> {
-    // SAFETY: is_culib_present only tries to dlopen the candidate names.
-    let present = *DRIVER_PRESENT.get_or_init(|| unsafe { sys::is_culib_present() });
-    if !present {
-        return Err(CudaError::LibraryMissing {
-            library: "libcuda.so.1",
-            hint: "install the NVIDIA driver",
-        });
-    }
-    // SAFETY: the library is known to load, so culib() returns it instead of panicking.
-    let lib = unsafe { sys::culib() };
-    let missing: Vec<&str> = DRIVER_SYMBOLS
-        .iter()
-        .copied()
-        // SAFETY: only looks the symbol up; the pointer is never called through this type.
-        .filter(|s| unsafe { lib.get::<unsafe extern "C" fn()>(s.as_bytes()) }.is_err())
-        .collect();
-    if !missing.is_empty() {
+/// Loads libcuda (every entry point in the table, or an error naming the missing ones),
+/// checks it implements CUDA 12.0 at least, and calls `cuInit`.
+pub(crate) fn start_driver() -> Result<DriverInfo, CudaError> {
+    let driver = load_driver()?;
+    let mut v = 0;
+    // SAFETY: cuDriverGetVersion writes one int and works before cuInit.
+    unsafe { cu!(cuDriverGetVersion(&mut v)) }.or_map(map_driver)?;
+    let words = driver_words(driver.file.as_deref(), Some(v));
+    if v < 12000 {
         return Err(CudaError::Unavailable(format!(
-            "the installed CUDA driver lacks {} (blocksweep-cuda uses the CUDA 13.0 driver API: \
-             install NVIDIA driver R580 or newer)",
-            missing.join(", ")
+            "the installed CUDA driver {words} is older than CUDA 12.0: install {MIN_DRIVER}"
         )));
     }
-    result::init().map_err(|e| map_init("cuInit", e))?;
-    let mut v = 0;
-    // SAFETY: cuDriverGetVersion writes one int.
-    unsafe { sys::cuDriverGetVersion(&mut v) }
-        .result()
-        .map_err(|e| map_init("cuDriverGetVersion", e))?;
-    Ok((v / 1000, (v % 1000) / 10))
+    // SAFETY: flags must be 0.
+    unsafe { cu!(cuInit(0)) }.map_err(|f| map_init(f.call, &words, f.code))?;
+    Ok(DriverInfo {
+        cuda: (v / 1000, (v % 1000) / 10),
+        words,
+    })
+}
+
+/// "535.309.01 (CUDA 12.2)", from what is known of a driver: its library file's version and
+/// cuDriverGetVersion's number.
+pub(crate) fn driver_words(file: Option<&str>, version: Option<i32>) -> String {
+    let file = file.and_then(file_version);
+    let cuda = version.map(|v| format!("CUDA {}.{}", v / 1000, (v % 1000) / 10));
+    match (file, cuda) {
+        (Some(f), Some(c)) => format!("{f} ({c})"),
+        (Some(f), None) => f,
+        (None, Some(c)) => format!("for {c}"),
+        (None, None) => "(libcuda.so.1)".into(),
+    }
 }
 
 /// The NVIDIA kernel module's version ("580.159.03") where Linux exposes it; the driver API
@@ -117,9 +74,10 @@ fn parse_nvrm_version(text: &str) -> Option<String> {
 }
 
 pub(crate) fn attribute(dev: CUdevice, a: A) -> Result<i32, CudaError> {
-    // SAFETY: dev came from cuDeviceGet.
-    unsafe { result::device::get_attribute(dev, a) }
-        .map_err(|e| map_driver("cuDeviceGetAttribute", e))
+    let mut v = 0;
+    // SAFETY: dev came from cuDeviceGet; `a` is a valid enum value; one int out.
+    unsafe { cu!(cuDeviceGetAttribute(&mut v, a, dev)) }.or_map(map_driver)?;
+    Ok(v)
 }
 
 /// The native name of an attribute, e.g. `CU_DEVICE_ATTRIBUTE_WARP_SIZE` (the enum's
@@ -133,26 +91,55 @@ fn named(dev: CUdevice, a: A) -> Result<Named<u64>, CudaError> {
     Ok(Named::new(v.max(0) as u64, attribute_name(a)))
 }
 
-/// Every device the driver sees, in ordinal order (the index `open` takes).
-pub fn probe() -> Result<Vec<DeviceIdentity>, CudaError> {
-    let version = load_driver()?;
-    let count = result::device::get_count().map_err(|e| map_init("cuDeviceGetCount", e))?;
+/// The device handle of ordinal `index`.
+pub(crate) fn device_handle(index: usize) -> Result<CUdevice, CudaError> {
+    let ordinal = i32::try_from(index)
+        .map_err(|_| CudaError::Unavailable(format!("CUDA device {index} does not exist")))?;
+    let mut dev: CUdevice = 0;
+    // SAFETY: one int out; the driver checks the ordinal.
+    unsafe { cu!(cuDeviceGet(&mut dev, ordinal)) }.or_map(map_driver)?;
+    Ok(dev)
+}
+
+/// Every device the driver sees, in ordinal order (the index `open` takes), and the driver.
+pub(crate) fn enumerate() -> Result<(Vec<DeviceIdentity>, DriverInfo), CudaError> {
+    let driver = start_driver()?;
+    let mut count = 0;
+    // SAFETY: one int out.
+    unsafe { cu!(cuDeviceGetCount(&mut count)) }
+        .map_err(|f| map_init(f.call, &driver.words, f.code))?;
     if count <= 0 {
-        return Err(CudaError::Unavailable(
-            "no CUDA devices (cuDeviceGetCount returned 0)".into(),
-        ));
+        return Err(CudaError::Unavailable(format!(
+            "CUDA driver {} is installed, but cuDeviceGetCount returned 0: no NVIDIA GPU visible",
+            driver.words
+        )));
     }
-    (0..count as usize)
-        .map(|i| {
-            let dev = result::device::get(i as i32).map_err(|e| map_driver("cuDeviceGet", e))?;
-            identity(i, dev, version)
-        })
-        .collect()
+    let devices = (0..count as usize)
+        .map(|i| identity(i, device_handle(i)?, driver.cuda))
+        .collect::<Result<_, _>>()?;
+    Ok((devices, driver))
+}
+
+fn device_name(dev: CUdevice) -> Result<String, CudaError> {
+    let mut buf = [0 as c_char; 256];
+    // SAFETY: the driver writes at most `len` bytes, NUL-terminated.
+    unsafe { cu!(cuDeviceGetName(buf.as_mut_ptr(), buf.len() as i32, dev)) }.or_map(map_driver)?;
+    let bytes: Vec<u8> = buf
+        .iter()
+        .map(|&c| c as u8)
+        .take_while(|&c| c != 0)
+        .collect();
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn device_uuid(dev: CUdevice) -> Result<[u8; 16], CudaError> {
+    let mut uuid = CUuuid { bytes: [0; 16] };
+    // SAFETY: one 16-byte struct out.
+    unsafe { cu!(cuDeviceGetUuid_v2(&mut uuid, dev)) }.or_map(map_driver)?;
+    Ok(uuid.bytes.map(|b| b as u8))
 }
 
 fn identity(index: usize, dev: CUdevice, version: (i32, i32)) -> Result<DeviceIdentity, CudaError> {
-    let name = result::device::get_name(dev).map_err(|e| map_driver("cuDeviceGetName", e))?;
-    let uuid = result::device::get_uuid(dev).map_err(|e| map_driver("cuDeviceGetUuid_v2", e))?;
     let pci = (
         attribute(dev, A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
         attribute(dev, A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
@@ -162,13 +149,13 @@ fn identity(index: usize, dev: CUdevice, version: (i32, i32)) -> Result<DeviceId
     Ok(DeviceIdentity {
         api: crate::API,
         index,
-        name,
+        name: device_name(dev)?,
         vendor: "NVIDIA".into(),
         driver: kernel_module_version().unwrap_or_else(|| format!("CUDA {api_version} driver")),
         api_version,
         platform: String::new(),
         kind: DeviceKind::Gpu,
-        uuid: Some(uuid.bytes.map(|b| b as u8)),
+        uuid: Some(device_uuid(dev)?),
         pci_bus_id: Some(pci_bus_id(pci.0, pci.1, pci.2)),
     })
 }
@@ -188,33 +175,27 @@ pub fn theoretical_gbps(memory_clock_khz: i64, bus_width_bits: i64) -> Option<f6
     Some(2.0 * memory_clock_khz as f64 * 1e3 * (bus_width_bits as f64 / 8.0) / 1e9)
 }
 
-/// The device's launch limits, each under its CU_DEVICE_ATTRIBUTE name.
-pub(crate) fn limits(dev: CUdevice) -> Result<Limits, CudaError> {
-    let a = |attr| attribute(dev, attr);
-    let dims = |x, y, z| -> Result<Dims, CudaError> {
-        Ok(Dims([a(x)? as u64, a(y)? as u64, a(z)? as u64]))
-    };
-    // SAFETY: dev came from cuDeviceGet.
-    let total = unsafe { result::device::total_mem(dev) }
-        .map_err(|e| map_driver("cuDeviceTotalMem_v2", e))? as u64;
-    let warp = a(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?;
-    let threads_mp = a(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?;
-    let blocks_mp = a(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?;
-    let regs_mp = a(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)?;
-    let major = a(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
-    let minor = a(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
-    let mem_clock = a(A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)?;
-    let bus = a(A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?;
-    let mp_model = (warp > 0 && threads_mp > 0 && blocks_mp > 0).then(|| MultiprocessorModel {
-        warp_size: warp as u32,
-        max_warps: (threads_mp / warp) as u32,
-        max_blocks: blocks_mp as u32,
-        registers: (regs_mp > 0).then_some(regs_mp as u32),
-        register_granularity: 256,
-        source: "cuDeviceGetAttribute".into(),
-    });
-    let mut extra = Vec::new();
-    for attr in [
+/// The per-SM limits the core's residency model needs, where the driver reports them all.
+fn multiprocessor_model(dev: CUdevice) -> Result<Option<MultiprocessorModel>, CudaError> {
+    let warp = attribute(dev, A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?;
+    let threads = attribute(dev, A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?;
+    let blocks = attribute(dev, A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?;
+    let regs = attribute(dev, A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)?;
+    Ok(
+        (warp > 0 && threads > 0 && blocks > 0).then(|| MultiprocessorModel {
+            warp_size: warp as u32,
+            max_warps: (threads / warp) as u32,
+            max_blocks: blocks as u32,
+            registers: (regs > 0).then_some(regs as u32),
+            register_granularity: 256,
+            source: "cuDeviceGetAttribute".into(),
+        }),
+    )
+}
+
+/// Attributes shown beside the limits, under their native names.
+fn extra_attributes(dev: CUdevice) -> Result<Vec<(String, String)>, CudaError> {
+    [
         A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE,
         A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
         A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
@@ -225,9 +206,28 @@ pub(crate) fn limits(dev: CUdevice) -> Result<Limits, CudaError> {
         A::CU_DEVICE_ATTRIBUTE_INTEGRATED,
         A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
         A::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE,
-    ] {
-        extra.push((attribute_name(attr), a(attr)?.to_string()));
-    }
+    ]
+    .into_iter()
+    .map(|attr| Ok((attribute_name(attr), attribute(dev, attr)?.to_string())))
+    .collect()
+}
+
+/// The device's launch limits, each under its CU_DEVICE_ATTRIBUTE name.
+pub(crate) fn limits(dev: CUdevice) -> Result<Limits, CudaError> {
+    let a = |attr| attribute(dev, attr);
+    let dims = |x, y, z| -> Result<Dims, CudaError> {
+        Ok(Dims([a(x)? as u64, a(y)? as u64, a(z)? as u64]))
+    };
+    let mut total = 0usize;
+    // SAFETY: dev came from cuDeviceGet; one size_t out.
+    unsafe { cu!(cuDeviceTotalMem_v2(&mut total, dev)) }.or_map(map_driver)?;
+    let total = total as u64;
+    let major = a(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+    let minor = a(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
+    let mem_clock = a(A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)?;
+    let bus = a(A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?;
+    let mp_model = multiprocessor_model(dev)?;
+    let extra = extra_attributes(dev)?;
     Ok(Limits {
         max_threads_per_block: Some(named(dev, A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?),
         max_block_dims: Some(Named::new(

@@ -31,7 +31,7 @@ static INFO: ApiInfo = ApiInfo {
         (Concept::WarpSize, "32"),
         (Concept::SharedMemPerBlock, "48 KiB (no opt-in)"),
     ],
-    install_hint: "install the NVIDIA driver (libcuda.so.1)",
+    install_hint: "install NVIDIA driver R525 or newer (CUDA 12.0; libcuda.so.1)",
     host_bytes_per_pixel: 0,
 };
 

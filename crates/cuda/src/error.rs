@@ -1,14 +1,20 @@
 //! The CUDA backend's errors, and the named functions that map native result codes to them.
 //!
-//! Every driver error keeps its `CUresult` (shown by its CUDA name, e.g.
-//! `CUDA_ERROR_INVALID_VALUE`) and the call that returned it. Which [`ErrorKind`] a code means
-//! depends on the call site (`CUDA_ERROR_INVALID_VALUE` from `cuLaunchKernel` is a refused
-//! launch; from anything else a bug), so each call site uses the mapping function written for
-//! it, and each function's doc lists the codes it treats specially there.
+//! Every driver error keeps its code (shown by its CUDA name, e.g. `CUDA_ERROR_INVALID_VALUE`)
+//! and the entry point that returned it. Which [`ErrorKind`] a code means depends on the call
+//! site (`CUDA_ERROR_INVALID_VALUE` from `cuLaunchKernel` is a refused launch; from anything
+//! else a bug), so each call site uses the mapping function written for it, and each
+//! function's doc lists the codes it treats specially there.
 
 use blocksweep_core::{BackendError, ErrorKind};
-use cudarc::driver::{result::DriverError, sys::CUresult};
-use cudarc::nvrtc::{result::NvrtcError, sys::nvrtcResult};
+
+use crate::codes::{error_string, CuCode, NvrtcCode};
+use crate::device::driver_words;
+use crate::entry_points::{CuFailure, DriverLoadError};
+
+/// What the install hints name: the oldest driver whose CUDA (12.0) every entry point in
+/// [`crate::DRIVER_ENTRY_POINTS`] and the embedded PTX (ISA 8.0) need.
+pub const MIN_DRIVER: &str = "NVIDIA driver R525 or newer (CUDA 12.0)";
 
 #[derive(Debug, thiserror::Error)]
 pub enum CudaError {
@@ -18,12 +24,18 @@ pub enum CudaError {
         library: &'static str,
         hint: &'static str,
     },
-    /// The driver loaded but offers no usable device, or lacks an entry point we call.
+    /// The driver loaded but offers no usable device, or is older than the floor.
     #[error("{0}")]
     Unavailable(String),
-    /// The driver loaded but refused to start (`cuInit` and friends).
-    #[error("{call}: {} (the CUDA driver is installed but unusable)", code_text(*.code))]
-    DriverUnusable { call: &'static str, code: CUresult },
+    /// The driver loaded but refused to start (`cuInit` and friends). The message says the
+    /// driver is installed, so no "install the driver" hint is added after it.
+    #[error("CUDA driver {driver} is installed, but {call} failed: {}", init_text(*.code))]
+    DriverUnusable {
+        /// "535.309.01 (CUDA 12.2)": see [`driver_words`].
+        driver: String,
+        call: &'static str,
+        code: CuCode,
+    },
     /// The frame does not fit the device; raised before allocating.
     #[error("{0}")]
     TooLarge(String),
@@ -32,31 +44,38 @@ pub enum CudaError {
     Alloc {
         call: &'static str,
         bytes: u64,
-        code: CUresult,
+        code: CuCode,
     },
     /// The driver refused this launch configuration.
     #[error("cuLaunchKernel refused {launch}: {}", code_text(*.code))]
-    LaunchRejected { launch: String, code: CUresult },
-    /// The driver could not load (JIT-compile) the kernel's PTX.
-    #[error("{call} ({source_desc}): {}", code_text(*.code))]
+    LaunchRejected { launch: String, code: CuCode },
+    /// The driver could not load (JIT-compile) a kernel image; `log` is the JIT's error log.
+    #[error("{call} ({source_desc}): {}{}", code_text(*.code), log_text(.log))]
     ModuleLoad {
         call: &'static str,
         source_desc: String,
-        code: CUresult,
-    },
-    /// NVRTC refused to compile the kernel; `log` is its program log.
-    #[error("{call}: {} {log}", nvrtc_name(*.code))]
-    Nvrtc {
-        call: &'static str,
-        code: nvrtcResult,
+        code: CuCode,
         log: String,
     },
+    /// NVRTC refused to compile the kernel; `log` is its program log.
+    #[error("{call}: {code} {log}")]
+    Nvrtc {
+        call: &'static str,
+        code: NvrtcCode,
+        log: String,
+    },
+    /// NVRTC is present but cannot produce code this driver loads.
+    #[error("{0}")]
+    NvrtcUnusable(String),
+    /// Every way of building the kernel failed; one reason per way, in the order tried.
+    #[error("no way of building the CUDA kernel worked: {}", .0.join("; "))]
+    NoKernel(Vec<String>),
     /// The backend was used out of order or with mismatched sizes (a caller's bug).
     #[error("{0}")]
     Usage(String),
     /// Anything else the driver returned.
     #[error("{call}: {}", code_text(*.code))]
-    Driver { call: &'static str, code: CUresult },
+    Driver { call: &'static str, code: CuCode },
 }
 
 impl CudaError {
@@ -68,13 +87,16 @@ impl CudaError {
             | CudaError::DriverUnusable { .. } => ErrorKind::Unavailable,
             CudaError::TooLarge(_) | CudaError::Alloc { .. } => ErrorKind::OutOfMemory,
             CudaError::LaunchRejected { .. } => ErrorKind::LaunchRejected,
-            CudaError::ModuleLoad { .. } | CudaError::Nvrtc { .. } => ErrorKind::Build,
+            CudaError::ModuleLoad { .. }
+            | CudaError::Nvrtc { .. }
+            | CudaError::NvrtcUnusable(_)
+            | CudaError::NoKernel(_) => ErrorKind::Build,
             CudaError::Driver { .. } | CudaError::Usage(_) => ErrorKind::Driver,
         }
     }
 
     /// The driver's result code, where the error came from one.
-    pub fn code(&self) -> Option<CUresult> {
+    pub fn code(&self) -> Option<CuCode> {
         match self {
             CudaError::DriverUnusable { code, .. }
             | CudaError::Alloc { code, .. }
@@ -93,67 +115,102 @@ impl From<CudaError> for BackendError {
     }
 }
 
-/// The CUDA name of a result code, e.g. `CUDA_ERROR_INVALID_VALUE` (the enum's variants are
-/// the header's names, so this needs no driver call and works without libcuda).
-pub fn code_name(code: CUresult) -> String {
-    format!("{code:?}")
+impl From<DriverLoadError> for CudaError {
+    fn from(e: DriverLoadError) -> Self {
+        match e {
+            DriverLoadError::NotFound => CudaError::LibraryMissing {
+                library: "libcuda.so.1",
+                hint: "install NVIDIA driver R525 or newer: CUDA 12.0",
+            },
+            DriverLoadError::Missing {
+                file,
+                version,
+                names,
+            } => CudaError::Unavailable(format!(
+                "the installed CUDA driver {} lacks {}: install {MIN_DRIVER}",
+                driver_words(file.as_deref(), version),
+                few_names(&names)
+            )),
+        }
+    }
+}
+
+/// At most three names, then how many more: "a, b, c and 4 more".
+pub(crate) fn few_names(names: &[&str]) -> String {
+    let shown = names.iter().take(3).copied().collect::<Vec<_>>().join(", ");
+    match names.len() {
+        n if n > 3 => format!("{shown} and {} more", n - 3),
+        _ => shown,
+    }
 }
 
 /// The code's name plus the driver's own sentence for it when the driver is loaded.
-fn code_text(code: CUresult) -> String {
-    let name = code_name(code);
-    // cuGetErrorString is only called once the driver library is known to load: calling
-    // through cudarc's lazily loaded symbols without it would panic.
-    if crate::device::driver_loaded() {
-        if let Ok(s) = DriverError(code).error_string() {
-            return format!("{name} ({})", s.to_string_lossy());
-        }
+fn code_text(code: CuCode) -> String {
+    match error_string(code) {
+        Some(s) => format!("{} ({s})", code.name()),
+        None => code.name(),
     }
-    name
 }
 
-/// The NVRTC name of a result code, e.g. `NVRTC_ERROR_COMPILATION`.
-pub fn nvrtc_name(code: nvrtcResult) -> String {
-    format!("{code:?}")
+/// As [`code_text`], with plain words for what start-up codes mean on a real machine.
+fn init_text(code: CuCode) -> String {
+    let why = match code {
+        CuCode::CUDA_ERROR_NO_DEVICE => "no NVIDIA GPU visible",
+        CuCode::CUDA_ERROR_STUB_LIBRARY => "the toolkit's link stub was loaded, not the driver",
+        CuCode::CUDA_ERROR_SYSTEM_DRIVER_MISMATCH => {
+            "the user-space driver and the kernel module differ in version"
+        }
+        CuCode::CUDA_ERROR_OPERATING_SYSTEM | CuCode::CUDA_ERROR_UNKNOWN => {
+            "no usable NVIDIA GPU: the kernel module or /dev/nvidia* may be missing"
+        }
+        _ => return code_text(code),
+    };
+    format!("{} ({why})", code.name())
 }
 
-/// Driver start-up: `cuInit`, `cuDeviceGetCount`, `cuDriverGetVersion`.
+fn log_text(log: &str) -> String {
+    match log.trim() {
+        "" => String::new(),
+        l => format!(": {}", l.replace('\n', " | ")),
+    }
+}
+
+/// Driver start-up: `cuInit`, `cuDeviceGetCount`, `cuDevicePrimaryCtxRetain`.
 ///
 /// `CUDA_ERROR_NO_DEVICE`, `CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER`, `CUDA_ERROR_STUB_LIBRARY` (the
 /// toolkit's link stub found instead of the driver), `CUDA_ERROR_SYSTEM_DRIVER_MISMATCH`,
 /// `CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE`, `CUDA_ERROR_DEVICE_UNAVAILABLE`,
 /// `CUDA_ERROR_OPERATING_SYSTEM`, `CUDA_ERROR_NOT_PERMITTED`, `CUDA_ERROR_NOT_SUPPORTED` and
 /// `CUDA_ERROR_UNKNOWN` (what a container without the device nodes tends to give) mean there
-/// is no usable CUDA here: [`CudaError::DriverUnusable`]. Anything else is a driver error.
-pub fn map_init(call: &'static str, e: DriverError) -> CudaError {
-    // Qualified paths, not a glob import: a name missing from the bindings must fail to
-    // compile rather than become a catch-all binding.
-    match e.0 {
-        CUresult::CUDA_ERROR_NO_DEVICE
-        | CUresult::CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER
-        | CUresult::CUDA_ERROR_STUB_LIBRARY
-        | CUresult::CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
-        | CUresult::CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE
-        | CUresult::CUDA_ERROR_DEVICE_UNAVAILABLE
-        | CUresult::CUDA_ERROR_OPERATING_SYSTEM
-        | CUresult::CUDA_ERROR_NOT_PERMITTED
-        | CUresult::CUDA_ERROR_NOT_SUPPORTED
-        | CUresult::CUDA_ERROR_UNKNOWN => CudaError::DriverUnusable { call, code: e.0 },
+/// is no usable CUDA here: [`CudaError::DriverUnusable`], which names the driver (`driver`).
+/// Anything else is a driver error.
+pub fn map_init(call: &'static str, driver: &str, code: CuCode) -> CudaError {
+    match code {
+        CuCode::CUDA_ERROR_NO_DEVICE
+        | CuCode::CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER
+        | CuCode::CUDA_ERROR_STUB_LIBRARY
+        | CuCode::CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
+        | CuCode::CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE
+        | CuCode::CUDA_ERROR_DEVICE_UNAVAILABLE
+        | CuCode::CUDA_ERROR_OPERATING_SYSTEM
+        | CuCode::CUDA_ERROR_NOT_PERMITTED
+        | CuCode::CUDA_ERROR_NOT_SUPPORTED
+        | CuCode::CUDA_ERROR_UNKNOWN => CudaError::DriverUnusable {
+            driver: driver.to_string(),
+            call,
+            code,
+        },
         code => CudaError::Driver { call, code },
     }
 }
 
-/// Allocation: `cuMemAlloc` / `cuMemAllocAsync`.
+/// Allocation: `cuMemAlloc_v2`.
 ///
 /// `CUDA_ERROR_OUT_OF_MEMORY` is [`CudaError::Alloc`] (kind OutOfMemory); anything else is a
 /// driver error.
-pub fn map_alloc(call: &'static str, bytes: u64, e: DriverError) -> CudaError {
-    match e.0 {
-        CUresult::CUDA_ERROR_OUT_OF_MEMORY => CudaError::Alloc {
-            call,
-            bytes,
-            code: e.0,
-        },
+pub fn map_alloc(call: &'static str, bytes: u64, code: CuCode) -> CudaError {
+    match code {
+        CuCode::CUDA_ERROR_OUT_OF_MEMORY => CudaError::Alloc { call, bytes, code },
         code => CudaError::Driver { call, code },
     }
 }
@@ -166,13 +223,13 @@ pub fn map_alloc(call: &'static str, bytes: u64, e: DriverError) -> CudaError {
 /// or shared memory for the block exceed the multiprocessor's) and
 /// `CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING` are the API refusing this launch:
 /// [`CudaError::LaunchRejected`]. Anything else is a driver error.
-pub fn map_launch(launch: &str, e: DriverError) -> CudaError {
-    match e.0 {
-        CUresult::CUDA_ERROR_INVALID_VALUE
-        | CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
-        | CUresult::CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING => CudaError::LaunchRejected {
+pub fn map_launch(launch: &str, code: CuCode) -> CudaError {
+    match code {
+        CuCode::CUDA_ERROR_INVALID_VALUE
+        | CuCode::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+        | CuCode::CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING => CudaError::LaunchRejected {
             launch: launch.to_string(),
-            code: e.0,
+            code,
         },
         code => CudaError::Driver {
             call: "cuLaunchKernel",
@@ -181,7 +238,8 @@ pub fn map_launch(launch: &str, e: DriverError) -> CudaError {
     }
 }
 
-/// `cuModuleLoadData` (the driver JIT-compiles the PTX) and `cuModuleGetFunction`.
+/// `cuModuleLoadDataEx` (the driver JIT-compiles PTX or checks a cubin) and
+/// `cuModuleGetFunction`; `log` is the JIT's error log (empty where there is none).
 ///
 /// `CUDA_ERROR_INVALID_PTX`, `CUDA_ERROR_UNSUPPORTED_PTX_VERSION` (PTX newer than the driver),
 /// `CUDA_ERROR_INVALID_IMAGE`, `CUDA_ERROR_NO_BINARY_FOR_GPU`, `CUDA_ERROR_JIT_COMPILER_NOT_FOUND`,
@@ -189,22 +247,28 @@ pub fn map_launch(launch: &str, e: DriverError) -> CudaError {
 /// `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED` and `CUDA_ERROR_NOT_FOUND` (no such entry point) are
 /// build failures: [`CudaError::ModuleLoad`]. `CUDA_ERROR_OUT_OF_MEMORY` is an allocation
 /// failure. Anything else is a driver error.
-pub fn map_module_load(call: &'static str, source_desc: &str, e: DriverError) -> CudaError {
-    match e.0 {
-        CUresult::CUDA_ERROR_INVALID_PTX
-        | CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
-        | CUresult::CUDA_ERROR_INVALID_IMAGE
-        | CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU
-        | CUresult::CUDA_ERROR_JIT_COMPILER_NOT_FOUND
-        | CUresult::CUDA_ERROR_JIT_COMPILATION_DISABLED
-        | CUresult::CUDA_ERROR_INVALID_SOURCE
-        | CUresult::CUDA_ERROR_SHARED_OBJECT_INIT_FAILED
-        | CUresult::CUDA_ERROR_NOT_FOUND => CudaError::ModuleLoad {
+pub fn map_module_load(
+    call: &'static str,
+    source_desc: &str,
+    code: CuCode,
+    log: &str,
+) -> CudaError {
+    match code {
+        CuCode::CUDA_ERROR_INVALID_PTX
+        | CuCode::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+        | CuCode::CUDA_ERROR_INVALID_IMAGE
+        | CuCode::CUDA_ERROR_NO_BINARY_FOR_GPU
+        | CuCode::CUDA_ERROR_JIT_COMPILER_NOT_FOUND
+        | CuCode::CUDA_ERROR_JIT_COMPILATION_DISABLED
+        | CuCode::CUDA_ERROR_INVALID_SOURCE
+        | CuCode::CUDA_ERROR_SHARED_OBJECT_INIT_FAILED
+        | CuCode::CUDA_ERROR_NOT_FOUND => CudaError::ModuleLoad {
             call,
             source_desc: source_desc.to_string(),
-            code: e.0,
+            code,
+            log: log.to_string(),
         },
-        CUresult::CUDA_ERROR_OUT_OF_MEMORY => map_alloc(call, 0, e),
+        CuCode::CUDA_ERROR_OUT_OF_MEMORY => map_alloc(call, 0, code),
         code => CudaError::Driver { call, code },
     }
 }
@@ -214,19 +278,26 @@ pub fn map_module_load(call: &'static str, source_desc: &str, e: DriverError) ->
 /// `CUDA_ERROR_OUT_OF_MEMORY` keeps its OutOfMemory kind; everything else, including the
 /// sticky errors of a kernel that faulted (`CUDA_ERROR_ILLEGAL_ADDRESS`,
 /// `CUDA_ERROR_LAUNCH_FAILED`), is a driver error.
-pub fn map_driver(call: &'static str, e: DriverError) -> CudaError {
-    match e.0 {
-        CUresult::CUDA_ERROR_OUT_OF_MEMORY => map_alloc(call, 0, e),
+pub fn map_driver(call: &'static str, code: CuCode) -> CudaError {
+    match code {
+        CuCode::CUDA_ERROR_OUT_OF_MEMORY => map_alloc(call, 0, code),
         code => CudaError::Driver { call, code },
     }
 }
 
 /// NVRTC calls. Every failure is a build failure; `log` is the program log where there is one.
-pub fn map_nvrtc(call: &'static str, e: NvrtcError, log: String) -> CudaError {
-    CudaError::Nvrtc {
-        call,
-        code: e.0,
-        log,
+pub fn map_nvrtc(call: &'static str, code: NvrtcCode, log: String) -> CudaError {
+    CudaError::Nvrtc { call, code, log }
+}
+
+/// `result.or_map(map_driver)`: a failed call through a `map_<situation>` function.
+pub(crate) trait OrMap<T> {
+    fn or_map(self, map: fn(&'static str, CuCode) -> CudaError) -> Result<T, CudaError>;
+}
+
+impl<T> OrMap<T> for Result<T, CuFailure> {
+    fn or_map(self, map: fn(&'static str, CuCode) -> CudaError) -> Result<T, CudaError> {
+        self.map_err(|f| map(f.call, f.code))
     }
 }
 
@@ -235,72 +306,56 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_are_the_cuda_header_names() {
-        assert_eq!(
-            code_name(CUresult::CUDA_ERROR_INVALID_VALUE),
-            "CUDA_ERROR_INVALID_VALUE"
-        );
-        assert_eq!(
-            nvrtc_name(nvrtcResult::NVRTC_ERROR_COMPILATION),
-            "NVRTC_ERROR_COMPILATION"
-        );
-    }
-
-    #[test]
     fn launch_errors_are_rejections_with_the_cuda_name() {
         for code in [
-            CUresult::CUDA_ERROR_INVALID_VALUE,
-            CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+            CuCode::CUDA_ERROR_INVALID_VALUE,
+            CuCode::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
         ] {
-            let e = map_launch("block 2048 x grid 4", DriverError(code));
-            assert_eq!(e.kind(), ErrorKind::LaunchRejected);
-            let b: BackendError = e.into();
-            assert_eq!(b.kind, ErrorKind::LaunchRejected);
-            assert_eq!(b.api, crate::API);
-            assert!(b.message.contains(&code_name(code)), "{}", b.message);
+            let b: BackendError = map_launch("block 2048 x grid 4", code).into();
+            assert_eq!((b.kind, b.api), (ErrorKind::LaunchRejected, crate::API));
+            assert!(b.message.contains(&code.name()), "{}", b.message);
             assert!(b.message.contains("block 2048 x grid 4"), "{}", b.message);
         }
         // A fault is not a refusal.
-        let e = map_launch(
-            "block 64 x grid 1",
-            DriverError(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS),
-        );
+        let e = map_launch("block 64 x grid 1", CuCode::CUDA_ERROR_ILLEGAL_ADDRESS);
         assert_eq!(e.kind(), ErrorKind::Driver);
     }
 
     #[test]
     fn each_call_site_classifies_its_codes() {
-        let oom = DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY);
+        let oom = CuCode::CUDA_ERROR_OUT_OF_MEMORY;
         assert_eq!(
-            map_alloc("cuMemAlloc", 1 << 40, oom).kind(),
+            map_alloc("cuMemAlloc_v2", 1 << 40, oom).kind(),
             ErrorKind::OutOfMemory
         );
         assert_eq!(
             map_driver("cuMemsetD32Async", oom).kind(),
             ErrorKind::OutOfMemory
         );
-        assert_eq!(
-            map_init("cuInit", DriverError(CUresult::CUDA_ERROR_NO_DEVICE)).kind(),
-            ErrorKind::Unavailable
-        );
-        assert_eq!(
-            map_init("cuInit", DriverError(CUresult::CUDA_ERROR_STUB_LIBRARY)).kind(),
-            ErrorKind::Unavailable
-        );
-        let ptx = DriverError(CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
-        let e = map_module_load("cuModuleLoadData", "embedded PTX", ptx);
+        for code in [
+            CuCode::CUDA_ERROR_NO_DEVICE,
+            CuCode::CUDA_ERROR_STUB_LIBRARY,
+            CuCode(36),
+        ] {
+            assert_eq!(map_init("cuInit", "x", code).kind(), ErrorKind::Unavailable);
+        }
+        let ptx = CuCode::CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+        let e = map_module_load("cuModuleLoadDataEx", "embedded PTX", ptx, "ptxas fatal\n");
         assert_eq!(e.kind(), ErrorKind::Build);
-        assert!(e.to_string().contains("CUDA_ERROR_UNSUPPORTED_PTX_VERSION"));
-        // The same code means different things at different call sites.
-        let inval = DriverError(CUresult::CUDA_ERROR_INVALID_VALUE);
         assert_eq!(
-            map_driver("cuMemcpyDtoHAsync", inval).kind(),
+            e.to_string(),
+            "cuModuleLoadDataEx (embedded PTX): CUDA_ERROR_UNSUPPORTED_PTX_VERSION: ptxas fatal"
+        );
+        // The same code means different things at different call sites.
+        let inval = CuCode::CUDA_ERROR_INVALID_VALUE;
+        assert_eq!(
+            map_driver("cuMemcpyDtoHAsync_v2", inval).kind(),
             ErrorKind::Driver
         );
         assert_eq!(map_launch("x", inval).kind(), ErrorKind::LaunchRejected);
         let e = map_nvrtc(
             "nvrtcCompileProgram",
-            NvrtcError(nvrtcResult::NVRTC_ERROR_COMPILATION),
+            NvrtcCode::NVRTC_ERROR_COMPILATION,
             "error: expected a \";\"".into(),
         );
         assert_eq!(e.kind(), ErrorKind::Build);
@@ -309,15 +364,41 @@ mod tests {
     }
 
     #[test]
-    fn missing_library_is_unavailable() {
-        let e = CudaError::LibraryMissing {
-            library: "libcuda.so.1",
-            hint: "install the NVIDIA driver",
+    fn start_up_messages_name_the_driver_and_the_reason() {
+        let words = driver_words(Some("/x/libcuda.so.535.309.01"), Some(12020));
+        let e = map_init("cuInit", &words, CuCode::CUDA_ERROR_NO_DEVICE);
+        assert_eq!(
+            e.to_string(),
+            "CUDA driver 535.309.01 (CUDA 12.2) is installed, but cuInit failed: \
+             CUDA_ERROR_NO_DEVICE (no NVIDIA GPU visible)"
+        );
+        let old = DriverLoadError::Missing {
+            file: Some("/usr/lib/libcuda.so.470.256.02".into()),
+            version: Some(11040),
+            names: vec!["cuA", "cuB", "cuC", "cuD", "cuE"],
         };
+        let e = CudaError::from(old);
         assert_eq!(e.kind(), ErrorKind::Unavailable);
         assert_eq!(
             e.to_string(),
-            "libcuda.so.1 not found (install the NVIDIA driver)"
+            "the installed CUDA driver 470.256.02 (CUDA 11.4) lacks cuA, cuB, cuC and 2 more: \
+             install NVIDIA driver R525 or newer (CUDA 12.0)"
         );
+        assert_eq!(few_names(&["cuA"]), "cuA");
+        assert_eq!(driver_words(None, Some(13000)), "for CUDA 13.0");
+        assert_eq!(driver_words(None, None), "(libcuda.so.1)");
+    }
+
+    #[test]
+    fn missing_library_is_unavailable() {
+        let e = CudaError::from(DriverLoadError::NotFound);
+        assert_eq!(e.kind(), ErrorKind::Unavailable);
+        assert_eq!(
+            e.to_string(),
+            "libcuda.so.1 not found (install NVIDIA driver R525 or newer: CUDA 12.0)"
+        );
+        let e = CudaError::NoKernel(vec!["NVRTC: a".into(), "embedded PTX: b".into()]);
+        assert_eq!(e.kind(), ErrorKind::Build);
+        assert!(e.to_string().ends_with("NVRTC: a; embedded PTX: b"), "{e}");
     }
 }

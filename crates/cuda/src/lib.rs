@@ -1,32 +1,67 @@
-//! blocksweep's CUDA backend, on the CUDA driver API through cudarc.
+//! blocksweep's CUDA backend, on the CUDA driver API, for every driver since CUDA 12.0 (R525).
 //!
 //! - [`probe`] lists devices without creating a context or compiling anything; on a machine
-//!   without the driver it returns an `Unavailable` error ("libcuda.so.1 not found") instead
-//!   of letting cudarc's lazily loaded symbols panic.
+//!   without the driver, or with one older than CUDA 12.0, it returns an `Unavailable` error
+//!   saying so, never a panic.
 //! - [`open`] retains a device's primary context, creates one stream, and builds the two
-//!   kernels of `kernels/grayscale.cu`, with NVRTC or from the embedded PTX
-//!   ([`CudaCompiler`]).
+//!   kernels of `kernels/grayscale.cu` with NVRTC (PTX, or a cubin where NVRTC is newer than
+//!   the driver) or from the embedded PTX ([`CudaCompiler`]).
 //! - [`CudaBackend`] implements [`blocksweep_core::Backend`]: occupancy from the CUDA
 //!   occupancy API, timing with CUDA events on the same stream.
 //!
-//! Files, one per role (mirroring the OpenCL and Vulkan backends): `device.rs` (presence,
-//! enumeration, identity, limits), `module.rs` (kernel source and PTX, NVRTC, function
-//! attributes, occupancy), `timing.rs` (events, launch, copy), `backend.rs` (the trait),
-//! `error.rs` (errors and the mapping from CUresult / nvrtcResult).
+//! libcuda and libnvrtc are loaded at run time and called through this crate's own tables of
+//! entry points (cudarc supplies the types): see `entry_points.rs` for why.
+//!
+//! Files, one per role, as in the OpenCL and Vulkan backends:
+//!
+//! | file | holds |
+//! |---|---|
+//! | `lib.rs` | these docs, re-exports, [`probe`] / [`open`] |
+//! | `driver.rs` | [`API`] (the `ApiInfo`) and [`DRIVER`] (the core's `Driver`) |
+//! | `device.rs` | driver start-up (`cuInit`), enumeration, identity, limits (`cuDeviceGetAttribute`) |
+//! | `context.rs` | the primary context and the stream, RAII |
+//! | `kernel.rs` | building the kernels (NVRTC PTX / cubin, embedded PTX), function attributes, occupancy |
+//! | `memory.rs` | device buffers (RAII), the four planes, upload, poison, read-back, the copy buffers |
+//! | `timing.rs` | `run_batch`: back-to-back launches between CUDA events; the launch itself |
+//! | `backend.rs` | the `Backend` impl tying the above together |
+//! | `error.rs` | [`CudaError`] and the `map_<situation>` functions from native codes |
+//! | `entry_points.rs` | every libcuda / libnvrtc entry point blocksweep can call: the one list, resolved and checked at load |
+//! | `nvrtc.rs` | finding a libnvrtc, planning PTX or cubin against the driver's version, compiling |
+//! | `codes.rs` | `CUresult` / `nvrtcResult` as plain integers (any value is valid) and their names |
 
 mod backend;
+mod codes;
+mod context;
 mod device;
 mod driver;
+mod entry_points;
 pub mod error;
-mod module;
+mod kernel;
+mod memory;
+mod nvrtc;
 mod timing;
 
-pub use backend::{open, CudaBackend, CudaOptions};
-pub use device::{pci_bus_id, probe, theoretical_gbps};
+use blocksweep_core::DeviceIdentity;
+
+pub use backend::{CudaBackend, CudaOptions};
+pub use codes::{CuCode, NvrtcCode};
+pub use device::{pci_bus_id, theoretical_gbps};
 pub use driver::{CudaDriver, API, DRIVER};
-pub use error::CudaError;
-pub use module::{
-    nvrtc_available, nvrtc_compile, CudaCompiler, NvrtcPtx, GRID_STRIDE_ENTRY, KERNEL_PTX,
-    KERNEL_SOURCE, ONE_PER_THREAD_ENTRY,
+pub use entry_points::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS};
+pub use error::{CudaError, MIN_DRIVER};
+pub use kernel::{
+    CudaCompiler, GRID_STRIDE_ENTRY, KERNEL_PTX, KERNEL_SOURCE, ONE_PER_THREAD_ENTRY,
 };
+pub use nvrtc::{nvrtc_available, nvrtc_compile, nvrtc_compile_cubin, NvrtcCubin, NvrtcPtx};
 pub use timing::{EVENT_RESOLUTION_NS, TIMER_METHOD};
+
+/// Every device the driver sees, in ordinal order (the index [`open`] takes). Starts the
+/// driver; creates no context and compiles nothing.
+pub fn probe() -> Result<Vec<DeviceIdentity>, CudaError> {
+    device::enumerate().map(|(devices, _)| devices)
+}
+
+/// Opens device `index` of [`probe`]'s list: its primary context, a stream, the kernels.
+pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaError> {
+    backend::open(index, options)
+}

@@ -1,20 +1,21 @@
-//! Device-clock timing with CUDA events, and the operations it times: the kernel launch and
-//! the device-to-device copy.
+//! `run_batch`: back-to-back launches (or copies) timed with CUDA events, and the launch
+//! itself.
 //!
 //! One stream carries everything. A batch issues its launches back to back in stream order,
 //! with event records around the batch or between launches, and the host waits once at the
-//! end, like the seed's harness ("launches only inside the timed region"). The context's
-//! per-buffer event tracking is off (see `backend::open`), so nothing but our records and
-//! the operations themselves lands inside the timed region.
+//! end, like the seed's harness ("launches only inside the timed region"). Nothing but our
+//! records and the operations themselves lands inside the timed region: buffers are plain
+//! allocations that record no events of their own.
 
 use std::ffi::c_void;
-use std::sync::Arc;
+use std::ptr;
 
 use blocksweep_core::{BatchTimes, BlockSize, GridSize, Stamps};
-use cudarc::driver::sys::{self, CUdeviceptr, CUevent_flags};
-use cudarc::driver::{result, CudaContext, CudaEvent, CudaFunction, CudaStream};
+use cudarc::driver::sys::{CUdeviceptr, CUevent, CUfunction};
 
-use crate::error::{map_driver, map_launch, CudaError};
+use crate::context::Stream;
+use crate::entry_points::cu;
+use crate::error::{map_driver, map_launch, CudaError, OrMap};
 
 /// "cuEventElapsedTime ... has a resolution of around 0.5 microseconds" (CUDA Driver API,
 /// cuEventElapsedTime).
@@ -23,30 +24,63 @@ pub const EVENT_RESOLUTION_SOURCE: &str =
     "cuEventElapsedTime (\"resolution of around 0.5 microseconds\", CUDA Driver API docs)";
 pub const TIMER_METHOD: &str = "CUDA events (cuEventRecord / cuEventElapsedTime)";
 
+/// `CU_EVENT_DEFAULT`: timing enabled, blocking sync off.
+const EVENT_DEFAULT: u32 = 0;
+
+/// A timing event of the current context, destroyed on drop.
+struct Event {
+    raw: CUevent,
+}
+
+// SAFETY: used from one thread at a time, with its context bound (see context.rs).
+unsafe impl Send for Event {}
+
+impl Event {
+    fn new() -> Result<Event, CudaError> {
+        let mut raw: CUevent = ptr::null_mut();
+        // SAFETY: one pointer out; a context is current.
+        unsafe { cu!(cuEventCreate(&mut raw, EVENT_DEFAULT)) }.or_map(map_driver)?;
+        Ok(Event { raw })
+    }
+
+    fn record(&self, stream: &Stream) -> Result<(), CudaError> {
+        // SAFETY: event and stream are live and of the same context.
+        unsafe { cu!(cuEventRecord(self.raw, stream.raw())) }.or_map(map_driver)
+    }
+
+    /// Milliseconds from `self` to `end`, both recorded and complete.
+    fn elapsed_ms(&self, end: &Event) -> Result<f64, CudaError> {
+        let mut ms = 0f32;
+        // SAFETY: one float out; both events are live. The unversioned entry point is the
+        // CUDA 12.0 one (cuEventElapsedTime_v2 is 12.8+).
+        unsafe { cu!(cuEventElapsedTime(&mut ms, self.raw, end.raw)) }.or_map(map_driver)?;
+        Ok(f64::from(ms))
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: created by cuEventCreate and destroyed only here; a failure at teardown
+        // cannot be acted on.
+        let _ = unsafe { cu!(cuEventDestroy_v2(self.raw)) };
+    }
+}
+
 /// Timing-enabled events, grown to the largest batch asked for and reused.
 pub(crate) struct EventTimer {
-    ctx: Arc<CudaContext>,
-    events: Vec<CudaEvent>,
+    events: Vec<Event>,
 }
 
 impl EventTimer {
-    pub(crate) fn new(ctx: &Arc<CudaContext>) -> Result<Self, CudaError> {
-        let mut t = EventTimer {
-            ctx: ctx.clone(),
-            events: Vec::new(),
-        };
+    pub(crate) fn new() -> Result<Self, CudaError> {
+        let mut t = EventTimer { events: Vec::new() };
         t.ensure(2)?;
         Ok(t)
     }
 
     fn ensure(&mut self, count: usize) -> Result<(), CudaError> {
         while self.events.len() < count {
-            // CU_EVENT_DEFAULT: cudarc's `None` would mean CU_EVENT_DISABLE_TIMING.
-            let e = self
-                .ctx
-                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(|e| map_driver("cuEventCreate", e))?;
-            self.events.push(e);
+            self.events.push(Event::new()?);
         }
         Ok(())
     }
@@ -58,7 +92,7 @@ impl EventTimer {
     /// interval is from event i to event i + 1).
     pub(crate) fn run_batch(
         &mut self,
-        stream: &CudaStream,
+        stream: &Stream,
         count: u32,
         stamps: Stamps,
         op: &mut dyn FnMut() -> Result<(), CudaError>,
@@ -69,39 +103,31 @@ impl EventTimer {
             Stamps::Each => count as usize + 1,
         };
         self.ensure(marks)?;
-        let record = |e: &CudaEvent| e.record(stream).map_err(|e| map_driver("cuEventRecord", e));
+        let e = &self.events;
         if marks > 0 {
-            record(&self.events[0])?;
+            e[0].record(stream)?;
         }
         for i in 0..count as usize {
             op()?;
             if stamps == Stamps::Each {
-                record(&self.events[i + 1])?;
+                e[i + 1].record(stream)?;
             }
         }
         if stamps == Stamps::Batch {
-            record(&self.events[1])?;
+            e[1].record(stream)?;
         }
-        stream
-            .synchronize()
-            .map_err(|e| map_driver("cuStreamSynchronize", e))?;
-        let elapsed = |a: &CudaEvent, b: &CudaEvent| -> Result<f64, CudaError> {
-            a.elapsed_ms(b)
-                .map(f64::from)
-                .map_err(|e| map_driver("cuEventElapsedTime", e))
-        };
-        let e = &self.events;
+        stream.synchronize()?;
         Ok(match stamps {
             Stamps::None => BatchTimes::default(),
             Stamps::Batch => BatchTimes {
-                batch_ms: Some(elapsed(&e[0], &e[1])?),
+                batch_ms: Some(e[0].elapsed_ms(&e[1])?),
                 each_ms: Vec::new(),
             },
             Stamps::Each => BatchTimes {
                 batch_ms: None,
                 each_ms: e[..marks]
                     .windows(2)
-                    .map(|w| elapsed(&w[0], &w[1]))
+                    .map(|w| w[0].elapsed_ms(&w[1]))
                     .collect::<Result<_, _>>()?,
             },
         })
@@ -124,8 +150,8 @@ pub(crate) struct KernelArgs {
 /// asking, and a block it does send (`--blocks 2048`, a limit it does not know) should meet the
 /// driver's own refusal, reported as LaunchRejected with the CUDA error name.
 pub(crate) fn launch(
-    func: &CudaFunction,
-    stream: &CudaStream,
+    func: CUfunction,
+    stream: &Stream,
     block: BlockSize,
     grid: GridSize,
     args: KernelArgs,
@@ -144,51 +170,19 @@ pub(crate) fn launch(
     // live allocations of `n` floats owned by the backend, which keeps them until the stream
     // has finished with them.
     unsafe {
-        result::launch_kernel(
-            func.cu_function(),
-            (grid.x, grid.y, 1),
-            (block.x, block.y, block.z),
+        cu!(cuLaunchKernel(
+            func,
+            grid.x,
+            grid.y,
+            1,
+            block.x,
+            block.y,
+            block.z,
             0,
-            stream.cu_stream(),
-            &mut params,
-        )
+            stream.raw(),
+            params.as_mut_ptr(),
+            ptr::null_mut()
+        ))
     }
-    .map_err(|e| map_launch(&format!("block {block} x grid {grid}"), e))
-}
-
-/// Fills `count` 32-bit words at `ptr` with `value` on the stream (cuMemsetD32Async).
-pub(crate) fn memset_d32(
-    stream: &CudaStream,
-    ptr: CUdeviceptr,
-    value: u32,
-    count: usize,
-) -> Result<(), CudaError> {
-    // SAFETY: ptr is a live allocation of at least `count` 32-bit words on this context.
-    unsafe { sys::cuMemsetD32Async(ptr, value, count, stream.cu_stream()) }
-        .result()
-        .map_err(|e| map_driver("cuMemsetD32Async", e))
-}
-
-/// Fills `count` bytes at `ptr` with `value` on the stream (cuMemsetD8Async).
-pub(crate) fn memset_d8(
-    stream: &CudaStream,
-    ptr: CUdeviceptr,
-    value: u8,
-    count: usize,
-) -> Result<(), CudaError> {
-    // SAFETY: ptr is a live allocation of at least `count` bytes on this context.
-    unsafe { result::memset_d8_async(ptr, value, count, stream.cu_stream()) }
-        .map_err(|e| map_driver("cuMemsetD8Async", e))
-}
-
-/// Copies `bytes` from `src` to `dst` on the stream (cuMemcpyDtoDAsync).
-pub(crate) fn copy_d2d(
-    stream: &CudaStream,
-    dst: CUdeviceptr,
-    src: CUdeviceptr,
-    bytes: usize,
-) -> Result<(), CudaError> {
-    // SAFETY: both are live, distinct allocations of at least `bytes` bytes on this context.
-    unsafe { result::memcpy_dtod_async(dst, src, bytes, stream.cu_stream()) }
-        .map_err(|e| map_driver("cuMemcpyDtoDAsync", e))
+    .map_err(|f| map_launch(&format!("block {block} x grid {grid}"), f.code))
 }

@@ -40,7 +40,7 @@ fn probe_lists_devices_or_says_why_not() {
             if !driver_present() {
                 assert_eq!(
                     e.to_string(),
-                    "libcuda.so.1 not found (install the NVIDIA driver)"
+                    "libcuda.so.1 not found (install NVIDIA driver R525 or newer: CUDA 12.0)"
                 );
             }
             blocksweep_core::conformance::skip_unavailable(blocksweep_cuda::API, &e.to_string());

@@ -1,0 +1,403 @@
+//! Every libcuda and libnvrtc entry point blocksweep can call: one list, checked when the
+//! library loads.
+//!
+//! Each table below is written once, C signature and all, and the macro turns it into a
+//! struct of function pointers, a name list ([`DRIVER_ENTRY_POINTS`], [`NVRTC_ENTRY_POINTS`])
+//! and a resolver that reports every missing name at once. Calls go through [`cu!`] (driver)
+//! or [`nvrtc!`](crate::nvrtc) and nowhere else, so an entry point that is not in a table cannot be
+//! called, one that is in a table but never called is a dead-code warning, and a driver that
+//! lacks one is refused at probe time with a one-line message instead of a panic mid-run.
+//!
+//! Why not cudarc's `sys` functions: they return its `CUresult` enum, and a driver newer than
+//! the bindings can return a code the enum lacks (undefined behaviour); here every function
+//! returns a plain integer ([`CuCode`], [`NvrtcCode`]). cudarc still supplies the types
+//! (handles, attribute enums, which are only ever passed *in*, with values we chose).
+//!
+//! The floor is CUDA 12.0 (driver R525): every name here is exported by R535's libcuda.so.1
+//! (crates/cuda/tests/data/libcuda-535-exports.txt, checked by tests/floor.rs) and by NVRTC 12.0.
+//! Where the header maps a name to a versioned symbol newer than 12.0 (`cuEventElapsedTime` ->
+//! `cuEventElapsedTime_v2` from 12.8), the unversioned symbol is the one called.
+
+use std::ffi::{c_char, c_int, c_uchar, c_uint, c_void};
+use std::sync::OnceLock;
+
+use cudarc::driver::sys::{
+    CUcontext, CUdevice, CUdevice_attribute, CUdeviceptr, CUevent, CUfunction,
+    CUfunction_attribute, CUjit_option, CUmodule, CUoccupancyB2DSize, CUstream, CUuuid,
+};
+use cudarc::nvrtc::sys::nvrtcProgram;
+use libloading::Library;
+
+use crate::codes::{CuCode, NvrtcCode};
+
+/// Declares a table of entry points: the struct of pointers, the list of names, the resolver.
+macro_rules! entry_point_table {
+    ($(#[$doc:meta])* $table:ident, $list:ident -> $ret:ty {
+        $( fn $name:ident($($arg:ident: $ty:ty),* $(,)?); )*
+    }) => {
+        $(#[$doc])*
+        #[allow(non_snake_case)]
+        pub(crate) struct $table {
+            $( pub(crate) $name: unsafe extern "C" fn($($arg: $ty),*) -> $ret, )*
+        }
+
+        /// The names in the table, in its order.
+        pub const $list: &[&str] = &[$(stringify!($name)),*];
+
+        impl $table {
+            /// Every pointer of the table from `lib`, or every name `lib` lacks.
+            #[allow(non_snake_case)]
+            pub(crate) fn resolve(lib: &Library) -> Result<$table, Vec<&'static str>> {
+                let mut missing = Vec::new();
+                $( let $name = lookup(lib, stringify!($name), &mut missing); )*
+                match ($($name,)*) {
+                    ($(Some($name),)*) => Ok($table { $($name),* }),
+                    _ => Err(missing),
+                }
+            }
+        }
+    };
+}
+
+/// One symbol as a function pointer of type `F`, or its name pushed onto `missing`.
+fn lookup<F: Copy>(
+    lib: &Library,
+    name: &'static str,
+    missing: &mut Vec<&'static str>,
+) -> Option<F> {
+    // SAFETY: F is the C signature the table declares for this name (cuda.h / nvrtc.h of
+    // CUDA 12.0); the pointer is only called through that type, while `lib` stays loaded.
+    match unsafe { lib.get::<F>(name) } {
+        Ok(symbol) => Some(*symbol),
+        Err(_) => {
+            missing.push(name);
+            None
+        }
+    }
+}
+
+entry_point_table! {
+    /// The CUDA driver API as blocksweep uses it.
+    DriverFns, DRIVER_ENTRY_POINTS -> CuCode {
+        fn cuInit(flags: c_uint);
+        fn cuDriverGetVersion(version: *mut c_int);
+        fn cuGetErrorName(code: CuCode, name: *mut *const c_char);
+        fn cuGetErrorString(code: CuCode, text: *mut *const c_char);
+        fn cuDeviceGetCount(count: *mut c_int);
+        fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int);
+        fn cuDeviceGetName(name: *mut c_char, len: c_int, device: CUdevice);
+        fn cuDeviceGetUuid_v2(uuid: *mut CUuuid, device: CUdevice);
+        fn cuDeviceGetAttribute(value: *mut c_int, attribute: CUdevice_attribute, device: CUdevice);
+        fn cuDeviceTotalMem_v2(bytes: *mut usize, device: CUdevice);
+        fn cuDevicePrimaryCtxRetain(context: *mut CUcontext, device: CUdevice);
+        fn cuDevicePrimaryCtxRelease_v2(device: CUdevice);
+        fn cuCtxSetCurrent(context: CUcontext);
+        fn cuStreamCreate(stream: *mut CUstream, flags: c_uint);
+        fn cuStreamDestroy_v2(stream: CUstream);
+        fn cuStreamSynchronize(stream: CUstream);
+        fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize);
+        fn cuMemAlloc_v2(ptr: *mut CUdeviceptr, bytes: usize);
+        fn cuMemFree_v2(ptr: CUdeviceptr);
+        fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: CUstream);
+        fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: CUstream);
+        fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: CUstream);
+        fn cuMemsetD8Async(dst: CUdeviceptr, value: c_uchar, count: usize, stream: CUstream);
+        fn cuMemsetD32Async(dst: CUdeviceptr, value: c_uint, count: usize, stream: CUstream);
+        fn cuModuleLoadDataEx(
+            module: *mut CUmodule,
+            image: *const c_void,
+            num_options: c_uint,
+            options: *mut CUjit_option,
+            values: *mut *mut c_void,
+        );
+        fn cuModuleGetFunction(function: *mut CUfunction, module: CUmodule, name: *const c_char);
+        fn cuModuleUnload(module: CUmodule);
+        fn cuFuncGetAttribute(value: *mut c_int, attribute: CUfunction_attribute, function: CUfunction);
+        fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            blocks: *mut c_int,
+            function: CUfunction,
+            block_size: c_int,
+            dynamic_shared: usize,
+        );
+        fn cuOccupancyMaxPotentialBlockSize(
+            min_grid: *mut c_int,
+            block_size: *mut c_int,
+            function: CUfunction,
+            shared_for_block: CUoccupancyB2DSize,
+            dynamic_shared: usize,
+            block_size_limit: c_int,
+        );
+        fn cuEventCreate(event: *mut CUevent, flags: c_uint);
+        fn cuEventRecord(event: CUevent, stream: CUstream);
+        fn cuEventElapsedTime(ms: *mut f32, start: CUevent, end: CUevent);
+        fn cuEventDestroy_v2(event: CUevent);
+        fn cuLaunchKernel(
+            function: CUfunction,
+            grid_x: c_uint,
+            grid_y: c_uint,
+            grid_z: c_uint,
+            block_x: c_uint,
+            block_y: c_uint,
+            block_z: c_uint,
+            shared_bytes: c_uint,
+            stream: CUstream,
+            params: *mut *mut c_void,
+            extra: *mut *mut c_void,
+        );
+    }
+}
+
+entry_point_table! {
+    /// NVRTC as blocksweep uses it (all present since NVRTC 11.2).
+    NvrtcFns, NVRTC_ENTRY_POINTS -> NvrtcCode {
+        fn nvrtcVersion(major: *mut c_int, minor: *mut c_int);
+        fn nvrtcGetNumSupportedArchs(count: *mut c_int);
+        fn nvrtcGetSupportedArchs(archs: *mut c_int);
+        fn nvrtcCreateProgram(
+            program: *mut nvrtcProgram,
+            source: *const c_char,
+            name: *const c_char,
+            num_headers: c_int,
+            headers: *const *const c_char,
+            include_names: *const *const c_char,
+        );
+        fn nvrtcCompileProgram(program: nvrtcProgram, num_options: c_int, options: *const *const c_char);
+        fn nvrtcGetPTXSize(program: nvrtcProgram, size: *mut usize);
+        fn nvrtcGetPTX(program: nvrtcProgram, ptx: *mut c_char);
+        fn nvrtcGetCUBINSize(program: nvrtcProgram, size: *mut usize);
+        fn nvrtcGetCUBIN(program: nvrtcProgram, cubin: *mut c_char);
+        fn nvrtcGetProgramLogSize(program: nvrtcProgram, size: *mut usize);
+        fn nvrtcGetProgramLog(program: nvrtcProgram, log: *mut c_char);
+        fn nvrtcDestroyProgram(program: *mut nvrtcProgram);
+    }
+}
+
+/// A call that returned something other than success: which entry point, and its code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CuFailure {
+    pub call: &'static str,
+    pub code: CuCode,
+}
+
+impl CuFailure {
+    pub(crate) fn check(call: &'static str, code: CuCode) -> Result<(), CuFailure> {
+        if code.is_success() {
+            Ok(())
+        } else {
+            Err(CuFailure { call, code })
+        }
+    }
+}
+
+/// Calls a driver entry point from the table, `unsafe { cu!(cuInit(0)) }`, giving
+/// `Result<(), CuFailure>` named after the entry point. Before the driver has loaded, every
+/// call fails with `CUDA_ERROR_NOT_INITIALIZED` instead of panicking.
+macro_rules! cu {
+    ($name:ident($($arg:expr),* $(,)?)) => {
+        match $crate::entry_points::driver_fns() {
+            Some(fns) => $crate::entry_points::CuFailure::check(
+                stringify!($name),
+                (fns.$name)($($arg),*),
+            ),
+            None => Err($crate::entry_points::CuFailure {
+                call: stringify!($name),
+                code: $crate::codes::CuCode::CUDA_ERROR_NOT_INITIALIZED,
+            }),
+        }
+    };
+}
+pub(crate) use cu;
+
+/// libcuda, loaded once per process and never unloaded (the pointers point into it).
+pub(crate) struct LoadedDriver {
+    _lib: Library,
+    pub fns: DriverFns,
+    /// The file the loader mapped, e.g. ".../libcuda.so.535.309.01", where /proc says.
+    pub file: Option<String>,
+}
+
+/// Why libcuda could not be used, kept so that every later probe gives the same answer.
+#[derive(Debug, Clone)]
+pub(crate) enum DriverLoadError {
+    NotFound,
+    /// The library loaded but lacks entry points (a driver older than CUDA 12.0).
+    Missing {
+        file: Option<String>,
+        version: Option<i32>,
+        names: Vec<&'static str>,
+    },
+}
+
+static DRIVER: OnceLock<Result<LoadedDriver, DriverLoadError>> = OnceLock::new();
+
+#[cfg(windows)]
+const LIBCUDA_NAMES: &[&str] = &["nvcuda.dll"];
+#[cfg(not(windows))]
+const LIBCUDA_NAMES: &[&str] = &["libcuda.so.1", "libcuda.so"];
+
+/// Loads libcuda and resolves the whole table (once; later calls return the same outcome).
+pub(crate) fn load_driver() -> Result<&'static LoadedDriver, DriverLoadError> {
+    DRIVER
+        .get_or_init(open_driver)
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+fn open_driver() -> Result<LoadedDriver, DriverLoadError> {
+    // SAFETY: loading libcuda runs its initialisers, which is what the driver is for.
+    let lib = LIBCUDA_NAMES
+        .iter()
+        .find_map(|name| unsafe { Library::new(*name) }.ok())
+        .ok_or(DriverLoadError::NotFound)?;
+    let file = mapped_file("libcuda.so");
+    match DriverFns::resolve(&lib) {
+        Ok(fns) => Ok(LoadedDriver {
+            _lib: lib,
+            fns,
+            file,
+        }),
+        Err(names) => {
+            let mut missing = Vec::new();
+            let get_version: Option<unsafe extern "C" fn(*mut c_int) -> CuCode> =
+                lookup(&lib, "cuDriverGetVersion", &mut missing);
+            let mut v = 0;
+            // SAFETY: cuDriverGetVersion writes one int and needs no cuInit.
+            let version = get_version
+                .filter(|f| unsafe { f(&mut v) }.is_success())
+                .map(|_| v);
+            Err(DriverLoadError::Missing {
+                file,
+                version,
+                names,
+            })
+        }
+    }
+}
+
+/// The driver's table once libcuda has loaded with every entry point, else `None`.
+pub(crate) fn driver_fns() -> Option<&'static DriverFns> {
+    DRIVER.get()?.as_ref().ok().map(|d| &d.fns)
+}
+
+/// The path of the first file mapped into this process whose name starts with `prefix`
+/// (Linux: /proc/self/maps names the real file behind a `libcuda.so.1` link).
+pub(crate) fn mapped_file(prefix: &str) -> Option<String> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .find(|p| {
+            std::path::Path::new(p)
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+        })
+        .map(str::to_string)
+}
+
+/// The version in a driver library's file name: ".../libcuda.so.535.309.01" -> "535.309.01";
+/// `None` for a name without one ("libcuda.so.1").
+pub(crate) fn file_version(file: &str) -> Option<String> {
+    let name = std::path::Path::new(file).file_name()?.to_string_lossy();
+    let v = name.split_once(".so.")?.1;
+    (v.contains('.') && v.chars().all(|c| c.is_ascii_digit() || c == '.')).then(|| v.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Identifiers in `code` that name a CUDA driver entry point (`cu` then a capital).
+    fn driver_names(code: &str) -> Vec<String> {
+        code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| w.len() > 2 && w.starts_with("cu") && w.as_bytes()[2].is_ascii_uppercase())
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The crate's sources: comment lines and test modules left out.
+    fn sources() -> Vec<(String, String)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let code: Vec<&str> = text
+                    .lines()
+                    .take_while(|l| l.trim() != "#[cfg(test)]")
+                    .filter(|l| !l.trim_start().starts_with("//"))
+                    .collect();
+                out.push((path.display().to_string(), code.join("\n")));
+            }
+        }
+        assert!(
+            out.len() >= 10,
+            "read {} files from {}",
+            out.len(),
+            dir.display()
+        );
+        out
+    }
+
+    #[test]
+    fn every_driver_call_in_the_sources_is_in_the_list() {
+        for (file, code) in sources() {
+            // cudarc's own call layers bypass the table and return its CUresult enum.
+            let bypass = code.matches("sys::cu").count()
+                + code.matches("result::").count()
+                + code.matches("CudaContext").count()
+                + code.matches("CudaStream").count()
+                - code.matches("std::result::").count();
+            assert_eq!(
+                bypass, 0,
+                "{file} calls through cudarc: add the entry point to the table"
+            );
+            for name in driver_names(&code) {
+                // A header name such as cuMemcpyDtoDAsync is the versioned symbol underneath.
+                let known = DRIVER_ENTRY_POINTS.contains(&name.as_str())
+                    || DRIVER_ENTRY_POINTS.contains(&format!("{name}_v2").as_str());
+                assert!(
+                    known,
+                    "{file} names {name}, which is not in DRIVER_ENTRY_POINTS"
+                );
+            }
+            for (i, _) in code.match_indices("nvrtc!(") {
+                let args = code[i + "nvrtc!(".len()..]
+                    .split('(')
+                    .next()
+                    .unwrap_or_default();
+                let name = args.rsplit(',').next().unwrap_or_default().trim();
+                assert!(
+                    NVRTC_ENTRY_POINTS.contains(&name),
+                    "{file}: nvrtc!({args}(...)) is not in NVRTC_ENTRY_POINTS"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_lists_are_the_floor_names() {
+        // Nothing newer than CUDA 12.0: the 12.8 symbol is not called, the 12.0 one is.
+        assert!(!DRIVER_ENTRY_POINTS.contains(&"cuEventElapsedTime_v2"));
+        assert!(DRIVER_ENTRY_POINTS.contains(&"cuEventElapsedTime"));
+        let mut sorted = DRIVER_ENTRY_POINTS.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(
+            sorted.len(),
+            DRIVER_ENTRY_POINTS.len(),
+            "a name is listed twice"
+        );
+        assert_eq!(driver_names("x = cu!(cuInit(0)); // CUdevice"), ["cuInit"]);
+    }
+
+    #[test]
+    fn versions_from_library_file_names() {
+        let f = "/usr/lib/x86_64-linux-gnu/nvidia/current/libcuda.so.535.309.01";
+        assert_eq!(file_version(f).as_deref(), Some("535.309.01"));
+        assert_eq!(file_version("/usr/lib/libcuda.so.1"), None);
+        assert_eq!(
+            file_version("libnvrtc.so.12.0.140").as_deref(),
+            Some("12.0.140")
+        );
+    }
+}

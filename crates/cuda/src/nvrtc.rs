@@ -1,0 +1,387 @@
+//! NVRTC: finding a libnvrtc, deciding what it may produce for this driver, and compiling
+//! kernels/grayscale.cu with it to PTX or to a cubin.
+//!
+//! A driver JIT-compiles PTX only up to its own ISA, so PTX from an NVRTC newer than the
+//! driver fails to load (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`). A cubin for the device's own
+//! architecture does load under CUDA's minor-version compatibility (any 12.x cubin on any
+//! 12.x driver), but not across a major version. [`plan`] turns that into a decision.
+
+use std::ffi::{c_char, CString};
+use std::ptr;
+
+use cudarc::nvrtc::sys::nvrtcProgram;
+use libloading::Library;
+
+use crate::codes::NvrtcCode;
+use crate::entry_points::NvrtcFns;
+use crate::error::{few_names, map_nvrtc, CudaError};
+
+/// Calls an NVRTC entry point through a table (`nvrtc!(fns, nvrtcVersion(&mut a, &mut b))`),
+/// giving `Result<(), CudaError>` named after the entry point, with no program log.
+macro_rules! nvrtc {
+    ($fns:ident, $name:ident($($arg:expr),* $(,)?)) => {
+        check(stringify!($name), ($fns.$name)($($arg),*))
+    };
+}
+
+fn check(call: &'static str, code: NvrtcCode) -> Result<(), CudaError> {
+    match code.is_success() {
+        true => Ok(()),
+        false => Err(map_nvrtc(call, code, String::new())),
+    }
+}
+
+/// Sonames tried, newest first: 13 and 12 are the majors whose cubins and PTX this crate's
+/// floor (CUDA 12.0) can meet; a bare libnvrtc.so is whatever the toolkit links to.
+const LIBNVRTC_NAMES: &[&str] = &["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"];
+
+/// One loaded libnvrtc with its table; unloaded on drop.
+pub(crate) struct Nvrtc {
+    fns: NvrtcFns,
+    /// nvrtcVersion.
+    pub version: (i32, i32),
+    /// The soname it was loaded by.
+    pub library: &'static str,
+    // Last: the table points into it.
+    _lib: Library,
+}
+
+impl Nvrtc {
+    fn load(name: &'static str) -> Result<Nvrtc, String> {
+        // SAFETY: loading libnvrtc runs only its own initialisers.
+        let lib = unsafe { Library::new(name) }.map_err(|_| format!("{name} not found"))?;
+        let fns = NvrtcFns::resolve(&lib)
+            .map_err(|missing| format!("{name} lacks {}", few_names(&missing)))?;
+        let (mut major, mut minor) = (0, 0);
+        // SAFETY: two int out.
+        unsafe { nvrtc!(fns, nvrtcVersion(&mut major, &mut minor)) }.map_err(|e| e.to_string())?;
+        Ok(Nvrtc {
+            fns,
+            version: (major, minor),
+            library: name,
+            _lib: lib,
+        })
+    }
+
+    /// The libnvrtc to use under a driver implementing CUDA `driver`: the newest one not newer
+    /// than the driver (its PTX loads), else the newest; with no driver, the newest.
+    pub(crate) fn find(driver: Option<(i32, i32)>) -> Result<Nvrtc, CudaError> {
+        let mut best: Option<Nvrtc> = None;
+        for name in LIBNVRTC_NAMES {
+            let Ok(candidate) = Nvrtc::load(name) else {
+                continue;
+            };
+            let rank = |n: &Nvrtc| (driver.is_none_or(|d| n.version <= d), n.version);
+            if best.as_ref().is_none_or(|b| rank(&candidate) > rank(b)) {
+                best = Some(candidate);
+            }
+        }
+        best.ok_or(CudaError::LibraryMissing {
+            library: "libnvrtc.so.13 or libnvrtc.so.12",
+            hint: "install CUDA's NVRTC, or use the embedded PTX",
+        })
+    }
+
+    /// The architectures this NVRTC compiles for (52, 75, 90, ...).
+    pub(crate) fn supported_archs(&self) -> Result<Vec<i32>, CudaError> {
+        let fns = &self.fns;
+        let mut count = 0;
+        // SAFETY: one int out; then an array of exactly that many ints.
+        unsafe { nvrtc!(fns, nvrtcGetNumSupportedArchs(&mut count)) }?;
+        let mut archs = vec![0i32; count.max(0) as usize];
+        unsafe { nvrtc!(fns, nvrtcGetSupportedArchs(archs.as_mut_ptr())) }?;
+        Ok(archs)
+    }
+
+    /// Compiles `source` for `arch` ("compute_90" gives PTX, "sm_90" a cubin).
+    pub(crate) fn compile(&self, source: &str, arch: &str) -> Result<Compiled, CudaError> {
+        let fns = &self.fns;
+        let options = vec![format!("--gpu-architecture={arch}"), "--std=c++17".into()];
+        let src = CString::new(source).map_err(|_| CudaError::Nvrtc {
+            call: "nvrtcCreateProgram",
+            code: NvrtcCode::NVRTC_ERROR_INVALID_INPUT,
+            log: "the kernel source contains a NUL byte".into(),
+        })?;
+        let mut raw: nvrtcProgram = ptr::null_mut();
+        // SAFETY: NUL-terminated source and name; no headers.
+        unsafe {
+            nvrtc!(
+                fns,
+                nvrtcCreateProgram(
+                    &mut raw,
+                    src.as_ptr(),
+                    c"grayscale.cu".as_ptr(),
+                    0,
+                    ptr::null(),
+                    ptr::null()
+                )
+            )
+        }?;
+        let program = Program { raw, fns };
+        let c_options: Vec<CString> = options
+            .iter()
+            .map(|o| CString::new(o.as_str()).unwrap_or_default())
+            .collect();
+        let pointers: Vec<*const c_char> = c_options.iter().map(|o| o.as_ptr()).collect();
+        // SAFETY: the program is live; `pointers` holds that many NUL-terminated strings.
+        if let Err(e) = unsafe {
+            nvrtc!(
+                fns,
+                nvrtcCompileProgram(raw, pointers.len() as i32, pointers.as_ptr())
+            )
+        } {
+            let log = program.log();
+            return Err(match e {
+                CudaError::Nvrtc { call, code, .. } => map_nvrtc(call, code, log),
+                other => other,
+            });
+        }
+        let image = match arch.starts_with("sm_") {
+            true => program.output(fns.nvrtcGetCUBINSize, fns.nvrtcGetCUBIN, "nvrtcGetCUBIN")?,
+            false => program.output(fns.nvrtcGetPTXSize, fns.nvrtcGetPTX, "nvrtcGetPTX")?,
+        };
+        Ok(Compiled { image, options })
+    }
+}
+
+/// What one compilation produced: PTX text (NUL-terminated, as NVRTC returns it) or a cubin.
+pub(crate) struct Compiled {
+    pub image: Vec<u8>,
+    pub options: Vec<String>,
+}
+
+/// An NVRTC program, destroyed on drop.
+struct Program<'a> {
+    raw: nvrtcProgram,
+    fns: &'a NvrtcFns,
+}
+
+type SizeFn = unsafe extern "C" fn(nvrtcProgram, *mut usize) -> NvrtcCode;
+type CopyFn = unsafe extern "C" fn(nvrtcProgram, *mut c_char) -> NvrtcCode;
+
+impl Program<'_> {
+    /// A compiled output (PTX or cubin) through its size and copy entry points.
+    fn output(&self, size: SizeFn, copy: CopyFn, call: &'static str) -> Result<Vec<u8>, CudaError> {
+        let mut len = 0usize;
+        // SAFETY: the program compiled; one size_t out, then a buffer of exactly that size.
+        check(call, unsafe { size(self.raw, &mut len) })?;
+        let mut buf = vec![0u8; len];
+        check(call, unsafe { copy(self.raw, buf.as_mut_ptr().cast()) })?;
+        Ok(buf)
+    }
+
+    /// The program log, trimmed (empty when NVRTC has none).
+    fn log(&self) -> String {
+        let fns = self.fns;
+        let mut len = 0usize;
+        // SAFETY: as in `output`.
+        if unsafe { nvrtc!(fns, nvrtcGetProgramLogSize(self.raw, &mut len)) }.is_err() {
+            return String::new();
+        }
+        let mut buf = vec![0u8; len];
+        if unsafe { nvrtc!(fns, nvrtcGetProgramLog(self.raw, buf.as_mut_ptr().cast())) }.is_err() {
+            return String::new();
+        }
+        text_of(&buf).trim().to_string()
+    }
+}
+
+impl Drop for Program<'_> {
+    fn drop(&mut self) {
+        let fns = self.fns;
+        // SAFETY: created by nvrtcCreateProgram and destroyed only here. A failure leaks a
+        // little host memory and is not worth failing a run for.
+        let _ = unsafe { nvrtc!(fns, nvrtcDestroyProgram(&mut self.raw)) };
+    }
+}
+
+/// Bytes up to the first NUL, as text.
+pub(crate) fn text_of(bytes: &[u8]) -> String {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
+}
+
+/// Whether a usable libnvrtc (12 or 13, with every entry point in the table) loads.
+pub fn nvrtc_available() -> bool {
+    Nvrtc::find(None).is_ok()
+}
+
+/// PTX that NVRTC produced, and how.
+#[derive(Debug, Clone)]
+pub struct NvrtcPtx {
+    pub ptx: String,
+    /// NVRTC's own version (nvrtcVersion).
+    pub version: (i32, i32),
+    /// The virtual architecture compiled for, e.g. "compute_90".
+    pub arch: String,
+    pub options: Vec<String>,
+}
+
+/// A cubin that NVRTC produced, and how.
+#[derive(Debug, Clone)]
+pub struct NvrtcCubin {
+    pub cubin: Vec<u8>,
+    pub version: (i32, i32),
+    /// The real architecture compiled for, e.g. "sm_75".
+    pub arch: String,
+    pub options: Vec<String>,
+}
+
+/// Compiles `source` to PTX for the newest virtual architecture the newest libnvrtc found
+/// supports at or below compute capability `cc` (no GPU and no driver needed).
+pub fn nvrtc_compile(source: &str, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError> {
+    let nvrtc = Nvrtc::find(None)?;
+    let archs = nvrtc.supported_archs()?;
+    let arch = Plan::Ptx {
+        arch: pick_arch(&archs, cc).ok_or_else(|| {
+            CudaError::NvrtcUnusable(format!("NVRTC supports {archs:?}, none at or below {cc:?}"))
+        })?,
+    }
+    .arch_option();
+    let out = nvrtc.compile(source, &arch)?;
+    Ok(NvrtcPtx {
+        ptx: text_of(&out.image),
+        version: nvrtc.version,
+        arch,
+        options: out.options,
+    })
+}
+
+/// Compiles `source` to a cubin for compute capability `cc` exactly (no GPU needed).
+pub fn nvrtc_compile_cubin(source: &str, cc: (i32, i32)) -> Result<NvrtcCubin, CudaError> {
+    let nvrtc = Nvrtc::find(None)?;
+    let arch = Plan::Cubin {
+        arch: cc.0 * 10 + cc.1,
+    }
+    .arch_option();
+    let out = nvrtc.compile(source, &arch)?;
+    Ok(NvrtcCubin {
+        cubin: out.image,
+        version: nvrtc.version,
+        arch,
+        options: out.options,
+    })
+}
+
+/// What NVRTC should produce for a device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Plan {
+    /// PTX for this virtual architecture, JIT-compiled by the driver (NVRTC not newer than it).
+    Ptx { arch: i32 },
+    /// A cubin for the device's own architecture (NVRTC newer than the driver, same major).
+    Cubin { arch: i32 },
+}
+
+impl Plan {
+    /// The `--gpu-architecture` value: "compute_90" or "sm_90".
+    pub(crate) fn arch_option(self) -> String {
+        match self {
+            Plan::Ptx { arch } => format!("compute_{arch}"),
+            Plan::Cubin { arch } => format!("sm_{arch}"),
+        }
+    }
+}
+
+/// What NVRTC `nvrtc` (supporting `archs`) may produce for a device of compute capability `cc`
+/// under a driver implementing CUDA `driver`, or why it should not be used at all. `ptx_jit`
+/// is false where the driver's PTX JIT is off (`CUDA_DISABLE_PTX_JIT=1`): only a cubin loads.
+pub(crate) fn plan(
+    nvrtc: (i32, i32),
+    driver: (i32, i32),
+    cc: (i32, i32),
+    archs: &[i32],
+    ptx_jit: bool,
+) -> Result<Plan, String> {
+    let (n, d) = (
+        format!("{}.{}", nvrtc.0, nvrtc.1),
+        format!("{}.{}", driver.0, driver.1),
+    );
+    let device = cc.0 * 10 + cc.1;
+    if nvrtc <= driver && ptx_jit {
+        return pick_arch(archs, cc)
+            .map(|arch| Plan::Ptx { arch })
+            .ok_or_else(|| format!("NVRTC {n} supports {archs:?}, none at or below sm_{device}"));
+    }
+    if nvrtc.0 > driver.0 {
+        return Err(format!(
+            "NVRTC {n} is a newer major version than the driver's CUDA {d}: \
+             neither its PTX nor its cubins are guaranteed to load"
+        ));
+    }
+    if archs.contains(&device) {
+        return Ok(Plan::Cubin { arch: device });
+    }
+    Err(match ptx_jit {
+        true => format!(
+            "NVRTC {n} is newer than the driver's CUDA {d}, so its PTX would not load, \
+             and it cannot build a cubin for sm_{device}"
+        ),
+        false => format!(
+            "PTX JIT is disabled (CUDA_DISABLE_PTX_JIT=1) and NVRTC {n} cannot build a cubin \
+             for sm_{device}"
+        ),
+    })
+}
+
+/// Whether the driver will JIT-compile PTX: not when `CUDA_DISABLE_PTX_JIT=1` (CUDA's
+/// environment variable; the driver then loads cubins only).
+pub(crate) fn ptx_jit_enabled() -> bool {
+    std::env::var("CUDA_DISABLE_PTX_JIT").map_or(true, |v| v.trim() != "1")
+}
+
+/// The newest virtual architecture NVRTC supports at or below compute capability `cc` (so
+/// a GPU newer than the NVRTC still gets PTX its driver can JIT).
+fn pick_arch(supported: &[i32], cc: (i32, i32)) -> Option<i32> {
+    let want = cc.0 * 10 + cc.1;
+    supported.iter().copied().filter(|&a| a <= want).max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NVRTC13: [i32; 12] = [75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121];
+
+    #[test]
+    fn picks_newest_supported_arch_not_above_device() {
+        assert_eq!(pick_arch(&NVRTC13, (9, 0)), Some(90));
+        assert_eq!(pick_arch(&NVRTC13, (8, 9)), Some(89));
+        // A GPU newer than NVRTC gets the newest PTX NVRTC can write.
+        assert_eq!(pick_arch(&NVRTC13, (13, 0)), Some(121));
+        // An older GPU than NVRTC supports gets nothing.
+        assert_eq!(pick_arch(&NVRTC13, (6, 1)), None);
+    }
+
+    #[test]
+    fn nvrtc_output_is_only_planned_where_it_loads() {
+        let nvrtc12 = [50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90];
+        // NVRTC no newer than the driver: PTX, JIT-compiled by the driver.
+        let h200 = plan((13, 0), (13, 0), (9, 0), &NVRTC13, true);
+        assert_eq!(h200, Ok(Plan::Ptx { arch: 90 }));
+        let older = plan((12, 0), (13, 0), (9, 0), &nvrtc12, true);
+        assert_eq!(older, Ok(Plan::Ptx { arch: 90 }));
+        // Newer within the major (NVRTC 12.9, R535's CUDA 12.2, a T4): a cubin for sm_75.
+        let t4 = plan((12, 9), (12, 2), (7, 5), &nvrtc12, true);
+        assert_eq!(t4, Ok(Plan::Cubin { arch: 75 }));
+        assert_eq!(Plan::Cubin { arch: 75 }.arch_option(), "sm_75");
+        // PTX JIT off: a cubin even where PTX would load.
+        let no_jit = plan((13, 0), (13, 0), (9, 0), &NVRTC13, false);
+        assert_eq!(no_jit, Ok(Plan::Cubin { arch: 90 }));
+        let e = plan((13, 0), (13, 0), (6, 1), &NVRTC13, false).unwrap_err();
+        assert!(e.contains("CUDA_DISABLE_PTX_JIT=1"), "{e}");
+        // Newer by a major version (NVRTC 13 on R535): not used.
+        let e = plan((13, 0), (12, 2), (7, 5), &NVRTC13, true).unwrap_err();
+        assert!(e.contains("NVRTC 13.0 is a newer major version than the driver's CUDA 12.2"));
+        // Newer, and no cubin for this device.
+        let e = plan((12, 9), (12, 2), (6, 1), &[75, 90], true).unwrap_err();
+        assert!(e.contains("cannot build a cubin for sm_61"), "{e}");
+        let e = plan((13, 0), (13, 0), (6, 1), &NVRTC13, true).unwrap_err();
+        assert!(e.contains("none at or below sm_61"), "{e}");
+    }
+
+    #[test]
+    fn text_stops_at_the_nul() {
+        assert_eq!(text_of(b"ab\0cd"), "ab");
+        assert_eq!(text_of(b"ab"), "ab");
+    }
+}
