@@ -1,5 +1,5 @@
-//! The core's shared conformance checks, on every Vulkan device this machine has.
+//! The conformance kit (crates/conformance) on every Vulkan device this machine has.
 
-mod common;
-
-blocksweep_core::conformance_tests!(common::devices, common::open_device);
+fn main() -> std::process::ExitCode {
+    blocksweep_conformance::main(&blocksweep_vulkan::DRIVER)
+}

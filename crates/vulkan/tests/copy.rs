@@ -4,9 +4,11 @@
 
 mod common;
 
-use blocksweep_core::conformance::BatchExt;
-use blocksweep_core::Backend;
-use common::{devices, open_device};
+use std::process::ExitCode;
+
+use blocksweep_conformance::{show, BatchExt, Suite};
+use blocksweep_core::{Backend, DeviceIdentity};
+use common::open_device;
 
 /// A pattern no fill can fake: every word differs from its neighbours and from the NaN
 /// poison, and some are NaNs with payloads (which a float copy might canonicalize).
@@ -23,10 +25,8 @@ fn gbps(bytes: u64, times: &[f64]) -> f64 {
     2.0 * bytes as f64 / (times.iter().sum::<f64>() / times.len() as f64) / 1e6
 }
 
-#[test]
-fn the_copy_selects_the_faster_method_in_a_selection_batch() {
-    let Some(devs) = devices() else { return };
-    for d in &devs {
+fn the_copy_selects_the_faster_method_in_a_selection_batch(d: &DeviceIdentity) {
+    {
         let mut b = open_device(d);
         assert!(b.last_copy().is_none());
         let bytes = 16 << 20;
@@ -79,7 +79,7 @@ fn the_copy_selects_the_faster_method_in_a_selection_batch() {
             !method.contains("asked"),
             "no padding at {bytes} bytes: {method}"
         );
-        println!(
+        show!(
             "{}: copy of {bytes} bytes: vkCmdCopyBuffer {:.1} GB/s {:?} ms; \
              compute-shader copy {:.1} GB/s {:?} ms\n  copy_method: {method}",
             d.name,
@@ -94,10 +94,8 @@ fn the_copy_selects_the_faster_method_in_a_selection_batch() {
 
 /// The CLI asks for pixels x 8 bytes, not always a multiple of 16: both methods copy the count
 /// rounded up, and the description says so.
-#[test]
-fn a_byte_count_off_the_element_size_is_rounded_up_for_both() {
-    let Some(devs) = devices() else { return };
-    for d in &devs {
+fn a_byte_count_off_the_element_size_is_rounded_up_for_both(d: &DeviceIdentity) {
+    {
         let mut b = open_device(d);
         let bytes = (1 << 20) + 8;
         assert_eq!(b.copy_each(bytes, 0, 2).unwrap().len(), 2);
@@ -115,10 +113,8 @@ fn a_byte_count_off_the_element_size_is_rounded_up_for_both() {
     }
 }
 
-#[test]
-fn the_shader_copy_really_copies() {
-    let Some(devs) = devices() else { return };
-    for d in &devs {
+fn the_shader_copy_really_copies(d: &DeviceIdentity) {
+    {
         let mut b = open_device(d);
         // 10001 words = 40004 bytes: not a whole number of 16-byte elements.
         let words = pattern(10_001);
@@ -148,4 +144,18 @@ fn the_shader_copy_really_copies() {
             b.copy_method()
         );
     }
+}
+
+fn main() -> ExitCode {
+    Suite::new(&blocksweep_vulkan::DRIVER)
+        .each_device(
+            "copy_selects_the_faster_method",
+            the_copy_selects_the_faster_method_in_a_selection_batch,
+        )
+        .each_device(
+            "copy_rounds_odd_byte_counts_up",
+            a_byte_count_off_the_element_size_is_rounded_up_for_both,
+        )
+        .each_device("shader_copy_really_copies", the_shader_copy_really_copies)
+        .run()
 }

@@ -2,9 +2,9 @@
 //! to, each validates, and the grayscale shader uses the core's weights.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitCode};
 
-use blocksweep_core::conformance::required;
+use blocksweep_conformance::{skip_unless_required, Completion, Harness};
 use blocksweep_core::WEIGHTS;
 
 /// Each checked-in shader, and the bytes the crate embeds for it.
@@ -29,26 +29,19 @@ fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Whether `tool` runs; absent is a failure when BLOCKSWEEP_REQUIRE names vulkan.
-fn tool_present(tool: &str) -> bool {
-    match Command::new(tool).arg("--version").output() {
-        Ok(_) => true,
-        Err(e) => {
-            assert!(
-                !required(blocksweep_vulkan::API),
-                "{tool} is required when BLOCKSWEEP_REQUIRE names vulkan: {e} \
-                 (apt-get install glslang-tools spirv-tools)"
-            );
-            eprintln!("SKIPPED: {tool} not on PATH ({e})");
-            false
-        }
-    }
+/// `None` when `tool` runs, else the skip saying why (a failure when BLOCKSWEEP_REQUIRE names
+/// vulkan).
+fn missing(tool: &str) -> Option<Completion> {
+    let e = Command::new(tool).arg("--version").output().err()?;
+    Some(skip_unless_required(
+        blocksweep_vulkan::API,
+        format!("{tool} is not on PATH ({e}; apt-get install glslang-tools spirv-tools)"),
+    ))
 }
 
-#[test]
-fn checked_in_spirv_is_what_the_source_compiles_to() {
-    if !tool_present("glslangValidator") {
-        return;
+fn checked_in_spirv_is_what_the_source_compiles_to() -> Completion {
+    if let Some(skipped) = missing("glslangValidator") {
+        return skipped;
     }
     let root = repo_root();
     for (name, embedded) in SHADERS {
@@ -86,12 +79,12 @@ fn checked_in_spirv_is_what_the_source_compiles_to() {
         let text = std::fs::read_to_string(root.join(&source)).unwrap();
         assert!(text.contains(&line), "{source} should record `{line}`");
     }
+    Completion::Completed
 }
 
-#[test]
-fn spirv_val_accepts_the_modules() {
-    if !tool_present("spirv-val") {
-        return;
+fn spirv_val_accepts_the_modules() -> Completion {
+    if let Some(skipped) = missing("spirv-val") {
+        return skipped;
     }
     for (name, _) in SHADERS {
         let spv = format!("shaders/{name}.spv");
@@ -107,13 +100,30 @@ fn spirv_val_accepts_the_modules() {
             String::from_utf8_lossy(&run.stderr)
         );
     }
+    Completion::Completed
 }
 
-#[test]
 fn the_shader_uses_the_core_weights() {
     let source = std::fs::read_to_string(repo_root().join("shaders/grayscale.comp")).unwrap();
     let [r, g, b] = WEIGHTS;
     let sum = format!("{r} * r[i] + {g} * g[i] + {b} * b[i]");
     // Once in the grid-stride loop, once in the one-pixel-per-thread variant.
     assert_eq!(source.matches(&sum).count(), 2, "expected `{sum}` twice");
+}
+
+fn main() -> ExitCode {
+    Harness::new()
+        .test(
+            "checked_in_spirv_is_what_the_source_compiles_to",
+            checked_in_spirv_is_what_the_source_compiles_to,
+        )
+        .test(
+            "spirv_val_accepts_the_modules",
+            spirv_val_accepts_the_modules,
+        )
+        .test(
+            "the_shader_uses_the_core_weights",
+            the_shader_uses_the_core_weights,
+        )
+        .run()
 }

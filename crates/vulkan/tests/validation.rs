@@ -1,42 +1,40 @@
-//! Under VK_LAYER_KHRONOS_validation with synchronization validation, a sweep, both copy
-//! methods (the shader's in one dispatch and in several), a poison/read-back and the backend's
-//! destruction produce no warning or error at all.
+//! Under VK_LAYER_KHRONOS_validation with synchronization validation, the kit's sweep, fault,
+//! batch-protocol and refusal scenarios, both copy methods (the shader's in one dispatch and in
+//! several), a poison/read-back and the backend's destruction produce no warning or error at
+//! all.
 
-mod common;
+use std::process::ExitCode;
 
-use blocksweep_core::conformance::BatchExt;
-use blocksweep_core::conformance::{self, required};
+use blocksweep_conformance::{checks, skip_unless_required, BatchExt, Completion, Suite};
 use blocksweep_core::{Backend, DeviceIdentity, DeviceKind, Frame};
 use blocksweep_vulkan::{open, VulkanBackend, VulkanError, VulkanOptions};
-use common::devices;
 
 /// lavapipe (the CPU device) where there is one, else the first device; opened with
-/// validation, or `None` when the layer is missing and vulkan is not required.
-fn open_validated() -> Option<(DeviceIdentity, VulkanBackend)> {
-    let devs = devices()?;
+/// validation, or the skip when the layer is missing (a failure when vulkan is required).
+fn open_validated(devs: &[DeviceIdentity]) -> Result<(DeviceIdentity, VulkanBackend), Completion> {
     let d = devs
         .iter()
         .find(|d| d.kind == DeviceKind::Cpu)
         .unwrap_or(&devs[0])
         .clone();
     match open(d.index, &VulkanOptions { validation: true }) {
-        Ok(b) => Some((d, b)),
+        Ok(b) => Ok((d, b)),
         Err(VulkanError::Unavailable(why)) if why.contains("VK_LAYER_KHRONOS_validation") => {
-            assert!(!required(blocksweep_vulkan::API), "{why}");
-            eprintln!("SKIPPED: {why}");
-            None
+            Err(skip_unless_required(blocksweep_vulkan::API, why))
         }
         Err(e) => panic!("open({}) with validation failed: {e}", d.index),
     }
 }
 
-#[test]
-fn a_sweep_copy_and_teardown_are_clean_under_validation() {
-    let Some((d, mut b)) = open_validated() else {
-        return;
+fn the_kit_copies_and_teardown_are_clean_under_validation(devs: &[DeviceIdentity]) -> Completion {
+    let (d, mut b) = match open_validated(devs) {
+        Ok(v) => v,
+        Err(skipped) => return skipped,
     };
-    conformance::check_full_sweep(&mut b);
-    conformance::check_fault_is_caught(&mut b);
+    checks::full_sweep(&mut b);
+    checks::one_block_short(&mut b);
+    checks::batch_protocol(&mut b);
+    checks::rejected_launch(&mut b);
     let times = b.copy_each(1 << 20, 1, 2).unwrap();
     assert_eq!(times.len(), 2);
     // The compute-shader copy's round trip, in one dispatch and in several.
@@ -65,12 +63,13 @@ fn a_sweep_copy_and_teardown_are_clean_under_validation() {
         d.name,
         after_drop.join("\n")
     );
+    Completion::Completed
 }
 
-#[test]
-fn validation_is_live_and_reports_a_missing_barrier() {
-    let Some((_, mut b)) = open_validated() else {
-        return;
+fn validation_is_live_and_reports_a_missing_barrier(devs: &[DeviceIdentity]) -> Completion {
+    let mut b = match open_validated(devs) {
+        Ok((_, b)) => b,
+        Err(skipped) => return skipped,
     };
     b.provoke_sync_hazard_for_tests().unwrap();
     let messages = b.validation_messages();
@@ -80,4 +79,18 @@ fn validation_is_live_and_reports_a_missing_barrier() {
             .any(|m| m.contains("SYNC-HAZARD-WRITE-AFTER-WRITE")),
         "synchronization validation should have reported the hazard: {messages:#?}"
     );
+    Completion::Completed
+}
+
+fn main() -> ExitCode {
+    Suite::new(&blocksweep_vulkan::DRIVER)
+        .all_devices(
+            "clean_under_validation",
+            the_kit_copies_and_teardown_are_clean_under_validation,
+        )
+        .all_devices(
+            "validation_reports_a_missing_barrier",
+            validation_is_live_and_reports_a_missing_barrier,
+        )
+        .run()
 }
