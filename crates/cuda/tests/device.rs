@@ -1,30 +1,51 @@
-//! The shared conformance checks, and CUDA-specific ones, on device 0. Skipped (or failed,
-//! under BLOCKSWEEP_REQUIRE=cuda) where there is no CUDA device.
+//! CUDA-specific behaviour on every CUDA device this machine has: identity and limits under
+//! their CUDA names, the occupancy API (and its agreement with the core's model), both kernel
+//! paths (NVRTC and the embedded PTX), the driver's own refusal names, the free-memory check.
+//! What every backend must do is the conformance kit's (tests/conformance.rs). Without a CUDA
+//! device every trial is reported as ignored with the reason (failed under
+//! BLOCKSWEEP_REQUIRE=cuda).
 
-use blocksweep_core::conformance::BatchExt;
-use blocksweep_core::conformance::{self, skip_unavailable};
+use std::process::ExitCode;
+
+use blocksweep_conformance::{checks, show, BatchExt, Suite};
 use blocksweep_core::grid::model_blocks_per_mp;
-use blocksweep_core::{Backend, BlockSize, ErrorKind, Frame, KernelVariant, Launch, Limits};
-use blocksweep_cuda::{nvrtc_available, open, probe, CudaBackend, CudaCompiler, CudaOptions};
+use blocksweep_core::sweep::{self, SweepConfig};
+use blocksweep_core::{
+    Backend, BlockSize, DeviceIdentity, DeviceKind, ErrorKind, Frame, KernelVariant, Launch, Limits,
+};
+use blocksweep_cuda::{nvrtc_available, open, CudaBackend, CudaCompiler, CudaOptions};
 
-fn backend_with(compiler: CudaCompiler) -> Option<CudaBackend> {
-    match probe() {
-        Err(e) => {
-            skip_unavailable(blocksweep_cuda::API, &e.to_string());
-            None
-        }
-        Ok(_) => Some(open(0, &CudaOptions { compiler }).expect("open CUDA device 0")),
-    }
+fn open_with(d: &DeviceIdentity, compiler: CudaCompiler) -> CudaBackend {
+    open(d.index, &CudaOptions { compiler })
+        .unwrap_or_else(|e| panic!("open({}) [{}] with {compiler:?}: {e}", d.index, d.name))
 }
 
-fn backend() -> Option<CudaBackend> {
-    backend_with(CudaCompiler::Auto)
+fn open_device(d: &DeviceIdentity) -> CudaBackend {
+    open_with(d, CudaCompiler::Auto)
 }
 
-#[test]
-fn limits_are_consistent_and_native() {
-    let Some(b) = backend() else { return };
-    conformance::check_limits(&b);
+fn identity_is_cudas(d: &DeviceIdentity) {
+    assert_eq!(d.kind, DeviceKind::Gpu);
+    assert!(d.uuid.is_some(), "{d:?}");
+    let pci = d
+        .pci_bus_id
+        .as_deref()
+        .expect("CUDA reports the PCI address");
+    assert_eq!(pci.len(), 12, "{pci}");
+    assert!(pci.ends_with(".0"), "a CUDA device is function 0: {pci}");
+    assert!(d.api_version.contains('.'), "{}", d.api_version);
+    show!(
+        "{}: {} uuid {} pci {pci} driver {} CUDA {}",
+        d.index,
+        d.name,
+        d.uuid_string().unwrap(),
+        d.driver,
+        d.api_version
+    );
+}
+
+fn limits_are_cudas(d: &DeviceIdentity) {
+    let b = open_device(d);
     let l = b.limits();
     assert_eq!(
         l.max_threads_per_block.as_ref().unwrap().name,
@@ -36,78 +57,100 @@ fn limits_are_consistent_and_native() {
     assert!(l.compute_capability.is_some());
     assert!(Limits::value(&l.multiprocessors).unwrap() >= 1);
     assert!(Limits::value(&l.global_mem_bytes).unwrap() > 1 << 30);
-    eprintln!("{} ({}): {:#?}", b.identity().name, b.identity().driver, l);
-    eprintln!("kernel: {:#?}", b.kernel_facts());
+    show!("kernel: {:#?}", b.kernel_facts());
 }
 
-#[test]
-fn full_sweep_verifies_every_row() {
-    let Some(mut b) = backend() else { return };
-    let result = conformance::check_full_sweep(&mut b);
-    assert!(result
-        .grid_source
-        .contains("cuOccupancyMaxActiveBlocksPerMultiprocessor"));
-    let s = result
-        .suggestion
-        .as_ref()
+/// The wave grid comes from the occupancy API, and the API suggests a block size.
+fn the_plan_uses_the_occupancy_api(d: &DeviceIdentity) {
+    let mut b = open_device(d);
+    let config = SweepConfig::default();
+    let plan = sweep::plan(&mut b, 3840 * 2160, &config).expect("a plan");
+    assert!(
+        plan.grid_source
+            .contains("cuOccupancyMaxActiveBlocksPerMultiprocessor"),
+        "{}",
+        plan.grid_source
+    );
+    let s = b
+        .occupancy_suggestion()
+        .unwrap()
         .expect("CUDA suggests a block size");
     assert!(s.block >= 32 && s.block <= 1024 && s.min_grid >= 1, "{s:?}");
-    for r in &result.rows {
-        eprintln!(
-            "block {:>5} grid {:>6} blk/SM {:?} occ {:?} mean {:?} ms {:?} GB/s",
-            r.block.to_string(),
-            r.grid,
-            r.blocks_per_mp,
-            r.occupancy,
-            r.mean_ms(),
-            r.gbps
-        );
+}
+
+fn occupancy_api_agrees_with_the_core_model(d: &DeviceIdentity) {
+    let mut b = open_device(d);
+    let model = b.limits().mp_model.clone().unwrap();
+    let regs = b.kernel_facts().registers.as_ref().unwrap().value;
+    assert!(regs > 0 && regs <= 255, "{regs} registers");
+    for t in blocksweep_core::blocks::DEFAULT_BLOCKS {
+        let api = b.residency(BlockSize::linear(t)).unwrap().unwrap();
+        assert_eq!(api.source, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+        let modelled = model_blocks_per_mp(&model, t as u64, Some(regs));
+        assert_eq!(api.blocks_per_mp, modelled, "block {t}: API vs model");
     }
 }
 
-#[test]
-fn embedded_ptx_sweep_verifies_every_row() {
-    let Some(mut b) = backend_with(CudaCompiler::Ptx) else {
-        return;
-    };
-    assert!(b.kernel_facts().compiled_by.contains("embedded PTX"));
-    conformance::check_full_sweep(&mut b);
-    conformance::check_fault_is_caught(&mut b);
+/// The kit runs with the default kernel path (NVRTC where it serves); the embedded PTX's path
+/// passes the kit's sweep and fault scenarios too.
+fn the_embedded_ptx_passes_the_sweep_and_the_fault(d: &DeviceIdentity) {
+    let mut b = open_with(d, CudaCompiler::Ptx);
+    assert!(
+        b.kernel_facts().compiled_by.contains("embedded PTX"),
+        "{}",
+        b.kernel_facts().compiled_by
+    );
+    checks::full_sweep(&mut b);
+    checks::one_block_short(&mut b);
 }
 
-#[test]
-fn unwritten_pixels_are_caught() {
-    let Some(mut b) = backend() else { return };
-    conformance::check_fault_is_caught(&mut b);
+fn both_compilers_build_both_kernels(d: &DeviceIdentity) {
+    let mut ptx = open_with(d, CudaCompiler::Ptx);
+    let f = ptx.kernel_facts().clone();
+    assert!(f.compiled_by.contains("embedded PTX"), "{}", f.compiled_by);
+    assert!(f.registers.as_ref().unwrap().value > 0);
+    assert_eq!(
+        f.max_block.as_ref().unwrap().name,
+        "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK"
+    );
+    ptx.set_kernel(KernelVariant::OnePixelPerThread).unwrap();
+    assert!(ptx
+        .kernel_facts()
+        .extra
+        .iter()
+        .any(|(_, v)| v == "grayscale_one_per_thread"));
+    if nvrtc_available() {
+        let nv = open_with(d, CudaCompiler::Nvrtc);
+        assert!(
+            nv.kernel_facts().compiled_by.starts_with("NVRTC"),
+            "{}",
+            nv.kernel_facts().compiled_by
+        );
+        assert!(nv
+            .kernel_facts()
+            .extra
+            .iter()
+            .any(|(k, _)| k == "nvrtcVersion"));
+        show!("NVRTC: {:?}", nv.kernel_facts());
+    } else {
+        let err = open(
+            d.index,
+            &CudaOptions {
+                compiler: CudaCompiler::Nvrtc,
+            },
+        )
+        .err()
+        .unwrap();
+        assert_eq!(err.kind(), ErrorKind::Unavailable);
+        assert!(err.to_string().contains("libnvrtc"), "{err}");
+    }
 }
 
-#[test]
-fn oversize_block_is_skipped() {
-    let Some(mut b) = backend() else { return };
-    conformance::check_oversize_is_skipped(&mut b);
-}
-
-#[test]
-fn copy_is_timed_on_the_device() {
-    let Some(mut b) = backend() else { return };
-    let bytes = 64 << 20;
-    let times = b.copy_each(bytes, 1, 5).unwrap();
-    assert_eq!(times.len(), 5);
-    let mean = times.iter().sum::<f64>() / times.len() as f64;
-    let gbps = 2.0 * bytes as f64 / (mean * 1e6);
-    eprintln!("copy {bytes} bytes: {times:?} ms, {gbps:.0} GB/s");
-    assert!(times.iter().all(|t| t.is_finite() && *t > 0.0), "{times:?}");
-    // Between a slow PCIe-era card and anything that exists.
-    assert!(gbps > 10.0 && gbps < 20_000.0, "{gbps} GB/s");
-    // The buffers were freed: a second copy fits just as well.
-    assert!(!b.copy_each(bytes, 0, 1).unwrap().is_empty());
-}
-
-#[test]
-fn the_driver_refuses_blocks_over_its_limit() {
-    let Some(mut b) = backend() else { return };
-    let frame = Frame::generate(64, 16, 3);
-    b.upload(&frame).unwrap();
+/// The kit checks that a block above the limits is refused and leaves the backend usable;
+/// here, that the refusal is the driver's own, by name, for a 3-D block too.
+fn the_drivers_refusal_is_cuda_error_invalid_value(d: &DeviceIdentity) {
+    let mut b = open_device(d);
+    b.upload(&Frame::generate(64, 16, 3)).unwrap();
     let max = Limits::value(&b.limits().max_threads_per_block).unwrap() as u32;
     for block in [BlockSize::linear(max + 1), BlockSize { x: 32, y: 32, z: 2 }] {
         let err = b
@@ -115,35 +158,12 @@ fn the_driver_refuses_blocks_over_its_limit() {
             .expect_err("driver must refuse");
         assert_eq!(err.kind, ErrorKind::LaunchRejected, "{err}");
         assert!(err.message.contains("CUDA_ERROR_INVALID_VALUE"), "{err}");
-        eprintln!("refused: {err}");
     }
-    // The refusal is not sticky: a legal launch still runs and verifies.
-    b.poison_output().unwrap();
-    let times = b
-        .dispatch_each(Launch::linear(BlockSize::linear(256), 1), 0, 1)
-        .unwrap();
-    assert_eq!(times.len(), 1);
-    let mut out = vec![0f32; frame.pixels() as usize];
-    b.read_output(&mut out).unwrap();
-    assert!(blocksweep_core::verify::verify(&out, &frame.reference()).is_ok());
 }
 
-#[test]
-fn a_3d_block_within_limits_runs_and_verifies() {
-    let Some(mut b) = backend() else { return };
-    let frame = Frame::generate(128, 8, 4);
-    b.upload(&frame).unwrap();
-    b.poison_output().unwrap();
-    let block = BlockSize { x: 16, y: 4, z: 2 };
-    b.dispatch_each(Launch::linear(block, 3), 1, 2).unwrap();
-    let mut out = vec![0f32; frame.pixels() as usize];
-    b.read_output(&mut out).unwrap();
-    assert!(blocksweep_core::verify::verify(&out, &frame.reference()).is_ok());
-}
-
-#[test]
-fn a_frame_larger_than_free_memory_is_refused_before_allocating() {
-    let Some(mut b) = backend() else { return };
+/// The kit checks frames against the limits; CUDA's upload also asks cuMemGetInfo.
+fn a_frame_larger_than_free_memory_names_cumemgetinfo(d: &DeviceIdentity) {
+    let mut b = open_device(d);
     // 10^10 pixels (160 GB on the device); the host planes are empty, and upload must
     // refuse on the memory check before it looks at them.
     let frame = Frame {
@@ -163,85 +183,12 @@ fn a_frame_larger_than_free_memory_is_refused_before_allocating() {
     assert!(err.message.contains("cuMemGetInfo"), "{err}");
 }
 
-#[test]
-fn occupancy_api_agrees_with_the_core_model() {
-    let Some(mut b) = backend() else { return };
-    let model = b.limits().mp_model.clone().unwrap();
-    let regs = b.kernel_facts().registers.as_ref().unwrap().value;
-    assert!(regs > 0 && regs <= 255, "{regs} registers");
-    for t in blocksweep_core::blocks::DEFAULT_BLOCKS {
-        let api = b.residency(BlockSize::linear(t)).unwrap().unwrap();
-        assert_eq!(api.source, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-        let modelled = model_blocks_per_mp(&model, t as u64, Some(regs));
-        assert_eq!(api.blocks_per_mp, modelled, "block {t}: API vs model");
-    }
-}
-
-#[test]
-fn both_compilers_build_both_kernels() {
-    let Some(mut ptx) = backend_with(CudaCompiler::Ptx) else {
-        return;
-    };
-    let f = ptx.kernel_facts().clone();
-    assert!(f.compiled_by.contains("embedded PTX"), "{}", f.compiled_by);
-    assert!(f.registers.as_ref().unwrap().value > 0);
-    assert_eq!(
-        f.max_block.as_ref().unwrap().name,
-        "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK"
-    );
-    ptx.set_kernel(KernelVariant::OnePixelPerThread).unwrap();
-    assert!(ptx
-        .kernel_facts()
-        .extra
-        .iter()
-        .any(|(_, v)| v == "grayscale_one_per_thread"));
-    if nvrtc_available() {
-        let nv = backend_with(CudaCompiler::Nvrtc).unwrap();
-        assert!(
-            nv.kernel_facts().compiled_by.starts_with("NVRTC"),
-            "{}",
-            nv.kernel_facts().compiled_by
-        );
-        assert!(nv
-            .kernel_facts()
-            .extra
-            .iter()
-            .any(|(k, _)| k == "nvrtcVersion"));
-        eprintln!("NVRTC: {:?}", nv.kernel_facts());
-    } else {
-        let err = open(
-            0,
-            &CudaOptions {
-                compiler: CudaCompiler::Nvrtc,
-            },
-        )
-        .err()
-        .unwrap();
-        assert_eq!(err.kind(), ErrorKind::Unavailable);
-        assert!(err.to_string().contains("libnvrtc"), "{err}");
-    }
-}
-
-/// The seed's full sweep on a 4K frame (13 rows, 3 warm-ups, 10 timed runs), with the copy
-/// ceiling. Ignored by default (it takes a few seconds); run with `--include-ignored`.
-#[test]
-#[ignore]
-fn seed_sweep_on_a_4k_frame() {
-    let Some(mut b) = backend() else { return };
+/// The seed's full sweep on a 4K frame (13 rows, 3 warm-ups, adaptive timed runs), with the
+/// copy ceiling. Run with `--include-ignored` (it takes a few seconds).
+fn seed_sweep_on_a_4k_frame(d: &DeviceIdentity) {
+    let mut b = open_device(d);
     let (w, h) = blocksweep_core::frame::DEFAULT_SIZE;
-    let frame = Frame::generate(w, h, 1);
-    let reference = frame.reference();
-    let config = blocksweep_core::SweepConfig::default();
-    let (result, err) = blocksweep_core::sweep::run(
-        &mut b,
-        &frame,
-        &reference,
-        &config,
-        None,
-        &mut blocksweep_core::sweep::Quiet,
-        &mut |_| {},
-    );
-    assert!(err.is_none(), "{err:?}");
+    let result = checks::sweep(&mut b, &Frame::generate(w, h, 1), &SweepConfig::default());
     assert_eq!(result.rows_run(), 13);
     assert!(result.rows.iter().all(|r| r.verified));
     let copy = result.copy.as_ref().expect("copy ceiling");
@@ -274,4 +221,36 @@ fn seed_sweep_on_a_4k_frame() {
         best.mean_ms().unwrap(),
         result.rows_within(0.95)
     );
+}
+
+fn main() -> ExitCode {
+    Suite::new(&blocksweep_cuda::DRIVER)
+        .each_device("identity_is_cudas", identity_is_cudas)
+        .each_device("limits_are_cudas", limits_are_cudas)
+        .each_device(
+            "plan_uses_the_occupancy_api",
+            the_plan_uses_the_occupancy_api,
+        )
+        .each_device(
+            "occupancy_api_agrees_with_the_model",
+            occupancy_api_agrees_with_the_core_model,
+        )
+        .each_device(
+            "embedded_ptx_passes_sweep_and_fault",
+            the_embedded_ptx_passes_the_sweep_and_the_fault,
+        )
+        .each_device(
+            "both_compilers_build_both_kernels",
+            both_compilers_build_both_kernels,
+        )
+        .each_device(
+            "refusal_is_cuda_error_invalid_value",
+            the_drivers_refusal_is_cuda_error_invalid_value,
+        )
+        .each_device(
+            "frame_above_free_memory_names_cumemgetinfo",
+            a_frame_larger_than_free_memory_names_cumemgetinfo,
+        )
+        .each_device_ignored("seed_sweep_on_a_4k_frame", seed_sweep_on_a_4k_frame)
+        .run()
 }

@@ -1,20 +1,35 @@
-//! NVRTC compiles kernels/grayscale.cu (no GPU needed); skipped where libnvrtc is absent.
+//! NVRTC compiles kernels/grayscale.cu (no GPU needed); skipped where libnvrtc is absent,
+//! failed instead when BLOCKSWEEP_REQUIRE names `nvrtc` (tools/ci/cuda-floor-check.sh runs
+//! these against NVRTC 12.0).
 
+use std::process::ExitCode;
+
+use blocksweep_conformance::{show, skip, Completion, Harness};
 use blocksweep_core::ErrorKind;
-use blocksweep_cuda::{nvrtc_available, nvrtc_compile, CudaError, KERNEL_SOURCE};
+use blocksweep_cuda::{
+    nvrtc_available, nvrtc_compile, nvrtc_compile_cubin, CudaError, KERNEL_SOURCE,
+};
 
-fn skip() -> bool {
+/// `None` when libnvrtc loads, else the skip saying why (a failure when BLOCKSWEEP_REQUIRE
+/// names nvrtc).
+fn nvrtc_missing() -> Option<Completion> {
     if nvrtc_available() {
-        return false;
+        return None;
     }
-    eprintln!("SKIPPED: libnvrtc not found (put libnvrtc.so.13 on the loader path to run this)");
-    true
+    let required = std::env::var("BLOCKSWEEP_REQUIRE")
+        .is_ok_and(|r| r.split(',').any(|k| k.trim() == "nvrtc"));
+    assert!(
+        !required,
+        "BLOCKSWEEP_REQUIRE names nvrtc, but no libnvrtc.so.13 / .12 loads"
+    );
+    Some(skip(
+        "libnvrtc not found (put libnvrtc.so.13 or .12 on the loader path to run this)",
+    ))
 }
 
-#[test]
-fn compiles_the_kernel_for_compute_90() {
-    if skip() {
-        return;
+fn compiles_the_kernel_for_compute_90() -> Completion {
+    if let Some(skipped) = nvrtc_missing() {
+        return skipped;
     }
     let out = nvrtc_compile(KERNEL_SOURCE, (9, 0)).expect("NVRTC compiles grayscale.cu");
     assert_eq!(out.arch, "compute_90");
@@ -26,22 +41,37 @@ fn compiles_the_kernel_for_compute_90() {
     assert!(out.ptx.contains(".entry grayscale_one_per_thread("));
     assert!(!out.ptx.contains('\0'));
     assert!(out.version.0 >= 12, "{:?}", out.version);
+    Completion::Completed
 }
 
-#[test]
-fn compiles_for_the_oldest_target_too() {
-    if skip() {
-        return;
+fn compiles_for_the_oldest_target_too() -> Completion {
+    if let Some(skipped) = nvrtc_missing() {
+        return skipped;
     }
     let out = nvrtc_compile(KERNEL_SOURCE, (7, 5)).unwrap();
     assert_eq!(out.arch, "compute_75");
     assert!(out.ptx.contains(".entry grayscale("));
+    Completion::Completed
 }
 
-#[test]
-fn a_syntax_error_is_a_build_error_with_the_log() {
-    if skip() {
-        return;
+fn compiles_a_cubin_for_the_device_architecture() -> Completion {
+    if let Some(skipped) = nvrtc_missing() {
+        return skipped;
+    }
+    // The path taken where NVRTC is newer than the driver (same major): SASS for the device.
+    let out = nvrtc_compile_cubin(KERNEL_SOURCE, (7, 5)).expect("NVRTC builds an sm_75 cubin");
+    assert_eq!(out.arch, "sm_75");
+    assert!(out
+        .options
+        .contains(&"--gpu-architecture=sm_75".to_string()));
+    assert_eq!(&out.cubin[..4], b"\x7fELF", "a cubin is an ELF image");
+    show!("NVRTC {:?}: {} byte cubin", out.version, out.cubin.len());
+    Completion::Completed
+}
+
+fn a_syntax_error_is_a_build_error_with_the_log() -> Completion {
+    if let Some(skipped) = nvrtc_missing() {
+        return skipped;
     }
     let err = nvrtc_compile(
         "extern \"C\" __global__ void k() { this is not C++ }",
@@ -57,4 +87,26 @@ fn a_syntax_error_is_a_build_error_with_the_log() {
         other => panic!("expected an NVRTC error, got {other:?}"),
     }
     assert!(err.to_string().contains("NVRTC_ERROR_COMPILATION"), "{err}");
+    Completion::Completed
+}
+
+fn main() -> ExitCode {
+    Harness::new()
+        .test(
+            "compiles_the_kernel_for_compute_90",
+            compiles_the_kernel_for_compute_90,
+        )
+        .test(
+            "compiles_for_the_oldest_target_too",
+            compiles_for_the_oldest_target_too,
+        )
+        .test(
+            "compiles_a_cubin_for_the_device_architecture",
+            compiles_a_cubin_for_the_device_architecture,
+        )
+        .test(
+            "a_syntax_error_is_a_build_error_with_the_log",
+            a_syntax_error_is_a_build_error_with_the_log,
+        )
+        .run()
 }
