@@ -1,84 +1,63 @@
 //! Every available API computes the same pixels from the same frame, and each API's device
 //! enumeration joins into physical devices without losing a device.
+//!
+//! One trial per pair of devices (`same_pixels::<api>#<i> <name> vs <api>#<j> <name>`); an API
+//! without a device shows as an ignored `same_pixels::<api>` with the reason, or, when
+//! BLOCKSWEEP_REQUIRE names it, as a failing `driver_available::<api>`.
 
-use blocksweep_core::conformance::{required, skip_unavailable};
+use std::process::ExitCode;
+
+use blocksweep_conformance::{probe, skip, Harness};
 use blocksweep_core::physical;
 use blocksweep_core::verify::{verify, TOLERANCE};
 use blocksweep_core::{
-    Api, Backend, BlockSize, DeviceIdentity, Driver, Frame, Launch, OpenOptions, Stamps, Work,
+    Backend, BlockSize, DeviceIdentity, Driver, Frame, Launch, OpenOptions, Stamps, Work,
 };
 
-fn driver(api: Api) -> &'static dyn Driver {
+fn driver(d: &DeviceIdentity) -> &'static dyn Driver {
     *blocksweep_drivers::all()
         .iter()
-        .find(|d| d.api() == api)
+        .find(|x| x.api() == d.api)
         .expect("every API is in the driver list")
 }
 
-fn apis() -> Vec<Api> {
-    blocksweep_drivers::all().iter().map(|d| d.api()).collect()
+fn label(d: &DeviceIdentity) -> String {
+    format!("{}#{} {}", d.api.key(), d.index, d.name)
 }
 
-fn probe(api: Api) -> Option<Vec<DeviceIdentity>> {
-    let r = driver(api).probe().map_err(|e| e.message);
-    match r {
-        Ok(d) if !d.is_empty() => Some(d),
-        Ok(_) => (!skip_unavailable(api, "no device")).then(Vec::new),
-        Err(e) => (!skip_unavailable(api, &e)).then(Vec::new),
-    }
+/// The frame's output on `d`, verified against the CPU reference.
+fn output(d: &DeviceIdentity, frame: &Frame) -> Vec<f32> {
+    let mut b: Box<dyn Backend> = driver(d)
+        .open(d, &OpenOptions::default())
+        .unwrap_or_else(|e| panic!("open {}: {e}", label(d)));
+    b.upload(frame).unwrap();
+    b.poison_output().unwrap();
+    let launch = Launch::linear(BlockSize::linear(96), 7);
+    b.run_batch(Work::Kernel(launch), 1, Stamps::None).unwrap();
+    let mut out = vec![0f32; frame.pixels() as usize];
+    b.read_output(&mut out).unwrap();
+    verify(&out, &frame.reference()).unwrap_or_else(|m| panic!("{}: {m:?}", label(d)));
+    out
 }
 
-fn open(d: &DeviceIdentity) -> Box<dyn Backend> {
-    driver(d.api).open(d, &OpenOptions::default()).unwrap()
-}
-
-#[test]
-fn all_apis_agree_pixel_for_pixel() {
+fn same_pixels(a: &DeviceIdentity, b: &DeviceIdentity) {
     let frame = Frame::generate(333, 77, 11); // odd sizes: no launch divides them evenly
-    let reference = frame.reference();
-    let mut outputs: Vec<(Api, String, Vec<f32>)> = Vec::new();
-    for api in apis() {
-        let Some(devices) = probe(api) else { continue };
-        for d in devices {
-            let mut b = open(&d);
-            b.upload(&frame).unwrap();
-            b.poison_output().unwrap();
-            let launch = Launch::linear(BlockSize::linear(96), 7);
-            b.run_batch(Work::Kernel(launch), 1, Stamps::None).unwrap();
-            let mut out = vec![0f32; frame.pixels() as usize];
-            b.read_output(&mut out).unwrap();
-            verify(&out, &reference).unwrap_or_else(|m| panic!("{api} on {}: {m:?}", d.name));
-            outputs.push((api, d.name.clone(), out));
-        }
-    }
-    for w in outputs.windows(2) {
-        let worst = w[0]
-            .2
-            .iter()
-            .zip(&w[1].2)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0f32, f32::max);
-        assert!(
-            worst <= 2.0 * TOLERANCE,
-            "{} {} vs {} {}: {worst}",
-            w[0].0,
-            w[0].1,
-            w[1].0,
-            w[1].1
-        );
-    }
-    for api in apis().into_iter().filter(|&a| required(a)) {
-        assert!(
-            outputs.iter().any(|o| o.0 == api),
-            "{api} is required but produced no output"
-        );
-    }
+    let (x, y) = (output(a, &frame), output(b, &frame));
+    let worst = x
+        .iter()
+        .zip(&y)
+        .map(|(p, q)| (p - q).abs())
+        .fold(0f32, f32::max);
+    assert!(
+        worst <= 2.0 * TOLERANCE,
+        "{} vs {}: {worst}",
+        label(a),
+        label(b)
+    );
 }
 
-#[test]
-fn grouping_keeps_every_device() {
-    let all: Vec<DeviceIdentity> = apis().into_iter().filter_map(probe).flatten().collect();
-    let groups = physical::group(&all);
+fn grouping_keeps_every_device(all: &[DeviceIdentity]) {
+    let groups = physical::group(all);
     let members: usize = groups.iter().map(|g| g.members.len()).sum();
     assert_eq!(members, all.len());
     for g in &groups {
@@ -90,4 +69,33 @@ fn grouping_keeps_every_device() {
             "an API appears twice in one physical device: {g:?}"
         );
     }
+}
+
+fn main() -> ExitCode {
+    let mut h = Harness::new();
+    let mut all: Vec<DeviceIdentity> = Vec::new();
+    for &d in blocksweep_drivers::all() {
+        match probe(d) {
+            Ok(devices) => all.extend(devices),
+            Err(why) => h = h.unavailable(d.api(), &why, &["same_pixels"]),
+        }
+    }
+    for (i, a) in all.iter().enumerate() {
+        for b in &all[i + 1..] {
+            let (a, b) = (a.clone(), b.clone());
+            h = h.test(
+                format!("same_pixels::{} vs {}", label(&a), label(&b)),
+                move || same_pixels(&a, &b),
+            );
+        }
+    }
+    if let [only] = all.as_slice() {
+        let name = format!("same_pixels::{}", label(only));
+        h = h.test(name, || skip("only one device: nothing to compare it with"));
+    }
+    let devices = all.clone();
+    h.test("grouping_keeps_every_device", move || {
+        grouping_keeps_every_device(&devices)
+    })
+    .run()
 }

@@ -233,7 +233,7 @@ fn array_job_on_a_local_slurm_sweeps_every_api_and_compares() {
             assert!(note.contains("unavailable"), "{note}");
         }
     }
-    for api in blocksweep_core::conformance::required_apis() {
+    for api in blocksweep_conformance::required_apis() {
         assert!(
             stems
                 .iter()

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use assert_cmd::Command;
-use blocksweep_core::conformance::skip_unavailable;
+use blocksweep_conformance::skip_unavailable;
 use blocksweep_core::Api;
 
 /// The API with this key, from the driver list the binary is built with.
