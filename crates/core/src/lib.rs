@@ -9,7 +9,6 @@
 pub mod api;
 pub mod backend;
 pub mod blocks;
-pub mod conformance;
 pub mod driver;
 pub mod frame;
 pub mod grid;
