@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Everything blocksweep measures on the lent NVIDIA H200, in one device call. Runs in the
+# repository root there, with the release binary, benches/bin and .gl/ (Debian's Vulkan/OpenCL
+# loaders and glvnd, see ../shared/device.md) carried. PARTS selects what runs (default: all):
+#   env core trace cuda bench lab multi
+# Results: $OUT/h200-<part>.tgz, one per part (a call brings back at most 8 files).
+set -u
+export OUT=${OUT:?}
+export B=${B:-./target/release/blocksweep}
+PARTS=${PARTS:-env core trace cuda bench lab}
+DEV=${DEV:-H200}
+D=$(date -u +%F)
+
+# The loaders, where .gl/ was carried (the lent machine, as root), then NVIDIA's ICD files.
+if ls .gl/*.deb > /dev/null 2>&1; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+  [ -f /etc/OpenCL/vendors/nvidia.icd ] || { mkdir -p /etc/OpenCL/vendors; echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd; }
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
+
+# run DIR NAME ARGS...: one blocksweep command; its command line, output and exit code in
+# DIR/NAME.txt.
+run() {
+  local dir=$1 name=$2; shift 2
+  mkdir -p "$dir"
+  { echo "\$ blocksweep $*"; "$B" "$@" 2>&1; echo "exit $?"; } > "$dir/$name.txt"
+}
+pack() { tar czf "$OUT/h200-$1.tgz" -C "$OUT" "$1" && rm -rf "${OUT:?}/$1"; }
+
+for part in $PARTS; do
+  R=$OUT/$part
+  mkdir -p "$R"
+  case $part in
+    env)
+      { date -u; uname -a; nvidia-smi; nvcc --version; ls -l /etc/OpenCL/vendors; echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"; } > "$R/env.txt" 2>&1
+      run "$R" devices devices
+      run "$R" devices-json devices --format json
+      run "$R" limits limits --device "$DEV"
+      run "$R" limits-md limits --device "$DEV" --format markdown
+      for api in cuda vulkan opencl; do run "$R" "limits-$api" limits --backend $api --device "$DEV"; done
+      ;;
+    core)
+      # The merged run that the README and the guide quote, at 4K and 8K.
+      run "$R" merged sweep --device "$DEV" -o "$R/h200-$D.json" -o "$R/h200-$D.md" --plot "$R/h200-$D.svg"
+      run "$R" merged-8k sweep --device "$DEV" --size 7680x4320 -o "$R/h200-8k-$D.json"
+      # What each timing discipline reads, one run each (issue 8: synced reproduces the old figures).
+      for t in each synced; do run "$R" "merged-$t" sweep --device "$DEV" --timing $t -o "$R/h200-$t-$D.json"; done
+      # Is the ranking inside the plateau stable? Five repeats of the same CUDA sweep.
+      for i in 1 2 3 4 5; do run "$R" "cuda-repeat-$i" sweep --backend cuda --device "$DEV" --format csv; done
+      run "$R" validate validate --device "$DEV"
+      run "$R" validate-md validate --device "$DEV" --format markdown
+      ;;
+    trace)
+      (
+        export BLOCKSWEEP_TRACE=1
+        for i in 1 2; do run "$R" "limits-opencl-$i" limits --backend opencl --device "$DEV"; done
+        run "$R" sweep-trace sweep --device "$DEV"
+      )
+      for i in 1 2 3; do /usr/bin/time -f "%e s wall" -o "$R/wall-$i.txt" "$B" sweep --device "$DEV" > /dev/null 2>&1; done
+      ;;
+    cuda) bash tools/h200/cuda-paths.sh > "$R/cuda-paths.log" 2>&1; mv "$OUT/cuda-paths" "$R/" 2>/dev/null ;;
+    bench) bash tools/h200/bench.sh > "$R/bench-run.log" 2>&1; mv "$OUT/bench" "$R/" 2>/dev/null ;;
+    lab) [ -f tools/h200/lab.sh ] && bash tools/h200/lab.sh > "$R/lab-run.log" 2>&1 ;;
+    multi)
+      run "$R" devices devices
+      run "$R" devices-json devices --format json
+      run "$R" limits-all limits --device all
+      run "$R" sweep-all sweep --device all -o "$R/x2-$D.json" -o "$R/x2-$D.md"
+      run "$R" compare compare "$R/x2-$D.json" "$R/x2-$D.json"
+      run "$R" validate-all validate --device all
+      ;;
+  esac
+  pack "$part"
+done
+ls -la "$OUT"
