@@ -22,6 +22,8 @@ start=$SECONDS
 say() { echo "cuda-floor: $*"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# nm lists the libraries' exports (binutils: on the CI image, installed here if missing).
+command -v nm >/dev/null || { apt-get update -qq && apt-get install -y -qq binutils; } >&2
 exports() { nm -D --defined-only "$1" | awk '$2 == "T" {sub(/@.*/, "", $3); print $3}' | sort -u; }
 
 if fetch_cuda12_wheels; then
