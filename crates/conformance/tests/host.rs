@@ -241,7 +241,7 @@ const CAUGHT: &[(Fault, &str, &str)] = &[
     (Fault::ZeroBlockDim, "limits", "inconsistent"),
     (Fault::WrongIdentity, "identity", "open() must describe"),
     (Fault::UntimedCopy, "copy_timing", "[0.0, 0.0, 0.0, 0.0]"),
-    (Fault::Broken3d, "block_3d", "verification failed at block 8x4x2"),
+    (Fault::Broken3d, "block_3d", "failed at block 8x4x2"),
 ];
 
 thread_local! {
