@@ -48,7 +48,11 @@ if fetch_r535_libcuda; then
   say "every driver entry point blocksweep calls is exported by ${lib##*/}"
   cargo build -q -p blocksweep-cli
   out=$(LD_LIBRARY_PATH="$(r535_libdir)" "$bin_dir/blocksweep" devices 2>&1 || true)
-  line=$(printf '%s\n' "$out" | grep '^CUDA: unavailable: ' || true)
+  # devices may wrap a long line, continuing it indented: join those back first.
+  line=$(printf '%s\n' "$out" \
+    | awk '/^  / {sub(/^ +/, ""); text = text " " $0; next} {if (NR > 1) print text; text = $0}
+           END {print text}' \
+    | grep '^CUDA: unavailable: ' || true)
   say "with ${lib##*/}: ${line:-no CUDA line}"
   want="CUDA driver ${lib##*libcuda.so.} (CUDA 12.2) is installed, but cuInit failed: CUDA_ERROR_NO_DEVICE (no NVIDIA GPU visible)"
   if [ "$line" != "CUDA: unavailable: $want" ]; then
