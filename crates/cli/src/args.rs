@@ -1,6 +1,13 @@
 //! Command-line arguments (clap derive). Values that need checking beyond their type are
 //! parsed by `value_parser` functions, so every bad input is a clap error: one line, exit 2.
+//! Every value a user types as a word or a number is trimmed first ([`trim`]): `--reps " 7"`
+//! means 7, as `--size " 640x360"` means 640x360. Paths are taken as given.
+//!
+//! Short flags: `-b` is `--backend`; `--blocks` has none, so no two flags differ only by case
+//! (`-b` and `-B` did: one slip of the shift key swept the default sizes on one API instead of
+//! the chosen sizes on every API, without an error).
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
 
 use blocksweep_core::blocks::{parse_blocks, BlockSize};
@@ -8,8 +15,12 @@ use blocksweep_core::measure::DEFAULT_MIN_TIME_MS;
 use blocksweep_core::sweep::SweepConfig;
 use blocksweep_core::{Api, ApiChoice, Discipline, GridPolicy, KernelSource, OpenOptions};
 use blocksweep_core::{Protocol, Reps};
-use clap::builder::{PossibleValue, PossibleValuesParser};
+use clap::builder::{EnumValueParser, PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Where every column of every table is explained.
+const GUIDE: &str =
+    "Every column of the tables is explained in docs/guide.md (section 2, \"Reading the table\").";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -21,7 +32,8 @@ grid-stride loop) over a sweep of block / work-group sizes through CUDA, Vulkan 
 pixel against a CPU reference at every size, times it on each API's own device clock, and prints the table from \
 the 100 Days of GPU course (day 10): thr/blk, warps, idle lanes, blocks/SM, occupancy, grid, ms, GB/s, of best.\n\n\
 Exit codes: 0 success; 1 a sweep failed (verification mismatch, driver error) — results measured before the \
-failure are still written; 2 bad input (arguments, unknown device, a frame too large for the device)."
+failure are still written; 2 bad input (arguments, unknown device, a frame too large for the device).",
+    after_help = GUIDE
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -40,7 +52,8 @@ pub enum Command {
     Limits(LimitsArgs),
     /// Sweep block sizes on one device through one or more APIs; verify and time every row.
     #[command(
-        after_help = "Examples:\n  blocksweep sweep                                   # the seed's 13 sizes on a 4K frame\n  blocksweep sweep --backend opencl --size 640x360\n  blocksweep sweep --blocks 32..1024:32 --grid data\n  blocksweep sweep --backend all --output results.json"
+        after_help = "Examples:\n  blocksweep sweep                                   # the 13 sizes of the Day-10 sweep (16 ... 1024), 4K frame\n  blocksweep sweep --backend opencl --size 640x360\n  blocksweep sweep --blocks 32..1024:32 --grid data\n  blocksweep sweep -o results.json --plot results.svg   # table on stdout too; --quiet for files only\n\n\
+Every column of the table is explained in docs/guide.md (section 2, \"Reading the table\")."
     )]
     Sweep(SweepArgs),
     /// Launch the sizing assumptions people port between APIs (1024 threads, 32x32x2, z = 65, a 65536-block grid, ...) and show what each API does.
@@ -75,14 +88,14 @@ pub enum CudaCompilerChoice {
 pub struct DeviceArgs {
     /// API to use, or `all` (every API: on the selected device where it sees it, else on its own default device).
     /// Default: every API that sees the selected device.
-    #[arg(long, short, value_parser = backend_names())]
+    #[arg(long, short, value_parser = trim(backend_names()))]
     pub backend: Option<String>,
     /// Device: index from `blocksweep devices`, UUID prefix, or name substring; `all` for every GPU (one report per GPU),
     /// or a comma-separated list. Default: the first GPU, else the first device.
     #[arg(long, short)]
     pub device: Option<String>,
     /// How the CUDA kernel is compiled.
-    #[arg(long, value_enum, default_value_t = CudaCompilerChoice::Auto)]
+    #[arg(long, default_value = "auto", value_parser = trim(EnumValueParser::<CudaCompilerChoice>::new()))]
     pub cuda_compiler: CudaCompilerChoice,
     /// Enable the Khronos validation layer (Vulkan) and fail on any message.
     #[arg(long)]
@@ -123,11 +136,20 @@ fn backend_names() -> PossibleValuesParser {
     PossibleValuesParser::new(values)
 }
 
+/// `--format` (and the enum-valued options): clap's list of values in `--help`, its "did you
+/// mean" on a typo, and the value trimmed.
+fn formats() -> impl TypedValueParser<Value = FormatChoice> {
+    trim(EnumValueParser::<FormatChoice>::new())
+}
+
 #[derive(Args, Debug)]
 pub struct DevicesArgs {
     /// Output format (table or json).
-    #[arg(long, short, value_enum, default_value_t = FormatChoice::Table)]
+    #[arg(long, short, default_value = "table", value_parser = formats())]
     pub format: FormatChoice,
+    /// Do not fit tables to the terminal width.
+    #[arg(long)]
+    pub wide: bool,
 }
 
 #[derive(Args, Debug)]
@@ -135,39 +157,49 @@ pub struct LimitsArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
     /// Output format.
-    #[arg(long, short, value_enum, default_value_t = FormatChoice::Table)]
+    #[arg(long, short, default_value = "table", value_parser = formats())]
     pub format: FormatChoice,
+    /// Do not fit tables to the terminal width.
+    #[arg(long)]
+    pub wide: bool,
 }
 
 #[derive(Args, Debug)]
 pub struct SweepArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
-    /// Frame size WIDTHxHEIGHT.
+    /// Frame size in pixels, WIDTHxHEIGHT.
     #[arg(long, short, default_value = "3840x2160", value_parser = parse_size)]
     pub size: (u32, u32),
-    /// Block sizes: a list (64,128,256), ranges with a step (32..1024:32), or 3-D blocks (32x32x2).
-    #[arg(long, short = 'B', value_parser = parse_block_list)]
+    /// Block sizes (threads per block) to sweep: a list (64,128,256), ranges with a step (32..1024:32),
+    /// or 3-D blocks (32x32x2). [default: 16,32,64,96,100,128,160,192,256,384,512,768,1024, the 13 sizes
+    /// of the Day-10 sweep]
+    #[arg(long, value_name = "LIST", value_parser = parse_block_list)]
     pub blocks: Option<Blocks>,
-    /// Grid per row: wave (one full wave: resident blocks per SM x SMs), data (ceil(pixels / block)), or a fixed number of blocks.
+    /// Grid (blocks launched) per row: wave (one full wave: resident blocks per SM x SMs), data (one thread
+    /// per pixel: ceil(pixels / block)), or a fixed number of blocks, at most one per pixel.
     #[arg(long, short, default_value = "wave", value_parser = parse_grid)]
     pub grid: GridPolicy,
     /// Untimed dispatches before the timed ones, per row (one back-to-back batch).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    #[arg(long, default_value = "3", value_parser = trim(clap::value_parser!(u32).range(0..=1000)))]
     pub warmups: u32,
     /// Timed dispatches per row, exactly. Default: adaptive, at least 10 and enough for --min-time.
-    #[arg(long, short, value_parser = clap::value_parser!(u32).range(1..=100000))]
+    #[arg(long, short, value_parser = trim(clap::value_parser!(u32).range(1..=100000)))]
     pub reps: Option<u32>,
     /// Device time one timed batch should last, in milliseconds, when --reps is not given.
     #[arg(long, default_value_t = DEFAULT_MIN_TIME_MS, value_parser = parse_min_time)]
     pub min_time: f64,
-    /// How dispatches are timed: batch (back to back, one device interval around the batch; the seed's),
+    /// How dispatches are timed: batch (back to back, one device interval around the batch; the Day-10 sweep's),
     /// each (back to back, an interval around each), synced (a host wait after each: reads low, for teaching).
     #[arg(long, default_value = "batch", value_parser = parse_discipline)]
     pub timing: Discipline,
-    /// Seed for the frame's pixel values.
-    #[arg(long, default_value_t = 42)]
+    /// Random seed for the frame's pixel values (the same seed gives the same frame).
+    #[arg(long, default_value = "42", value_parser = trim(clap::value_parser!(u64)))]
     pub seed: u64,
+    /// Warn once the rows measured so far say an API's sweep will take longer than this many seconds
+    /// (0: never warn).
+    #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = trim(clap::value_parser!(u64)))]
+    pub max_time: u64,
     /// Skip blocks above the compiled kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
     /// instead of launching them and reporting what the API does (the default). Device limits always apply.
     #[arg(long)]
@@ -176,15 +208,22 @@ pub struct SweepArgs {
     #[arg(long)]
     pub no_copy: bool,
     /// Output format for stdout, and for --output files whose extension names none. Default: table.
-    #[arg(long, short, value_enum)]
+    #[arg(long, short, value_parser = formats())]
     pub format: Option<FormatChoice>,
-    /// Write results to this file instead of stdout, in the format its extension names (.json, .csv, .md; else --format).
-    /// Repeatable. Each file is rewritten atomically after every API finishes.
+    /// Also write the results to this file, in the format its extension names (.json, .csv, .md; else --format).
+    /// Repeatable. Each file is rewritten atomically after every measured row.
     #[arg(long, short)]
     pub output: Vec<PathBuf>,
-    /// Also draw GB/s against block size, one line per API, to this SVG file.
+    /// Also draw GB/s against block size, one line per API with its spread, to this SVG file.
     #[arg(long, value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,
+    /// No table on stdout when --output files are given, and no progress on stderr
+    /// (the environment variable BLOCKSWEEP_QUIET turns progress off too).
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Do not fit tables to the terminal width.
+    #[arg(long)]
+    pub wide: bool,
 }
 
 #[derive(Args, Debug)]
@@ -192,8 +231,11 @@ pub struct ValidateArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
     /// Output format (table, markdown or json).
-    #[arg(long, short, value_enum, default_value_t = FormatChoice::Table)]
+    #[arg(long, short, default_value = "table", value_parser = formats())]
     pub format: FormatChoice,
+    /// Do not fit tables to the terminal width.
+    #[arg(long)]
+    pub wide: bool,
 }
 
 #[derive(Args, Debug)]
@@ -202,8 +244,11 @@ pub struct CompareArgs {
     #[arg(required = true, num_args = 2..)]
     pub files: Vec<PathBuf>,
     /// Output format (table or markdown).
-    #[arg(long, short, value_enum, default_value_t = FormatChoice::Table)]
+    #[arg(long, short, default_value = "table", value_parser = formats())]
     pub format: FormatChoice,
+    /// Do not fit tables to the terminal width.
+    #[arg(long)]
+    pub wide: bool,
 }
 
 impl SweepArgs {
@@ -231,6 +276,58 @@ impl SweepArgs {
             strict_kernel_limit: self.strict_kernel_limit,
             copy: !self.no_copy,
         }
+    }
+}
+
+impl SweepArgs {
+    /// Checks that need more than one argument, made before any device is opened; the message
+    /// is bad input (exit code 2).
+    ///
+    /// A fixed grid with more blocks than the frame has pixels is refused: the blocks past the
+    /// last pixel have nothing to do, and launching them can make one dispatch take hours
+    /// (`--grid 2147483648` on a 4K frame is 259 blocks per pixel).
+    pub fn check(&self) -> Result<(), String> {
+        let (w, h) = self.size;
+        let pixels = w as u64 * h as u64;
+        if let GridPolicy::Fixed(n) = self.grid {
+            if n as u64 > pixels {
+                return Err(format!(
+                    "--grid {n} launches more blocks than the {w}x{h} frame has pixels ({pixels}): \
+                     the blocks past the last pixel only add launch time (billions of them, hours \
+                     per dispatch); use at most {pixels}, or --grid data or --grid wave"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Trims a value before `parser` sees it, keeping the parser's possible values (for `--help`
+/// and clap's "did you mean") and its error messages.
+pub fn trim<P: TypedValueParser>(parser: P) -> Trimmed<P> {
+    Trimmed(parser)
+}
+
+#[derive(Clone)]
+pub struct Trimmed<P>(P);
+
+impl<P: TypedValueParser> TypedValueParser for Trimmed<P> {
+    type Value = P::Value;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        match value.to_str() {
+            Some(s) => self.0.parse_ref(cmd, arg, OsStr::new(s.trim())),
+            None => self.0.parse_ref(cmd, arg, value),
+        }
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        self.0.possible_values()
     }
 }
 
@@ -298,6 +395,103 @@ mod tests {
         assert!(parse_size("0x10").unwrap_err().contains("no pixels"));
         assert!(parse_size("4k").unwrap_err().contains("WIDTHxHEIGHT"));
         assert!(parse_size("100000x100000").unwrap_err().contains("2^32"));
+    }
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("blocksweep").chain(args.iter().copied()))
+    }
+
+    fn sweep(args: &[&str]) -> SweepArgs {
+        let mut all = vec!["sweep"];
+        all.extend_from_slice(args);
+        match parse(&all).unwrap().command {
+            Command::Sweep(a) => a,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn numbers_and_names_are_trimmed_like_sizes() {
+        let a = sweep(&[
+            "--reps",
+            " 7",
+            "--warmups",
+            "2 ",
+            "--seed",
+            " 9 ",
+            "--grid",
+            " 64",
+            "--size",
+            " 640x360",
+            "--max-time",
+            " 30",
+            "--backend",
+            " opencl ",
+            "--format",
+            " csv",
+        ]);
+        assert_eq!(a.reps, Some(7));
+        assert_eq!(a.warmups, 2);
+        assert_eq!(a.seed, 9);
+        assert_eq!(a.grid, GridPolicy::Fixed(64));
+        assert_eq!(a.size, (640, 360));
+        assert_eq!(a.max_time, 30);
+        assert_eq!(a.device.backend.as_deref(), Some("opencl"));
+        assert_eq!(a.format, Some(FormatChoice::Csv));
+    }
+
+    #[test]
+    fn blocks_help_shows_the_default_list() {
+        let list: Vec<String> = blocksweep_core::blocks::default_blocks()
+            .iter()
+            .map(|b| b.to_string())
+            .collect();
+        let want = format!("[default: {}, the 13 sizes", list.join(","));
+        use clap::CommandFactory;
+        let mut cmd = Cli::command();
+        let sweep = cmd.find_subcommand_mut("sweep").unwrap();
+        let help = sweep.render_long_help().to_string();
+        let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains(&want),
+            "--blocks help lacks {want:?}:\n{help}"
+        );
+        assert!(!help.contains("seed's"), "course jargon in --help:\n{help}");
+        assert!(help.contains("docs/guide.md"), "{help}");
+    }
+
+    #[test]
+    fn no_two_short_flags_differ_only_by_case() {
+        use clap::CommandFactory;
+        let cmd = Cli::command();
+        for sub in cmd.get_subcommands() {
+            let shorts: Vec<char> = sub.get_arguments().filter_map(|a| a.get_short()).collect();
+            for c in &shorts {
+                let twin = if c.is_ascii_lowercase() {
+                    c.to_ascii_uppercase()
+                } else {
+                    c.to_ascii_lowercase()
+                };
+                assert!(
+                    twin == *c || !shorts.contains(&twin),
+                    "{}: -{c} and -{twin}",
+                    sub.get_name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn grids_with_more_blocks_than_pixels_are_refused() {
+        let a = sweep(&["--grid", "2147483648"]);
+        let e = a.check().unwrap_err();
+        assert!(
+            e.contains("more blocks than") && e.contains("8294400"),
+            "{e}"
+        );
+        assert!(sweep(&["--size", "4x4", "--grid", "16"]).check().is_ok());
+        assert!(sweep(&["--size", "4x4", "--grid", "17"]).check().is_err());
+        assert!(sweep(&["--grid", "data"]).check().is_ok());
     }
 
     #[test]

@@ -61,17 +61,21 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 };
             }
-            // clap's message without its usage block: one line naming the problem.
-            let text = e.render().to_string();
-            let first = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid arguments");
-            let first = first.trim_start_matches("error: ");
-            warn!("error: {first} (see --help)");
+            warn!("error: {}", clap_error_line(&e));
             return ExitCode::from(2);
         }
     };
+    if let args::Command::Sweep(a) = &cli.command {
+        if let Err(why) = a.check() {
+            warn!("error: {why}");
+            return ExitCode::from(2);
+        }
+        progress::configure(progress::Settings {
+            quiet: a.quiet || std::env::var_os("BLOCKSWEEP_QUIET").is_some_and(|v| !v.is_empty()),
+            max_time: (a.max_time > 0).then(|| std::time::Duration::from_secs(a.max_time)),
+            saves_rows: !a.output.is_empty(),
+        });
+    }
     match commands::run(cli.command) {
         Ok(code) => code,
         Err(e) => {
@@ -85,3 +89,58 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// clap's error as one line: its first line without the usage block, then what clap knows that
+/// helps fix it: the valid values, "did you mean", or the list of subcommands.
+/// `--backend metal` gives "invalid value 'metal' for '--backend <BACKEND>'; possible values:
+/// cuda, vulkan, opencl, all (see --help)".
+fn clap_error_line(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = e.render().to_string();
+    let first = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("invalid arguments");
+    let mut line = first.trim_start_matches("error: ").to_string();
+    let strings = |kind| match e.get(kind) {
+        Some(ContextValue::Strings(v)) if !v.is_empty() => Some(v.clone()),
+        Some(ContextValue::String(v)) => Some(vec![v.clone()]),
+        _ => None,
+    };
+    let quoted = |v: Vec<String>| {
+        v.iter()
+            .map(|s| format!("'{s}'"))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    let suggestion = strings(ContextKind::SuggestedValue)
+        .or_else(|| strings(ContextKind::SuggestedSubcommand))
+        .or_else(|| strings(ContextKind::SuggestedArg));
+    if let Some(s) = suggestion {
+        line.push_str(&format!("; did you mean {}?", quoted(s)));
+    }
+    let mut hint = String::new();
+    if let Some(values) = strings(ContextKind::ValidValue) {
+        hint = format!("possible values: {}; ", values.join(", "));
+    } else if e.kind() == ErrorKind::InvalidSubcommand && suggestion_missing(&line) {
+        use clap::CommandFactory;
+        let names: Vec<String> = args::Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        hint = format!("subcommands: {}; ", names.join(", "));
+    } else if let Some(arg) = strings(ContextKind::InvalidArg) {
+        if let Some((_, long)) = RETIRED_SHORTS.iter().find(|(s, _)| arg[0] == *s) {
+            hint = format!("{} has no short flag any more: use {long}; ", arg[0]);
+        }
+    }
+    format!("{line} ({hint}see --help)")
+}
+
+fn suggestion_missing(line: &str) -> bool {
+    !line.contains("did you mean")
+}
+
+/// Short flags that were removed, and the long flag to use instead: `-B` (`--blocks`) differed
+/// from `-b` (`--backend`) only by case.
+const RETIRED_SHORTS: &[(&str, &str)] = &[("-B", "--blocks")];

@@ -1,59 +1,472 @@
-//! Progress on stderr while a sweep runs; hidden when stderr is not a terminal, so logs and
-//! pipes get results only.
+//! Progress on stderr while a sweep runs: what is happening, and for rows, how long is left.
+//!
+//! - On a terminal, one line redrawn in place: a spinner naming the phase ("opening the devices
+//!   and building the kernels (4 s)", "generating the frame ...", "planning the grids",
+//!   "OpenCL: timing the copy ceiling"), then while rows run a bar over that API's rows,
+//!   "OpenCL [=====>      ] row 7 of 13 (block 256), 12 s left".
+//! - Anywhere else (a log file, a pipe, CI), a plain line now and then: none in the first 10 s
+//!   (a short run says nothing), then at most one every 10 s, and only when the phase changed
+//!   or a minute passed, plus one line when an API has finished its rows:
+//!   "blocksweep: OpenCL: row 7 of 13 (block 256), 12 s left; 25 s so far".
+//! - `--quiet` or the environment variable BLOCKSWEEP_QUIET: neither.
+//!
+//! "N left" is the API's mean time per finished row times the rows still to run (each API
+//! starts its own count: the APIs run one after another). When that says the API's rows will
+//! take longer than `--max-time`, or one row alone has run longer, a warning says so once per
+//! API, quiet or not: the run goes on, and Ctrl-C keeps what `--output` files hold.
+//!
+//! A small thread redraws the line (the time left changes while a row runs) and writes the
+//! notes; the sweep's own thread only records events.
 
 use std::io::IsTerminal;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use blocksweep_core::sweep::{Observer, SweepRow};
 use blocksweep_core::{Api, BlockSize};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+/// What the command line asked for; `main` sets it once, before the sweep starts.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Settings {
+    /// No bar, no notes (`--quiet`, BLOCKSWEEP_QUIET).
+    pub quiet: bool,
+    /// `--max-time`; `None` never warns.
+    pub max_time: Option<Duration>,
+    /// `--output` files are rewritten after every row (so Ctrl-C loses nothing measured).
+    pub saves_rows: bool,
+}
+
+impl Settings {
+    /// What stopping a long run costs, for the warnings.
+    fn on_interrupt(&self) -> &'static str {
+        match self.saves_rows {
+            true => "it goes on; Ctrl-C stops it, and the --output files keep every row measured",
+            false => "it goes on; Ctrl-C stops it and loses the rows (with -o FILE they are saved as they come)",
+        }
+    }
+}
+
+static SETTINGS: OnceLock<Settings> = OnceLock::new();
+
+/// Sets what every later [`Bar`] does. The first call wins.
+pub fn configure(settings: Settings) {
+    let _ = SETTINGS.set(settings);
+}
+
+/// No note before the run has lasted this long, and no two notes closer than this.
+const NOTE_EVERY: Duration = Duration::from_secs(10);
+/// Without a change of phase, a note at most this often.
+const NOTE_UNCHANGED: Duration = Duration::from_secs(60);
+/// How often the thread redraws the line and looks at the clock.
+const TICK: Duration = Duration::from_millis(250);
+
+/// What the sweep is doing now.
+#[derive(Debug, Clone)]
+enum Phase {
+    /// Nothing reported yet.
+    Idle,
+    /// A named phase that is not a row.
+    Status {
+        api: Option<Api>,
+        what: String,
+        since: Instant,
+    },
+    /// Rows of one API.
+    Rows(Rows),
+}
+
+/// One API's rows: enough to say which row runs and how long the rest will take.
+#[derive(Debug, Clone)]
+struct Rows {
+    api: Api,
+    /// Index of the row running now (or that ran last), from 0.
+    index: usize,
+    count: usize,
+    block: BlockSize,
+    /// When this API's first row started.
+    started: Instant,
+    /// Rows finished, and when the last of them finished.
+    done: usize,
+    last_done: Instant,
+    /// When the running row started.
+    row_started: Instant,
+}
+
+impl Rows {
+    /// Time left for this API's rows, from the mean of the finished ones; `None` before one
+    /// has finished.
+    fn left(&self, now: Instant) -> Option<Duration> {
+        let per_row = time_per_row(self.done, self.last_done - self.started)?;
+        let remaining = self.count.saturating_sub(self.done) as u32;
+        // The running row has already used some of its share, but never counts as done.
+        let total = per_row * remaining;
+        let into_row = now.saturating_duration_since(self.last_done);
+        Some(
+            total
+                .saturating_sub(into_row)
+                .max(per_row * remaining.saturating_sub(1)),
+        )
+    }
+
+    /// "row 7 of 13 (block 256), 12 s left"; no time before a row has finished.
+    fn describe(&self, now: Instant) -> String {
+        let left = match self.left(now) {
+            Some(d) if d < Duration::from_secs(1) => ", under 1 s left".to_string(),
+            Some(d) => format!(", {} left", human(d)),
+            None => String::new(),
+        };
+        format!(
+            "row {} of {} (block {}){left}",
+            (self.index + 1).min(self.count),
+            self.count,
+            self.block
+        )
+    }
+}
+
+/// Mean time of one finished row.
+fn time_per_row(done: usize, spent: Duration) -> Option<Duration> {
+    (done > 0).then(|| spent / done as u32)
+}
+
+/// "850 ms", "1.9 s", "12 s", "3 min 5 s", "2 h 10 min".
+pub fn human(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0 => format!("{} ms", d.as_millis()),
+        1..=9 if d.subsec_millis() >= 50 => format!("{:.1} s", d.as_secs_f64()),
+        1..=59 => format!("{s} s"),
+        60..=3599 => match s % 60 {
+            0 => format!("{} min", s / 60),
+            r => format!("{} min {r} s", s / 60),
+        },
+        _ => match (s / 60) % 60 {
+            0 => format!("{} h", s / 3600),
+            m => format!("{} h {m} min", s / 3600),
+        },
+    }
+}
+
+impl Phase {
+    /// The phase as a line, without the "blocksweep: " a note adds.
+    fn describe(&self, now: Instant) -> Option<String> {
+        match self {
+            Phase::Idle => None,
+            Phase::Status { api, what, since } => {
+                let api = api.map(|a| format!("{a}: ")).unwrap_or_default();
+                let secs = now.saturating_duration_since(*since).as_secs();
+                Some(match secs {
+                    0 => format!("{api}{what}"),
+                    _ => format!("{api}{what} ({})", human(Duration::from_secs(secs))),
+                })
+            }
+            Phase::Rows(r) => Some(format!("{}: {}", r.api, r.describe(now))),
+        }
+    }
+}
+
+/// When the next note is due: the run has lasted [`NOTE_EVERY`], the last note is that old,
+/// and the phase changed since (or [`NOTE_UNCHANGED`] passed).
+fn note_due(now: Instant, run_started: Instant, last: Option<(Instant, u64)>, gen: u64) -> bool {
+    if now.saturating_duration_since(run_started) < NOTE_EVERY {
+        return false;
+    }
+    match last {
+        None => true,
+        Some((at, seen)) => {
+            let age = now.saturating_duration_since(at);
+            age >= NOTE_EVERY && (seen != gen || age >= NOTE_UNCHANGED)
+        }
+    }
+}
+
+/// The state the sweep's thread records and the drawing thread reads.
+struct Shared {
+    phase: Phase,
+    /// Bumped on every change of phase or row, so notes can tell "nothing new".
+    generation: u64,
+    run_started: Instant,
+    /// The last note: when, and the generation it described.
+    last_note: Option<(Instant, u64)>,
+    /// APIs already warned about --max-time.
+    warned: Vec<Api>,
+    /// Lines to print now (an API's "done" note), waiting for the drawing thread.
+    pending: Vec<String>,
+}
+
+/// The progress display; an [`Observer`] for the sweep.
 pub struct Bar {
     bar: ProgressBar,
+    shared: Arc<Mutex<Shared>>,
+    settings: Settings,
+    /// Notes go to stderr (it is not a terminal, and progress is not off).
+    notes: bool,
+    ticker: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
 }
 
 impl Bar {
     pub fn new() -> Bar {
-        Bar::with_target(if std::io::stderr().is_terminal() {
+        let settings = SETTINGS.get().copied().unwrap_or_default();
+        let terminal = std::io::stderr().is_terminal();
+        let target = if terminal && !settings.quiet {
             ProgressDrawTarget::stderr()
         } else {
             ProgressDrawTarget::hidden()
-        })
+        };
+        Bar::with_target(target, settings, !terminal && !settings.quiet)
     }
 
     /// indicatif ignores the errors of its draws (a full or closed terminal is not a panic);
     /// the test below holds it to that.
-    fn with_target(target: ProgressDrawTarget) -> Bar {
-        let bar = ProgressBar::with_draw_target(Some(0), target);
-        if let Ok(style) = ProgressStyle::with_template("{prefix:>7} [{bar:30}] {pos}/{len} {msg}")
-        {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        Bar { bar }
+    fn with_target(target: ProgressDrawTarget, settings: Settings, notes: bool) -> Bar {
+        let bar = ProgressBar::with_draw_target(None, target);
+        bar.set_style(spinner_style());
+        let shared = Arc::new(Mutex::new(Shared {
+            phase: Phase::Idle,
+            generation: 0,
+            run_started: Instant::now(),
+            last_note: None,
+            warned: Vec::new(),
+            pending: Vec::new(),
+        }));
+        let mut me = Bar {
+            bar,
+            shared,
+            settings,
+            notes,
+            ticker: None,
+        };
+        me.start_ticker();
+        me
     }
 
-    pub fn finish(&self) {
+    fn start_ticker(&mut self) {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let bar = self.bar.clone();
+        let shared = self.shared.clone();
+        let settings = self.settings;
+        let notes = self.notes;
+        let spawned = std::thread::Builder::new()
+            .name("progress".into())
+            .spawn(move || loop {
+                match stopped.recv_timeout(TICK) {
+                    Err(RecvTimeoutError::Timeout) => {}
+                    _ => return,
+                }
+                let now = Instant::now();
+                let Ok(mut s) = shared.lock() else { return };
+                redraw(&bar, &s.phase, now);
+                check_row_time(&mut s, settings, now, &bar);
+                if notes {
+                    write_notes(&mut s, now);
+                }
+            });
+        if let Ok(handle) = spawned {
+            self.ticker = Some((stop, handle));
+        }
+    }
+
+    /// Stops the thread, prints what it had not yet printed, and clears the line.
+    pub fn finish(&mut self) {
+        if let Some((stop, handle)) = self.ticker.take() {
+            let _ = stop.send(());
+            let _ = handle.join();
+        }
+        if let Ok(mut s) = self.shared.lock() {
+            if self.notes {
+                for line in s.pending.drain(..) {
+                    warn!("{line}");
+                }
+            }
+        }
         self.bar.finish_and_clear();
+    }
+
+    /// Records a new phase, redraws at once.
+    fn set_phase(&mut self, phase: Phase) {
+        let Ok(mut s) = self.shared.lock() else {
+            return;
+        };
+        match (&s.phase, &phase) {
+            (Phase::Rows(_), Phase::Rows(_)) => {}
+            (_, Phase::Rows(_)) => self.bar.set_style(row_style()),
+            (_, _) => self.bar.set_style(spinner_style()),
+        }
+        s.phase = phase;
+        s.generation += 1;
+        redraw(&self.bar, &s.phase, Instant::now());
+    }
+
+    /// A warning above the bar (the bar is redrawn below it).
+    fn warn_once(&self, s: &mut Shared, api: Api, text: String) {
+        if s.warned.contains(&api) {
+            return;
+        }
+        s.warned.push(api);
+        self.bar.suspend(|| warn!("warning: {text}"));
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        if self.ticker.is_some() {
+            self.finish();
+        }
+    }
+}
+
+fn spinner_style() -> ProgressStyle {
+    ProgressStyle::with_template("{spinner} {wide_msg}")
+        .unwrap_or_else(|_| ProgressStyle::default_spinner())
+}
+
+fn row_style() -> ProgressStyle {
+    match ProgressStyle::with_template("{prefix:>7} [{bar:20}] {wide_msg}") {
+        Ok(s) => s.progress_chars("=> "),
+        Err(_) => ProgressStyle::default_bar(),
+    }
+}
+
+/// The terminal line for `phase` (hidden targets ignore it).
+fn redraw(bar: &ProgressBar, phase: &Phase, now: Instant) {
+    match phase {
+        Phase::Idle => {}
+        Phase::Status { .. } => {
+            bar.set_message(phase.describe(now).unwrap_or_default());
+            bar.tick();
+        }
+        Phase::Rows(r) => {
+            // The message first: each call may draw, and the text is what a reader follows.
+            bar.set_message(r.describe(now));
+            bar.set_prefix(r.api.to_string());
+            bar.set_length(r.count as u64);
+            bar.set_position(r.done.min(r.count) as u64);
+        }
+    }
+}
+
+/// A single row running longer than --max-time is worth a warning before it ends.
+fn check_row_time(s: &mut Shared, settings: Settings, now: Instant, bar: &ProgressBar) {
+    let (Some(max), Phase::Rows(r)) = (settings.max_time, &s.phase) else {
+        return;
+    };
+    let running = now.saturating_duration_since(r.row_started);
+    if running > max && !s.warned.contains(&r.api) {
+        let text = format!(
+            "{}: row {} of {} (block {}) has run for {}, longer than --max-time {} s; {}",
+            r.api,
+            r.index + 1,
+            r.count,
+            r.block,
+            human(running),
+            max.as_secs(),
+            settings.on_interrupt()
+        );
+        s.warned.push(r.api);
+        bar.suspend(|| warn!("warning: {text}"));
+    }
+}
+
+fn write_notes(s: &mut Shared, now: Instant) {
+    let lines: Vec<String> = s.pending.drain(..).collect();
+    let wrote = !lines.is_empty();
+    for line in lines {
+        warn!("{line}");
+    }
+    if wrote {
+        s.last_note = Some((now, s.generation));
+        return;
+    }
+    if !note_due(now, s.run_started, s.last_note, s.generation) {
+        return;
+    }
+    if let Some(line) = s.phase.describe(now) {
+        let so_far = human(Duration::from_secs(
+            now.saturating_duration_since(s.run_started).as_secs(),
+        ));
+        warn!("{line}; {so_far} so far");
+        s.last_note = Some((now, s.generation));
     }
 }
 
 impl Observer for Bar {
-    /// A status line (e.g. "compiling the kernel"), shown only on a terminal.
+    /// A phase that is not a row, e.g. "opening the devices and building the kernels".
     fn status(&mut self, api: Option<Api>, what: &str) {
-        self.bar
-            .set_prefix(api.map(|a| a.to_string()).unwrap_or_default());
-        self.bar.set_message(what.to_string());
-        self.bar.tick();
+        self.set_phase(Phase::Status {
+            api,
+            what: what.to_string(),
+            since: Instant::now(),
+        });
     }
 
     fn row_started(&mut self, api: Api, index: usize, count: usize, block: BlockSize) {
-        self.bar.set_prefix(api.to_string());
-        self.bar.set_length(count as u64);
-        self.bar.set_position(index as u64);
-        self.bar.set_message(format!("block {block}"));
+        let now = Instant::now();
+        let previous = self.shared.lock().ok().map(|s| s.phase.clone());
+        let rows = match previous {
+            // The same API's next row: keep its clock.
+            Some(Phase::Rows(r)) if r.api == api && index > 0 && r.count == count => Rows {
+                index,
+                block,
+                row_started: now,
+                ..r
+            },
+            _ => Rows {
+                api,
+                index,
+                count,
+                block,
+                started: now,
+                done: 0,
+                last_done: now,
+                row_started: now,
+            },
+        };
+        self.set_phase(Phase::Rows(rows));
     }
 
-    fn row_finished(&mut self, _api: Api, _row: &SweepRow) {
-        self.bar.inc(1);
+    fn row_finished(&mut self, api: Api, _row: &SweepRow) {
+        let now = Instant::now();
+        let Ok(mut s) = self.shared.lock() else {
+            return;
+        };
+        let Phase::Rows(r) = &mut s.phase else {
+            return;
+        };
+        if r.api != api {
+            return;
+        }
+        r.done += 1;
+        r.last_done = now;
+        let r = r.clone();
+        s.generation += 1;
+        redraw(&self.bar, &s.phase, now);
+        if let (Some(max), Some(left)) = (self.settings.max_time, r.left(now)) {
+            let spent = now - r.started;
+            if spent + left > max {
+                let text = format!(
+                    "{api}: {} of {} rows took {}; at that pace its rows take about {}, more than \
+                     --max-time {} s; {}",
+                    r.done,
+                    r.count,
+                    human(spent),
+                    human(spent + left),
+                    max.as_secs(),
+                    self.settings.on_interrupt()
+                );
+                self.warn_once(&mut s, api, text);
+            }
+        }
+        if r.done == r.count && self.notes && s.last_note.is_some() {
+            // An API's last row, in a run long enough to have said anything: one line for it.
+            s.pending.push(format!(
+                "{api}: {} rows done in {}",
+                r.count,
+                human(now - r.started)
+            ));
+        }
     }
 }
 
@@ -62,7 +475,135 @@ mod tests {
     use super::*;
     use std::io;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Arc;
+
+    fn api() -> Api {
+        blocksweep_drivers::all()[0].api()
+    }
+
+    fn rows(done: usize, count: usize, spent_s: u64) -> (Rows, Instant) {
+        let started = Instant::now();
+        let last_done = started + Duration::from_secs(spent_s);
+        let r = Rows {
+            api: api(),
+            index: done,
+            count,
+            block: BlockSize::linear(256),
+            started,
+            done,
+            last_done,
+            row_started: last_done,
+        };
+        (r, last_done)
+    }
+
+    #[test]
+    fn time_left_is_the_mean_row_times_the_rows_left() {
+        let (r, now) = rows(0, 13, 0);
+        assert_eq!(r.left(now), None);
+        assert_eq!(r.describe(now), "row 1 of 13 (block 256)");
+        let (r, now) = rows(4, 13, 8);
+        assert_eq!(r.left(now), Some(Duration::from_secs(18)));
+        assert_eq!(r.describe(now), "row 5 of 13 (block 256), 18 s left");
+        // 1.5 s into the running row: its share shrinks, the rows after it do not.
+        let later = now + Duration::from_millis(1500);
+        assert_eq!(r.left(later), Some(Duration::from_millis(16500)));
+        assert_eq!(
+            r.left(now + Duration::from_secs(30)),
+            Some(Duration::from_secs(16))
+        );
+        let (r, now) = rows(12, 13, 24);
+        assert_eq!(
+            r.describe(now + Duration::from_secs(5)),
+            "row 13 of 13 (block 256), under 1 s left"
+        );
+        let (r, now) = rows(13, 13, 26);
+        assert_eq!(r.left(now), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn durations_read_as_words() {
+        assert_eq!(human(Duration::from_millis(850)), "850 ms");
+        assert_eq!(human(Duration::from_millis(1940)), "1.9 s");
+        assert_eq!(human(Duration::from_secs(12)), "12 s");
+        assert_eq!(human(Duration::from_secs(60)), "1 min");
+        assert_eq!(human(Duration::from_secs(185)), "3 min 5 s");
+        assert_eq!(human(Duration::from_secs(7800)), "2 h 10 min");
+        assert_eq!(human(Duration::from_secs(7200)), "2 h");
+    }
+
+    #[test]
+    fn phases_are_named() {
+        let t = Instant::now();
+        let p = Phase::Status {
+            api: None,
+            what: "opening the devices and building the kernels".into(),
+            since: t,
+        };
+        assert_eq!(
+            p.describe(t + Duration::from_secs(4)).unwrap(),
+            "opening the devices and building the kernels (4 s)"
+        );
+        let p = Phase::Status {
+            api: Some(api()),
+            what: "timing the copy ceiling".into(),
+            since: t,
+        };
+        assert_eq!(
+            p.describe(t).unwrap(),
+            format!("{}: timing the copy ceiling", api())
+        );
+        assert!(Phase::Idle.describe(t).is_none());
+    }
+
+    #[test]
+    fn notes_come_late_and_seldom() {
+        let t0 = Instant::now();
+        let s = |n| t0 + Duration::from_secs(n);
+        assert!(!note_due(s(9), t0, None, 5), "nothing in the first 10 s");
+        assert!(note_due(s(10), t0, None, 5));
+        assert!(!note_due(s(15), t0, Some((s(10), 5)), 6), "10 s apart");
+        assert!(note_due(s(20), t0, Some((s(10), 5)), 6), "a new row");
+        assert!(!note_due(s(20), t0, Some((s(10), 5)), 5), "nothing new");
+        assert!(
+            note_due(s(70), t0, Some((s(10), 5)), 5),
+            "a minute: still running"
+        );
+    }
+
+    #[test]
+    fn a_run_too_long_for_max_time_is_warned_about_once() {
+        let settings = Settings {
+            quiet: true,
+            max_time: Some(Duration::from_millis(1)),
+            saves_rows: false,
+        };
+        let mut bar = Bar::with_target(ProgressDrawTarget::hidden(), settings, false);
+        let row = |b: u32| SweepRow {
+            block: BlockSize::linear(b),
+            threads: b as u64,
+            warps: None,
+            idle_lanes: None,
+            blocks_per_mp: None,
+            warps_per_mp: None,
+            occupancy: None,
+            grid: 1,
+            timing: None,
+            gbps: None,
+            of_best: None,
+            ties_best: false,
+            of_copy: None,
+            verified: false,
+            skipped: None,
+            note: None,
+        };
+        for i in 0..3 {
+            bar.row_started(api(), i, 3, BlockSize::linear(64));
+            std::thread::sleep(Duration::from_millis(3));
+            bar.row_finished(api(), &row(64));
+        }
+        assert_eq!(bar.shared.lock().unwrap().warned, vec![api()]);
+        bar.finish();
+    }
 
     /// A terminal on which every write fails with ENOSPC, counting the attempts.
     #[derive(Debug)]
@@ -109,8 +650,9 @@ mod tests {
     fn a_full_terminal_never_panics() {
         let attempts = Arc::new(AtomicUsize::new(0));
         let term = FullTerminal(attempts.clone());
-        let mut bar = Bar::with_target(ProgressDrawTarget::term_like_with_hz(Box::new(term), 1));
-        let api = blocksweep_drivers::all()[0].api();
+        let target = ProgressDrawTarget::term_like_with_hz(Box::new(term), 1);
+        let mut bar = Bar::with_target(target, Settings::default(), false);
+        let api = api();
         bar.status(Some(api), "compiling the kernel");
         for i in 0..3 {
             bar.row_started(api, i, 3, BlockSize::linear(64));

@@ -1,0 +1,81 @@
+//! What the command line says: `--help` in plain words, and errors that keep clap's list of
+//! valid values and its "did you mean", still on one line (exit code 2).
+
+mod common;
+
+use common::{api, available, bad_input, blocksweep, succeeds};
+
+#[test]
+fn sweep_help_speaks_plainly_and_points_to_the_guide() {
+    let help = succeeds(&["sweep", "--help"]);
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(!help.contains("seed's"), "course jargon:\n{help}");
+    assert!(
+        flat.contains("[default: 16,32,64,96,100,128,160,192,256,384,512,768,1024"),
+        "--blocks shows its default list:\n{help}"
+    );
+    assert!(help.contains("docs/guide.md"), "{help}");
+    for flag in ["--quiet", "--wide", "--max-time <SECONDS>"] {
+        assert!(help.contains(flag), "no {flag}:\n{help}");
+    }
+    assert!(!help.contains("-B,"), "-B is gone:\n{help}");
+    let top = succeeds(&["--help"]);
+    assert!(top.contains("docs/guide.md"), "{top}");
+    for sub in ["devices", "limits", "validate", "compare"] {
+        let h = succeeds(&[sub, "--help"]);
+        assert!(h.contains("--wide"), "{sub} --help has no --wide:\n{h}");
+    }
+}
+
+#[test]
+fn errors_keep_the_valid_values_and_the_suggestion() {
+    bad_input(
+        &["sweep", "--backend", "metal"],
+        "possible values: cuda, vulkan, opencl, all",
+    );
+    bad_input(&["swep"], "did you mean 'sweep'?");
+    bad_input(&["frobnicate"], "subcommands: devices, limits, sweep");
+    bad_input(&["sweep", "--blokcs", "64"], "did you mean '--blocks'?");
+    bad_input(&["sweep", "--format", "jsn"], "did you mean 'json'?");
+    bad_input(&["sweep", "-B", "64"], "use --blocks");
+    bad_input(
+        &["sweep", "--grid", "2147483648"],
+        "more blocks than the 3840x2160 frame has pixels (8294400)",
+    );
+}
+
+#[test]
+fn numbers_are_trimmed_like_sizes() {
+    if !available(api("opencl")) {
+        return;
+    }
+    let out = blocksweep()
+        .args([
+            "sweep",
+            "--backend",
+            " opencl",
+            "--size",
+            " 64x64",
+            "--blocks",
+            "64",
+            "--reps",
+            " 7",
+            "--warmups",
+            "1 ",
+            "--seed",
+            " 3",
+            "--grid",
+            " 4",
+            "--format",
+            "json ",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let r = &v["results"][0];
+    assert_eq!(r["rows"][0]["grid"], 4, "{r}");
+    assert_eq!(r["rows"][0]["timing"]["reps"], 7, "{r}");
+    assert_eq!(r["frame"]["seed"], 3, "{r}");
+}
