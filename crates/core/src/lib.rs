@@ -26,6 +26,7 @@ pub mod sweep;
 #[cfg(any(test, feature = "test-support"))]
 #[doc(hidden)]
 pub mod testing;
+pub mod trace;
 pub mod validate;
 pub mod verify;
 
