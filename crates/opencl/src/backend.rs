@@ -14,7 +14,7 @@ use opencl3::memory::{CL_MEM_READ_ONLY, CL_MEM_READ_WRITE};
 use opencl3::types::{cl_mem, cl_uint, cl_ulong};
 
 use crate::device::{self, DeviceEntry};
-use crate::error::{call, OpenClError};
+use crate::error::{map_create, OpenClError};
 use crate::handles::{Context, DeviceId, Kernel, Mem, Program, Queue};
 use crate::kernel::{self, ARG_PIXELS, KERNEL_SOURCE};
 use crate::timing::{self, TIMER_METHOD};
@@ -66,7 +66,7 @@ const VARIANTS: [KernelVariant; 2] = [KernelVariant::GridStride, KernelVariant::
 /// A single-device context on `device`.
 pub(crate) fn context_for(device: DeviceId) -> Result<Context, OpenClError> {
     let raw = create_context(&[device.0], ptr::null(), None, ptr::null_mut())
-        .map_err(call("clCreateContext"))?;
+        .map_err(map_create("clCreateContext"))?;
     Ok(Context::from_raw(raw))
 }
 
@@ -81,7 +81,7 @@ fn set_arg<T>(kernel: &Kernel, index: cl_uint, value: &T) -> Result<(), OpenClEr
             (value as *const T).cast::<c_void>(),
         )
     }
-    .map_err(call("clSetKernelArg"))
+    .map_err(map_create("clSetKernelArg"))
 }
 
 impl OpenClBackend {

@@ -25,7 +25,7 @@ use opencl3::device::{
 use opencl3::platform::platform::{get_platform_data, get_platform_ids, CL_PLATFORM_NAME};
 use opencl3::types::{cl_device_id, cl_device_info, cl_platform_id};
 
-use crate::error::{cl_error_name, from_call, from_platform_query, OpenClError};
+use crate::error::{cl_error_name, map_platform_query, map_query, OpenClError};
 
 // cl_nv_device_attribute_query (values from the extension's registry entry; the PCI queries
 // are undocumented but stable, and the ones clinfo uses).
@@ -73,7 +73,8 @@ pub(crate) fn enumerate() -> Result<Vec<DeviceEntry>, OpenClError> {
     let _one_at_a_time = ENUMERATION
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let platforms: Vec<cl_platform_id> = get_platform_ids().map_err(from_platform_query)?;
+    let platforms: Vec<cl_platform_id> =
+        get_platform_ids().map_err(map_platform_query("clGetPlatformIDs"))?;
     if platforms.is_empty() {
         return Err(OpenClError::Unavailable {
             reason: "no OpenCL platforms (clGetPlatformIDs found none)".into(),
@@ -111,8 +112,7 @@ pub(crate) fn enumerate() -> Result<Vec<DeviceEntry>, OpenClError> {
 
 /// The reply's bytes.
 pub(crate) fn bytes(device: cl_device_id, q: Info) -> Result<Vec<u8>, OpenClError> {
-    get_device_data(device, q.id)
-        .map_err(|code| from_call(&format!("clGetDeviceInfo({})", q.name), code))
+    get_device_data(device, q.id).map_err(map_query("clGetDeviceInfo", q.name))
 }
 
 /// An unsigned reply (cl_uint, cl_ulong, size_t, cl_bool, cl_bitfield) widened to u64.

@@ -1,11 +1,13 @@
 //! The backend's typed error, and the named functions that turn OpenCL status codes into it.
 //!
-//! Each mapping function belongs to one kind of call site and its doc lists the codes the
-//! OpenCL 3.0 specification allows there, so that a reader can check the classification
-//! against the spec. Codes a driver returns outside the spec (NVIDIA's -9999 for a faulting
-//! kernel, say) fall through to [`OpenClError::Driver`] with their number kept.
+//! Each mapping function has the shape every backend crate uses,
+//! `map_<situation>(call) -> impl Fn(code) -> Error` (so a call site reads
+//! `.map_err(map_create("clCreateContext"))`), belongs to one kind of call site, and its doc
+//! lists the codes the OpenCL 3.0 specification allows there, so that a reader can check the
+//! classification against the spec. Codes a driver returns outside the spec (NVIDIA's -9999 for
+//! a faulting kernel, say) fall through to [`OpenClError::Driver`] with their number kept.
 
-use blocksweep_core::{BackendError, ErrorKind};
+use blocksweep_core::{BackendError, ErrorKind, Launch};
 use opencl3::error_codes::{
     error_text, CL_BUILD_PROGRAM_FAILURE, CL_COMPILER_NOT_AVAILABLE, CL_INVALID_BUFFER_SIZE,
     CL_INVALID_BUILD_OPTIONS, CL_INVALID_GLOBAL_WORK_SIZE, CL_INVALID_KERNEL_ARGS,
@@ -121,38 +123,39 @@ fn dynamic_loading(call: &str, code: cl_int) -> Option<OpenClError> {
 
 /// clGetPlatformIDs: CL_PLATFORM_NOT_FOUND_KHR (the ICD loader found no vendor driver),
 /// CL_INVALID_VALUE, CL_OUT_OF_HOST_MEMORY; plus the dynamic-loading codes.
-pub fn from_platform_query(code: cl_int) -> OpenClError {
-    if let Some(e) = dynamic_loading("clGetPlatformIDs", code) {
-        return e;
-    }
-    match code {
-        CL_PLATFORM_NOT_FOUND_KHR => OpenClError::Unavailable {
-            reason: "no OpenCL platforms (CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no \
-                     vendor driver under /etc/OpenCL/vendors or OCL_ICD_VENDORS)"
-                .to_string(),
-        },
-        _ => driver("clGetPlatformIDs", code),
+pub fn map_platform_query(call: &'static str) -> impl Fn(cl_int) -> OpenClError {
+    move |code| {
+        if let Some(e) = dynamic_loading(call, code) {
+            return e;
+        }
+        match code {
+            CL_PLATFORM_NOT_FOUND_KHR => OpenClError::Unavailable {
+                reason: "no OpenCL platforms (CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no \
+                         vendor driver under /etc/OpenCL/vendors or OCL_ICD_VENDORS)"
+                    .to_string(),
+            },
+            _ => driver(call, code),
+        }
     }
 }
 
 /// clCreateBuffer: CL_INVALID_BUFFER_SIZE (0 or above CL_DEVICE_MAX_MEM_ALLOC_SIZE),
 /// CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY are memory;
 /// CL_INVALID_CONTEXT, CL_INVALID_VALUE, CL_INVALID_PROPERTY, CL_INVALID_HOST_PTR are not.
-pub fn from_alloc(code: cl_int, bytes: u64) -> OpenClError {
-    if let Some(e) = dynamic_loading("clCreateBuffer", code) {
-        return e;
-    }
-    match code {
-        CL_INVALID_BUFFER_SIZE
-        | CL_MEM_OBJECT_ALLOCATION_FAILURE
-        | CL_OUT_OF_RESOURCES
-        | CL_OUT_OF_HOST_MEMORY => OpenClError::OutOfMemory {
-            detail: format!(
-                "clCreateBuffer of {bytes} bytes failed: {}",
-                cl_error_name(code)
-            ),
-        },
-        _ => driver("clCreateBuffer", code),
+pub fn map_alloc(call: &'static str, bytes: u64) -> impl Fn(cl_int) -> OpenClError {
+    move |code| {
+        if let Some(e) = dynamic_loading(call, code) {
+            return e;
+        }
+        match code {
+            CL_INVALID_BUFFER_SIZE
+            | CL_MEM_OBJECT_ALLOCATION_FAILURE
+            | CL_OUT_OF_RESOURCES
+            | CL_OUT_OF_HOST_MEMORY => OpenClError::OutOfMemory {
+                detail: format!("{call} of {bytes} bytes failed: {}", cl_error_name(code)),
+            },
+            _ => driver(call, code),
+        }
     }
 }
 
@@ -163,55 +166,60 @@ pub fn from_alloc(code: cl_int, bytes: u64) -> OpenClError {
 /// dimensions), and CL_OUT_OF_RESOURCES (NVIDIA: the block needs more
 /// registers than the multiprocessor has). CL_MEM_OBJECT_ALLOCATION_FAILURE and
 /// CL_OUT_OF_HOST_MEMORY are memory; the CL_INVALID_* object errors are driver errors.
-pub fn from_enqueue_kernel(code: cl_int, launch: String) -> OpenClError {
-    if let Some(e) = dynamic_loading("clEnqueueNDRangeKernel", code) {
-        return e;
-    }
-    match code {
-        CL_INVALID_WORK_GROUP_SIZE
-        | CL_INVALID_WORK_ITEM_SIZE
-        | CL_INVALID_GLOBAL_WORK_SIZE
-        | CL_INVALID_WORK_DIMENSION
-        | CL_OUT_OF_RESOURCES
-        // NVIDIA (driver 580) answers some launches outside its limits with this code
-        // although every argument is set: another launch of the same kernel then runs.
-        | CL_INVALID_KERNEL_ARGS => OpenClError::LaunchRejected {
-            call: "clEnqueueNDRangeKernel",
-            launch,
-            name: cl_error_name(code),
-            code,
-        },
-        CL_MEM_OBJECT_ALLOCATION_FAILURE | CL_OUT_OF_HOST_MEMORY => OpenClError::OutOfMemory {
-            detail: format!("clEnqueueNDRangeKernel ({launch}): {}", cl_error_name(code)),
-        },
-        _ => driver("clEnqueueNDRangeKernel", code),
+pub fn map_launch(call: &'static str, launch: Launch) -> impl Fn(cl_int) -> OpenClError {
+    move |code| {
+        if let Some(e) = dynamic_loading(call, code) {
+            return e;
+        }
+        match code {
+            CL_INVALID_WORK_GROUP_SIZE
+            | CL_INVALID_WORK_ITEM_SIZE
+            | CL_INVALID_GLOBAL_WORK_SIZE
+            | CL_INVALID_WORK_DIMENSION
+            | CL_OUT_OF_RESOURCES
+            // NVIDIA (driver 580) answers some launches outside its limits with this code
+            // although every argument is set: another launch of the same kernel then runs.
+            | CL_INVALID_KERNEL_ARGS => OpenClError::LaunchRejected {
+                call,
+                launch: launch.to_string(),
+                name: cl_error_name(code),
+                code,
+            },
+            CL_MEM_OBJECT_ALLOCATION_FAILURE | CL_OUT_OF_HOST_MEMORY => OpenClError::OutOfMemory {
+                detail: format!("{call} ({launch}): {}", cl_error_name(code)),
+            },
+            _ => driver(call, code),
+        }
     }
 }
 
 /// clBuildProgram: CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS and
 /// CL_COMPILER_NOT_AVAILABLE are the program's (or the options') fault and carry the log;
-/// anything else is the driver's.
-pub fn from_build(code: cl_int, options: &str, log: String) -> OpenClError {
-    if let Some(e) = dynamic_loading("clBuildProgram", code) {
-        return e;
-    }
-    match code {
-        CL_BUILD_PROGRAM_FAILURE | CL_INVALID_BUILD_OPTIONS | CL_COMPILER_NOT_AVAILABLE => {
-            OpenClError::Build {
-                name: cl_error_name(code),
-                code,
-                options: options.to_string(),
-                log,
-            }
+/// anything else (CL_INVALID_PROGRAM, CL_INVALID_VALUE, CL_INVALID_DEVICE, CL_INVALID_OPERATION,
+/// CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY) is the driver's.
+pub fn map_build(call: &'static str, options: &str, log: String) -> impl Fn(cl_int) -> OpenClError {
+    let options = options.to_string();
+    move |code| {
+        if let Some(e) = dynamic_loading(call, code) {
+            return e;
         }
-        _ => driver("clBuildProgram", code),
+        match code {
+            CL_BUILD_PROGRAM_FAILURE | CL_INVALID_BUILD_OPTIONS | CL_COMPILER_NOT_AVAILABLE => {
+                OpenClError::Build {
+                    name: cl_error_name(code),
+                    code,
+                    options: options.clone(),
+                    log: log.clone(),
+                }
+            }
+            _ => driver(call, code),
+        }
     }
 }
 
-/// Every other call (queries, context and queue creation, copies, fills, waits). Resource
-/// exhaustion (CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY, CL_MEM_OBJECT_ALLOCATION_FAILURE)
-/// is memory; the rest is the driver's, named.
-pub fn from_call(call: &str, code: cl_int) -> OpenClError {
+/// Resource exhaustion (CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY,
+/// CL_MEM_OBJECT_ALLOCATION_FAILURE) is memory; the rest is the driver's, named.
+fn resources_or_driver(call: &str, code: cl_int) -> OpenClError {
     if let Some(e) = dynamic_loading(call, code) {
         return e;
     }
@@ -225,16 +233,40 @@ pub fn from_call(call: &str, code: cl_int) -> OpenClError {
     }
 }
 
+/// Queries (clGetDeviceInfo, clGetKernelWorkGroupInfo, clGetEventProfilingInfo): the
+/// CL_INVALID_* object and value codes (and CL_PROFILING_INFO_NOT_AVAILABLE for events on a
+/// queue without profiling) are the driver's; CL_OUT_OF_RESOURCES and CL_OUT_OF_HOST_MEMORY
+/// are memory. The error names the call and the parameter: "clGetDeviceInfo(CL_DEVICE_NAME)".
+pub fn map_query(call: &'static str, param: &'static str) -> impl Fn(cl_int) -> OpenClError {
+    move |code| resources_or_driver(&format!("{call}({param})"), code)
+}
+
+/// Object creation (clCreateContext, clCreateCommandQueue, clCreateProgramWithSource,
+/// clCreateKernel) and clSetKernelArg: CL_INVALID_* (context, device, value, properties,
+/// program, kernel name, argument index or size), CL_DEVICE_NOT_AVAILABLE are the driver's;
+/// CL_OUT_OF_RESOURCES and CL_OUT_OF_HOST_MEMORY are memory.
+pub fn map_create(call: &'static str) -> impl Fn(cl_int) -> OpenClError {
+    move |code| resources_or_driver(call, code)
+}
+
+/// Buffer commands (clEnqueueCopyBuffer, clEnqueueFillBuffer, clEnqueueWriteBuffer,
+/// clEnqueueReadBuffer): CL_INVALID_* (queue, context, memory object, value, wait list),
+/// CL_MEM_COPY_OVERLAP, CL_MISALIGNED_SUB_BUFFER_OFFSET and, for a blocking transfer,
+/// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST are the driver's;
+/// CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY are memory.
+pub fn map_enqueue(call: &'static str) -> impl Fn(cl_int) -> OpenClError {
+    move |code| resources_or_driver(call, code)
+}
+
 /// clWaitForEvents and clFinish: whatever they return is the driver's. NVIDIA reports a
 /// kernel that faulted as CL_OUT_OF_RESOURCES here, and others as
 /// CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, so no code is read as "out of memory".
-pub fn from_wait(call: &str, code: cl_int) -> OpenClError {
-    dynamic_loading(call, code).unwrap_or_else(|| driver(call, code))
-}
-
-/// `map_err` adaptor: `.map_err(call("clCreateContext"))`.
-pub fn call(name: &'static str) -> impl Fn(cl_int) -> OpenClError {
-    move |code| from_call(name, code)
+/// The error names what was waited for: "clWaitForEvents (kernel)".
+pub fn map_wait(call: &'static str, what: &'static str) -> impl Fn(cl_int) -> OpenClError {
+    move |code| {
+        let call = format!("{call} ({what})");
+        dynamic_loading(&call, code).unwrap_or_else(|| driver(&call, code))
+    }
 }
 
 #[cfg(test)]
@@ -243,6 +275,7 @@ mod tests {
 
     #[test]
     fn launch_refusals_are_launch_rejected_and_named() {
+        let big = Launch::linear(blocksweep_core::BlockSize::linear(2048), 1);
         for code in [
             CL_INVALID_WORK_GROUP_SIZE,
             CL_INVALID_WORK_ITEM_SIZE,
@@ -250,33 +283,38 @@ mod tests {
             CL_OUT_OF_RESOURCES,
             CL_INVALID_KERNEL_ARGS,
         ] {
-            let e = from_enqueue_kernel(code, "block 2048 x grid 1".into());
+            let e = map_launch("clEnqueueNDRangeKernel", big)(code);
             assert_eq!(e.kind(), ErrorKind::LaunchRejected);
             let msg = e.to_string();
             assert!(msg.contains(error_text(code)), "{msg}");
             assert!(msg.contains("block 2048"), "{msg}");
         }
-        let other = from_enqueue_kernel(opencl3::error_codes::CL_INVALID_KERNEL, "x".into());
+        let other =
+            map_launch("clEnqueueNDRangeKernel", big)(opencl3::error_codes::CL_INVALID_KERNEL);
         assert_eq!(other.kind(), ErrorKind::Driver);
         assert!(other.to_string().contains("CL_INVALID_KERNEL"));
     }
 
     #[test]
     fn missing_library_and_platforms_are_unavailable() {
-        let e = from_platform_query(CL_PLATFORM_NOT_FOUND_KHR);
+        let e = map_platform_query("clGetPlatformIDs")(CL_PLATFORM_NOT_FOUND_KHR);
         assert_eq!(e.kind(), ErrorKind::Unavailable);
         assert!(e.to_string().contains("no OpenCL platforms"));
-        let e = from_call("clGetDeviceIDs", DLOPEN_RUNTIME_LOAD_FAILED);
+        let e = map_query("clGetDeviceInfo", "CL_DEVICE_NAME")(DLOPEN_RUNTIME_LOAD_FAILED);
         assert_eq!(e.kind(), ErrorKind::Unavailable);
         assert!(e.to_string().contains("libOpenCL.so.1"));
-        let e = from_call("clGetDeviceIDs", DLOPEN_FUNCTION_NOT_AVAILABLE);
-        assert!(e.to_string().contains("has no clGetDeviceIDs"), "{e}");
+        let e = map_query("clGetDeviceInfo", "CL_DEVICE_NAME")(DLOPEN_FUNCTION_NOT_AVAILABLE);
+        assert!(
+            e.to_string()
+                .contains("has no clGetDeviceInfo(CL_DEVICE_NAME)"),
+            "{e}"
+        );
     }
 
     #[test]
     fn allocation_failures_are_out_of_memory() {
         for code in [CL_INVALID_BUFFER_SIZE, CL_MEM_OBJECT_ALLOCATION_FAILURE] {
-            let e = from_alloc(code, 1 << 40);
+            let e = map_alloc("clCreateBuffer", 1 << 40)(code);
             assert_eq!(e.kind(), ErrorKind::OutOfMemory);
             assert!(e.to_string().contains("1099511627776 bytes"), "{e}");
         }
@@ -284,16 +322,14 @@ mod tests {
 
     #[test]
     fn build_failure_keeps_the_log_and_unknown_codes_keep_their_number() {
-        let e = from_build(
+        let e = map_build("clBuildProgram", "-cl-std=CL1.2", "error: oops".into())(
             CL_BUILD_PROGRAM_FAILURE,
-            "-cl-std=CL1.2",
-            "error: oops".into(),
         );
         assert_eq!(e.kind(), ErrorKind::Build);
         assert!(e.to_string().contains("error: oops"));
-        let e = from_wait("clWaitForEvents", CL_OUT_OF_RESOURCES);
+        let e = map_wait("clWaitForEvents", "kernel")(CL_OUT_OF_RESOURCES);
         assert_eq!(e.kind(), ErrorKind::Driver);
-        let e = from_wait("clWaitForEvents", -9999);
+        let e = map_wait("clWaitForEvents", "kernel")(-9999);
         assert_eq!(e.kind(), ErrorKind::Driver);
         assert!(e.to_string().contains("-9999"), "{e}");
         let b: BackendError = e.into();

@@ -15,7 +15,7 @@ use opencl3::program::{
 };
 use opencl3::types::{cl_kernel_work_group_info, cl_uint};
 
-use crate::error::{from_build, from_call, OpenClError};
+use crate::error::{map_build, map_create, map_query, OpenClError};
 use crate::handles::{Context, DeviceId, Kernel, Program};
 
 /// kernels/grayscale.cl, compiled into the binary.
@@ -64,7 +64,7 @@ pub(crate) fn build(
     options: &str,
 ) -> Result<(Program, String), OpenClError> {
     let raw = create_program_with_source(context.raw(), &[source])
-        .map_err(|c| from_call("clCreateProgramWithSource", c))?;
+        .map_err(map_create("clCreateProgramWithSource"))?;
     let program = Program::from_raw(raw);
     let c_options = CString::new(options).map_err(|_| {
         OpenClError::Usage(format!("build options contain a NUL byte: {options:?}"))
@@ -88,17 +88,15 @@ pub(crate) fn build(
                 crate::error::cl_error_name(c)
             )
         });
-    match status {
-        Ok(()) => Ok((program, log)),
-        Err(code) => Err(from_build(code, options, log)),
-    }
+    status.map_err(map_build("clBuildProgram", options, log.clone()))?;
+    Ok((program, log))
 }
 
 /// The kernel named `name` in `program`.
 pub(crate) fn kernel(program: &Program, name: &str) -> Result<Kernel, OpenClError> {
     let c_name = CString::new(name)
         .map_err(|_| OpenClError::Usage(format!("kernel name contains a NUL byte: {name:?}")))?;
-    let raw = create_kernel(program.raw(), &c_name).map_err(|c| from_call("clCreateKernel", c))?;
+    let raw = create_kernel(program.raw(), &c_name).map_err(map_create("clCreateKernel"))?;
     Ok(Kernel::from_raw(raw))
 }
 
@@ -109,7 +107,7 @@ fn work_group_uint(
     name: &'static str,
 ) -> Result<Named<u64>, OpenClError> {
     let b = get_kernel_work_group_data(kernel.raw(), device.0, param)
-        .map_err(|c| from_call(&format!("clGetKernelWorkGroupInfo({name})"), c))?;
+        .map_err(map_query("clGetKernelWorkGroupInfo", name))?;
     let v = match b.len() {
         4 => u32::from_ne_bytes([b[0], b[1], b[2], b[3]]) as u64,
         8 => u64::from_ne_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),

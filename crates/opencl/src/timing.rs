@@ -17,7 +17,9 @@ use opencl3::event::{
 use opencl3::memory::create_buffer;
 use opencl3::types::{cl_event, cl_mem_flags, cl_profiling_info};
 
-use crate::error::{call, from_alloc, from_call, from_enqueue_kernel, from_wait, OpenClError};
+use crate::error::{
+    map_alloc, map_create, map_enqueue, map_launch, map_query, map_wait, OpenClError,
+};
 use crate::handles::{Context, DeviceId, Event, Kernel, Mem, Queue};
 
 /// How dispatches are timed, as reported by `Backend::timer`.
@@ -30,7 +32,7 @@ pub(crate) fn create_queue(context: &Context, device: DeviceId) -> Result<Queue,
     // than clCreateCommandQueueWithProperties, so that 1.2 devices work too.
     // SAFETY: `device` is the one device `context` was created with.
     let raw = unsafe { create_command_queue(context.raw(), device.0, CL_QUEUE_PROFILING_ENABLE) }
-        .map_err(call("clCreateCommandQueue"))?;
+        .map_err(map_create("clCreateCommandQueue"))?;
     Ok(Queue::from_raw(raw))
 }
 
@@ -45,17 +47,21 @@ pub(crate) fn alloc(
     })?;
     // SAFETY: no host pointer is passed and the flags name none, so the driver owns the memory.
     let raw = unsafe { create_buffer(context.raw(), flags, size, ptr::null_mut()) }
-        .map_err(|c| from_alloc(c, bytes))?;
+        .map_err(map_alloc("clCreateBuffer", bytes))?;
     Ok(Mem::from_raw(raw))
 }
 
-fn wait(event: &Event, what: &str) -> Result<(), OpenClError> {
-    wait_for_events(&[event.raw()]).map_err(|c| from_wait(&format!("clWaitForEvents ({what})"), c))
+fn wait(event: &Event, what: &'static str) -> Result<(), OpenClError> {
+    wait_for_events(&[event.raw()]).map_err(map_wait("clWaitForEvents", what))
 }
 
-fn profiling_ns(event: &Event, param: cl_profiling_info, name: &str) -> Result<u64, OpenClError> {
+fn profiling_ns(
+    event: &Event,
+    param: cl_profiling_info,
+    name: &'static str,
+) -> Result<u64, OpenClError> {
     let b = get_event_profiling_data(event.raw(), param)
-        .map_err(|c| from_call(&format!("clGetEventProfilingInfo({name})"), c))?;
+        .map_err(map_query("clGetEventProfilingInfo", name))?;
     let arr: [u8; 8] = b
         .as_slice()
         .try_into()
@@ -91,7 +97,7 @@ pub(crate) fn nd_range(launch: Launch) -> Result<(u32, [usize; 3], [usize; 3]), 
 pub(crate) fn run_batch(
     count: u32,
     stamps: Stamps,
-    what: &str,
+    what: &'static str,
     mut enqueue: impl FnMut() -> Result<Event, OpenClError>,
 ) -> Result<BatchTimes, OpenClError> {
     let mut kept: Vec<Event> = Vec::with_capacity(match stamps {
@@ -168,7 +174,7 @@ pub(crate) fn enqueue_kernel(
             ptr::null(),
         )
     }
-    .map_err(|c| from_enqueue_kernel(c, launch.to_string()))?;
+    .map_err(map_launch("clEnqueueNDRangeKernel", launch))?;
     Ok(Event::from_raw(raw))
 }
 
@@ -192,7 +198,7 @@ pub(crate) fn enqueue_copy(
             ptr::null(),
         )
     }
-    .map_err(call("clEnqueueCopyBuffer"))?;
+    .map_err(map_enqueue("clEnqueueCopyBuffer"))?;
     Ok(Event::from_raw(raw))
 }
 
@@ -217,7 +223,7 @@ pub(crate) fn fill(
             ptr::null(),
         )
     }
-    .map_err(call("clEnqueueFillBuffer"))?;
+    .map_err(map_enqueue("clEnqueueFillBuffer"))?;
     wait(&Event::from_raw(raw), "fill")
 }
 
@@ -237,7 +243,7 @@ pub(crate) fn write(queue: &Queue, mem: &Mem, data: &[f32]) -> Result<(), OpenCl
             ptr::null(),
         )
     }
-    .map_err(call("clEnqueueWriteBuffer"))?;
+    .map_err(map_enqueue("clEnqueueWriteBuffer"))?;
     drop(Event::from_raw(raw));
     Ok(())
 }
@@ -258,7 +264,7 @@ pub(crate) fn read(queue: &Queue, mem: &Mem, out: &mut [f32]) -> Result<(), Open
             ptr::null(),
         )
     }
-    .map_err(call("clEnqueueReadBuffer"))?;
+    .map_err(map_enqueue("clEnqueueReadBuffer"))?;
     drop(Event::from_raw(raw));
     Ok(())
 }
