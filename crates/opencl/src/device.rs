@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use blocksweep_core::grid::nvidia_model;
 use blocksweep_core::limits::Dims;
-use blocksweep_core::{DeviceIdentity, DeviceKind, Limits, Named};
+use blocksweep_core::{trace, DeviceIdentity, DeviceKind, Limits, Named};
 use opencl3::device::{
     get_device_data, get_device_ids, CL_DEVICE_ADDRESS_BITS, CL_DEVICE_EXTENSIONS,
     CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE,
@@ -64,7 +64,8 @@ pub(crate) struct DeviceEntry {
 
 /// Every device of every platform, of every type. `Unavailable` when the library does not
 /// load, there is no platform, or no platform has a device (the reasons for each kept).
-pub(crate) fn enumerate() -> Result<Vec<DeviceEntry>, OpenClError> {
+/// `phase` ("probe", "open") labels the trace.
+pub(crate) fn enumerate(phase: &str) -> Result<Vec<DeviceEntry>, OpenClError> {
     // One enumeration at a time. PoCL 3.1 initialises its devices lazily on the first
     // clGetDeviceIDs and, when two threads get there together, can tell one of them
     // CL_DEVICE_NOT_FOUND (seen with parallel tests); the first call in a process is always
@@ -73,8 +74,12 @@ pub(crate) fn enumerate() -> Result<Vec<DeviceEntry>, OpenClError> {
     let _one_at_a_time = ENUMERATION
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // The ICD loader loads every vendor library here (PoCL's pulls in libLLVM), whichever
+    // device is wanted later.
     let platforms: Vec<cl_platform_id> =
-        get_platform_ids().map_err(map_platform_query("clGetPlatformIDs"))?;
+        trace::time("opencl", format!("{phase}: clGetPlatformIDs"), || {
+            get_platform_ids().map_err(map_platform_query("clGetPlatformIDs"))
+        })?;
     if platforms.is_empty() {
         return Err(OpenClError::Unavailable {
             reason: "no OpenCL platforms (clGetPlatformIDs found none)".into(),
@@ -88,7 +93,13 @@ pub(crate) fn enumerate() -> Result<Vec<DeviceEntry>, OpenClError> {
         let platform_name = get_platform_data(platform, CL_PLATFORM_NAME)
             .map(|b| text(&b))
             .unwrap_or_else(|_| "unnamed platform".into());
-        match get_device_ids(platform, CL_DEVICE_TYPE_ALL) {
+        // The first call on a platform starts its devices.
+        let ids = trace::time(
+            "opencl",
+            format!("{phase}: clGetDeviceIDs ({platform_name})"),
+            || get_device_ids(platform, CL_DEVICE_TYPE_ALL),
+        );
+        match ids {
             Ok(ids) if ids.is_empty() => failures.push(format!("{platform_name}: no devices")),
             Ok(ids) => devices.extend(ids.into_iter().map(|device| DeviceEntry {
                 platform_name: platform_name.clone(),

@@ -1,22 +1,25 @@
-//! The grayscale program: build options, clBuildProgram with its log, the two kernels, and
-//! their facts (clGetKernelWorkGroupInfo, plus ptxas's register count on NVIDIA).
+//! Building the kernels and their facts: build options, clBuildProgram with its log, the two
+//! kernels of the one program, their arguments, and what the driver says about them
+//! (clGetKernelWorkGroupInfo, plus ptxas's register count on NVIDIA).
 
-use std::ffi::CString;
+use std::ffi::{c_void, CString};
 use std::ptr;
 
 use blocksweep_core::{KernelFacts, KernelVariant, Named};
 use opencl3::kernel::{
-    create_kernel, get_kernel_work_group_data, CL_KERNEL_LOCAL_MEM_SIZE,
+    create_kernel, get_kernel_work_group_data, set_kernel_arg, CL_KERNEL_LOCAL_MEM_SIZE,
     CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, CL_KERNEL_PRIVATE_MEM_SIZE,
     CL_KERNEL_WORK_GROUP_SIZE,
 };
 use opencl3::program::{
     build_program, create_program_with_source, get_program_build_data, CL_PROGRAM_BUILD_LOG,
 };
-use opencl3::types::{cl_kernel_work_group_info, cl_uint};
+use opencl3::types::{cl_kernel_work_group_info, cl_mem, cl_uint, cl_ulong};
 
+use crate::context::DeviceContext;
 use crate::error::{map_build, map_create, map_query, OpenClError};
 use crate::handles::{Context, DeviceId, Kernel, Program};
+use crate::memory::Planes;
 
 /// kernels/grayscale.cl, compiled into the binary.
 pub const KERNEL_SOURCE: &str = include_str!("../../../kernels/grayscale.cl");
@@ -34,8 +37,107 @@ const REGISTERS_FROM_CACHE: &str = "unknown: the build log has no ptxas report, 
      when NVIDIA's driver takes the binary from its compute cache (CUDA_CACHE_DISABLE=1 makes \
      it compile, and report)";
 
+/// Both variants, in the order [`Kernels`] keeps them.
+const VARIANTS: [KernelVariant; 2] = [KernelVariant::GridStride, KernelVariant::OnePixelPerThread];
+
+fn variant_index(v: KernelVariant) -> usize {
+    match v {
+        KernelVariant::GridStride => 0,
+        KernelVariant::OnePixelPerThread => 1,
+    }
+}
+
+/// The grayscale program built for one device, its two kernels and their facts.
+pub(crate) struct Kernels {
+    // Declaration order is drop order: the kernels go before their program.
+    /// Indexed by `variant_index`.
+    kernels: [Kernel; 2],
+    _program: Program,
+    facts: [KernelFacts; 2],
+    /// The device's CL_PROGRAM_BUILD_LOG (ptxas's report on NVIDIA).
+    pub build_log: String,
+}
+
+impl Kernels {
+    /// Builds kernels/grayscale.cl for the context's device. `nvidia` (the device answers
+    /// cl_nv_device_attribute_query) adds NVIDIA's verbose flag; `extra` is the user's options.
+    pub fn build(
+        ctx: &DeviceContext,
+        platform: &str,
+        nvidia: bool,
+        extra: &str,
+    ) -> Result<Kernels, OpenClError> {
+        let options = build_options(nvidia, extra);
+        let (program, build_log) = blocksweep_core::trace::time("opencl", "open: build", || {
+            build(&ctx.context, ctx.device, KERNEL_SOURCE, &options)
+        })?;
+        let _facts = blocksweep_core::trace::span("opencl", "open: kernel facts");
+        let kernels = [
+            kernel(&program, entry_point(VARIANTS[0]))?,
+            kernel(&program, entry_point(VARIANTS[1]))?,
+        ];
+        let compiled_by = format!("clBuildProgram ({platform})");
+        let facts_of = |i: usize| {
+            let entry = entry_point(VARIANTS[i]);
+            facts(
+                &kernels[i],
+                ctx.device,
+                entry,
+                &build_log,
+                compiled_by.clone(),
+                &options,
+            )
+        };
+        let facts = [facts_of(0)?, facts_of(1)?];
+        Ok(Kernels {
+            kernels,
+            _program: program,
+            facts,
+            build_log,
+        })
+    }
+
+    pub fn get(&self, variant: KernelVariant) -> &Kernel {
+        &self.kernels[variant_index(variant)]
+    }
+
+    pub fn facts(&self, variant: KernelVariant) -> &KernelFacts {
+        &self.facts[variant_index(variant)]
+    }
+
+    /// Sets both kernels' arguments to the planes (r, g, b, out) and their pixel count.
+    pub fn bind(&self, planes: &Planes) -> Result<(), OpenClError> {
+        let n: cl_ulong = planes.pixels;
+        for k in &self.kernels {
+            for (i, m) in [&planes.r, &planes.g, &planes.b, &planes.out]
+                .into_iter()
+                .enumerate()
+            {
+                let raw: cl_mem = m.raw();
+                set_arg(k, i as cl_uint, &raw)?;
+            }
+            set_arg(k, ARG_PIXELS, &n)?;
+        }
+        Ok(())
+    }
+}
+
+fn set_arg<T>(kernel: &Kernel, index: cl_uint, value: &T) -> Result<(), OpenClError> {
+    // SAFETY: `value` is a live T for the call and the driver copies its bytes; the
+    // kernel's argument `index` has size_of::<T>() bytes (cl_mem or cl_ulong, see the source).
+    unsafe {
+        set_kernel_arg(
+            kernel.raw(),
+            index,
+            std::mem::size_of::<T>(),
+            (value as *const T).cast::<c_void>(),
+        )
+    }
+    .map_err(map_create("clSetKernelArg"))
+}
+
 /// The entry point of each kernel variant in kernels/grayscale.cl.
-pub(crate) fn entry_point(variant: KernelVariant) -> &'static str {
+fn entry_point(variant: KernelVariant) -> &'static str {
     match variant {
         KernelVariant::GridStride => "grayscale",
         KernelVariant::OnePixelPerThread => "grayscale_one_per_thread",
@@ -93,7 +195,7 @@ pub(crate) fn build(
 }
 
 /// The kernel named `name` in `program`.
-pub(crate) fn kernel(program: &Program, name: &str) -> Result<Kernel, OpenClError> {
+fn kernel(program: &Program, name: &str) -> Result<Kernel, OpenClError> {
     let c_name = CString::new(name)
         .map_err(|_| OpenClError::Usage(format!("kernel name contains a NUL byte: {name:?}")))?;
     let raw = create_kernel(program.raw(), &c_name).map_err(map_create("clCreateKernel"))?;
@@ -127,7 +229,7 @@ fn work_group_uint(
 /// H200) is 256 for every kernel, even one of 10 registers, and it runs and verifies blocks
 /// of up to CL_DEVICE_MAX_WORK_GROUP_SIZE (1024) all the same: the sweep then skips the rows
 /// above 256 naming the query, which is what the specification asks.
-pub(crate) fn facts(
+fn facts(
     kernel: &Kernel,
     device: DeviceId,
     entry: &str,
@@ -188,7 +290,7 @@ pub(crate) fn ptxas_registers(log: &str, entry: &str) -> Option<u64> {
 }
 
 /// Argument index of the pixel count `n` (after r, g, b and out).
-pub(crate) const ARG_PIXELS: cl_uint = 4;
+const ARG_PIXELS: cl_uint = 4;
 
 #[cfg(test)]
 mod tests {

@@ -8,18 +8,32 @@
 //!
 //! Layers, as in opencl3 itself: cl3's fallible functions (re-exported by opencl3) at the
 //! bottom, this crate's RAII owners in `handles` (whose Drop never panics, unlike opencl3's),
-//! and one file per role above them: `device` (enumeration, identity, limits), `kernel`
-//! (program build and kernel facts), `timing` (queue, profiling events, copies), `backend`.
+//! and above them one file per role, the same files as in the CUDA and Vulkan backends:
+//!
+//! ```text
+//! lib.rs      this overview, re-exports, probe() and open()
+//! driver.rs   ApiInfo (OpenCL's name, words, guarantees) and the Driver the core calls
+//! device.rs   which devices exist and what they are: platforms, devices, identity, limits
+//! context.rs  the handle the rest hangs off: context + in-order profiling queue, event waits
+//! kernel.rs   building the kernels and their facts: clBuildProgram, arguments, ptxas report
+//! memory.rs   buffers: the four planes (upload, poison, read-back) and the copy buffers
+//! timing.rs   run_batch: back-to-back enqueues timed by profiling events; the NDRange
+//! backend.rs  the Backend impl, tying the above together
+//! error.rs    OpenClError and the map_<situation>(call) functions from status codes
+//! handles.rs  RAII owners of cl_context, cl_command_queue, cl_program, cl_kernel, cl_mem...
+//! ```
 
 mod backend;
+mod context;
 mod device;
 mod driver;
 pub mod error;
 mod handles;
 mod kernel;
+mod memory;
 mod timing;
 
-use blocksweep_core::DeviceIdentity;
+use blocksweep_core::{trace, DeviceIdentity};
 
 pub use backend::OpenClBackend;
 pub use driver::{OpenClDriver, API, DRIVER};
@@ -37,7 +51,8 @@ pub struct OpenClOptions {
 /// Every OpenCL device, in platform order then device order; `DeviceIdentity::index` is the
 /// position in this list and the index [`open`] takes. Builds nothing.
 pub fn probe() -> Result<Vec<DeviceIdentity>, OpenClError> {
-    device::enumerate()?
+    let _t = trace::span("opencl", "probe");
+    device::enumerate("probe")?
         .iter()
         .enumerate()
         .map(|(i, entry)| device::identity(i, entry))
@@ -47,7 +62,8 @@ pub fn probe() -> Result<Vec<DeviceIdentity>, OpenClError> {
 /// Opens device `index` of [`probe`]'s list: context, profiling queue, and the grayscale
 /// program built for it.
 pub fn open(index: usize, options: &OpenClOptions) -> Result<OpenClBackend, OpenClError> {
-    let entries = device::enumerate()?;
+    let _t = trace::span("opencl", "open");
+    let entries = device::enumerate("open")?;
     let entry = entries.get(index).ok_or_else(|| OpenClError::Unavailable {
         reason: format!(
             "no OpenCL device {index}: there are {} (indices 0 to {})",
@@ -66,12 +82,12 @@ pub fn build_program_source(
     source: &str,
     options: &str,
 ) -> Result<String, OpenClError> {
-    let entries = device::enumerate()?;
+    let entries = device::enumerate("build")?;
     let entry = entries.get(index).ok_or_else(|| OpenClError::Unavailable {
         reason: format!("no OpenCL device {index}"),
     })?;
     let device = handles::DeviceId(entry.device);
-    let context = backend::context_for(device)?;
+    let context = context::create_context_for(device)?;
     let (_program, log) = kernel::build(&context, device, source, options)?;
     Ok(log)
 }

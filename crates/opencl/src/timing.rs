@@ -1,58 +1,57 @@
-//! The command queue and everything timed on it: batches of kernel dispatches or buffer
-//! copies enqueued back to back on the in-order queue, timed by their profiling events
-//! (CL_PROFILING_COMMAND_START / _END, the device's clock), plus the untimed fill, write and
-//! read the backend needs.
+//! `run_batch`: kernel dispatches or buffer copies enqueued back to back on the in-order queue,
+//! timed by their profiling events (CL_PROFILING_COMMAND_START / _END, the device's clock), and
+//! the NDRange a launch becomes.
 
-use std::ffi::c_void;
 use std::ptr;
 
-use blocksweep_core::{BatchTimes, BlockSize, Launch, Stamps};
-use opencl3::command_queue::{
-    create_command_queue, enqueue_copy_buffer, enqueue_fill_buffer, enqueue_nd_range_kernel,
-    enqueue_read_buffer, enqueue_write_buffer, CL_BLOCKING, CL_QUEUE_PROFILING_ENABLE,
-};
+use blocksweep_core::{BatchTimes, BlockSize, Launch, Limits, Stamps, TimerInfo};
+use opencl3::command_queue::{enqueue_copy_buffer, enqueue_nd_range_kernel};
 use opencl3::event::{
-    get_event_profiling_data, wait_for_events, CL_PROFILING_COMMAND_END, CL_PROFILING_COMMAND_START,
+    get_event_profiling_data, CL_PROFILING_COMMAND_END, CL_PROFILING_COMMAND_START,
 };
-use opencl3::memory::create_buffer;
-use opencl3::types::{cl_event, cl_mem_flags, cl_profiling_info};
+use opencl3::types::{cl_event, cl_profiling_info};
 
-use crate::error::{
-    map_alloc, map_create, map_enqueue, map_launch, map_query, map_wait, OpenClError,
-};
-use crate::handles::{Context, DeviceId, Event, Kernel, Mem, Queue};
+use crate::context::{wait, DeviceContext};
+use crate::error::{map_enqueue, map_launch, map_query, OpenClError};
+use crate::handles::{Event, Kernel, Mem, Queue};
+use crate::memory::CopyBuffers;
 
 /// How dispatches are timed, as reported by `Backend::timer`.
 pub(crate) const TIMER_METHOD: &str = "OpenCL profiling events (CL_PROFILING_COMMAND_START/END)";
 
-/// An in-order queue with profiling, so that every enqueue's event carries device timestamps
-/// and each command starts only after the one before it has finished.
-pub(crate) fn create_queue(context: &Context, device: DeviceId) -> Result<Queue, OpenClError> {
-    // clCreateCommandQueue (1.x, deprecated in 2.0 but present in every 3.0 driver) rather
-    // than clCreateCommandQueueWithProperties, so that 1.2 devices work too.
-    // SAFETY: `device` is the one device `context` was created with.
-    let raw = unsafe { create_command_queue(context.raw(), device.0, CL_QUEUE_PROFILING_ENABLE) }
-        .map_err(map_create("clCreateCommandQueue"))?;
-    Ok(Queue::from_raw(raw))
+/// The timer, with the resolution the device states (CL_DEVICE_PROFILING_TIMER_RESOLUTION).
+pub(crate) fn timer(limits: &Limits) -> TimerInfo {
+    TimerInfo {
+        method: TIMER_METHOD.into(),
+        resolution_ns: limits.timer_resolution_ns.as_ref().map_or(0.0, |r| r.value),
+    }
 }
 
-/// A device buffer of `bytes` bytes, uninitialised.
-pub(crate) fn alloc(
-    context: &Context,
-    flags: cl_mem_flags,
-    bytes: u64,
-) -> Result<Mem, OpenClError> {
-    let size = usize::try_from(bytes).map_err(|_| OpenClError::OutOfMemory {
-        detail: format!("{bytes} bytes do not fit this host's size_t"),
-    })?;
-    // SAFETY: no host pointer is passed and the flags name none, so the driver owns the memory.
-    let raw = unsafe { create_buffer(context.raw(), flags, size, ptr::null_mut()) }
-        .map_err(map_alloc("clCreateBuffer", bytes))?;
-    Ok(Mem::from_raw(raw))
+/// `count` dispatches of `kernel` with `launch`, back to back; see [`run_batch`].
+pub(crate) fn kernel_batch(
+    ctx: &DeviceContext,
+    kernel: &Kernel,
+    launch: Launch,
+    count: u32,
+    stamps: Stamps,
+) -> Result<BatchTimes, OpenClError> {
+    run_batch(count, stamps, "kernel", || {
+        enqueue_kernel(&ctx.queue, kernel, launch)
+    })
 }
 
-fn wait(event: &Event, what: &'static str) -> Result<(), OpenClError> {
-    wait_for_events(&[event.raw()]).map_err(map_wait("clWaitForEvents", what))
+/// `count` copies between the copy buffers, back to back; see [`run_batch`].
+pub(crate) fn copy_batch(
+    ctx: &DeviceContext,
+    buffers: &CopyBuffers,
+    count: u32,
+    stamps: Stamps,
+) -> Result<BatchTimes, OpenClError> {
+    // The buffers were allocated with this byte count, so it fits size_t.
+    let size = buffers.bytes as usize;
+    run_batch(count, stamps, "copy", || {
+        enqueue_copy(&ctx.queue, &buffers.src, &buffers.dst, size)
+    })
 }
 
 fn profiling_ns(
@@ -94,7 +93,7 @@ pub(crate) fn nd_range(launch: Launch) -> Result<(u32, [usize; 3], [usize; 3]), 
 /// orders them on the device: each starts after the one before has finished), waits once for
 /// the last, and reads the profiling stamps asked for: START of the first to END of the last
 /// for [`Stamps::Batch`], START to END of each for [`Stamps::Each`].
-pub(crate) fn run_batch(
+fn run_batch(
     count: u32,
     stamps: Stamps,
     what: &'static str,
@@ -154,11 +153,7 @@ fn interval_ms(start: u64, end: u64) -> Result<f64, OpenClError> {
 }
 
 /// Enqueues one dispatch of `kernel` over the launch's NDRange.
-pub(crate) fn enqueue_kernel(
-    queue: &Queue,
-    kernel: &Kernel,
-    launch: Launch,
-) -> Result<Event, OpenClError> {
+fn enqueue_kernel(queue: &Queue, kernel: &Kernel, launch: Launch) -> Result<Event, OpenClError> {
     let (dims, global, local) = nd_range(launch)?;
     // SAFETY: the kernel's arguments were set when the planes were uploaded; the work sizes
     // are arrays of `dims` (<= 3) entries; no wait list.
@@ -179,12 +174,7 @@ pub(crate) fn enqueue_kernel(
 }
 
 /// Enqueues one copy of `size` bytes from `src` to `dst`.
-pub(crate) fn enqueue_copy(
-    queue: &Queue,
-    src: &Mem,
-    dst: &Mem,
-    size: usize,
-) -> Result<Event, OpenClError> {
+fn enqueue_copy(queue: &Queue, src: &Mem, dst: &Mem, size: usize) -> Result<Event, OpenClError> {
     // SAFETY: both buffers hold at least `size` bytes and are distinct; no wait list.
     let raw = unsafe {
         enqueue_copy_buffer(
@@ -200,73 +190,6 @@ pub(crate) fn enqueue_copy(
     }
     .map_err(map_enqueue("clEnqueueCopyBuffer"))?;
     Ok(Event::from_raw(raw))
-}
-
-/// Fills `bytes` bytes of `mem` with copies of `pattern` on the device, and waits.
-pub(crate) fn fill(
-    queue: &Queue,
-    mem: &Mem,
-    pattern: f32,
-    bytes: usize,
-) -> Result<(), OpenClError> {
-    // SAFETY: the pattern outlives the call (the driver copies it before returning); `bytes`
-    // is a multiple of its size and within the buffer.
-    let raw = unsafe {
-        enqueue_fill_buffer(
-            queue.raw(),
-            mem.raw(),
-            (&pattern as *const f32).cast::<c_void>(),
-            std::mem::size_of::<f32>(),
-            0,
-            bytes,
-            0,
-            ptr::null(),
-        )
-    }
-    .map_err(map_enqueue("clEnqueueFillBuffer"))?;
-    wait(&Event::from_raw(raw), "fill")
-}
-
-/// Copies `data` into the start of `mem`; returns when the copy is done.
-pub(crate) fn write(queue: &Queue, mem: &Mem, data: &[f32]) -> Result<(), OpenClError> {
-    // SAFETY: blocking write: `data` is read before the call returns, and the buffer holds at
-    // least `size_of_val(data)` bytes (the caller allocated it for this frame).
-    let raw = unsafe {
-        enqueue_write_buffer(
-            queue.raw(),
-            mem.raw(),
-            CL_BLOCKING,
-            0,
-            std::mem::size_of_val(data),
-            data.as_ptr().cast::<c_void>(),
-            0,
-            ptr::null(),
-        )
-    }
-    .map_err(map_enqueue("clEnqueueWriteBuffer"))?;
-    drop(Event::from_raw(raw));
-    Ok(())
-}
-
-/// Copies the start of `mem` into `out`; returns when the copy is done.
-pub(crate) fn read(queue: &Queue, mem: &Mem, out: &mut [f32]) -> Result<(), OpenClError> {
-    // SAFETY: blocking read into `out`, which is exclusively borrowed for the call; the
-    // buffer holds at least `size_of_val(out)` bytes.
-    let raw = unsafe {
-        enqueue_read_buffer(
-            queue.raw(),
-            mem.raw(),
-            CL_BLOCKING,
-            0,
-            std::mem::size_of_val(out),
-            out.as_mut_ptr().cast::<c_void>(),
-            0,
-            ptr::null(),
-        )
-    }
-    .map_err(map_enqueue("clEnqueueReadBuffer"))?;
-    drop(Event::from_raw(raw));
-    Ok(())
 }
 
 #[cfg(test)]
