@@ -56,7 +56,7 @@ impl DeviceShared {
             info = info.push_next(&mut exec_features);
         }
         let raw = unsafe { instance.raw.create_device(adapter.raw, &info, None) }
-            .map_err(map_create_device)?;
+            .map_err(map_create_device("vkCreateDevice"))?;
         let queue = unsafe { raw.get_device_queue(family, 0) };
         let executables = statistics
             .then(|| ash::khr::pipeline_executable_properties::Device::new(&instance.raw, &raw));

@@ -1,9 +1,11 @@
 //! The Vulkan backend's errors, and the named functions that map `vk::Result` codes into them.
 //!
-//! Each mapping function is named for the set of codes its call sites can return (the Vulkan
-//! specification lists them per command under "Return Codes"); a code outside that set is a
-//! driver bug or a newer code we do not know, and becomes [`VulkanError::Unexpected`] with the
-//! code's own name, never a panic.
+//! Each mapping function has the shape every backend crate uses,
+//! `map_<situation>(call) -> impl Fn(code) -> Error` (so a call site reads
+//! `.map_err(map_create_device("vkCreateDevice"))`), and is named for the set of codes its call
+//! sites can return (the Vulkan specification lists them per command under "Return Codes"); a
+//! code outside that set is a driver bug or a newer code we do not know, and becomes
+//! [`VulkanError::Unexpected`] with the code's own name, never a panic.
 
 use ash::vk;
 use blocksweep_core::{BackendError, ErrorKind};
@@ -129,30 +131,28 @@ pub fn map_bind_memory(call: &'static str) -> impl Fn(vk::Result) -> VulkanError
 /// `vkCreateInstance`: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY,
 /// VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_LAYER_NOT_PRESENT, VK_ERROR_EXTENSION_NOT_PRESENT,
 /// VK_ERROR_INCOMPATIBLE_DRIVER. All but the memory errors mean "no usable Vulkan here".
-pub fn map_create_instance(r: vk::Result) -> VulkanError {
-    const CALL: &str = "vkCreateInstance";
-    match r {
+pub fn map_create_instance(call: &'static str) -> impl Fn(vk::Result) -> VulkanError {
+    move |r| match r {
         vk::Result::ERROR_INITIALIZATION_FAILED
         | vk::Result::ERROR_LAYER_NOT_PRESENT
         | vk::Result::ERROR_EXTENSION_NOT_PRESENT
         | vk::Result::ERROR_INCOMPATIBLE_DRIVER => VulkanError::Unavailable(format!(
-            "{CALL} failed: {} (no Vulkan driver accepted the instance; \
+            "{call} failed: {} (no Vulkan driver accepted the instance; \
              VK_LOADER_DEBUG=error,warn,driver shows why)",
             crate::conv::result_name(r)
         )),
-        other => map_host_device_oom(CALL)(other),
+        other => map_host_device_oom(call)(other),
     }
 }
 
 /// `vkEnumeratePhysicalDevices`: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY,
 /// VK_ERROR_INITIALIZATION_FAILED (a driver failed to start: the API is unavailable).
-pub fn map_enumerate_physical_devices(r: vk::Result) -> VulkanError {
-    const CALL: &str = "vkEnumeratePhysicalDevices";
-    match r {
+pub fn map_enumerate_physical_devices(call: &'static str) -> impl Fn(vk::Result) -> VulkanError {
+    move |r| match r {
         vk::Result::ERROR_INITIALIZATION_FAILED => {
-            VulkanError::Unavailable(format!("{CALL} failed: VK_ERROR_INITIALIZATION_FAILED"))
+            VulkanError::Unavailable(format!("{call} failed: VK_ERROR_INITIALIZATION_FAILED"))
         }
-        other => map_host_device_oom(CALL)(other),
+        other => map_host_device_oom(call)(other),
     }
 }
 
@@ -170,16 +170,15 @@ pub fn map_enumerate_properties(call: &'static str) -> impl Fn(vk::Result) -> Vu
 /// `vkCreateDevice`: VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY,
 /// VK_ERROR_INITIALIZATION_FAILED, VK_ERROR_EXTENSION_NOT_PRESENT, VK_ERROR_FEATURE_NOT_PRESENT,
 /// VK_ERROR_TOO_MANY_OBJECTS, VK_ERROR_DEVICE_LOST.
-pub fn map_create_device(r: vk::Result) -> VulkanError {
-    const CALL: &str = "vkCreateDevice";
-    match r {
+pub fn map_create_device(call: &'static str) -> impl Fn(vk::Result) -> VulkanError {
+    move |r| match r {
         vk::Result::ERROR_INITIALIZATION_FAILED
         | vk::Result::ERROR_EXTENSION_NOT_PRESENT
         | vk::Result::ERROR_FEATURE_NOT_PRESENT
         | vk::Result::ERROR_TOO_MANY_OBJECTS => {
-            VulkanError::Unavailable(format!("{CALL} failed: {}", crate::conv::result_name(r)))
+            VulkanError::Unavailable(format!("{call} failed: {}", crate::conv::result_name(r)))
         }
-        other => map_host_device_oom_and_lost(CALL)(other),
+        other => map_host_device_oom_and_lost(call)(other),
     }
 }
 
@@ -207,7 +206,7 @@ mod tests {
         assert_eq!(e.to_string(), "vkQueueSubmit failed: VK_ERROR_DEVICE_LOST");
         let e = map_allocate_memory("vkAllocateMemory")(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
         assert_eq!(e.kind(), ErrorKind::OutOfMemory);
-        let e = map_create_instance(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
+        let e = map_create_instance("vkCreateInstance")(vk::Result::ERROR_INCOMPATIBLE_DRIVER);
         assert_eq!(e.kind(), ErrorKind::Unavailable);
         assert!(
             e.to_string().contains("VK_ERROR_INCOMPATIBLE_DRIVER"),

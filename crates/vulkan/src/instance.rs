@@ -166,7 +166,8 @@ impl InstanceShared {
             // Chained here, the messenger also sees vkCreateInstance and vkDestroyInstance.
             info = info.push_next(&mut messenger_info).push_next(&mut features);
         }
-        let raw = unsafe { entry.create_instance(&info, None) }.map_err(map_create_instance)?;
+        let raw = unsafe { entry.create_instance(&info, None) }
+            .map_err(map_create_instance("vkCreateInstance"))?;
 
         let mut instance = InstanceShared {
             raw,
@@ -188,7 +189,8 @@ impl InstanceShared {
 
     /// Physical devices in the driver's order; blocksweep's device index is a position here.
     pub fn enumerate(&self) -> VulkanResult<Vec<vk::PhysicalDevice>> {
-        unsafe { self.raw.enumerate_physical_devices() }.map_err(map_enumerate_physical_devices)
+        unsafe { self.raw.enumerate_physical_devices() }
+            .map_err(map_enumerate_physical_devices("vkEnumeratePhysicalDevices"))
     }
 }
 
