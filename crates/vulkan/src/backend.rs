@@ -10,19 +10,12 @@ use blocksweep_core::{
 
 use crate::adapter::AdapterInfo;
 use crate::command::{self, Commands};
+use crate::context::DeviceContext;
 use crate::copy::{Copier, CopyLimits, CopyMeasurement};
-use crate::device::{Buffer, DeviceShared, MemoryKind};
 use crate::error::{VulkanError, VulkanResult};
 use crate::instance::{self, InstanceShared, MessageLog};
+use crate::memory::{self, Buffer, FramePlanes, MemoryKind};
 use crate::pipeline::{check_launch, check_loop_iterations, DispatchLimits, Pipelines};
-
-/// The four planes of an uploaded frame and the staging buffer that feeds and drains them.
-struct FramePlanes {
-    /// r, g, b, gray: bindings 0..3.
-    planes: [Buffer; 4],
-    staging: Buffer,
-    pixels: u32,
-}
 
 /// One Vulkan device, ready to run the grayscale kernel.
 ///
@@ -33,7 +26,7 @@ pub struct VulkanBackend {
     commands: Commands,
     pipelines: Pipelines,
     copier: Copier,
-    device: Arc<DeviceShared>,
+    device: Arc<DeviceContext>,
     identity: DeviceIdentity,
     limits: Limits,
     dispatch_limits: DispatchLimits,
@@ -63,7 +56,7 @@ impl VulkanBackend {
         let family = adapter.compute_queue_family()?;
         let limits = adapter.limits(family);
         let log = instance.log.clone();
-        let device = Arc::new(DeviceShared::new(instance, &adapter, family)?);
+        let device = Arc::new(DeviceContext::new(instance, &adapter, family)?);
         let mut pipelines = Pipelines::new(&device)?;
 
         // Build one pipeline now, so a shader the driver cannot compile fails `open`, and read
@@ -161,82 +154,32 @@ impl VulkanBackend {
         let scratch = Buffer::new(&self.device, 256, usage, MemoryKind::DeviceLocal, None)?;
         let raw = scratch.raw;
         self.commands.run(|d, cb| {
-            command::record_poison(d, cb, raw);
-            command::record_poison(d, cb, raw);
+            memory::record_poison(d, cb, raw);
+            memory::record_poison(d, cb, raw);
         })?;
         Ok(())
     }
 
     fn frame(&self) -> VulkanResult<&FramePlanes> {
-        self.frame
-            .as_ref()
-            .ok_or_else(|| VulkanError::Usage("no frame uploaded: call upload first".into()))
+        self.frame.as_ref().ok_or_else(no_frame)
     }
 
     fn upload_frame(&mut self, frame: &Frame) -> VulkanResult<()> {
-        // The core checked the frame against every limit; the shader's count is 32-bit.
-        let pixels = u32::try_from(frame.pixels()).map_err(|_| {
-            VulkanError::TooLarge(format!(
-                "{} pixels do not fit the shader's 32-bit count",
-                frame.pixels()
-            ))
-        })?;
-        let bytes = frame.pixels() * 4;
-        for (name, plane) in [("r", &frame.r), ("g", &frame.g), ("b", &frame.b)] {
-            if plane.len() as u64 != frame.pixels() {
-                return Err(VulkanError::Usage(format!(
-                    "plane {name} holds {} values; a {}x{} frame needs {}",
-                    plane.len(),
-                    frame.width,
-                    frame.height,
-                    frame.pixels()
-                )));
-            }
-        }
+        let pixels = FramePlanes::pixels_of(frame)?;
         if !matches!(&self.frame, Some(f) if f.pixels == pixels) {
             // Free the old planes before allocating new ones; nothing is pending.
             self.frame = None;
             let max_alloc = self.limits.max_alloc_bytes.as_ref();
-            let plane = |usage| -> VulkanResult<Buffer> {
-                Buffer::new(
-                    &self.device,
-                    bytes,
-                    usage,
-                    MemoryKind::DeviceLocal,
-                    max_alloc,
-                )
-            };
-            let input = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
-            let output = vk::BufferUsageFlags::STORAGE_BUFFER
-                | vk::BufferUsageFlags::TRANSFER_DST
-                | vk::BufferUsageFlags::TRANSFER_SRC;
-            let planes = [plane(input)?, plane(input)?, plane(input)?, plane(output)?];
-            let staging = Buffer::new(
-                &self.device,
-                bytes,
-                vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
-                MemoryKind::Staging,
-                max_alloc,
-            )?;
-            self.pipelines.bind_planes(&planes);
-            self.frame = Some(FramePlanes {
-                planes,
-                staging,
-                pixels,
-            });
+            let planes = FramePlanes::new(&self.device, pixels, max_alloc)?;
+            self.pipelines.bind_planes(&planes.planes);
+            self.frame = Some(planes);
         }
         let Some(f) = self.frame.as_ref() else {
             return Err(VulkanError::Usage(
                 "frame planes missing after allocation".into(),
             ));
         };
-        for (data, plane) in [&frame.r, &frame.g, &frame.b].into_iter().zip(&f.planes) {
-            f.staging.write(data)?;
-            let (src, dst) = (f.staging.raw, plane.raw);
-            self.commands
-                .run(|d, cb| command::record_copy(d, cb, src, dst, bytes))?;
-        }
-        Ok(())
+        f.write(&mut self.commands, frame)
     }
 
     fn batch(&mut self, work: Work, count: u32, stamps: Stamps) -> VulkanResult<BatchTimes> {
@@ -265,26 +208,13 @@ impl VulkanBackend {
     }
 
     fn poison(&mut self) -> VulkanResult<()> {
-        let gray = self.frame()?.planes[3].raw;
-        self.commands
-            .run(|d, cb| command::record_poison(d, cb, gray))
+        let f = self.frame.as_ref().ok_or_else(no_frame)?;
+        f.poison(&mut self.commands)
     }
 
     fn read_back(&mut self, out: &mut [f32]) -> VulkanResult<()> {
-        let f = self.frame()?;
-        if out.len() as u64 != f.pixels as u64 {
-            return Err(VulkanError::Usage(format!(
-                "output slice holds {} pixels; the frame has {}",
-                out.len(),
-                f.pixels
-            )));
-        }
-        let (gray, staging, bytes) = (f.planes[3].raw, f.staging.raw, f.planes[3].size);
-        self.commands.run(|d, cb| {
-            command::record_copy(d, cb, gray, staging, bytes);
-            command::record_host_read_barrier(d, cb);
-        })?;
-        self.frame()?.staging.read(out)
+        let f = self.frame.as_ref().ok_or_else(no_frame)?;
+        f.read_output(&mut self.commands, out)
     }
 
     /// Both methods of the last successful [`copy_timed`](Backend::copy_timed), with their
@@ -314,6 +244,10 @@ impl VulkanBackend {
         let limits = &mut self.copier.limits;
         limits.max_range = limits.max_range.min(bytes);
     }
+}
+
+fn no_frame() -> VulkanError {
+    VulkanError::Usage("no frame uploaded: call upload first".into())
 }
 
 impl Drop for VulkanBackend {

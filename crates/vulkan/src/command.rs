@@ -13,15 +13,15 @@ use std::sync::Arc;
 use ash::vk;
 use blocksweep_core::{BatchTimes, GridSize, Stamps};
 
+use crate::context::DeviceContext;
 use crate::conv;
-use crate::device::DeviceShared;
 use crate::error::{map_host_device_oom, map_host_device_oom_and_lost, VulkanError, VulkanResult};
 
 /// How long one submission may take before we stop waiting and report it.
 const FENCE_TIMEOUT_S: u64 = 120;
 
 pub(crate) struct Commands {
-    device: Arc<DeviceShared>,
+    device: Arc<DeviceContext>,
     pool: vk::CommandPool,
     buffer: vk::CommandBuffer,
     fence: vk::Fence,
@@ -38,7 +38,7 @@ pub(crate) struct Commands {
 impl Commands {
     /// `valid_bits` / `period_ns`: the queue family's timestampValidBits and the device's
     /// timestampPeriod.
-    pub fn new(device: &Arc<DeviceShared>, valid_bits: u32, period_ns: f32) -> VulkanResult<Self> {
+    pub fn new(device: &Arc<DeviceContext>, valid_bits: u32, period_ns: f32) -> VulkanResult<Self> {
         let d = &device.raw;
         // Handles go into `c` as they are created, so an early return destroys them.
         let mut c = Commands {
@@ -304,41 +304,4 @@ pub fn record_dispatch(
         );
         d.cmd_dispatch(cb, grid.x, grid.y, 1);
     }
-}
-
-/// Fills a whole buffer with the NaN poison.
-pub fn record_poison(d: &ash::Device, cb: vk::CommandBuffer, buffer: vk::Buffer) {
-    unsafe {
-        d.cmd_fill_buffer(
-            cb,
-            buffer,
-            0,
-            vk::WHOLE_SIZE,
-            blocksweep_core::verify::POISON_BITS,
-        )
-    };
-}
-
-/// Copies `size` bytes from the start of `src` to the start of `dst`.
-pub fn record_copy(
-    d: &ash::Device,
-    cb: vk::CommandBuffer,
-    src: vk::Buffer,
-    dst: vk::Buffer,
-    size: u64,
-) {
-    let region = [vk::BufferCopy::default().size(size)];
-    unsafe { d.cmd_copy_buffer(cb, src, dst, &region) };
-}
-
-/// Makes transfer writes visible to the host, before it maps a staging buffer.
-pub fn record_host_read_barrier(d: &ash::Device, cb: vk::CommandBuffer) {
-    barrier(
-        d,
-        cb,
-        vk::PipelineStageFlags::TRANSFER,
-        vk::AccessFlags::TRANSFER_WRITE,
-        vk::PipelineStageFlags::HOST,
-        vk::AccessFlags::HOST_READ,
-    );
 }

@@ -36,12 +36,13 @@
 mod adapter;
 mod backend;
 mod command;
+mod context;
 mod conv;
 mod copy;
-mod device;
 mod driver;
 pub mod error;
 mod instance;
+mod memory;
 mod pipeline;
 
 use std::sync::Arc;

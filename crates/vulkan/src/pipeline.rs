@@ -10,11 +10,12 @@ use std::sync::Arc;
 use ash::vk;
 use blocksweep_core::{BlockSize, KernelVariant, Launch, Named};
 
+use crate::context::DeviceContext;
 use crate::conv;
-use crate::device::{Buffer, DeviceShared};
 use crate::error::{
     map_allocate_descriptor_sets, map_host_device_oom, map_shader_build, VulkanError, VulkanResult,
 };
+use crate::memory::Buffer;
 
 /// The descriptor set layout (`buffers` storage buffers at bindings 0..buffers) and pipeline
 /// layout (one compute push-constant range of `push_bytes`) that both shaders use. On failure
@@ -177,7 +178,7 @@ pub fn check_loop_iterations(launch: Launch, pixels: u64, limit: Option<u64>) ->
 
 /// The shader module, layouts, descriptor set and pipeline cache.
 pub(crate) struct Pipelines {
-    device: Arc<DeviceShared>,
+    device: Arc<DeviceContext>,
     shader: vk::ShaderModule,
     set_layout: vk::DescriptorSetLayout,
     pub layout: vk::PipelineLayout,
@@ -189,7 +190,7 @@ pub(crate) struct Pipelines {
 }
 
 impl Pipelines {
-    pub fn new(device: &Arc<DeviceShared>) -> VulkanResult<Pipelines> {
+    pub fn new(device: &Arc<DeviceContext>) -> VulkanResult<Pipelines> {
         let d = &device.raw;
         let code = spirv_words(SPIRV, "shaders/grayscale.spv")?;
         // Each handle goes into `p` as soon as it exists, so an early return destroys it.

@@ -23,9 +23,10 @@ use ash::vk;
 use blocksweep_core::{BlockSize, Launch, Limits, Stamps};
 
 use crate::adapter::HEAP_NAME;
-use crate::command::{self, Commands};
-use crate::device::{Buffer, DeviceShared, MemoryKind};
+use crate::command::Commands;
+use crate::context::DeviceContext;
 use crate::error::{VulkanError, VulkanResult};
+use crate::memory::{self, Buffer, MemoryKind};
 pub(crate) use plan::CopyLimits;
 use plan::CopyPlan;
 pub use shader::COPY_SPIRV;
@@ -52,7 +53,7 @@ const SELECTION_COPIES: u32 = 5;
 
 impl Copier {
     /// Builds the copy shader's pipeline (so that a driver that cannot build it fails `open`).
-    pub fn new(device: &Arc<DeviceShared>, limits: CopyLimits) -> VulkanResult<Copier> {
+    pub fn new(device: &Arc<DeviceContext>, limits: CopyLimits) -> VulkanResult<Copier> {
         Ok(Copier {
             prepared: None,
             shader: CopyShader::new(device, limits.workgroup())?,
@@ -80,7 +81,7 @@ impl Copier {
     /// checking them against the heap and maxMemoryAllocationSize.
     fn prepare(
         &self,
-        device: &Arc<DeviceShared>,
+        device: &Arc<DeviceContext>,
         limits: &Limits,
         bytes: u64,
     ) -> VulkanResult<(CopyBuffers, CopyPlan)> {
@@ -116,7 +117,7 @@ impl Copier {
     pub fn prepare_size(
         &mut self,
         commands: &mut Commands,
-        device: &Arc<DeviceShared>,
+        device: &Arc<DeviceContext>,
         limits: &Limits,
         bytes: u64,
     ) -> VulkanResult<()> {
@@ -130,7 +131,7 @@ impl Copier {
         let src = buffers.src.raw;
         let shader = &self.shader;
         let mut run = || {
-            commands.run(|d, cb| command::record_poison(d, cb, src))?;
+            commands.run(|d, cb| memory::record_poison(d, cb, src))?;
             let mut time = |record: &dyn Fn(&ash::Device, vk::CommandBuffer)| {
                 commands.run_batch(SELECTION_COPIES, Stamps::None, record)?;
                 commands.run_batch(SELECTION_COPIES, Stamps::Each, record)
@@ -177,7 +178,7 @@ impl Copier {
     pub fn round_trip(
         &self,
         commands: &mut Commands,
-        device: &Arc<DeviceShared>,
+        device: &Arc<DeviceContext>,
         limits: &Limits,
         words: &[u32],
     ) -> VulkanResult<[Vec<u32>; 2]> {
@@ -190,18 +191,18 @@ impl Copier {
         staging.write(&as_f32)?;
         let (src, dst, stage) = (buffers.src.raw, buffers.dst.raw, staging.raw);
         let mut run = || {
-            commands.run(|d, cb| command::record_poison(d, cb, src))?;
-            commands.run(|d, cb| command::record_copy(d, cb, stage, src, bytes))?;
+            commands.run(|d, cb| memory::record_poison(d, cb, src))?;
+            commands.run(|d, cb| memory::record_copy(d, cb, stage, src, bytes))?;
             let mut out = [Vec::new(), Vec::new()];
             for (method, result) in out.iter_mut().enumerate() {
-                commands.run(|d, cb| command::record_poison(d, cb, dst))?;
+                commands.run(|d, cb| memory::record_poison(d, cb, dst))?;
                 commands.run(|d, cb| match method {
                     0 => buffers.record_transfer(d, cb),
                     _ => buffers.record_shader(d, cb, &self.shader),
                 })?;
                 commands.run(|d, cb| {
-                    command::record_copy(d, cb, dst, stage, bytes);
-                    command::record_host_read_barrier(d, cb);
+                    memory::record_copy(d, cb, dst, stage, bytes);
+                    memory::record_host_read_barrier(d, cb);
                 })?;
                 let mut back = vec![0f32; words.len()];
                 staging.read(&mut back)?;
@@ -215,7 +216,7 @@ impl Copier {
 
 /// Passes `result` on; after an error, first waits for the device, since a submission that
 /// failed to finish may still use the buffers about to be dropped.
-fn settle<T>(device: &DeviceShared, result: VulkanResult<T>) -> VulkanResult<T> {
+fn settle<T>(device: &DeviceContext, result: VulkanResult<T>) -> VulkanResult<T> {
     if result.is_err() {
         let _ = device.wait_idle();
     }

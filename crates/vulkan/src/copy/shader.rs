@@ -8,12 +8,13 @@ use blocksweep_core::GridSize;
 use blocksweep_core::Named;
 
 use super::plan::{CopyPlan, ELEMENT_BYTES};
-use crate::command;
-use crate::device::{Buffer, DeviceShared, MemoryKind};
+use crate::context::DeviceContext;
 use crate::error::{
     map_allocate_descriptor_sets, map_host_device_oom, map_shader_build, VulkanResult,
 };
+use crate::memory::{Buffer, MemoryKind};
 use crate::pipeline::{spirv_words, storage_layouts};
+use crate::{command, memory};
 
 /// shaders/copy.spv, compiled from shaders/copy.comp with
 /// `glslangValidator -V --target-env vulkan1.1 -o shaders/copy.spv shaders/copy.comp`.
@@ -21,7 +22,7 @@ pub const COPY_SPIRV: &[u8] = include_bytes!("../../../../shaders/copy.spv");
 
 /// The copy shader's module, layouts and its one pipeline (workgroup size specialized).
 pub(crate) struct CopyShader {
-    device: Arc<DeviceShared>,
+    device: Arc<DeviceContext>,
     module: vk::ShaderModule,
     set_layout: vk::DescriptorSetLayout,
     layout: vk::PipelineLayout,
@@ -29,7 +30,7 @@ pub(crate) struct CopyShader {
 }
 
 impl CopyShader {
-    pub fn new(device: &Arc<DeviceShared>, workgroup: u32) -> VulkanResult<CopyShader> {
+    pub fn new(device: &Arc<DeviceContext>, workgroup: u32) -> VulkanResult<CopyShader> {
         let d = &device.raw;
         let code = spirv_words(COPY_SPIRV, "shaders/copy.spv")?;
         // Each handle goes into `s` as soon as it exists, so an early return destroys it.
@@ -103,7 +104,7 @@ pub(crate) struct CopyBuffers {
 }
 
 struct DescriptorPool {
-    device: Arc<DeviceShared>,
+    device: Arc<DeviceContext>,
     raw: vk::DescriptorPool,
 }
 
@@ -117,7 +118,7 @@ impl Drop for DescriptorPool {
 impl CopyBuffers {
     /// Allocates two device-local buffers of `plan.bytes` and binds each dispatch's ranges.
     pub fn new(
-        device: &Arc<DeviceShared>,
+        device: &Arc<DeviceContext>,
         shader: &CopyShader,
         plan: &CopyPlan,
         max_alloc: Option<&Named<u64>>,
@@ -203,7 +204,7 @@ impl CopyBuffers {
 
     /// Records the whole copy as one vkCmdCopyBuffer.
     pub fn record_transfer(&self, d: &ash::Device, cb: vk::CommandBuffer) {
-        command::record_copy(d, cb, self.src.raw, self.dst.raw, self.bytes);
+        memory::record_copy(d, cb, self.src.raw, self.dst.raw, self.bytes);
     }
 
     /// Records the whole copy as shader dispatches (disjoint ranges: no barrier between them).

@@ -1,0 +1,85 @@
+//! The API handle the rest hangs off: the logical device and its compute queue.
+//!
+//! Every object that needs the device holds an `Arc<DeviceContext>`, so the `VkDevice` is
+//! destroyed only after the last of them, and it waits for the device to go idle first.
+
+use std::sync::Arc;
+
+use ash::vk;
+
+use crate::adapter::AdapterInfo;
+use crate::error::{map_create_device, map_host_device_oom_and_lost, VulkanResult};
+use crate::instance::{InstanceShared, MessageLog};
+
+pub(crate) struct DeviceContext {
+    pub raw: ash::Device,
+    pub queue: vk::Queue,
+    pub family: u32,
+    pub memory: vk::PhysicalDeviceMemoryProperties,
+    /// VK_KHR_pipeline_executable_properties, when enabled.
+    pub executables: Option<ash::khr::pipeline_executable_properties::Device>,
+    pub log: MessageLog,
+    /// Kept alive until the device is gone.
+    _instance: Arc<InstanceShared>,
+}
+
+impl DeviceContext {
+    pub fn new(
+        instance: Arc<InstanceShared>,
+        adapter: &AdapterInfo,
+        family: u32,
+    ) -> VulkanResult<DeviceContext> {
+        let priorities = [1.0f32];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&priorities)];
+        let mut extensions = Vec::new();
+        // The spec requires enabling VK_KHR_portability_subset wherever it is offered.
+        if adapter.has_extension(ash::khr::portability_subset::NAME) {
+            extensions.push(ash::khr::portability_subset::NAME.as_ptr());
+        }
+        let statistics = adapter.executable_statistics;
+        if statistics {
+            extensions.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
+        }
+        let mut exec_features =
+            vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+                .pipeline_executable_info(true);
+        let mut info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&extensions);
+        if statistics {
+            info = info.push_next(&mut exec_features);
+        }
+        let raw = unsafe { instance.raw.create_device(adapter.raw, &info, None) }
+            .map_err(map_create_device("vkCreateDevice"))?;
+        let queue = unsafe { raw.get_device_queue(family, 0) };
+        let executables = statistics
+            .then(|| ash::khr::pipeline_executable_properties::Device::new(&instance.raw, &raw));
+        Ok(DeviceContext {
+            raw,
+            queue,
+            family,
+            memory: adapter.memory,
+            executables,
+            log: instance.log.clone(),
+            _instance: instance,
+        })
+    }
+
+    /// Waits for all queued work; used before destroying anything.
+    pub fn wait_idle(&self) -> VulkanResult<()> {
+        unsafe { self.raw.device_wait_idle() }
+            .map_err(map_host_device_oom_and_lost("vkDeviceWaitIdle"))
+    }
+}
+
+impl Drop for DeviceContext {
+    fn drop(&mut self) {
+        if let Err(e) = self.wait_idle() {
+            self.log.push(format!("drop: {e}"));
+        }
+        // SAFETY: no child object is left (each holds an Arc to this), and the queue is idle.
+        unsafe { self.raw.destroy_device(None) };
+    }
+}

@@ -1,0 +1,298 @@
+//! Buffers: a `VkBuffer` bound to its own memory ([`Buffer`]), the frame's four planes with the
+//! staging buffer that feeds and drains them ([`FramePlanes`]: upload, poison, read-back), and
+//! the transfer commands they record (fill, copy, the barrier before the host reads).
+
+use std::sync::Arc;
+
+use ash::vk;
+use blocksweep_core::{Frame, Named};
+
+use crate::command::{barrier, Commands};
+use crate::context::DeviceContext;
+use crate::error::{
+    map_allocate_memory, map_bind_memory, map_host_device_oom, map_map_memory, VulkanError,
+    VulkanResult,
+};
+
+/// Where a buffer's memory lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MemoryKind {
+    /// DEVICE_LOCAL: the planes and the copy-ceiling buffers.
+    DeviceLocal,
+    /// HOST_VISIBLE | HOST_COHERENT (HOST_CACHED preferred, for read-back): staging.
+    Staging,
+}
+
+impl MemoryKind {
+    /// The property flags a memory type must have, and those it should have.
+    fn flags(self) -> (vk::MemoryPropertyFlags, vk::MemoryPropertyFlags) {
+        match self {
+            MemoryKind::DeviceLocal => (
+                vk::MemoryPropertyFlags::DEVICE_LOCAL,
+                vk::MemoryPropertyFlags::DEVICE_LOCAL,
+            ),
+            MemoryKind::Staging => (
+                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+                vk::MemoryPropertyFlags::HOST_CACHED,
+            ),
+        }
+    }
+}
+
+/// Index of a memory type allowed by `type_bits` with all of `required`, preferring one that
+/// also has `preferred`.
+fn memory_type(
+    memory: &vk::PhysicalDeviceMemoryProperties,
+    type_bits: u32,
+    required: vk::MemoryPropertyFlags,
+    preferred: vk::MemoryPropertyFlags,
+) -> Option<u32> {
+    let flags = |i: u32| memory.memory_types[i as usize].property_flags;
+    let candidates: Vec<u32> = (0..memory.memory_type_count)
+        .filter(|&i| type_bits & (1 << i) != 0)
+        .filter(|&i| flags(i).contains(required))
+        .collect();
+    candidates
+        .iter()
+        .copied()
+        .find(|&i| flags(i).contains(preferred))
+        .or(candidates.first().copied())
+}
+
+/// A `VkBuffer` bound to its own `VkDeviceMemory`, both freed on drop.
+pub(crate) struct Buffer {
+    device: Arc<DeviceContext>,
+    pub raw: vk::Buffer,
+    memory: vk::DeviceMemory,
+    pub size: u64,
+}
+
+impl Buffer {
+    /// Creates and binds a buffer. `max_alloc` is maxMemoryAllocationSize, checked against the
+    /// driver's real requirement (which may exceed `size`) before allocating.
+    pub fn new(
+        device: &Arc<DeviceContext>,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        kind: MemoryKind,
+        max_alloc: Option<&Named<u64>>,
+    ) -> VulkanResult<Buffer> {
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        let raw = unsafe { device.raw.create_buffer(&info, None) }
+            .map_err(map_host_device_oom("vkCreateBuffer"))?;
+        // From here on, an early return drops `buffer`, which destroys what exists so far.
+        let mut buffer = Buffer {
+            device: device.clone(),
+            raw,
+            memory: vk::DeviceMemory::null(),
+            size,
+        };
+        let req = unsafe { device.raw.get_buffer_memory_requirements(raw) };
+        if let Some(max) = max_alloc.filter(|m| req.size > m.value) {
+            return Err(VulkanError::TooLarge(format!(
+                "a buffer of {size} bytes needs an allocation of {} bytes; {} is {}",
+                req.size, max.name, max.value
+            )));
+        }
+        let (required, preferred) = kind.flags();
+        let type_index = memory_type(&device.memory, req.memory_type_bits, required, preferred)
+            .ok_or_else(|| {
+                VulkanError::Unavailable(format!(
+                    "no memory type with {required:?} for a buffer (memoryTypeBits 0x{:x})",
+                    req.memory_type_bits
+                ))
+            })?;
+        let alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(type_index);
+        buffer.memory = unsafe { device.raw.allocate_memory(&alloc, None) }
+            .map_err(map_allocate_memory("vkAllocateMemory"))?;
+        unsafe { device.raw.bind_buffer_memory(raw, buffer.memory, 0) }
+            .map_err(map_bind_memory("vkBindBufferMemory"))?;
+        Ok(buffer)
+    }
+
+    /// Copies `data` into the start of a staging buffer.
+    pub fn write(&self, data: &[f32]) -> VulkanResult<()> {
+        let bytes = std::mem::size_of_val(data);
+        // SAFETY: the mapping covers `bytes` bytes; HOST_COHERENT needs no flush, and the
+        // next vkQueueSubmit makes host writes visible to the device.
+        self.mapped(bytes, |p| unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr().cast::<u8>(), p, bytes)
+        })
+    }
+
+    /// Copies the start of a staging buffer into `out`. The caller has waited for the copy
+    /// that filled it (and its barrier to HOST_READ).
+    pub fn read(&self, out: &mut [f32]) -> VulkanResult<()> {
+        let bytes = std::mem::size_of_val(out);
+        // SAFETY: as in `write`; HOST_COHERENT memory needs no invalidate.
+        self.mapped(bytes, |p| unsafe {
+            std::ptr::copy_nonoverlapping(p, out.as_mut_ptr().cast::<u8>(), bytes)
+        })
+    }
+
+    /// Maps the first `bytes` bytes of a staging buffer for `access`, then unmaps them.
+    fn mapped(&self, bytes: usize, access: impl FnOnce(*mut u8)) -> VulkanResult<()> {
+        if bytes == 0 || bytes as u64 > self.size {
+            return Err(VulkanError::Usage(format!(
+                "host copy of {bytes} bytes does not fit a {}-byte staging buffer",
+                self.size
+            )));
+        }
+        let d = &self.device.raw;
+        let ptr =
+            unsafe { d.map_memory(self.memory, 0, bytes as u64, vk::MemoryMapFlags::empty()) }
+                .map_err(map_map_memory("vkMapMemory"))?;
+        access(ptr.cast::<u8>());
+        unsafe { d.unmap_memory(self.memory) };
+        Ok(())
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: the backend waits for the queue before dropping buffers; destroying null
+        // handles (a half-built buffer) is a no-op.
+        unsafe {
+            self.device.raw.destroy_buffer(self.raw, None);
+            self.device.raw.free_memory(self.memory, None);
+        }
+    }
+}
+
+/// The four planes of an uploaded frame and the staging buffer that feeds and drains them.
+pub(crate) struct FramePlanes {
+    /// r, g, b, gray: bindings 0..3.
+    pub planes: [Buffer; 4],
+    staging: Buffer,
+    pub pixels: u32,
+}
+
+impl FramePlanes {
+    /// The frame's pixel count, once its planes are checked to hold it.
+    pub fn pixels_of(frame: &Frame) -> VulkanResult<u32> {
+        // The core checked the frame against every limit; the shader's count is 32-bit.
+        let pixels = u32::try_from(frame.pixels()).map_err(|_| {
+            VulkanError::TooLarge(format!(
+                "{} pixels do not fit the shader's 32-bit count",
+                frame.pixels()
+            ))
+        })?;
+        for (name, plane) in [("r", &frame.r), ("g", &frame.g), ("b", &frame.b)] {
+            if plane.len() as u64 != frame.pixels() {
+                return Err(VulkanError::Usage(format!(
+                    "plane {name} holds {} values; a {}x{} frame needs {}",
+                    plane.len(),
+                    frame.width,
+                    frame.height,
+                    frame.pixels()
+                )));
+            }
+        }
+        Ok(pixels)
+    }
+
+    /// Device-local planes and a staging buffer for `pixels` pixels.
+    pub fn new(
+        device: &Arc<DeviceContext>,
+        pixels: u32,
+        max_alloc: Option<&Named<u64>>,
+    ) -> VulkanResult<FramePlanes> {
+        let bytes = pixels as u64 * 4;
+        let plane = |usage| -> VulkanResult<Buffer> {
+            Buffer::new(device, bytes, usage, MemoryKind::DeviceLocal, max_alloc)
+        };
+        let input = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
+        let output = vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::TRANSFER_DST
+            | vk::BufferUsageFlags::TRANSFER_SRC;
+        let planes = [plane(input)?, plane(input)?, plane(input)?, plane(output)?];
+        let staging = Buffer::new(
+            device,
+            bytes,
+            vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryKind::Staging,
+            max_alloc,
+        )?;
+        Ok(FramePlanes {
+            planes,
+            staging,
+            pixels,
+        })
+    }
+
+    /// Copies the frame's three inputs through the staging buffer into planes 0..3.
+    pub fn write(&self, commands: &mut Commands, frame: &Frame) -> VulkanResult<()> {
+        let bytes = self.pixels as u64 * 4;
+        for (data, plane) in [&frame.r, &frame.g, &frame.b].into_iter().zip(&self.planes) {
+            self.staging.write(data)?;
+            let (src, dst) = (self.staging.raw, plane.raw);
+            commands.run(|d, cb| record_copy(d, cb, src, dst, bytes))?;
+        }
+        Ok(())
+    }
+
+    /// Fills the gray plane with the NaN poison, and waits.
+    pub fn poison(&self, commands: &mut Commands) -> VulkanResult<()> {
+        let gray = self.planes[3].raw;
+        commands.run(|d, cb| record_poison(d, cb, gray))
+    }
+
+    /// Copies the gray plane through the staging buffer into `out`.
+    pub fn read_output(&self, commands: &mut Commands, out: &mut [f32]) -> VulkanResult<()> {
+        if out.len() as u64 != self.pixels as u64 {
+            return Err(VulkanError::Usage(format!(
+                "output slice holds {} pixels; the frame has {}",
+                out.len(),
+                self.pixels
+            )));
+        }
+        let (gray, staging, bytes) = (self.planes[3].raw, self.staging.raw, self.planes[3].size);
+        commands.run(|d, cb| {
+            record_copy(d, cb, gray, staging, bytes);
+            record_host_read_barrier(d, cb);
+        })?;
+        self.staging.read(out)
+    }
+}
+
+/// Fills a whole buffer with the NaN poison.
+pub fn record_poison(d: &ash::Device, cb: vk::CommandBuffer, buffer: vk::Buffer) {
+    unsafe {
+        d.cmd_fill_buffer(
+            cb,
+            buffer,
+            0,
+            vk::WHOLE_SIZE,
+            blocksweep_core::verify::POISON_BITS,
+        )
+    };
+}
+
+/// Copies `size` bytes from the start of `src` to the start of `dst`.
+pub fn record_copy(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    src: vk::Buffer,
+    dst: vk::Buffer,
+    size: u64,
+) {
+    let region = [vk::BufferCopy::default().size(size)];
+    unsafe { d.cmd_copy_buffer(cb, src, dst, &region) };
+}
+
+/// Makes transfer writes visible to the host, before it maps a staging buffer.
+pub fn record_host_read_barrier(d: &ash::Device, cb: vk::CommandBuffer) {
+    barrier(
+        d,
+        cb,
+        vk::PipelineStageFlags::TRANSFER,
+        vk::AccessFlags::TRANSFER_WRITE,
+        vk::PipelineStageFlags::HOST,
+        vk::AccessFlags::HOST_READ,
+    );
+}
