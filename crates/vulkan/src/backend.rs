@@ -8,12 +8,12 @@ use blocksweep_core::{
     KernelVariant, Limits, Named, Residency, Stamps, TimerInfo, Work,
 };
 
-use crate::adapter::AdapterInfo;
 use crate::command::{self, Commands};
 use crate::context::DeviceContext;
 use crate::copy::{Copier, CopyLimits, CopyMeasurement};
+use crate::device::{self, AdapterInfo};
 use crate::error::{VulkanError, VulkanResult};
-use crate::instance::{self, InstanceShared, MessageLog};
+use crate::instance::{InstanceShared, MessageLog};
 use crate::memory::{self, Buffer, FramePlanes, MemoryKind};
 use crate::pipeline::{check_launch, check_loop_iterations, DispatchLimits, Pipelines};
 
@@ -44,7 +44,7 @@ impl VulkanBackend {
         index: usize,
         adapter: AdapterInfo,
     ) -> VulkanResult<VulkanBackend> {
-        let identity = instance::identity(index, &adapter);
+        let identity = device::identity(index, &adapter);
         if adapter.effective_version < vk::API_VERSION_1_1 {
             return Err(VulkanError::Unavailable(format!(
                 "{} supports Vulkan {} (instance {}); shaders/grayscale.spv targets Vulkan 1.1",

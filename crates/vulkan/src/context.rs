@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use crate::adapter::AdapterInfo;
+use crate::device::AdapterInfo;
 use crate::error::{map_create_device, map_host_device_oom_and_lost, VulkanResult};
 use crate::instance::{InstanceShared, MessageLog};
 

@@ -1,17 +1,13 @@
-//! The loader entry, the `VkInstance` (with the validation layer and a debug messenger when
-//! asked for), physical-device enumeration and the device identity blocksweep reports.
+//! The loader entry and the `VkInstance` (with the validation layer and a debug messenger when
+//! asked for), and the log the messenger writes to.
 
 use std::ffi::{c_void, CStr};
 use std::sync::{Arc, Mutex};
 
 use ash::vk;
-use blocksweep_core::DeviceIdentity;
 
-use crate::adapter::AdapterInfo;
-use crate::conv;
 use crate::error::{
-    map_create_instance, map_enumerate_physical_devices, map_enumerate_properties,
-    map_host_device_oom, VulkanError, VulkanResult,
+    map_create_instance, map_enumerate_properties, map_host_device_oom, VulkanError, VulkanResult,
 };
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
@@ -186,12 +182,6 @@ impl InstanceShared {
         }
         Ok(instance)
     }
-
-    /// Physical devices in the driver's order; blocksweep's device index is a position here.
-    pub fn enumerate(&self) -> VulkanResult<Vec<vk::PhysicalDevice>> {
-        unsafe { self.raw.enumerate_physical_devices() }
-            .map_err(map_enumerate_physical_devices("vkEnumeratePhysicalDevices"))
-    }
 }
 
 fn messenger_create_info(log: &MessageLog) -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {
@@ -220,32 +210,5 @@ impl Drop for InstanceShared {
             }
             self.raw.destroy_instance(None);
         }
-    }
-}
-
-/// Who a physical device is, as blocksweep reports it.
-pub(crate) fn identity(index: usize, adapter: &AdapterInfo) -> DeviceIdentity {
-    let p = &adapter.properties;
-    let driver = match (&adapter.driver_name, &adapter.driver_info) {
-        (_, Some(info)) if !info.is_empty() => info.clone(),
-        (Some(name), _) => format!(
-            "{name} {}",
-            conv::driver_version_string(p.vendor_id, p.driver_version)
-        ),
-        _ => conv::driver_version_string(p.vendor_id, p.driver_version),
-    };
-    DeviceIdentity {
-        api: crate::API,
-        index,
-        name: conv::fixed_c_str(&p.device_name),
-        vendor: conv::vendor_name(p.vendor_id),
-        driver,
-        api_version: conv::version_string(p.api_version),
-        platform: adapter.driver_name.clone().unwrap_or_default(),
-        kind: conv::device_kind(p.device_type),
-        uuid: adapter.uuid,
-        pci_bus_id: adapter
-            .pci
-            .map(|(domain, bus, device, function)| conv::pci_bus_id(domain, bus, device, function)),
     }
 }

@@ -33,12 +33,12 @@
 //! measurement), `conv` (pure conversions) and `backend` (the
 //! [`Backend`](blocksweep_core::Backend) implementation).
 
-mod adapter;
 mod backend;
 mod command;
 mod context;
 mod conv;
 mod copy;
+mod device;
 mod driver;
 pub mod error;
 mod instance;
@@ -54,8 +54,8 @@ pub use error::VulkanError;
 pub use instance::MessageLog;
 pub use pipeline::{check_launch, check_loop_iterations, DispatchLimits, SPIRV};
 
-use adapter::AdapterInfo;
 use blocksweep_core::DeviceIdentity;
+use device::AdapterInfo;
 use instance::InstanceShared;
 
 /// Environment variable that turns validation on in [`VulkanOptions::default`].
@@ -82,7 +82,7 @@ impl Default for VulkanOptions {
 /// creating a logical device or compiling anything.
 pub fn probe() -> Result<Vec<DeviceIdentity>, VulkanError> {
     let instance = InstanceShared::new(false)?;
-    let devices = instance.enumerate()?;
+    let devices = device::enumerate(&instance)?;
     if devices.is_empty() {
         return Err(VulkanError::Unavailable(
             "no Vulkan physical devices (is a Vulkan driver (ICD) installed?)".into(),
@@ -91,14 +91,14 @@ pub fn probe() -> Result<Vec<DeviceIdentity>, VulkanError> {
     devices
         .into_iter()
         .enumerate()
-        .map(|(i, pd)| Ok(instance::identity(i, &AdapterInfo::query(&instance, pd)?)))
+        .map(|(i, pd)| Ok(device::identity(i, &AdapterInfo::query(&instance, pd)?)))
         .collect()
 }
 
 /// Opens device `index` (its position in [`probe`]) and builds the grayscale pipeline.
 pub fn open(index: usize, options: &VulkanOptions) -> Result<VulkanBackend, VulkanError> {
     let instance = Arc::new(InstanceShared::new(options.validation)?);
-    let devices = instance.enumerate()?;
+    let devices = device::enumerate(&instance)?;
     let Some(&pd) = devices.get(index) else {
         return Err(VulkanError::Unavailable(format!(
             "no Vulkan device {index}: {} found",

@@ -22,9 +22,9 @@ use std::sync::Arc;
 use ash::vk;
 use blocksweep_core::{BlockSize, Launch, Limits, Stamps};
 
-use crate::adapter::HEAP_NAME;
 use crate::command::Commands;
 use crate::context::DeviceContext;
+use crate::device::HEAP_NAME;
 use crate::error::{VulkanError, VulkanResult};
 use crate::memory::{self, Buffer, MemoryKind};
 pub(crate) use plan::CopyLimits;
