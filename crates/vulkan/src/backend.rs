@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use ash::vk;
 use blocksweep_core::{
-    Backend, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Frame, KernelFacts,
-    KernelVariant, Limits, Named, Residency, Stamps, TimerInfo, Work,
+    trace, Backend, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Frame, KernelFacts,
+    KernelVariant, Limits, Residency, Stamps, TimerInfo, Work,
 };
 
 use crate::command::{self, Commands};
@@ -14,8 +14,9 @@ use crate::copy::{Copier, CopyLimits, CopyMeasurement};
 use crate::device::{self, AdapterInfo};
 use crate::error::{VulkanError, VulkanResult};
 use crate::instance::{InstanceShared, MessageLog};
+use crate::kernel::{self, Pipelines};
 use crate::memory::{self, Buffer, FramePlanes, MemoryKind};
-use crate::pipeline::{check_launch, check_loop_iterations, DispatchLimits, Pipelines};
+use crate::timing::{self, check_launch, check_loop_iterations, DispatchLimits, Timestamps};
 
 /// One Vulkan device, ready to run the grayscale kernel.
 ///
@@ -24,6 +25,7 @@ use crate::pipeline::{check_launch, check_loop_iterations, DispatchLimits, Pipel
 pub struct VulkanBackend {
     frame: Option<FramePlanes>,
     commands: Commands,
+    timestamps: Timestamps,
     pipelines: Pipelines,
     copier: Copier,
     device: Arc<DeviceContext>,
@@ -56,18 +58,16 @@ impl VulkanBackend {
         let family = adapter.compute_queue_family()?;
         let limits = adapter.limits(family);
         let log = instance.log.clone();
-        let device = Arc::new(DeviceContext::new(instance, &adapter, family)?);
-        let mut pipelines = Pipelines::new(&device)?;
-
-        // Build one pipeline now, so a shader the driver cannot compile fails `open`, and read
-        // its statistics for the kernel facts.
+        let device = trace::time("vulkan", "open: device", || {
+            DeviceContext::new(instance, &adapter, family)
+        })?;
+        let device = Arc::new(device);
         let dispatch_limits = DispatchLimits::of(&adapter.properties.limits);
-        let probe_block = BlockSize::linear(
-            256.min(dispatch_limits.max_invocations)
-                .min(dispatch_limits.max_size[0]),
-        );
-        let pipeline = pipelines.get(probe_block, KernelVariant::GridStride)?;
-        let stats = pipelines.statistics(pipeline)?;
+        let build = trace::span("vulkan", "open: build");
+        let mut pipelines = Pipelines::new(&device)?;
+        let driver = adapter.driver_name.clone();
+        let driver = driver.unwrap_or_else(|| identity.driver.clone());
+        let kernel = kernel::facts(&mut pipelines, &dispatch_limits, &driver)?;
         // The copy ceiling's shader too, so that it also fails `open` if it cannot build.
         let copy_limits = CopyLimits::of(
             &adapter.properties.limits,
@@ -75,48 +75,15 @@ impl VulkanBackend {
             adapter.max_loop_iterations(),
         );
         let copier = Copier::new(&device, copy_limits)?;
-        let driver = adapter
-            .driver_name
-            .clone()
-            .unwrap_or_else(|| identity.driver.clone());
-        let mut extra = vec![(
-            "shader".to_string(),
-            "shaders/grayscale.spv (glslangValidator -V --target-env vulkan1.1)".to_string(),
-        )];
-        if !stats.all.is_empty() {
-            extra.push((
-                "statistics of".into(),
-                format!("the pipeline for workgroup {probe_block}"),
-            ));
-        }
-        extra.extend(stats.all);
-        let kernel = KernelFacts {
-            max_block: Some(Named::new(
-                dispatch_limits.max_invocations.into(),
-                "maxComputeWorkGroupInvocations (no per-pipeline query in Vulkan)",
-            )),
-            preferred_multiple: None,
-            registers: stats.registers,
-            private_bytes: None,
-            shared_bytes: None,
-            compiled_by: format!("vkCreateComputePipelines (driver {driver})"),
-            extra,
-        };
-
-        let queue_family = &adapter.queue_families[family as usize];
+        build.end();
+        let valid_bits = adapter.queue_families[family as usize].timestamp_valid_bits;
         let period = adapter.properties.limits.timestamp_period;
-        let timer = TimerInfo {
-            method: format!(
-                "Vulkan timestamp queries (vkCmdWriteTimestamp at BOTTOM_OF_PIPE between back-to-back dispatches, \
-                 queue family {family}, {} valid bits)",
-                queue_family.timestamp_valid_bits
-            ),
-            resolution_ns: period as f64,
-        };
-        let commands = Commands::new(&device, queue_family.timestamp_valid_bits, period)?;
+        let mut commands = Commands::new(&device)?;
+        let timestamps = Timestamps::new(&device, &mut commands, valid_bits, period)?;
         Ok(VulkanBackend {
             frame: None,
             commands,
+            timestamps,
             pipelines,
             copier,
             device,
@@ -125,7 +92,7 @@ impl VulkanBackend {
             dispatch_limits,
             max_loop_iterations: adapter.max_loop_iterations(),
             kernel,
-            timer,
+            timer: timing::timer(family, valid_bits, period),
             variant: KernelVariant::GridStride,
             log,
         })
@@ -192,17 +159,22 @@ impl VulkanBackend {
                 }
                 let pipeline = self.pipelines.get(launch.block, self.variant)?;
                 let (layout, set) = (self.pipelines.layout, self.pipelines.set);
-                self.commands.run_batch(count, stamps, |d, cb| {
+                let commands = &mut self.commands;
+                self.timestamps.run_batch(commands, count, stamps, |d, cb| {
                     command::record_dispatch(d, cb, pipeline, layout, set, pixels, launch.grid)
                 })
             }
             Work::Copy { bytes } => {
-                let (commands, device) = (&mut self.commands, &self.device);
-                self.copier
-                    .prepare_size(commands, device, &self.limits, bytes)?;
+                let (commands, timestamps) = (&mut self.commands, &mut self.timestamps);
+                self.copier.prepare_size(
+                    commands,
+                    timestamps,
+                    &self.device,
+                    &self.limits,
+                    bytes,
+                )?;
                 let copier = &self.copier;
-                self.commands
-                    .run_batch(count, stamps, |d, cb| copier.record(d, cb))
+                timestamps.run_batch(commands, count, stamps, |d, cb| copier.record(d, cb))
             }
         }
     }
@@ -217,14 +189,14 @@ impl VulkanBackend {
         f.read_output(&mut self.commands, out)
     }
 
-    /// Both methods of the last successful [`copy_timed`](Backend::copy_timed), with their
+    /// Both methods of the last successful copy preparation ([`Work::Copy`]), with their
     /// times; `None` before the first.
     pub fn last_copy(&self) -> Option<&CopyMeasurement> {
         self.copier.last()
     }
 
     /// Test hook: copies `words` by vkCmdCopyBuffer and by the copy shader, each into a
-    /// poisoned destination of the buffers copy_timed would use for that size, and returns
+    /// poisoned destination of the buffers a `Work::Copy` would use for that size, and returns
     /// what each left there: [vkCmdCopyBuffer's, the shader's].
     #[doc(hidden)]
     pub fn copy_round_trip_for_tests(

@@ -1,8 +1,8 @@
-//! Command recording and submission: one command buffer, one fence and a timestamp query pool
-//! (grown to the largest batch), reused for every operation. A batch of dispatches is recorded
-//! into one command buffer with a compute/transfer barrier between consecutive dispatches, so
-//! the device runs them back to back, in order, with no host wait between them; the host
-//! waits once, on the fence, at the end.
+//! Command recording and submission: one command buffer and one fence, reused for every
+//! operation. A batch of dispatches (`timing`) is recorded into one command buffer with a
+//! compute/transfer barrier between consecutive dispatches, so the device runs them back to
+//! back, in order, with no host wait between them; the host waits once, on the fence, at the
+//! end.
 //!
 //! Every command buffer begins with a barrier from all earlier compute and transfer writes
 //! (pipeline barriers order against previous submissions too), so a dispatch never races the
@@ -11,10 +11,9 @@
 use std::sync::Arc;
 
 use ash::vk;
-use blocksweep_core::{BatchTimes, GridSize, Stamps};
+use blocksweep_core::GridSize;
 
 use crate::context::DeviceContext;
-use crate::conv;
 use crate::error::{map_host_device_oom, map_host_device_oom_and_lost, VulkanError, VulkanResult};
 
 /// How long one submission may take before we stop waiting and report it.
@@ -25,20 +24,13 @@ pub(crate) struct Commands {
     pool: vk::CommandPool,
     buffer: vk::CommandBuffer,
     fence: vk::Fence,
-    queries: vk::QueryPool,
-    /// Queries in `queries`.
-    query_capacity: u32,
-    valid_bits: u32,
-    period_ns: f32,
     /// A wait timed out: the fence is still pending, so the command buffer may not be reused
     /// until a later wait succeeds.
     pending: bool,
 }
 
 impl Commands {
-    /// `valid_bits` / `period_ns`: the queue family's timestampValidBits and the device's
-    /// timestampPeriod.
-    pub fn new(device: &Arc<DeviceContext>, valid_bits: u32, period_ns: f32) -> VulkanResult<Self> {
+    pub fn new(device: &Arc<DeviceContext>) -> VulkanResult<Self> {
         let d = &device.raw;
         // Handles go into `c` as they are created, so an early return destroys them.
         let mut c = Commands {
@@ -46,10 +38,6 @@ impl Commands {
             pool: vk::CommandPool::null(),
             buffer: vk::CommandBuffer::null(),
             fence: vk::Fence::null(),
-            queries: vk::QueryPool::null(),
-            query_capacity: 0,
-            valid_bits,
-            period_ns,
             pending: false,
         };
         c.pool = unsafe {
@@ -72,7 +60,6 @@ impl Commands {
         .map_err(map_host_device_oom("vkAllocateCommandBuffers"))?[0];
         c.fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
             .map_err(map_host_device_oom("vkCreateFence"))?;
-        c.ensure_queries(2)?;
         Ok(c)
     }
 
@@ -107,102 +94,8 @@ impl Commands {
         self.finish_pending()
     }
 
-    /// Records `count` copies of `record` in one command buffer, a barrier between
-    /// consecutive ones, submits once and waits. Timestamps are written at BOTTOM_OF_PIPE
-    /// (when every earlier command has finished): one before the first and one after the last
-    /// for [`Stamps::Batch`], and one after each for [`Stamps::Each`], so dispatch i's interval
-    /// runs from the end of the one before it to its own end. (A TOP_OF_PIPE stamp would not
-    /// wait for the previous dispatch of a back-to-back batch.)
-    pub fn run_batch(
-        &mut self,
-        count: u32,
-        stamps: Stamps,
-        record: impl Fn(&ash::Device, vk::CommandBuffer),
-    ) -> VulkanResult<BatchTimes> {
-        let stamp_count = match stamps {
-            Stamps::None => 0,
-            Stamps::Batch => 2,
-            Stamps::Each => count + 1,
-        };
-        if count == 0 {
-            return Ok(BatchTimes::default());
-        }
-        self.ensure_queries(stamp_count)?;
-        let queries = self.queries;
-        let stamp = |d: &ash::Device, cb, q: u32| unsafe {
-            d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, queries, q)
-        };
-        self.run(|d, cb| {
-            if stamp_count > 0 {
-                unsafe { d.cmd_reset_query_pool(cb, queries, 0, stamp_count) };
-                stamp(d, cb, 0);
-            }
-            for i in 0..count {
-                if i > 0 {
-                    between_dispatches(d, cb);
-                }
-                record(d, cb);
-                if stamps == Stamps::Each {
-                    stamp(d, cb, i + 1);
-                }
-            }
-            if stamps == Stamps::Batch {
-                stamp(d, cb, 1);
-            }
-        })?;
-        if stamp_count == 0 {
-            return Ok(BatchTimes::default());
-        }
-        let mut ticks = vec![0u64; stamp_count as usize];
-        unsafe {
-            self.device.raw.get_query_pool_results(
-                queries,
-                0,
-                &mut ticks,
-                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-            )
-        }
-        .map_err(map_host_device_oom_and_lost("vkGetQueryPoolResults"))?;
-        let ms = |a: u64, b: u64| conv::ticks_to_ms(a, b, self.valid_bits, self.period_ns);
-        Ok(match stamps {
-            Stamps::Batch => BatchTimes {
-                batch_ms: Some(ms(ticks[0], ticks[1])),
-                each_ms: Vec::new(),
-            },
-            _ => BatchTimes {
-                batch_ms: None,
-                each_ms: ticks.windows(2).map(|w| ms(w[0], w[1])).collect(),
-            },
-        })
-    }
-
-    /// Makes the query pool hold at least `count` queries (a new pool when it must grow).
-    fn ensure_queries(&mut self, count: u32) -> VulkanResult<()> {
-        if count <= self.query_capacity {
-            return Ok(());
-        }
-        self.finish_pending()?;
-        let d = &self.device.raw;
-        // SAFETY: nothing pending uses the old pool; a null handle is a no-op.
-        unsafe { d.destroy_query_pool(self.queries, None) };
-        self.queries = vk::QueryPool::null();
-        self.query_capacity = 0;
-        let capacity = count.next_power_of_two();
-        self.queries = unsafe {
-            d.create_query_pool(
-                &vk::QueryPoolCreateInfo::default()
-                    .query_type(vk::QueryType::TIMESTAMP)
-                    .query_count(capacity),
-                None,
-            )
-        }
-        .map_err(map_host_device_oom("vkCreateQueryPool"))?;
-        self.query_capacity = capacity;
-        Ok(())
-    }
-
     /// Waits for the last submission if it has not been seen to finish, then resets the fence.
-    fn finish_pending(&mut self) -> VulkanResult<()> {
+    pub fn finish_pending(&mut self) -> VulkanResult<()> {
         if !self.pending {
             return Ok(());
         }
@@ -233,7 +126,6 @@ impl Drop for Commands {
         // SAFETY: nothing is pending any more (or the device is lost, where destroying is
         // still allowed); the pool frees the command buffer; null handles are no-ops.
         unsafe {
-            d.destroy_query_pool(self.queries, None);
             d.destroy_fence(self.fence, None);
             d.destroy_command_pool(self.pool, None);
         }
@@ -243,7 +135,7 @@ impl Drop for Commands {
 /// The barrier between two dispatches (or copies) of one batch: the next may read and must
 /// overwrite what the previous one wrote, so its compute and transfer work waits for the
 /// previous one's writes. This orders the batch on the device; the host does not wait.
-fn between_dispatches(d: &ash::Device, cb: vk::CommandBuffer) {
+pub(crate) fn between_dispatches(d: &ash::Device, cb: vk::CommandBuffer) {
     barrier(
         d,
         cb,

@@ -25,13 +25,27 @@
 //! llvmpipe (lavapipe) a grid-stride launch whose invocations would loop more than 65535 times
 //! is refused too ([`check_loop_iterations`]): gallivm silently ends a shader's loops there.
 //!
-//! Layout, in the manner of wgpu-hal's `vulkan/`: [`error`] (errors and the named mapping
-//! functions from `vk::Result`), `instance` (loader, instance, validation messenger,
-//! enumeration, identity), `adapter` (the properties2 chain and the limits), `device`
-//! (logical device, queue, buffers), `pipeline` (shader, layouts, pipelines), `command`
-//! (recording, submission, timestamps), `copy` (the copy ceiling: its plan, shader and
-//! measurement), `conv` (pure conversions) and `backend` (the
-//! [`Backend`](blocksweep_core::Backend) implementation).
+//! One file per role, the same files as in the CUDA and OpenCL backends, plus what only Vulkan
+//! needs (`instance`, `command`, `conv`, `copy/`):
+//!
+//! ```text
+//! lib.rs       this overview, re-exports, probe() and open()
+//! driver.rs    ApiInfo (Vulkan's name, words, guarantees) and the Driver the core calls
+//! device/      which devices exist and what they are: enumeration, the properties2 chain,
+//!              identity (mod.rs); the Limits under Vulkan's names (limits.rs)
+//! context.rs   the handle the rest hangs off: logical device + compute queue
+//! kernel.rs    building the kernels and their facts: shader module, layouts, the pipeline
+//!              per (workgroup size, variant), pipeline statistics
+//! memory.rs    buffers: the four planes and staging (upload, poison, read-back), fill/copy
+//! timing.rs    run_batch: back-to-back recording with barriers, timestamp queries; the
+//!              launch checks made before anything is recorded
+//! backend.rs   the Backend impl, tying the above together
+//! error.rs     VulkanError and the map_<situation>(call) functions from vk::Result
+//! instance.rs  loader, VkInstance, validation layer and debug messenger
+//! command.rs   the one command buffer and fence: record, submit, wait; barriers; dispatch
+//! conv.rs      pure conversions of Vulkan numbers and enums
+//! copy/        the copy ceiling: its plan, its shader, the selection between two methods
+//! ```
 
 mod backend;
 mod command;
@@ -42,8 +56,9 @@ mod device;
 mod driver;
 pub mod error;
 mod instance;
+mod kernel;
 mod memory;
-mod pipeline;
+mod timing;
 
 use std::sync::Arc;
 
@@ -52,7 +67,8 @@ pub use copy::{CopyMeasurement, COPY_SPIRV};
 pub use driver::{VulkanDriver, API, DRIVER};
 pub use error::VulkanError;
 pub use instance::MessageLog;
-pub use pipeline::{check_launch, check_loop_iterations, DispatchLimits, SPIRV};
+pub use kernel::SPIRV;
+pub use timing::{check_launch, check_loop_iterations, DispatchLimits};
 
 use blocksweep_core::DeviceIdentity;
 use device::AdapterInfo;

@@ -27,6 +27,7 @@ use crate::context::DeviceContext;
 use crate::device::HEAP_NAME;
 use crate::error::{VulkanError, VulkanResult};
 use crate::memory::{self, Buffer, MemoryKind};
+use crate::timing::Timestamps;
 pub(crate) use plan::CopyLimits;
 use plan::CopyPlan;
 pub use shader::COPY_SPIRV;
@@ -117,6 +118,7 @@ impl Copier {
     pub fn prepare_size(
         &mut self,
         commands: &mut Commands,
+        timestamps: &mut Timestamps,
         device: &Arc<DeviceContext>,
         limits: &Limits,
         bytes: u64,
@@ -133,8 +135,8 @@ impl Copier {
         let mut run = || {
             commands.run(|d, cb| memory::record_poison(d, cb, src))?;
             let mut time = |record: &dyn Fn(&ash::Device, vk::CommandBuffer)| {
-                commands.run_batch(SELECTION_COPIES, Stamps::None, record)?;
-                commands.run_batch(SELECTION_COPIES, Stamps::Each, record)
+                timestamps.run_batch(commands, SELECTION_COPIES, Stamps::None, record)?;
+                timestamps.run_batch(commands, SELECTION_COPIES, Stamps::Each, record)
             };
             let transfer = time(&|d, cb| buffers.record_transfer(d, cb))?;
             let shader = time(&|d, cb| buffers.record_shader(d, cb, shader))?;

@@ -6,7 +6,7 @@ use ash::vk;
 
 use super::launch;
 use crate::error::{VulkanError, VulkanResult};
-use crate::pipeline::{check_launch, check_loop_iterations, DispatchLimits};
+use crate::timing::{check_launch, check_loop_iterations, DispatchLimits};
 
 /// Bytes per shader element (`uvec4`).
 pub(crate) const ELEMENT_BYTES: u64 = 16;

@@ -9,11 +9,9 @@ use blocksweep_core::Named;
 
 use super::plan::{CopyPlan, ELEMENT_BYTES};
 use crate::context::DeviceContext;
-use crate::error::{
-    map_allocate_descriptor_sets, map_host_device_oom, map_shader_build, VulkanResult,
-};
+use crate::error::{map_allocate_descriptor_sets, map_host_device_oom, VulkanResult};
+use crate::kernel::{compute_pipeline, shader_module, storage_layouts};
 use crate::memory::{Buffer, MemoryKind};
-use crate::pipeline::{spirv_words, storage_layouts};
 use crate::{command, memory};
 
 /// shaders/copy.spv, compiled from shaders/copy.comp with
@@ -32,7 +30,6 @@ pub(crate) struct CopyShader {
 impl CopyShader {
     pub fn new(device: &Arc<DeviceContext>, workgroup: u32) -> VulkanResult<CopyShader> {
         let d = &device.raw;
-        let code = spirv_words(COPY_SPIRV, "shaders/copy.spv")?;
         // Each handle goes into `s` as soon as it exists, so an early return destroys it.
         let mut s = CopyShader {
             device: device.clone(),
@@ -41,39 +38,12 @@ impl CopyShader {
             layout: vk::PipelineLayout::null(),
             pipeline: vk::Pipeline::null(),
         };
-        s.module = unsafe {
-            d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None)
-        }
-        .map_err(map_shader_build("vkCreateShaderModule"))?;
+        s.module = shader_module(d, COPY_SPIRV, "shaders/copy.spv")?;
         // Two buffers; the push constant is `uint n`, the element count.
         (s.set_layout, s.layout) = storage_layouts(d, 2, 4)?;
         // constant_id 0 = local_size_x_id.
-        let data = workgroup.to_ne_bytes();
-        let entries = [vk::SpecializationMapEntry::default()
-            .constant_id(0)
-            .offset(0)
-            .size(4)];
-        let specialization = vk::SpecializationInfo::default()
-            .map_entries(&entries)
-            .data(&data);
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(s.module)
-            .name(c"main")
-            .specialization_info(&specialization);
-        let info = [vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(s.layout)];
-        s.pipeline =
-            match unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) } {
-                Ok(p) => p[0],
-                Err((partial, r)) => {
-                    for p in partial.into_iter().filter(|p| *p != vk::Pipeline::null()) {
-                        unsafe { d.destroy_pipeline(p, None) };
-                    }
-                    return Err(map_shader_build("vkCreateComputePipelines")(r));
-                }
-            };
+        let flags = vk::PipelineCreateFlags::empty();
+        s.pipeline = compute_pipeline(d, s.module, s.layout, &[workgroup], flags)?;
         Ok(s)
     }
 }

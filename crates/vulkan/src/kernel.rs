@@ -1,14 +1,16 @@
-//! The grayscale shader and its pipelines: one shader module, one descriptor set (bindings
-//! 0..3 = r, g, b, gray), a pipeline layout with the pixel count as a push constant, and one
-//! compute pipeline per (workgroup size, variant) through specialization constants, created on
-//! first use and cached.
+//! Building the kernels and their facts. The grayscale shader and its pipelines: one shader
+//! module, one descriptor set (bindings 0..3 = r, g, b, gray), a pipeline layout with the pixel
+//! count as a push constant, and one compute pipeline per (workgroup size, variant) through
+//! specialization constants, created on first use and cached; the statistics
+//! VK_KHR_pipeline_executable_properties gives for them, and the kernel facts. The module and
+//! pipeline helpers serve the copy shader (`copy/shader.rs`) too.
 
 use std::collections::HashMap;
 use std::io::Cursor;
 use std::sync::Arc;
 
 use ash::vk;
-use blocksweep_core::{BlockSize, KernelVariant, Launch, Named};
+use blocksweep_core::{BlockSize, KernelFacts, KernelVariant, Named};
 
 use crate::context::DeviceContext;
 use crate::conv;
@@ -16,6 +18,7 @@ use crate::error::{
     map_allocate_descriptor_sets, map_host_device_oom, map_shader_build, VulkanError, VulkanResult,
 };
 use crate::memory::Buffer;
+use crate::timing::DispatchLimits;
 
 /// The descriptor set layout (`buffers` storage buffers at bindings 0..buffers) and pipeline
 /// layout (one compute push-constant range of `push_bytes`) that both shaders use. On failure
@@ -65,11 +68,63 @@ pub(crate) fn storage_layouts(
 }
 
 /// An embedded SPIR-V module as the u32 words Vulkan takes (the bytes carry no alignment).
-pub(crate) fn spirv_words(bytes: &[u8], path: &str) -> VulkanResult<Vec<u32>> {
+fn spirv_words(bytes: &[u8], path: &str) -> VulkanResult<Vec<u32>> {
     ash::util::read_spv(&mut Cursor::new(bytes)).map_err(|e| VulkanError::Build {
         call: "ash::util::read_spv",
         detail: format!("{path} is not SPIR-V: {e}"),
     })
+}
+
+/// A shader module from embedded SPIR-V (`path` names it in errors).
+pub(crate) fn shader_module(
+    d: &ash::Device,
+    spirv: &[u8],
+    path: &str,
+) -> VulkanResult<vk::ShaderModule> {
+    let code = spirv_words(spirv, path)?;
+    unsafe { d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None) }
+        .map_err(map_shader_build("vkCreateShaderModule"))
+}
+
+/// One compute pipeline of `module`'s `main`, with 32-bit specialization constants
+/// `constants[i]` at constant_id i. On failure nothing is left behind.
+pub(crate) fn compute_pipeline(
+    d: &ash::Device,
+    module: vk::ShaderModule,
+    layout: vk::PipelineLayout,
+    constants: &[u32],
+    flags: vk::PipelineCreateFlags,
+) -> VulkanResult<vk::Pipeline> {
+    let data: Vec<u8> = constants.iter().flat_map(|v| v.to_ne_bytes()).collect();
+    let entries: Vec<_> = (0..constants.len() as u32)
+        .map(|i| {
+            vk::SpecializationMapEntry::default()
+                .constant_id(i)
+                .offset(4 * i)
+                .size(4)
+        })
+        .collect();
+    let specialization = vk::SpecializationInfo::default()
+        .map_entries(&entries)
+        .data(&data);
+    let stage = vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::COMPUTE)
+        .module(module)
+        .name(c"main")
+        .specialization_info(&specialization);
+    let info = [vk::ComputePipelineCreateInfo::default()
+        .flags(flags)
+        .stage(stage)
+        .layout(layout)];
+    match unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) } {
+        Ok(p) => Ok(p[0]),
+        Err((partial, r)) => {
+            for p in partial.into_iter().filter(|p| *p != vk::Pipeline::null()) {
+                unsafe { d.destroy_pipeline(p, None) };
+            }
+            Err(map_shader_build("vkCreateComputePipelines")(r))
+        }
+    }
 }
 
 /// shaders/grayscale.spv, compiled from shaders/grayscale.comp with
@@ -78,76 +133,6 @@ pub const SPIRV: &[u8] = include_bytes!("../../../shaders/grayscale.spv");
 
 /// Bytes of the push-constant block `{ uint n; }`.
 const PUSH_CONSTANT_BYTES: u32 = 4;
-
-/// The launch limits Vulkan states, checked before any pipeline exists: a workgroup size above
-/// them is undefined behaviour in vkCreateComputePipelines, not an error the driver returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DispatchLimits {
-    pub max_invocations: u32,
-    pub max_size: [u32; 3],
-    pub max_count: [u32; 3],
-}
-
-impl DispatchLimits {
-    pub fn of(l: &vk::PhysicalDeviceLimits) -> DispatchLimits {
-        DispatchLimits {
-            max_invocations: l.max_compute_work_group_invocations,
-            max_size: l.max_compute_work_group_size,
-            max_count: l.max_compute_work_group_count,
-        }
-    }
-}
-
-/// Refuses, naming the limit, a launch Vulkan does not allow or the shader cannot index.
-pub fn check_launch(launch: Launch, limits: &DispatchLimits) -> VulkanResult<()> {
-    let b = launch.block;
-    let reject = |m: String| Err(VulkanError::LaunchRejected(m));
-    if b.x == 0 || b.y == 0 || b.z == 0 {
-        return reject(format!("workgroup {b} has a zero dimension"));
-    }
-    if b.threads() > limits.max_invocations as u64 {
-        return reject(format!(
-            "workgroup {b} = {} invocations > maxComputeWorkGroupInvocations = {}",
-            b.threads(),
-            limits.max_invocations
-        ));
-    }
-    for (axis, (want, max)) in ["x", "y", "z"]
-        .iter()
-        .zip([b.x, b.y, b.z].into_iter().zip(limits.max_size))
-    {
-        if want > max {
-            return reject(format!(
-                "workgroup {axis} = {want} > maxComputeWorkGroupSize[{axis}] = {max}"
-            ));
-        }
-    }
-    let g = launch.grid;
-    for (axis, count, max, size) in [
-        ("x", g.x, limits.max_count[0], b.x),
-        ("y", g.y, limits.max_count[1], b.y),
-    ] {
-        if count == 0 {
-            return reject(format!(
-                "grid {g}: vkCmdDispatch with groupCount{} = 0 runs nothing",
-                axis.to_uppercase()
-            ));
-        }
-        if count > max {
-            return reject(format!(
-                "grid {axis} = {count} > maxComputeWorkGroupCount[{axis}] = {max}"
-            ));
-        }
-        let invocations = count as u64 * size as u64;
-        if invocations > u32::MAX as u64 {
-            return reject(format!(
-                "grid {axis} {count} x workgroup {axis} {size} = {invocations} invocations exceed the \
-                 shader's 32-bit index (gl_GlobalInvocationID.{axis} is a uint)"
-            ));
-        }
-    }
-    Ok(())
-}
 
 /// What VK_KHR_pipeline_executable_properties says about one pipeline.
 #[derive(Debug, Clone, Default)]
@@ -158,22 +143,39 @@ pub(crate) struct PipelineStatistics {
     pub registers: Option<Named<u64>>,
 }
 
-/// Refuses a grid-stride launch whose busiest invocation would loop more often than the driver
-/// allows (`limit`, see `AdapterInfo::max_loop_iterations`): the driver would stop the loop
-/// early and leave pixels unwritten.
-pub fn check_loop_iterations(launch: Launch, pixels: u64, limit: Option<u64>) -> VulkanResult<()> {
-    let Some(limit) = limit else { return Ok(()) };
-    let step = (launch.grid.x as u64 * launch.block.x as u64).max(1);
-    let iterations = pixels.div_ceil(step);
-    if iterations > limit {
-        return Err(VulkanError::LaunchRejected(format!(
-            "grid {} x workgroup x {} = {step} invocations need {iterations} loop iterations each \
-             for {pixels} pixels; llvmpipe ends a shader's loops after {limit} \
-             (gallivm LP_MAX_TGSI_LOOP_ITERATIONS) and would leave pixels unwritten",
-            launch.grid, launch.block.x
-        )));
+/// The facts `open` reports for the grayscale kernel. Builds one pipeline now, so a shader the
+/// driver cannot compile fails `open`, and reads its statistics.
+pub(crate) fn facts(
+    pipelines: &mut Pipelines,
+    limits: &DispatchLimits,
+    driver: &str,
+) -> VulkanResult<KernelFacts> {
+    let probe_block = BlockSize::linear(256.min(limits.max_invocations).min(limits.max_size[0]));
+    let pipeline = pipelines.get(probe_block, KernelVariant::GridStride)?;
+    let stats = pipelines.statistics(pipeline)?;
+    let mut extra = vec![(
+        "shader".to_string(),
+        "shaders/grayscale.spv (glslangValidator -V --target-env vulkan1.1)".to_string(),
+    )];
+    if !stats.all.is_empty() {
+        extra.push((
+            "statistics of".into(),
+            format!("the pipeline for workgroup {probe_block}"),
+        ));
     }
-    Ok(())
+    extra.extend(stats.all);
+    Ok(KernelFacts {
+        max_block: Some(Named::new(
+            limits.max_invocations.into(),
+            "maxComputeWorkGroupInvocations (no per-pipeline query in Vulkan)",
+        )),
+        preferred_multiple: None,
+        registers: stats.registers,
+        private_bytes: None,
+        shared_bytes: None,
+        compiled_by: format!("vkCreateComputePipelines (driver {driver})"),
+        extra,
+    })
 }
 
 /// The shader module, layouts, descriptor set and pipeline cache.
@@ -192,7 +194,6 @@ pub(crate) struct Pipelines {
 impl Pipelines {
     pub fn new(device: &Arc<DeviceContext>) -> VulkanResult<Pipelines> {
         let d = &device.raw;
-        let code = spirv_words(SPIRV, "shaders/grayscale.spv")?;
         // Each handle goes into `p` as soon as it exists, so an early return destroys it.
         let mut p = Pipelines {
             device: device.clone(),
@@ -204,10 +205,7 @@ impl Pipelines {
             cache: HashMap::new(),
             capture_statistics: device.executables.is_some(),
         };
-        p.shader = unsafe {
-            d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None)
-        }
-        .map_err(map_shader_build("vkCreateShaderModule"))?;
+        p.shader = shader_module(d, SPIRV, "shaders/grayscale.spv")?;
         (p.set_layout, p.layout) = storage_layouts(d, 4, PUSH_CONSTANT_BYTES)?;
         let sizes = [vk::DescriptorPoolSize::default()
             .ty(vk::DescriptorType::STORAGE_BUFFER)
@@ -258,53 +256,21 @@ impl Pipelines {
     }
 
     /// The pipeline for this workgroup size and variant, created on first use. The caller has
-    /// checked the size against the device limits ([`check_launch`]).
+    /// checked the size against the device limits ([`check_launch`](crate::check_launch)).
     pub fn get(&mut self, block: BlockSize, variant: KernelVariant) -> VulkanResult<vk::Pipeline> {
         let one_pixel = variant == KernelVariant::OnePixelPerThread;
         if let Some(&p) = self.cache.get(&(block, one_pixel)) {
             return Ok(p);
         }
         // constant_id 0..2 = local_size_{x,y,z}_id, 3 = ONE_PIXEL_PER_THREAD (a VkBool32).
-        let values = [block.x, block.y, block.z, one_pixel as u32];
-        let data: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
-        let entries: Vec<_> = (0..4u32)
-            .map(|i| {
-                vk::SpecializationMapEntry::default()
-                    .constant_id(i)
-                    .offset(4 * i)
-                    .size(4)
-            })
-            .collect();
-        let specialization = vk::SpecializationInfo::default()
-            .map_entries(&entries)
-            .data(&data);
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(self.shader)
-            .name(c"main")
-            .specialization_info(&specialization);
+        let constants = [block.x, block.y, block.z, one_pixel as u32];
         let flags = if self.capture_statistics {
             vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
         } else {
             vk::PipelineCreateFlags::empty()
         };
-        let info = [vk::ComputePipelineCreateInfo::default()
-            .flags(flags)
-            .stage(stage)
-            .layout(self.layout)];
-        let pipeline = match unsafe {
-            self.device
-                .raw
-                .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
-        } {
-            Ok(p) => p[0],
-            Err((partial, r)) => {
-                for p in partial.into_iter().filter(|p| *p != vk::Pipeline::null()) {
-                    unsafe { self.device.raw.destroy_pipeline(p, None) };
-                }
-                return Err(map_shader_build("vkCreateComputePipelines")(r));
-            }
-        };
+        let d = &self.device.raw;
+        let pipeline = compute_pipeline(d, self.shader, self.layout, &constants, flags)?;
         self.cache.insert((block, one_pixel), pipeline);
         Ok(pipeline)
     }
@@ -369,52 +335,6 @@ impl Drop for Pipelines {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const LIMITS: DispatchLimits = DispatchLimits {
-        max_invocations: 1024,
-        max_size: [1024, 1024, 64],
-        max_count: [65535, 65535, 65535],
-    };
-
-    fn launch(x: u32, y: u32, z: u32, grid: u32) -> Launch {
-        Launch::linear(BlockSize { x, y, z }, grid)
-    }
-
-    #[test]
-    fn limits_are_checked_and_named() {
-        assert!(check_launch(launch(256, 1, 1, 100), &LIMITS).is_ok());
-        assert!(check_launch(launch(32, 32, 1, 1), &LIMITS).is_ok());
-        let msg = |l| check_launch(l, &LIMITS).unwrap_err().to_string();
-        assert!(msg(launch(32, 32, 2, 1)).contains("maxComputeWorkGroupInvocations = 1024"));
-        assert!(msg(launch(1, 1, 65, 1)).contains("maxComputeWorkGroupSize[z] = 64"));
-        assert!(msg(launch(64, 1, 1, 65536)).contains("maxComputeWorkGroupCount[x] = 65535"));
-        assert!(msg(launch(0, 1, 1, 1)).contains("zero"));
-        assert!(msg(launch(64, 1, 1, 0)).contains("grid 0"));
-        let big = DispatchLimits {
-            max_count: [u32::MAX, 65535, 65535],
-            ..LIMITS
-        };
-        let e = check_launch(launch(1024, 1, 1, 1 << 22), &big).unwrap_err();
-        assert!(e.to_string().contains("32-bit"), "{e}");
-        assert_eq!(e.kind(), blocksweep_core::ErrorKind::LaunchRejected);
-    }
-
-    #[test]
-    fn loop_limit_counts_the_busiest_invocation() {
-        // Measured on llvmpipe: one invocation writes 65535 pixels and no more.
-        assert!(check_loop_iterations(launch(1, 1, 1, 1), 65535, Some(65535)).is_ok());
-        let e = check_loop_iterations(launch(1, 1, 1, 1), 65536, Some(65535)).unwrap_err();
-        assert_eq!(e.kind(), blocksweep_core::ErrorKind::LaunchRejected);
-        assert!(e.to_string().contains("LP_MAX_TGSI_LOOP_ITERATIONS"), "{e}");
-        assert!(check_loop_iterations(launch(1, 1, 1, 2), 131070, Some(65535)).is_ok());
-        assert!(check_loop_iterations(launch(1, 1, 1, 2), 131071, Some(65535)).is_err());
-        // y and z repeat x's work: they add no stride.
-        assert!(check_loop_iterations(launch(16, 8, 1, 1), 16 * 65536, Some(65535)).is_err());
-        // The seed's 4K frame at block 16 and one workgroup: 518400 iterations.
-        let e = check_loop_iterations(launch(16, 1, 1, 1), 3840 * 2160, Some(65535)).unwrap_err();
-        assert!(e.to_string().contains("518400 loop iterations"), "{e}");
-        assert!(check_loop_iterations(launch(16, 1, 1, 1), 1 << 40, None).is_ok());
-    }
 
     #[test]
     fn spirv_is_embedded_word_aligned() {
