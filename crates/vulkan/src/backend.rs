@@ -249,6 +249,7 @@ impl Backend for VulkanBackend {
     }
 
     fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
+        let _t = trace::span("vulkan", "upload");
         Ok(self.upload_frame(frame)?)
     }
 

@@ -79,92 +79,21 @@ fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
         .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == name))
 }
 
+/// The instance the last [`probe`](crate::probe) made, kept for the `open` that usually
+/// follows it in the same process: a second instance loads every driver (ICD) again, and
+/// lavapipe's pulls in libLLVM (20 to 70 ms of `open` on a two-core machine).
+static KEPT: Mutex<Option<InstanceShared>> = Mutex::new(None);
+
 impl InstanceShared {
     pub fn new(validation: bool) -> VulkanResult<InstanceShared> {
-        // SAFETY: loading the system loader library; no Vulkan call outlives `entry`.
-        let entry = unsafe { ash::Entry::load() }.map_err(|e| match e {
-            ash::LoadingError::LibraryLoadFailure(e) => {
-                VulkanError::Unavailable(format!("libvulkan.so.1 not found ({e})"))
-            }
-            ash::LoadingError::MissingEntryPoint(e) => VulkanError::Unavailable(format!(
-                "libvulkan.so.1 is not a usable Vulkan loader ({e})"
-            )),
-        })?;
+        let entry = load_entry()?;
         let loader_version = unsafe { entry.try_enumerate_instance_version() }
             .map_err(map_host_device_oom("vkEnumerateInstanceVersion"))?
             .unwrap_or(vk::API_VERSION_1_0);
         let api_version = loader_version.min(vk::API_VERSION_1_3);
-        let available = unsafe { entry.enumerate_instance_extension_properties(None) }.map_err(
-            map_enumerate_properties("vkEnumerateInstanceExtensionProperties"),
-        )?;
-
-        let mut extensions: Vec<&CStr> = Vec::new();
-        let mut flags = vk::InstanceCreateFlags::empty();
-        if has_extension(&available, ash::khr::portability_enumeration::NAME) {
-            // Lists portability (non-conformant, e.g. MoltenVK) devices too.
-            extensions.push(ash::khr::portability_enumeration::NAME);
-            flags |= vk::InstanceCreateFlags::ENUMERATE_PORTABILITY_KHR;
-        }
-        let mut layers: Vec<&CStr> = Vec::new();
-        if validation {
-            let layer_props = unsafe { entry.enumerate_instance_layer_properties() }.map_err(
-                map_enumerate_properties("vkEnumerateInstanceLayerProperties"),
-            )?;
-            if !layer_props
-                .iter()
-                .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER))
-            {
-                return Err(VulkanError::Unavailable(
-                    "VK_LAYER_KHRONOS_validation not installed (apt-get install vulkan-validationlayers)"
-                        .into(),
-                ));
-            }
-            layers.push(VALIDATION_LAYER);
-            let from_layer =
-                unsafe { entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER)) }
-                    .map_err(map_enumerate_properties(
-                        "vkEnumerateInstanceExtensionProperties",
-                    ))?;
-            for ext in [
-                ash::ext::debug_utils::NAME,
-                ash::ext::validation_features::NAME,
-            ] {
-                if !has_extension(&available, ext) && !has_extension(&from_layer, ext) {
-                    return Err(VulkanError::Unavailable(format!(
-                        "validation requested but {} is not available from the loader or {}",
-                        ext.to_string_lossy(),
-                        VALIDATION_LAYER.to_string_lossy()
-                    )));
-                }
-                extensions.push(ext);
-            }
-        }
-
+        let enabled = Enabled::choose(&entry, validation)?;
         let log = MessageLog::default();
-        let app = vk::ApplicationInfo::default()
-            .application_name(c"blocksweep")
-            .engine_name(c"blocksweep")
-            .api_version(api_version);
-        let layer_ptrs: Vec<_> = layers.iter().map(|l| l.as_ptr()).collect();
-        let ext_ptrs: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
-        let mut messenger_info = messenger_create_info(&log);
-        // Synchronization validation catches missing barriers; best practices stays off (it
-        // warns about things that are deliberate here, e.g. tiny dispatches).
-        let enabled = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
-        let mut features =
-            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enabled);
-        let mut info = vk::InstanceCreateInfo::default()
-            .application_info(&app)
-            .flags(flags)
-            .enabled_layer_names(&layer_ptrs)
-            .enabled_extension_names(&ext_ptrs);
-        if validation {
-            // Chained here, the messenger also sees vkCreateInstance and vkDestroyInstance.
-            info = info.push_next(&mut messenger_info).push_next(&mut features);
-        }
-        let raw = unsafe { entry.create_instance(&info, None) }
-            .map_err(map_create_instance("vkCreateInstance"))?;
-
+        let raw = create(&entry, api_version, &enabled, validation, &log)?;
         let mut instance = InstanceShared {
             raw,
             api_version,
@@ -182,6 +111,136 @@ impl InstanceShared {
         }
         Ok(instance)
     }
+
+    /// Keeps this instance (made without validation) for the next [`InstanceShared::take_kept`],
+    /// replacing, and destroying, any kept before.
+    pub fn keep_for_open(self) {
+        *KEPT.lock().unwrap_or_else(|e| e.into_inner()) = Some(self);
+    }
+
+    /// The instance the last `probe` kept, if no `open` has taken it yet. It has no validation
+    /// layer, and its physical devices are the ones that probe numbered.
+    pub fn take_kept() -> Option<InstanceShared> {
+        KEPT.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+/// The system loader library.
+fn load_entry() -> VulkanResult<ash::Entry> {
+    // SAFETY: loading the system loader library; no Vulkan call outlives `entry`.
+    unsafe { ash::Entry::load() }.map_err(|e| match e {
+        ash::LoadingError::LibraryLoadFailure(e) => {
+            VulkanError::Unavailable(format!("libvulkan.so.1 not found ({e})"))
+        }
+        ash::LoadingError::MissingEntryPoint(e) => VulkanError::Unavailable(format!(
+            "libvulkan.so.1 is not a usable Vulkan loader ({e})"
+        )),
+    })
+}
+
+/// The instance extensions and layers to enable, and the create flags they need.
+struct Enabled {
+    flags: vk::InstanceCreateFlags,
+    extensions: Vec<&'static CStr>,
+    layers: Vec<&'static CStr>,
+}
+
+impl Enabled {
+    fn choose(entry: &ash::Entry, validation: bool) -> VulkanResult<Enabled> {
+        let available = unsafe { entry.enumerate_instance_extension_properties(None) }.map_err(
+            map_enumerate_properties("vkEnumerateInstanceExtensionProperties"),
+        )?;
+        let mut enabled = Enabled {
+            flags: vk::InstanceCreateFlags::empty(),
+            extensions: Vec::new(),
+            layers: Vec::new(),
+        };
+        if has_extension(&available, ash::khr::portability_enumeration::NAME) {
+            // Lists portability (non-conformant, e.g. MoltenVK) devices too.
+            enabled
+                .extensions
+                .push(ash::khr::portability_enumeration::NAME);
+            enabled.flags |= vk::InstanceCreateFlags::ENUMERATE_PORTABILITY_KHR;
+        }
+        if validation {
+            enabled.add_validation(entry, &available)?;
+        }
+        Ok(enabled)
+    }
+
+    /// The Khronos validation layer with debug utils and validation features, from the loader
+    /// or the layer itself; `Unavailable` naming what is missing.
+    fn add_validation(
+        &mut self,
+        entry: &ash::Entry,
+        available: &[vk::ExtensionProperties],
+    ) -> VulkanResult<()> {
+        let layer_props = unsafe { entry.enumerate_instance_layer_properties() }.map_err(
+            map_enumerate_properties("vkEnumerateInstanceLayerProperties"),
+        )?;
+        if !layer_props
+            .iter()
+            .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER))
+        {
+            return Err(VulkanError::Unavailable(
+                "VK_LAYER_KHRONOS_validation not installed (apt-get install vulkan-validationlayers)"
+                    .into(),
+            ));
+        }
+        self.layers.push(VALIDATION_LAYER);
+        let from_layer =
+            unsafe { entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER)) }
+                .map_err(map_enumerate_properties(
+                    "vkEnumerateInstanceExtensionProperties",
+                ))?;
+        for ext in [
+            ash::ext::debug_utils::NAME,
+            ash::ext::validation_features::NAME,
+        ] {
+            if !has_extension(available, ext) && !has_extension(&from_layer, ext) {
+                return Err(VulkanError::Unavailable(format!(
+                    "validation requested but {} is not available from the loader or {}",
+                    ext.to_string_lossy(),
+                    VALIDATION_LAYER.to_string_lossy()
+                )));
+            }
+            self.extensions.push(ext);
+        }
+        Ok(())
+    }
+}
+
+/// vkCreateInstance with what `enabled` lists; with `validation`, the messenger writing to
+/// `log` and synchronization validation are chained in.
+fn create(
+    entry: &ash::Entry,
+    api_version: u32,
+    enabled: &Enabled,
+    validation: bool,
+    log: &MessageLog,
+) -> VulkanResult<ash::Instance> {
+    let app = vk::ApplicationInfo::default()
+        .application_name(c"blocksweep")
+        .engine_name(c"blocksweep")
+        .api_version(api_version);
+    let layer_ptrs: Vec<_> = enabled.layers.iter().map(|l| l.as_ptr()).collect();
+    let ext_ptrs: Vec<_> = enabled.extensions.iter().map(|e| e.as_ptr()).collect();
+    let mut messenger_info = messenger_create_info(log);
+    // Synchronization validation catches missing barriers; best practices stays off (it
+    // warns about things that are deliberate here, e.g. tiny dispatches).
+    let enabled_features = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+    let mut features =
+        vk::ValidationFeaturesEXT::default().enabled_validation_features(&enabled_features);
+    let mut info = vk::InstanceCreateInfo::default()
+        .application_info(&app)
+        .flags(enabled.flags)
+        .enabled_layer_names(&layer_ptrs)
+        .enabled_extension_names(&ext_ptrs);
+    if validation {
+        // Chained here, the messenger also sees vkCreateInstance and vkDestroyInstance.
+        info = info.push_next(&mut messenger_info).push_next(&mut features);
+    }
+    unsafe { entry.create_instance(&info, None) }.map_err(map_create_instance("vkCreateInstance"))
 }
 
 fn messenger_create_info(log: &MessageLog) -> vk::DebugUtilsMessengerCreateInfoEXT<'static> {

@@ -70,7 +70,7 @@ pub use instance::MessageLog;
 pub use kernel::SPIRV;
 pub use timing::{check_launch, check_loop_iterations, DispatchLimits};
 
-use blocksweep_core::DeviceIdentity;
+use blocksweep_core::{trace, DeviceIdentity};
 use device::AdapterInfo;
 use instance::InstanceShared;
 
@@ -95,25 +95,38 @@ impl Default for VulkanOptions {
 }
 
 /// Every Vulkan physical device, in the driver's order (`index` is the position here), without
-/// creating a logical device or compiling anything.
+/// creating a logical device or compiling anything. The instance is kept for [`open`].
 pub fn probe() -> Result<Vec<DeviceIdentity>, VulkanError> {
-    let instance = InstanceShared::new(false)?;
+    let _t = trace::span("vulkan", "probe");
+    let instance = trace::time("vulkan", "probe: instance", || InstanceShared::new(false))?;
     let devices = device::enumerate(&instance)?;
     if devices.is_empty() {
         return Err(VulkanError::Unavailable(
             "no Vulkan physical devices (is a Vulkan driver (ICD) installed?)".into(),
         ));
     }
-    devices
+    let identities = devices
         .into_iter()
         .enumerate()
         .map(|(i, pd)| Ok(device::identity(i, &AdapterInfo::query(&instance, pd)?)))
-        .collect()
+        .collect::<Result<Vec<_>, VulkanError>>()?;
+    instance.keep_for_open();
+    Ok(identities)
 }
 
 /// Opens device `index` (its position in [`probe`]) and builds the grayscale pipeline.
 pub fn open(index: usize, options: &VulkanOptions) -> Result<VulkanBackend, VulkanError> {
-    let instance = Arc::new(InstanceShared::new(options.validation)?);
+    let _t = trace::span("vulkan", "open");
+    let kept = (!options.validation)
+        .then(InstanceShared::take_kept)
+        .flatten();
+    let instance = match kept {
+        Some(kept) => trace::time("vulkan", "open: instance kept from probe", || kept),
+        None => trace::time("vulkan", "open: instance", || {
+            InstanceShared::new(options.validation)
+        })?,
+    };
+    let instance = Arc::new(instance);
     let devices = device::enumerate(&instance)?;
     let Some(&pd) = devices.get(index) else {
         return Err(VulkanError::Unavailable(format!(

@@ -126,6 +126,7 @@ impl Copier {
         if self.prepared.as_ref().is_some_and(|p| p.bytes == bytes) {
             return Ok(());
         }
+        let _t = blocksweep_core::trace::span("vulkan", "copy: buffers and method selection");
         // A failed preparation leaves nothing for `describe` to misattribute.
         self.prepared = None;
         self.last = None;
