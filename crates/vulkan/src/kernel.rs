@@ -143,6 +143,80 @@ pub(crate) struct PipelineStatistics {
     pub registers: Option<Named<u64>>,
 }
 
+/// A descriptor pool, destroyed (freeing its sets) on drop.
+pub(crate) struct DescriptorPool {
+    device: Arc<DeviceContext>,
+    raw: vk::DescriptorPool,
+}
+
+impl DescriptorPool {
+    /// A pool sized for exactly `sets` sets of `layout`, each of `buffers` storage buffers, and
+    /// those sets.
+    pub fn with_sets(
+        device: &Arc<DeviceContext>,
+        layout: vk::DescriptorSetLayout,
+        sets: u32,
+        buffers: u32,
+    ) -> VulkanResult<(DescriptorPool, Vec<vk::DescriptorSet>)> {
+        let d = &device.raw;
+        let sizes = [vk::DescriptorPoolSize::default()
+            .ty(vk::DescriptorType::STORAGE_BUFFER)
+            .descriptor_count(buffers * sets)];
+        let info = vk::DescriptorPoolCreateInfo::default()
+            .max_sets(sets)
+            .pool_sizes(&sizes);
+        let pool = DescriptorPool {
+            device: device.clone(),
+            raw: unsafe { d.create_descriptor_pool(&info, None) }
+                .map_err(map_host_device_oom("vkCreateDescriptorPool"))?,
+        };
+        let layouts = vec![layout; sets as usize];
+        let info = vk::DescriptorSetAllocateInfo::default()
+            .descriptor_pool(pool.raw)
+            .set_layouts(&layouts);
+        let sets = unsafe { d.allocate_descriptor_sets(&info) }
+            .map_err(map_allocate_descriptor_sets("vkAllocateDescriptorSets"))?;
+        Ok((pool, sets))
+    }
+}
+
+impl Drop for DescriptorPool {
+    fn drop(&mut self) {
+        // SAFETY: no submission using its sets is pending; destroying frees them.
+        unsafe { self.device.raw.destroy_descriptor_pool(self.raw, None) };
+    }
+}
+
+/// Points bindings 0.. of `set` at the (buffer, offset, range) of `ranges`, as storage
+/// buffers. Only called while no command using the set is pending.
+pub(crate) fn bind_storage(
+    d: &ash::Device,
+    set: vk::DescriptorSet,
+    ranges: &[(vk::Buffer, u64, u64)],
+) {
+    let infos: Vec<[vk::DescriptorBufferInfo; 1]> = ranges
+        .iter()
+        .map(|&(buffer, offset, range)| {
+            [vk::DescriptorBufferInfo::default()
+                .buffer(buffer)
+                .offset(offset)
+                .range(range)]
+        })
+        .collect();
+    let writes: Vec<_> = infos
+        .iter()
+        .enumerate()
+        .map(|(i, info)| {
+            vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(i as u32)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .buffer_info(info)
+        })
+        .collect();
+    unsafe { d.update_descriptor_sets(&writes, &[]) };
+}
+
 /// The facts `open` reports for the grayscale kernel. Builds one pipeline now, so a shader the
 /// driver cannot compile fails `open`, and reads its statistics.
 pub(crate) fn facts(
@@ -184,7 +258,7 @@ pub(crate) struct Pipelines {
     shader: vk::ShaderModule,
     set_layout: vk::DescriptorSetLayout,
     pub layout: vk::PipelineLayout,
-    pool: vk::DescriptorPool,
+    pool: Option<DescriptorPool>,
     pub set: vk::DescriptorSet,
     /// Keyed by workgroup size and "one pixel per thread".
     cache: HashMap<(BlockSize, bool), vk::Pipeline>,
@@ -200,59 +274,23 @@ impl Pipelines {
             shader: vk::ShaderModule::null(),
             set_layout: vk::DescriptorSetLayout::null(),
             layout: vk::PipelineLayout::null(),
-            pool: vk::DescriptorPool::null(),
+            pool: None,
             set: vk::DescriptorSet::null(),
             cache: HashMap::new(),
             capture_statistics: device.executables.is_some(),
         };
         p.shader = shader_module(d, SPIRV, "shaders/grayscale.spv")?;
         (p.set_layout, p.layout) = storage_layouts(d, 4, PUSH_CONSTANT_BYTES)?;
-        let sizes = [vk::DescriptorPoolSize::default()
-            .ty(vk::DescriptorType::STORAGE_BUFFER)
-            .descriptor_count(4)];
-        p.pool = unsafe {
-            d.create_descriptor_pool(
-                &vk::DescriptorPoolCreateInfo::default()
-                    .max_sets(1)
-                    .pool_sizes(&sizes),
-                None,
-            )
-        }
-        .map_err(map_host_device_oom("vkCreateDescriptorPool"))?;
-        let set_layouts = [p.set_layout];
-        p.set = unsafe {
-            d.allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(p.pool)
-                    .set_layouts(&set_layouts),
-            )
-        }
-        .map_err(map_allocate_descriptor_sets("vkAllocateDescriptorSets"))?[0];
+        let (pool, sets) = DescriptorPool::with_sets(device, p.set_layout, 1, 4)?;
+        p.pool = Some(pool);
+        p.set = sets[0];
         Ok(p)
     }
 
     /// Points bindings 0..3 at the four planes. Only called while no command is pending.
     pub fn bind_planes(&self, planes: &[Buffer; 4]) {
-        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = planes
-            .iter()
-            .map(|b| {
-                [vk::DescriptorBufferInfo::default()
-                    .buffer(b.raw)
-                    .range(vk::WHOLE_SIZE)]
-            })
-            .collect();
-        let writes: Vec<_> = infos
-            .iter()
-            .enumerate()
-            .map(|(i, info)| {
-                vk::WriteDescriptorSet::default()
-                    .dst_set(self.set)
-                    .dst_binding(i as u32)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(info)
-            })
-            .collect();
-        unsafe { self.device.raw.update_descriptor_sets(&writes, &[]) };
+        let ranges = planes.each_ref().map(|b| (b.raw, 0, vk::WHOLE_SIZE));
+        bind_storage(&self.device.raw, self.set, &ranges);
     }
 
     /// The pipeline for this workgroup size and variant, created on first use. The caller has
@@ -324,7 +362,7 @@ impl Drop for Pipelines {
             for (_, p) in self.cache.drain() {
                 d.destroy_pipeline(p, None);
             }
-            d.destroy_descriptor_pool(self.pool, None);
+            drop(self.pool.take());
             d.destroy_pipeline_layout(self.layout, None);
             d.destroy_descriptor_set_layout(self.set_layout, None);
             d.destroy_shader_module(self.shader, None);

@@ -9,8 +9,10 @@ use blocksweep_core::Named;
 
 use super::plan::{CopyPlan, ELEMENT_BYTES};
 use crate::context::DeviceContext;
-use crate::error::{map_allocate_descriptor_sets, map_host_device_oom, VulkanResult};
-use crate::kernel::{compute_pipeline, shader_module, storage_layouts};
+use crate::error::VulkanResult;
+use crate::kernel::{
+    bind_storage, compute_pipeline, shader_module, storage_layouts, DescriptorPool,
+};
 use crate::memory::{Buffer, MemoryKind};
 use crate::{command, memory};
 
@@ -73,18 +75,6 @@ pub(crate) struct CopyBuffers {
     pub bytes: u64,
 }
 
-struct DescriptorPool {
-    device: Arc<DeviceContext>,
-    raw: vk::DescriptorPool,
-}
-
-impl Drop for DescriptorPool {
-    fn drop(&mut self) {
-        // SAFETY: no submission using its sets is pending; destroying frees them.
-        unsafe { self.device.raw.destroy_descriptor_pool(self.raw, None) };
-    }
-}
-
 impl CopyBuffers {
     /// Allocates two device-local buffers of `plan.bytes` and binds each dispatch's ranges.
     pub fn new(
@@ -93,7 +83,6 @@ impl CopyBuffers {
         plan: &CopyPlan,
         max_alloc: Option<&Named<u64>>,
     ) -> VulkanResult<CopyBuffers> {
-        let d = &device.raw;
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST;
@@ -108,56 +97,14 @@ impl CopyBuffers {
         };
         let (src, dst) = (buffer()?, buffer()?);
         let count = plan.chunks.len() as u32;
-        let sizes = [vk::DescriptorPoolSize::default()
-            .ty(vk::DescriptorType::STORAGE_BUFFER)
-            .descriptor_count(2 * count)];
-        let pool = DescriptorPool {
-            device: device.clone(),
-            raw: unsafe {
-                d.create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(count)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-            }
-            .map_err(map_host_device_oom("vkCreateDescriptorPool"))?,
-        };
-        let layouts = vec![shader.set_layout; plan.chunks.len()];
-        let sets = unsafe {
-            d.allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(pool.raw)
-                    .set_layouts(&layouts),
-            )
+        let (pool, sets) = DescriptorPool::with_sets(device, shader.set_layout, count, 2)?;
+        for (&set, c) in sets.iter().zip(&plan.chunks) {
+            bind_storage(
+                &device.raw,
+                set,
+                &[(src.raw, c.offset, c.bytes), (dst.raw, c.offset, c.bytes)],
+            );
         }
-        .map_err(map_allocate_descriptor_sets("vkAllocateDescriptorSets"))?;
-        let infos: Vec<[[vk::DescriptorBufferInfo; 1]; 2]> = plan
-            .chunks
-            .iter()
-            .map(|c| {
-                [src.raw, dst.raw].map(|b| {
-                    [vk::DescriptorBufferInfo::default()
-                        .buffer(b)
-                        .offset(c.offset)
-                        .range(c.bytes)]
-                })
-            })
-            .collect();
-        let writes: Vec<_> = sets
-            .iter()
-            .zip(&infos)
-            .flat_map(|(&set, pair)| {
-                pair.iter().enumerate().map(move |(binding, info)| {
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(set)
-                        .dst_binding(binding as u32)
-                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                        .buffer_info(info)
-                })
-            })
-            .collect();
-        unsafe { d.update_descriptor_sets(&writes, &[]) };
         let dispatches = sets
             .into_iter()
             .zip(&plan.chunks)
