@@ -125,17 +125,14 @@ fn dynamic_loading(call: &str, code: cl_int) -> Option<OpenClError> {
 /// CL_INVALID_VALUE, CL_OUT_OF_HOST_MEMORY; plus the dynamic-loading codes.
 pub fn map_platform_query(call: &'static str) -> impl Fn(cl_int) -> OpenClError {
     move |code| {
-        if let Some(e) = dynamic_loading(call, code) {
-            return e;
-        }
-        match code {
+        dynamic_loading(call, code).unwrap_or_else(|| match code {
             CL_PLATFORM_NOT_FOUND_KHR => OpenClError::Unavailable {
                 reason: "no OpenCL platforms (CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no \
                          vendor driver under /etc/OpenCL/vendors or OCL_ICD_VENDORS)"
                     .to_string(),
             },
             _ => driver(call, code),
-        }
+        })
     }
 }
 
@@ -144,10 +141,7 @@ pub fn map_platform_query(call: &'static str) -> impl Fn(cl_int) -> OpenClError 
 /// CL_INVALID_CONTEXT, CL_INVALID_VALUE, CL_INVALID_PROPERTY, CL_INVALID_HOST_PTR are not.
 pub fn map_alloc(call: &'static str, bytes: u64) -> impl Fn(cl_int) -> OpenClError {
     move |code| {
-        if let Some(e) = dynamic_loading(call, code) {
-            return e;
-        }
-        match code {
+        dynamic_loading(call, code).unwrap_or_else(|| match code {
             CL_INVALID_BUFFER_SIZE
             | CL_MEM_OBJECT_ALLOCATION_FAILURE
             | CL_OUT_OF_RESOURCES
@@ -155,7 +149,7 @@ pub fn map_alloc(call: &'static str, bytes: u64) -> impl Fn(cl_int) -> OpenClErr
                 detail: format!("{call} of {bytes} bytes failed: {}", cl_error_name(code)),
             },
             _ => driver(call, code),
-        }
+        })
     }
 }
 
@@ -168,10 +162,7 @@ pub fn map_alloc(call: &'static str, bytes: u64) -> impl Fn(cl_int) -> OpenClErr
 /// CL_OUT_OF_HOST_MEMORY are memory; the CL_INVALID_* object errors are driver errors.
 pub fn map_launch(call: &'static str, launch: Launch) -> impl Fn(cl_int) -> OpenClError {
     move |code| {
-        if let Some(e) = dynamic_loading(call, code) {
-            return e;
-        }
-        match code {
+        dynamic_loading(call, code).unwrap_or_else(|| match code {
             CL_INVALID_WORK_GROUP_SIZE
             | CL_INVALID_WORK_ITEM_SIZE
             | CL_INVALID_GLOBAL_WORK_SIZE
@@ -189,7 +180,7 @@ pub fn map_launch(call: &'static str, launch: Launch) -> impl Fn(cl_int) -> Open
                 detail: format!("{call} ({launch}): {}", cl_error_name(code)),
             },
             _ => driver(call, code),
-        }
+        })
     }
 }
 
@@ -200,10 +191,7 @@ pub fn map_launch(call: &'static str, launch: Launch) -> impl Fn(cl_int) -> Open
 pub fn map_build(call: &'static str, options: &str, log: String) -> impl Fn(cl_int) -> OpenClError {
     let options = options.to_string();
     move |code| {
-        if let Some(e) = dynamic_loading(call, code) {
-            return e;
-        }
-        match code {
+        dynamic_loading(call, code).unwrap_or_else(|| match code {
             CL_BUILD_PROGRAM_FAILURE | CL_INVALID_BUILD_OPTIONS | CL_COMPILER_NOT_AVAILABLE => {
                 OpenClError::Build {
                     name: cl_error_name(code),
@@ -213,24 +201,21 @@ pub fn map_build(call: &'static str, options: &str, log: String) -> impl Fn(cl_i
                 }
             }
             _ => driver(call, code),
-        }
+        })
     }
 }
 
 /// Resource exhaustion (CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY,
 /// CL_MEM_OBJECT_ALLOCATION_FAILURE) is memory; the rest is the driver's, named.
 fn resources_or_driver(call: &str, code: cl_int) -> OpenClError {
-    if let Some(e) = dynamic_loading(call, code) {
-        return e;
-    }
-    match code {
+    dynamic_loading(call, code).unwrap_or_else(|| match code {
         CL_OUT_OF_RESOURCES | CL_OUT_OF_HOST_MEMORY | CL_MEM_OBJECT_ALLOCATION_FAILURE => {
             OpenClError::OutOfMemory {
                 detail: format!("{call}: {}", cl_error_name(code)),
             }
         }
         _ => driver(call, code),
-    }
+    })
 }
 
 /// Queries (clGetDeviceInfo, clGetKernelWorkGroupInfo, clGetEventProfilingInfo): the
