@@ -56,15 +56,43 @@ fn limits_side_by_side_with_spec_minimums() {
     }
     let s = succeeds(&["limits", "--backend", "all"]);
     for needle in [
-        "Vulkan guarantees ≥",
-        "OpenCL guarantees ≥",
-        "(maxComputeWorkGroupInvocations)",
-        "(CL_DEVICE_MAX_WORK_GROUP_SIZE)",
+        "Vulkan: ",
+        "OpenCL: ",
+        "spec ≥",
+        "maxComputeWorkGroupInvocations",
+        "CL_DEVICE_MAX_WORK_GROUP_SIZE",
         "(128, 128, 64)",
         "max threads per block",
-        "≠",
     ] {
         assert!(s.contains(needle), "limits lacks {needle:?}:\n{s}");
+    }
+    // Each API's row under the concept, with its value, its specification's minimum and its
+    // native name.
+    let row = |api: &str, name: &str| {
+        s.lines()
+            .find(|l| l.trim_start().starts_with(api) && l.contains(name))
+            .unwrap_or_else(|| panic!("no {api} row naming {name}:\n{s}"))
+            .to_string()
+    };
+    assert!(row("Vulkan", "maxComputeWorkGroupInvocations").contains(" 128 "));
+    assert!(row("OpenCL", "CL_DEVICE_MAX_WORK_GROUP_SIZE").contains(" 1 "));
+    // ≠ means "the APIs disagree about one device": on different devices it is not marked.
+    let devices: serde_json::Value =
+        serde_json::from_str(&succeeds(&["devices", "--format", "json"])).unwrap();
+    let shared = devices["physical_devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["members"].as_array().unwrap().len() > 1);
+    if shared {
+        // One GPU seen by both APIs: the legend counts the concepts they disagree on.
+        assert!(
+            s.contains("≠: the APIs report different values") || s.contains("different devices"),
+            "{s}"
+        );
+    } else {
+        assert!(!s.contains("≠:") && !s.contains("  ≠\n"), "{s}");
+        assert!(s.contains("different devices"), "{s}");
     }
 }
 
@@ -239,7 +267,14 @@ fn validate_shows_what_each_api_runs_and_rejects() {
         .unwrap();
     let s = String::from_utf8_lossy(&table.stdout);
     assert!(
-        s.contains("who guarantees it") && s.contains("runs, verified") && s.contains("rejected:"),
+        s.contains("Who guarantees it:")
+            && s.contains("runs, verified")
+            && s.contains("rejected ["),
+        "{s}"
+    );
+    // The rejection's own words, under the table.
+    assert!(
+        s.contains("Vulkan: workgroup 32x32x2 = 2048 invocations > maxComputeWorkGroupInvocations"),
         "{s}"
     );
 }

@@ -67,24 +67,33 @@ fn table_has_the_seeds_header_and_summary() {
     if !available(api("opencl")) {
         return;
     }
-    let s = succeeds(&[
-        "sweep",
-        "--backend",
-        "opencl",
-        "--size",
-        "320x180",
-        "--blocks",
-        "64,100,256",
-        "--reps",
-        "2",
-    ]);
+    // Unwrapped, so that phrases read whole.
+    let out = blocksweep()
+        .env("COLUMNS", "1000")
+        .args([
+            "sweep",
+            "--backend",
+            "opencl",
+            "--size",
+            "320x180",
+            "--blocks",
+            "64,100,256",
+            "--reps",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let s = String::from_utf8_lossy(&out.stdout);
+    // In OpenCL's words: work-items per work-group, sub-groups; a CPU device has no
+    // residency columns (blk/SM, occupancy) and says why.
     for needle in [
-        "thr/blk",
-        "warps",
+        "wi/wg",
+        "wi/wg: work-items per work-group",
+        "sub-groups",
         "idle",
-        "blk/SM",
-        "occ",
-        "grid",
+        "wg\n",
+        "count",
         "GB/s",
         "of best",
         "Image: 320 x 180",
@@ -94,6 +103,12 @@ fn table_has_the_seeds_header_and_summary() {
         "of 3 configurations reach at least 95 percent",
     ] {
         assert!(s.contains(needle), "table lacks {needle:?}:\n{s}");
+    }
+    for absent in ["thr/blk", "blk/SM", "warps/SM"] {
+        assert!(
+            !s.contains(absent),
+            "CUDA's words in an OpenCL table: {absent:?}:\n{s}"
+        );
     }
 }
 
@@ -126,7 +141,13 @@ fn json_output_file_and_partial_rewrite() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.stdout.is_empty(), "results go to the file, not stdout");
+    // Written to the file and printed too (hyperfine's way); the file holds JSON, stdout the
+    // table.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("Fastest measured:") && !stdout.contains("schema_version"),
+        "the table goes to stdout as well: {stdout}"
+    );
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(v["schema_version"], 2);

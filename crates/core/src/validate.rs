@@ -3,12 +3,13 @@
 //! "it covered every pixel".
 
 use serde::{Deserialize, Serialize};
-use tabled::builder::Builder;
 
 use crate::backend::{Api, Backend, BackendError, ErrorKind, Launch, Stamps, Work};
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
-use crate::report::text::table;
+use crate::report::layout::{Column, Layout, Notes, Table};
+use crate::report::text::Doc;
+use crate::report::{to_csv, to_json, Render};
 use crate::sweep::limit_violation;
 use crate::verify::verify;
 
@@ -189,47 +190,179 @@ pub fn run(
     Ok(checks)
 }
 
-fn cell(c: &Check) -> String {
-    let verdict = match &c.outcome {
-        Outcome::Ran => "runs, verified".to_string(),
-        Outcome::Wrong { index } => format!("RUNS BUT WRONG from pixel {index}"),
-        Outcome::Rejected { message } => format!("rejected: {message}"),
-        Outcome::Failed { message } => format!("FAILED: {message}"),
-    };
-    match (&c.limits_say, &c.outcome) {
-        // The interesting disagreement: a limit says no, and the API ran it anyway.
-        (Some(l), Outcome::Ran) => format!("{verdict} (although {l})"),
-        _ => verdict,
+/// The checks of one device's APIs, and those APIs with their device names.
+#[derive(Debug, Clone, Serialize)]
+pub struct ValidateGroup {
+    /// "physical device 0 (NVIDIA H200, matched by UUID)"; shown when a call covers several.
+    pub heading: Option<String>,
+    pub apis: Vec<(Api, String)>,
+    pub checks: Vec<Check>,
+}
+
+/// What `validate` prints. JSON: every check as one flat array (its first shape).
+#[derive(Debug, Clone, Serialize)]
+pub struct ValidateReport {
+    pub groups: Vec<ValidateGroup>,
+}
+
+impl ValidateReport {
+    pub fn checks(&self) -> impl Iterator<Item = &Check> {
+        self.groups.iter().flat_map(|g| &g.checks)
+    }
+
+    fn render_text(&self, layout: Layout, md: bool) -> String {
+        let mut out = Vec::new();
+        for g in &self.groups {
+            let mut doc = Doc::new(layout, md);
+            if self.groups.len() > 1 {
+                if let Some(h) = &g.heading {
+                    doc.heading(1, h);
+                }
+            }
+            render_group(&g.checks, &g.apis, &mut doc);
+            out.push(doc.finish());
+        }
+        out.join("\n")
     }
 }
 
-/// One row per assumption, one column per API.
-pub fn render(checks: &[Check], apis: &[(Api, String)], md: bool) -> String {
-    let mut b = Builder::default();
-    let mut head = vec!["assumption".to_string(), "who guarantees it".to_string()];
-    head.extend(apis.iter().map(|(api, name)| format!("{api} ({name})")));
-    b.push_record(head);
-    for asm in ASSUMPTIONS {
+/// A short verdict for the cell; the API's own words, when there are any, as a footnote.
+fn cell(c: &Check, notes: &mut Notes) -> String {
+    let api = c.api;
+    match (&c.outcome, &c.limits_say) {
+        // The interesting disagreement: a limit says no, and the API ran it anyway.
+        (Outcome::Ran, Some(l)) => format!(
+            "runs, verified {}",
+            notes.mark(format!("{api} ran it although {l}"))
+        ),
+        (Outcome::Ran, None) => "runs, verified".to_string(),
+        (Outcome::Wrong { index }, _) => format!(
+            "WRONG {}",
+            notes.mark(format!("{api} ran it but left pixel {index} wrong"))
+        ),
+        (Outcome::Rejected { message }, _) => {
+            format!("rejected {}", notes.mark(format!("{api}: {message}")))
+        }
+        (Outcome::Failed { message }, _) => {
+            format!("FAILED {}", notes.mark(format!("{api}: {message}")))
+        }
+    }
+}
+
+/// One row per assumption, one column per API; the APIs' messages and who guarantees each
+/// assumption under the table.
+fn render_group(checks: &[Check], apis: &[(Api, String)], doc: &mut Doc) {
+    let devices: Vec<String> = apis
+        .iter()
+        .map(|(api, name)| format!("{api}: {name}"))
+        .collect();
+    doc.lines(&devices);
+    let mut cols = vec![
+        Column::right("#"),
+        Column::left("assumption [block x grid]").wrap(24),
+    ];
+    cols.extend(apis.iter().map(|(api, _)| Column::left(api.to_string())));
+    let mut t = Table::new(cols);
+    let mut notes = Notes::new();
+    let mut who = Vec::new();
+    for (i, asm) in ASSUMPTIONS.iter().enumerate() {
         let mut row = vec![
-            format!(
-                "{} [{} x grid {}]",
-                asm.claim, asm.launch.block, asm.launch.grid
-            ),
-            asm.guarantee.to_string(),
+            (i + 1).to_string(),
+            format!("{} [{} x {}]", asm.claim, asm.launch.block, asm.launch.grid),
         ];
         for (api, _) in apis {
             let c = checks
                 .iter()
                 .find(|c| c.api == *api && c.assumption.claim == asm.claim);
-            row.push(c.map(cell).unwrap_or_else(|| "—".into()));
+            row.push(c.map(|c| cell(c, &mut notes)).unwrap_or_else(|| "—".into()));
         }
-        b.push_record(row);
+        t.push(row);
+        who.push(format!("{}. {}", i + 1, asm.guarantee));
     }
-    let mut s = table(b, md);
-    s.push_str(
-        "\n\nEach launch was handed to the API as is; a launch that ran was verified pixel by pixel. \
-         Vulkan launches beyond a device limit are refused by blocksweep before the driver sees them \
-         (dispatching them is undefined behaviour), naming the limit.\n",
+    doc.raw(t.to_text(doc.layout, doc.md));
+    if !notes.is_empty() {
+        doc.raw(format!(
+            "What each API said:\n{}",
+            notes.render(doc.layout, doc.md)
+        ));
+    }
+    let mut who_text = vec!["Who guarantees it:".to_string()];
+    who_text.extend(who);
+    doc.lines(&who_text);
+    doc.para(
+        "Each launch was handed to the API as is; a launch that ran was verified pixel by \
+         pixel. Vulkan launches beyond a device limit are refused by blocksweep before the \
+         driver sees them (dispatching them is undefined behaviour), naming the limit.",
     );
-    s
+}
+
+impl Render for ValidateReport {
+    fn table(&self, layout: Layout) -> String {
+        self.render_text(layout, false)
+    }
+    fn markdown(&self, layout: Layout) -> String {
+        self.render_text(layout, true)
+    }
+    /// One line per (API, assumption).
+    fn csv(&self) -> String {
+        let mut rec: Vec<Vec<String>> = vec![[
+            "api",
+            "device",
+            "assumption",
+            "block",
+            "grid",
+            "guarantee",
+            "limits_say",
+            "outcome",
+            "message",
+        ]
+        .map(String::from)
+        .to_vec()];
+        for g in &self.groups {
+            for c in &g.checks {
+                let device = g
+                    .apis
+                    .iter()
+                    .find(|(a, _)| *a == c.api)
+                    .map(|(_, n)| n.clone())
+                    .unwrap_or_default();
+                let (outcome, message) = match &c.outcome {
+                    Outcome::Ran => ("ran", String::new()),
+                    Outcome::Wrong { index } => ("wrong", format!("first wrong pixel {index}")),
+                    Outcome::Rejected { message } => ("rejected", message.clone()),
+                    Outcome::Failed { message } => ("failed", message.clone()),
+                };
+                rec.push(vec![
+                    c.api.key().into(),
+                    device,
+                    c.assumption.claim.into(),
+                    c.assumption.launch.block.to_string(),
+                    c.assumption.launch.grid.to_string(),
+                    c.assumption.guarantee.into(),
+                    c.limits_say.clone().unwrap_or_default(),
+                    outcome.into(),
+                    message,
+                ]);
+            }
+        }
+        to_csv(&rec)
+    }
+    fn json(&self) -> String {
+        to_json(&self.checks().collect::<Vec<_>>())
+    }
+}
+
+/// One row per assumption, one column per API (the first interface).
+pub fn render(checks: &[Check], apis: &[(Api, String)], md: bool) -> String {
+    let r = ValidateReport {
+        groups: vec![ValidateGroup {
+            heading: None,
+            apis: apis.to_vec(),
+            checks: checks.to_vec(),
+        }],
+    };
+    match md {
+        true => r.markdown(Layout::default()),
+        false => r.table(Layout::default()),
+    }
 }

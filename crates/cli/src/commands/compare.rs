@@ -4,10 +4,11 @@ use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 
-use blocksweep_core::report::compare::render;
-use blocksweep_core::report::{heading, parse_reports, Report};
+use blocksweep_core::report::compare::Comparison;
+use blocksweep_core::report::{heading, parse_reports, Render, Report};
 
-use crate::args::{CompareArgs, FormatChoice};
+use super::layout;
+use crate::args::CompareArgs;
 use crate::output::{describe, stdio};
 use crate::usage;
 
@@ -17,9 +18,6 @@ use crate::usage;
 pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    if !matches!(args.format, FormatChoice::Table | FormatChoice::Markdown) {
-        return Err(usage("compare prints table or markdown"));
-    }
     let mut reports: Vec<(String, Report)> = Vec::new();
     for path in &args.files {
         let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
@@ -47,7 +45,12 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
             reports.push((label, report));
         }
     }
-    stdio::print(&render(&reports, args.format == FormatChoice::Markdown))?;
+    let comparison = Comparison::of(&reports);
+    // Each on stderr too, so a script reading only the numbers still hears it.
+    for w in &comparison.warnings {
+        warn!("warning: {w}");
+    }
+    stdio::print(&comparison.render(layout::format(args.format), layout::stdout()))?;
     Ok(ExitCode::SUCCESS)
 }
 

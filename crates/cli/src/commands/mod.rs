@@ -2,6 +2,7 @@
 
 mod compare;
 mod devices;
+pub mod layout;
 mod limits;
 mod sweep;
 mod validate;
@@ -35,16 +36,14 @@ pub fn resolve_each(reg: &Registry, args: &DeviceArgs) -> anyhow::Result<Vec<Tar
         .map_err(usage)
 }
 
-/// "Device 1: NVIDIA H200 (UUID ...)" above each device's part of a multi-device output.
-pub fn device_heading(targets: &Targets, md: bool) -> String {
-    let d = &targets.devices[0];
-    let uuid = d
-        .uuid_string()
+/// "physical device 1 (NVIDIA H200, matched by UUID) (UUID ...)": the heading of each
+/// device's part of a multi-device output.
+pub fn heading(targets: &Targets) -> String {
+    let uuid = targets
+        .devices
+        .first()
+        .and_then(|d| d.uuid_string())
         .map(|u| format!(" (UUID {u})"))
         .unwrap_or_default();
-    let h = format!("{}{uuid}", targets.note);
-    match md {
-        true => format!("# {h}\n\n"),
-        false => format!("{h}\n{}\n\n", "=".repeat(h.chars().count().min(100))),
-    }
+    format!("{}{uuid}", targets.note)
 }

@@ -18,6 +18,7 @@ use blocksweep_core::session::{Session, SessionError};
 use blocksweep_core::sweep::{Observer as _, SweepConfig};
 use blocksweep_core::{Frame, Targets};
 
+use super::layout;
 use crate::args::{FormatChoice, SweepArgs};
 use crate::output::{stdio, OutputTarget};
 use crate::progress::Bar;
@@ -32,16 +33,36 @@ fn stdout_format(args: &SweepArgs) -> Format {
     }
 }
 
-/// A file's format: its extension's, else --format's, else the table.
-fn file_format(args: &SweepArgs, path: &Path) -> Format {
-    let known = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| Format::parse(e).is_some() || e == "txt");
-    if known {
-        Format::from_path(path)
-    } else {
-        stdout_format(args)
+/// A file's format: its extension's (.json, .csv, .md, .txt), else --format's, else the
+/// table for a path without an extension. An extension that names no format (`.xlsx`) is bad
+/// input unless --format says what to write.
+fn file_format(args: &SweepArgs, path: &Path) -> Result<Format, String> {
+    match Format::of_extension(path) {
+        Ok(Some(f)) => Ok(f),
+        Ok(None) => Ok(stdout_format(args)),
+        Err(_) if args.format.is_some() => Ok(stdout_format(args)),
+        Err(ext) => Err(format!(
+            "{}: .{ext} names no output format (.json, .csv, .md or .txt); give --format to write it anyway",
+            path.display()
+        )),
+    }
+}
+
+/// The format of a file already checked by [`Outputs::check`].
+fn checked_format(args: &SweepArgs, path: &Path) -> Format {
+    file_format(args, path).unwrap_or(Format::Table)
+}
+
+/// True when `path` is this process's stdout (`-o /dev/stdout`): the results are not printed
+/// twice.
+fn is_stdout(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (
+        std::fs::metadata(path),
+        std::fs::metadata("/proc/self/fd/1"),
+    ) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
     }
 }
 
@@ -57,6 +78,10 @@ struct Outputs<'a> {
 impl<'a> Outputs<'a> {
     fn check(args: &'a SweepArgs) -> anyhow::Result<Outputs<'a>> {
         let check = |p: &Path| OutputTarget::check(p).map_err(usage);
+        for p in &args.output {
+            check(p)?;
+            file_format(args, p).map_err(usage)?;
+        }
         Ok(Outputs {
             args,
             files: args
@@ -80,7 +105,7 @@ impl<'a> Outputs<'a> {
             return;
         }
         for t in self.files.iter().filter(|t| t.is_atomic()) {
-            let text = render_runs(file_format(self.args, t.path()), runs);
+            let text = render_runs(checked_format(self.args, t.path()), runs, layout::file());
             if let Err(e) = t.write(text.as_bytes()) {
                 self.failed = Some(e);
                 return;
@@ -93,7 +118,7 @@ impl<'a> Outputs<'a> {
     fn finish(&mut self, runs: &[Report]) -> anyhow::Result<bool> {
         if self.failed.is_none() {
             for t in &self.files {
-                let text = render_runs(file_format(self.args, t.path()), runs);
+                let text = render_runs(checked_format(self.args, t.path()), runs, layout::file());
                 if let Err(e) = t.write(text.as_bytes()) {
                     self.failed = Some(e);
                     break;
@@ -101,8 +126,17 @@ impl<'a> Outputs<'a> {
                 stdio::eprint_line(&format!("blocksweep: wrote {}", t.path().display()));
             }
         }
-        if self.files.is_empty() || self.failed.is_some() {
-            stdio::print(&render_runs(stdout_format(self.args), runs))?;
+        // The results go to stdout as well as to the files (hyperfine prints and exports),
+        // unless a file is stdout itself, or --quiet asks for the files only.
+        let files_only = self.args.quiet && !self.files.is_empty();
+        let to_stdout = self.failed.is_some()
+            || !(files_only || self.files.iter().any(|t| is_stdout(t.path())));
+        if to_stdout {
+            stdio::print(&render_runs(
+                stdout_format(self.args),
+                runs,
+                layout::stdout(),
+            ))?;
         }
         if let Some(e) = &self.failed {
             warn!("{e}; the results are on stdout instead");

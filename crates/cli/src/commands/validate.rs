@@ -2,10 +2,12 @@
 
 use std::process::ExitCode;
 
-use blocksweep_core::validate::{self, Outcome};
+use blocksweep_core::report::Render;
+use blocksweep_core::validate::{self, Outcome, ValidateGroup, ValidateReport};
 use blocksweep_core::Frame;
 
-use crate::args::{FormatChoice, ValidateArgs};
+use super::layout;
+use crate::args::ValidateArgs;
 use crate::output::stdio;
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
@@ -15,9 +17,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     // Small, and not a multiple of any block size, so coverage bugs cannot hide.
     let frame = Frame::generate(509, 253, 3);
     let reference = frame.reference();
-    let md = args.format == FormatChoice::Markdown;
-    let mut all_checks = Vec::new();
-    let mut text = String::new();
+    let mut groups = Vec::new();
     let mut failed = false;
     for targets in &each {
         let mut checks = Vec::new();
@@ -37,19 +37,16 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        if each.len() > 1 {
-            text.push_str(&super::device_heading(targets, md));
-        }
-        text.push_str(&validate::render(&checks, &apis, md));
-        all_checks.extend(checks);
+        groups.push(ValidateGroup {
+            heading: Some(super::heading(targets)),
+            apis,
+            checks,
+        });
     }
-    let checks = all_checks;
-    match args.format {
-        FormatChoice::Json => stdio::println(&serde_json::to_string_pretty(&checks)?)?,
-        _ => stdio::print(&text)?,
-    }
-    let wrong = checks
-        .iter()
+    let report = ValidateReport { groups };
+    stdio::print(&report.render(layout::format(args.format), layout::stdout()))?;
+    let wrong = report
+        .checks()
         .any(|c| matches!(c.outcome, Outcome::Wrong { .. }));
     Ok(if wrong || failed {
         ExitCode::from(1)

@@ -1,84 +1,320 @@
 //! Results from different GPUs or machines side by side (the seed's "T4 vs 5090 vs H100"
 //! view): per block size, each (file, API)'s fraction of its own best, and each one's fastest
-//! size. Absolute times from different GPUs do not compare; ratios within one run do.
+//! size. Absolute times from different GPUs do not compare; ratios within one run do, provided
+//! the runs measured the same thing: runs that differ in frame size, protocol or grid policy
+//! are compared with a warning saying so.
 
-use tabled::builder::Builder;
+use serde::Serialize;
 
-use super::text::table;
-use super::Report;
+use super::layout::{Column, Layout, Notes, Overflow, Table};
+use super::text::{ms, reps_words, Doc};
+use super::{to_csv, to_json, Render, Report};
+use crate::backend::Api;
 use crate::blocks::BlockSize;
+use crate::grid::GridPolicy;
+use crate::measure::Protocol;
 
-/// One column: a file's label and one API's result in it.
-struct Column<'a> {
-    label: String,
-    result: &'a crate::sweep::SweepResult,
+/// One column: one API's result in one run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Run {
+    /// The file's label (its stem; "stem#i" for the i-th device of a multi-device file).
+    pub label: String,
+    pub api: Api,
+    pub device: String,
+    pub date: String,
+    pub frame: (u32, u32),
+    pub protocol: Protocol,
+    pub policy: GridPolicy,
+    /// The fastest block size, its mean time (ms), and how many rows ran / reached 95 %.
+    pub fastest: Option<BlockSize>,
+    pub fastest_ms: Option<f64>,
+    pub within_95: usize,
+    pub rows_run: usize,
 }
 
-/// Renders the comparison of `reports`, each with a label (usually its file name).
-pub fn render(reports: &[(String, Report)], md: bool) -> String {
-    let mut cols: Vec<Column> = Vec::new();
-    for (label, rep) in reports {
-        for r in &rep.results {
-            cols.push(Column {
-                label: format!("{label}: {} {}", r.api, r.device.name),
-                result: r,
-            });
-        }
-    }
-    let mut blocks: Vec<BlockSize> = cols
-        .iter()
-        .flat_map(|c| c.result.rows.iter().map(|r| r.block))
-        .collect();
-    blocks.sort_by_key(|b| (b.threads(), *b));
-    blocks.dedup();
+/// One block size's cell in one column.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cell {
+    /// The run's best mean time ÷ this size's (1.0 = its fastest); `tie`: within the noise.
+    Ran { of_best: f64, tie: bool },
+    /// The run skipped this size (a limit), with why.
+    Skipped { why: String },
+    /// The run did not include this size.
+    NotSwept,
+}
 
-    let mut out = String::from("Each cell: that run's mean time at its own best block size / its time at this size (1.00 = its fastest).\n");
-    for (i, c) in cols.iter().enumerate() {
-        out.push_str(&format!("  [{}] {}\n", i + 1, c.label));
-    }
-    out.push('\n');
-    let mut b = Builder::default();
-    let mut head = vec!["thr/blk".to_string()];
-    head.extend((1..=cols.len()).map(|i| format!("[{i}] of best")));
-    b.push_record(head);
-    for block in &blocks {
-        let mut row = vec![block.to_string()];
-        for c in &cols {
-            row.push(match c.result.rows.iter().find(|r| r.block == *block) {
-                Some(r) => match (r.of_best, &r.skipped) {
-                    (Some(o), _) => format!("{o:.2}"),
-                    (None, Some(_)) => "skipped".into(),
-                    _ => "—".into(),
-                },
-                None => "not swept".into(),
-            });
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Line {
+    pub block: BlockSize,
+    pub cells: Vec<Cell>,
+}
+
+/// What `compare` prints.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    pub runs: Vec<Run>,
+    pub rows: Vec<Line>,
+    /// Ways the runs differ that change what their ratios mean (frame, protocol, grid).
+    pub warnings: Vec<String>,
+}
+
+impl Comparison {
+    /// Every API result of every report, each report with its label (usually its file name).
+    pub fn of(reports: &[(String, Report)]) -> Comparison {
+        let mut runs = Vec::new();
+        let mut results = Vec::new();
+        for (label, rep) in reports {
+            for r in &rep.results {
+                let best = r.best();
+                runs.push(Run {
+                    label: label.clone(),
+                    api: r.api,
+                    device: r.device.name.clone(),
+                    date: rep.date.clone(),
+                    frame: (r.frame.width, r.frame.height),
+                    protocol: r.protocol,
+                    policy: r.policy,
+                    fastest: best.map(|b| b.block),
+                    fastest_ms: best.and_then(|b| b.mean_ms()),
+                    within_95: r.rows_within(0.95),
+                    rows_run: r.rows_run(),
+                });
+                results.push(r);
+            }
         }
-        b.push_record(row);
+        let mut blocks: Vec<BlockSize> = results
+            .iter()
+            .flat_map(|r| r.rows.iter().map(|x| x.block))
+            .collect();
+        blocks.sort_by_key(|b| (b.threads(), *b));
+        blocks.dedup();
+        let rows = blocks
+            .into_iter()
+            .map(|block| Line {
+                block,
+                cells: results
+                    .iter()
+                    .map(|r| match r.rows.iter().find(|x| x.block == block) {
+                        Some(x) => match (x.of_best, &x.skipped) {
+                            (Some(o), _) => Cell::Ran {
+                                of_best: o,
+                                tie: x.ties_best,
+                            },
+                            (None, Some(why)) => Cell::Skipped { why: why.clone() },
+                            (None, None) => Cell::Skipped {
+                                why: x.note.clone().unwrap_or_else(|| "did not finish".into()),
+                            },
+                        },
+                        None => Cell::NotSwept,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let warnings = warnings(&runs);
+        Comparison {
+            runs,
+            rows,
+            warnings,
+        }
     }
-    let mut fastest = vec!["fastest".to_string()];
-    for c in &cols {
-        fastest.push(
-            c.result
-                .best()
-                .map(|r| r.block.to_string())
-                .unwrap_or_else(|| "—".into()),
+}
+
+/// "columns 1, 2: 3840 x 2160; column 3: 640 x 360".
+fn groups<T: PartialEq, F: Fn(&T) -> String>(vals: &[T], show: F) -> Option<String> {
+    let mut distinct: Vec<(&T, Vec<usize>)> = Vec::new();
+    for (i, v) in vals.iter().enumerate() {
+        match distinct.iter_mut().find(|(d, _)| *d == v) {
+            Some((_, cols)) => cols.push(i + 1),
+            None => distinct.push((v, vec![i + 1])),
+        }
+    }
+    if distinct.len() < 2 {
+        return None;
+    }
+    let parts: Vec<String> = distinct
+        .iter()
+        .map(|(v, cols)| {
+            let list: Vec<String> = cols.iter().map(|c| c.to_string()).collect();
+            let word = if cols.len() == 1 { "column" } else { "columns" };
+            format!("{word} {}: {}", list.join(", "), show(v))
+        })
+        .collect();
+    Some(parts.join("; "))
+}
+
+fn warnings(runs: &[Run]) -> Vec<String> {
+    let mut w = Vec::new();
+    let frames: Vec<(u32, u32)> = runs.iter().map(|r| r.frame).collect();
+    if let Some(g) = groups(&frames, |(a, b)| format!("{a} x {b}")) {
+        w.push(format!(
+            "The runs used different frame sizes ({g}): a frame that fits in cache or too \
+             small to fill the device changes the curve's shape."
+        ));
+    }
+    let disciplines: Vec<_> = runs.iter().map(|r| r.protocol.discipline).collect();
+    if let Some(g) = groups(&disciplines, |d| d.to_string()) {
+        w.push(format!(
+            "The runs were timed differently ({g}): synced timing adds launch latency to every \
+             dispatch, so its ratios read flatter."
+        ));
+    }
+    let reps: Vec<_> = runs
+        .iter()
+        .map(|r| (r.protocol.warmups, r.protocol.reps))
+        .collect();
+    if let Some(g) = groups(&reps, |(w, r)| format!("{w} warm-ups, {}", reps_words(r))) {
+        w.push(format!(
+            "The runs repeated differently ({g}): fewer dispatches mean noisier ratios."
+        ));
+    }
+    let policies: Vec<_> = runs.iter().map(|r| r.policy).collect();
+    if let Some(g) = groups(&policies, |p| format!("--grid {p}")) {
+        w.push(format!(
+            "The runs chose grids differently ({g}): the grid changes each row as much as the \
+             block does."
+        ));
+    }
+    w
+}
+
+fn cell_text(c: &Cell, notes: &mut Notes) -> String {
+    match c {
+        Cell::Ran { of_best, tie: true } => format!("{of_best:.2} ≈"),
+        Cell::Ran { of_best, .. } => format!("{of_best:.2}"),
+        Cell::Skipped { why } => format!("skipped {}", notes.mark(why.clone())),
+        Cell::NotSwept => "not swept".into(),
+    }
+}
+
+impl Comparison {
+    fn render_text(&self, layout: Layout, md: bool) -> String {
+        let mut doc = Doc::new(layout, md);
+        if !self.warnings.is_empty() {
+            let w: Vec<String> = self
+                .warnings
+                .iter()
+                .map(|w| format!("Warning: {w}"))
+                .collect();
+            match md {
+                true => doc.list(&w),
+                false => doc.lines(&w),
+            }
+        }
+        doc.para(
+            "Each cell: that run's mean time at its own best block size ÷ its time at this size \
+             (1.00 = its fastest; ≈: within the noise of its fastest). Runs on different GPUs \
+             compare by shape, not by speed.",
         );
-    }
-    b.push_record(fastest);
-    out.push_str(&table(b, md));
-    out.push('\n');
-    for (i, c) in cols.iter().enumerate() {
-        let r = c.result;
-        if let Some(best) = r.best() {
-            out.push_str(&format!(
-                "[{}] fastest {} at {:.3} ms; {} of {} sizes within 95 percent\n",
-                i + 1,
-                best.block,
-                best.mean_ms().unwrap_or(0.0),
-                r.rows_within(0.95),
-                r.rows_run()
-            ));
+        let legend: Vec<String> = self
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| format!("[{}] {}: {} {}", i + 1, r.label, r.api, r.device))
+            .collect();
+        match md {
+            true => doc.list(&legend),
+            false => doc.lines(&legend),
         }
+        let mut cols = vec![Column::right("block").key()];
+        cols.extend((1..=self.runs.len()).map(|i| Column::right(format!("[{i}]\nof best"))));
+        let mut t = Table::new(cols).overflow(Overflow::Split);
+        let mut notes = Notes::new();
+        for line in &self.rows {
+            let mut row = vec![line.block.to_string()];
+            row.extend(line.cells.iter().map(|c| cell_text(c, &mut notes)));
+            t.push(row);
+        }
+        let mut fastest = vec!["fastest".to_string()];
+        fastest.extend(self.runs.iter().map(|r| {
+            r.fastest
+                .map(|b| b.to_string())
+                .unwrap_or_else(|| "—".into())
+        }));
+        t.push(fastest);
+        doc.table(&t, "", &notes);
+        let summary: Vec<String> = self
+            .runs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                Some(format!(
+                    "[{}] fastest {} at {} ms; {} of {} sizes within 95 percent",
+                    i + 1,
+                    r.fastest?,
+                    ms(r.fastest_ms?),
+                    r.within_95,
+                    r.rows_run
+                ))
+            })
+            .collect();
+        doc.lines(&summary);
+        doc.finish()
     }
-    out
+}
+
+impl Render for Comparison {
+    fn table(&self, layout: Layout) -> String {
+        self.render_text(layout, false)
+    }
+    fn markdown(&self, layout: Layout) -> String {
+        self.render_text(layout, true)
+    }
+    /// One line per (column, block size).
+    fn csv(&self) -> String {
+        let mut rec: Vec<Vec<String>> = vec![[
+            "column",
+            "label",
+            "api",
+            "device",
+            "frame",
+            "discipline",
+            "block",
+            "threads",
+            "of_best",
+            "ties_best",
+            "status",
+        ]
+        .map(String::from)
+        .to_vec()];
+        for line in &self.rows {
+            for (i, (r, c)) in self.runs.iter().zip(&line.cells).enumerate() {
+                let (of_best, tie, status) = match c {
+                    Cell::Ran { of_best, tie } => {
+                        (format!("{of_best:.4}"), tie.to_string(), "ran".to_string())
+                    }
+                    Cell::Skipped { why } => {
+                        (String::new(), String::new(), format!("skipped: {why}"))
+                    }
+                    Cell::NotSwept => (String::new(), String::new(), "not swept".into()),
+                };
+                rec.push(vec![
+                    (i + 1).to_string(),
+                    r.label.clone(),
+                    r.api.key().into(),
+                    r.device.clone(),
+                    format!("{}x{}", r.frame.0, r.frame.1),
+                    r.protocol.discipline.to_string(),
+                    line.block.to_string(),
+                    line.block.threads().to_string(),
+                    of_best,
+                    tie,
+                    status,
+                ]);
+            }
+        }
+        to_csv(&rec)
+    }
+    fn json(&self) -> String {
+        to_json(self)
+    }
+}
+
+/// Renders the comparison of `reports` as a table or markdown (the first interface).
+pub fn render(reports: &[(String, Report)], md: bool) -> String {
+    let c = Comparison::of(reports);
+    match md {
+        true => c.markdown(Layout::default()),
+        false => c.table(Layout::default()),
+    }
 }

@@ -1,4 +1,4 @@
-use super::{Exporter, Report};
+use super::{to_csv, Exporter, Report};
 
 /// One line per (API, block size), with a header row.
 pub struct CsvExporter;
@@ -35,43 +35,44 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 
 impl Exporter for CsvExporter {
     fn render(&self, report: &Report) -> String {
-        let mut w = ::csv::Writer::from_writer(Vec::new());
-        let mut records: Vec<Vec<String>> = vec![COLUMNS.iter().map(|s| s.to_string()).collect()];
-        for r in &report.results {
-            for row in &r.rows {
-                let s = row.stats();
-                let t = row.timing.as_ref();
-                records.push(vec![
-                    r.api.key().into(),
-                    r.device.name.clone(),
-                    row.block.to_string(),
-                    row.threads.to_string(),
-                    opt(row.warps),
-                    opt(row.idle_lanes),
-                    opt(row.blocks_per_mp),
-                    opt(row.warps_per_mp),
-                    opt(row.occupancy.map(|o| format!("{o:.4}"))),
-                    row.grid.to_string(),
-                    opt(s.map(|s| format!("{:.6}", s.mean))),
-                    opt(s.map(|s| format!("{:.6}", s.min))),
-                    opt(s.map(|s| format!("{:.6}", s.median))),
-                    opt(s.map(|s| format!("{:.6}", s.max))),
-                    opt(s.map(|s| format!("{:.4}", s.cv()))),
-                    opt(t.map(|t| t.reps)),
-                    opt(t.map(|t| t.discipline)),
-                    opt(row.gbps.map(|g| format!("{g:.2}"))),
-                    opt(row.of_best.map(|o| format!("{o:.4}"))),
-                    row.ties_best.to_string(),
-                    opt(row.of_copy.map(|o| format!("{o:.4}"))),
-                    row.verified.to_string(),
-                    row.skipped.clone().unwrap_or_default(),
-                ]);
-            }
-        }
-        for rec in records {
-            // Writing to a Vec cannot fail.
-            let _ = w.write_record(&rec);
-        }
-        String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+        render(report)
     }
+}
+
+/// The sweep's CSV: one line per (API, block size). Its columns are a contract
+/// (benches/summarize.py and tools read them): add at the end, never rename.
+pub(super) fn render(report: &Report) -> String {
+    let mut records: Vec<Vec<String>> = vec![COLUMNS.iter().map(|s| s.to_string()).collect()];
+    for r in &report.results {
+        for row in &r.rows {
+            let s = row.stats();
+            let t = row.timing.as_ref();
+            records.push(vec![
+                r.api.key().into(),
+                r.device.name.clone(),
+                row.block.to_string(),
+                row.threads.to_string(),
+                opt(row.warps),
+                opt(row.idle_lanes),
+                opt(row.blocks_per_mp),
+                opt(row.warps_per_mp),
+                opt(row.occupancy.map(|o| format!("{o:.4}"))),
+                row.grid.to_string(),
+                opt(s.map(|s| format!("{:.6}", s.mean))),
+                opt(s.map(|s| format!("{:.6}", s.min))),
+                opt(s.map(|s| format!("{:.6}", s.median))),
+                opt(s.map(|s| format!("{:.6}", s.max))),
+                opt(s.map(|s| format!("{:.4}", s.cv()))),
+                opt(t.map(|t| t.reps)),
+                opt(t.map(|t| t.discipline)),
+                opt(row.gbps.map(|g| format!("{g:.2}"))),
+                opt(row.of_best.map(|o| format!("{o:.4}"))),
+                row.ties_best.to_string(),
+                opt(row.of_copy.map(|o| format!("{o:.4}"))),
+                row.verified.to_string(),
+                row.skipped.clone().unwrap_or_default(),
+            ]);
+        }
+    }
+    to_csv(&records)
 }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Format, Report, SCHEMA_VERSION};
+use super::{to_json, Format, Layout, Render, Report, SCHEMA_VERSION};
 
 /// The reports of one multi-device run, one per physical device, in device order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,48 +40,74 @@ pub fn heading(index: usize, report: &Report) -> String {
     format!("Device {index}: {name}{uuid}")
 }
 
-/// Renders one report, or a fleet of them: JSON as one document, CSV with one header, tables
-/// and markdown one section per device under a heading.
-pub fn render_runs(format: Format, runs: &[Report]) -> String {
-    if let [one] = runs {
-        return format.exporter().render(one);
+/// The reports of one run, one per physical device, as one result to render: a single
+/// report renders as itself; several as a [`Fleet`] in JSON, one CSV with one header, and one
+/// section per device under a heading in text and markdown.
+pub struct Runs<'a>(pub &'a [Report]);
+
+impl Render for Runs<'_> {
+    fn table(&self, layout: Layout) -> String {
+        self.sections(layout, false)
     }
-    match format {
-        Format::Json => {
-            let mut s = serde_json::to_string_pretty(&Fleet::new(runs.to_vec()))
-                .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-            s.push('\n');
-            s
-        }
-        Format::Csv => {
-            let mut out = String::new();
-            for (i, r) in runs.iter().enumerate() {
-                let text = format.exporter().render(r);
-                let mut lines = text.lines();
-                if i > 0 {
-                    lines.next(); // the header, once
-                }
-                for l in lines {
-                    out.push_str(l);
-                    out.push('\n');
-                }
+    fn markdown(&self, layout: Layout) -> String {
+        self.sections(layout, true)
+    }
+    fn csv(&self) -> String {
+        let mut out = String::new();
+        for (i, r) in self.0.iter().enumerate() {
+            let text = r.csv();
+            let mut lines = text.lines();
+            if i > 0 {
+                lines.next(); // the header, once
             }
-            out
-        }
-        Format::Table | Format::Markdown => {
-            let mut out = String::new();
-            for (i, r) in runs.iter().enumerate() {
-                let h = heading(i, r);
-                match format {
-                    Format::Markdown => out.push_str(&format!("# {h}\n\n")),
-                    _ => out.push_str(&format!("{h}\n{}\n\n", "=".repeat(h.chars().count()))),
-                }
-                out.push_str(&format.exporter().render(r));
+            for l in lines {
+                out.push_str(l);
                 out.push('\n');
             }
-            out
+        }
+        out
+    }
+    fn json(&self) -> String {
+        match self.0 {
+            [one] => one.json(),
+            runs => to_json(&Fleet::new(runs.to_vec())),
         }
     }
+}
+
+impl Runs<'_> {
+    fn sections(&self, layout: Layout, md: bool) -> String {
+        if let [one] = self.0 {
+            return one.render(format_of(md), layout);
+        }
+        let mut out = String::new();
+        for (i, r) in self.0.iter().enumerate() {
+            let h = heading(i, r);
+            match md {
+                true => out.push_str(&format!("# {h}\n\n")),
+                false => {
+                    let h = super::layout::wrap(&h, layout.width);
+                    let n = super::layout::max_line_width(&h);
+                    out.push_str(&format!("{h}\n{}\n\n", "=".repeat(n)));
+                }
+            }
+            out.push_str(&r.render(format_of(md), layout));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn format_of(md: bool) -> Format {
+    match md {
+        true => Format::Markdown,
+        false => Format::Table,
+    }
+}
+
+/// Renders one report, or a fleet of them ([`Runs`]).
+pub fn render_runs(format: Format, runs: &[Report], layout: Layout) -> String {
+    Runs(runs).render(format, layout)
 }
 
 #[cfg(test)]
@@ -98,11 +124,11 @@ mod tests {
         });
         let mut b = a.clone();
         b.failures[0].message = "second GPU".into();
-        let json = render_runs(Format::Json, &[a.clone(), b.clone()]);
+        let json = render_runs(Format::Json, &[a.clone(), b.clone()], Layout::default());
         assert!(json.contains("\"runs\""), "{json}");
         let back = parse_reports(&json).unwrap();
         assert_eq!(back, vec![a.clone(), b]);
-        let one = render_runs(Format::Json, std::slice::from_ref(&a));
+        let one = render_runs(Format::Json, std::slice::from_ref(&a), Layout::default());
         assert!(!one.contains("\"runs\""));
         assert_eq!(parse_reports(&one).unwrap(), vec![a]);
     }

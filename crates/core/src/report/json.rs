@@ -1,15 +1,11 @@
-use super::{Exporter, Report};
+use super::{to_json, Exporter, Report};
 
 /// The full record: every per-dispatch time, limits, identities. Schema: docs/json-schema.md.
 pub struct JsonExporter;
 
 impl Exporter for JsonExporter {
     fn render(&self, report: &Report) -> String {
-        // Serialising plain data structs cannot fail (no maps with non-string keys).
-        let mut s = serde_json::to_string_pretty(report)
-            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-        s.push('\n');
-        s
+        to_json(report)
     }
 }
 

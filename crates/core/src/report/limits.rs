@@ -5,10 +5,11 @@
 //! sections in the backend crates and docs/limits.md).
 
 use serde::Serialize;
-use tabled::builder::Builder;
 
-use super::text::table;
-use crate::backend::{Api, DeviceIdentity, KernelFacts, TimerInfo};
+use super::layout::{Column, Layout, Notes, Table};
+use super::text::Doc;
+use super::{to_csv, to_json, Render};
+use crate::backend::{DeviceIdentity, KernelFacts, TimerInfo};
 use crate::limits::{Concept, Dims, Limits, Named};
 
 /// One API's view, as the limits tables need it.
@@ -151,113 +152,290 @@ const ROWS: &[Row] = &[
     },
 ];
 
-fn cell(v: &Option<(String, String)>) -> String {
-    match v {
-        Some((value, name)) => format!("{value} ({name})"),
-        None => "—".into(),
+/// The limits of one physical device (or of the devices one `limits` call named), one view
+/// per API.
+#[derive(Debug, Clone, Serialize)]
+pub struct LimitsGroup {
+    /// "physical device 0 (NVIDIA H200, matched by UUID)"; shown above the group when a call
+    /// covers several devices.
+    pub heading: Option<String>,
+    /// Every view is one API's view of the same physical device: only then does a difference
+    /// between them mean the APIs disagree (≠).
+    pub one_physical_device: bool,
+    pub views: Vec<ApiLimits>,
+}
+
+/// What `limits` prints. JSON: every API view as one flat array (its first shape; each view
+/// names its device).
+#[derive(Debug, Clone, Serialize)]
+pub struct LimitsReport {
+    pub groups: Vec<LimitsGroup>,
+}
+
+impl LimitsReport {
+    pub fn views(&self) -> impl Iterator<Item = &ApiLimits> {
+        self.groups.iter().flat_map(|g| &g.views)
+    }
+
+    fn render_text(&self, layout: Layout, md: bool) -> String {
+        let mut out = Vec::new();
+        for g in &self.groups {
+            let mut doc = Doc::new(layout, md);
+            if self.groups.len() > 1 {
+                if let Some(h) = &g.heading {
+                    doc.heading(1, h);
+                }
+            }
+            match g.views.len() {
+                0 => {}
+                1 => render_single(&g.views[0], &mut doc),
+                _ => render_cross(g, &mut doc),
+            }
+            out.push(doc.finish());
+        }
+        out.join("\n")
     }
 }
 
-/// APIs side by side for one physical device. Rows where two APIs report different values
-/// for the same concept are marked, because a porting assumption breaks exactly there.
-pub fn render_cross(views: &[ApiLimits], md: bool) -> String {
-    let mut b = Builder::default();
-    let mut head = vec!["concept".to_string()];
-    let promises = |api: Api| !api.info().guarantees.is_empty();
-    for v in views {
-        head.push(v.device.api.to_string());
-        if promises(v.device.api) {
-            head.push(format!("{} guarantees ≥", v.device.api));
-        }
+impl Render for LimitsReport {
+    fn table(&self, layout: Layout) -> String {
+        self.render_text(layout, false)
     }
-    head.push("differs".into());
-    b.push_record(head);
-    for c in ROWS {
-        let vals: Vec<Option<(String, String)>> = views.iter().map(|v| (c.get)(v)).collect();
-        let mut row = vec![c.label.to_string()];
-        for (v, val) in views.iter().zip(&vals) {
-            row.push(cell(val));
-            if promises(v.device.api) {
-                row.push(v.device.api.guarantee(c.concept).unwrap_or("—").into());
+    fn markdown(&self, layout: Layout) -> String {
+        self.render_text(layout, true)
+    }
+    /// `api,concept,value,native_name,device`: one line per limit an API reported (`concept`
+    /// is the JSON field; `extra` for API-specific ones).
+    fn csv(&self) -> String {
+        let mut rec: Vec<Vec<String>> = vec![["api", "concept", "value", "native_name", "device"]
+            .map(String::from)
+            .to_vec()];
+        for v in self.views() {
+            for (concept, value, name) in csv_rows(v) {
+                rec.push(vec![
+                    v.device.api.key().to_string(),
+                    concept,
+                    value,
+                    name,
+                    v.device.name.clone(),
+                ]);
             }
         }
-        let present: Vec<&String> = vals.iter().flatten().map(|(v, _)| v).collect();
-        row.push(if present.windows(2).any(|w| w[0] != w[1]) {
-            "≠".into()
-        } else {
-            String::new()
-        });
-        b.push_record(row);
+        to_csv(&rec)
     }
-    let mut out = String::new();
-    for v in views {
-        out.push_str(&format!(
-            "{}: {} ({}, driver {})\n",
-            v.device.api, v.device.name, v.device.kind, v.device.driver
-        ));
+    fn json(&self) -> String {
+        to_json(&self.views().collect::<Vec<_>>())
     }
-    out.push('\n');
-    out.push_str(&table(b, md));
-    out.push_str(
-        "\n\n≠ marks concepts on which the APIs report different values for this device. \
-         \"guarantees ≥\" is the minimum the specification promises on every conformant device \
-         (docs/limits.md names the sections); a portable program may assume no more.\n",
-    );
+}
+
+fn csv_rows(v: &ApiLimits) -> Vec<(String, String, String)> {
+    let j = serde_json::to_value(&v.limits).unwrap_or_default();
+    let mut out = Vec::new();
+    if let Some(map) = j.as_object() {
+        for (k, val) in map {
+            if let (Some(value), Some(name)) =
+                (val.get("value"), val.get("name").and_then(|n| n.as_str()))
+            {
+                out.push((k.clone(), value.to_string(), name.to_string()));
+            }
+        }
+    }
+    for (k, val) in &v.limits.extra {
+        out.push(("extra".into(), val.clone(), k.clone()));
+    }
+    for (concept, x) in [
+        ("kernel_max_block", &v.kernel.max_block),
+        ("kernel_registers", &v.kernel.registers),
+    ] {
+        if let Some(x) = x {
+            out.push((concept.into(), x.value.to_string(), x.name.clone()));
+        }
+    }
     out
 }
 
+fn device_line(d: &DeviceIdentity) -> String {
+    format!("{}: {} ({}, driver {})", d.api, d.name, d.kind, d.driver)
+}
+
+/// APIs side by side for one physical device, concept by concept: each API's value under its
+/// native name beside what its specification guarantees. Where the views are one physical
+/// device, concepts on which the APIs report different values are marked ≠, because a
+/// porting assumption breaks exactly there.
+fn render_cross(g: &LimitsGroup, doc: &mut Doc) {
+    let views = &g.views;
+    let lines: Vec<String> = views.iter().map(|v| device_line(&v.device)).collect();
+    doc.lines(&lines);
+    let promises = views
+        .iter()
+        .any(|v| !v.device.api.info().guarantees.is_empty());
+    let mark_differs = g.one_physical_device && views.len() > 1;
+    let mut cols = vec![Column::left("API"), Column::left("value").wrap(12)];
+    if promises {
+        cols.push(Column::left("spec ≥").wrap(8));
+    }
+    cols.push(Column::left("native name").wrap(20));
+    let mut t = Table::new(cols);
+    let indent = if doc.md { "" } else { "  " };
+    let mut differs = 0;
+    for c in ROWS {
+        let vals: Vec<Option<(String, String)>> = views.iter().map(|v| (c.get)(v)).collect();
+        if vals.iter().all(Option::is_none) {
+            continue;
+        }
+        let present: Vec<&String> = vals.iter().flatten().map(|(v, _)| v).collect();
+        let ne = mark_differs && present.windows(2).any(|w| w[0] != w[1]);
+        differs += usize::from(ne);
+        t.section(match ne {
+            true => format!("{}  ≠", c.label),
+            false => c.label.to_string(),
+        });
+        for (v, val) in views.iter().zip(&vals) {
+            let api = v.device.api;
+            let (value, name) = val.clone().unwrap_or_else(|| ("—".into(), String::new()));
+            let mut row = vec![format!("{indent}{api}"), value];
+            if promises {
+                row.push(api.guarantee(c.concept).unwrap_or("—").to_string());
+            }
+            row.push(name);
+            t.push(row);
+        }
+    }
+    let mut legend = Vec::new();
+    if promises {
+        legend.push(
+            "spec ≥: the minimum the API's specification promises on every conformant device \
+             (docs/limits.md names the sections); a portable program may assume no more."
+                .to_string(),
+        );
+    }
+    if mark_differs {
+        legend.push(format!(
+            "≠: the APIs report different values for this one device ({differs} concept(s))."
+        ));
+    } else {
+        legend.push(
+            "These views are different devices, so their values differ with the device; ≠ \
+             (the APIs disagree) is marked only for one device seen by several APIs."
+                .to_string(),
+        );
+    }
+    doc.table(&t, &legend.join(" "), &Notes::new());
+}
+
 /// Every limit one API reports, in full, under its native names.
-pub fn render_single(v: &ApiLimits, md: bool) -> String {
-    let mut b = Builder::default();
-    b.push_record(["concept", "value", "native name"]);
+fn render_single(v: &ApiLimits, doc: &mut Doc) {
+    let d = &v.device;
+    let version = if d.api_version.starts_with(&d.api.to_string()) {
+        d.api_version.clone()
+    } else {
+        format!("{} {}", d.api, d.api_version)
+    };
+    doc.lines(&[
+        format!(
+            "{}: {} ({}, vendor {}, driver {}, {version}{})",
+            d.api,
+            d.name,
+            d.kind,
+            d.vendor,
+            d.driver,
+            d.uuid_string()
+                .map(|u| format!(", UUID {u}"))
+                .unwrap_or_default(),
+        ),
+        format!("Kernel compiled by {}", v.kernel.compiled_by),
+    ]);
+    let mut t = Table::new(vec![
+        Column::left("concept").wrap(16),
+        Column::left("value").wrap(12),
+        Column::left("native name").wrap(20),
+    ]);
     for c in ROWS {
         if let Some((value, name)) = (c.get)(v) {
-            b.push_record([c.label.to_string(), value, name]);
+            t.push(vec![c.label.to_string(), value, name]);
         }
     }
     if let Some(cc) = &v.limits.compute_capability {
-        b.push_record([
+        t.push(vec![
             "compute capability".into(),
             format!("{}.{}", cc.value.0, cc.value.1),
             cc.name.clone(),
         ]);
     }
-    if let Some(t) = &v.limits.theoretical_gbps {
-        b.push_record([
+    if let Some(x) = &v.limits.theoretical_gbps {
+        t.push(vec![
             "theoretical DRAM bandwidth".into(),
-            format!("{:.0} GB/s", t.value),
-            t.name.clone(),
+            format!("{:.0} GB/s", x.value),
+            x.name.clone(),
         ]);
     }
     if let Some(m) = &v.limits.mp_model {
-        b.push_record([
+        t.push(vec![
             "residency model".into(),
             format!("{} warps, {} blocks per MP", m.max_warps, m.max_blocks),
             m.source.clone(),
         ]);
     }
-    for (k, val) in &v.limits.extra {
-        b.push_record([String::new(), val.clone(), k.clone()]);
+    if !v.limits.extra.is_empty() {
+        t.section(format!("{} only", d.api));
+        for (k, val) in &v.limits.extra {
+            t.push(vec![String::new(), val.clone(), k.clone()]);
+        }
     }
-    for (k, val) in &v.kernel.extra {
-        b.push_record(["kernel".into(), val.clone(), k.clone()]);
+    if !v.kernel.extra.is_empty() {
+        t.section("kernel");
+        for (k, val) in &v.kernel.extra {
+            t.push(vec![String::new(), val.clone(), k.clone()]);
+        }
     }
-    let d = &v.device;
-    let mut out = format!(
-        "{}: {} ({}, vendor {}, driver {}, {} {}{})\nKernel compiled by {}\n\n",
-        d.api,
-        d.name,
-        d.kind,
-        d.vendor,
-        d.driver,
-        d.api,
-        d.api_version,
-        d.uuid_string()
-            .map(|u| format!(", UUID {u}"))
-            .unwrap_or_default(),
-        v.kernel.compiled_by
-    );
-    out.push_str(&table(b, md));
-    out.push('\n');
-    out
+    doc.table(&t, "", &Notes::new());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Api;
+    use crate::report::layout;
+    use crate::testing::{HostBackend, TEST_API_A, TEST_API_B};
+    use crate::Backend;
+
+    fn view(api: Api, threads: u64) -> ApiLimits {
+        let mut b = HostBackend::new(api);
+        b.limits.max_threads_per_block = Some(Named::new(threads, "MAX_THREADS"));
+        ApiLimits {
+            device: b.identity().clone(),
+            limits: b.limits().clone(),
+            kernel: b.kernel_facts().clone(),
+            timer: b.timer(),
+        }
+    }
+
+    #[test]
+    fn differences_are_marked_only_on_one_physical_device() {
+        let mut g = LimitsGroup {
+            heading: None,
+            one_physical_device: true,
+            views: vec![view(TEST_API_A, 1024), view(TEST_API_B, 512)],
+        };
+        let one = LimitsReport {
+            groups: vec![g.clone()],
+        };
+        let s = one.table(Layout::default());
+        assert!(s.contains("max threads per block  ≠"), "{s}");
+        assert!(s.contains("spec ≥"), "{s}");
+        assert!(layout::max_line_width(&s) <= 100, "{s}");
+        g.one_physical_device = false;
+        let two = LimitsReport { groups: vec![g] };
+        let s = two.table(Layout::default());
+        assert!(!s.contains("block  ≠"), "{s}");
+        assert!(s.contains("different devices"), "{s}");
+        let json: serde_json::Value = serde_json::from_str(&two.json()).unwrap();
+        assert_eq!(json.as_array().unwrap().len(), 2);
+        assert!(two
+            .csv()
+            .starts_with("api,concept,value,native_name,device\n"));
+        assert!(two
+            .markdown(Layout::default())
+            .contains("| **max threads per block** |"));
+    }
 }

@@ -1,9 +1,10 @@
-//! The merged table: one row per block size, each API's time side by side, and each API's
-//! speed as a ratio to the reference API (CUDA where it ran, else the first API).
+//! The merged table: one row per block size, each API's speed side by side in neutral words
+//! (a legend maps them to each API's), each API's of-best, and each API's GB/s as a ratio to
+//! the reference API's (CUDA where it ran, else the first API). Per-API times, spreads and
+//! copy ratios are in the per-API tables above it.
 
-use tabled::builder::Builder;
-
-use super::text::{gbps, ms, of_best, summary, table};
+use super::layout::{Column, Notes, Overflow, Table};
+use super::text::{gbps, of_best, Doc};
 use super::Report;
 use crate::blocks::BlockSize;
 use crate::sweep::SweepResult;
@@ -13,45 +14,70 @@ fn reference(report: &Report) -> Option<&SweepResult> {
     report.results.first()
 }
 
-pub(super) fn render(report: &Report, md: bool) -> String {
-    let Some(base) = reference(report) else {
-        return String::new();
-    };
-    let ceiling = report.theoretical_gbps();
-    let mut out = String::new();
+/// True when every block size ran with one grid on every API.
+fn same_grids(report: &Report, blocks: &[BlockSize]) -> bool {
+    blocks.iter().all(|b| {
+        let mut grids = report
+            .results
+            .iter()
+            .filter_map(|r| r.rows.iter().find(|x| x.block == *b).map(|x| x.grid));
+        let first = grids.next();
+        grids.all(|g| Some(g) == first)
+    })
+}
+
+/// The heading and the sentence that say whether the APIs shared one device.
+fn scope(report: &Report) -> (String, String) {
     let apis: Vec<String> = report.results.iter().map(|r| r.api.to_string()).collect();
-    if md {
-        out.push_str("## All APIs on one device\n\n");
-    }
-    let how = if report.shared_plan {
-        "the same physical device, identical (block, grid) per row"
+    if report.shared_plan {
+        let device = report
+            .results
+            .first()
+            .map(|r| r.device.name.clone())
+            .unwrap_or_default();
+        let how = report
+            .device_match
+            .clone()
+            .unwrap_or_else(|| device.clone());
+        (
+            "All APIs on one device".into(),
+            format!(
+                "{} on one device, {how}: every API ran the same (block, grid) pairs, so a \
+                 ratio compares the APIs.",
+                apis.join(", ")
+            ),
+        )
     } else {
-        "DIFFERENT devices, each API with its own grids: the ratios compare devices, not APIs"
-    };
-    out.push_str(&format!(
-        "Merged: {} on {how}{}; ratio = API GB/s / {} GB/s.\n\n",
-        apis.join(", "),
-        report
+        let on: Vec<String> = report
+            .results
+            .iter()
+            .map(|r| format!("{} on {} ({})", r.api, r.device.name, r.device.kind))
+            .collect();
+        let how = report
             .device_match
             .as_ref()
-            .map(|m| format!(" ({m})"))
-            .unwrap_or_default(),
-        base.api
-    ));
-    let mut head = vec!["thr/blk".to_string(), "grid".to_string()];
-    for r in &report.results {
-        head.push(format!("{} ms", r.api));
-        head.push(format!("{} GB/s", r.api));
-        head.push(format!("{} of best", r.api));
-        if r.copy.is_some() {
-            head.push(format!("{} % copy", r.api));
-        }
-        if r.api != base.api {
-            head.push(format!("{}/{}", r.api, base.api));
-        }
+            .map(|m| format!(" How the devices were chosen: {m}."))
+            .unwrap_or_default();
+        (
+            "APIs side by side, each on its own device".into(),
+            format!(
+                "Each API ran on its own device: {}. Each planned its own grids, so the ratios \
+                 compare devices as much as APIs.{how}",
+                on.join("; ")
+            ),
+        )
     }
-    let mut b = Builder::default();
-    b.push_record(head);
+}
+
+pub(super) fn render(report: &Report, doc: &mut Doc) {
+    let Some(base) = reference(report) else {
+        return;
+    };
+    let ceiling = report.theoretical_gbps();
+    let (title, sentence) = scope(report);
+    doc.heading(2, &title);
+    doc.para(sentence);
+
     let mut blocks: Vec<BlockSize> = Vec::new();
     for r in &report.results {
         for row in &r.rows {
@@ -60,81 +86,115 @@ pub(super) fn render(report: &Report, md: bool) -> String {
             }
         }
     }
-    for block in blocks {
-        let mut grids: Vec<String> = Vec::new();
-        for r in &report.results {
-            if let Some(g) = r
-                .rows
-                .iter()
-                .find(|x| x.block == block)
-                .map(|x| x.grid.to_string())
-            {
-                if !grids.contains(&g) {
-                    grids.push(g);
-                }
-            }
+    let one_grid = same_grids(report, &blocks);
+    let portable = report.portable.as_ref();
+    let mut cols = vec![Column::right("block").key()];
+    if one_grid {
+        cols.push(Column::right("grid").key());
+    }
+    for r in &report.results {
+        let a = r.api.to_string();
+        if !one_grid {
+            cols.push(Column::right(format!("{a}\ngrid")));
         }
-        let mut cells = vec![block.to_string(), grids.join(" / ")];
+        cols.push(Column::right(format!("{a}\nGB/s")));
+        cols.push(Column::right(format!("{a}\nof best")));
+        if r.api != base.api {
+            cols.push(Column::right(format!("{a}\n÷{}", base.api)));
+        }
+    }
+    if portable.is_some() {
+        cols.push(Column::right("all\n≥95%"));
+    }
+    let mut t = Table::new(cols).overflow(Overflow::Split);
+    for block in &blocks {
+        let mut cells = vec![block.to_string()];
+        if one_grid {
+            let g = report
+                .results
+                .iter()
+                .find_map(|r| r.rows.iter().find(|x| x.block == *block))
+                .map(|x| x.grid.to_string())
+                .unwrap_or_else(|| "—".into());
+            cells.push(g);
+        }
         let base_gbps = base
             .rows
             .iter()
-            .find(|x| x.block == block)
+            .find(|x| x.block == *block)
             .and_then(|x| x.gbps);
         for r in &report.results {
-            let row = r.rows.iter().find(|x| x.block == block);
+            let row = r.rows.iter().find(|x| x.block == *block);
             let dash = || "—".to_string();
-            match row.and_then(|x| x.stats().map(|s| (x, s))) {
-                Some((x, s)) => {
-                    cells.push(ms(s.mean));
+            if !one_grid {
+                cells.push(row.map(|x| x.grid.to_string()).unwrap_or_else(dash));
+            }
+            match row.filter(|x| x.ran()) {
+                Some(x) => {
                     cells.push(x.gbps.map(|g| gbps(g, ceiling)).unwrap_or_else(dash));
                     cells.push(of_best(x));
-                    if r.copy.is_some() {
-                        cells.push(
-                            x.of_copy
-                                .map(|o| format!("{:.0}%", o * 100.0))
-                                .unwrap_or_else(dash),
-                        );
-                    }
-                    if r.api != base.api {
-                        cells.push(
-                            x.gbps
-                                .zip(base_gbps)
-                                .map(|(g, bg)| format!("{:.2}", g / bg))
-                                .unwrap_or_else(dash),
-                        );
-                    }
                 }
                 None => {
-                    let n = 3 + usize::from(r.copy.is_some()) + usize::from(r.api != base.api);
                     cells.push(match row.and_then(|x| x.skipped.as_ref()) {
                         Some(_) => "skipped".into(),
                         None => dash(),
                     });
-                    cells.extend(std::iter::repeat_n(dash(), n - 1));
+                    cells.push(dash());
                 }
             }
-        }
-        b.push_record(cells);
-    }
-    out.push_str(&table(b, md));
-    out.push_str("\n\n");
-    if let Some(a) = &report.portable {
-        for line in a.sentences() {
-            match md {
-                true => out.push_str(&format!("**{line}**\n")),
-                false => out.push_str(&format!("{line}\n")),
+            if r.api != base.api {
+                cells.push(
+                    row.and_then(|x| x.gbps)
+                        .zip(base_gbps)
+                        .map(|(g, bg)| format!("{:.2}", g / bg))
+                        .unwrap_or_else(dash),
+                );
             }
         }
-        out.push('\n');
-    }
-    for r in &report.results {
-        for line in summary(r) {
-            out.push_str(&format!(
-                "{}{}: {line}\n",
-                if md { "- " } else { "" },
-                r.api
-            ));
+        if let Some(p) = portable {
+            cells.push(match p.everywhere.contains(block) {
+                true => "yes".into(),
+                false => String::new(),
+            });
         }
+        t.push(cells);
     }
-    out
+    let words: Vec<String> = report
+        .results
+        .iter()
+        .map(|r| {
+            let w = r.api.words();
+            format!("{} {} of {}s", r.api, w.block, w.thread)
+        })
+        .collect();
+    let ratios: Vec<String> = report
+        .results
+        .iter()
+        .filter(|r| r.api != base.api)
+        .map(|r| format!("{}/{}", r.api, base.api))
+        .collect();
+    let mut legend = vec![format!("block: threads per block ({})", words.join(", "))];
+    legend.push(match one_grid {
+        true => "grid: blocks launched, the same on every API".to_string(),
+        false => "grid: blocks launched, per API: each API planned its own on its device (its Grid: line above says how)".to_string(),
+    });
+    legend.push(
+        "of best: that API's fastest time ÷ this row's (≈: within the measurement noise of it)"
+            .into(),
+    );
+    if !ratios.is_empty() {
+        legend.push(format!(
+            "÷{}: the ratio of GB/s at the same block size ({})",
+            base.api,
+            ratios.join(", ")
+        ));
+    }
+    if portable.is_some() {
+        legend.push("all ≥95%: within 95 % of its own best on every API".into());
+    }
+    let legend = format!(
+        "{}. Times, spreads and copy ratios are in each API's table above.",
+        legend.join("; ")
+    );
+    doc.table(&t, &legend, &Notes::new());
 }

@@ -1,16 +1,29 @@
-//! Reports: one data model, several exporters behind one small trait (the hyperfine shape).
+//! Every command's result is data, with one renderer per format (hyperfine's shape): a
+//! [`Render`] implementation gives the table (a terminal, fitted to its width), GitHub
+//! markdown, CSV and JSON of one result type, so every command honours every format.
 //!
-//! A [`Report`] holds every API's [`SweepResult`] from one run. Exporters turn it into text:
-//! the seed's table (plain or markdown), CSV, or JSON (the full record, schema in
-//! docs/json-schema.md).
+//! | result | command | type |
+//! |---|---|---|
+//! | a sweep of one device | `sweep` | [`Report`] (JSON schema in docs/json-schema.md) |
+//! | sweeps of several devices | `sweep --device all` | [`Runs`] (JSON: a [`Fleet`]) |
+//! | devices of every API | `devices` | [`DevicesReport`] |
+//! | launch limits | `limits` | [`limits::LimitsReport`] |
+//! | portable assumptions | `validate` | [`crate::validate::ValidateReport`] |
+//! | runs side by side | `compare` | [`compare::Comparison`] |
+//!
+//! Text layout (widths, footnotes, wrapping) lives in [`layout`].
 
 mod answer;
 pub mod compare;
 mod csv;
+mod devices;
 mod fleet;
 mod json;
+pub mod layout;
 pub mod limits;
 mod merged;
+#[cfg(test)]
+mod render_tests;
 pub(crate) mod text;
 
 use serde::{Deserialize, Serialize};
@@ -21,8 +34,10 @@ use crate::sweep::SweepResult;
 
 pub use self::answer::{PortableAnswer, Shortfall, GOOD_FRACTION};
 pub use self::csv::CsvExporter;
-pub use self::fleet::{heading, render_runs, Fleet};
+pub use self::devices::{DevicesReport, Unavailable};
+pub use self::fleet::{heading, render_runs, Fleet, Runs};
 pub use self::json::{parse_report, parse_reports, JsonExporter};
+pub use self::layout::Layout;
 pub use self::text::{MarkdownExporter, TableExporter};
 
 /// Bumped whenever a field of the JSON changes meaning or goes away.
@@ -84,7 +99,46 @@ impl Report {
     }
 }
 
-/// Turns a report into bytes in one format.
+/// One command's result, in every format the commands offer.
+pub trait Render {
+    /// For a terminal: fitted to `layout` (long notes as footnotes, columns left out or split,
+    /// prose wrapped).
+    fn table(&self, layout: Layout) -> String;
+    /// GitHub-flavoured markdown: every column; prose wrapped at `layout`.
+    fn markdown(&self, layout: Layout) -> String;
+    fn csv(&self) -> String;
+    fn json(&self) -> String;
+
+    fn render(&self, format: Format, layout: Layout) -> String {
+        match format {
+            Format::Table => self.table(layout),
+            Format::Markdown => self.markdown(layout),
+            Format::Csv => self.csv(),
+            Format::Json => self.json(),
+        }
+    }
+}
+
+/// Pretty JSON with a final newline. Serialising plain data structs cannot fail (no maps with
+/// non-string keys); should it, the error is the document.
+pub fn to_json<T: Serialize + ?Sized>(value: &T) -> String {
+    let mut s =
+        serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    s.push('\n');
+    s
+}
+
+/// CSV from records (the first is the header); writing to memory cannot fail.
+pub fn to_csv(records: &[Vec<String>]) -> String {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    for rec in records {
+        let _ = w.write_record(rec);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// Turns a sweep report into bytes in one format at the default layout (kept for callers of
+/// the first design; [`Render`] is the general form).
 pub trait Exporter {
     fn render(&self, report: &Report) -> String;
 }
@@ -100,6 +154,16 @@ pub enum Format {
 impl Format {
     pub const NAMES: [&'static str; 4] = ["table", "markdown", "csv", "json"];
 
+    /// The extensions an output file may have, and what each means.
+    pub const EXTENSIONS: [(&'static str, Format); 6] = [
+        ("json", Format::Json),
+        ("csv", Format::Csv),
+        ("md", Format::Markdown),
+        ("markdown", Format::Markdown),
+        ("txt", Format::Table),
+        ("text", Format::Table),
+    ];
+
     pub fn parse(s: &str) -> Option<Format> {
         match s.to_ascii_lowercase().as_str() {
             "table" | "text" => Some(Format::Table),
@@ -110,19 +174,26 @@ impl Format {
         }
     }
 
+    /// The format an output file's extension names: `Ok(None)` for a path without an
+    /// extension, `Err(extension)` for one that names no format (`.xlsx`).
+    pub fn of_extension(path: &Path) -> Result<Option<Format>, String> {
+        let Some(ext) = path.extension() else {
+            return Ok(None);
+        };
+        let ext = ext.to_string_lossy().to_ascii_lowercase();
+        Format::EXTENSIONS
+            .iter()
+            .find(|(e, _)| *e == ext)
+            .map(|(_, f)| Some(*f))
+            .ok_or(ext)
+    }
+
     /// The format an output file's extension implies (`.md`, `.csv`, `.json`, else table).
     pub fn from_path(path: &Path) -> Format {
-        match path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            Some("md" | "markdown") => Format::Markdown,
-            Some("csv") => Format::Csv,
-            Some("json") => Format::Json,
-            _ => Format::Table,
-        }
+        Format::of_extension(path)
+            .ok()
+            .flatten()
+            .unwrap_or(Format::Table)
     }
 
     pub fn exporter(self) -> Box<dyn Exporter> {

@@ -1,68 +1,258 @@
-//! The seed's table, per API: a header that says what was measured and how, the thirteen
-//! rows, and the summary lines the seed grades on.
+//! A sweep report for people: the answer first (the fastest size per API, the sizes within
+//! 95 % everywhere), one paragraph on what a CPU device can and cannot teach, then per API the
+//! header that says what was measured and how, the seed's table in the API's own words, and
+//! the summary lines the seed grades on; with several APIs, the merged table last.
 
-use tabled::builder::Builder;
-use tabled::settings::object::Columns;
-use tabled::settings::{Alignment, Style};
-
-use super::{merged, Exporter, Report};
+use super::layout::{wrap, Column, Layout, Notes, Table};
+use super::{merged, to_json, Exporter, Render, Report};
+use crate::backend::{Api, DeviceKind};
 use crate::sweep::{SweepResult, SweepRow};
 
 const MIB: f64 = 1024.0 * 1024.0;
 
-/// Plain text for a terminal or a projector.
+/// Plain text for a terminal or a projector, at the default width.
 pub struct TableExporter;
 /// The same content as GitHub-flavoured markdown.
 pub struct MarkdownExporter;
 
 impl Exporter for TableExporter {
     fn render(&self, report: &Report) -> String {
-        render(report, false)
+        report.table(Layout::default())
     }
 }
 
 impl Exporter for MarkdownExporter {
     fn render(&self, report: &Report) -> String {
-        render(report, true)
+        report.markdown(Layout::default())
     }
 }
 
-fn render(report: &Report, md: bool) -> String {
-    let mut out = String::new();
+impl Render for Report {
+    fn table(&self, layout: Layout) -> String {
+        render(self, layout, false)
+    }
+    fn markdown(&self, layout: Layout) -> String {
+        render(self, layout, true)
+    }
+    fn csv(&self) -> String {
+        super::csv::render(self)
+    }
+    fn json(&self) -> String {
+        to_json(self)
+    }
+}
+
+/// Paragraphs separated by blank lines, each wrapped at the layout's width.
+pub(crate) struct Doc {
+    parts: Vec<String>,
+    pub(crate) layout: Layout,
+    pub(crate) md: bool,
+}
+
+impl Doc {
+    pub(crate) fn new(layout: Layout, md: bool) -> Doc {
+        Doc {
+            parts: Vec::new(),
+            layout,
+            md,
+        }
+    }
+
+    /// Prose: wrapped.
+    pub(crate) fn para(&mut self, text: impl AsRef<str>) {
+        let t = text.as_ref().trim_end_matches('\n');
+        if !t.is_empty() {
+            self.parts.push(wrap(t, self.layout.width));
+        }
+    }
+
+    /// Lines of prose kept as lines (a markdown hard break between them).
+    pub(crate) fn lines(&mut self, lines: &[String]) {
+        let sep = if self.md { "  \n" } else { "\n" };
+        self.para(lines.join(sep));
+    }
+
+    /// A list: "- item" each (markdown renders it as one).
+    pub(crate) fn list(&mut self, items: &[String]) {
+        let text: Vec<String> = items.iter().map(|i| format!("- {i}")).collect();
+        self.para(text.join("\n"));
+    }
+
+    /// Already laid out (a table).
+    pub(crate) fn raw(&mut self, text: impl Into<String>) {
+        let t: String = text.into();
+        if !t.trim().is_empty() {
+            self.parts.push(t.trim_end_matches('\n').to_string());
+        }
+    }
+
+    /// A heading: `#`s in markdown, an underlined line in text.
+    pub(crate) fn heading(&mut self, level: usize, text: &str) {
+        match self.md {
+            true => self.parts.push(format!("{} {text}", "#".repeat(level))),
+            false => {
+                let t = wrap(text, self.layout.width);
+                let under = if level <= 1 { '=' } else { '-' };
+                let n = super::layout::max_line_width(&t);
+                self.parts
+                    .push(format!("{t}\n{}", under.to_string().repeat(n)));
+            }
+        }
+    }
+
+    /// A table with the footnotes and legend under it.
+    pub(crate) fn table(&mut self, table: &Table, legend: &str, notes: &Notes) {
+        self.raw(table.to_text(self.layout, self.md));
+        let mut under = Vec::new();
+        if !legend.is_empty() {
+            under.push(wrap(legend, self.layout.width));
+        }
+        if !notes.is_empty() {
+            under.push(notes.render(self.layout, self.md));
+        }
+        if !under.is_empty() {
+            self.parts
+                .push(under.join(if self.md { "\n\n" } else { "\n" }));
+        }
+    }
+
+    pub(crate) fn finish(self) -> String {
+        let mut s = self.parts.join("\n\n");
+        s.push('\n');
+        s
+    }
+}
+
+fn render(report: &Report, layout: Layout, md: bool) -> String {
+    let mut doc = Doc::new(layout, md);
     if md {
-        out.push_str(&format!(
-            "# blocksweep results\n\n{} · {}\n\n",
-            report.tool, report.date
-        ));
+        doc.heading(1, "blocksweep results");
+        doc.para(format!("{} · {}", report.tool, report.date));
+    }
+    answer(report, &mut doc);
+    if let Some(p) = cpu_paragraph(report) {
+        doc.para(p);
     }
     let ceiling = report.theoretical_gbps();
     for r in &report.results {
-        out.push_str(&api_section(r, md, ceiling));
-        out.push('\n');
+        api_section(r, ceiling, &mut doc);
     }
     if report.results.len() > 1 {
-        out.push_str(&merged::render(report, md));
+        merged::render(report, &mut doc);
     }
-    for f in &report.failures {
-        out.push_str(&format!(
-            "{}{}: FAILED: {}\n",
-            if md { "- " } else { "" },
-            f.api,
-            f.message
-        ));
+    let failed: Vec<String> = report
+        .failures
+        .iter()
+        .map(|f| format!("{}: FAILED: {}", f.api, f.message))
+        .collect();
+    match md {
+        true if !failed.is_empty() => doc.list(&failed),
+        _ => doc.lines(&failed),
     }
-    out
+    doc.finish()
 }
 
-pub(crate) fn table(builder: Builder, md: bool) -> String {
-    let mut t = builder.build();
-    if md {
-        t.with(Style::markdown());
-    } else {
-        t.with(Style::blank());
+/// The answer, before any table: which sizes are good on every API (several APIs), and each
+/// API's fastest size with the sizes the noise cannot tell from it.
+fn answer(report: &Report, doc: &mut Doc) {
+    let ran: Vec<&SweepResult> = report
+        .results
+        .iter()
+        .filter(|r| r.best().is_some())
+        .collect();
+    if ran.is_empty() {
+        return;
     }
-    t.modify(Columns::new(..), Alignment::right());
-    t.to_string()
+    let mut items = Vec::new();
+    if ran.len() > 1 {
+        if let Some(a) = &report.portable {
+            items.extend(a.sentences());
+        }
+    }
+    let name_device = ran.len() == 1 || !report.shared_plan;
+    for r in &ran {
+        items.push(fastest_sentence(r, name_device));
+    }
+    let title = match doc.md {
+        true => "**Answer**",
+        false => "Answer",
+    };
+    let text: Vec<String> = items.iter().map(|i| format!("- {i}")).collect();
+    doc.para(format!("{title}\n{}", text.join("\n")));
+}
+
+/// "OpenCL (on pthread-haswell-AMD EPYC): fastest 100 work-items per work-group, 0.3433 ms
+/// (10.7 GB/s); within the noise of it (≈): 96, 160; 1 of 13 sizes within 95 % of it."
+pub(super) fn fastest_sentence(r: &SweepResult, name_device: bool) -> String {
+    let w = r.api.words();
+    let who = match name_device {
+        true => format!("{} on {} ({})", r.api, r.device.name, r.device.kind),
+        false => r.api.to_string(),
+    };
+    let Some(best) = r.best() else {
+        return format!("{who}: no size ran");
+    };
+    let tied = tied_with_best(r);
+    let ties = match tied.is_empty() {
+        true => "no other size is within the measurement noise of it".to_string(),
+        false => format!(
+            "within the measurement noise of it (≈): {}",
+            tied.join(", ")
+        ),
+    };
+    format!(
+        "{who}: fastest {} {}s per {}, {} ms ({:.1} GB/s); {ties}; {} of {} sizes within 95 % of it.",
+        best.block,
+        w.thread,
+        w.block,
+        ms(best.mean_ms().unwrap_or(0.0)),
+        best.gbps.unwrap_or(0.0),
+        r.rows_within(0.95),
+        r.rows_run()
+    )
+}
+
+fn tied_with_best(r: &SweepResult) -> Vec<String> {
+    let Some(best) = r.best() else {
+        return Vec::new();
+    };
+    r.rows
+        .iter()
+        .filter(|x| x.ties_best && x.block != best.block)
+        .map(|x| x.block.to_string())
+        .collect()
+}
+
+/// Said once when any API ran on a CPU: what such a run teaches about GPUs and what it does
+/// not.
+pub(crate) fn cpu_paragraph(report: &Report) -> Option<String> {
+    let cpus: Vec<String> = report
+        .results
+        .iter()
+        .filter(|r| r.device.kind == DeviceKind::Cpu)
+        .map(|r| format!("{} on {}", r.api, r.device.name))
+        .collect();
+    if cpus.is_empty() {
+        return None;
+    }
+    let which = match (cpus.len(), report.results.len()) {
+        (1, 1) => format!("This ran on a CPU, not a GPU ({}).", cpus[0]),
+        (n, m) if n == m => format!("These ran on CPUs, not GPUs ({}).", cpus.join("; ")),
+        _ => format!(
+            "Part of this ran on a CPU, not a GPU ({}).",
+            cpus.join("; ")
+        ),
+    };
+    Some(format!(
+        "{which} What carries over to a GPU: the method (a grid-stride kernel that is correct \
+         for any launch, timing on the device's clock, ratios within one run), the verification \
+         of every pixel at every size, and each API's launch limits and how it enforces them. \
+         What does not: a CPU driver runs a block as a loop on one core, with no warps, \
+         multiprocessors or occupancy (those columns are left out; the warp column counts \
+         SIMD groups), so which block size is fastest here says nothing about a GPU. The \
+         guide's exercise (where does the curve go flat, and why not at full occupancy?) \
+         needs a GPU."
+    ))
 }
 
 /// Milliseconds to four significant figures (0.03612, 1.234, 50.97, 123.4): a 36 µs kernel
@@ -100,9 +290,58 @@ pub(super) fn gbps(v: f64, ceiling: Option<f64>) -> String {
     }
 }
 
-fn header(r: &SweepResult, md: bool) -> String {
+/// Short forms of the vocabulary's words for column headers (each explained in the legend
+/// under the table). A word not listed is used whole.
+fn abbr(word: &str) -> &str {
+    match word {
+        "thread" => "thr",
+        "invocation" => "inv",
+        "work-item" => "wi",
+        "thread block" | "block" => "blk",
+        "workgroup" | "work-group" => "wg",
+        "workgroup count" | "number of work-groups" => "wg count",
+        "subgroup" | "sub-group" => "sg",
+        "warp" => "warp",
+        "compute unit" => "CU",
+        "multiprocessor" => "MP",
+        w => w,
+    }
+}
+
+/// The column headers of one API's table, in that API's words.
+pub(super) struct Heads {
+    pub size: String,
+    pub warps: String,
+    pub per_mp: String,
+    pub warps_per_mp: String,
+    pub grid: String,
+}
+
+pub(super) fn heads(api: Api) -> Heads {
+    let w = api.words();
+    let mp = abbr(w.multiprocessor);
+    let warps = match abbr(w.warp) {
+        "warp" => "warps".to_string(),
+        _ => format!("{}s", w.warp),
+    };
+    let warp_short = match abbr(w.warp) {
+        "warp" => "warps",
+        s => s,
+    };
+    Heads {
+        size: format!("{}/{}", abbr(w.thread), abbr(w.block)),
+        warps,
+        per_mp: format!("{}/{mp}", abbr(w.block)),
+        warps_per_mp: format!("{warp_short}/{mp}"),
+        // "wg count" on two lines: the cells are numbers of four to six digits.
+        grid: abbr(w.grid).replace(' ', "\n"),
+    }
+}
+
+fn header(r: &SweepResult) -> Vec<String> {
     let d = &r.device;
     let l = &r.limits;
+    let w = r.api.words();
     let mut h = Vec::new();
     let cc = l
         .compute_capability
@@ -132,13 +371,20 @@ fn header(r: &SweepResult, md: bool) -> String {
         .multiprocessors
         .as_ref()
         .map(|m| format!("{} {}", m.value, m.name))
-        .unwrap_or_else(|| "multiprocessor count not exposed".into());
+        .unwrap_or_else(|| format!("{} count not exposed", w.multiprocessor));
     match &l.mp_model {
-        Some(m) => h.push(format!("  {mps}; resident warps/SM {}, resident blocks/SM {} ({})", m.max_warps, m.max_blocks, m.source)),
+        Some(m) => h.push(format!(
+            "  {mps}; resident {}s/{} {}, resident {}s/{} {} ({})",
+            w.warp, w.multiprocessor, m.max_warps, w.block, w.multiprocessor, m.max_blocks, m.source
+        )),
         None => h.push(format!(
-            "  {mps}; a {} device has no warp slots or residency limits: blk/SM, warps/SM and occ do not apply{}",
+            "  {mps}; a {} device has no {} slots or residency limits, so those columns are left out{}",
             d.kind,
-            l.warp_size.as_ref().map(|w| format!("; 'warps' counts groups of {} = {}", w.name, w.value)).unwrap_or_default()
+            w.warp,
+            l.warp_size
+                .as_ref()
+                .map(|x| format!("; '{}s' counts groups of {} = {}", w.warp, x.name, x.value))
+                .unwrap_or_default()
         )),
     }
     let f = &r.frame;
@@ -158,10 +404,10 @@ fn header(r: &SweepResult, md: bool) -> String {
     let k = &r.kernel;
     let mut kf = vec![format!("compiled by {}", k.compiled_by)];
     if let Some(x) = &k.registers {
-        kf.push(format!("{} registers/thread ({})", x.value, x.name));
+        kf.push(format!("{} registers/{} ({})", x.value, w.thread, x.name));
     }
     if let Some(x) = &k.max_block {
-        kf.push(format!("max block {} ({})", x.value, x.name));
+        kf.push(format!("max {} {} ({})", w.block, x.value, x.name));
     }
     h.push(format!("Kernel: {}", kf.join(", ")));
     if let Some(c) = &r.copy {
@@ -174,10 +420,7 @@ fn header(r: &SweepResult, md: bool) -> String {
             c.method
         ));
     }
-    let sep = if md { "  \n" } else { "\n" };
-    let mut s = h.join(sep);
-    s.push_str("\n\n");
-    s
+    h
 }
 
 /// "Timing: <discipline in words>; 140 timed dispatches per row (adaptive: >= 5 ms) after 3
@@ -195,22 +438,27 @@ pub(super) fn timing_line(r: &SweepResult) -> String {
         (Some(a), Some(b)) => format!("{a}–{b}"),
         _ => "no".into(),
     };
-    let how = match p.reps {
+    format!(
+        "Timing ({}): {}; {n} timed dispatches per row ({}) after {} warm-ups; {}, resolution {} ns",
+        p.discipline,
+        p.discipline.describe(),
+        reps_words(&p.reps),
+        p.warmups,
+        r.timer.method,
+        r.timer.resolution_ns
+    )
+}
+
+/// "fixed by --reps" or "adaptive: at least 10 and 5 ms of device time per batch".
+pub(super) fn reps_words(reps: &crate::measure::Reps) -> String {
+    match reps {
         crate::measure::Reps::Fixed(_) => "fixed by --reps".to_string(),
         crate::measure::Reps::Adaptive {
             min, min_time_ms, ..
         } => {
             format!("adaptive: at least {min} and {min_time_ms} ms of device time per batch")
         }
-    };
-    format!(
-        "Timing ({}): {}; {n} timed dispatches per row ({how}) after {} warm-ups; {}, resolution {} ns",
-        p.discipline,
-        p.discipline.describe(),
-        p.warmups,
-        r.timer.method,
-        r.timer.resolution_ns
-    )
+    }
 }
 
 /// Whether the frame's traffic fits in the last-level cache: then the run measures the cache,
@@ -244,37 +492,55 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|v| v.to_string()).unwrap_or_else(|| "—".into())
 }
 
-fn row_cells(row: &SweepRow, ceiling: Option<f64>, with_copy: bool) -> Vec<String> {
-    let mut c = vec![
-        row.block.to_string(),
-        opt(row.warps),
-        opt(row.idle_lanes),
-        opt(row.blocks_per_mp),
-        opt(row.warps_per_mp),
-        opt(row.occupancy.map(|o| format!("{:.0}%", o * 100.0))),
-        row.grid.to_string(),
-    ];
+/// Which optional columns a result's table has.
+struct Shape {
+    residency: bool,
+    copy: bool,
+}
+
+fn shape(r: &SweepResult) -> Shape {
+    Shape {
+        residency: r.limits.mp_model.is_some() || r.rows.iter().any(|x| x.occupancy.is_some()),
+        copy: r.copy.is_some(),
+    }
+}
+
+fn row_cells(
+    row: &SweepRow,
+    ceiling: Option<f64>,
+    s: &Shape,
+    notes: &mut Notes,
+    words: &crate::api::Vocabulary,
+) -> Vec<String> {
+    let mut c = vec![row.block.to_string(), opt(row.warps), opt(row.idle_lanes)];
+    if s.residency {
+        c.push(opt(row.blocks_per_mp));
+        c.push(opt(row.warps_per_mp));
+        c.push(opt(row.occupancy.map(|o| format!("{:.0}%", o * 100.0))));
+    }
+    c.push(row.grid.to_string());
     match &row.timing {
         Some(t) => {
             c.push(ms(t.stats.mean));
             c.push(spread(t));
             c.push(opt(row.gbps.map(|g| gbps(g, ceiling))));
             c.push(of_best(row));
-            if with_copy {
+            if s.copy {
                 c.push(opt(row.of_copy.map(|o| format!("{:.0}%", o * 100.0))));
             }
             c.push(match (row.verified, &row.note) {
                 (true, None) => "ok".into(),
-                (true, Some(n)) => format!("ok; {n}"),
+                (true, Some(n)) => format!("ok {}", notes.mark(format!("{}: {n}", row.block))),
                 (false, _) => "NOT VERIFIED".into(),
             });
         }
         None => {
-            let n = if with_copy { 5 } else { 4 };
+            let n = if s.copy { 5 } else { 4 };
             c.extend(std::iter::repeat_n("—".to_string(), n));
+            let why = row.skipped.as_deref().unwrap_or("not run");
             c.push(format!(
-                "skipped: {}",
-                row.skipped.as_deref().unwrap_or("not run")
+                "skipped {}",
+                notes.mark(format!("{} {}s: skipped: {why}", row.block, words.thread))
             ));
         }
     }
@@ -285,20 +551,15 @@ fn row_cells(row: &SweepRow, ceiling: Option<f64>, with_copy: bool) -> Vec<Strin
 /// within 95 percent.
 pub(super) fn summary(r: &SweepResult) -> Vec<String> {
     let mut s = Vec::new();
+    let w = r.api.words();
     if let Some(sg) = &r.suggestion {
         s.push(format!(
-            "{} suggests {} threads per block and a grid of {} blocks.",
-            sg.source, sg.block, sg.min_grid
+            "{} suggests {} {}s per {} and a {} of {} {}s.",
+            sg.source, sg.block, w.thread, w.block, w.grid, sg.min_grid, w.block
         ));
     }
     if let Some(best) = r.best() {
-        let w = r.api.block_word();
-        let tied: Vec<String> = r
-            .rows
-            .iter()
-            .filter(|x| x.ties_best && x.block != best.block)
-            .map(|x| x.block.to_string())
-            .collect();
+        let tied = tied_with_best(r);
         let ties = match tied.len() {
             0 => " No other row is within the measurement noise of it.".to_string(),
             _ => format!(
@@ -307,9 +568,10 @@ pub(super) fn summary(r: &SweepResult) -> Vec<String> {
             ),
         };
         s.push(format!(
-            "Fastest measured: {} {}s per {w} at {} ms ({:.1} GB/s{}).{ties}",
+            "Fastest measured: {} {}s per {} at {} ms ({:.1} GB/s{}).{ties}",
             best.block,
-            r.api.words().thread,
+            w.thread,
+            w.block,
             ms(best.mean_ms().unwrap_or(0.0)),
             best.gbps.unwrap_or(0.0),
             best.of_copy
@@ -329,13 +591,13 @@ pub(super) fn summary(r: &SweepResult) -> Vec<String> {
         .count();
     if past > 0 {
         s.push(format!(
-            "{past} configuration(s) ran above the kernel's own stated limit, and the driver accepted them (see the last column)."
+            "{past} configuration(s) ran above the kernel's own stated limit, and the driver accepted them (notes under the table)."
         ));
     }
     let skipped = r.rows.iter().filter(|x| x.skipped.is_some()).count();
     if skipped > 0 {
         s.push(format!(
-            "{skipped} configuration(s) skipped (reason in the last column)."
+            "{skipped} configuration(s) skipped (reasons under the table)."
         ));
     }
     if let Some(e) = &r.error {
@@ -344,40 +606,85 @@ pub(super) fn summary(r: &SweepResult) -> Vec<String> {
     s
 }
 
-fn api_section(r: &SweepResult, md: bool, ceiling: Option<f64>) -> String {
-    let mut out = String::new();
-    if md {
-        out.push_str(&format!("## {} — {}\n\n", r.api, r.device.name));
-    }
-    out.push_str(&header(r, md));
-    let with_copy = r.copy.is_some();
-    let mut b = Builder::default();
-    let mut head = vec![
-        "thr/blk", "warps", "idle", "blk/SM", "warps/SM", "occ", "grid", "ms", "spread", "GB/s",
-        "of best",
+/// The legend under one API's table, in its words.
+fn legend(r: &SweepResult, h: &Heads, s: &Shape) -> String {
+    let w = r.api.words();
+    let warp_size = r
+        .limits
+        .warp_size
+        .as_ref()
+        .map(|x| format!(" of {} ({})", x.value, x.name))
+        .unwrap_or_default();
+    let mut parts = vec![
+        format!("{}: {}s per {}", h.size, w.thread, w.block),
+        format!("{}: {}s{warp_size} per {}", h.warps, w.warp, w.block),
+        format!("idle: lanes of the last {} that never run", w.warp),
     ];
-    if with_copy {
-        head.push("% copy");
+    if s.residency {
+        parts.push(format!(
+            "{}, {}: resident per {}",
+            h.per_mp, h.warps_per_mp, w.multiprocessor
+        ));
+        parts.push(format!(
+            "occ: occupancy ({}s resident ÷ the {}'s {} slots)",
+            w.warp, w.multiprocessor, w.warp
+        ));
     }
-    head.push("check");
-    b.push_record(head);
+    parts.push(format!(
+        "{}: {} ({}s launched)",
+        h.grid.replace('\n', " "),
+        w.grid,
+        w.block
+    ));
+    parts.push("ms: mean per dispatch; spread: ± one dispatch's coefficient of variation".into());
+    parts.push("of best: fastest time ÷ this row's (≈: within the measurement noise of it)".into());
+    if s.copy {
+        parts.push("% copy: GB/s ÷ the copy ceiling's".into());
+    }
+    format!("{}.", parts.join("; "))
+}
+
+fn api_section(r: &SweepResult, ceiling: Option<f64>, doc: &mut Doc) {
+    if doc.md {
+        doc.heading(2, &format!("{} — {}", r.api, r.device.name));
+    }
+    doc.lines(&header(r));
+    let s = shape(r);
+    let h = heads(r.api);
+    let mut cols = vec![
+        Column::right(h.size.clone()),
+        Column::right(h.warps.clone()).drop(2),
+        Column::right("idle").drop(1),
+    ];
+    if s.residency {
+        cols.push(Column::right(h.per_mp.clone()));
+        cols.push(Column::right(h.warps_per_mp.clone()).drop(5));
+        cols.push(Column::right("occ"));
+    }
+    cols.push(Column::right(h.grid.clone()));
+    cols.push(Column::right("ms"));
+    cols.push(Column::right("spread").drop(3));
+    cols.push(Column::right("GB/s"));
+    cols.push(Column::right("of best"));
+    if s.copy {
+        cols.push(Column::right("% copy").drop(4));
+    }
+    cols.push(Column::left("check"));
+    let mut t = Table::new(cols);
+    let mut notes = Notes::new();
     for row in &r.rows {
-        b.push_record(row_cells(row, ceiling, with_copy));
+        t.push(row_cells(row, ceiling, &s, &mut notes, r.api.words()));
     }
-    out.push_str(&table(b, md));
-    out.push_str("\n\n");
-    for line in summary(r) {
-        out.push_str(&line);
-        out.push('\n');
-    }
+    doc.table(&t, &legend(r, &h, &s), &notes);
+    let mut sum = summary(r);
     if r.rows
         .iter()
         .any(|x| x.gbps.zip(ceiling).is_some_and(|(g, c)| g > c))
     {
-        out.push_str(&format!(
-            "* above the device's theoretical DRAM bandwidth ({:.0} GB/s): the frame was cache-resident, not a DRAM figure.\n",
+        sum.push(format!(
+            "* above the device's theoretical DRAM bandwidth ({:.0} GB/s): the frame was cache-resident, not a DRAM figure.",
             ceiling.unwrap_or(0.0)
         ));
     }
-    out
+    doc.lines(&sum);
 }

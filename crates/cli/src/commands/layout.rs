@@ -1,0 +1,57 @@
+//! How wide text output may be, and which format a `--format` choice names.
+//!
+//! Width: `BLOCKSWEEP_WIDE=1` lifts the limit; else `COLUMNS` when it is set (as `ls` and
+//! hyperfine read it); else the terminal's own width when stdout is one; else 100. Files get
+//! the same rule without the terminal's width (they are read later, elsewhere).
+
+use std::io::IsTerminal;
+
+use blocksweep_core::report::layout::{Layout, DEFAULT_WIDTH};
+use blocksweep_core::report::Format;
+
+use crate::args::FormatChoice;
+
+/// The format `--format` names.
+pub fn format(choice: FormatChoice) -> Format {
+    match choice {
+        FormatChoice::Table => Format::Table,
+        FormatChoice::Markdown => Format::Markdown,
+        FormatChoice::Csv => Format::Csv,
+        FormatChoice::Json => Format::Json,
+    }
+}
+
+/// The layout from the environment, before looking at any terminal.
+fn from_env() -> Option<Layout> {
+    if std::env::var("BLOCKSWEEP_WIDE").is_ok_and(|v| !v.is_empty() && v != "0") {
+        return Some(Layout::WIDE);
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .map(Layout::new)
+}
+
+/// For stdout.
+pub fn stdout() -> Layout {
+    from_env()
+        .or_else(|| terminal_width().map(Layout::new))
+        .unwrap_or_else(|| Layout::new(DEFAULT_WIDTH))
+}
+
+/// For an output file.
+pub fn file() -> Layout {
+    from_env().unwrap_or_else(|| Layout::new(DEFAULT_WIDTH))
+}
+
+/// The terminal's width when stdout is a terminal.
+fn terminal_width() -> Option<usize> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    // SAFETY: TIOCGWINSZ fills a winsize struct that we own; on failure nothing is read.
+    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) };
+    (rc == 0 && ws.ws_col > 0).then_some(ws.ws_col as usize)
+}
