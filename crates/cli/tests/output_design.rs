@@ -310,6 +310,11 @@ fn output_files_are_written_and_the_results_printed() {
     assert!(s.starts_with("Answer"), "the table on stdout: {s}");
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(text.starts_with("api,device,block,"), "{text}");
+    // --quiet: the files only.
+    let mut args = vec!["sweep", "--backend", "opencl", "--quiet"];
+    args.extend(QUICK);
+    args.extend(["-o", csv.to_str().unwrap()]);
+    assert_eq!(ok_at("100", &args), "", "--quiet prints nothing");
     // A file that is stdout itself is not printed twice.
     let mut args = vec!["sweep", "--backend", "opencl", "--format", "csv"];
     args.extend(QUICK);
@@ -462,6 +467,28 @@ fn compare_warns_when_runs_differ() {
         &["compare", a.to_str().unwrap(), a.to_str().unwrap()],
     );
     assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+#[test]
+fn wide_lifts_the_width() {
+    let apis: Vec<&str> = ["vulkan", "opencl"]
+        .into_iter()
+        .filter(|k| available(api(k)))
+        .collect();
+    if apis.is_empty() {
+        return;
+    }
+    let narrow = ok_at("60", &["limits", "--backend", apis[0]]);
+    assert_fits(&narrow, 60, "limits at 60");
+    let wide = ok_at("60", &["limits", "--backend", apis[0], "--wide"]);
+    assert!(widest(&wide).0 > 60, "--wide does not wrap:\n{wide}");
+    let out = blocksweep()
+        .env("COLUMNS", "60")
+        .env("BLOCKSWEEP_WIDE", "1")
+        .args(["limits", "--backend", apis[0]])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), wide);
 }
 
 #[test]

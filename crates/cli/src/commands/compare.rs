@@ -50,7 +50,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     for w in &comparison.warnings {
         warn!("warning: {w}");
     }
-    stdio::print(&comparison.render(layout::format(args.format), layout::stdout()))?;
+    stdio::print(&comparison.render(layout::format(args.format), layout::stdout(args.wide)))?;
     Ok(ExitCode::SUCCESS)
 }
 

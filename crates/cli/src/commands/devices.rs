@@ -11,7 +11,7 @@ use crate::output::stdio;
 pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
     let reg = super::registry();
     let report = DevicesReport::of(&reg);
-    let text = report.render(layout::format(args.format), layout::stdout());
+    let text = report.render(layout::format(args.format), layout::stdout(args.wide));
     stdio::println(text.trim_end_matches('\n'))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,8 +1,8 @@
 //! How wide text output may be, and which format a `--format` choice names.
 //!
-//! Width: `BLOCKSWEEP_WIDE=1` lifts the limit; else `COLUMNS` when it is set (as `ls` and
-//! hyperfine read it); else the terminal's own width when stdout is one; else 100. Files get
-//! the same rule without the terminal's width (they are read later, elsewhere).
+//! Width: `--wide` or `BLOCKSWEEP_WIDE=1` lifts the limit; else `COLUMNS` when it is set (as
+//! `ls` and hyperfine read it); else the terminal's own width when stdout is one; else 100.
+//! Files get the same rule without the terminal's width (they are read later, elsewhere).
 
 use std::io::IsTerminal;
 
@@ -21,9 +21,9 @@ pub fn format(choice: FormatChoice) -> Format {
     }
 }
 
-/// The layout from the environment, before looking at any terminal.
-fn from_env() -> Option<Layout> {
-    if std::env::var("BLOCKSWEEP_WIDE").is_ok_and(|v| !v.is_empty() && v != "0") {
+/// The layout from `--wide` and the environment, before looking at any terminal.
+fn from_env(wide: bool) -> Option<Layout> {
+    if wide || std::env::var("BLOCKSWEEP_WIDE").is_ok_and(|v| !v.is_empty() && v != "0") {
         return Some(Layout::WIDE);
     }
     std::env::var("COLUMNS")
@@ -33,16 +33,16 @@ fn from_env() -> Option<Layout> {
         .map(Layout::new)
 }
 
-/// For stdout.
-pub fn stdout() -> Layout {
-    from_env()
+/// For stdout; `wide`: `--wide`.
+pub fn stdout(wide: bool) -> Layout {
+    from_env(wide)
         .or_else(|| terminal_width().map(Layout::new))
         .unwrap_or_else(|| Layout::new(DEFAULT_WIDTH))
 }
 
-/// For an output file.
-pub fn file() -> Layout {
-    from_env().unwrap_or_else(|| Layout::new(DEFAULT_WIDTH))
+/// For an output file; `wide`: `--wide`.
+pub fn file(wide: bool) -> Layout {
+    from_env(wide).unwrap_or_else(|| Layout::new(DEFAULT_WIDTH))
 }
 
 /// The terminal's width when stdout is a terminal.

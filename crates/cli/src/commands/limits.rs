@@ -38,7 +38,7 @@ pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
         });
     }
     let report = LimitsReport { groups };
-    stdio::print(&report.render(layout::format(args.format), layout::stdout()))?;
+    stdio::print(&report.render(layout::format(args.format), layout::stdout(args.wide)))?;
     Ok(if failed {
         ExitCode::from(1)
     } else {

@@ -105,7 +105,11 @@ impl<'a> Outputs<'a> {
             return;
         }
         for t in self.files.iter().filter(|t| t.is_atomic()) {
-            let text = render_runs(checked_format(self.args, t.path()), runs, layout::file());
+            let text = render_runs(
+                checked_format(self.args, t.path()),
+                runs,
+                layout::file(self.args.wide),
+            );
             if let Err(e) = t.write(text.as_bytes()) {
                 self.failed = Some(e);
                 return;
@@ -118,7 +122,11 @@ impl<'a> Outputs<'a> {
     fn finish(&mut self, runs: &[Report]) -> anyhow::Result<bool> {
         if self.failed.is_none() {
             for t in &self.files {
-                let text = render_runs(checked_format(self.args, t.path()), runs, layout::file());
+                let text = render_runs(
+                    checked_format(self.args, t.path()),
+                    runs,
+                    layout::file(self.args.wide),
+                );
                 if let Err(e) = t.write(text.as_bytes()) {
                     self.failed = Some(e);
                     break;
@@ -135,7 +143,7 @@ impl<'a> Outputs<'a> {
             stdio::print(&render_runs(
                 stdout_format(self.args),
                 runs,
-                layout::stdout(),
+                layout::stdout(self.args.wide),
             ))?;
         }
         if let Some(e) = &self.failed {

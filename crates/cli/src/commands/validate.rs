@@ -44,7 +44,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         });
     }
     let report = ValidateReport { groups };
-    stdio::print(&report.render(layout::format(args.format), layout::stdout()))?;
+    stdio::print(&report.render(layout::format(args.format), layout::stdout(args.wide)))?;
     let wrong = report
         .checks()
         .any(|c| matches!(c.outcome, Outcome::Wrong { .. }));

@@ -332,8 +332,8 @@ impl Table {
                 out.push('\n');
                 out.push_str(&wrap(
                     &format!(
-                        "Left out to fit {width} columns ({it} {}): COLUMNS={full} shows {them}; \
-                         CSV and JSON have every column.",
+                        "Left out to fit {width} columns ({it} {}): --wide or COLUMNS={full} shows \
+                         {them}; CSV and JSON have every column.",
                         hidden.join(", ")
                     ),
                     width,
