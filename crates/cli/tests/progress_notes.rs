@@ -7,7 +7,7 @@ use common::{api, available, blocksweep};
 
 /// A one-API sweep whose rows each time at least 200 ms of device work: eight of them cannot
 /// fit in one second.
-fn slow_sweep(extra: &[&str]) -> (bool, String) {
+fn slow_sweep(extra: &[&str]) -> (bool, String, std::time::Duration) {
     let mut args = vec![
         "sweep",
         "--backend",
@@ -23,10 +23,12 @@ fn slow_sweep(extra: &[&str]) -> (bool, String) {
         "csv",
     ];
     args.extend_from_slice(extra);
+    let started = std::time::Instant::now();
     let out = blocksweep().args(&args).output().unwrap();
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
+        started.elapsed(),
     )
 }
 
@@ -35,7 +37,7 @@ fn a_run_slower_than_max_time_is_warned_about_once_and_goes_on() {
     if !available(api("opencl")) {
         return;
     }
-    let (ok, stderr) = slow_sweep(&["--max-time", "1"]);
+    let (ok, stderr, took) = slow_sweep(&["--max-time", "1"]);
     assert!(ok, "{stderr}");
     let warnings: Vec<&str> = stderr
         .lines()
@@ -47,8 +49,11 @@ fn a_run_slower_than_max_time_is_warned_about_once_and_goes_on() {
         warnings[0].contains("than --max-time 1 s") && warnings[0].contains("Ctrl-C"),
         "{stderr}"
     );
-    // Under 10 s, a pipe gets no progress notes.
-    assert!(!stderr.contains("row "), "{stderr}");
+    // Under 10 s, a pipe gets no progress notes ("...; 12 s so far"). (A machine loaded enough
+    // to stretch the run past 10 s may get one: then there is nothing to check.)
+    if took.as_secs() < 9 {
+        assert!(!stderr.contains(" so far"), "{stderr}");
+    }
 }
 
 #[test]
@@ -56,7 +61,7 @@ fn max_time_zero_never_warns() {
     if !available(api("opencl")) {
         return;
     }
-    let (ok, stderr) = slow_sweep(&["--max-time", "0"]);
+    let (ok, stderr, _) = slow_sweep(&["--max-time", "0"]);
     assert!(ok, "{stderr}");
     assert!(!stderr.contains("warning"), "{stderr}");
 }
