@@ -129,6 +129,40 @@ fn the_h200_run_reads_in_each_apis_words_within_100_columns() {
 }
 
 #[test]
+fn the_h200_limits_fit_100_columns_and_mark_what_the_apis_disagree_on() {
+    use blocksweep_core::report::limits::{ApiLimits, LimitsGroup, LimitsReport};
+    let r = h200();
+    let views: Vec<ApiLimits> = r
+        .results
+        .iter()
+        .map(|x| ApiLimits {
+            device: x.device.clone(),
+            limits: x.limits.clone(),
+            kernel: x.kernel.clone(),
+            timer: x.timer.clone(),
+        })
+        .collect();
+    let report = LimitsReport {
+        groups: vec![LimitsGroup {
+            heading: None,
+            one_physical_device: true,
+            views,
+        }],
+    };
+    let s = report.table(Layout::new(100));
+    if std::env::var_os("SHOW").is_some() {
+        println!("{s}");
+    }
+    assert_fits(&s, 100, "H200 limits");
+    // The kernel's own limit: 1024 in CUDA, 256 in NVIDIA's OpenCL for the same code.
+    assert!(s.contains("kernel: max block size  ≠"), "{s}");
+    assert!(
+        s.contains("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"),
+        "no name is cut: {s}"
+    );
+}
+
+#[test]
 fn every_command_fits_100_columns() {
     let (vk, cl) = (available(api("vulkan")), available(api("opencl")));
     if !(vk || cl) {
