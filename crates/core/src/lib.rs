@@ -13,6 +13,7 @@ pub mod driver;
 pub mod frame;
 pub mod grid;
 pub mod hostmem;
+pub mod lab;
 pub mod limits;
 pub mod measure;
 pub mod physical;

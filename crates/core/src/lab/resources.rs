@@ -1,0 +1,343 @@
+//! Resources in `validate`: launches within every thread limit that ask a block for more shared
+//! memory or more registers than it may have, the seed's fourth limit ("too many resources
+//! requested for launch").
+//!
+//! Two kernels carry the probes. The shared-memory kernel takes its shared (local) memory size
+//! at launch (CUDA: cuLaunchKernel's sharedMemBytes; OpenCL: a `__local` argument of that size;
+//! Vulkan: a specialization constant sizing a `shared` array, one pipeline per size), fills all
+//! of it and still computes grayscale. The register-heavy kernel keeps about a hundred values
+//! live per thread, so that at the largest block the register file cannot hold them. Each API
+//! answers in its own way: CUDA refuses the launch, OpenCL refuses it above the kernel's own
+//! work-group limit or its local memory, and Vulkan, which has no error for either, makes
+//! blocksweep refuse a shared size above `maxComputeSharedMemorySize` before the driver (that
+//! dispatch is undefined behaviour) and must itself run any workgroup up to
+//! `maxComputeWorkGroupInvocations`, spilling registers if it has to.
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::Api;
+use crate::backend::KernelFacts;
+use crate::blocks::BlockSize;
+use crate::limits::Limits;
+use crate::validate::Outcome;
+
+use super::show_bytes;
+
+/// Threads per block of the shared-memory probes: 256, or the device's maximum if lower.
+pub const SHARED_PROBE_THREADS: u32 = 256;
+
+/// Blocks per probe launch: small, and the grid-stride loop covers the frame.
+pub const PROBE_GRID: u32 = 64;
+
+/// How much shared memory a probe asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SharedSize {
+    /// This many bytes on every device.
+    Bytes(u64),
+    /// Exactly the device's per-block limit.
+    DeviceLimit,
+    /// The device's per-block limit plus this many bytes.
+    AboveDeviceLimit(u64),
+}
+
+/// Which block the register-heavy probe launches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockPick {
+    /// The compiled kernel's own limit (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+    /// CL_KERNEL_WORK_GROUP_SIZE; Vulkan has none, so the device's).
+    KernelLimit,
+    /// The device's limit on threads per block.
+    DeviceLimit,
+}
+
+/// Which resource a probe asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Probe {
+    /// The shared-memory kernel with this much shared memory per block.
+    Shared(SharedSize),
+    /// The register-heavy kernel at this block.
+    Registers(BlockPick),
+}
+
+/// The kernel a resource probe runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeKernel {
+    /// Shared memory of a size given at launch (CUDA `grayscale_shared`).
+    Shared,
+    /// About a hundred registers per thread (CUDA `grayscale_registers`).
+    Registers,
+}
+
+impl Probe {
+    pub fn kernel(self) -> ProbeKernel {
+        match self {
+            Probe::Shared(_) => ProbeKernel::Shared,
+            Probe::Registers(_) => ProbeKernel::Registers,
+        }
+    }
+}
+
+/// A resource assumption, as `validate` states it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ResourceCheck {
+    pub claim: &'static str,
+    /// Who promises it, if anyone.
+    pub guarantee: &'static str,
+    pub probe: Probe,
+}
+
+/// The resource checks, from the seed's fourth limit and the specifications' minimums.
+pub const RESOURCE_CHECKS: [ResourceCheck; 7] = [
+    ResourceCheck {
+        claim: "16 KiB of shared memory per block run",
+        guarantee: "every API: Vulkan's minimum maxComputeSharedMemorySize (OpenCL promises 32 KiB, CUDA 48 KiB)",
+        probe: Probe::Shared(SharedSize::Bytes(16 << 10)),
+    },
+    ResourceCheck {
+        claim: "32 KiB of shared memory per block run",
+        guarantee: "OpenCL's minimum CL_DEVICE_LOCAL_MEM_SIZE and CUDA; above Vulkan's 16 KiB",
+        probe: Probe::Shared(SharedSize::Bytes(32 << 10)),
+    },
+    ResourceCheck {
+        claim: "48 KiB of shared memory per block run",
+        guarantee: "CUDA without opt-in (every compute capability since 2.0); above Vulkan's and OpenCL's minimums",
+        probe: Probe::Shared(SharedSize::Bytes(48 << 10)),
+    },
+    ResourceCheck {
+        claim: "the device's own shared-memory limit per block runs",
+        guarantee: "each device's figure (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, maxComputeSharedMemorySize, CL_DEVICE_LOCAL_MEM_SIZE)",
+        probe: Probe::Shared(SharedSize::DeviceLimit),
+    },
+    ResourceCheck {
+        claim: "1 KiB above that limit is refused",
+        guarantee: "no API allows it: CUDA and OpenCL return an error; in Vulkan it is invalid usage (undefined behaviour), refused by blocksweep before the driver",
+        probe: Probe::Shared(SharedSize::AboveDeviceLimit(1 << 10)),
+    },
+    ResourceCheck {
+        claim: "the register-heavy kernel runs at its own block limit",
+        guarantee: "the compiled kernel's limit (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CL_KERNEL_WORK_GROUP_SIZE); Vulkan has no such query",
+        probe: Probe::Registers(BlockPick::KernelLimit),
+    },
+    ResourceCheck {
+        claim: "the register-heavy kernel at the device's largest block",
+        guarantee: "within the thread limit, not the register file: CUDA's answer is CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES; OpenCL's CL_INVALID_WORK_GROUP_SIZE (above CL_KERNEL_WORK_GROUP_SIZE) or CL_OUT_OF_RESOURCES; Vulkan has no such error: a driver must run any workgroup up to maxComputeWorkGroupInvocations",
+        probe: Probe::Registers(BlockPick::DeviceLimit),
+    },
+];
+
+/// One probe made concrete for one device: the launch, and what the queried limits predict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResourceLaunch {
+    pub kernel: ProbeKernel,
+    pub block: BlockSize,
+    pub grid: u32,
+    /// Shared (local) memory per block the launch asks for; 0 for the register probe.
+    pub shared_bytes: u64,
+    /// What the device's and kernel's limits say about it, naming them; `None` when it is
+    /// within every limit known.
+    pub limits_say: Option<String>,
+}
+
+/// The launch `probe` makes on a device with `limits`, with `kernel` the facts of the probe's
+/// own kernel there. An error when the device does not report what the probe needs (no
+/// shared-memory limit to stand on).
+pub fn resolve(
+    probe: Probe,
+    limits: &Limits,
+    kernel: &KernelFacts,
+) -> Result<ResourceLaunch, String> {
+    let device_threads = Limits::value(&limits.max_threads_per_block);
+    match probe {
+        Probe::Shared(size) => {
+            let threads = device_threads
+                .map_or(SHARED_PROBE_THREADS as u64, |m| {
+                    m.min(SHARED_PROBE_THREADS as u64)
+                })
+                .max(1) as u32;
+            let limit = limits.shared_mem_per_block.as_ref();
+            let bytes = match size {
+                SharedSize::Bytes(b) => b,
+                SharedSize::DeviceLimit => {
+                    limit
+                        .ok_or("the device reports no shared-memory limit per block")?
+                        .value
+                }
+                SharedSize::AboveDeviceLimit(extra) => limit
+                    .ok_or("the device reports no shared-memory limit per block")?
+                    .value
+                    .saturating_add(extra),
+            };
+            let limits_say = limit.filter(|l| bytes > l.value).map(|l| {
+                format!(
+                    "{} > {} = {}",
+                    show_bytes(bytes),
+                    l.name,
+                    show_bytes(l.value)
+                )
+            });
+            Ok(ResourceLaunch {
+                kernel: ProbeKernel::Shared,
+                block: BlockSize::linear(threads),
+                grid: PROBE_GRID,
+                shared_bytes: bytes,
+                limits_say,
+            })
+        }
+        Probe::Registers(pick) => {
+            let device =
+                device_threads.ok_or("the device reports no limit on threads per block")?;
+            let threads = match pick {
+                BlockPick::DeviceLimit => device,
+                BlockPick::KernelLimit => kernel
+                    .max_block
+                    .as_ref()
+                    .map_or(device, |k| k.value.min(device)),
+            };
+            let threads = u32::try_from(threads.max(1)).unwrap_or(u32::MAX);
+            let block = BlockSize::linear(threads);
+            let mut say = Vec::new();
+            if let Some(k) = kernel
+                .max_block
+                .as_ref()
+                .filter(|k| threads as u64 > k.value)
+            {
+                say.push(format!("{threads} threads > {} = {}", k.name, k.value));
+            }
+            if let (Some(r), Some(file)) = (
+                kernel.registers.as_ref(),
+                limits.registers_per_block.as_ref(),
+            ) {
+                let need = r.value.saturating_mul(threads as u64);
+                if need > file.value {
+                    say.push(format!(
+                        "{} registers x {threads} threads = {need} > {} = {}",
+                        r.value, file.name, file.value
+                    ));
+                }
+            }
+            Ok(ResourceLaunch {
+                kernel: ProbeKernel::Registers,
+                block,
+                grid: PROBE_GRID,
+                shared_bytes: 0,
+                limits_say: (!say.is_empty()).then(|| say.join("; ")),
+            })
+        }
+    }
+}
+
+/// What one API did with one resource check.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResourceResult {
+    pub api: Api,
+    pub check: ResourceCheck,
+    /// `None` when the probe could not be formed on this device (the reason is the outcome).
+    pub launch: Option<ResourceLaunch>,
+    /// Registers per thread of the probe's kernel on this device, where the API tells.
+    pub registers: Option<u64>,
+    pub outcome: Outcome,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::Named;
+
+    fn h200_cuda() -> (Limits, KernelFacts) {
+        let limits = Limits {
+            max_threads_per_block: Some(Named::new(
+                1024,
+                "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
+            )),
+            shared_mem_per_block: Some(Named::new(
+                48 << 10,
+                "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK",
+            )),
+            registers_per_block: Some(Named::new(
+                65536,
+                "CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK",
+            )),
+            ..Limits::default()
+        };
+        let kernel = KernelFacts {
+            max_block: Some(Named::new(512, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK")),
+            registers: Some(Named::new(105, "CU_FUNC_ATTRIBUTE_NUM_REGS")),
+            ..KernelFacts::default()
+        };
+        (limits, kernel)
+    }
+
+    #[test]
+    fn shared_probes_follow_the_device_limit() {
+        let (limits, kernel) = h200_cuda();
+        let r = |p| resolve(p, &limits, &kernel).unwrap();
+        let a = r(RESOURCE_CHECKS[2].probe);
+        assert_eq!(
+            (a.shared_bytes, a.block.x, a.limits_say.clone()),
+            (48 << 10, 256, None)
+        );
+        let over = r(RESOURCE_CHECKS[4].probe);
+        assert_eq!(over.shared_bytes, 49 << 10);
+        assert_eq!(
+            over.limits_say.as_deref(),
+            Some("49 KiB > CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 48 KiB")
+        );
+        assert_eq!(over.kernel, ProbeKernel::Shared);
+        // A 32 KiB device (lavapipe) and a small one: the limit names itself, the block shrinks.
+        let small = Limits {
+            max_threads_per_block: Some(Named::new(128, "maxComputeWorkGroupInvocations")),
+            shared_mem_per_block: Some(Named::new(32 << 10, "maxComputeSharedMemorySize")),
+            ..Limits::default()
+        };
+        let k = resolve(RESOURCE_CHECKS[2].probe, &small, &kernel).unwrap();
+        assert_eq!(k.block.x, 128);
+        assert_eq!(
+            k.limits_say.as_deref(),
+            Some("48 KiB > maxComputeSharedMemorySize = 32 KiB")
+        );
+        assert!(resolve(RESOURCE_CHECKS[3].probe, &Limits::default(), &kernel).is_err());
+    }
+
+    #[test]
+    fn register_probes_name_the_register_file() {
+        let (limits, kernel) = h200_cuda();
+        let at_kernel = resolve(RESOURCE_CHECKS[5].probe, &limits, &kernel).unwrap();
+        assert_eq!(
+            (at_kernel.block.x, at_kernel.limits_say.clone()),
+            (512, None)
+        );
+        assert_eq!(at_kernel.kernel, ProbeKernel::Registers);
+        let at_device = resolve(RESOURCE_CHECKS[6].probe, &limits, &kernel).unwrap();
+        assert_eq!(at_device.block.x, 1024);
+        let say = at_device.limits_say.unwrap();
+        assert!(
+            say.contains("1024 threads > CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 512"),
+            "{say}"
+        );
+        assert!(
+            say.contains("105 registers x 1024 threads = 107520 > CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK = 65536"),
+            "{say}"
+        );
+        // No kernel limit known (Vulkan): the device's.
+        let vk = KernelFacts::default();
+        assert_eq!(
+            resolve(RESOURCE_CHECKS[5].probe, &limits, &vk)
+                .unwrap()
+                .block
+                .x,
+            1024
+        );
+    }
+
+    #[test]
+    fn every_check_is_labelled_and_distinct() {
+        let mut claims: Vec<_> = RESOURCE_CHECKS.iter().map(|c| c.claim).collect();
+        claims.dedup();
+        assert_eq!(claims.len(), RESOURCE_CHECKS.len());
+        assert!(RESOURCE_CHECKS.iter().all(|c| !c.guarantee.is_empty()));
+    }
+}
