@@ -128,15 +128,25 @@ impl fmt::Display for GridSize {
     }
 }
 
-/// One launch: a (possibly 3-D) block and a grid of blocks.
+/// One launch: a (possibly 3-D) block, a grid of blocks, and the dynamic shared memory per
+/// block the shared-memory kernel asks for.
 ///
 /// The 1-D kernels index with x only; a block with y or z above 1 still covers every pixel
 /// (its extra threads repeat x's work), so multi-dimensional blocks are legal launches used to
-/// test limits, not a way to go faster.
+/// test limits there. The 2-D kernel ([`KernelVariant::GridStride2D`]) indexes with x and y.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Launch {
     pub block: BlockSize,
     pub grid: GridSize,
+    /// Bytes of shared (local) memory per block for [`KernelVariant::SharedProbe`]: CUDA's
+    /// `sharedMemBytes`, an OpenCL `__local` argument of that size, the size of the Vulkan
+    /// shader's `shared` array (a specialization constant). Every other kernel ignores it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub shared_bytes: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl Launch {
@@ -144,6 +154,24 @@ impl Launch {
         Launch {
             block,
             grid: GridSize::linear(grid),
+            shared_bytes: 0,
+        }
+    }
+
+    /// A launch with a 2-D grid.
+    pub const fn new(block: BlockSize, grid: GridSize) -> Launch {
+        Launch {
+            block,
+            grid,
+            shared_bytes: 0,
+        }
+    }
+
+    /// The same launch asking for `bytes` of shared memory per block.
+    pub const fn with_shared(self, bytes: u32) -> Launch {
+        Launch {
+            shared_bytes: bytes,
+            ..self
         }
     }
 
@@ -155,7 +183,11 @@ impl Launch {
 
 impl fmt::Display for Launch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "block {} x grid {}", self.block, self.grid)
+        write!(f, "block {} x grid {}", self.block, self.grid)?;
+        if self.shared_bytes > 0 {
+            write!(f, " with {} bytes of shared memory", self.shared_bytes)?;
+        }
+        Ok(())
     }
 }
 
@@ -320,13 +352,49 @@ pub trait Backend: Send {
 }
 
 /// The kernels every backend carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KernelVariant {
     /// The seed's kernel: a grid-stride loop, correct for any launch.
     #[default]
     GridStride,
-    /// One pixel per thread with an `i < n` guard: correct only when grid * block >= n. It
-    /// exists so tests can launch it one block short and watch verification fail.
+    /// One pixel per thread with an `i < n` guard: correct only when grid * block >= n. Tests
+    /// launch it one block short and watch verification fail; the lab's grid sweep launches it
+    /// with a data-sized grid.
     OnePixelPerThread,
+    /// The lab's 2-D kernel: the frame as width x height, a grid-stride loop in x and in y,
+    /// correct for any 2-D block and grid (CUDA `grayscale_2d`).
+    GridStride2D,
+    /// The seed's loop with its weights read from shared (local) memory of the launch's
+    /// [`Launch::shared_bytes`], all of it written first (CUDA `grayscale_shared`).
+    SharedProbe,
+    /// The seed's loop plus about a hundred live values per thread, so the largest block
+    /// overflows the register file (CUDA `grayscale_registers`).
+    RegisterHeavy,
+}
+
+impl KernelVariant {
+    pub const ALL: [KernelVariant; 5] = [
+        KernelVariant::GridStride,
+        KernelVariant::OnePixelPerThread,
+        KernelVariant::GridStride2D,
+        KernelVariant::SharedProbe,
+        KernelVariant::RegisterHeavy,
+    ];
+
+    /// The entry point's name in kernels/grayscale.cu and kernels/grayscale.cl.
+    pub fn entry(self) -> &'static str {
+        match self {
+            KernelVariant::GridStride => "grayscale",
+            KernelVariant::OnePixelPerThread => "grayscale_one_per_thread",
+            KernelVariant::GridStride2D => "grayscale_2d",
+            KernelVariant::SharedProbe => "grayscale_shared",
+            KernelVariant::RegisterHeavy => "grayscale_registers",
+        }
+    }
+
+    /// Whether the kernel loops over the whole frame (any grid covers it).
+    pub fn grid_stride(self) -> bool {
+        self != KernelVariant::OnePixelPerThread
+    }
 }

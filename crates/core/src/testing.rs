@@ -82,6 +82,11 @@ pub struct HostBackend {
 
 /// What the host "device" has: a gibibyte.
 pub const HOST_MEMORY: u64 = 1 << 30;
+/// Shared memory per block the host backend allows.
+pub const HOST_SHARED: u64 = 48 << 10;
+/// Registers per block, and per thread of the register-heavy kernel: 1024 threads do not fit.
+pub const HOST_REGISTER_FILE: u64 = 65536;
+pub const HOST_HEAVY_REGISTERS: u64 = 100;
 
 impl HostBackend {
     pub fn new(api: Api) -> Self {
@@ -92,6 +97,8 @@ impl HostBackend {
             warp_size: Some(Named::new(32, "HOST_WARP")),
             multiprocessors: Some(Named::new(4, "HOST_MPS")),
             global_mem_bytes: Some(Named::new(HOST_MEMORY, "HOST_MEMORY")),
+            shared_mem_per_block: Some(Named::new(HOST_SHARED, "HOST_SHARED")),
+            registers_per_block: Some(Named::new(HOST_REGISTER_FILE, "HOST_REGISTERS")),
             mp_model: nvidia_model(7, 5, "host test"),
             ..Limits::default()
         };
@@ -140,6 +147,17 @@ impl HostBackend {
         let dims = self.limits.max_block_dims.as_ref().map(|d| d.value.0);
         let too_big = b.threads() > Limits::value(&self.limits.max_threads_per_block).unwrap()
             || dims.is_some_and(|d| [b.x, b.y, b.z].iter().zip(d).any(|(&v, m)| v as u64 > m));
+        let variant = self.variant;
+        let shared =
+            variant == KernelVariant::SharedProbe && launch.shared_bytes as u64 > HOST_SHARED;
+        let registers = variant == KernelVariant::RegisterHeavy
+            && b.threads() * HOST_HEAVY_REGISTERS > HOST_REGISTER_FILE;
+        if shared || registers {
+            return Err(self.error(
+                ErrorKind::LaunchRejected,
+                format!("HOST_OUT_OF_RESOURCES: {launch}"),
+            ));
+        }
         if too_big || self.reject == Some(b.threads()) || launch.grid.blocks() == 0 {
             return Err(self.error(
                 ErrorKind::LaunchRejected,
@@ -149,16 +167,17 @@ impl HostBackend {
                 ),
             ));
         }
-        let variant = self.variant;
         let planes = self.planes()?;
         // Thread t writes pixel t and, in the grid-stride kernel, every `threads`-th pixel
         // after it: together, the pixels below `covered`, whatever the launch's shape.
         let n = planes[0].len() as u64;
         let threads = launch.grid.x as u64 * launch.block.x as u64;
         let covered = match variant {
-            KernelVariant::GridStride if threads > 0 => n,
-            KernelVariant::GridStride => 0,
+            // Fewer than three words of shared memory: the kernel writes nothing.
+            KernelVariant::SharedProbe if launch.shared_bytes < 12 => 0,
             KernelVariant::OnePixelPerThread => threads.min(n),
+            _ if threads > 0 => n,
+            _ => 0,
         } as usize;
         let [out, values] = planes;
         out[..covered].copy_from_slice(&values[..covered]);

@@ -31,6 +31,8 @@ pub struct CudaBackend {
     timer: EventTimer,
     kernels: Kernels,
     variant: KernelVariant,
+    /// The uploaded frame's width and height (the 2-D kernel's arguments).
+    frame_size: (u32, u32),
     stream: Stream,
     ctx: PrimaryContext,
     identity: DeviceIdentity,
@@ -72,6 +74,7 @@ pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaErro
         timer,
         kernels,
         variant: KernelVariant::GridStride,
+        frame_size: (0, 0),
         stream,
         ctx,
         identity,
@@ -81,10 +84,7 @@ pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaErro
 
 impl CudaBackend {
     fn function(&self) -> CUfunction {
-        match self.variant {
-            KernelVariant::GridStride => self.kernels.grid_stride,
-            KernelVariant::OnePixelPerThread => self.kernels.one_per_thread,
-        }
+        self.kernels.get(self.variant).0
     }
 
     fn planes(&self) -> Result<&Planes, CudaError> {
@@ -99,6 +99,7 @@ impl CudaBackend {
         self.planes = None;
         self.stream.synchronize()?;
         self.planes = Some(Planes::upload(frame, &self.stream)?);
+        self.frame_size = (frame.width, frame.height);
         Ok(())
     }
 
@@ -113,9 +114,11 @@ impl CudaBackend {
                     b: planes.b.ptr(),
                     out: planes.out.ptr(),
                     n: planes.pixels,
+                    width: self.frame_size.0,
+                    height: self.frame_size.1,
                 };
-                let (func, stream) = (self.function(), &self.stream);
-                let mut op = || timing::launch(func, stream, launch.block, launch.grid, args);
+                let (func, stream, variant) = (self.function(), &self.stream, self.variant);
+                let mut op = || timing::launch(func, stream, launch, variant, args);
                 self.timer.run_batch(stream, count, stamps, &mut op)
             }
             Work::Copy { bytes } => {
@@ -155,10 +158,7 @@ impl Backend for CudaBackend {
     }
 
     fn kernel_facts(&self) -> &KernelFacts {
-        match self.variant {
-            KernelVariant::GridStride => &self.kernels.grid_stride_facts,
-            KernelVariant::OnePixelPerThread => &self.kernels.one_per_thread_facts,
-        }
+        self.kernels.get(self.variant).1
     }
 
     fn timer(&self) -> TimerInfo {

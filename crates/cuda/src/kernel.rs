@@ -7,7 +7,7 @@
 use std::ffi::{c_void, CString};
 use std::ptr;
 
-use blocksweep_core::{KernelFacts, Named, OccupancySuggestion, Residency};
+use blocksweep_core::{KernelFacts, KernelVariant, Named, OccupancySuggestion, Residency};
 use cudarc::driver::sys::{CUfunction, CUfunction_attribute as F, CUjit_option, CUmodule};
 
 use crate::device::DriverInfo;
@@ -24,6 +24,10 @@ pub const KERNEL_PTX: &str = include_str!("../../../kernels/grayscale.ptx");
 /// Entry points, unmangled (`extern "C"` in the source).
 pub const GRID_STRIDE_ENTRY: &str = "grayscale";
 pub const ONE_PER_THREAD_ENTRY: &str = "grayscale_one_per_thread";
+/// The lab's kernels (kernels/README.md): 2-D, shared memory sized at launch, register-heavy.
+pub const GRID_2D_ENTRY: &str = "grayscale_2d";
+pub const SHARED_ENTRY: &str = "grayscale_shared";
+pub const REGISTERS_ENTRY: &str = "grayscale_registers";
 
 const EMBEDDED_DESC: &str = "embedded PTX (NVRTC 12.0, compute_50)";
 
@@ -93,14 +97,24 @@ impl Drop for Module {
     }
 }
 
-/// The two kernels loaded into a context, with their facts.
+/// Every kernel of the module loaded into a context, with its facts, in
+/// [`KernelVariant::ALL`]'s order.
 pub(crate) struct Kernels {
-    pub grid_stride: CUfunction,
-    pub one_per_thread: CUfunction,
-    pub grid_stride_facts: KernelFacts,
-    pub one_per_thread_facts: KernelFacts,
+    functions: Vec<(KernelVariant, CUfunction, KernelFacts)>,
     // Owns the functions above; dropped with them.
     _module: Module,
+}
+
+impl Kernels {
+    /// The function of `variant` and its facts.
+    pub fn get(&self, variant: KernelVariant) -> (CUfunction, &KernelFacts) {
+        let i = KernelVariant::ALL
+            .iter()
+            .position(|v| *v == variant)
+            .unwrap_or(0);
+        let (_, f, facts) = &self.functions[i];
+        (*f, facts)
+    }
 }
 
 // SAFETY: module and function handles belong to the context, usable from whichever thread
@@ -196,13 +210,14 @@ fn build_with_nvrtc(cc: (i32, i32), driver: &DriverInfo) -> Result<Kernels, Cuda
 }
 
 fn kernels(module: Module, provenance: Provenance) -> Result<Kernels, CudaError> {
-    let grid_stride = module.function(GRID_STRIDE_ENTRY)?;
-    let one_per_thread = module.function(ONE_PER_THREAD_ENTRY)?;
+    let mut functions = Vec::new();
+    for variant in KernelVariant::ALL {
+        let entry = variant.entry();
+        let f = module.function(entry)?;
+        functions.push((variant, f, facts(f, entry, &provenance)?));
+    }
     Ok(Kernels {
-        grid_stride_facts: facts(grid_stride, GRID_STRIDE_ENTRY, &provenance)?,
-        one_per_thread_facts: facts(one_per_thread, ONE_PER_THREAD_ENTRY, &provenance)?,
-        grid_stride,
-        one_per_thread,
+        functions,
         _module: module,
     })
 }

@@ -50,7 +50,8 @@ pub use driver::{CudaDriver, API, DRIVER};
 pub use entry_points::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS};
 pub use error::{CudaError, MIN_DRIVER};
 pub use kernel::{
-    CudaCompiler, GRID_STRIDE_ENTRY, KERNEL_PTX, KERNEL_SOURCE, ONE_PER_THREAD_ENTRY,
+    CudaCompiler, GRID_2D_ENTRY, GRID_STRIDE_ENTRY, KERNEL_PTX, KERNEL_SOURCE,
+    ONE_PER_THREAD_ENTRY, REGISTERS_ENTRY, SHARED_ENTRY,
 };
 pub use nvrtc::{nvrtc_available, nvrtc_compile, nvrtc_compile_cubin, NvrtcCubin, NvrtcPtx};
 pub use timing::{EVENT_RESOLUTION_NS, TIMER_METHOD};

@@ -10,7 +10,7 @@
 use std::ffi::c_void;
 use std::ptr;
 
-use blocksweep_core::{BatchTimes, BlockSize, GridSize, Stamps};
+use blocksweep_core::{BatchTimes, KernelVariant, Launch, Stamps};
 use cudarc::driver::sys::{CUdeviceptr, CUevent, CUfunction};
 
 use crate::context::Stream;
@@ -134,7 +134,8 @@ impl EventTimer {
     }
 }
 
-/// The kernel's five arguments: r, g, b, out and the pixel count (size_t).
+/// The kernels' arguments: r, g, b, out, then the pixel count (size_t) or, for the 2-D kernel,
+/// the frame's width and height.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct KernelArgs {
     pub r: CUdeviceptr,
@@ -142,30 +143,61 @@ pub(crate) struct KernelArgs {
     pub b: CUdeviceptr,
     pub out: CUdeviceptr,
     pub n: u64,
+    pub width: u32,
+    pub height: u32,
 }
 
-/// Issues one `cuLaunchKernel` of `func` with a (x, y, z) block and an (x, y) grid.
+/// The register-heavy kernel's `salt`: 0, so its test never holds (kernels/grayscale.cu).
+const SALT: u32 = 0;
+
+/// Issues one `cuLaunchKernel` of `func` (the kernel of `variant`) with the launch's (x, y, z)
+/// block, (x, y) grid and, for the shared-memory kernel, its dynamic shared memory.
 ///
 /// Nothing is checked here on purpose: the core skips blocks over the device limits before
-/// asking, and a block it does send (`--blocks 2048`, a limit it does not know) should meet the
-/// driver's own refusal, reported as LaunchRejected with the CUDA error name.
+/// asking, and a launch it does send (`--blocks 2048`, more shared memory than a block may
+/// have, a block the registers cannot hold) should meet the driver's own refusal, reported as
+/// LaunchRejected with the CUDA error name.
 pub(crate) fn launch(
     func: CUfunction,
     stream: &Stream,
-    block: BlockSize,
-    grid: GridSize,
+    launch: Launch,
+    variant: KernelVariant,
     args: KernelArgs,
 ) -> Result<(), CudaError> {
+    let (block, grid) = (launch.block, launch.grid);
     let (mut r, mut g, mut b, mut out, mut n) = (args.r, args.g, args.b, args.out, args.n);
-    let mut params: [*mut c_void; 5] = [
+    let (mut width, mut height) = (args.width, args.height);
+    let mut words = launch.shared_bytes / 4;
+    let mut salt = SALT;
+    let mut shared_bytes = 0;
+    let ptrs: [*mut c_void; 4] = [
         (&mut r as *mut CUdeviceptr).cast(),
         (&mut g as *mut CUdeviceptr).cast(),
         (&mut b as *mut CUdeviceptr).cast(),
         (&mut out as *mut CUdeviceptr).cast(),
-        (&mut n as *mut u64).cast(),
     ];
-    // SAFETY: the function comes from a loaded module of this context; the five parameters
-    // match the kernel's signature (three const float*, float*, size_t) and point at locals
+    let mut params: Vec<*mut c_void> = ptrs.to_vec();
+    match variant {
+        KernelVariant::GridStride | KernelVariant::OnePixelPerThread => {
+            params.push((&mut n as *mut u64).cast());
+        }
+        KernelVariant::GridStride2D => {
+            params.push((&mut width as *mut u32).cast());
+            params.push((&mut height as *mut u32).cast());
+        }
+        KernelVariant::SharedProbe => {
+            params.push((&mut n as *mut u64).cast());
+            params.push((&mut words as *mut u32).cast());
+            shared_bytes = launch.shared_bytes;
+        }
+        KernelVariant::RegisterHeavy => {
+            params.push((&mut n as *mut u64).cast());
+            params.push((&mut salt as *mut u32).cast());
+        }
+    }
+    // SAFETY: the function comes from a loaded module of this context; the parameters match
+    // the variant's signature in kernels/grayscale.cu (three const float*, float*, then
+    // size_t n, or unsigned width and height, plus unsigned words or salt) and point at locals
     // that outlive the call (cuLaunchKernel copies them before returning); the pointers are
     // live allocations of `n` floats owned by the backend, which keeps them until the stream
     // has finished with them.
@@ -178,11 +210,11 @@ pub(crate) fn launch(
             block.x,
             block.y,
             block.z,
-            0,
+            shared_bytes,
             stream.raw(),
             params.as_mut_ptr(),
             ptr::null_mut()
         ))
     }
-    .map_err(|f| map_launch(&format!("block {block} x grid {grid}"), f.code))
+    .map_err(|f| map_launch(&launch.to_string(), f.code))
 }

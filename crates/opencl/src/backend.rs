@@ -116,7 +116,8 @@ impl Backend for OpenClBackend {
         // Free the previous frame's planes before asking for the new ones.
         self.planes = None;
         self.planes = Some(Planes::upload(&self.context, frame)?);
-        self.kernels.bind(self.planes("upload")?)?;
+        self.kernels
+            .bind(self.planes("upload")?, frame.width, frame.height)?;
         Ok(())
     }
 
@@ -133,6 +134,9 @@ impl Backend for OpenClBackend {
         Ok(match work {
             Work::Kernel(launch) => {
                 self.planes("run_batch")?;
+                if self.variant == KernelVariant::SharedProbe {
+                    self.kernels.size_shared(launch.shared_bytes)?;
+                }
                 let kernel = self.kernels.get(self.variant);
                 timing::kernel_batch(&self.context, kernel, launch, count, stamps)?
             }

@@ -1,6 +1,7 @@
-//! Building the kernels and their facts: build options, clBuildProgram with its log, the two
-//! kernels of the one program, their arguments, and what the driver says about them
-//! (clGetKernelWorkGroupInfo, plus ptxas's register count on NVIDIA).
+//! Building the kernels and their facts: build options, clBuildProgram with its log, the
+//! kernels of the one program (the seed's two and the lab's three), their arguments, and what
+//! the driver says about them (clGetKernelWorkGroupInfo, plus ptxas's register count on
+//! NVIDIA).
 
 use std::ffi::{c_void, CString};
 use std::ptr;
@@ -37,23 +38,20 @@ const REGISTERS_FROM_CACHE: &str = "unknown: the build log has no ptxas report, 
      when NVIDIA's driver takes the binary from its compute cache (CUDA_CACHE_DISABLE=1 makes \
      it compile, and report)";
 
-/// Both variants, in the order [`Kernels`] keeps them.
-const VARIANTS: [KernelVariant; 2] = [KernelVariant::GridStride, KernelVariant::OnePixelPerThread];
+/// Every variant, in the order [`Kernels`] keeps them.
+const VARIANTS: [KernelVariant; 5] = KernelVariant::ALL;
 
 fn variant_index(v: KernelVariant) -> usize {
-    match v {
-        KernelVariant::GridStride => 0,
-        KernelVariant::OnePixelPerThread => 1,
-    }
+    VARIANTS.iter().position(|x| *x == v).unwrap_or(0)
 }
 
 /// The grayscale program built for one device, its two kernels and their facts.
 pub(crate) struct Kernels {
     // Declaration order is drop order: the kernels go before their program.
     /// Indexed by `variant_index`.
-    kernels: [Kernel; 2],
+    kernels: Vec<Kernel>,
     _program: Program,
-    facts: [KernelFacts; 2],
+    facts: Vec<KernelFacts>,
     /// The device's CL_PROGRAM_BUILD_LOG (ptxas's report on NVIDIA).
     pub build_log: String,
 }
@@ -72,10 +70,10 @@ impl Kernels {
             build(&ctx.context, ctx.device, KERNEL_SOURCE, &options)
         })?;
         let _facts = blocksweep_core::trace::span("opencl", "open: kernel facts");
-        let kernels = [
-            kernel(&program, entry_point(VARIANTS[0]))?,
-            kernel(&program, entry_point(VARIANTS[1]))?,
-        ];
+        let kernels = VARIANTS
+            .iter()
+            .map(|v| kernel(&program, entry_point(*v)))
+            .collect::<Result<Vec<_>, _>>()?;
         let compiled_by = format!("clBuildProgram ({platform})");
         let facts_of = |i: usize| {
             let entry = entry_point(VARIANTS[i]);
@@ -88,7 +86,9 @@ impl Kernels {
                 &options,
             )
         };
-        let facts = [facts_of(0)?, facts_of(1)?];
+        let facts = (0..VARIANTS.len())
+            .map(facts_of)
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Kernels {
             kernels,
             _program: program,
@@ -105,10 +105,12 @@ impl Kernels {
         &self.facts[variant_index(variant)]
     }
 
-    /// Sets both kernels' arguments to the planes (r, g, b, out) and their pixel count.
-    pub fn bind(&self, planes: &Planes) -> Result<(), OpenClError> {
+    /// Sets every kernel's arguments that stay for the frame: the planes (r, g, b, out) and
+    /// the pixel count, or the 2-D kernel's width and height; the register-heavy kernel's salt
+    /// (0). The shared-memory kernel's size arguments are set per launch ([`Kernels::size_shared`]).
+    pub fn bind(&self, planes: &Planes, width: u32, height: u32) -> Result<(), OpenClError> {
         let n: cl_ulong = planes.pixels;
-        for k in &self.kernels {
+        for (v, k) in VARIANTS.iter().zip(&self.kernels) {
             for (i, m) in [&planes.r, &planes.g, &planes.b, &planes.out]
                 .into_iter()
                 .enumerate()
@@ -116,9 +118,36 @@ impl Kernels {
                 let raw: cl_mem = m.raw();
                 set_arg(k, i as cl_uint, &raw)?;
             }
-            set_arg(k, ARG_PIXELS, &n)?;
+            match v {
+                KernelVariant::GridStride2D => {
+                    set_arg(k, ARG_PIXELS, &(width as cl_uint))?;
+                    set_arg(k, ARG_PIXELS + 1, &(height as cl_uint))?;
+                }
+                KernelVariant::RegisterHeavy => {
+                    set_arg(k, ARG_PIXELS, &n)?;
+                    set_arg(k, ARG_PIXELS + 1, &(0 as cl_uint))?;
+                }
+                _ => set_arg(k, ARG_PIXELS, &n)?,
+            }
         }
         Ok(())
+    }
+
+    /// Gives the shared-memory kernel `bytes` of local memory per work-group: its `words`
+    /// argument and its `__local` argument (clSetKernelArg with a size and no value). A size
+    /// the driver refuses here is its answer to the launch.
+    pub fn size_shared(&self, bytes: u32) -> Result<(), OpenClError> {
+        let k = self.get(KernelVariant::SharedProbe);
+        set_arg(k, ARG_PIXELS + 1, &((bytes / 4) as cl_uint))?;
+        // SAFETY: a `__local` argument takes a size and a null value (OpenCL clSetKernelArg).
+        unsafe { set_kernel_arg(k.raw(), ARG_PIXELS + 2, bytes as usize, ptr::null()) }.map_err(
+            |code| OpenClError::LaunchRejected {
+                call: "clSetKernelArg",
+                launch: format!("__local argument of {bytes} bytes"),
+                name: crate::error::cl_error_name(code),
+                code,
+            },
+        )
     }
 }
 
@@ -136,12 +165,9 @@ fn set_arg<T>(kernel: &Kernel, index: cl_uint, value: &T) -> Result<(), OpenClEr
     .map_err(map_create("clSetKernelArg"))
 }
 
-/// The entry point of each kernel variant in kernels/grayscale.cl.
+/// The entry point of each kernel variant in kernels/grayscale.cl (the CUDA names).
 fn entry_point(variant: KernelVariant) -> &'static str {
-    match variant {
-        KernelVariant::GridStride => "grayscale",
-        KernelVariant::OnePixelPerThread => "grayscale_one_per_thread",
-    }
+    variant.entry()
 }
 
 /// clBuildProgram options: the standard, NVIDIA's verbose flag where the compiler is
@@ -325,8 +351,8 @@ ptxas info    : Used 8 registers, 392 bytes cmem[0]";
     }
 
     #[test]
-    fn source_carries_both_kernels_and_the_weights() {
-        for v in [KernelVariant::GridStride, KernelVariant::OnePixelPerThread] {
+    fn source_carries_every_kernel_and_the_weights() {
+        for v in KernelVariant::ALL {
             assert!(KERNEL_SOURCE.contains(&format!("__kernel void {}(", entry_point(v))));
         }
         let [r, g, b] = blocksweep_core::WEIGHTS;

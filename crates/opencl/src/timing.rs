@@ -71,7 +71,7 @@ fn profiling_ns(
     Ok(u64::from_ne_bytes(arr))
 }
 
-/// The NDRange for a launch: work_dim 1 for a linear block, else 3 with the grid in x.
+/// The NDRange for a launch: work_dim 1 for a linear block and grid, 2 for a 2-D one, else 3.
 pub(crate) fn nd_range(launch: Launch) -> Result<(u32, [usize; 3], [usize; 3]), OpenClError> {
     let BlockSize { x, y, z } = launch.block;
     let global_x = (launch.grid.x as u64)
@@ -84,7 +84,13 @@ pub(crate) fn nd_range(launch: Launch) -> Result<(u32, [usize; 3], [usize; 3]), 
             code: 0,
         })?;
     let local = [x as usize, y as usize, z as usize];
-    let dims = if launch.block.is_linear() { 1 } else { 3 };
+    // work_dim 1 for a linear block, 2 for a 2-D block (the 2-D kernel's get_num_groups(1)
+    // then counts the grid's y), else 3.
+    let dims = match (launch.block.is_linear() && launch.grid.y == 1, z) {
+        (true, _) => 1,
+        (false, 1) => 2,
+        _ => 3,
+    };
     let global_y = (launch.grid.y as u64 * y as u64) as usize;
     Ok((dims, [global_x, global_y, z as usize], local))
 }
@@ -202,5 +208,10 @@ mod tests {
         assert_eq!(nd_range(l).unwrap(), (1, [10240, 1, 1], [256, 1, 1]));
         let l = Launch::linear(BlockSize { x: 32, y: 4, z: 2 }, 3);
         assert_eq!(nd_range(l).unwrap(), (3, [96, 4, 2], [32, 4, 2]));
+        let l = Launch::new(
+            BlockSize { x: 16, y: 16, z: 1 },
+            blocksweep_core::GridSize { x: 240, y: 135 },
+        );
+        assert_eq!(nd_range(l).unwrap(), (2, [3840, 2160, 1], [16, 16, 1]));
     }
 }

@@ -16,7 +16,10 @@ use crate::error::{VulkanError, VulkanResult};
 use crate::instance::{InstanceShared, MessageLog};
 use crate::kernel::{self, Pipelines};
 use crate::memory::{self, Buffer, FramePlanes, MemoryKind};
-use crate::timing::{self, check_launch, check_loop_iterations, DispatchLimits, Timestamps};
+use crate::timing::{
+    self, check_launch, check_loop_iterations, check_loop_iterations_2d, check_shared,
+    DispatchLimits, Timestamps,
+};
 
 /// One Vulkan device, ready to run the grayscale kernel.
 ///
@@ -34,7 +37,14 @@ pub struct VulkanBackend {
     dispatch_limits: DispatchLimits,
     /// Loop iterations the driver runs per invocation before cutting the loop (llvmpipe).
     max_loop_iterations: Option<u64>,
-    kernel: KernelFacts,
+    /// Facts of each kernel variant built so far (the grid-stride kernel's at open, the
+    /// others' when first selected).
+    kernels: Vec<(KernelVariant, KernelFacts)>,
+    /// maxComputeSharedMemorySize.
+    max_shared: u32,
+    /// The uploaded frame's width and height (the 2-D shader's push constants).
+    frame_size: (u32, u32),
+    driver: String,
     timer: TimerInfo,
     variant: KernelVariant,
     log: MessageLog,
@@ -67,7 +77,12 @@ impl VulkanBackend {
         let mut pipelines = Pipelines::new(&device)?;
         let driver = adapter.driver_name.clone();
         let driver = driver.unwrap_or_else(|| identity.driver.clone());
-        let kernel = kernel::facts(&mut pipelines, &dispatch_limits, &driver)?;
+        let kernel = kernel::facts(
+            &mut pipelines,
+            &dispatch_limits,
+            &driver,
+            KernelVariant::GridStride,
+        )?;
         // The copy ceiling's shader too, so that it also fails `open` if it cannot build.
         let copy_limits = CopyLimits::of(
             &adapter.properties.limits,
@@ -91,7 +106,10 @@ impl VulkanBackend {
             limits,
             dispatch_limits,
             max_loop_iterations: adapter.max_loop_iterations(),
-            kernel,
+            kernels: vec![(KernelVariant::GridStride, kernel)],
+            max_shared: adapter.properties.limits.max_compute_shared_memory_size,
+            frame_size: (0, 0),
+            driver,
             timer: timing::timer(family, valid_bits, period),
             variant: KernelVariant::GridStride,
             log,
@@ -146,22 +164,44 @@ impl VulkanBackend {
                 "frame planes missing after allocation".into(),
             ));
         };
-        f.write(&mut self.commands, frame)
+        f.write(&mut self.commands, frame)?;
+        self.frame_size = (frame.width, frame.height);
+        Ok(())
     }
 
     fn batch(&mut self, work: Work, count: u32, stamps: Stamps) -> VulkanResult<BatchTimes> {
         match work {
             Work::Kernel(launch) => {
                 check_launch(launch, &self.dispatch_limits)?;
-                let pixels = self.frame()?.pixels;
-                if self.variant == KernelVariant::GridStride {
-                    check_loop_iterations(launch, pixels.into(), self.max_loop_iterations)?;
+                let variant = self.variant;
+                if variant == KernelVariant::SharedProbe {
+                    check_shared(launch, self.max_shared)?;
                 }
-                let pipeline = self.pipelines.get(launch.block, self.variant)?;
+                let pixels = self.frame()?.pixels;
+                let (width, height) = self.frame_size;
+                match variant {
+                    KernelVariant::OnePixelPerThread => {}
+                    KernelVariant::GridStride2D => check_loop_iterations_2d(
+                        launch,
+                        width.into(),
+                        height.into(),
+                        self.max_loop_iterations,
+                    )?,
+                    _ => check_loop_iterations(launch, pixels.into(), self.max_loop_iterations)?,
+                }
+                let pipeline = self
+                    .pipelines
+                    .get(launch.block, variant, launch.shared_bytes)?;
+                // grayscale.comp and the shared-memory shader read the pixel count; the 2-D
+                // shader the width and height; the register-heavy one the count and salt 0.
+                let push = match variant {
+                    KernelVariant::GridStride2D => [width, height],
+                    _ => [pixels, 0],
+                };
                 let (layout, set) = (self.pipelines.layout, self.pipelines.set);
                 let commands = &mut self.commands;
                 self.timestamps.run_batch(commands, count, stamps, |d, cb| {
-                    command::record_dispatch(d, cb, pipeline, layout, set, pixels, launch.grid)
+                    command::record_dispatch(d, cb, pipeline, layout, set, &push, launch.grid)
                 })
             }
             Work::Copy { bytes } => {
@@ -241,7 +281,12 @@ impl Backend for VulkanBackend {
     }
 
     fn kernel_facts(&self) -> &KernelFacts {
-        &self.kernel
+        self.kernels
+            .iter()
+            .find(|(v, _)| *v == self.variant)
+            .or(self.kernels.first())
+            .map(|(_, f)| f)
+            .expect("the grid-stride kernel's facts are built at open")
     }
 
     fn timer(&self) -> TimerInfo {
@@ -278,7 +323,18 @@ impl Backend for VulkanBackend {
         self.validation_messages()
     }
 
+    /// Selects `variant`; the first time, builds one of its pipelines for its facts (a shader
+    /// the driver cannot compile fails here).
     fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
+        if !self.kernels.iter().any(|(v, _)| *v == variant) {
+            let facts = kernel::facts(
+                &mut self.pipelines,
+                &self.dispatch_limits,
+                &self.driver,
+                variant,
+            )?;
+            self.kernels.push((variant, facts));
+        }
         self.variant = variant;
         Ok(())
     }

@@ -174,26 +174,22 @@ pub fn barrier(
     };
 }
 
-/// Binds the pipeline and the planes, pushes the pixel count and dispatches `grid` workgroups.
+/// Binds the pipeline and the planes, pushes the push constants (the pixel count, or the
+/// lab kernels' two words) and dispatches `grid` workgroups.
 pub fn record_dispatch(
     d: &ash::Device,
     cb: vk::CommandBuffer,
     pipeline: vk::Pipeline,
     layout: vk::PipelineLayout,
     set: vk::DescriptorSet,
-    pixels: u32,
+    push: &[u32],
     grid: GridSize,
 ) {
+    let bytes: Vec<u8> = push.iter().flat_map(|w| w.to_ne_bytes()).collect();
     unsafe {
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
         d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
-        d.cmd_push_constants(
-            cb,
-            layout,
-            vk::ShaderStageFlags::COMPUTE,
-            0,
-            &pixels.to_ne_bytes(),
-        );
+        d.cmd_push_constants(cb, layout, vk::ShaderStageFlags::COMPUTE, 0, &bytes);
         d.cmd_dispatch(cb, grid.x, grid.y, 1);
     }
 }

@@ -1,7 +1,10 @@
-//! Building the kernels and their facts. The grayscale shader and its pipelines: one shader
-//! module, one descriptor set (bindings 0..3 = r, g, b, gray), a pipeline layout with the pixel
-//! count as a push constant, and one compute pipeline per (workgroup size, variant) through
-//! specialization constants, created on first use and cached; the statistics
+//! Building the kernels and their facts. The grayscale shaders and their pipelines: one shader
+//! module per shader (the seed's two variants share `grayscale.comp`; the lab's 2-D,
+//! shared-memory and register-heavy kernels have one each), one descriptor set (bindings 0..3 =
+//! r, g, b, gray), a pipeline layout with two 32-bit push constants (the pixel count, or the
+//! lab kernels' width and height, or count and salt), and one compute pipeline per (workgroup
+//! size, variant, shared size) through specialization constants, created on first use and
+//! cached; the statistics
 //! VK_KHR_pipeline_executable_properties gives for them, and the kernel facts. The module and
 //! pipeline helpers serve the copy shader (`copy/shader.rs`) too.
 
@@ -131,8 +134,26 @@ pub(crate) fn compute_pipeline(
 /// `glslangValidator -V --target-env vulkan1.1 -o shaders/grayscale.spv shaders/grayscale.comp`.
 pub const SPIRV: &[u8] = include_bytes!("../../../shaders/grayscale.spv");
 
-/// Bytes of the push-constant block `{ uint n; }`.
-const PUSH_CONSTANT_BYTES: u32 = 4;
+/// The lab's shaders (kernels/README.md), each compiled the same way from its `.comp`.
+pub const SPIRV_2D: &[u8] = include_bytes!("../../../shaders/grayscale_2d.spv");
+pub const SPIRV_SHARED: &[u8] = include_bytes!("../../../shaders/grayscale_shared.spv");
+pub const SPIRV_REGISTERS: &[u8] = include_bytes!("../../../shaders/grayscale_registers.spv");
+
+/// Bytes of the largest push-constant block, `{ uint a; uint b; }` (grayscale.comp uses the
+/// first word only).
+const PUSH_CONSTANT_BYTES: u32 = 8;
+
+/// The shader of each variant: its SPIR-V and its path.
+fn shader_of(variant: KernelVariant) -> (usize, &'static [u8], &'static str) {
+    match variant {
+        KernelVariant::GridStride | KernelVariant::OnePixelPerThread => {
+            (0, SPIRV, "shaders/grayscale.spv")
+        }
+        KernelVariant::GridStride2D => (1, SPIRV_2D, "shaders/grayscale_2d.spv"),
+        KernelVariant::SharedProbe => (2, SPIRV_SHARED, "shaders/grayscale_shared.spv"),
+        KernelVariant::RegisterHeavy => (3, SPIRV_REGISTERS, "shaders/grayscale_registers.spv"),
+    }
+}
 
 /// What VK_KHR_pipeline_executable_properties says about one pipeline.
 #[derive(Debug, Clone, Default)]
@@ -217,19 +238,22 @@ pub(crate) fn bind_storage(
     unsafe { d.update_descriptor_sets(&writes, &[]) };
 }
 
-/// The facts `open` reports for the grayscale kernel. Builds one pipeline now, so a shader the
-/// driver cannot compile fails `open`, and reads its statistics.
+/// The facts `open` reports for the grayscale kernel (or, later, for a lab kernel). Builds one
+/// pipeline now, so a shader the driver cannot compile fails, and reads its statistics.
 pub(crate) fn facts(
     pipelines: &mut Pipelines,
     limits: &DispatchLimits,
     driver: &str,
+    variant: KernelVariant,
 ) -> VulkanResult<KernelFacts> {
     let probe_block = BlockSize::linear(256.min(limits.max_invocations).min(limits.max_size[0]));
-    let pipeline = pipelines.get(probe_block, KernelVariant::GridStride)?;
+    // The shared-memory shader at its smallest array (12 bytes, the three weights).
+    let pipeline = pipelines.get(probe_block, variant, 12)?;
     let stats = pipelines.statistics(pipeline)?;
+    let (_, _, path) = shader_of(variant);
     let mut extra = vec![(
         "shader".to_string(),
-        "shaders/grayscale.spv (glslangValidator -V --target-env vulkan1.1)".to_string(),
+        format!("{path} (glslangValidator -V --target-env vulkan1.1)"),
     )];
     if !stats.all.is_empty() {
         extra.push((
@@ -255,13 +279,14 @@ pub(crate) fn facts(
 /// The shader module, layouts, descriptor set and pipeline cache.
 pub(crate) struct Pipelines {
     device: Arc<DeviceContext>,
-    shader: vk::ShaderModule,
+    /// One module per shader, in [`shader_of`]'s order; created on first use.
+    shaders: [vk::ShaderModule; 4],
     set_layout: vk::DescriptorSetLayout,
     pub layout: vk::PipelineLayout,
     pool: Option<DescriptorPool>,
     pub set: vk::DescriptorSet,
-    /// Keyed by workgroup size and "one pixel per thread".
-    cache: HashMap<(BlockSize, bool), vk::Pipeline>,
+    /// Keyed by workgroup size, variant and shared-array words (0 for the other shaders).
+    cache: HashMap<(BlockSize, KernelVariant, u32), vk::Pipeline>,
     capture_statistics: bool,
 }
 
@@ -271,7 +296,7 @@ impl Pipelines {
         // Each handle goes into `p` as soon as it exists, so an early return destroys it.
         let mut p = Pipelines {
             device: device.clone(),
-            shader: vk::ShaderModule::null(),
+            shaders: [vk::ShaderModule::null(); 4],
             set_layout: vk::DescriptorSetLayout::null(),
             layout: vk::PipelineLayout::null(),
             pool: None,
@@ -279,7 +304,7 @@ impl Pipelines {
             cache: HashMap::new(),
             capture_statistics: device.executables.is_some(),
         };
-        p.shader = shader_module(d, SPIRV, "shaders/grayscale.spv")?;
+        p.shaders[0] = shader_module(d, SPIRV, "shaders/grayscale.spv")?;
         (p.set_layout, p.layout) = storage_layouts(d, 4, PUSH_CONSTANT_BYTES)?;
         let (pool, sets) = DescriptorPool::with_sets(device, p.set_layout, 1, 4)?;
         p.pool = Some(pool);
@@ -293,23 +318,47 @@ impl Pipelines {
         bind_storage(&self.device.raw, self.set, &ranges);
     }
 
-    /// The pipeline for this workgroup size and variant, created on first use. The caller has
-    /// checked the size against the device limits ([`check_launch`](crate::check_launch)).
-    pub fn get(&mut self, block: BlockSize, variant: KernelVariant) -> VulkanResult<vk::Pipeline> {
-        let one_pixel = variant == KernelVariant::OnePixelPerThread;
-        if let Some(&p) = self.cache.get(&(block, one_pixel)) {
+    /// The pipeline for this workgroup size and variant (and, for the shared-memory shader,
+    /// `shared_bytes` / 4 words of shared array), created on first use. The caller has checked
+    /// the size against the device limits ([`check_launch`](crate::check_launch)) and the
+    /// shared bytes against maxComputeSharedMemorySize ([`check_shared`](crate::check_shared)).
+    pub fn get(
+        &mut self,
+        block: BlockSize,
+        variant: KernelVariant,
+        shared_bytes: u32,
+    ) -> VulkanResult<vk::Pipeline> {
+        let words = match variant {
+            KernelVariant::SharedProbe => shared_bytes / 4,
+            _ => 0,
+        };
+        if let Some(&p) = self.cache.get(&(block, variant, words)) {
             return Ok(p);
         }
-        // constant_id 0..2 = local_size_{x,y,z}_id, 3 = ONE_PIXEL_PER_THREAD (a VkBool32).
-        let constants = [block.x, block.y, block.z, one_pixel as u32];
+        let (index, spirv, path) = shader_of(variant);
+        if self.shaders[index] == vk::ShaderModule::null() {
+            self.shaders[index] = shader_module(&self.device.raw, spirv, path)?;
+        }
+        // constant_id 0..2 = local_size_{x,y,z}_id; 3 = grayscale.comp's ONE_PIXEL_PER_THREAD
+        // (a VkBool32) or grayscale_shared.comp's SHARED_WORDS.
+        let fourth = match variant {
+            KernelVariant::OnePixelPerThread => 1,
+            KernelVariant::SharedProbe => words,
+            _ => 0,
+        };
+        let constants = [block.x, block.y, block.z, fourth];
+        let constants = match variant {
+            KernelVariant::GridStride2D | KernelVariant::RegisterHeavy => &constants[..3],
+            _ => &constants[..],
+        };
         let flags = if self.capture_statistics {
             vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
         } else {
             vk::PipelineCreateFlags::empty()
         };
         let d = &self.device.raw;
-        let pipeline = compute_pipeline(d, self.shader, self.layout, &constants, flags)?;
-        self.cache.insert((block, one_pixel), pipeline);
+        let pipeline = compute_pipeline(d, self.shaders[index], self.layout, constants, flags)?;
+        self.cache.insert((block, variant, words), pipeline);
         Ok(pipeline)
     }
 
@@ -365,7 +414,9 @@ impl Drop for Pipelines {
             drop(self.pool.take());
             d.destroy_pipeline_layout(self.layout, None);
             d.destroy_descriptor_set_layout(self.set_layout, None);
-            d.destroy_shader_module(self.shader, None);
+            for m in self.shaders {
+                d.destroy_shader_module(m, None);
+            }
         }
     }
 }
@@ -376,7 +427,9 @@ mod tests {
 
     #[test]
     fn spirv_is_embedded_word_aligned() {
-        let words = ash::util::read_spv(&mut Cursor::new(SPIRV)).unwrap();
-        assert_eq!(words[0], 0x0723_0203);
+        for spirv in [SPIRV, SPIRV_2D, SPIRV_SHARED, SPIRV_REGISTERS] {
+            let words = ash::util::read_spv(&mut Cursor::new(spirv)).unwrap();
+            assert_eq!(words[0], 0x0723_0203);
+        }
     }
 }

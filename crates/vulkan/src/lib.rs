@@ -67,8 +67,10 @@ pub use copy::{CopyMeasurement, COPY_SPIRV};
 pub use driver::{VulkanDriver, API, DRIVER};
 pub use error::VulkanError;
 pub use instance::MessageLog;
-pub use kernel::SPIRV;
-pub use timing::{check_launch, check_loop_iterations, DispatchLimits};
+pub use kernel::{SPIRV, SPIRV_2D, SPIRV_REGISTERS, SPIRV_SHARED};
+pub use timing::{
+    check_launch, check_loop_iterations, check_loop_iterations_2d, check_shared, DispatchLimits,
+};
 
 use blocksweep_core::{trace, DeviceIdentity};
 use device::AdapterInfo;

@@ -102,6 +102,47 @@ pub fn check_loop_iterations(launch: Launch, pixels: u64, limit: Option<u64>) ->
     Ok(())
 }
 
+/// Refuses, naming the limit, a shared-memory launch whose `shared` array would exceed
+/// `maxComputeSharedMemorySize` (`max_shared` bytes): Vulkan has no error for it, creating or
+/// dispatching such a pipeline is invalid usage, undefined behaviour.
+pub fn check_shared(launch: Launch, max_shared: u32) -> VulkanResult<()> {
+    // The shader's array holds shared_bytes / 4 floats.
+    let bytes = launch.shared_bytes / 4 * 4;
+    if bytes > max_shared {
+        return Err(VulkanError::LaunchRejected(format!(
+            "shared array of {bytes} bytes > maxComputeSharedMemorySize = {max_shared} \
+             (invalid usage in Vulkan, refused before the driver)"
+        )));
+    }
+    Ok(())
+}
+
+/// [`check_loop_iterations`] for the 2-D kernel on a `width` x `height` frame: each of its two
+/// loops runs ceil(extent / (grid x workgroup)) times in that dimension.
+pub fn check_loop_iterations_2d(
+    launch: Launch,
+    width: u64,
+    height: u64,
+    limit: Option<u64>,
+) -> VulkanResult<()> {
+    let Some(limit) = limit else { return Ok(()) };
+    for (axis, extent, count, size) in [
+        ("x", width, launch.grid.x, launch.block.x),
+        ("y", height, launch.grid.y, launch.block.y),
+    ] {
+        let step = (count as u64 * size as u64).max(1);
+        let iterations = extent.div_ceil(step);
+        if iterations > limit {
+            return Err(VulkanError::LaunchRejected(format!(
+                "grid {axis} {count} x workgroup {axis} {size} = {step} invocations need \
+                 {iterations} loop iterations each for {extent} pixels in {axis}; llvmpipe ends a \
+                 shader's loops after {limit} (gallivm LP_MAX_TGSI_LOOP_ITERATIONS)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The timestamp query pool (grown to the largest batch) and how to read its ticks.
 pub(crate) struct Timestamps {
     device: Arc<DeviceContext>,
@@ -279,6 +320,32 @@ mod tests {
         let e = check_launch(launch(1024, 1, 1, 1 << 22), &big).unwrap_err();
         assert!(e.to_string().contains("32-bit"), "{e}");
         assert_eq!(e.kind(), blocksweep_core::ErrorKind::LaunchRejected);
+    }
+
+    #[test]
+    fn shared_arrays_above_the_limit_are_refused_by_name() {
+        let l = launch(256, 1, 1, 8);
+        assert!(check_shared(l.with_shared(32768), 32768).is_ok());
+        let e = check_shared(l.with_shared(33792), 32768).unwrap_err();
+        assert_eq!(e.kind(), blocksweep_core::ErrorKind::LaunchRejected);
+        assert!(
+            e.to_string().contains("maxComputeSharedMemorySize = 32768"),
+            "{e}"
+        );
+        // Whole floats only: 32770 bytes make an array of 32768.
+        assert!(check_shared(l.with_shared(32770), 32768).is_ok());
+    }
+
+    #[test]
+    fn the_2d_loops_are_counted_per_dimension() {
+        let l = Launch::new(
+            BlockSize { x: 16, y: 16, z: 1 },
+            blocksweep_core::GridSize { x: 1, y: 1 },
+        );
+        assert!(check_loop_iterations_2d(l, 16 * 65535, 16 * 65535, Some(65535)).is_ok());
+        let e = check_loop_iterations_2d(l, 16, 16 * 65536, Some(65535)).unwrap_err();
+        assert!(e.to_string().contains("in y"), "{e}");
+        assert!(check_loop_iterations_2d(l, 1 << 40, 1 << 40, None).is_ok());
     }
 
     #[test]

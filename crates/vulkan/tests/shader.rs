@@ -1,5 +1,5 @@
-//! Each checked-in SPIR-V module (grayscale, copy) is exactly what its checked-in GLSL compiles
-//! to, each validates, and the grayscale shader uses the core's weights.
+//! Each checked-in SPIR-V module (grayscale, the lab's three, copy) is exactly what its
+//! checked-in GLSL compiles to, each validates, and the grayscale shaders use the core's weights.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -8,8 +8,11 @@ use blocksweep_conformance::{skip_unless_required, Completion, Harness};
 use blocksweep_core::WEIGHTS;
 
 /// Each checked-in shader, and the bytes the crate embeds for it.
-const SHADERS: [(&str, &[u8]); 2] = [
+const SHADERS: [(&str, &[u8]); 5] = [
     ("grayscale", blocksweep_vulkan::SPIRV),
+    ("grayscale_2d", blocksweep_vulkan::SPIRV_2D),
+    ("grayscale_shared", blocksweep_vulkan::SPIRV_SHARED),
+    ("grayscale_registers", blocksweep_vulkan::SPIRV_REGISTERS),
     ("copy", blocksweep_vulkan::COPY_SPIRV),
 ];
 
@@ -109,6 +112,20 @@ fn the_shader_uses_the_core_weights() {
     let sum = format!("{r} * r[i] + {g} * g[i] + {b} * b[i]");
     // Once in the grid-stride loop, once in the one-pixel-per-thread variant.
     assert_eq!(source.matches(&sum).count(), 2, "expected `{sum}` twice");
+    // The lab's shaders: the 2-D one indexes a row, the register-heavy one keeps `value`, the
+    // shared-memory one writes the three weights into its array.
+    let lab = |name: &str| std::fs::read_to_string(repo_root().join(name)).unwrap();
+    let row = format!("{r} * r[row + x] + {g} * g[row + x] + {b} * b[row + x]");
+    assert!(lab("shaders/grayscale_2d.comp").contains(&row), "{row}");
+    assert!(
+        lab("shaders/grayscale_registers.comp").contains(&sum),
+        "{sum}"
+    );
+    let fill = format!("k % 3 == 0 ? {r} : (k % 3 == 1 ? {g} : {b})");
+    assert!(
+        lab("shaders/grayscale_shared.comp").contains(&fill),
+        "{fill}"
+    );
 }
 
 fn main() -> ExitCode {

@@ -133,7 +133,7 @@ impl CopyBuffers {
                 shader.pipeline,
                 shader.layout,
                 set,
-                elements,
+                &[elements],
                 GridSize::linear(grid),
             );
         }
