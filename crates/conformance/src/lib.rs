@@ -22,6 +22,7 @@
 
 pub mod checks;
 mod harness;
+pub mod lab;
 mod scenarios;
 
 use std::process::ExitCode;

@@ -3,7 +3,7 @@
 use blocksweep_core::{Backend, DeviceIdentity, Driver, OpenOptions};
 use libtest_mimic::Completion;
 
-use crate::checks;
+use crate::{checks, lab};
 
 /// Where a scenario runs: one device of one driver, among all the devices it listed.
 pub struct Target {
@@ -104,6 +104,24 @@ pub const SCENARIOS: &[Scenario] = &[
         "3-D and 2-D blocks within the limits run and verify, across re-uploads of frames of \
          other sizes",
         |t| checks::block_3d(&mut *t.open()),
+    ),
+    device(
+        "lab_kernel_2d",
+        "the 2-D kernel: every power-of-two shape of 64 and 256 threads the limits allow, with \
+         data-sized and short grids, verifies; a re-upload changes width and height",
+        |t| lab::kernel_2d(&mut *t.open()),
+    ),
+    device(
+        "lab_shared_memory",
+        "the shared-memory kernel verifies at 1 KiB and at the device's limit; 1 KiB above it is \
+         refused (or run and verified), and the backend stays usable",
+        |t| lab::shared_probe(&mut *t.open()),
+    ),
+    device(
+        "lab_register_heavy",
+        "the register-heavy kernel verifies at 64 threads; at the largest block it verifies or \
+         is refused, never a driver error",
+        |t| lab::register_heavy(&mut *t.open()),
     ),
     device(
         "frame_too_large",
