@@ -30,12 +30,6 @@ pub fn usage(msg: impl Into<String>) -> anyhow::Error {
 }
 
 fn main() -> ExitCode {
-    // NVIDIA's OpenCL prints ptxas's register count only when it really compiles; a kernel
-    // served from its cache (~/.nv/ComputeCache) has an empty build log and the residency
-    // model loses the count. Set before any thread starts; a user's own setting wins.
-    if std::env::var_os("CUDA_CACHE_DISABLE").is_none() {
-        std::env::set_var("CUDA_CACHE_DISABLE", "1");
-    }
     // Reports read back name their APIs by key; every API in the list must resolve.
     for d in blocksweep_drivers::all() {
         blocksweep_core::Api::register(d.api());

@@ -74,6 +74,7 @@ impl Registry {
         for d in drivers {
             Api::register(d.api());
         }
+        let _t = crate::trace::span("core", "probe, every API in parallel");
         let probes: Vec<Probe> = thread::scope(|s| {
             let handles: Vec<_> = drivers
                 .iter()

@@ -57,6 +57,7 @@ impl Session {
         observer: &mut dyn Observer,
     ) -> Result<Session, SessionError> {
         observer.status(None, "opening the devices and building the kernels");
+        let t = crate::trace::span("core", "open, every target in parallel");
         let opened: Vec<Result<Box<dyn Backend>, BackendError>> = thread::scope(|s| {
             let handles: Vec<_> = targets
                 .devices
@@ -76,6 +77,7 @@ impl Session {
                 })
                 .collect()
         });
+        t.end();
         let mut session = Session {
             backends: Vec::new(),
             failures: Vec::new(),
@@ -180,6 +182,7 @@ impl Session {
         let mut outcome = SweepOutcome::default();
         for b in self.backends.iter_mut() {
             let api = b.api();
+            let _t = crate::trace::span(api.key(), "sweep (plan, rows, copy ceiling)");
             let index = report.results.len();
             let mut save = |r: &sweep::SweepResult| {
                 report.results.truncate(index);

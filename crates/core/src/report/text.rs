@@ -449,7 +449,7 @@ pub(super) fn timing_line(r: &SweepResult) -> String {
     )
 }
 
-/// "fixed by --reps" or "adaptive: at least 10 and 5 ms of device time per batch".
+/// "fixed by --reps" or "adaptive: at least 10 and 2 ms of device time per batch".
 pub(super) fn reps_words(reps: &crate::measure::Reps) -> String {
     match reps {
         crate::measure::Reps::Fixed(_) => "fixed by --reps".to_string(),

@@ -251,7 +251,10 @@ pub fn run(
         result.error = Some(e.to_string());
         return (result, Some(e.into()));
     }
-    match measure_copy(backend, bytes, config) {
+    let copied = crate::trace::time(backend.api().key(), "copy ceiling", || {
+        measure_copy(backend, bytes, config)
+    });
+    match copied {
         Ok(c) => {
             result.copy = Some(c);
             result.fill_relative();
