@@ -50,7 +50,9 @@ impl Drop for CudaBackend {
 
 /// Opens device `index` (its position in [`crate::probe`]'s list) and builds the kernels.
 pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaError> {
+    let t = blocksweep_core::trace::span("cuda", "open: enumerate");
     let (devices, driver) = device::enumerate()?;
+    t.end();
     let count = devices.len();
     let identity = devices.into_iter().nth(index).ok_or_else(|| {
         CudaError::Unavailable(format!(
@@ -58,15 +60,21 @@ pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaErro
             if count == 1 { "" } else { "s" }
         ))
     })?;
+    let t = blocksweep_core::trace::span("cuda", "open: primary context");
     let ctx = PrimaryContext::retain(device::device_handle(index)?, &driver.words)?;
-    let limits = device::limits(ctx.device())?;
+    t.end();
+    let limits = blocksweep_core::trace::time("cuda", "open: limits", || {
+        device::limits(ctx.device())
+    })?;
     let cc = limits
         .compute_capability
         .as_ref()
         .map(|c| (c.value.0 as i32, c.value.1 as i32))
         .unwrap_or((7, 5));
     let stream = Stream::new()?;
-    let kernels = kernel::build(cc, &driver, options.compiler)?;
+    let kernels = blocksweep_core::trace::time("cuda", "open: build", || {
+        kernel::build(cc, &driver, options.compiler)
+    })?;
     let timer = EventTimer::new()?;
     Ok(CudaBackend {
         planes: None,

@@ -357,7 +357,10 @@ impl Pipelines {
             vk::PipelineCreateFlags::empty()
         };
         let d = &self.device.raw;
-        let pipeline = compute_pipeline(d, self.shaders[index], self.layout, constants, flags)?;
+        let phase = format!("pipeline for workgroup {block} ({variant:?})");
+        let pipeline = blocksweep_core::trace::time("vulkan", phase, || {
+            compute_pipeline(d, self.shaders[index], self.layout, constants, flags)
+        })?;
         self.cache.insert((block, variant, words), pipeline);
         Ok(pipeline)
     }

@@ -15,8 +15,9 @@ use std::time::SystemTime;
 
 use blocksweep_core::report::{render_runs, Format, Report};
 use blocksweep_core::session::{Session, SessionError};
-use blocksweep_core::sweep::{Observer as _, SweepConfig};
-use blocksweep_core::{Frame, Targets};
+use blocksweep_core::sweep::SweepConfig;
+use blocksweep_core::frame::HostAllocError;
+use blocksweep_core::{hostmem, trace, Frame, Targets};
 
 use super::layout;
 use crate::args::{FormatChoice, SweepArgs};
@@ -234,19 +235,34 @@ fn sweep_device(
     save: &mut dyn FnMut(&Report),
 ) -> anyhow::Result<(Report, Ended)> {
     let mut bar = Bar::new();
-    let opened = Session::open(reg, targets, &args.device.open_options(), &mut bar);
+    let (w, h) = args.size;
+    // The host's memory first, from the targets alone, so that nothing large is allocated for
+    // a frame that cannot fit; checked again once the drivers hold their own memory.
+    let kinds: Vec<_> = targets.devices.iter().map(|d| (d.api, d.kind)).collect();
+    hostmem::check_frame(w, h, &kinds).map_err(|e| usage(e.to_string()))?;
+    // The frame and its CPU reference are made on every core while the drivers open the
+    // devices and build the kernels (driver time, mostly waiting).
+    let (opened, generated) = std::thread::scope(|s| {
+        let generating = s.spawn(|| {
+            let _t = trace::span("core", "frame and CPU reference");
+            let frame = Frame::try_generate(w, h, args.seed)?;
+            let reference = frame.try_reference()?;
+            Ok::<_, HostAllocError>((frame, reference))
+        });
+        let opened = Session::open(reg, targets, &args.device.open_options(), &mut bar);
+        (opened, generating.join())
+    });
     let mut session = opened.map_err(|e| {
         bar.finish();
         session_error(e)
     })?;
-    let (w, h) = args.size;
     if let Err(e) = session.check_frame(w, h) {
         bar.finish();
         return Err(session_error(e));
     }
-    bar.status(None, "generating the frame and its CPU reference");
-    let frame = Frame::try_generate(w, h, args.seed).map_err(|e| usage(e.to_string()))?;
-    let reference = frame.try_reference().map_err(|e| usage(e.to_string()))?;
+    let (frame, reference) = generated
+        .map_err(|_| anyhow::anyhow!("generating the frame panicked"))?
+        .map_err(|e| usage(e.to_string()))?;
     let mut on_row = |r: &Report| {
         let mut r = r.clone();
         r.refresh_answer();
