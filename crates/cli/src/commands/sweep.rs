@@ -13,10 +13,10 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::SystemTime;
 
+use blocksweep_core::frame::HostAllocError;
 use blocksweep_core::report::{render_runs, Format, Report};
 use blocksweep_core::session::{Session, SessionError};
 use blocksweep_core::sweep::SweepConfig;
-use blocksweep_core::frame::HostAllocError;
 use blocksweep_core::{hostmem, trace, Frame, Targets};
 
 use super::layout;
