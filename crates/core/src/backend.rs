@@ -334,6 +334,12 @@ pub trait Backend: Send {
 
     fn poison_output(&mut self) -> BackendResult<()>;
 
+    /// Gets ready to launch the current kernel with each of `blocks` (a sweep's rows, known
+    /// before the first): an API that compiles per launch shape (Vulkan: a pipeline per
+    /// workgroup size) can do it now, in parallel, instead of row by row. Never required:
+    /// `run_batch` still builds what is missing.
+    fn prepare(&mut self, _blocks: &[BlockSize]) {}
+
     fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes>;
 
     fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()>;

@@ -303,6 +303,14 @@ impl Backend for VulkanBackend {
         Ok(None)
     }
 
+    /// Builds the pipelines of a sweep's workgroup sizes in parallel before its first row.
+    fn prepare(&mut self, blocks: &[BlockSize]) {
+        if self.variant != KernelVariant::SharedProbe {
+            self.pipelines
+                .prepare(blocks, self.variant, &self.dispatch_limits);
+        }
+    }
+
     fn poison_output(&mut self) -> BackendResult<()> {
         Ok(self.poison()?)
     }

@@ -13,7 +13,7 @@ use std::io::Cursor;
 use std::sync::Arc;
 
 use ash::vk;
-use blocksweep_core::{BlockSize, KernelFacts, KernelVariant, Named};
+use blocksweep_core::{BlockSize, KernelFacts, KernelVariant, Launch, Named};
 
 use crate::context::DeviceContext;
 use crate::conv;
@@ -276,6 +276,33 @@ pub(crate) fn facts(
     })
 }
 
+/// A pipeline's identity: workgroup size, variant, and words of shared array.
+type PipelineKey = (BlockSize, KernelVariant, u32);
+
+fn key(block: BlockSize, variant: KernelVariant, shared_bytes: u32) -> PipelineKey {
+    let words = match variant {
+        KernelVariant::SharedProbe => shared_bytes / 4,
+        _ => 0,
+    };
+    (block, variant, words)
+}
+
+/// The specialization constants of a pipeline: constant_id 0..2 = local_size_{x,y,z}_id; 3 =
+/// grayscale.comp's ONE_PIXEL_PER_THREAD (a VkBool32) or grayscale_shared.comp's SHARED_WORDS.
+fn constants((block, variant, words): PipelineKey) -> Vec<u32> {
+    let fourth = match variant {
+        KernelVariant::OnePixelPerThread => 1,
+        KernelVariant::SharedProbe => words,
+        _ => 0,
+    };
+    match variant {
+        KernelVariant::GridStride2D | KernelVariant::RegisterHeavy => {
+            vec![block.x, block.y, block.z]
+        }
+        _ => vec![block.x, block.y, block.z, fourth],
+    }
+}
+
 /// The shader module, layouts, descriptor set and pipeline cache.
 pub(crate) struct Pipelines {
     device: Arc<DeviceContext>,
@@ -286,7 +313,7 @@ pub(crate) struct Pipelines {
     pool: Option<DescriptorPool>,
     pub set: vk::DescriptorSet,
     /// Keyed by workgroup size, variant and shared-array words (0 for the other shaders).
-    cache: HashMap<(BlockSize, KernelVariant, u32), vk::Pipeline>,
+    cache: HashMap<PipelineKey, vk::Pipeline>,
     capture_statistics: bool,
 }
 
@@ -328,41 +355,78 @@ impl Pipelines {
         variant: KernelVariant,
         shared_bytes: u32,
     ) -> VulkanResult<vk::Pipeline> {
-        let words = match variant {
-            KernelVariant::SharedProbe => shared_bytes / 4,
-            _ => 0,
-        };
-        if let Some(&p) = self.cache.get(&(block, variant, words)) {
+        let key = key(block, variant, shared_bytes);
+        if let Some(&p) = self.cache.get(&key) {
             return Ok(p);
         }
+        let module = self.module(variant)?;
+        let (d, layout, flags) = (&self.device.raw, self.layout, self.flags());
+        let phase = format!("pipeline for workgroup {block} ({variant:?})");
+        let pipeline = blocksweep_core::trace::time("vulkan", phase, || {
+            compute_pipeline(d, module, layout, &constants(key), flags)
+        })?;
+        self.cache.insert(key, pipeline);
+        Ok(pipeline)
+    }
+
+    /// Creates the pipelines of `blocks` for `variant` that do not exist yet, each on its own
+    /// thread: a driver compiles SPIR-V to machine code here (milliseconds each on NVIDIA), and
+    /// pipeline creation is free-threaded in Vulkan. Blocks the device cannot run are left for
+    /// [`get`](Self::get) to meet after the launch checks; a failure here is only a miss.
+    pub fn prepare(
+        &mut self,
+        blocks: &[BlockSize],
+        variant: KernelVariant,
+        limits: &DispatchLimits,
+    ) {
+        let keys: Vec<PipelineKey> = blocks
+            .iter()
+            .filter(|b| crate::check_launch(Launch::linear(**b, 1), limits).is_ok())
+            .map(|&b| key(b, variant, 0))
+            .filter(|k| !self.cache.contains_key(k))
+            .collect();
+        let Ok(module) = self.module(variant) else {
+            return;
+        };
+        let (d, layout, flags) = (&self.device.raw, self.layout, self.flags());
+        let _t =
+            blocksweep_core::trace::span("vulkan", format!("{} pipelines in parallel", keys.len()));
+        let made: Vec<(PipelineKey, VulkanResult<vk::Pipeline>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = keys
+                .iter()
+                .map(|&k| {
+                    (
+                        k,
+                        s.spawn(move || compute_pipeline(d, module, layout, &constants(k), flags)),
+                    )
+                })
+                .collect();
+            handles
+                .into_iter()
+                .filter_map(|(k, h)| h.join().ok().map(|p| (k, p)))
+                .collect()
+        });
+        for (k, p) in made {
+            if let Ok(p) = p {
+                self.cache.insert(k, p);
+            }
+        }
+    }
+
+    /// The shader module of `variant`, created on first use.
+    fn module(&mut self, variant: KernelVariant) -> VulkanResult<vk::ShaderModule> {
         let (index, spirv, path) = shader_of(variant);
         if self.shaders[index] == vk::ShaderModule::null() {
             self.shaders[index] = shader_module(&self.device.raw, spirv, path)?;
         }
-        // constant_id 0..2 = local_size_{x,y,z}_id; 3 = grayscale.comp's ONE_PIXEL_PER_THREAD
-        // (a VkBool32) or grayscale_shared.comp's SHARED_WORDS.
-        let fourth = match variant {
-            KernelVariant::OnePixelPerThread => 1,
-            KernelVariant::SharedProbe => words,
-            _ => 0,
-        };
-        let constants = [block.x, block.y, block.z, fourth];
-        let constants = match variant {
-            KernelVariant::GridStride2D | KernelVariant::RegisterHeavy => &constants[..3],
-            _ => &constants[..],
-        };
-        let flags = if self.capture_statistics {
-            vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
-        } else {
-            vk::PipelineCreateFlags::empty()
-        };
-        let d = &self.device.raw;
-        let phase = format!("pipeline for workgroup {block} ({variant:?})");
-        let pipeline = blocksweep_core::trace::time("vulkan", phase, || {
-            compute_pipeline(d, self.shaders[index], self.layout, constants, flags)
-        })?;
-        self.cache.insert((block, variant, words), pipeline);
-        Ok(pipeline)
+        Ok(self.shaders[index])
+    }
+
+    fn flags(&self) -> vk::PipelineCreateFlags {
+        match self.capture_statistics {
+            true => vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR,
+            false => vk::PipelineCreateFlags::empty(),
+        }
     }
 
     /// Every statistic VK_KHR_pipeline_executable_properties reports for `pipeline`, and the

@@ -80,6 +80,8 @@ fn run_rows(
     result.suggestion = backend.occupancy_suggestion()?;
     let mut output = crate::frame::try_zeroed(frame.pixels(), "the read-back buffer")?;
     let count = plan.rows.len();
+    let blocks: Vec<_> = plan.rows.iter().map(|r| r.block).collect();
+    backend.prepare(&blocks);
     for (i, planned) in plan.rows.iter().enumerate() {
         observer.row_started(api, i, count, planned.block);
         let mut row = shape_row(&result.limits, planned);
