@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::backend::{Api, Backend, BackendError, ErrorKind, Launch, Stamps, Work};
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
+use crate::lab::resources::ResourceResult;
 use crate::report::layout::{Column, Layout, Notes, Table};
 use crate::report::text::Doc;
 use crate::report::{to_csv, to_json, Render};
@@ -197,6 +198,8 @@ pub struct ValidateGroup {
     pub heading: Option<String>,
     pub apis: Vec<(Api, String)>,
     pub checks: Vec<Check>,
+    /// The resource rows (shared memory and registers per block: `lab::resources`).
+    pub resources: Vec<ResourceResult>,
 }
 
 /// What `validate` prints. JSON: every check as one flat array (its first shape).
@@ -210,6 +213,10 @@ impl ValidateReport {
         self.groups.iter().flat_map(|g| &g.checks)
     }
 
+    pub fn resources(&self) -> impl Iterator<Item = &ResourceResult> {
+        self.groups.iter().flat_map(|g| &g.resources)
+    }
+
     fn render_text(&self, layout: Layout, md: bool) -> String {
         let mut out = Vec::new();
         for g in &self.groups {
@@ -220,6 +227,8 @@ impl ValidateReport {
                 }
             }
             render_group(&g.checks, &g.apis, &mut doc);
+            let apis: Vec<Api> = g.apis.iter().map(|(a, _)| *a).collect();
+            crate::lab::report::render_resources(&g.resources, &apis, &mut doc);
             out.push(doc.finish());
         }
         out.join("\n")
@@ -344,11 +353,52 @@ impl Render for ValidateReport {
                     message,
                 ]);
             }
+            for r in &g.resources {
+                let device = g
+                    .apis
+                    .iter()
+                    .find(|(a, _)| *a == r.api)
+                    .map(|(_, n)| n.clone())
+                    .unwrap_or_default();
+                let (outcome, message) = outcome_words(&r.outcome);
+                let launch = r.assumption.launch;
+                rec.push(vec![
+                    r.api.key().into(),
+                    device,
+                    format!("{} [{}]", r.assumption.claim, r.launch_text()),
+                    launch.map(|l| l.block.to_string()).unwrap_or_default(),
+                    launch.map(|l| l.grid.to_string()).unwrap_or_default(),
+                    r.assumption.guarantee.into(),
+                    r.limits_say.clone().unwrap_or_default(),
+                    outcome.into(),
+                    message,
+                ]);
+            }
         }
         to_csv(&rec)
     }
+    /// Every check as one flat array, the resource rows after the others (same fields: api,
+    /// assumption {claim, guarantee, launch}, limits_say, outcome).
     fn json(&self) -> String {
-        to_json(&self.checks().collect::<Vec<_>>())
+        let mut rows: Vec<serde_json::Value> = self
+            .checks()
+            .map(|c| serde_json::to_value(c).unwrap_or_default())
+            .collect();
+        rows.extend(
+            self.resources()
+                .map(|r| serde_json::to_value(r).unwrap_or_default()),
+        );
+        to_json(&rows)
+    }
+}
+
+/// The CSV's outcome and message columns.
+fn outcome_words(o: &Outcome) -> (&'static str, String) {
+    match o {
+        Outcome::Ran => ("ran", String::new()),
+        Outcome::Wrong { index } => ("wrong", format!("first wrong pixel {index}")),
+        Outcome::Rejected { message } => ("rejected", message.clone()),
+        Outcome::Failed { message } => ("failed", message.clone()),
     }
 }
 
@@ -359,6 +409,7 @@ pub fn render(checks: &[Check], apis: &[(Api, String)], md: bool) -> String {
             heading: None,
             apis: apis.to_vec(),
             checks: checks.to_vec(),
+            resources: Vec::new(),
         }],
     };
     match md {

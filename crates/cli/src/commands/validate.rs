@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use blocksweep_core::lab::run::run_resources;
 use blocksweep_core::report::Render;
 use blocksweep_core::validate::{self, Outcome, ValidateGroup, ValidateReport};
 use blocksweep_core::Frame;
@@ -21,15 +22,20 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let mut failed = false;
     for targets in &each {
         let mut checks = Vec::new();
+        let mut resources = Vec::new();
         let mut apis = Vec::new();
         for d in &targets.devices {
-            let result = reg
-                .open(d, &options)
-                .and_then(|mut b| validate::run(b.as_mut(), &frame, &reference));
+            let result = reg.open(d, &options).and_then(|mut b| {
+                let c = validate::run(b.as_mut(), &frame, &reference)?;
+                // The resource rows (shared memory, registers): docs/lab.md.
+                let r = run_resources(b.as_mut(), &frame, &reference)?;
+                Ok((c, r))
+            });
             match result {
-                Ok(c) => {
+                Ok((c, r)) => {
                     apis.push((d.api, d.name.clone()));
                     checks.extend(c);
+                    resources.extend(r);
                 }
                 Err(e) => {
                     warn!("{e}");
@@ -41,13 +47,17 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
             heading: Some(super::heading(targets)),
             apis,
             checks,
+            resources,
         });
     }
     let report = ValidateReport { groups };
     stdio::print(&report.render(layout::format(args.format), layout::stdout(args.wide)))?;
     let wrong = report
         .checks()
-        .any(|c| matches!(c.outcome, Outcome::Wrong { .. }));
+        .any(|c| matches!(c.outcome, Outcome::Wrong { .. }))
+        || report
+            .resources()
+            .any(|r| matches!(r.outcome, Outcome::Wrong { .. }));
     Ok(if wrong || failed {
         ExitCode::from(1)
     } else {

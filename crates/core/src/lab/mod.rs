@@ -12,7 +12,9 @@
 //! Everything here is planning and report data, the same for every API; the backends only
 //! run the launches.
 
+pub mod report;
 pub mod resources;
+pub mod run;
 pub mod shapes;
 pub mod waves;
 

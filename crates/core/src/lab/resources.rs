@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::api::Api;
-use crate::backend::KernelFacts;
+use crate::backend::{KernelFacts, Launch};
 use crate::blocks::BlockSize;
 use crate::limits::Limits;
 use crate::validate::Outcome;
@@ -230,16 +230,71 @@ pub fn resolve(
     }
 }
 
+/// A resource check as one device made it: the claim, who promises it, and the launch.
+/// Serialised like `validate`'s other assumptions (claim, guarantee, launch), so that its JSON
+/// rows read the same.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResourceAssumption {
+    pub claim: &'static str,
+    pub guarantee: &'static str,
+    /// `None` when the probe could not be formed on this device.
+    pub launch: Option<Launch>,
+    pub kernel: ProbeKernel,
+    pub probe: Probe,
+}
+
 /// What one API did with one resource check.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResourceResult {
     pub api: Api,
-    pub check: ResourceCheck,
-    /// `None` when the probe could not be formed on this device (the reason is the outcome).
-    pub launch: Option<ResourceLaunch>,
+    pub assumption: ResourceAssumption,
+    /// What the queried limits say about the launch (None: within every limit known).
+    pub limits_say: Option<String>,
     /// Registers per thread of the probe's kernel on this device, where the API tells.
     pub registers: Option<u64>,
     pub outcome: Outcome,
+}
+
+impl ResourceResult {
+    pub fn new(
+        api: Api,
+        check: ResourceCheck,
+        launch: Option<ResourceLaunch>,
+        registers: Option<u64>,
+        outcome: Outcome,
+    ) -> ResourceResult {
+        let limits_say = launch.as_ref().and_then(|l| l.limits_say.clone());
+        ResourceResult {
+            api,
+            assumption: ResourceAssumption {
+                claim: check.claim,
+                guarantee: check.guarantee,
+                launch: launch.map(|l| {
+                    Launch::linear(l.block, l.grid)
+                        .with_shared(u32::try_from(l.shared_bytes).unwrap_or(u32::MAX))
+                }),
+                kernel: check.probe.kernel(),
+                probe: check.probe,
+            },
+            limits_say,
+            registers,
+            outcome,
+        }
+    }
+
+    /// "block 256 x grid 64 with 49 KiB shared", for the table.
+    pub fn launch_text(&self) -> String {
+        match &self.assumption.launch {
+            None => "—".into(),
+            Some(l) if l.shared_bytes > 0 => format!(
+                "{} x {}, {}",
+                l.block,
+                l.grid,
+                show_bytes(l.shared_bytes as u64)
+            ),
+            Some(l) => format!("{} x {}", l.block, l.grid),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -18,9 +18,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::api::Api;
-use crate::backend::GridSize;
+use crate::backend::{DeviceIdentity, GridSize, KernelFacts};
 use crate::blocks::BlockSize;
+use crate::frame::FrameInfo;
 use crate::limits::Limits;
+use crate::measure::Timing;
 use crate::sweep::device_limit_violation;
 
 /// The largest grid extent every API accepts in every dimension.
@@ -201,6 +203,26 @@ pub fn beyond_guarantee(api: Api, block: BlockSize, limits: &Limits) -> Option<S
     })
 }
 
+/// The parts of a shape beyond `api`'s promises, in short: "x", "y", "z", "threads"; empty
+/// when within (or when the API promises nothing).
+pub fn beyond_parts(api: Api, block: BlockSize) -> Vec<&'static str> {
+    let mut parts = Vec::new();
+    if let Some(d) = super::guaranteed_block_dims(api) {
+        for (axis, (want, g)) in ["x", "y", "z"]
+            .into_iter()
+            .zip([block.x, block.y, block.z].into_iter().zip(d))
+        {
+            if want as u64 > g {
+                parts.push(axis);
+            }
+        }
+    }
+    if super::guaranteed_threads(api).is_some_and(|g| block.threads() > g) {
+        parts.push("threads");
+    }
+    parts
+}
+
 /// One planned row of the shape sweep: the same on every API.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShapeRow {
@@ -224,6 +246,63 @@ pub fn plan(threads: u32, width: u32, height: u32) -> Result<Vec<ShapeRow>, Stri
             }
         })
         .collect())
+}
+
+/// One shape as one API ran it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShapeMeasured {
+    #[serde(flatten)]
+    pub row: ShapeRow,
+    /// How one warp meets memory (for this API's warp size, where known).
+    pub coalescing: Option<Coalescing>,
+    /// Where the shape goes beyond what this API's specification promises every device.
+    pub beyond_guarantee: Option<String>,
+    pub timing: Option<Timing>,
+    /// 16 bytes per pixel over the mean time, 10^9 bytes per second.
+    pub gbps: Option<f64>,
+    /// This row's GB/s over the fastest shape's.
+    pub of_best: Option<f64>,
+    pub verified: bool,
+    /// Why the shape did not run: a device limit named, or the API's refusal.
+    pub skipped: Option<String>,
+}
+
+/// One API's shape sweep for one thread count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShapeResult {
+    pub api: Api,
+    pub device: DeviceIdentity,
+    pub threads: u32,
+    /// The warp (subgroup) size the coalescing columns use.
+    pub warp: Option<u64>,
+    /// The 2-D kernel's facts on this device.
+    pub kernel: KernelFacts,
+    pub frame: FrameInfo,
+    pub rows: Vec<ShapeMeasured>,
+    /// Set when the sweep stopped early (a wrong pixel, a driver error); rows before it kept.
+    pub error: Option<String>,
+}
+
+impl ShapeResult {
+    /// Fills `of_best` from the fastest shape.
+    pub fn fill_relative(&mut self) {
+        let best = self
+            .rows
+            .iter()
+            .filter_map(|r| r.gbps)
+            .fold(None, |a: Option<f64>, g| Some(a.map_or(g, |a| a.max(g))));
+        for r in &mut self.rows {
+            r.of_best = best.zip(r.gbps).map(|(b, g)| g / b);
+        }
+    }
+
+    /// The fastest shape that ran.
+    pub fn best(&self) -> Option<&ShapeMeasured> {
+        self.rows
+            .iter()
+            .filter(|r| r.gbps.is_some())
+            .max_by(|a, b| a.gbps.unwrap_or(0.0).total_cmp(&b.gbps.unwrap_or(0.0)))
+    }
 }
 
 #[cfg(test)]
@@ -368,5 +447,11 @@ mod tests {
             beyond_guarantee(vk, BlockSize { x: 1, y: 128, z: 1 }, &small),
             None
         );
+        assert_eq!(beyond_parts(vk, tall), ["y", "threads"]);
+        assert_eq!(
+            beyond_parts(vk, BlockSize { x: 128, y: 1, z: 1 }),
+            Vec::<&str>::new()
+        );
+        assert_eq!(beyond_parts(TEST_API_A, tall), Vec::<&str>::new());
     }
 }

@@ -1,0 +1,370 @@
+//! Running the lab on opened backends: the shape sweep, the grid sweep and the resource probes,
+//! with the sweep's measurement protocol ([`crate::measure::measure`]) and its pixel-by-pixel
+//! verification. Every API runs the same launches: on one physical device, the wave is decided
+//! once, by the API with an occupancy query (CUDA) where it sees the device.
+
+use crate::backend::{Api, Backend, BackendError, ErrorKind, KernelVariant, Launch, Stamps, Work};
+use crate::blocks::BlockSize;
+use crate::frame::Frame;
+use crate::limits::Limits;
+use crate::measure::{measure, Protocol};
+use crate::report::Failure;
+use crate::sweep::{device_limit_violation, modelled_residency};
+use crate::validate::Outcome;
+use crate::verify::verify;
+
+use super::resources::{resolve, ProbeKernel, ResourceResult, RESOURCE_CHECKS};
+use super::shapes::{self, coalescing, ShapeMeasured, ShapeResult, ShapeRow};
+use super::waves::{self, slots_busy, Series, Wave, WavePoint, WaveResult, WaveRow, WaveSpec};
+
+/// The warp (subgroup) size the coalescing columns use: the residency model's, else the
+/// API's own query.
+pub fn warp_size(limits: &Limits) -> Option<u64> {
+    limits
+        .mp_model
+        .as_ref()
+        .map(|m| m.warp_size as u64)
+        .or_else(|| Limits::value(&limits.warp_size))
+        .filter(|&w| w > 0)
+}
+
+/// What measuring one launch gave: its timing and GB/s, or why it did not run, or the first
+/// wrong pixel.
+enum Measured {
+    Ran(crate::measure::Timing, f64),
+    Refused(String),
+    Wrong(String),
+}
+
+/// Poisons, measures `launch` under `protocol`, reads back and verifies against `reference`.
+/// A refusal by the API is a result; any other error is returned.
+fn measure_launch(
+    b: &mut dyn Backend,
+    frame: &Frame,
+    reference: &[f32],
+    launch: Launch,
+    protocol: &Protocol,
+    output: &mut Vec<f32>,
+) -> Result<Measured, BackendError> {
+    b.poison_output()?;
+    let timing = match measure(b, Work::Kernel(launch), protocol) {
+        Ok(t) => t,
+        Err(e) if e.kind == ErrorKind::LaunchRejected => {
+            return Ok(Measured::Refused(format!(
+                "rejected by {}: {}",
+                e.api, e.message
+            )))
+        }
+        Err(e) => return Err(e),
+    };
+    output.resize(frame.pixels() as usize, 0.0);
+    b.read_output(output)?;
+    if let Err(m) = verify(output, reference) {
+        return Ok(Measured::Wrong(format!(
+            "verification failed at {launch}: first bad pixel index {} (got {}, expected {}); \
+             {} of {} pixels wrong",
+            m.index,
+            m.got,
+            m.expected,
+            m.bad_pixels,
+            frame.pixels()
+        )));
+    }
+    let gbps = frame.bytes_per_pass() as f64 / (timing.stats.mean * 1e6);
+    Ok(Measured::Ran(timing, gbps))
+}
+
+/// The shape sweep of `rows` (one thread count) on one backend, on `frame`. Stops at the first
+/// wrong pixel (recorded in `error`), as the sweep does; refused launches are rows with a reason.
+pub fn run_shapes(
+    b: &mut dyn Backend,
+    frame: &Frame,
+    reference: &[f32],
+    threads: u32,
+    rows: &[ShapeRow],
+    protocol: &Protocol,
+) -> ShapeResult {
+    let api = b.api();
+    let mut result = ShapeResult {
+        api,
+        device: b.identity().clone(),
+        threads,
+        warp: warp_size(b.limits()),
+        kernel: b.kernel_facts().clone(),
+        frame: frame.info(),
+        rows: Vec::new(),
+        error: None,
+    };
+    let err = (|| -> Result<(), BackendError> {
+        b.set_kernel(KernelVariant::GridStride2D)?;
+        result.kernel = b.kernel_facts().clone();
+        b.upload(frame)?;
+        let mut output = Vec::new();
+        for row in rows {
+            let limits = b.limits().clone();
+            let mut m = ShapeMeasured {
+                row: row.clone(),
+                coalescing: result.warp.map(|w| coalescing(row.block, w)),
+                beyond_guarantee: shapes::beyond_guarantee(api, row.block, &limits),
+                timing: None,
+                gbps: None,
+                of_best: None,
+                verified: false,
+                skipped: device_limit_violation(&limits, row.block)
+                    .or_else(|| grid_violation(&limits, row.grid.x, row.grid.y)),
+            };
+            if m.skipped.is_none() {
+                let launch = Launch::new(row.block, row.grid);
+                match measure_launch(b, frame, reference, launch, protocol, &mut output)? {
+                    Measured::Ran(t, g) => {
+                        m.timing = Some(t);
+                        m.gbps = Some(g);
+                        m.verified = true;
+                    }
+                    Measured::Refused(why) => m.skipped = Some(why),
+                    Measured::Wrong(why) => {
+                        m.skipped = Some("WRONG".into());
+                        result.rows.push(m);
+                        result.error = Some(why);
+                        return Ok(());
+                    }
+                }
+            }
+            result.rows.push(m);
+        }
+        Ok(())
+    })()
+    .err();
+    if let Some(e) = err {
+        result.error = Some(e.message);
+    }
+    let _ = b.set_kernel(KernelVariant::GridStride);
+    result.fill_relative();
+    result
+}
+
+/// A grid above the device's limits in x or y, naming the limit.
+fn grid_violation(limits: &Limits, x: u32, y: u32) -> Option<String> {
+    let d = limits.max_grid_dims.as_ref()?;
+    for (axis, want, max) in [("x", x, d.value.0[0]), ("y", y, d.value.0[1])] {
+        if want as u64 > max {
+            return Some(format!("grid {axis} = {want} > {}[{axis}] = {max}", d.name));
+        }
+    }
+    None
+}
+
+/// One wave of `block` on `b`: its occupancy query where it has one, else the core's model,
+/// else one block per compute unit.
+pub fn wave_of(b: &mut dyn Backend, block: BlockSize) -> Result<Wave, BackendError> {
+    b.set_kernel(KernelVariant::GridStride)?;
+    let residency = match b.residency(block)? {
+        Some(r) => Some(r),
+        None => modelled_residency(b.limits(), b.kernel_facts(), block),
+    };
+    let mps = Limits::value(&b.limits().multiprocessors).unwrap_or(1);
+    Ok(Wave::new(block, residency.as_ref(), mps, b.identity().kind))
+}
+
+/// The grid sweep on one backend: both series, the same `wave` for each. The grid-stride
+/// series runs on `frame`; the one-pixel-per-thread series on a frame of grid x threads
+/// pixels per point, generated from `seed` and verified against its own reference.
+pub fn run_waves(
+    b: &mut dyn Backend,
+    frame: &Frame,
+    reference: &[f32],
+    spec: &WaveSpec,
+    wave: &Wave,
+    protocol: &Protocol,
+    seed: u64,
+) -> WaveResult {
+    let mut result = WaveResult {
+        api: b.api(),
+        device: b.identity().clone(),
+        wave: wave.clone(),
+        frame: frame.info(),
+        rows: Vec::new(),
+        error: None,
+    };
+    let err = (|| -> Result<(), BackendError> {
+        let limits = b.limits().clone();
+        let mut output = Vec::new();
+        for series in Series::ALL {
+            let points = waves::plan(spec, wave, series, (frame.width, frame.height));
+            let variant = match series {
+                Series::GridStride => KernelVariant::GridStride,
+                Series::OnePerThread => KernelVariant::OnePixelPerThread,
+            };
+            b.set_kernel(variant)?;
+            if series == Series::GridStride {
+                b.upload(frame)?;
+            }
+            for point in points {
+                let mut row = WaveRow {
+                    slots_busy: slots_busy(point.waves),
+                    point: point.clone(),
+                    timing: None,
+                    gbps: None,
+                    of_best: None,
+                    verified: false,
+                    skipped: None,
+                };
+                let grid = u32::try_from(point.grid).unwrap_or(u32::MAX);
+                row.skipped = grid_violation(&limits, grid, 1)
+                    .or_else(|| device_limit_violation(&limits, wave.block));
+                let own;
+                let (f, r) = match series {
+                    Series::GridStride => (frame, reference),
+                    Series::OnePerThread if row.skipped.is_none() => {
+                        match one_per_thread_frame(&limits, &point, seed) {
+                            Ok(pair) => {
+                                own = pair;
+                                b.upload(&own.0)?;
+                                (&own.0, &own.1[..])
+                            }
+                            Err(why) => {
+                                row.skipped = Some(why);
+                                (frame, reference)
+                            }
+                        }
+                    }
+                    Series::OnePerThread => (frame, reference),
+                };
+                if row.skipped.is_none() {
+                    let launch = Launch::linear(wave.block, grid);
+                    match measure_launch(b, f, r, launch, protocol, &mut output)? {
+                        Measured::Ran(t, g) => {
+                            row.timing = Some(t);
+                            row.gbps = Some(g);
+                            row.verified = true;
+                        }
+                        Measured::Refused(why) => row.skipped = Some(why),
+                        Measured::Wrong(why) => {
+                            row.skipped = Some("WRONG".into());
+                            result.rows.push(row);
+                            result.error = Some(why);
+                            return Ok(());
+                        }
+                    }
+                }
+                result.rows.push(row);
+            }
+        }
+        Ok(())
+    })()
+    .err();
+    if let Some(e) = err {
+        result.error = Some(e.message);
+    }
+    let _ = b.set_kernel(KernelVariant::GridStride);
+    result.fill_relative();
+    result
+}
+
+/// The one-pixel-per-thread point's frame (`grid` rows of one block's width) and its
+/// reference, or why it cannot be had (a device limit, host memory).
+fn one_per_thread_frame(
+    limits: &Limits,
+    point: &WavePoint,
+    seed: u64,
+) -> Result<(Frame, Vec<f32>), String> {
+    limits.frame_fits(point.pixels())?;
+    let f = Frame::try_generate(point.width, point.height, seed).map_err(|e| e.to_string())?;
+    let r = f.try_reference().map_err(|e| e.to_string())?;
+    Ok((f, r))
+}
+
+/// The resource probes of `validate` on one backend: each check's launch resolved against this
+/// device, handed to the API as is, verified where it ran. A failure that is not a refusal is
+/// kept as the outcome, and the next check still runs.
+pub fn run_resources(
+    b: &mut dyn Backend,
+    frame: &Frame,
+    reference: &[f32],
+) -> Result<Vec<ResourceResult>, BackendError> {
+    b.upload(frame)?;
+    let mut out = vec![0f32; frame.pixels() as usize];
+    let mut results = Vec::new();
+    for check in RESOURCE_CHECKS {
+        let variant = match check.probe.kernel() {
+            ProbeKernel::Shared => KernelVariant::SharedProbe,
+            ProbeKernel::Registers => KernelVariant::RegisterHeavy,
+        };
+        b.set_kernel(variant)?;
+        let facts = b.kernel_facts().clone();
+        let registers = facts.registers.as_ref().map(|r| r.value);
+        let launch = match resolve(check.probe, b.limits(), &facts) {
+            Ok(l) => l,
+            Err(why) => {
+                results.push(ResourceResult::new(
+                    b.api(),
+                    check,
+                    None,
+                    registers,
+                    Outcome::Failed {
+                        message: why.to_string(),
+                    },
+                ));
+                continue;
+            }
+        };
+        let l = Launch::linear(launch.block, launch.grid)
+            .with_shared(u32::try_from(launch.shared_bytes).unwrap_or(u32::MAX));
+        b.poison_output()?;
+        let outcome = match b.run_batch(Work::Kernel(l), 1, Stamps::None) {
+            Ok(_) => {
+                b.read_output(&mut out)?;
+                match verify(&out, reference) {
+                    Ok(()) => Outcome::Ran,
+                    Err(m) => Outcome::Wrong { index: m.index },
+                }
+            }
+            Err(e) if e.kind == ErrorKind::LaunchRejected => {
+                Outcome::Rejected { message: e.message }
+            }
+            Err(e) => Outcome::Failed { message: e.message },
+        };
+        results.push(ResourceResult::new(
+            b.api(),
+            check,
+            Some(launch),
+            registers,
+            outcome,
+        ));
+    }
+    b.set_kernel(KernelVariant::GridStride)?;
+    Ok(results)
+}
+
+/// The wave every API of one physical device uses: planned by the first backend that answers
+/// residency itself (an occupancy API), else by the first; `None` when the backends are on
+/// different devices (each plans its own).
+pub fn shared_wave(
+    backends: &mut [Box<dyn Backend>],
+    one_physical_device: bool,
+    block: BlockSize,
+) -> Result<Option<Wave>, BackendError> {
+    if !one_physical_device || backends.len() < 2 {
+        return Ok(None);
+    }
+    let mut planner = 0;
+    for (i, b) in backends.iter_mut().enumerate() {
+        b.set_kernel(KernelVariant::GridStride)?;
+        if b.residency(block)?.is_some() {
+            planner = i;
+            break;
+        }
+    }
+    let b = backends[planner].as_mut();
+    let mut wave = wave_of(b, block)?;
+    wave.source = format!("planned by {} for every API: {}", b.api(), wave.source);
+    Ok(Some(wave))
+}
+
+/// A failure line for an API whose lab run stopped, in the report's words.
+pub fn failure(api: Api, message: &str) -> Failure {
+    Failure {
+        api,
+        message: message.to_string(),
+    }
+}
