@@ -61,6 +61,16 @@ Every column of the table is explained in docs/guide.md (section 2, \"Reading th
         after_help = "Examples:\n  blocksweep validate                 # every API that sees the first GPU\n  blocksweep validate --backend all --format markdown"
     )]
     Validate(ValidateArgs),
+    /// Every power-of-two block shape of one thread count (256: 256x1 ... 1x256) of a 2-D kernel on every API: GB/s, and what each shape does to a warp's memory access.
+    #[command(
+        after_help = "Examples:\n  blocksweep shapes                          # 256 threads: 256x1, 128x2, ..., 1x256, 4K frame\n  blocksweep shapes --threads 256,1024 -o shapes.json -o shapes.md\n\nThe lab is explained in docs/lab.md."
+    )]
+    Shapes(crate::args_lab::ShapesArgs),
+    /// The tail effect: one block, grids from a fraction of a wave to several waves, on the seed's kernel and on one pixel per thread.
+    #[command(
+        after_help = "Examples:\n  blocksweep tail                                    # block 256, 0.5 to 4 waves in tenths\n  blocksweep tail --block 1024 --waves 0.5..3:0.05 --plot tail.svg\n\nThe lab is explained in docs/lab.md."
+    )]
+    Tail(crate::args_lab::TailArgs),
     /// Put sweeps from different GPUs or machines side by side: each run's of-best per block size.
     #[command(
         after_help = "Example:\n  blocksweep sweep -o t4.json      # on one machine\n  blocksweep sweep -o h200.json    # on another\n  blocksweep compare t4.json h200.json"

@@ -6,8 +6,10 @@
 mod output;
 
 mod args;
+mod args_lab;
 mod commands;
 mod plot;
+mod plot_waves;
 mod progress;
 
 use std::process::ExitCode;

@@ -10,7 +10,7 @@
 //! This file turns a report into a [`chart::Chart`]; `chart.rs` draws any chart as SVG. A new
 //! kind of plot is a new function here that builds a `Chart`.
 
-mod chart;
+pub(crate) mod chart;
 
 use blocksweep_core::report::Report;
 use blocksweep_core::sweep::SweepResult;

@@ -2,6 +2,7 @@
 
 mod compare;
 mod devices;
+mod lab;
 pub mod layout;
 mod limits;
 mod sweep;
@@ -21,6 +22,8 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Sweep(a) => sweep::run(&a),
         Command::Compare(a) => compare::run(&a),
         Command::Validate(a) => validate::run(&a),
+        Command::Shapes(a) => lab::shapes(&a),
+        Command::Tail(a) => lab::tail(&a),
     }
 }
 
