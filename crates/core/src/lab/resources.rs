@@ -114,7 +114,7 @@ pub const RESOURCE_CHECKS: [ResourceCheck; 7] = [
     },
     ResourceCheck {
         claim: "1 KiB above that limit is refused",
-        guarantee: "no API allows it: CUDA and OpenCL return an error; in Vulkan it is invalid usage (undefined behaviour), refused by blocksweep before the driver",
+        guarantee: "beyond the limit the device states: CUDA and OpenCL are to refuse the launch with an error; in Vulkan it is invalid usage (undefined behaviour), refused by blocksweep before the driver",
         probe: Probe::Shared(SharedSize::AboveDeviceLimit(1 << 10)),
     },
     ResourceCheck {
