@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The lab (docs/lab.md) on the lent H200, all three APIs on the one GPU, in under 3 minutes:
 #
-#   shapes    every power-of-two block shape of 256 and of 1024 threads, the 2-D kernel, 4K
+#   shapes    every power-of-two block shape of 256 and of 1024 threads, the 2-D kernel, on a
+#             4096x2048 frame (8.4 M pixels, as 4K; powers of two on both sides, so that no shape
+#             leaves threads idle past the frame's edge)
 #   tail-256  block 256, grids of 0.5 to 4 waves in tenths, the seed's grid-stride kernel and
 #             one pixel per thread, with the plot (GB/s against waves)
 #   tail-1024 the same at block 1024 (2 blocks per SM: a coarser wave)
@@ -40,7 +42,7 @@ run() {
 : > "$R/summary.txt"
 { date -u; "$B" --version; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } >> "$R/summary.txt" 2>&1
 
-run shapes 60 shapes --device "$DEV" --threads 256,1024 \
+run shapes 60 shapes --device "$DEV" --threads 256,1024 --size 4096x2048 \
   -o "$R/shapes-$D.json" -o "$R/shapes-$D.md" -o "$R/shapes-$D.csv"
 run tail-256 60 tail --device "$DEV" --block 256 --waves 0.5..4:0.1 \
   -o "$R/tail-256-$D.json" -o "$R/tail-256-$D.md" -o "$R/tail-256-$D.csv" --plot "$R/tail-256-$D.svg"

@@ -134,7 +134,7 @@ fn render_shapes(threads: u32, results: &[&ShapeResult], protocol: &Protocol, do
         let k = warp.map(|w| super::shapes::coalescing(b, w));
         let mut cells = vec![
             format!("{}x{}", b.x, b.y),
-            row.row.grid.to_string(),
+            format!("{}x{}", row.row.grid.x, row.row.grid.y),
             format!("{:.1}%", idle * 100.0),
             k.as_ref().map_or("—".into(), |k| k.rows.to_string()),
             k.as_ref()
