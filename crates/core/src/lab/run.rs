@@ -98,6 +98,9 @@ pub fn run_shapes(
     let err = (|| -> Result<(), BackendError> {
         b.set_kernel(KernelVariant::GridStride2D)?;
         result.kernel = b.kernel_facts().clone();
+        // Vulkan builds the shapes' pipelines now, in parallel (the others need nothing).
+        let blocks: Vec<BlockSize> = rows.iter().map(|r| r.block).collect();
+        b.prepare(&blocks);
         b.upload(frame)?;
         let mut output = Vec::new();
         for row in rows {
