@@ -6,7 +6,7 @@
 #   OUT=/some/dir B=./target/release/blocksweep tools/h200/cuda-paths.sh
 #
 # Logs go to "$OUT/cuda-paths/": per command NAME.txt (the command, its stderr, its exit code),
-# and per sweep NAME.table (the header lines and the table) and NAME.json; summary.txt is also
+# and per sweep NAME.table.txt (the header lines and the table) and NAME.json; summary.txt is also
 # printed. The paths:
 #
 #   nvrtc       --cuda-compiler nvrtc: NVRTC 13.0 = driver 13.0, so compute_90 PTX, JIT-compiled
@@ -47,14 +47,14 @@ run() {
 } > "$R/env.txt" 2>&1
 
 # sweep NAME SECONDS [ENV=VALUE ...] -- ARGS...: the seed's full verified sweep on the H200's
-# CUDA device, its report in NAME.table (header lines + table) and NAME.json.
+# CUDA device, its report in NAME.table.txt (header lines + table) and NAME.json.
 sweep() {
   local name=$1 limit=$2 envs=()
   shift 2
   while [ "$1" != -- ]; do envs+=("$1"); shift; done
   shift
   run "$name" "$limit" "${envs[@]}" -- sweep --backend cuda --device H200 "$@" \
-    -o "$R/$name.json" -o "$R/$name.table"
+    -o "$R/$name.json" -o "$R/$name.table.txt"
 }
 
 run devices 10 -- devices
@@ -82,7 +82,7 @@ sweep ptx-nojit 10 CUDA_DISABLE_PTX_JIT=1 -- --cuda-compiler ptx
   echo "cuda-paths on $(sed -n 2p "$R/env.txt")"
   grep -E '^CUDA' "$R/devices.txt" | head -n 3 | sed 's/^/   /'
   for name in nvrtc ptx auto auto-nojit ptx-nojit; do
-    t=$R/$name.table
+    t=$R/$name.table.txt
     echo "== $name: $(head -n 1 "$R/$name.txt")"
     if [ -f "$t" ]; then
       grep -m1 -E '^Kernel: ' "$t" | sed 's/^/   /'
