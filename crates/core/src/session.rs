@@ -106,6 +106,18 @@ impl Session {
         Ok(session)
     }
 
+    /// Closes every API at once, each on its own thread: destroying contexts and devices is
+    /// driver time, and the APIs do not wait for each other.
+    pub fn close(mut self) {
+        let backends = std::mem::take(&mut self.backends);
+        let _t = crate::trace::span("core", "close, every API in parallel");
+        thread::scope(|s| {
+            for b in backends {
+                s.spawn(move || drop(b));
+            }
+        });
+    }
+
     pub fn backends(&mut self) -> &mut [Box<dyn Backend>] {
         &mut self.backends
     }

@@ -16,7 +16,7 @@ use std::time::SystemTime;
 use blocksweep_core::frame::HostAllocError;
 use blocksweep_core::report::{render_runs, Format, Report};
 use blocksweep_core::session::{Session, SessionError};
-use blocksweep_core::sweep::SweepConfig;
+use blocksweep_core::sweep::{Observer as _, SweepConfig};
 use blocksweep_core::{hostmem, trace, Frame, Targets};
 
 use super::layout;
@@ -191,37 +191,79 @@ enum Ended {
 }
 
 pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
-    let reg = super::registry();
-    let each = reg
-        .targets_each(&args.device.choice(), args.device.device.as_deref())
-        .map_err(usage)?;
+    let (w, h) = args.size;
+    // The core's own host memory first (the frame, its reference, the read-back), before
+    // anything is made; checked again with each API's share once the targets are known.
+    hostmem::check_frame(w, h, &[]).map_err(|e| usage(e.to_string()))?;
     let mut outputs = Outputs::check(args)?;
     let config = args.config();
     let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
-    let mut runs: Vec<Report> = Vec::new();
-    let mut failed = false;
-    for targets in each {
-        let report = Report::new(format!("blocksweep {}", env!("CARGO_PKG_VERSION")), &date);
-        let (report, ended) = sweep_device(args, &config, &reg, targets, report, &mut |r| {
-            let mut all = runs.clone();
-            all.push(r.clone());
-            outputs.save(&all);
-        })?;
-        match ended {
-            Ended::BadInput(why) => return Err(usage(why)),
-            Ended::Measured { failed: f } => failed |= f,
+    std::thread::scope(|s| {
+        // The frame and its CPU reference are made on every core while the drivers load,
+        // probe, open the devices and build the kernels (driver time, mostly waiting).
+        let mut frame = FrameJob {
+            making: Some(s.spawn(move || {
+                let _t = trace::span("core", "frame and CPU reference");
+                let frame = Frame::try_generate(w, h, args.seed)?;
+                let reference = frame.try_reference()?;
+                Ok((frame, reference))
+            })),
+            made: None,
+        };
+        let reg = super::registry_opening(&args.device);
+        let each = reg
+            .targets_each(&args.device.choice(), args.device.device.as_deref())
+            .map_err(usage)?;
+        let mut runs: Vec<Report> = Vec::new();
+        let mut failed = false;
+        for targets in each {
+            let report = Report::new(format!("blocksweep {}", env!("CARGO_PKG_VERSION")), &date);
+            let mut save = |r: &Report| {
+                let mut all = runs.clone();
+                all.push(r.clone());
+                outputs.save(&all);
+            };
+            let (report, ended) =
+                sweep_device(args, &config, &reg, targets, &mut frame, report, &mut save)?;
+            match ended {
+                Ended::BadInput(why) => return Err(usage(why)),
+                Ended::Measured { failed: f } => failed |= f,
+            }
+            for f in &report.failures {
+                warn!("{}: {}", f.api, f.message);
+            }
+            runs.push(report);
         }
-        for f in &report.failures {
-            warn!("{}: {}", f.api, f.message);
-        }
-        runs.push(report);
-    }
-    let written = outputs.finish(&runs)?;
-    Ok(if failed || !written {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+        let written = outputs.finish(&runs)?;
+        Ok(if failed || !written {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        })
     })
+}
+
+/// The frame and its CPU reference: made on a thread of their own, waited for once.
+struct FrameJob<'scope> {
+    making: Option<std::thread::ScopedJoinHandle<'scope, Result<Made, HostAllocError>>>,
+    made: Option<Made>,
+}
+
+type Made = (Frame, Vec<f32>);
+
+impl FrameJob<'_> {
+    fn get(&mut self) -> anyhow::Result<&Made> {
+        if let Some(job) = self.making.take() {
+            let made = job
+                .join()
+                .map_err(|_| anyhow::anyhow!("generating the frame panicked"))?
+                .map_err(|e| usage(e.to_string()))?;
+            self.made = Some(made);
+        }
+        self.made
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("the frame was not made"))
+    }
 }
 
 /// Opens the APIs on one physical device, checks the frame, and sweeps; `save` sees the report
@@ -231,27 +273,17 @@ fn sweep_device(
     config: &SweepConfig,
     reg: &blocksweep_core::Registry,
     targets: Targets,
+    frame: &mut FrameJob,
     mut report: Report,
     save: &mut dyn FnMut(&Report),
 ) -> anyhow::Result<(Report, Ended)> {
     let mut bar = Bar::new();
     let (w, h) = args.size;
-    // The host's memory first, from the targets alone, so that nothing large is allocated for
-    // a frame that cannot fit; checked again once the drivers hold their own memory.
+    // The host's memory with each API's share, from the targets alone; checked again once the
+    // drivers hold their own memory.
     let kinds: Vec<_> = targets.devices.iter().map(|d| (d.api, d.kind)).collect();
     hostmem::check_frame(w, h, &kinds).map_err(|e| usage(e.to_string()))?;
-    // The frame and its CPU reference are made on every core while the drivers open the
-    // devices and build the kernels (driver time, mostly waiting).
-    let (opened, generated) = std::thread::scope(|s| {
-        let generating = s.spawn(|| {
-            let _t = trace::span("core", "frame and CPU reference");
-            let frame = Frame::try_generate(w, h, args.seed)?;
-            let reference = frame.try_reference()?;
-            Ok::<_, HostAllocError>((frame, reference))
-        });
-        let opened = Session::open(reg, targets, &args.device.open_options(), &mut bar);
-        (opened, generating.join())
-    });
+    let opened = Session::open(reg, targets, &args.device.open_options(), &mut bar);
     let mut session = opened.map_err(|e| {
         bar.finish();
         session_error(e)
@@ -260,24 +292,16 @@ fn sweep_device(
         bar.finish();
         return Err(session_error(e));
     }
-    let (frame, reference) = generated
-        .map_err(|_| anyhow::anyhow!("generating the frame panicked"))?
-        .map_err(|e| usage(e.to_string()))?;
+    bar.status(None, "generating the frame and its CPU reference");
+    let (frame, reference) = frame.get()?;
     let mut on_row = |r: &Report| {
         let mut r = r.clone();
         r.refresh_answer();
         save(&r);
     };
-    let outcome = session.sweep(
-        &frame,
-        &reference,
-        config,
-        &mut report,
-        &mut bar,
-        &mut on_row,
-    );
+    let outcome = session.sweep(frame, reference, config, &mut report, &mut bar, &mut on_row);
     bar.finish();
-    drop(session);
+    session.close();
     let outcome = outcome?;
     report.refresh_answer();
     if let Some(msg) = outcome.too_big {
