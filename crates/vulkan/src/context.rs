@@ -24,6 +24,11 @@ pub(crate) struct DeviceContext {
 }
 
 impl DeviceContext {
+    /// Whether the validation layer listens on this device's instance.
+    pub fn validating(&self) -> bool {
+        self._instance.validating()
+    }
+
     pub fn new(
         instance: Arc<InstanceShared>,
         adapter: &AdapterInfo,
