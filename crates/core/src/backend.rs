@@ -353,13 +353,6 @@ pub trait Backend: Send {
         Vec::new()
     }
 
-    /// Whether the API's own checking also looks at the teardown (Vulkan validation layers
-    /// report leaks and misuse when objects are destroyed), so that the backend must be closed
-    /// rather than left to the operating system at exit.
-    fn checks_teardown(&self) -> bool {
-        false
-    }
-
     /// Chooses which kernel later dispatches run.
     fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()>;
 }

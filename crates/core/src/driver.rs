@@ -78,17 +78,17 @@ impl Registry {
     /// Probes every driver, each on its own thread (driver loading and platform start-up are
     /// the slow part of a short run, and the APIs do not depend on each other).
     pub fn probe(drivers: &[&'static dyn Driver]) -> Registry {
-        Self::probe_opening(drivers, &|_, _| None, &OpenOptions::default())
+        Self::probe_opening(drivers, &|_| false, &OpenOptions::default())
     }
 
     /// Probes every driver like [`probe`](Self::probe), and right after its own probe each API
-    /// also opens the device `pick` chooses from its list (the one a run will most likely
-    /// target), while the other APIs still probe, instead of after all of them.
-    /// [`open`](Self::open) hands it out; if the targets turn out to be other devices, it is
-    /// dropped unused.
+    /// for which `open_default` says so also opens its default device (its first GPU, else its
+    /// first device): the device a run without `--device` ends up on, opened while the other
+    /// APIs still probe instead of after all of them. [`open`](Self::open) hands it out; if
+    /// the targets turn out to be other devices, it is dropped unused.
     pub fn probe_opening(
         drivers: &[&'static dyn Driver],
-        pick: &(dyn Fn(Api, &[DeviceIdentity]) -> Option<usize> + Sync),
+        open_default: &(dyn Fn(Api) -> bool + Sync),
         options: &OpenOptions,
     ) -> Registry {
         for d in drivers {
@@ -103,13 +103,10 @@ impl Registry {
                         let job = move || {
                             let devices = probe_one(driver);
                             let early = match &devices {
-                                Ok(list) => pick(driver.api(), list)
-                                    .and_then(|i| list.iter().find(|d| d.index == i))
-                                    .map(|d| {
-                                        let _t =
-                                            crate::trace::span(driver.api().key(), "open early");
-                                        (d.clone(), driver.open(d, options))
-                                    }),
+                                Ok(d) if open_default(driver.api()) => default_of(d).map(|d| {
+                                    let _t = crate::trace::span(driver.api().key(), "open early");
+                                    (d.clone(), driver.open(d, options))
+                                }),
                                 _ => None,
                             };
                             (devices, early)
@@ -239,7 +236,7 @@ pub fn is_multi_device(spec: &str) -> bool {
 }
 
 /// An API's own default device: its first GPU, else its first device.
-pub fn default_of(devices: &[DeviceIdentity]) -> Option<&DeviceIdentity> {
+fn default_of(devices: &[DeviceIdentity]) -> Option<&DeviceIdentity> {
     devices
         .iter()
         .find(|x| x.kind == DeviceKind::Gpu)

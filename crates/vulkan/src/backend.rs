@@ -331,10 +331,6 @@ impl Backend for VulkanBackend {
         self.validation_messages()
     }
 
-    fn checks_teardown(&self) -> bool {
-        self.device.validating()
-    }
-
     /// Selects `variant`; the first time, builds one of its pipelines for its facts (a shader
     /// the driver cannot compile fails here).
     fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {

@@ -24,11 +24,6 @@ pub(crate) struct DeviceContext {
 }
 
 impl DeviceContext {
-    /// Whether the validation layer listens on this device's instance.
-    pub fn validating(&self) -> bool {
-        self._instance.validating()
-    }
-
     pub fn new(
         instance: Arc<InstanceShared>,
         adapter: &AdapterInfo,

@@ -85,11 +85,6 @@ fn has_extension(list: &[vk::ExtensionProperties], name: &CStr) -> bool {
 static KEPT: Mutex<Option<InstanceShared>> = Mutex::new(None);
 
 impl InstanceShared {
-    /// Whether the validation layer's messenger listens (it also reports at destruction).
-    pub fn validating(&self) -> bool {
-        self.messenger.is_some()
-    }
-
     pub fn new(validation: bool) -> VulkanResult<InstanceShared> {
         let entry = load_entry()?;
         let loader_version = unsafe { entry.try_enumerate_instance_version() }

@@ -10,8 +10,7 @@ mod validate;
 
 use std::process::ExitCode;
 
-use blocksweep_core::driver::{self, is_multi_device};
-use blocksweep_core::{Api, ApiChoice, DeviceIdentity, Registry, Targets};
+use blocksweep_core::{Api, ApiChoice, Registry, Targets};
 
 use crate::args::{Command, DeviceArgs};
 use crate::usage;
@@ -33,41 +32,22 @@ pub fn registry() -> Registry {
     Registry::probe(blocksweep_drivers::all())
 }
 
-/// Every API probed; each API the command will use also opens, right after its own probe,
-/// the device it will most likely run on: its default device without `--device`, or the one
-/// device of its own list that a name or UUID `--device` names (an index names a physical
-/// device across APIs, known only once every API has probed: nothing is opened early then).
+/// Every API probed; without `--device`, each API the command will use also opens its own
+/// default device as soon as it has probed (where a run without `--device` ends up).
 pub fn registry_opening(args: &DeviceArgs) -> Registry {
     let choice = args.choice();
-    let spec = args.device.as_deref().map(str::trim);
-    let pick = |api: Api, devices: &[DeviceIdentity]| -> Option<usize> {
-        if matches!(&choice, ApiChoice::Only(a) if *a != api) {
-            return None;
-        }
-        match spec {
-            None => driver::default_of(devices).map(|d| d.index),
-            Some(s) if is_multi_device(s) || s.parse::<usize>().is_ok() => None,
-            Some(s) => {
-                let hits: Vec<_> = devices.iter().filter(|d| names(d, s)).collect();
-                (hits.len() == 1).then(|| hits[0].index)
+    let open_default = |api: Api| {
+        args.device.is_none()
+            && match &choice {
+                ApiChoice::Only(a) => *a == api,
+                _ => true,
             }
-        }
     };
-    Registry::probe_opening(blocksweep_drivers::all(), &pick, &args.open_options())
-}
-
-/// Whether `spec` names `d` by name substring or UUID prefix (as `--device` does).
-fn names(d: &DeviceIdentity, spec: &str) -> bool {
-    let hex: String = spec
-        .chars()
-        .filter(|c| *c != '-')
-        .collect::<String>()
-        .to_lowercase();
-    let by_uuid = hex.len() >= 4
-        && hex.chars().all(|c| c.is_ascii_hexdigit())
-        && d.uuid_string()
-            .is_some_and(|u| u.replace('-', "").starts_with(&hex));
-    by_uuid || d.name.to_lowercase().contains(&spec.to_lowercase())
+    Registry::probe_opening(
+        blocksweep_drivers::all(),
+        &open_default,
+        &args.open_options(),
+    )
 }
 
 /// Resolves `--backend` and `--device` into API devices, one [`Targets`] per physical device

@@ -301,8 +301,7 @@ fn sweep_device(
     };
     let outcome = session.sweep(frame, reference, config, &mut report, &mut bar, &mut on_row);
     bar.finish();
-    // The process ends soon after: the operating system reclaims the devices.
-    session.finish();
+    session.close();
     let outcome = outcome?;
     report.refresh_answer();
     if let Some(msg) = outcome.too_big {
