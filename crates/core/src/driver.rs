@@ -5,7 +5,6 @@
 //! slice in `blocksweep-drivers`. Everything else (device selection, opening, planning,
 //! measuring, reporting) is written here once.
 
-use std::sync::Mutex;
 use std::thread;
 
 use crate::api::Api;
@@ -66,68 +65,32 @@ impl Probe {
 pub struct Registry {
     pub probes: Vec<Probe>,
     pub physical: Vec<PhysicalDevice>,
-    /// Devices opened while probing, before the targets were known ([`Registry::probe_opening`]),
-    /// until [`Registry::open`] claims them.
-    opened: Mutex<Vec<(DeviceIdentity, Opened)>>,
 }
-
-/// What opening a device gave.
-type Opened = Result<Box<dyn Backend>, BackendError>;
 
 impl Registry {
     /// Probes every driver, each on its own thread (driver loading and platform start-up are
     /// the slow part of a short run, and the APIs do not depend on each other).
     pub fn probe(drivers: &[&'static dyn Driver]) -> Registry {
-        Self::probe_opening(drivers, &|_| false, &OpenOptions::default())
-    }
-
-    /// Probes every driver like [`probe`](Self::probe), and right after its own probe each API
-    /// for which `open_default` says so also opens its default device (its first GPU, else its
-    /// first device): the device a run without `--device` ends up on, opened while the other
-    /// APIs still probe instead of after all of them. [`open`](Self::open) hands it out; if
-    /// the targets turn out to be other devices, it is dropped unused.
-    pub fn probe_opening(
-        drivers: &[&'static dyn Driver],
-        open_default: &(dyn Fn(Api) -> bool + Sync),
-        options: &OpenOptions,
-    ) -> Registry {
         for d in drivers {
             Api::register(d.api());
         }
         let _t = crate::trace::span("core", "probe, every API in parallel");
-        let (probes, opened): (Vec<Probe>, Vec<Option<(DeviceIdentity, Opened)>>) =
-            thread::scope(|s| {
-                let handles: Vec<_> = drivers
-                    .iter()
-                    .map(|&driver| {
-                        let job = move || {
-                            let devices = probe_one(driver);
-                            let early = match &devices {
-                                Ok(d) if open_default(driver.api()) => default_of(d).map(|d| {
-                                    let _t = crate::trace::span(driver.api().key(), "open early");
-                                    (d.clone(), driver.open(d, options))
-                                }),
-                                _ => None,
-                            };
-                            (devices, early)
-                        };
-                        (driver, s.spawn(job))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|(driver, h)| {
-                        let (devices, early) = h
-                            .join()
-                            .unwrap_or_else(|_| (Err("probing panicked".to_string()), None));
-                        (Probe { driver, devices }, early)
-                    })
-                    .unzip()
-            });
-        let registry = Registry::from_probes(probes);
-        *registry.opened.lock().unwrap_or_else(|p| p.into_inner()) =
-            opened.into_iter().flatten().collect();
-        registry
+        let probes: Vec<Probe> = thread::scope(|s| {
+            let handles: Vec<_> = drivers
+                .iter()
+                .map(|&driver| (driver, s.spawn(move || probe_one(driver))))
+                .collect();
+            handles
+                .into_iter()
+                .map(|(driver, h)| Probe {
+                    driver,
+                    devices: h
+                        .join()
+                        .unwrap_or_else(|_| Err("probing panicked".to_string())),
+                })
+                .collect()
+        });
+        Registry::from_probes(probes)
     }
 
     /// A registry from probes already made (tests build fake enumerations with this).
@@ -139,11 +102,7 @@ impl Registry {
             .cloned()
             .collect();
         let physical = physical::group(&all);
-        Registry {
-            probes,
-            physical,
-            opened: Mutex::new(Vec::new()),
-        }
+        Registry { probes, physical }
     }
 
     pub fn apis(&self) -> impl Iterator<Item = Api> + '_ {
@@ -179,7 +138,8 @@ impl Registry {
 
     /// An API's own default device: its first GPU, else its first device.
     pub fn api_default(&self, api: Api) -> Option<&DeviceIdentity> {
-        default_of(self.devices(api))
+        let d = self.devices(api);
+        d.iter().find(|x| x.kind == DeviceKind::Gpu).or(d.first())
     }
 
     pub fn nothing_found(&self) -> String {
@@ -202,11 +162,6 @@ impl Registry {
         device: &DeviceIdentity,
         options: &OpenOptions,
     ) -> Result<Box<dyn Backend>, BackendError> {
-        let mut opened = self.opened.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(i) = opened.iter().position(|(d, _)| d == device) {
-            return opened.swap_remove(i).1;
-        }
-        drop(opened);
         match self.probe_of(device.api) {
             Some(p) => p.driver.open(device, options),
             None => Err(BackendError::new(
@@ -233,14 +188,6 @@ impl Registry {
 /// Whether a `--device` value names several devices (`all`, or a comma-separated list).
 pub fn is_multi_device(spec: &str) -> bool {
     spec.trim().eq_ignore_ascii_case("all") || spec.contains(',')
-}
-
-/// An API's own default device: its first GPU, else its first device.
-fn default_of(devices: &[DeviceIdentity]) -> Option<&DeviceIdentity> {
-    devices
-        .iter()
-        .find(|x| x.kind == DeviceKind::Gpu)
-        .or(devices.first())
 }
 
 fn probe_one(driver: &dyn Driver) -> Result<Vec<DeviceIdentity>, String> {

@@ -10,7 +10,7 @@ mod validate;
 
 use std::process::ExitCode;
 
-use blocksweep_core::{Api, ApiChoice, Registry, Targets};
+use blocksweep_core::{Registry, Targets};
 
 use crate::args::{Command, DeviceArgs};
 use crate::usage;
@@ -30,24 +30,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
 /// Every API in the driver list, probed.
 pub fn registry() -> Registry {
     Registry::probe(blocksweep_drivers::all())
-}
-
-/// Every API probed; without `--device`, each API the command will use also opens its own
-/// default device as soon as it has probed (where a run without `--device` ends up).
-pub fn registry_opening(args: &DeviceArgs) -> Registry {
-    let choice = args.choice();
-    let open_default = |api: Api| {
-        args.device.is_none()
-            && match &choice {
-                ApiChoice::Only(a) => *a == api,
-                _ => true,
-            }
-    };
-    Registry::probe_opening(
-        blocksweep_drivers::all(),
-        &open_default,
-        &args.open_options(),
-    )
 }
 
 /// Resolves `--backend` and `--device` into API devices, one [`Targets`] per physical device

@@ -210,7 +210,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             })),
             made: None,
         };
-        let reg = super::registry_opening(&args.device);
+        let reg = super::registry();
         let each = reg
             .targets_each(&args.device.choice(), args.device.device.as_deref())
             .map_err(usage)?;
