@@ -250,10 +250,11 @@ pub struct ValidateArgs {
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// Two or more JSON files written by `blocksweep sweep --format json`.
-    #[arg(required = true, num_args = 2..)]
+    /// JSON files written by `blocksweep sweep` (-o run.json): two or more, or one holding several
+    /// devices (`sweep --device all`).
+    #[arg(required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
-    /// Output format (table or markdown).
+    /// Output format.
     #[arg(long, short, default_value = "table", value_parser = formats())]
     pub format: FormatChoice,
     /// Do not fit tables to the terminal width.

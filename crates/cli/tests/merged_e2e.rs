@@ -218,7 +218,8 @@ fn compare_two_runs_and_refuse_foreign_files() {
         &["compare", a.to_str().unwrap(), "/no/such/file.json"],
         "/no/such/file.json",
     );
-    bad_input(&["compare", a.to_str().unwrap()], "2 values required");
+    // One file holding one API of one device has nothing to compare it with.
+    bad_input(&["compare", a.to_str().unwrap()], "one run only");
 }
 
 #[test]

@@ -45,6 +45,12 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
             reports.push((label, report));
         }
     }
+    if reports.iter().map(|(_, r)| r.results.len()).sum::<usize>() < 2 {
+        return Err(usage(format!(
+            "{}: one run only; compare needs two (two files, or one written by sweep --device all)",
+            args.files[0].display()
+        )));
+    }
     let comparison = Comparison::of(&reports);
     // Each on stderr too, so a script reading only the numbers still hears it.
     for w in &comparison.warnings {
