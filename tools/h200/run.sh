@@ -67,7 +67,7 @@ for part in $PARTS; do
       run "$R" devices-json devices --format json
       run "$R" limits-all limits --device all
       run "$R" sweep-all sweep --device all -o "$R/x2-$D.json" -o "$R/x2-$D.md"
-      run "$R" compare compare "$R/x2-$D.json" "$R/x2-$D.json"
+      run "$R" compare compare "$R/x2-$D.json"
       run "$R" validate-all validate --device all
       ;;
   esac
