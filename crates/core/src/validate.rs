@@ -306,11 +306,8 @@ fn render_group(checks: &[Check], apis: &[(Api, String)], doc: &mut Doc) {
 }
 
 impl Render for ValidateReport {
-    fn table(&self, layout: Layout) -> String {
-        self.render_text(layout, false)
-    }
-    fn markdown(&self, layout: Layout) -> String {
-        self.render_text(layout, true)
+    fn text(&self, layout: Layout, md: bool) -> String {
+        self.render_text(layout, md)
     }
     /// One line per (API, assumption).
     fn csv(&self) -> String {

@@ -251,11 +251,8 @@ fn promises(results: &[&ShapeResult]) -> String {
 }
 
 impl Render for ShapeReport {
-    fn table(&self, layout: Layout) -> String {
-        self.render_text(layout, false)
-    }
-    fn markdown(&self, layout: Layout) -> String {
-        self.render_text(layout, true)
+    fn text(&self, layout: Layout, md: bool) -> String {
+        self.render_text(layout, md)
     }
     /// One line per (API, thread count, shape).
     fn csv(&self) -> String {
@@ -520,11 +517,8 @@ fn tail_lines(r: &WaveResult) -> Vec<String> {
 }
 
 impl Render for WaveReport {
-    fn table(&self, layout: Layout) -> String {
-        self.render_text(layout, false)
-    }
-    fn markdown(&self, layout: Layout) -> String {
-        self.render_text(layout, true)
+    fn text(&self, layout: Layout, md: bool) -> String {
+        self.render_text(layout, md)
     }
     /// One line per (API, series, grid).
     fn csv(&self) -> String {

@@ -254,11 +254,8 @@ impl Comparison {
 }
 
 impl Render for Comparison {
-    fn table(&self, layout: Layout) -> String {
-        self.render_text(layout, false)
-    }
-    fn markdown(&self, layout: Layout) -> String {
-        self.render_text(layout, true)
+    fn text(&self, layout: Layout, md: bool) -> String {
+        self.render_text(layout, md)
     }
     /// One line per (column, block size).
     fn csv(&self) -> String {

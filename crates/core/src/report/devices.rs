@@ -170,11 +170,8 @@ fn describe(d: &DeviceIdentity) -> String {
 }
 
 impl Render for DevicesReport {
-    fn table(&self, layout: Layout) -> String {
-        self.render_text(layout, false)
-    }
-    fn markdown(&self, layout: Layout) -> String {
-        self.render_text(layout, true)
+    fn text(&self, layout: Layout, md: bool) -> String {
+        self.render_text(layout, md)
     }
     /// One line per API device, and one per API without a device (its reason in the last
     /// column).

@@ -46,11 +46,8 @@ pub fn heading(index: usize, report: &Report) -> String {
 pub struct Runs<'a>(pub &'a [Report]);
 
 impl Render for Runs<'_> {
-    fn table(&self, layout: Layout) -> String {
-        self.sections(layout, false)
-    }
-    fn markdown(&self, layout: Layout) -> String {
-        self.sections(layout, true)
+    fn text(&self, layout: Layout, md: bool) -> String {
+        self.sections(layout, md)
     }
     fn csv(&self) -> String {
         let mut out = String::new();

@@ -198,11 +198,8 @@ impl LimitsReport {
 }
 
 impl Render for LimitsReport {
-    fn table(&self, layout: Layout) -> String {
-        self.render_text(layout, false)
-    }
-    fn markdown(&self, layout: Layout) -> String {
-        self.render_text(layout, true)
+    fn text(&self, layout: Layout, md: bool) -> String {
+        self.render_text(layout, md)
     }
     /// `api,concept,value,native_name,device`: one line per limit an API reported (`concept`
     /// is the JSON field; `extra` for API-specific ones).

@@ -101,11 +101,18 @@ impl Report {
 
 /// One command's result, in every format the commands offer.
 pub trait Render {
+    /// The table (`md` false) or markdown (`md` true) text; the two share one layout of the
+    /// same content.
+    fn text(&self, layout: Layout, md: bool) -> String;
     /// For a terminal: fitted to `layout` (long notes as footnotes, columns left out or split,
     /// prose wrapped).
-    fn table(&self, layout: Layout) -> String;
+    fn table(&self, layout: Layout) -> String {
+        self.text(layout, false)
+    }
     /// GitHub-flavoured markdown: every column; prose wrapped at `layout`.
-    fn markdown(&self, layout: Layout) -> String;
+    fn markdown(&self, layout: Layout) -> String {
+        self.text(layout, true)
+    }
     fn csv(&self) -> String;
     fn json(&self) -> String;
 

@@ -28,11 +28,8 @@ impl Exporter for MarkdownExporter {
 }
 
 impl Render for Report {
-    fn table(&self, layout: Layout) -> String {
-        render(self, layout, false)
-    }
-    fn markdown(&self, layout: Layout) -> String {
-        render(self, layout, true)
+    fn text(&self, layout: Layout, md: bool) -> String {
+        render(self, layout, md)
     }
     fn csv(&self) -> String {
         super::csv::render(self)
