@@ -369,6 +369,60 @@ impl Backend for HostBackend {
     }
 }
 
+/// A result of `api` on the host test device with no rows, for report tests.
+pub fn empty_result(api: Api) -> crate::sweep::SweepResult {
+    let host = HostBackend::new(api);
+    crate::sweep::SweepResult {
+        api,
+        device: host.identity.clone(),
+        limits: host.limits.clone(),
+        kernel: host.kernel.clone(),
+        timer: host.timer(),
+        frame: Frame::generate(4, 4, 1).info(),
+        policy: crate::GridPolicy::Wave,
+        grid_source: String::new(),
+        protocol: crate::Protocol::default(),
+        rows: Vec::new(),
+        suggestion: None,
+        copy: None,
+        error: None,
+    }
+}
+
+/// A row of `block` that has not run yet.
+pub fn empty_row(block: BlockSize) -> crate::sweep::SweepRow {
+    crate::sweep::SweepRow {
+        block,
+        threads: block.threads(),
+        warps: None,
+        idle_lanes: None,
+        blocks_per_mp: None,
+        warps_per_mp: None,
+        occupancy: None,
+        grid: 1,
+        timing: None,
+        gbps: None,
+        of_best: None,
+        ties_best: false,
+        of_copy: None,
+        verified: false,
+        skipped: None,
+        note: None,
+    }
+}
+
+/// Ten identical per-dispatch times of `mean_ms`.
+pub fn timing(mean_ms: f64) -> crate::measure::Timing {
+    let samples = vec![mean_ms; 10];
+    crate::measure::Timing {
+        discipline: crate::Discipline::Batch,
+        reps: 10,
+        batch_ms: Some(mean_ms * 10.0),
+        stats: crate::measure::TimeStats::of(&samples, None).expect("ten samples"),
+        samples_ms: samples,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,3 +129,95 @@ impl PortableAnswer {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Report;
+    use crate::sweep::{SweepResult, SweepRow};
+    use crate::testing::{TEST_API_A, TEST_API_B};
+
+    /// A result whose rows have these of-best values (`None`: skipped).
+    fn result(api: Api, of_best: &[(u32, Option<f64>)]) -> SweepResult {
+        let mut r = crate::testing::empty_result(api);
+        for &(threads, o) in of_best {
+            let mut row: SweepRow = crate::testing::empty_row(BlockSize::linear(threads));
+            if let Some(o) = o {
+                row.timing = Some(crate::testing::timing(1.0 / o));
+                row.of_best = Some(o);
+            } else {
+                row.skipped = Some("limit".into());
+            }
+            r.rows.push(row);
+        }
+        r
+    }
+
+    #[test]
+    fn sizes_good_everywhere_and_the_exceptions() {
+        let mut rep = Report::new("t", "d");
+        rep.results.push(result(
+            TEST_API_A,
+            &[
+                (32, Some(0.80)),
+                (64, Some(0.99)),
+                (128, Some(1.0)),
+                (2048, None),
+            ],
+        ));
+        rep.results.push(result(
+            TEST_API_B,
+            &[
+                (32, Some(0.96)),
+                (64, Some(0.95)),
+                (128, Some(1.0)),
+                (2048, Some(0.97)),
+            ],
+        ));
+        let a = PortableAnswer::of(&rep, GOOD_FRACTION).unwrap();
+        let blocks = |v: &[BlockSize]| v.iter().map(|b| b.x).collect::<Vec<_>>();
+        assert_eq!(
+            blocks(&a.everywhere),
+            [64, 128],
+            "0.95 counts as good, 0.80 does not"
+        );
+        let short: Vec<(u32, Vec<(Api, Option<f64>)>)> = a
+            .exceptions
+            .iter()
+            .map(|e| (e.block.x, e.short.clone()))
+            .collect();
+        assert_eq!(
+            short,
+            [
+                (32, vec![(TEST_API_A, Some(0.80))]),
+                (2048, vec![(TEST_API_A, None)])
+            ]
+        );
+        let s = a.sentences();
+        assert_eq!(
+            s[0],
+            "Within 95 % of each API's best on both APIs (Alpha, Beta): 64, 128 threads per block."
+        );
+        assert_eq!(
+            s[1],
+            "Good on some APIs only (of best where short): 32 (Alpha 0.80); 2048 (Alpha did not run)."
+        );
+    }
+
+    #[test]
+    fn no_result_no_answer_and_nothing_good_says_so() {
+        assert!(PortableAnswer::of(&Report::new("t", "d"), GOOD_FRACTION).is_none());
+        let mut rep = Report::new("t", "d");
+        rep.results
+            .push(result(TEST_API_A, &[(64, Some(1.0)), (32, Some(0.5))]));
+        rep.results
+            .push(result(TEST_API_B, &[(64, Some(0.9)), (32, Some(1.0))]));
+        let a = PortableAnswer::of(&rep, GOOD_FRACTION).unwrap();
+        assert!(a.everywhere.is_empty());
+        assert!(
+            a.sentences()[0].starts_with("No block size is within 95 %"),
+            "{:?}",
+            a.sentences()
+        );
+    }
+}
