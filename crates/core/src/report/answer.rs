@@ -181,7 +181,7 @@ mod tests {
             [64, 128],
             "0.95 counts as good, 0.80 does not"
         );
-        let short: Vec<(u32, Vec<(Api, Option<f64>)>)> = a
+        let short: Vec<_> = a
             .exceptions
             .iter()
             .map(|e| (e.block.x, e.short.clone()))
