@@ -268,7 +268,15 @@ pub(crate) fn facts(
             "maxComputeWorkGroupInvocations (no per-pipeline query in Vulkan)",
         )),
         preferred_multiple: None,
-        registers: stats.registers,
+        // Vulkan compiles a pipeline per workgroup size, and a driver may allocate registers
+        // differently for each (a 1024-invocation pipeline cannot keep what a 256 one does):
+        // the count is the probe pipeline's, and says so.
+        registers: stats.registers.map(|r| {
+            Named::new(
+                r.value,
+                format!("{}, pipeline for workgroup {probe_block}", r.name),
+            )
+        }),
         private_bytes: None,
         shared_bytes: None,
         compiled_by: format!("vkCreateComputePipelines (driver {driver})"),

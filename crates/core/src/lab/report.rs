@@ -30,7 +30,10 @@ fn protocol_words(p: &Protocol) -> String {
         crate::measure::Reps::Fixed(n) => format!("{n} timed dispatches"),
         crate::measure::Reps::Adaptive {
             min, min_time_ms, ..
-        } => format!("at least {min} timed dispatches and {min_time_ms} ms of device time"),
+        } => format!(
+            "at least {min} timed dispatches, aiming at {min_time_ms} ms of device time from the \
+             warm-ups' pace"
+        ),
     };
     format!(
         "{} warm-ups, then {reps} per row ({} timing), on each API's device clock; the output \

@@ -3,7 +3,7 @@ use super::{to_csv, Exporter, Report};
 /// One line per (API, block size), with a header row.
 pub struct CsvExporter;
 
-pub const COLUMNS: [&str; 23] = [
+pub const COLUMNS: [&str; 25] = [
     "api",
     "device",
     "block",
@@ -27,6 +27,9 @@ pub const COLUMNS: [&str; 23] = [
     "of_copy",
     "verified",
     "skipped",
+    // Which of two identical GPUs (`sweep --device all`): the name alone cannot say.
+    "device_uuid",
+    "device_pci",
 ];
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -71,6 +74,8 @@ pub(super) fn render(report: &Report) -> String {
                 opt(row.of_copy.map(|o| format!("{o:.4}"))),
                 row.verified.to_string(),
                 row.skipped.clone().unwrap_or_default(),
+                r.device.uuid_string().unwrap_or_default(),
+                r.device.pci_bus_id.clone().unwrap_or_default(),
             ]);
         }
     }

@@ -446,14 +446,17 @@ pub(super) fn timing_line(r: &SweepResult) -> String {
     )
 }
 
-/// "fixed by --reps" or "adaptive: at least 10 and 2 ms of device time per batch".
+/// "fixed by --reps" or "adaptive: at least 10, aiming at 2 ms of device time per batch".
 pub(super) fn reps_words(reps: &crate::measure::Reps) -> String {
     match reps {
         crate::measure::Reps::Fixed(_) => "fixed by --reps".to_string(),
         crate::measure::Reps::Adaptive {
             min, min_time_ms, ..
         } => {
-            format!("adaptive: at least {min} and {min_time_ms} ms of device time per batch")
+            format!(
+                "adaptive: at least {min}, aiming at {min_time_ms} ms of device time per batch \
+                 from the warm-ups' pace"
+            )
         }
     }
 }
