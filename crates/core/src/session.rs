@@ -249,21 +249,36 @@ impl Session {
         if ran > 0 {
             return None;
         }
-        let reasons: Vec<String> = report
+        // At most three sizes' reasons per API, so that the line stays readable.
+        const SHOWN: usize = 3;
+        let per_api: Vec<String> = report
             .results
             .iter()
-            .flat_map(|r| {
-                r.rows.iter().filter_map(move |x| {
-                    x.skipped
-                        .as_ref()
-                        .map(|s| format!("{} block {}: {s}", r.api, x.block))
-                })
+            .filter_map(|r| {
+                let reasons: Vec<String> = r
+                    .rows
+                    .iter()
+                    .filter_map(|x| {
+                        x.skipped
+                            .as_ref()
+                            .map(|s| format!("block {}: {s}", x.block))
+                    })
+                    .collect();
+                let more = reasons.len().saturating_sub(SHOWN);
+                let mut line = reasons
+                    .into_iter()
+                    .take(SHOWN)
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                if more > 0 {
+                    line.push_str(&format!("; and {more} more"));
+                }
+                (!line.is_empty()).then(|| format!("{} {line}", r.api))
             })
             .collect();
-        Some(if reasons.is_empty() {
-            "no row ran".to_string()
-        } else {
-            format!("no block size can run: {}", reasons.join("; "))
+        Some(match per_api.is_empty() {
+            true => "no row ran".to_string(),
+            false => format!("no block size can run: {}", per_api.join("; ")),
         })
     }
 }

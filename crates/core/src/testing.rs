@@ -497,6 +497,36 @@ mod tests {
         assert!(p.grid_source.contains("TEST_LOOP_CAP"), "{}", p.grid_source);
     }
 
+    #[test]
+    fn a_driver_that_reports_a_zero_limit_runs_nothing_and_says_why() {
+        let mut b = HostBackend::new(TEST_API_A);
+        b.limits.max_threads_per_block = Some(Named::new(0, "HOST_MAX_THREADS"));
+        let f = Frame::generate(64, 8, 1);
+        let cfg = SweepConfig::default();
+        let (r, err) = sweep::run(
+            &mut b,
+            &f,
+            &f.reference(),
+            &cfg,
+            None,
+            &mut Quiet,
+            &mut |_| {},
+        );
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(r.rows_run(), 0);
+        let mut rep = Report::new("t", "d");
+        rep.results.push(r);
+        let why =
+            crate::session::Session::nothing_ran(&rep).expect("a run with no row is a failure");
+        assert!(why.contains("HOST_MAX_THREADS = 0"), "{why}");
+        assert!(
+            why.starts_with(
+                "no block size can run: Alpha block 16: 16 threads > HOST_MAX_THREADS = 0;"
+            ) && why.ends_with("; and 10 more"),
+            "three reasons, then a count: {why}"
+        );
+    }
+
     fn report() -> Report {
         let f = Frame::generate(128, 16, 3);
         let cfg = SweepConfig {

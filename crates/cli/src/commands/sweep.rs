@@ -185,9 +185,11 @@ fn session_error(e: SessionError) -> anyhow::Error {
 enum Ended {
     /// Measured (perhaps with failures recorded in the report).
     Measured { failed: bool },
-    /// Bad input found during the run (a frame too large when allocated, no row could run):
-    /// exit 2, and the files keep what they held.
+    /// Bad input found during the run (a frame too large when allocated, no row of the given
+    /// sizes could run): exit 2, and the files keep what they held.
     BadInput(String),
+    /// No row of the default sizes could run on any API: exit 1, the files keep what they held.
+    NothingRan(String),
 }
 
 pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
@@ -227,6 +229,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
                 sweep_device(args, &config, &reg, targets, &mut frame, report, &mut save)?;
             match ended {
                 Ended::BadInput(why) => return Err(usage(why)),
+                Ended::NothingRan(why) => return Err(anyhow::anyhow!(why)),
                 Ended::Measured { failed: f } => failed |= f,
             }
             for f in &report.failures {
@@ -307,10 +310,18 @@ fn sweep_device(
     if let Some(msg) = outcome.too_big {
         return Ok((report, Ended::BadInput(msg)));
     }
-    if args.blocks.is_some() && !outcome.failed {
+    if !outcome.failed {
         if let Some(why) = Session::nothing_ran(&report) {
-            // A run that measured nothing writes nothing: the files keep what they held.
-            return Ok((report, Ended::BadInput(why)));
+            // A run that measured nothing writes nothing: the files keep what they held. With
+            // the sizes given, the sizes were wrong (bad input); with the default ones, the
+            // device's limits refused them all (a driver reporting a zero limit): a failure.
+            return Ok((
+                report,
+                match args.blocks.is_some() {
+                    true => Ended::BadInput(why),
+                    false => Ended::NothingRan(why),
+                },
+            ));
         }
     }
     let failed = outcome.failed || !report.failures.is_empty();
