@@ -36,6 +36,32 @@ enum Measured {
     Wrong(String),
 }
 
+impl Measured {
+    /// Writes the outcome into a row's fields; returns the mismatch that stops the series.
+    fn record(
+        self,
+        timing: &mut Option<crate::measure::Timing>,
+        gbps: &mut Option<f64>,
+        verified: &mut bool,
+        skipped: &mut Option<String>,
+    ) -> Option<String> {
+        match self {
+            Measured::Ran(t, g) => {
+                (*timing, *gbps, *verified) = (Some(t), Some(g), true);
+                None
+            }
+            Measured::Refused(why) => {
+                *skipped = Some(why);
+                None
+            }
+            Measured::Wrong(why) => {
+                *skipped = Some("WRONG".into());
+                Some(why)
+            }
+        }
+    }
+}
+
 /// Poisons, measures `launch` under `protocol`, reads back and verifies against `reference`.
 /// A refusal by the API is a result; any other error is returned.
 fn measure_launch(
@@ -118,19 +144,13 @@ pub fn run_shapes(
             };
             if m.skipped.is_none() {
                 let launch = Launch::new(row.block, row.grid);
-                match measure_launch(b, frame, reference, launch, protocol, &mut output)? {
-                    Measured::Ran(t, g) => {
-                        m.timing = Some(t);
-                        m.gbps = Some(g);
-                        m.verified = true;
-                    }
-                    Measured::Refused(why) => m.skipped = Some(why),
-                    Measured::Wrong(why) => {
-                        m.skipped = Some("WRONG".into());
-                        result.rows.push(m);
-                        result.error = Some(why);
-                        return Ok(());
-                    }
+                let measured = measure_launch(b, frame, reference, launch, protocol, &mut output)?;
+                if let Some(why) =
+                    measured.record(&mut m.timing, &mut m.gbps, &mut m.verified, &mut m.skipped)
+                {
+                    result.rows.push(m);
+                    result.error = Some(why);
+                    return Ok(());
                 }
             }
             result.rows.push(m);
@@ -235,19 +255,16 @@ pub fn run_waves(
                 };
                 if row.skipped.is_none() {
                     let launch = Launch::linear(wave.block, grid);
-                    match measure_launch(b, f, r, launch, protocol, &mut output)? {
-                        Measured::Ran(t, g) => {
-                            row.timing = Some(t);
-                            row.gbps = Some(g);
-                            row.verified = true;
-                        }
-                        Measured::Refused(why) => row.skipped = Some(why),
-                        Measured::Wrong(why) => {
-                            row.skipped = Some("WRONG".into());
-                            result.rows.push(row);
-                            result.error = Some(why);
-                            return Ok(());
-                        }
+                    let measured = measure_launch(b, f, r, launch, protocol, &mut output)?;
+                    if let Some(why) = measured.record(
+                        &mut row.timing,
+                        &mut row.gbps,
+                        &mut row.verified,
+                        &mut row.skipped,
+                    ) {
+                        result.rows.push(row);
+                        result.error = Some(why);
+                        return Ok(());
                     }
                 }
                 result.rows.push(row);
