@@ -120,19 +120,7 @@ pub fn sweep_chart(report: &Report) -> anyhow::Result<Chart> {
             })
             .collect(),
     };
-    let y = Axis {
-        title: "GB/s (16 bytes per pixel / mean time)".into(),
-        scale: Scale::Linear,
-        lo: 0.0,
-        hi: yhi,
-        ticks: chart::nice_ticks(yhi, 6)
-            .into_iter()
-            .map(|at| Tick {
-                at,
-                label: String::new(),
-            })
-            .collect(),
-    };
+    let y = Axis::gbps(yhi);
     Ok(Chart {
         title: title(report),
         x,

@@ -178,6 +178,26 @@ pub fn label_rows(
         .collect()
 }
 
+impl Axis {
+    /// The y axis every blocksweep chart shares: GB/s from 0 to `hi`, about six unlabelled
+    /// grid lines (the values are printed beside them).
+    pub fn gbps(hi: f64) -> Axis {
+        Axis {
+            title: "GB/s (16 bytes per pixel / mean time)".into(),
+            scale: Scale::Linear,
+            lo: 0.0,
+            hi,
+            ticks: nice_ticks(hi, 6)
+                .into_iter()
+                .map(|at| Tick {
+                    at,
+                    label: String::new(),
+                })
+                .collect(),
+        }
+    }
+}
+
 /// About `want` evenly spaced round values (1, 2 or 5 times a power of ten) from 0 to `hi`.
 pub fn nice_ticks(hi: f64, want: usize) -> Vec<f64> {
     if hi.is_nan() || hi <= 0.0 || hi.is_infinite() {
