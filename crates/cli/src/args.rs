@@ -217,6 +217,11 @@ pub struct SweepArgs {
     /// Skip the device-to-device copy that gives each API's bandwidth ceiling.
     #[arg(long)]
     pub no_copy: bool,
+    /// Open every API before timing any, and close none before the last is timed. By default an API is
+    /// timed as soon as it is open while the others still open (driver set-up, never another API's
+    /// dispatches or copies, runs beside its timed batches); --isolate is the slower, strictly sequential run.
+    #[arg(long)]
+    pub isolate: bool,
     /// Output format for stdout, and for --output files whose extension names none. Default: table.
     #[arg(long, short, value_parser = formats())]
     pub format: Option<FormatChoice>,

@@ -78,6 +78,9 @@ pub struct HostBackend {
     variant: KernelVariant,
     /// Rejects blocks of exactly this size, as an API would.
     pub reject: Option<u64>,
+    /// Answers residency itself with this many blocks per multiprocessor, as an occupancy API
+    /// would (`None`: leaves it to the core's model).
+    pub residency: Option<u32>,
 }
 
 /// What the host "device" has: a gibibyte.
@@ -125,6 +128,7 @@ impl HostBackend {
             copy: None,
             variant: KernelVariant::GridStride,
             reject: None,
+            residency: None,
         }
     }
 
@@ -310,7 +314,10 @@ impl Backend for HostBackend {
         Ok(())
     }
     fn residency(&mut self, _block: BlockSize) -> BackendResult<Option<Residency>> {
-        Ok(None)
+        Ok(self.residency.map(|blocks_per_mp| Residency {
+            blocks_per_mp,
+            source: format!("{} occupancy", self.identity.api),
+        }))
     }
     fn poison_output(&mut self) -> BackendResult<()> {
         self.planes()?[0].fill(f32::NAN);

@@ -60,20 +60,26 @@ impl Span {
 
 impl Drop for Span {
     fn drop(&mut self) {
-        let (Some((start, scope, phase)), Some(epoch)) = (self.open.take(), epoch()) else {
-            return;
-        };
-        let now = Instant::now();
-        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-        let line = format!(
-            "blocksweep trace {:>9.1} ms  {scope} {phase}: {:.1} ms\n",
-            ms(now.saturating_duration_since(epoch)),
-            ms(now.saturating_duration_since(start))
-        );
-        // One write per line, so lines from parallel threads do not interleave; a failing
-        // stderr is not worth a panic.
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        if let Some((start, scope, phase)) = self.open.take() {
+            record(scope, &phase, start.elapsed());
+        }
     }
+}
+
+/// Prints one phase's line for time measured elsewhere (e.g. a sum over the rows of a sweep).
+pub fn record(scope: &str, phase: &str, took: std::time::Duration) {
+    let Some(epoch) = epoch() else {
+        return;
+    };
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let line = format!(
+        "blocksweep trace {:>9.1} ms  {scope} {phase}: {:.1} ms\n",
+        ms(Instant::now().saturating_duration_since(epoch)),
+        ms(took)
+    );
+    // One write per line, so lines from parallel threads do not interleave; a failing
+    // stderr is not worth a panic.
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 #[cfg(test)]

@@ -13,11 +13,11 @@ use blocksweep_core::lab::report::{ShapeReport, WaveReport};
 use blocksweep_core::lab::run::{failure, run_shapes, run_waves, shared_wave, wave_of};
 use blocksweep_core::lab::shapes;
 use blocksweep_core::report::{Format, Render};
-use blocksweep_core::session::{Session, SessionError};
+use blocksweep_core::session::Session;
 use blocksweep_core::sweep::Quiet;
 use blocksweep_core::{Frame, Registry, Targets};
 
-use super::layout;
+use super::{layout, session_error};
 use crate::args_lab::{LabRun, ShapesArgs, TailArgs};
 use crate::output::{stdio, OutputTarget};
 use crate::usage;
@@ -80,13 +80,6 @@ impl Files {
             stdio::print(&report.render(stdout_format(run), layout::stdout(run.wide)))?;
         }
         Ok(ok)
-    }
-}
-
-fn session_error(e: SessionError) -> anyhow::Error {
-    match e {
-        SessionError::Input(m) => usage(m),
-        SessionError::NothingOpened(m) => anyhow::anyhow!(m),
     }
 }
 

@@ -10,6 +10,7 @@ mod validate;
 
 use std::process::ExitCode;
 
+use blocksweep_core::session::SessionError;
 use blocksweep_core::{Registry, Targets};
 
 use crate::args::{Command, DeviceArgs};
@@ -49,4 +50,12 @@ pub fn heading(targets: &Targets) -> String {
         .map(|u| format!(" (UUID {u})"))
         .unwrap_or_default();
     format!("{}{uuid}", targets.note)
+}
+
+/// A session error as the CLI reports it: bad input exits 2, the rest 1.
+pub fn session_error(e: SessionError) -> anyhow::Error {
+    match e {
+        SessionError::Input(m) => usage(m),
+        SessionError::NothingOpened(m) | SessionError::Failed(m) => anyhow::anyhow!(m),
+    }
 }

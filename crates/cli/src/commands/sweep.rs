@@ -15,11 +15,11 @@ use std::time::SystemTime;
 
 use blocksweep_core::frame::HostAllocError;
 use blocksweep_core::report::{render_runs, Format, Report};
-use blocksweep_core::session::{Session, SessionError};
-use blocksweep_core::sweep::{Observer as _, SweepConfig};
+use blocksweep_core::session::{FrameSource, Session, SessionError, SweepJob};
+use blocksweep_core::sweep::SweepConfig;
 use blocksweep_core::{hostmem, trace, Frame, Targets};
 
-use super::layout;
+use super::{layout, session_error};
 use crate::args::{FormatChoice, SweepArgs};
 use crate::output::{stdio, OutputTarget};
 use crate::progress::Bar;
@@ -174,13 +174,6 @@ impl<'a> Outputs<'a> {
     }
 }
 
-fn session_error(e: SessionError) -> anyhow::Error {
-    match e {
-        SessionError::Input(m) => usage(m),
-        SessionError::NothingOpened(m) => anyhow::anyhow!(m),
-    }
-}
-
 /// How one device's sweep ended.
 enum Ended {
     /// Measured (perhaps with failures recorded in the report).
@@ -254,23 +247,24 @@ struct FrameJob<'scope> {
 
 type Made = (Frame, Vec<f32>);
 
-impl FrameJob<'_> {
-    fn get(&mut self) -> anyhow::Result<&Made> {
+impl FrameSource for FrameJob<'_> {
+    fn frame(&mut self) -> Result<(&Frame, &[f32]), SessionError> {
         if let Some(job) = self.making.take() {
             let made = job
                 .join()
-                .map_err(|_| anyhow::anyhow!("generating the frame panicked"))?
-                .map_err(|e| usage(e.to_string()))?;
+                .map_err(|_| SessionError::Failed("generating the frame panicked".into()))?
+                .map_err(|e| SessionError::Input(e.to_string()))?;
             self.made = Some(made);
         }
         self.made
             .as_ref()
-            .ok_or_else(|| anyhow::anyhow!("the frame was not made"))
+            .map(|(f, r)| (f, r.as_slice()))
+            .ok_or_else(|| SessionError::Failed("the frame was not made".into()))
     }
 }
 
-/// Opens the APIs on one physical device, checks the frame, and sweeps; `save` sees the report
-/// after every row.
+/// Opens the APIs on one physical device and sweeps each as soon as it is open (the core's
+/// pipeline); `save` sees the report after every row.
 fn sweep_device(
     args: &SweepArgs,
     config: &SweepConfig,
@@ -282,30 +276,33 @@ fn sweep_device(
 ) -> anyhow::Result<(Report, Ended)> {
     let mut bar = Bar::new();
     let (w, h) = args.size;
-    // The host's memory with each API's share, from the targets alone; checked again once the
-    // drivers hold their own memory.
+    // The host's memory with each API's share, from the targets alone; checked again before
+    // the first API is measured, with the APIs still in the run.
     let kinds: Vec<_> = targets.devices.iter().map(|d| (d.api, d.kind)).collect();
     hostmem::check_frame(w, h, &kinds).map_err(|e| usage(e.to_string()))?;
-    let opened = Session::open(reg, targets, &args.device.open_options(), &mut bar);
-    let mut session = opened.map_err(|e| {
-        bar.finish();
-        session_error(e)
-    })?;
-    if let Err(e) = session.check_frame(w, h) {
-        bar.finish();
-        return Err(session_error(e));
-    }
-    bar.status(None, "generating the frame and its CPU reference");
-    let (frame, reference) = frame.get()?;
+    let job = SweepJob {
+        targets,
+        config,
+        size: (w, h),
+        isolate: args.isolate,
+    };
     let mut on_row = |r: &Report| {
         let mut r = r.clone();
         r.refresh_answer();
         save(&r);
     };
-    let outcome = session.sweep(frame, reference, config, &mut report, &mut bar, &mut on_row);
+    let options = args.device.open_options();
+    let outcome = Session::pipelined(
+        reg,
+        &options,
+        &job,
+        frame,
+        &mut report,
+        &mut bar,
+        &mut on_row,
+    );
     bar.finish();
-    session.close();
-    let outcome = outcome?;
+    let outcome = outcome.map_err(session_error)?;
     report.refresh_answer();
     if let Some(msg) = outcome.too_big {
         return Ok((report, Ended::BadInput(msg)));

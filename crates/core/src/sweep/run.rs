@@ -82,6 +82,7 @@ fn run_rows(
     let count = plan.rows.len();
     let blocks: Vec<_> = plan.rows.iter().map(|r| r.block).collect();
     backend.prepare(&blocks);
+    let mut phases = RowPhases::new(api);
     for (i, planned) in plan.rows.iter().enumerate() {
         observer.row_started(api, i, count, planned.block);
         let mut row = shape_row(&result.limits, planned);
@@ -93,11 +94,13 @@ fn run_rows(
         if row.skipped.is_none() {
             // The plan checked that the grid fits 32 bits.
             let launch = Launch::linear(planned.block, planned.grid as u32);
-            backend.poison_output()?;
-            match measure(backend, Work::Kernel(launch), &config.protocol) {
+            phases.time(0, || backend.poison_output())?;
+            match phases.time(1, || {
+                measure(backend, Work::Kernel(launch), &config.protocol)
+            }) {
                 Ok(timing) => {
-                    backend.read_output(&mut output)?;
-                    if let Err(m) = verify(&output, reference) {
+                    phases.time(2, || backend.read_output(&mut output))?;
+                    if let Err(m) = phases.time(3, || verify(&output, reference)) {
                         return Err(SweepError::Mismatch {
                             api,
                             block: planned.block,
@@ -126,6 +129,41 @@ fn run_rows(
         on_row(result);
     }
     Ok(())
+}
+
+/// Where a sweep's row time goes, summed over the rows and traced once at the end
+/// (`BLOCKSWEEP_TRACE=1`; nothing is timed otherwise).
+struct RowPhases {
+    api: crate::Api,
+    took: Option<[std::time::Duration; 4]>,
+}
+
+impl RowPhases {
+    const NAMES: [&'static str; 4] = ["poison", "timed batches", "read-back", "verify"];
+
+    fn new(api: crate::Api) -> Self {
+        RowPhases {
+            api,
+            took: crate::trace::enabled().then_some(Default::default()),
+        }
+    }
+
+    fn time<T>(&mut self, phase: usize, f: impl FnOnce() -> T) -> T {
+        let start = self.took.is_some().then(std::time::Instant::now);
+        let out = f();
+        if let (Some(took), Some(start)) = (&mut self.took, start) {
+            took[phase] += start.elapsed();
+        }
+        out
+    }
+}
+
+impl Drop for RowPhases {
+    fn drop(&mut self) {
+        for (name, took) in Self::NAMES.iter().zip(self.took.iter().flatten()) {
+            crate::trace::record(self.api.key(), &format!("rows: {name}"), *took);
+        }
+    }
 }
 
 /// Why the core will not hand this planned launch to the API: a device limit on the block or

@@ -1,14 +1,19 @@
 //! A measurement session: the selected APIs opened on their devices, and everything decided
 //! across them (the frame fit, the shared plan, per-API failures). The CLI parses arguments and
-//! renders; every measurement decision is made here.
+//! renders; every measurement decision is made here. [`pipeline`] is the sweep's own flow:
+//! each API measured as soon as it is open, while the others still open.
 
 use std::thread;
+
+pub mod pipeline;
+
+pub use pipeline::{FrameSource, SweepJob};
 
 use crate::backend::{Api, Backend, BackendError, ErrorKind};
 use crate::driver::{OpenOptions, Registry, Targets};
 use crate::frame::Frame;
 use crate::report::{Failure, Report};
-use crate::sweep::{self, Observer, Plan, SweepConfig, SweepError};
+use crate::sweep::Observer;
 
 /// The opened backends of one run.
 pub struct Session {
@@ -25,12 +30,16 @@ pub enum SessionError {
     Input(String),
     /// No API could be opened (every reason is in the message).
     NothingOpened(String),
+    /// The run failed for a reason that is not the input (planning through a driver).
+    Failed(String),
 }
 
 impl std::fmt::Display for SessionError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SessionError::Input(m) | SessionError::NothingOpened(m) => f.write_str(m),
+            SessionError::Input(m) | SessionError::NothingOpened(m) | SessionError::Failed(m) => {
+                f.write_str(m)
+            }
         }
     }
 }
@@ -148,101 +157,6 @@ impl Session {
             .map_err(|e| SessionError::Input(e.to_string()))
     }
 
-    /// On one physical device every API runs the same (block, grid) pairs, planned by the
-    /// best residency source there: the first API that answers residency itself (an occupancy
-    /// API) rather than leaving it to the core's model. Otherwise `None`: each API plans for
-    /// its own device.
-    pub fn shared_plan(
-        &mut self,
-        pixels: u64,
-        config: &SweepConfig,
-    ) -> Result<Option<Plan>, BackendError> {
-        if !self.targets.one_physical_device || self.backends.len() < 2 {
-            return Ok(None);
-        }
-        let probe = config.blocks.first().copied();
-        let mut planner = 0;
-        for (i, b) in self.backends.iter_mut().enumerate() {
-            if let Some(block) = probe {
-                if b.residency(block)?.is_some() {
-                    planner = i;
-                    break;
-                }
-            }
-        }
-        sweep::plan(self.backends[planner].as_mut(), pixels, config).map(Some)
-    }
-
-    /// Sweeps every opened API in turn on `frame`, adding each result to `report` and calling
-    /// `on_update` after every row, so a caller can save as it goes.
-    pub fn sweep(
-        &mut self,
-        frame: &Frame,
-        reference: &[f32],
-        config: &SweepConfig,
-        report: &mut Report,
-        observer: &mut dyn Observer,
-        on_update: &mut dyn FnMut(&Report),
-    ) -> Result<SweepOutcome, BackendError> {
-        observer.status(None, "planning the grids");
-        let shared = self.shared_plan(frame.pixels(), config)?;
-        report.shared_plan = shared.is_some();
-        if self.targets.devices.len() > 1 {
-            report.device_match = Some(self.targets.note.clone());
-        }
-        report.failures.append(&mut self.failures);
-        let mut outcome = SweepOutcome::default();
-        for b in self.backends.iter_mut() {
-            let api = b.api();
-            let _t = crate::trace::span(api.key(), "sweep (plan, rows, copy ceiling)");
-            let index = report.results.len();
-            let mut save = |r: &sweep::SweepResult| {
-                report.results.truncate(index);
-                report.results.push(r.clone());
-                on_update(report);
-            };
-            let (result, err) = sweep::run(
-                b.as_mut(),
-                frame,
-                reference,
-                config,
-                shared.as_ref(),
-                observer,
-                &mut save,
-            );
-            report.results.truncate(index);
-            if let Some(e) = err {
-                match &e {
-                    SweepError::Backend(be)
-                        if be.kind == ErrorKind::OutOfMemory && result.rows.is_empty() =>
-                    {
-                        outcome.too_big = Some(format!(
-                            "frame {}x{} is too large for the device: {be}",
-                            frame.width, frame.height
-                        ));
-                    }
-                    _ => outcome.failed = true,
-                }
-                report.failures.push(Failure {
-                    api,
-                    message: e.detail(),
-                });
-            }
-            let said = b.diagnostics();
-            if !said.is_empty() {
-                // The API's own checking spoke: the run is not clean, whatever the pixels say.
-                outcome.failed = true;
-                report.failures.push(Failure {
-                    api,
-                    message: format!("{} validation message(s): {}", said.len(), said.join(" | ")),
-                });
-            }
-            report.results.push(result);
-            on_update(report);
-        }
-        Ok(outcome)
-    }
-
     /// Why no row ran anywhere, for a run that measured nothing: every skipped row's reason.
     pub fn nothing_ran(report: &Report) -> Option<String> {
         let ran: usize = report.results.iter().map(|r| r.rows_run()).sum();
@@ -282,3 +196,6 @@ impl Session {
         })
     }
 }
+
+#[cfg(test)]
+mod pipeline_tests;

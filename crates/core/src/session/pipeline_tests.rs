@@ -1,0 +1,241 @@
+//! The pipeline's order of events, with host backends that take a set time to open.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::pipeline::{sweep, FrameSource, SweepJob};
+use super::SessionError;
+use crate::backend::{Api, Backend, BackendError, DeviceIdentity, DeviceKind};
+use crate::blocks::{parse_blocks, BlockSize};
+use crate::driver::Targets;
+use crate::frame::Frame;
+use crate::limits::Named;
+use crate::report::Report;
+use crate::sweep::{Observer, SweepConfig, SweepRow};
+use crate::testing::{HostBackend, TEST_API_A, TEST_API_B};
+use crate::{Protocol, Reps};
+
+/// How one test API opens: after `delay`, with these settings.
+#[derive(Clone, Copy)]
+struct Opening {
+    api: Api,
+    delay_ms: u64,
+    kind: DeviceKind,
+    residency: Option<u32>,
+    memory: Option<u64>,
+}
+
+fn gpu(api: Api, delay_ms: u64) -> Opening {
+    Opening {
+        api,
+        delay_ms,
+        kind: DeviceKind::Gpu,
+        residency: None,
+        memory: None,
+    }
+}
+
+struct Made(Frame, Vec<f32>);
+
+impl FrameSource for Made {
+    fn frame(&mut self) -> Result<(&Frame, &[f32]), SessionError> {
+        Ok((&self.0, &self.1))
+    }
+}
+
+/// When each API finished opening and first started a row, on one clock.
+#[derive(Default)]
+struct Events {
+    opened: Mutex<Vec<(Api, Instant)>>,
+    first_row: Vec<(Api, Instant)>,
+}
+
+impl Observer for Events {
+    fn row_started(&mut self, api: Api, index: usize, _count: usize, _block: BlockSize) {
+        if index == 0 {
+            self.first_row.push((api, Instant::now()));
+        }
+    }
+    fn row_finished(&mut self, _api: Api, _row: &SweepRow) {}
+}
+
+impl Events {
+    fn opened(&self, api: Api) -> Instant {
+        let o = self.opened.lock().unwrap();
+        o.iter().find(|(a, _)| *a == api).expect("opened").1
+    }
+    fn started(&self, api: Api) -> Instant {
+        self.first_row
+            .iter()
+            .find(|(a, _)| *a == api)
+            .expect("ran")
+            .1
+    }
+}
+
+fn config() -> SweepConfig {
+    SweepConfig {
+        blocks: parse_blocks("32,64").unwrap(),
+        protocol: Protocol {
+            warmups: 0,
+            reps: Reps::Fixed(2),
+            ..Protocol::default()
+        },
+        copy: false,
+        ..SweepConfig::default()
+    }
+}
+
+/// Runs the pipeline over `openings`; returns the report, the outcome and the events.
+fn run(
+    openings: &[Opening],
+    one_device: bool,
+    isolate: bool,
+) -> (Report, Result<super::SweepOutcome, SessionError>, Events) {
+    let (w, h) = (64, 16);
+    let f = Frame::generate(w, h, 5);
+    let reference = f.reference();
+    let mut made = Made(f, reference);
+    let devices: Vec<DeviceIdentity> = openings
+        .iter()
+        .map(|o| {
+            let mut id = HostBackend::new(o.api).identity;
+            id.kind = o.kind;
+            id
+        })
+        .collect();
+    let config = config();
+    let job = SweepJob {
+        targets: Targets {
+            devices,
+            note: "test device".into(),
+            one_physical_device: one_device,
+        },
+        config: &config,
+        size: (w, h),
+        isolate,
+    };
+    let opened_at = Mutex::new(Vec::new());
+    let opened = &opened_at;
+    let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
+        let o = openings.iter().find(|o| o.api == d.api).unwrap();
+        std::thread::sleep(Duration::from_millis(o.delay_ms));
+        let mut b = HostBackend::new(o.api);
+        b.identity.kind = o.kind;
+        b.residency = o.residency;
+        if let Some(bytes) = o.memory {
+            b.limits.global_mem_bytes = Some(Named::new(bytes, "TEST_TINY_MEMORY"));
+        }
+        opened.lock().unwrap().push((o.api, Instant::now()));
+        Ok(Box::new(b))
+    };
+    let mut events = Events::default();
+    let mut report = Report::new("t", "d");
+    let outcome = sweep(
+        &open,
+        &job,
+        &mut made,
+        &mut report,
+        &mut events,
+        &mut |_| {},
+    );
+    events.opened = opened_at;
+    (report, outcome, events)
+}
+
+#[test]
+fn an_api_is_measured_while_a_slower_one_still_opens_and_results_keep_target_order() {
+    // Alpha plans (it answers residency) and opens at once; Beta takes 300 ms.
+    let alpha = Opening {
+        residency: Some(8),
+        ..gpu(TEST_API_A, 0)
+    };
+    let (report, outcome, ev) = run(&[alpha, gpu(TEST_API_B, 300)], true, false);
+    outcome.unwrap();
+    assert!(
+        ev.started(TEST_API_A) < ev.opened(TEST_API_B),
+        "Alpha must not wait for Beta to open"
+    );
+    let apis: Vec<Api> = report.results.iter().map(|r| r.api).collect();
+    assert_eq!(apis, vec![TEST_API_A, TEST_API_B]);
+    assert!(report.shared_plan);
+    assert_eq!(
+        report.results[0].rows[0].grid,
+        report.results[1].rows[0].grid
+    );
+    assert!(report.results.iter().all(|r| r.rows_run() == 2));
+}
+
+#[test]
+fn isolate_and_cpu_devices_open_everything_before_timing_anything() {
+    let alpha = Opening {
+        residency: Some(8),
+        ..gpu(TEST_API_A, 0)
+    };
+    let (_, outcome, ev) = run(&[alpha, gpu(TEST_API_B, 200)], true, true);
+    outcome.unwrap();
+    assert!(ev.started(TEST_API_A) > ev.opened(TEST_API_B), "--isolate");
+    let cpu = Opening {
+        kind: DeviceKind::Cpu,
+        ..gpu(TEST_API_B, 200)
+    };
+    let (_, outcome, ev) = run(&[alpha, cpu], true, false);
+    outcome.unwrap();
+    assert!(
+        ev.started(TEST_API_A) > ev.opened(TEST_API_B),
+        "on a CPU device the host's cores are the device"
+    );
+}
+
+#[test]
+fn the_plan_waits_for_an_earlier_api_that_may_answer_residency() {
+    // Beta is ready first, but Alpha comes first in target order and answers residency: the
+    // shared plan is Alpha's, so nothing is timed before Alpha has opened.
+    let alpha = Opening {
+        residency: Some(3),
+        ..gpu(TEST_API_A, 200)
+    };
+    let (report, outcome, ev) = run(&[alpha, gpu(TEST_API_B, 0)], true, false);
+    outcome.unwrap();
+    assert!(ev.started(TEST_API_B) > ev.opened(TEST_API_A));
+    let source = &report.results[1].grid_source;
+    assert!(source.contains("Alpha"), "{source}");
+    // Separate devices: each plans for itself, and the first ready is timed first.
+    let (report, outcome, ev) = run(&[gpu(TEST_API_A, 200), gpu(TEST_API_B, 0)], false, false);
+    outcome.unwrap();
+    assert!(ev.started(TEST_API_B) < ev.opened(TEST_API_A));
+    assert_eq!(
+        report.results[0].api, TEST_API_A,
+        "target order, not run order"
+    );
+    assert!(!report.shared_plan);
+}
+
+#[test]
+fn a_frame_one_api_refuses_is_that_apis_failure_and_bad_input_when_all_refuse() {
+    let tiny = |o: Opening| Opening {
+        memory: Some(1024),
+        ..o
+    };
+    let (report, outcome, _) = run(&[tiny(gpu(TEST_API_A, 0)), gpu(TEST_API_B, 0)], true, false);
+    outcome.unwrap();
+    assert_eq!(report.results.len(), 1);
+    assert_eq!(report.results[0].api, TEST_API_B);
+    let f = &report.failures[0];
+    assert_eq!(f.api, TEST_API_A);
+    assert!(
+        f.message.starts_with("frame 64x16 is too large for Alpha")
+            && f.message.contains("TEST_TINY_MEMORY"),
+        "{}",
+        f.message
+    );
+    let (_, outcome, _) = run(
+        &[tiny(gpu(TEST_API_A, 0)), tiny(gpu(TEST_API_B, 0))],
+        true,
+        false,
+    );
+    match outcome {
+        Err(SessionError::Input(m)) => assert!(m.contains("too large for Alpha"), "{m}"),
+        other => panic!("expected bad input, got {other:?}"),
+    }
+}
