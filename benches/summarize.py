@@ -7,7 +7,8 @@ Reads, from DIR:
   plain-<api>-<W>x<H>-r<round>.csv         a plain program's CSV (disciplines A, B, C, copy rows)
   bs-<api>-<W>x<H>-<timing>-r<round>.csv   blocksweep's CSV (timing: batch or synced)
   bs-<api>-<W>x<H>-<timing>-r<round>.json  blocksweep's JSON (copy.gbps: the copy ceiling)
-  wall-<i>.txt                             seconds of one `blocksweep sweep --device H200`
+  wall-<mode>-<i>.txt, .json               seconds and JSON of one `blocksweep sweep --device H200`
+                                           (mode: pipelined, the default, or isolated: --isolate)
 and prints, per API and size and round: the best row's GB/s of plain A and of blocksweep batch
 and their ratio, blocksweep batch's best over its own copy ceiling, and blocksweep synced's best
 against plain C's; then the checks of issue 8 and the wall times. Standard library only.
@@ -105,6 +106,77 @@ def ratio(a, b):
     return a[0] / b[0] if isinstance(a, tuple) else a / b
 
 
+def read_wall(path):
+    try:
+        with open(path) as f:
+            return float(f.read().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def merged_best(path):
+    """{api: best GB/s} of one 3-API run's JSON (stdout of `sweep --format json`)."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for res in doc.get("results", []):
+        g = [r["gbps"] for r in res.get("rows", []) if r.get("gbps") and r.get("verified")]
+        if g:
+            out[res["api"].lower()] = max(g)
+    return out
+
+
+def wall_section(d):
+    """The whole 3-API process at 4K, pipelined (default) and --isolate: wall times, and each
+    API's best row in those runs against the plain program's best (plain A, mean of rounds)."""
+    checks = []
+    plain_a = {}
+    for api in APIS:
+        bests = [plain_best(read_csv(p), "A") for p in glob.glob(os.path.join(d, f"plain-{api}-3840x2160-r*.csv"))]
+        bests = [b[0] for b in bests if b]
+        if bests:
+            plain_a[api] = statistics.mean(bests)
+    print()
+    for mode in ("pipelined", "isolated"):
+        walls, best = [], {}
+        for p in sorted(glob.glob(os.path.join(d, f"wall-{mode}-*.txt"))):
+            w = read_wall(p)
+            if w is not None:
+                walls.append(w)
+            for api, g in merged_best(p[: -len(".txt")] + ".json").items():
+                best.setdefault(api, []).append(g)
+        if not walls:
+            checks.append((f"wall <= {WALL_LIMIT_S} s ({mode})", None, None, False))
+            continue
+        print(
+            f"wall of the whole `blocksweep sweep` process ({mode}; --device H200, 3 APIs, 4K, defaults), s: "
+            + " ".join(f"{w:.2f}" for w in walls)
+            + f" (median {statistics.median(walls):.2f}, max {max(walls):.2f})"
+        )
+        for api in APIS:
+            if api not in best:
+                continue
+            r = [g / plain_a[api] for g in best[api]] if api in plain_a else []
+            print(
+                f"  {api}: best row GB/s in these runs " + " ".join(f"{g:.1f}" for g in best[api])
+                + (f"; / plain A 4K best ({plain_a[api]:.1f}): " + " ".join(f"{x:.3f}" for x in r) if r else "")
+            )
+            if r and mode == "pipelined":
+                checks.append(
+                    (f"{api} 3840x2160 in the 3-API {mode} run: best >= {PLAIN_RATIO} x plain A best",
+                     min(r), statistics.mean(r), statistics.mean(r) >= PLAIN_RATIO)
+                )
+        if mode == "pipelined":
+            checks.append(
+                (f"wall <= {WALL_LIMIT_S} s (median of {len(walls)}, {mode})", max(walls),
+                 statistics.median(walls), statistics.median(walls) <= WALL_LIMIT_S)
+            )
+    return checks
+
+
 def main(argv):
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -194,26 +266,7 @@ def main(argv):
                     "(synced reproduces the host-wait figures when near 1)"
                 )
 
-    walls = []
-    for p in sorted(glob.glob(os.path.join(d, "wall-*.txt"))):
-        try:
-            with open(p) as f:
-                walls.append(float(f.read().split()[-1]))
-        except (OSError, ValueError, IndexError):
-            pass
-    print()
-    if walls:
-        print(
-            "wall of the whole `blocksweep sweep` process (bench.sh: --device H200, 3 APIs, 4K, defaults), s: "
-            + " ".join(f"{w:.2f}" for w in walls)
-            + f" (median {statistics.median(walls):.2f}, max {max(walls):.2f})"
-        )
-        checks.append(
-            (f"wall <= {WALL_LIMIT_S} s (median of {len(walls)})", max(walls), statistics.median(walls),
-             statistics.median(walls) <= WALL_LIMIT_S)
-        )
-    else:
-        checks.append((f"wall <= {WALL_LIMIT_S} s", None, None, False))
+    checks.extend(wall_section(d))
 
     print("\nchecks (worst round, mean of rounds):")
     for name, worst, mean, ok in checks:

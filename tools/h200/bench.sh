@@ -12,7 +12,7 @@
 #   VK_DRIVER_FILES and /etc/OpenCL/vendors/nvidia.icd   so that both loaders see the GPU
 # Knobs (environment): DEV (device name substring, default H200; empty: each program's own
 # default device), SIZES ("3840x2160 7680x4320"), APIS ("cuda vulkan opencl"), ROUNDS (2),
-# PLAIN_REPS (N of the plain programs; default 200 at 4K and below, 100 above), WALL_RUNS (3),
+# PLAIN_REPS (N of the plain programs; default 200 at 4K and below, 100 above), WALL_RUNS (5 of each mode),
 # WALL_ARGS (extra arguments for the timed sweeps: none on the H200, where the defaults count),
 # PACK (1: leave summary.txt, bench.log and one raw.tgz instead of every raw file),
 # DEADLINE_S (330: a round that would end later is skipped), STEP_S (150: timeout of each program).
@@ -25,7 +25,7 @@ DEV=${DEV-H200}
 SIZES=${SIZES:-3840x2160 7680x4320}
 APIS=${APIS:-cuda vulkan opencl}
 ROUNDS=${ROUNDS:-2}
-WALL_RUNS=${WALL_RUNS:-3}
+WALL_RUNS=${WALL_RUNS:-5}
 read -r -a wallargs <<< "${WALL_ARGS:-}"
 PACK=${PACK:-1}
 DEADLINE_S=${DEADLINE_S:-330}   # no round starts that would end (at round 1's pace) past this
@@ -98,16 +98,24 @@ plain() { # api size round
     echo "exit $?"; } > "$f.log" 2>&1
 }
 
-wall() { # the whole process, all three APIs at 4K with the defaults (13 sizes, verify, copy ceilings)
-  local i
+wall() { # the whole process, all three APIs at 4K with the defaults (13 sizes, verify, copy
+  # ceilings), alternately pipelined (the default) and --isolate; each run's JSON on stdout is
+  # kept, so that the pipelined run's figures can be set against the plain programs' too.
+  local i mode extra
   for i in $(seq 1 "$WALL_RUNS"); do
-    note "wall $i: blocksweep sweep ${devarg[*]:-} ${wallargs[*]:-}"
-    if [ -x /usr/bin/time ]; then
-      /usr/bin/time -f %e -o "$R/wall-$i.txt" "$B" sweep ${devarg[@]+"${devarg[@]}"} ${wallargs[@]+"${wallargs[@]}"} > "$R/wall-$i.out" 2>&1
-    else # no GNU time there: bash's own, same meaning (elapsed seconds)
-      { TIMEFORMAT=%R; time "$B" sweep ${devarg[@]+"${devarg[@]}"} ${wallargs[@]+"${wallargs[@]}"} > "$R/wall-$i.out" 2>&1; } 2> "$R/wall-$i.txt"
-    fi
-    echo "exit $?" >> "$R/wall-$i.out"
+    for mode in pipelined isolated; do
+      extra=(); [ "$mode" = isolated ] && extra=(--isolate)
+      note "wall $i ($mode): blocksweep sweep ${devarg[*]:-} ${wallargs[*]:-} ${extra[*]:-}"
+      local f="$R/wall-$mode-$i"
+      if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f %e -o "$f.txt" "$B" sweep ${devarg[@]+"${devarg[@]}"} ${wallargs[@]+"${wallargs[@]}"} ${extra[@]+"${extra[@]}"} \
+          --format json > "$f.json" 2> "$f.err"
+      else # no GNU time there: bash's own, same meaning (elapsed seconds)
+        { TIMEFORMAT=%R; time "$B" sweep ${devarg[@]+"${devarg[@]}"} ${wallargs[@]+"${wallargs[@]}"} ${extra[@]+"${extra[@]}"} \
+            --format json > "$f.json" 2> "$f.err"; } 2> "$f.txt"
+      fi
+      echo "exit $?" >> "$f.err"
+    done
   done
 }
 
