@@ -34,6 +34,9 @@ static ALPHA: ApiInfo = ApiInfo {
     guarantees: &[],
     install_hint: "install alpha",
     host_bytes_per_pixel: 0,
+    // Alpha plays CUDA in the pipeline's tests (it opens first); a HostBackend answers
+    // residency only when its `residency` is set.
+    answers_residency: true,
 };
 
 static BETA: ApiInfo = ApiInfo {
@@ -48,6 +51,7 @@ static BETA: ApiInfo = ApiInfo {
     guarantees: &[(Concept::MaxThreadsPerBlock, "128")],
     install_hint: "install beta",
     host_bytes_per_pixel: 4,
+    answers_residency: false,
 };
 
 static GAMMA: ApiInfo = ApiInfo {
@@ -59,6 +63,7 @@ static GAMMA: ApiInfo = ApiInfo {
     guarantees: &[(Concept::MaxThreadsPerBlock, "1")],
     install_hint: "install gamma",
     host_bytes_per_pixel: 0,
+    answers_residency: false,
 };
 
 /// Three made-up APIs for the core's own tests.

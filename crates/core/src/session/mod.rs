@@ -5,6 +5,7 @@
 
 use std::thread;
 
+mod openers;
 pub mod pipeline;
 
 pub use pipeline::{FrameSource, SweepJob};
@@ -155,6 +156,20 @@ impl Session {
             .collect();
         crate::hostmem::check_frame(width, height, &apis)
             .map_err(|e| SessionError::Input(e.to_string()))
+    }
+
+    /// [`pipeline::sweep`] with each target opened through `registry`.
+    pub fn pipelined(
+        registry: &Registry,
+        options: &OpenOptions,
+        job: &SweepJob,
+        frame: &mut dyn FrameSource,
+        report: &mut Report,
+        observer: &mut dyn Observer,
+        on_update: &mut dyn FnMut(&Report),
+    ) -> Result<SweepOutcome, SessionError> {
+        let open = |d: &crate::DeviceIdentity| registry.open(d, options);
+        pipeline::sweep(&open, job, frame, report, observer, on_update)
     }
 
     /// Why no row ran anywhere, for a run that measured nothing: every skipped row's reason.

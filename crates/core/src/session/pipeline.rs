@@ -14,11 +14,10 @@
 //! is timed, and none closes before the last is done (the slower, strictly sequential run,
 //! for checking that the overlap changes nothing).
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc;
 use std::thread::{self, Scope};
 
-use super::{Session, SessionError, SweepOutcome};
+use super::openers::{close, Openers};
+use super::{SessionError, SweepOutcome};
 use crate::backend::{Backend, BackendError, DeviceIdentity, DeviceKind, ErrorKind};
 use crate::driver::Targets;
 use crate::frame::Frame;
@@ -28,9 +27,6 @@ use crate::sweep::{self, Observer, Plan, SweepConfig, SweepError, SweepResult};
 /// Opens one target device: [`crate::Registry::open`] with the run's options, or a test's
 /// stand-in.
 pub type Opener<'a> = dyn Fn(&DeviceIdentity) -> Result<Box<dyn Backend>, BackendError> + Sync + 'a;
-
-/// Each target's opening, as it finishes: its index and the backend or why it failed.
-type Opened = mpsc::Receiver<(usize, Result<Box<dyn Backend>, BackendError>)>;
 
 /// The frame and its CPU reference, first asked for just before the first API is measured
 /// (the caller may still be making them), then before each API.
@@ -77,45 +73,19 @@ pub fn sweep(
         report.device_match = Some(job.targets.note.clone());
     }
     thread::scope(|s| {
-        let opened = spawn_openers(s, open, &job.targets.devices);
+        let mut openers = Openers::new(s, open, &job.targets.devices);
         let mut run = Run::new(job);
-        let result = run.drive(s, &opened, frame, report, observer, on_update);
+        match run.stagger {
+            true => openers.start(0),
+            false => openers.start_rest(),
+        }
+        let result = run.drive(s, &mut openers, frame, report, observer, on_update);
         // An early return (bad input) leaves APIs still opening: they close on their own
         // threads once open, as the channel is gone.
-        drop(opened);
+        drop(openers);
         run.close_all(s);
         result
     })
-}
-
-fn spawn_openers<'scope, 'env>(
-    s: &'scope Scope<'scope, 'env>,
-    open: &'env Opener,
-    devices: &'env [DeviceIdentity],
-) -> Opened {
-    let (tx, rx) = mpsc::channel();
-    for (i, d) in devices.iter().enumerate() {
-        let tx = tx.clone();
-        s.spawn(move || {
-            let r = catch_unwind(AssertUnwindSafe(|| open(d))).unwrap_or_else(|_| {
-                Err(BackendError::new(
-                    d.api,
-                    ErrorKind::Driver,
-                    "opening panicked",
-                ))
-            });
-            if let Err(mpsc::SendError((_, Ok(backend)))) = tx.send((i, r)) {
-                close(backend);
-            }
-        });
-    }
-    rx
-}
-
-/// Drops a backend (destroys its context) under a trace span.
-fn close(backend: Box<dyn Backend>) {
-    let _t = crate::trace::span(backend.api().key(), "close");
-    drop(backend);
 }
 
 /// The coordinator's state.
@@ -131,6 +101,8 @@ struct Run<'j> {
     plan: Option<Option<Plan>>,
     /// No set-up or tear-down beside a timed batch: asked for, or forced by a CPU device.
     isolate: bool,
+    /// The first target opens alone, before the others: it plans for every API.
+    stagger: bool,
     /// Measured backends waiting to be closed (`isolate` only).
     to_close: Vec<Box<dyn Backend>>,
     outcome: SweepOutcome,
@@ -147,9 +119,20 @@ impl<'j> Run<'j> {
             .devices
             .iter()
             .any(|d| d.kind != DeviceKind::Gpu);
+        let isolate = job.isolate || cpu;
+        // NVIDIA's driver serialises much of context creation and kernel JIT across the APIs
+        // of one process (on an H200 three contexts at once took 0.27 s each; CUDA's build
+        // 0.03 s alone, 0.30 s beside OpenCL's): the API whose occupancy calculator plans
+        // every API's grids opens first, alone, so that measuring starts as early as it can
+        // and the others open while it is measured.
+        let stagger = !isolate
+            && job.targets.one_physical_device
+            && n > 1
+            && job.targets.devices[0].api.info().answers_residency;
         Run {
             job,
-            isolate: job.isolate || cpu,
+            isolate,
+            stagger,
             slots: (0..n).map(|_| Slot::Opening).collect(),
             results: vec![None; n],
             failures: (0..n).map(|_| Vec::new()).collect(),
@@ -165,7 +148,7 @@ impl<'j> Run<'j> {
     fn drive<'scope>(
         &mut self,
         s: &'scope Scope<'scope, '_>,
-        opened: &Opened,
+        openers: &mut Openers,
         frame: &mut dyn FrameSource,
         report: &mut Report,
         observer: &mut dyn Observer,
@@ -184,8 +167,12 @@ impl<'j> Run<'j> {
             if !self.slots.iter().any(|x| matches!(x, Slot::Opening)) {
                 break;
             }
-            match opened.recv() {
-                Ok((i, r)) => self.accept(s, i, r),
+            match openers.rx.recv() {
+                Ok((i, r)) => {
+                    self.accept(s, i, r);
+                    // The planner has opened (or failed): the others may open now.
+                    openers.start_rest();
+                }
                 Err(_) => break,
             }
         }
@@ -432,20 +419,4 @@ fn publish(results: &[Option<SweepResult>], failures: &[Vec<Failure>], report: &
 
 fn failed(e: impl std::fmt::Display) -> SessionError {
     SessionError::Failed(e.to_string())
-}
-
-impl Session {
-    /// [`sweep`] with each target opened through `registry`.
-    pub fn pipelined(
-        registry: &crate::Registry,
-        options: &crate::OpenOptions,
-        job: &SweepJob,
-        frame: &mut dyn FrameSource,
-        report: &mut Report,
-        observer: &mut dyn Observer,
-        on_update: &mut dyn FnMut(&Report),
-    ) -> Result<SweepOutcome, SessionError> {
-        let open = |d: &DeviceIdentity| registry.open(d, options);
-        sweep(&open, job, frame, report, observer, on_update)
-    }
 }

@@ -46,6 +46,8 @@ impl FrameSource for Made {
 /// When each API finished opening and first started a row, on one clock.
 #[derive(Default)]
 struct Events {
+    /// When each API's opening began and ended.
+    began: Mutex<Vec<(Api, Instant)>>,
     opened: Mutex<Vec<(Api, Instant)>>,
     first_row: Vec<(Api, Instant)>,
 }
@@ -63,6 +65,10 @@ impl Events {
     fn opened(&self, api: Api) -> Instant {
         let o = self.opened.lock().unwrap();
         o.iter().find(|(a, _)| *a == api).expect("opened").1
+    }
+    fn began(&self, api: Api) -> Instant {
+        let b = self.began.lock().unwrap();
+        b.iter().find(|(a, _)| *a == api).expect("began").1
     }
     fn started(&self, api: Api) -> Instant {
         self.first_row
@@ -115,9 +121,10 @@ fn run(
         size: (w, h),
         isolate,
     };
-    let opened_at = Mutex::new(Vec::new());
-    let opened = &opened_at;
+    let (began_at, opened_at) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
+    let (began, opened) = (&began_at, &opened_at);
     let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
+        began.lock().unwrap().push((d.api, Instant::now()));
         let o = openings.iter().find(|o| o.api == d.api).unwrap();
         std::thread::sleep(Duration::from_millis(o.delay_ms));
         let mut b = HostBackend::new(o.api);
@@ -140,21 +147,26 @@ fn run(
         &mut |_| {},
     );
     events.opened = opened_at;
+    events.began = began_at;
     (report, outcome, events)
 }
 
 #[test]
 fn an_api_is_measured_while_a_slower_one_still_opens_and_results_keep_target_order() {
-    // Alpha plans (it answers residency) and opens at once; Beta takes 300 ms.
+    // Alpha plans (it answers residency) and opens in 50 ms; Beta takes 300 ms.
     let alpha = Opening {
         residency: Some(8),
-        ..gpu(TEST_API_A, 0)
+        ..gpu(TEST_API_A, 50)
     };
     let (report, outcome, ev) = run(&[alpha, gpu(TEST_API_B, 300)], true, false);
     outcome.unwrap();
     assert!(
         ev.started(TEST_API_A) < ev.opened(TEST_API_B),
         "Alpha must not wait for Beta to open"
+    );
+    assert!(
+        ev.began(TEST_API_B) >= ev.opened(TEST_API_A),
+        "Alpha plans for both (its API answers residency): it opens first, alone"
     );
     let apis: Vec<Api> = report.results.iter().map(|r| r.api).collect();
     assert_eq!(apis, vec![TEST_API_A, TEST_API_B]);
@@ -170,11 +182,15 @@ fn an_api_is_measured_while_a_slower_one_still_opens_and_results_keep_target_ord
 fn isolate_and_cpu_devices_open_everything_before_timing_anything() {
     let alpha = Opening {
         residency: Some(8),
-        ..gpu(TEST_API_A, 0)
+        ..gpu(TEST_API_A, 100)
     };
     let (_, outcome, ev) = run(&[alpha, gpu(TEST_API_B, 200)], true, true);
     outcome.unwrap();
     assert!(ev.started(TEST_API_A) > ev.opened(TEST_API_B), "--isolate");
+    assert!(
+        ev.began(TEST_API_B) < ev.opened(TEST_API_A),
+        "isolated, nothing is gained by opening one API alone: all open at once"
+    );
     let cpu = Opening {
         kind: DeviceKind::Cpu,
         ..gpu(TEST_API_B, 200)
