@@ -59,7 +59,7 @@ pub use timing::{EVENT_RESOLUTION_NS, TIMER_METHOD};
 /// Every device the driver sees, in ordinal order (the index [`open`] takes). Starts the
 /// driver; creates no context and compiles nothing.
 pub fn probe() -> Result<Vec<DeviceIdentity>, CudaError> {
-    device::enumerate().map(|(devices, _)| devices)
+    blocksweep_core::trace::time("cuda", "probe", device::enumerate).map(|(devices, _)| devices)
 }
 
 /// Opens device `index` of [`probe`]'s list: its primary context, a stream, the kernels.
