@@ -7,6 +7,7 @@ use std::thread::Scope;
 
 use super::pipeline::Opener;
 use crate::backend::{Backend, BackendError, DeviceIdentity, ErrorKind};
+use crate::blocks::BlockSize;
 
 /// One target's opening, as it finishes: its index, and the backend or why it failed.
 pub(super) type Opened = (usize, Result<Box<dyn Backend>, BackendError>);
@@ -16,6 +17,8 @@ pub(super) struct Openers<'scope, 'env> {
     s: &'scope Scope<'scope, 'env>,
     open: &'env Opener<'env>,
     devices: &'env [DeviceIdentity],
+    /// The sweep's block sizes.
+    blocks: &'env [BlockSize],
     tx: mpsc::Sender<Opened>,
     pub rx: mpsc::Receiver<Opened>,
     started: Vec<bool>,
@@ -26,12 +29,14 @@ impl<'scope, 'env> Openers<'scope, 'env> {
         s: &'scope Scope<'scope, 'env>,
         open: &'env Opener,
         devices: &'env [DeviceIdentity],
+        blocks: &'env [BlockSize],
     ) -> Self {
         let (tx, rx) = mpsc::channel();
         Openers {
             s,
             open,
             devices,
+            blocks,
             tx,
             rx,
             started: vec![false; devices.len()],
@@ -43,9 +48,17 @@ impl<'scope, 'env> Openers<'scope, 'env> {
         if std::mem::replace(&mut self.started[i], true) {
             return;
         }
-        let (tx, open, d) = (self.tx.clone(), self.open, &self.devices[i]);
+        let (tx, open, d, blocks) = (self.tx.clone(), self.open, &self.devices[i], self.blocks);
         self.s.spawn(move || {
-            let r = catch_unwind(AssertUnwindSafe(|| open(d))).unwrap_or_else(|_| {
+            // The launch shapes are built here too where an API builds per shape (Vulkan's
+            // pipelines), so that this is not done in the API's measuring turn.
+            let open_and_prepare = || {
+                open(d).map(|mut b| {
+                    b.prepare(blocks);
+                    b
+                })
+            };
+            let r = catch_unwind(AssertUnwindSafe(open_and_prepare)).unwrap_or_else(|_| {
                 Err(BackendError::new(
                     d.api,
                     ErrorKind::Driver,

@@ -73,7 +73,7 @@ pub fn sweep(
         report.device_match = Some(job.targets.note.clone());
     }
     thread::scope(|s| {
-        let mut openers = Openers::new(s, open, &job.targets.devices);
+        let mut openers = Openers::new(s, open, &job.targets.devices, &job.config.blocks);
         let mut run = Run::new(job);
         match run.stagger {
             true => openers.start(0),
