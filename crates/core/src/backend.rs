@@ -307,6 +307,10 @@ pub struct BatchTimes {
 ///   the answer.
 /// - `poison_output` fills the output plane with NaN on the device and waits for it.
 /// - `read_output` copies the whole output plane back and waits for it.
+/// - [`read_output_lent`](Backend::read_output_lent) copies the whole output plane back into
+///   host memory the backend owns (pinned or mapped, so the copy runs at the bus's speed),
+///   waits, and lends it until the next call on the backend; `None` where the backend has no
+///   such memory (the core then uses `read_output`). Lent or not, the values are the same.
 pub trait Backend: Send {
     fn identity(&self) -> &DeviceIdentity;
     fn limits(&self) -> &Limits;
@@ -343,6 +347,16 @@ pub trait Backend: Send {
     fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes>;
 
     fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()>;
+
+    /// The whole output plane, copied back into host memory this backend owns and lent until
+    /// its next call (see the contract above): one value per pixel. The sweep reads each row
+    /// through it, so a 4K row's 33 MB cross the bus once, straight into memory the DMA engine
+    /// writes at full speed, with no second copy on the host. `None` where there is no such
+    /// memory, or it could not be had (the core then calls [`Backend::read_output`] with a
+    /// buffer of its own); a failed copy is an error, as in `read_output`.
+    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
+        Ok(None)
+    }
 
     /// How [`Work::Copy`] copies, in words (e.g. "cuMemcpyDtoDAsync").
     fn copy_method(&self) -> String;

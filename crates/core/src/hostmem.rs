@@ -272,6 +272,11 @@ pub const HOST_BYTES_PER_PIXEL: u64 = 20;
 // Vulkan's staging plane, 4): Vulkan on the H200 alone measured 24.0 (seam 23.6), all three
 // APIs in one run 24.1 (seam 24.0, 16x16 to 4000x4000), so on a GPU the APIs' host planes do
 // not add up and the model counts the largest once.
+//
+// Since the sweep reads rows back through `Backend::read_output_lent`, the read-back plane is
+// the backend's where it lends one (CUDA's page-locked copy, OpenCL's mapped one: the same 4
+// bytes, held by the driver), and Vulkan's is its staging plane, counted twice here: the model
+// errs high by 4 bytes per pixel there. Not measured again since.
 
 /// Host bytes per pixel for each API whose device is not a discrete GPU (a CPU driver such as
 /// PoCL or lavapipe, or an integrated GPU: its buffers are host memory). Measured on this

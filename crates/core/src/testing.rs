@@ -86,6 +86,9 @@ pub struct HostBackend {
     /// Answers residency itself with this many blocks per multiprocessor, as an occupancy API
     /// would (`None`: leaves it to the core's model).
     pub residency: Option<u32>,
+    /// Lends its output plane through `read_output_lent`, as a backend with pinned or mapped
+    /// memory does (the default); `false` lends none, so the core falls back to `read_output`.
+    pub lends: bool,
 }
 
 /// What the host "device" has: a gibibyte.
@@ -134,6 +137,7 @@ impl HostBackend {
             variant: KernelVariant::GridStride,
             reject: None,
             residency: None,
+            lends: true,
         }
     }
 
@@ -371,6 +375,11 @@ impl Backend for HostBackend {
         }
         out.copy_from_slice(plane);
         Ok(())
+    }
+    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
+        let lends = self.lends;
+        let plane = &self.planes()?[0];
+        Ok(lends.then_some(plane.as_slice()))
     }
     fn copy_method(&self) -> String {
         "slice copy (test double)".into()

@@ -11,6 +11,8 @@
 
 mod plan;
 mod run;
+#[cfg(test)]
+mod tests;
 
 pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,

@@ -5,10 +5,10 @@ use super::{
     Plan, PlannedRow, SweepConfig, SweepError, SweepResult, SweepRow,
 };
 use crate::backend::{Backend, BackendError, ErrorKind, Launch, Work};
-use crate::frame::Frame;
+use crate::frame::{try_zeroed, Frame};
 use crate::limits::Limits;
 use crate::measure::measure;
-use crate::verify::verify;
+use crate::verify::{verify, Mismatch};
 
 /// Runs a planned sweep on one backend. Returns the result with every row measured so far;
 /// an error that stops the sweep is returned beside it (and recorded in `result.error`).
@@ -78,7 +78,8 @@ fn run_rows(
     let api = backend.api();
     backend.upload(frame)?;
     result.suggestion = backend.occupancy_suggestion()?;
-    let mut output = crate::frame::try_zeroed(frame.pixels(), "the read-back buffer")?;
+    // The core's own read-back buffer (33 MB at 4K), made only for a backend that lends none.
+    let mut own_output = None;
     let count = plan.rows.len();
     let blocks: Vec<_> = plan.rows.iter().map(|r| r.block).collect();
     backend.prepare(&blocks);
@@ -99,8 +100,9 @@ fn run_rows(
                 measure(backend, Work::Kernel(launch), &config.protocol)
             }) {
                 Ok(timing) => {
-                    phases.time(2, || backend.read_output(&mut output))?;
-                    if let Err(m) = phases.time(3, || verify(&output, reference)) {
+                    let checked =
+                        read_and_verify(backend, &mut own_output, reference, &mut phases)?;
+                    if let Err(m) = checked {
                         return Err(SweepError::Mismatch {
                             api,
                             block: planned.block,
@@ -131,6 +133,40 @@ fn run_rows(
     Ok(())
 }
 
+/// Reads a row's output back and verifies it: in place, in the host memory the backend lends
+/// (pinned or mapped: no copy on the host), else through `read_output` into `own`, allocated
+/// at the first row that needs it. Read-back and verify are traced as phases 2 and 3.
+fn read_and_verify(
+    backend: &mut dyn Backend,
+    own: &mut Option<Vec<f32>>,
+    reference: &[f32],
+    phases: &mut RowPhases,
+) -> Result<Result<(), Mismatch>, SweepError> {
+    let started = phases.start();
+    let lent = backend.read_output_lent()?;
+    let output: &[f32] = match lent {
+        Some(view) if view.len() != reference.len() => {
+            let message = format!(
+                "the lent output holds {} values; the frame has {} pixels",
+                view.len(),
+                reference.len()
+            );
+            return Err(BackendError::new(backend.api(), ErrorKind::Driver, message).into());
+        }
+        Some(view) => view,
+        None => {
+            let out = match own {
+                Some(out) => out,
+                None => own.insert(try_zeroed(reference.len() as u64, "the read-back buffer")?),
+            };
+            backend.read_output(out)?;
+            out
+        }
+    };
+    phases.stop(2, started);
+    Ok(phases.time(3, || verify(output, reference)))
+}
+
 /// Where a sweep's row time goes, summed over the rows and traced once at the end
 /// (`BLOCKSWEEP_TRACE=1`; nothing is timed otherwise).
 struct RowPhases {
@@ -149,12 +185,21 @@ impl RowPhases {
     }
 
     fn time<T>(&mut self, phase: usize, f: impl FnOnce() -> T) -> T {
-        let start = self.took.is_some().then(std::time::Instant::now);
+        let started = self.start();
         let out = f();
-        if let (Some(took), Some(start)) = (&mut self.took, start) {
-            took[phase] += start.elapsed();
-        }
+        self.stop(phase, started);
         out
+    }
+
+    /// The start of a phase timed by hand (where a closure cannot return what it borrows).
+    fn start(&self) -> Option<std::time::Instant> {
+        self.took.is_some().then(std::time::Instant::now)
+    }
+
+    fn stop(&mut self, phase: usize, started: Option<std::time::Instant>) {
+        if let (Some(took), Some(started)) = (&mut self.took, started) {
+            took[phase] += started.elapsed();
+        }
     }
 }
 

@@ -1,0 +1,175 @@
+//! The sweep's read-back: through the host memory a backend lends, and through `read_output`
+//! where it lends none; both verify the same rows and name a mismatch the same way.
+
+use super::{execute, Plan, PlannedRow, Quiet, SweepConfig, SweepError};
+use crate::backend::*;
+use crate::blocks::BlockSize;
+use crate::frame::Frame;
+use crate::limits::Limits;
+use crate::testing::{HostBackend, TEST_API_A};
+use crate::{Discipline, GridPolicy, Protocol, Reps};
+
+/// The host backend, counting how the core read each row back.
+struct Counted {
+    inner: HostBackend,
+    lent: u32,
+    copied: u32,
+    /// Lends one value too few (a broken backend).
+    short: bool,
+}
+
+impl Counted {
+    fn new(lends: bool) -> Self {
+        let mut inner = HostBackend::new(TEST_API_A);
+        inner.lends = lends;
+        Counted {
+            inner,
+            lent: 0,
+            copied: 0,
+            short: false,
+        }
+    }
+}
+
+impl Backend for Counted {
+    fn identity(&self) -> &DeviceIdentity {
+        self.inner.identity()
+    }
+    fn limits(&self) -> &Limits {
+        self.inner.limits()
+    }
+    fn kernel_facts(&self) -> &KernelFacts {
+        self.inner.kernel_facts()
+    }
+    fn timer(&self) -> TimerInfo {
+        self.inner.timer()
+    }
+    fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
+        self.inner.upload(frame)
+    }
+    fn residency(&mut self, block: BlockSize) -> BackendResult<Option<Residency>> {
+        self.inner.residency(block)
+    }
+    fn poison_output(&mut self) -> BackendResult<()> {
+        self.inner.poison_output()
+    }
+    fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
+        self.inner.run_batch(work, count, stamps)
+    }
+    fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
+        self.copied += 1;
+        self.inner.read_output(out)
+    }
+    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
+        let view = self.inner.read_output_lent()?;
+        self.lent += view.is_some() as u32;
+        Ok(view.map(|v| if self.short { &v[1..] } else { v }))
+    }
+    fn copy_method(&self) -> String {
+        self.inner.copy_method()
+    }
+    fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
+        self.inner.set_kernel(variant)
+    }
+}
+
+/// 64 x 16 pixels: 16 blocks of 64 threads cover it.
+fn frame() -> Frame {
+    Frame::generate(64, 16, 5)
+}
+
+/// One row per grid, blocks of 64 threads, one timed dispatch.
+fn sweep(b: &mut Counted, grids: &[u64]) -> (super::SweepResult, Option<SweepError>) {
+    let f = frame();
+    let config = SweepConfig {
+        blocks: vec![BlockSize::linear(64)],
+        grid: GridPolicy::Fixed(1),
+        protocol: Protocol {
+            warmups: 0,
+            reps: Reps::Fixed(1),
+            discipline: Discipline::Batch,
+        },
+        strict_kernel_limit: false,
+        copy: false,
+    };
+    let rows = grids.iter().map(|&grid| PlannedRow {
+        block: BlockSize::linear(64),
+        grid,
+        residency: None,
+    });
+    let plan = Plan {
+        rows: rows.collect(),
+        policy: config.grid,
+        grid_source: "test".into(),
+    };
+    execute(
+        b,
+        &f,
+        &f.reference(),
+        &plan,
+        &config,
+        &mut Quiet,
+        &mut |_| {},
+    )
+}
+
+#[test]
+fn every_row_verifies_through_the_lent_view_and_through_the_fallback() {
+    for lends in [true, false] {
+        let mut b = Counted::new(lends);
+        let (r, err) = sweep(&mut b, &[1, 4, 16]);
+        assert!(err.is_none(), "lends {lends}: {err:?}");
+        assert!(r.rows.iter().all(|row| row.verified), "{:?}", r.rows);
+        let expected = if lends { (3, 0) } else { (0, 3) };
+        assert_eq!((b.lent, b.copied), expected, "lends {lends}");
+    }
+}
+
+#[test]
+fn a_mismatch_seen_through_the_lent_view_names_the_first_bad_index() {
+    let mut messages = Vec::new();
+    for lends in [true, false] {
+        let mut b = Counted::new(lends);
+        b.inner
+            .set_kernel(KernelVariant::OnePixelPerThread)
+            .unwrap();
+        // 16 blocks cover the frame; 15 leave the last block's 64 pixels NaN.
+        let (r, err) = sweep(&mut b, &[16, 15]);
+        match err {
+            Some(SweepError::Mismatch {
+                api,
+                block,
+                grid,
+                index,
+                got,
+                bad_pixels,
+                pixels,
+                ..
+            }) => {
+                assert_eq!((api, block, grid), (TEST_API_A, BlockSize::linear(64), 15));
+                assert_eq!((index, bad_pixels, pixels), (15 * 64, 64, 1024));
+                assert!(got.is_nan(), "the poison shows: {got}");
+            }
+            other => panic!("lends {lends}: one block short was not caught: {other:?}"),
+        }
+        assert!(r.rows[0].verified && r.rows.len() == 1, "{:?}", r.rows);
+        assert_eq!(b.lent + b.copied, 2, "lends {lends}");
+        messages.push(r.error.expect("the error is recorded"));
+    }
+    assert!(messages[0].contains("index 960"), "{}", messages[0]);
+    assert_eq!(messages[0], messages[1], "lent or not, the same failure");
+}
+
+#[test]
+fn a_lent_view_of_the_wrong_length_is_the_backends_error() {
+    let mut b = Counted::new(true);
+    b.short = true;
+    let (_, err) = sweep(&mut b, &[16]);
+    match err {
+        Some(SweepError::Backend(e)) => {
+            assert_eq!(e.kind, ErrorKind::Driver, "{e}");
+            assert!(e.message.contains("1023 values"), "{e}");
+        }
+        other => panic!("a short lent view must fail the row: {other:?}"),
+    }
+}
