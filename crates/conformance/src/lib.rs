@@ -23,6 +23,7 @@
 pub mod checks;
 mod harness;
 pub mod lab;
+pub mod lent;
 mod scenarios;
 
 use std::process::ExitCode;

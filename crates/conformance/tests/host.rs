@@ -45,6 +45,8 @@ enum Fault {
     Broken3d,
     /// Runs the grid-stride kernel whichever kernel is chosen.
     OneKernelOnly,
+    /// Lends the output it first lent, ever after, instead of reading it back again.
+    StaleLentView,
 }
 
 struct Faulty {
@@ -53,6 +55,8 @@ struct Faulty {
     refused: bool,
     /// The z dimension of the last block dispatched.
     last_z: u32,
+    /// What a backend with [`Fault::StaleLentView`] lends.
+    stale: Option<Vec<f32>>,
 }
 
 impl Faulty {
@@ -133,6 +137,19 @@ impl Backend for Faulty {
         }
         Ok(())
     }
+    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
+        match self.fault {
+            // Its garbage is written into read_output's copy: lend nothing, so it shows.
+            Some(Fault::Broken3d) => Ok(None),
+            Some(Fault::StaleLentView) => {
+                if self.stale.is_none() {
+                    self.stale = self.inner.read_output_lent()?.map(<[f32]>::to_vec);
+                }
+                Ok(self.stale.as_deref())
+            }
+            _ => self.inner.read_output_lent(),
+        }
+    }
     fn copy_method(&self) -> String {
         self.inner.copy_method()
     }
@@ -194,6 +211,7 @@ impl Driver for HostDriver {
             fault: self.fault,
             refused: false,
             last_z: 1,
+            stale: None,
         }))
     }
 }
@@ -242,6 +260,11 @@ const CAUGHT: &[(Fault, &str, &str)] = &[
     (Fault::WrongIdentity, "identity", "open() must describe"),
     (Fault::UntimedCopy, "copy_timing", "[0.0, 0.0, 0.0, 0.0]"),
     (Fault::Broken3d, "block_3d", "failed at block 8x4x2"),
+    (
+        Fault::StaleLentView,
+        "lent_read_back",
+        "the lent view differs from read_output at pixel 0",
+    ),
 ];
 
 thread_local! {
