@@ -95,9 +95,7 @@ impl CudaBackend {
     }
 
     fn planes(&self) -> Result<&Planes, CudaError> {
-        self.planes
-            .as_ref()
-            .ok_or_else(|| CudaError::Usage("no frame uploaded yet (call upload first)".into()))
+        self.planes.as_ref().ok_or_else(no_frame)
     }
 
     fn upload_planes(&mut self, frame: &Frame) -> Result<(), CudaError> {
@@ -155,6 +153,10 @@ impl CudaBackend {
     }
 }
 
+fn no_frame() -> CudaError {
+    CudaError::Usage("no frame uploaded yet (call upload first)".into())
+}
+
 impl Backend for CudaBackend {
     fn identity(&self) -> &DeviceIdentity {
         &self.identity
@@ -201,6 +203,13 @@ impl Backend for CudaBackend {
     fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
         self.ctx.bind()?;
         Ok(self.planes()?.read_output(out, &self.stream)?)
+    }
+
+    /// Reads into page-locked memory (`cuMemAllocHost`) kept with the frame's planes.
+    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
+        self.ctx.bind()?;
+        let planes = self.planes.as_mut().ok_or_else(no_frame)?;
+        Ok(planes.read_output_lent(&self.stream)?)
     }
 
     fn copy_method(&self) -> String {

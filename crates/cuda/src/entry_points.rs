@@ -98,6 +98,8 @@ entry_point_table! {
         fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize);
         fn cuMemAlloc_v2(ptr: *mut CUdeviceptr, bytes: usize);
         fn cuMemFree_v2(ptr: CUdeviceptr);
+        fn cuMemAllocHost_v2(ptr: *mut *mut c_void, bytes: usize);
+        fn cuMemFreeHost(ptr: *mut c_void);
         fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: CUstream);
         fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: CUstream);
         fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: CUstream);

@@ -21,7 +21,7 @@
 //! | `device.rs` | driver start-up (`cuInit`), enumeration, identity, limits (`cuDeviceGetAttribute`) |
 //! | `context.rs` | the primary context and the stream, RAII |
 //! | `kernel.rs` | building the kernels (NVRTC PTX / cubin, embedded PTX), function attributes, occupancy |
-//! | `memory.rs` | device buffers (RAII), the four planes, upload, poison, read-back, the copy buffers |
+//! | `memory.rs` | device buffers (RAII), the four planes, upload, poison, read-back (and the page-locked host copy it lends), the copy buffers |
 //! | `timing.rs` | `run_batch`: back-to-back launches between CUDA events; the launch itself |
 //! | `backend.rs` | the `Backend` impl tying the above together |
 //! | `error.rs` | [`CudaError`] and the `map_<situation>` functions from native codes |

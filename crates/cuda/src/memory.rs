@@ -1,11 +1,12 @@
-//! Device memory: the frame's four planes, upload, poison, read-back, and the copy
-//! ceiling's two buffers.
+//! Device memory: the frame's four planes, upload, poison, read-back (into the caller's
+//! memory, or into page-locked host memory lent out), and the copy ceiling's two buffers.
 //!
 //! Allocation is plain `cuMemAlloc` (no stream-ordered pools): it happens outside every timed
 //! region, and it needs nothing newer than the floor. Every buffer is freed on drop.
 
 use std::ffi::c_void;
 use std::mem::size_of;
+use std::ptr::NonNull;
 
 use blocksweep_core::Frame;
 use cudarc::driver::sys::CUdeviceptr;
@@ -55,6 +56,81 @@ impl Drop for DeviceBuffer {
     }
 }
 
+/// Page-locked host memory for `len` f32 values (`cuMemAllocHost`), freed on drop. The DMA
+/// engine writes it directly at the bus's speed, where a copy into pageable memory goes
+/// through the driver's staging (about 11 GB/s on an H200). Its values are only ever seen
+/// through [`PinnedHost::fill_from`], so memory the copy has not written is never read.
+struct PinnedHost {
+    ptr: NonNull<f32>,
+    len: usize,
+}
+
+// SAFETY: host memory owned by this value alone; the driver touches it only during the copies
+// `fill_from` issues and waits for, with the backend's context bound.
+unsafe impl Send for PinnedHost {}
+
+impl PinnedHost {
+    /// Page-locked memory for `len` values in the current context, or the driver's refusal
+    /// (out of page-locked memory, typically).
+    fn alloc(len: usize) -> Option<Self> {
+        let bytes = len.checked_mul(size_of::<f32>()).filter(|&b| b > 0)?;
+        let mut raw: *mut c_void = std::ptr::null_mut();
+        // SAFETY: one pointer out; a context is current.
+        unsafe { cu!(cuMemAllocHost_v2(&mut raw, bytes)) }.ok()?;
+        // The driver's host allocations are page-aligned, so f32 alignment holds.
+        let ptr = NonNull::new(raw.cast::<f32>()).filter(|p| p.as_ptr().is_aligned());
+        if ptr.is_none() && !raw.is_null() {
+            // SAFETY: allocated just above by cuMemAllocHost_v2 and never used.
+            let _ = unsafe { cu!(cuMemFreeHost(raw)) };
+        }
+        Some(PinnedHost { ptr: ptr?, len })
+    }
+
+    /// Copies the whole of `src` here on `stream`, waits, and lends the values.
+    fn fill_from(&mut self, src: &DeviceBuffer, stream: &Stream) -> Result<&[f32], CudaError> {
+        let bytes = self.len * size_of::<f32>();
+        if src.bytes() != bytes {
+            return Err(CudaError::Usage(format!(
+                "a {bytes}-byte host copy of a {}-byte plane",
+                src.bytes()
+            )));
+        }
+        // SAFETY: this memory holds exactly `bytes` bytes and is borrowed mutably until the
+        // copy is waited for below; nothing else writes it.
+        unsafe {
+            cu!(cuMemcpyDtoHAsync_v2(
+                self.ptr.as_ptr().cast::<c_void>(),
+                src.ptr(),
+                bytes,
+                stream.raw()
+            ))
+        }
+        .or_map(map_driver)?;
+        stream.synchronize()?;
+        // SAFETY: `len` aligned f32 values, every one written by the finished copy; the
+        // borrow of `self` keeps the memory alive and unwritten while the slice lives.
+        Ok(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) })
+    }
+}
+
+impl Drop for PinnedHost {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemAllocHost_v2 and freed only here, with the context bound
+        // (the backend binds it before its fields drop); no copy into it is pending (each is
+        // waited for). A failed free at teardown cannot be acted on, so it is ignored.
+        let _ = unsafe { cu!(cuMemFreeHost(self.ptr.as_ptr().cast::<c_void>())) };
+    }
+}
+
+/// The page-locked copy of the output plane that `read_output_lent` lends, made at its first
+/// call for a frame and kept with that frame's planes.
+enum HostCopy {
+    Untried,
+    Pinned(PinnedHost),
+    /// The driver refused the memory: `read_output_lent` lends nothing for this frame.
+    Refused,
+}
+
 /// Free and total device memory (`cuMemGetInfo`).
 pub(crate) fn mem_get_info() -> Result<(u64, u64), CudaError> {
     let (mut free, mut total) = (0usize, 0usize);
@@ -81,6 +157,7 @@ pub(crate) struct Planes {
     pub b: DeviceBuffer,
     pub out: DeviceBuffer,
     pub pixels: u64,
+    host: HostCopy,
 }
 
 impl Planes {
@@ -127,6 +204,7 @@ impl Planes {
             b: upload(&frame.b)?,
             out: DeviceBuffer::alloc(len * size_of::<f32>())?,
             pixels,
+            host: HostCopy::Untried,
         };
         stream.synchronize()?;
         Ok(planes)
@@ -158,6 +236,23 @@ impl Planes {
         }
         .or_map(map_driver)?;
         stream.synchronize()
+    }
+
+    /// Copies the whole output plane into page-locked host memory this frame keeps, waits,
+    /// and lends it; `None` where the driver refuses that memory (the caller then reads into
+    /// memory of its own). A failed copy is an error.
+    pub(crate) fn read_output_lent(
+        &mut self,
+        stream: &Stream,
+    ) -> Result<Option<&[f32]>, CudaError> {
+        if let HostCopy::Untried = self.host {
+            let len = self.out.bytes() / size_of::<f32>();
+            self.host = PinnedHost::alloc(len).map_or(HostCopy::Refused, HostCopy::Pinned);
+        }
+        match &mut self.host {
+            HostCopy::Pinned(host) => host.fill_from(&self.out, stream).map(Some),
+            HostCopy::Untried | HostCopy::Refused => Ok(None),
+        }
     }
 }
 
