@@ -159,7 +159,7 @@ impl VulkanBackend {
             self.pipelines.bind_planes(&planes.planes);
             self.frame = Some(planes);
         }
-        let Some(f) = self.frame.as_ref() else {
+        let Some(f) = self.frame.as_mut() else {
             return Err(VulkanError::Usage(
                 "frame planes missing after allocation".into(),
             ));
@@ -225,8 +225,13 @@ impl VulkanBackend {
     }
 
     fn read_back(&mut self, out: &mut [f32]) -> VulkanResult<()> {
-        let f = self.frame.as_ref().ok_or_else(no_frame)?;
+        let f = self.frame.as_mut().ok_or_else(no_frame)?;
         f.read_output(&mut self.commands, out)
+    }
+
+    fn read_back_lent(&mut self) -> VulkanResult<Option<&[f32]>> {
+        let f = self.frame.as_mut().ok_or_else(no_frame)?;
+        f.read_output_lent(&mut self.commands)
     }
 
     /// Both methods of the last successful copy preparation ([`Work::Copy`]), with their
@@ -321,6 +326,12 @@ impl Backend for VulkanBackend {
 
     fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
         Ok(self.read_back(out)?)
+    }
+
+    /// Lends the persistently mapped staging buffer after the copy into it, where its memory
+    /// is HOST_CACHED.
+    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
+        Ok(self.read_back_lent()?)
     }
 
     fn copy_method(&self) -> String {

@@ -36,7 +36,8 @@
 //! context.rs   the handle the rest hangs off: logical device + compute queue
 //! kernel.rs    building the kernels and their facts: shader module, layouts, the pipeline
 //!              per (workgroup size, variant), pipeline statistics
-//! memory.rs    buffers: the four planes and staging (upload, poison, read-back), fill/copy
+//! memory.rs    buffers: the four planes and staging, mapped for good (upload, poison,
+//!              read-back, the staging lent in place), fill/copy
 //! timing.rs    run_batch: back-to-back recording with barriers, timestamp queries; the
 //!              launch checks made before anything is recorded
 //! backend.rs   the Backend impl, tying the above together

@@ -2,6 +2,7 @@
 //! staging buffer that feeds and drains them ([`FramePlanes`]: upload, poison, read-back), and
 //! the transfer commands they record (fill, copy, the barrier before the host reads).
 
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 use ash::vk;
@@ -65,7 +66,23 @@ pub(crate) struct Buffer {
     pub raw: vk::Buffer,
     memory: vk::DeviceMemory,
     pub size: u64,
+    /// Staging only: the whole allocation, mapped once at creation and unmapped on drop, so
+    /// no host access pays for vkMapMemory / vkUnmapMemory.
+    mapping: Option<Mapping>,
 }
+
+/// Where a staging buffer's memory appears in the host's address space.
+struct Mapping {
+    ptr: NonNull<u8>,
+    /// The memory type is HOST_CACHED: the CPU reads it through its caches. Uncached
+    /// (write-combined) memory reads an order of magnitude slower, so it is never lent.
+    cached: bool,
+}
+
+// SAFETY: the mapping is an address range of this process that stays valid until the buffer
+// unmaps it on drop; it moves with the buffer, and host access through it goes through
+// `Buffer`'s methods, whose borrows keep reads and writes apart.
+unsafe impl Send for Mapping {}
 
 impl Buffer {
     /// Creates and binds a buffer. `max_alloc` is maxMemoryAllocationSize, checked against the
@@ -89,6 +106,7 @@ impl Buffer {
             raw,
             memory: vk::DeviceMemory::null(),
             size,
+            mapping: None,
         };
         let req = unsafe { device.raw.get_buffer_memory_requirements(raw) };
         if let Some(max) = max_alloc.filter(|m| req.size > m.value) {
@@ -112,52 +130,103 @@ impl Buffer {
             .map_err(map_allocate_memory("vkAllocateMemory"))?;
         unsafe { device.raw.bind_buffer_memory(raw, buffer.memory, 0) }
             .map_err(map_bind_memory("vkBindBufferMemory"))?;
+        if kind == MemoryKind::Staging {
+            let flags = device.memory.memory_types[type_index as usize].property_flags;
+            let d = &device.raw;
+            // SAFETY: HOST_VISIBLE memory (Staging requires it), not mapped yet; the whole
+            // allocation stays mapped until drop.
+            let ptr = unsafe {
+                d.map_memory(
+                    buffer.memory,
+                    0,
+                    vk::WHOLE_SIZE,
+                    vk::MemoryMapFlags::empty(),
+                )
+            }
+            .map_err(map_map_memory("vkMapMemory"))?;
+            let ptr = NonNull::new(ptr.cast::<u8>()).ok_or_else(|| {
+                VulkanError::Usage("vkMapMemory succeeded with a null pointer".into())
+            })?;
+            buffer.mapping = Some(Mapping {
+                ptr,
+                cached: flags.contains(vk::MemoryPropertyFlags::HOST_CACHED),
+            });
+        }
         Ok(buffer)
     }
 
     /// Copies `data` into the start of a staging buffer.
-    pub fn write(&self, data: &[f32]) -> VulkanResult<()> {
+    pub fn write(&mut self, data: &[f32]) -> VulkanResult<()> {
         let bytes = std::mem::size_of_val(data);
-        // SAFETY: the mapping covers `bytes` bytes; HOST_COHERENT needs no flush, and the
-        // next vkQueueSubmit makes host writes visible to the device.
-        self.mapped(bytes, |p| unsafe {
-            std::ptr::copy_nonoverlapping(data.as_ptr().cast::<u8>(), p, bytes)
-        })
+        let p = self.mapped(bytes)?;
+        // SAFETY: the mapping covers `bytes` bytes, and `&mut self` rules out a lent view of
+        // it; HOST_COHERENT needs no flush, and the next vkQueueSubmit makes host writes
+        // visible to the device.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr().cast::<u8>(), p, bytes) };
+        Ok(())
     }
 
     /// Copies the start of a staging buffer into `out`. The caller has waited for the copy
     /// that filled it (and its barrier to HOST_READ).
     pub fn read(&self, out: &mut [f32]) -> VulkanResult<()> {
         let bytes = std::mem::size_of_val(out);
+        let p = self.mapped(bytes)?;
         // SAFETY: as in `write`; HOST_COHERENT memory needs no invalidate.
-        self.mapped(bytes, |p| unsafe {
-            std::ptr::copy_nonoverlapping(p, out.as_mut_ptr().cast::<u8>(), bytes)
-        })
+        unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr().cast::<u8>(), bytes) };
+        Ok(())
     }
 
-    /// Maps the first `bytes` bytes of a staging buffer for `access`, then unmaps them.
-    fn mapped(&self, bytes: usize, access: impl FnOnce(*mut u8)) -> VulkanResult<()> {
+    /// The first `len` values of a staging buffer, read in place; `None` where its memory is
+    /// not HOST_CACHED (reading write-combined memory from the CPU is very slow: copy it out
+    /// with [`Buffer::read`] instead), or the mapping is not f32-aligned.
+    ///
+    /// # Safety
+    ///
+    /// The caller has waited for every device write to the buffer (and the barrier to
+    /// HOST_READ), and records none while the slice lives.
+    pub unsafe fn lend(&self, len: usize) -> VulkanResult<Option<&[f32]>> {
+        let p = self.mapped(len * std::mem::size_of::<f32>())?;
+        // Vulkan maps at least minMemoryMapAlignment (>= 64) bytes aligned; checked anyway.
+        if !self.host_cached() || !p.cast::<f32>().is_aligned() {
+            return Ok(None);
+        }
+        // SAFETY: `len` f32 values inside the mapping (checked by `mapped`), aligned, every
+        // bit pattern a valid f32; HOST_COHERENT needs no invalidate. The device does not
+        // write them while the slice lives (the caller's promise), and the host does not
+        // either: `write` takes `&mut self`.
+        Ok(Some(unsafe {
+            std::slice::from_raw_parts(p.cast::<f32>(), len)
+        }))
+    }
+
+    /// Whether the buffer is mapped and its memory type HOST_CACHED.
+    pub fn host_cached(&self) -> bool {
+        self.mapping.as_ref().is_some_and(|m| m.cached)
+    }
+
+    /// The start of a staging buffer's mapping, where `bytes` bytes fit it.
+    fn mapped(&self, bytes: usize) -> VulkanResult<*mut u8> {
+        let mapping = self.mapping.as_ref().ok_or_else(|| {
+            VulkanError::Usage("host access to a buffer that is not staging".into())
+        })?;
         if bytes == 0 || bytes as u64 > self.size {
             return Err(VulkanError::Usage(format!(
                 "host copy of {bytes} bytes does not fit a {}-byte staging buffer",
                 self.size
             )));
         }
-        let d = &self.device.raw;
-        let ptr =
-            unsafe { d.map_memory(self.memory, 0, bytes as u64, vk::MemoryMapFlags::empty()) }
-                .map_err(map_map_memory("vkMapMemory"))?;
-        access(ptr.cast::<u8>());
-        unsafe { d.unmap_memory(self.memory) };
-        Ok(())
+        Ok(mapping.ptr.as_ptr())
     }
 }
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        // SAFETY: the backend waits for the queue before dropping buffers; destroying null
-        // handles (a half-built buffer) is a no-op.
+        // SAFETY: the backend waits for the queue before dropping buffers; the mapping was
+        // made once, at creation; destroying null handles (a half-built buffer) is a no-op.
         unsafe {
+            if self.mapping.is_some() {
+                self.device.raw.unmap_memory(self.memory);
+            }
             self.device.raw.destroy_buffer(self.raw, None);
             self.device.raw.free_memory(self.memory, None);
         }
@@ -226,7 +295,7 @@ impl FramePlanes {
     }
 
     /// Copies the frame's three inputs through the staging buffer into planes 0..3.
-    pub fn write(&self, commands: &mut Commands, frame: &Frame) -> VulkanResult<()> {
+    pub fn write(&mut self, commands: &mut Commands, frame: &Frame) -> VulkanResult<()> {
         let bytes = self.pixels as u64 * 4;
         for (data, plane) in [&frame.r, &frame.g, &frame.b].into_iter().zip(&self.planes) {
             self.staging.write(data)?;
@@ -243,7 +312,7 @@ impl FramePlanes {
     }
 
     /// Copies the gray plane through the staging buffer into `out`.
-    pub fn read_output(&self, commands: &mut Commands, out: &mut [f32]) -> VulkanResult<()> {
+    pub fn read_output(&mut self, commands: &mut Commands, out: &mut [f32]) -> VulkanResult<()> {
         if out.len() as u64 != self.pixels as u64 {
             return Err(VulkanError::Usage(format!(
                 "output slice holds {} pixels; the frame has {}",
@@ -251,12 +320,30 @@ impl FramePlanes {
                 self.pixels
             )));
         }
+        self.stage_output(commands)?;
+        self.staging.read(out)
+    }
+
+    /// Copies the gray plane into the staging buffer and lends it in place, with no host copy;
+    /// `None` (and no copy) where the staging memory is not HOST_CACHED.
+    pub fn read_output_lent(&mut self, commands: &mut Commands) -> VulkanResult<Option<&[f32]>> {
+        if !self.staging.host_cached() {
+            return Ok(None);
+        }
+        self.stage_output(commands)?;
+        // SAFETY: the copy into the staging buffer and its barrier to HOST_READ are waited
+        // for; `&mut self` is borrowed while the slice lives, so no other command of these
+        // planes writes the staging buffer until it is dropped.
+        unsafe { self.staging.lend(self.pixels as usize) }
+    }
+
+    /// Copies the gray plane into the staging buffer, makes it visible to the host, and waits.
+    fn stage_output(&mut self, commands: &mut Commands) -> VulkanResult<()> {
         let (gray, staging, bytes) = (self.planes[3].raw, self.staging.raw, self.planes[3].size);
         commands.run(|d, cb| {
             record_copy(d, cb, gray, staging, bytes);
             record_host_read_barrier(d, cb);
-        })?;
-        self.staging.read(out)
+        })
     }
 }
 

@@ -1,11 +1,11 @@
 //! Under VK_LAYER_KHRONOS_validation with synchronization validation, the kit's sweep, fault,
-//! batch-protocol and refusal scenarios, both copy methods (the shader's in one dispatch and in
+//! batch-protocol, refusal and lent read-back scenarios, both copy methods (the shader's in one dispatch and in
 //! several), a poison/read-back and the backend's destruction produce no warning or error at
 //! all.
 
 use std::process::ExitCode;
 
-use blocksweep_conformance::{checks, skip_unless_required, BatchExt, Completion, Suite};
+use blocksweep_conformance::{checks, lent, skip_unless_required, BatchExt, Completion, Suite};
 use blocksweep_core::{Backend, DeviceIdentity, DeviceKind, Frame};
 use blocksweep_vulkan::{open, VulkanBackend, VulkanError, VulkanOptions};
 
@@ -35,6 +35,14 @@ fn the_kit_copies_and_teardown_are_clean_under_validation(devs: &[DeviceIdentity
     checks::one_block_short(&mut b);
     checks::batch_protocol(&mut b);
     checks::rejected_launch(&mut b);
+    // lavapipe's staging memory is HOST_CACHED, so it lends its persistent mapping (a GPU's
+    // may not be, and then lends nothing).
+    let lent = lent::lent_read_back(&mut b);
+    let lent = matches!(lent, Completion::Completed);
+    assert!(
+        lent || d.kind != DeviceKind::Cpu,
+        "lavapipe lends its staging"
+    );
     let times = b.copy_each(1 << 20, 1, 2).unwrap();
     assert_eq!(times.len(), 2);
     // The compute-shader copy's round trip, in one dispatch and in several.

@@ -189,7 +189,7 @@ impl Copier {
         let bytes = std::mem::size_of_val(words) as u64;
         let (buffers, _) = self.prepare(device, limits, bytes)?;
         let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-        let staging = Buffer::new(device, bytes, usage, MemoryKind::Staging, None)?;
+        let mut staging = Buffer::new(device, bytes, usage, MemoryKind::Staging, None)?;
         // Bit for bit: f32::from_bits and to_bits keep every pattern, NaN payloads included.
         let as_f32: Vec<f32> = words.iter().map(|&w| f32::from_bits(w)).collect();
         staging.write(&as_f32)?;
