@@ -156,6 +156,14 @@ impl Backend for OpenClBackend {
             .read_output(&self.context, out)?)
     }
 
+    /// Reads into a mapped CL_MEM_ALLOC_HOST_PTR buffer kept with the frame's planes.
+    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
+        let planes = self.planes.as_mut().ok_or_else(|| {
+            OpenClError::Usage("read_output_lent before upload(): no frame on the device".into())
+        })?;
+        Ok(planes.read_output_lent(&self.context)?)
+    }
+
     fn copy_method(&self) -> String {
         "clEnqueueCopyBuffer, timed with profiling events".into()
     }

@@ -22,7 +22,7 @@ use crate::error::cl_error_name;
 
 static RELEASE_ERRORS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-fn record_release_error(call: &str, code: cl_int) {
+pub(crate) fn record_release_error(call: &str, code: cl_int) {
     // A poisoned lock only means another thread panicked mid-push; the list is still usable.
     let mut errors = match RELEASE_ERRORS.lock() {
         Ok(g) => g,

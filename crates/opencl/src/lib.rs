@@ -16,7 +16,8 @@
 //! device.rs   which devices exist and what they are: platforms, devices, identity, limits
 //! context.rs  the handle the rest hangs off: context + in-order profiling queue, event waits
 //! kernel.rs   building the kernels and their facts: clBuildProgram, arguments, ptxas report
-//! memory.rs   buffers: the four planes (upload, poison, read-back) and the copy buffers
+//! memory.rs   buffers: the four planes (upload, poison, read-back, a mapped host copy lent
+//!             out) and the copy buffers
 //! timing.rs   run_batch: back-to-back enqueues timed by profiling events; the NDRange
 //! backend.rs  the Backend impl, tying the above together
 //! error.rs    OpenClError and the map_<situation>(call) functions from status codes

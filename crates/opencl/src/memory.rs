@@ -1,20 +1,26 @@
-//! Buffers: the frame's four planes (allocated, uploaded, poisoned and read back) and the two
-//! buffers of the copy ceiling, with the untimed fill, write and read they need. Every command
-//! here waits for itself before returning.
+//! Buffers: the frame's four planes (allocated, uploaded, poisoned and read back, into the
+//! caller's memory or into a mapped host buffer lent out) and the two buffers of the copy
+//! ceiling, with the untimed fill, write and read they need. Every command here waits for
+//! itself before returning.
 
 use std::ffi::c_void;
-use std::ptr;
+use std::ptr::{self, NonNull};
 
 use blocksweep_core::Frame;
 use opencl3::command_queue::{
-    enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, CL_BLOCKING,
+    enqueue_fill_buffer, enqueue_map_buffer, enqueue_read_buffer, enqueue_unmap_mem_object,
+    enqueue_write_buffer, retain_command_queue, CL_BLOCKING,
 };
-use opencl3::memory::{create_buffer, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE};
+use opencl3::event::wait_for_events;
+use opencl3::memory::{
+    create_buffer, CL_MAP_READ, CL_MAP_WRITE, CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY,
+    CL_MEM_READ_WRITE,
+};
 use opencl3::types::cl_mem_flags;
 
 use crate::context::{wait, DeviceContext};
-use crate::error::{map_alloc, map_enqueue, OpenClError};
-use crate::handles::{Context, Event, Mem, Queue};
+use crate::error::{map_alloc, map_create, map_enqueue, OpenClError};
+use crate::handles::{record_release_error, Context, Event, Mem, Queue};
 
 /// The four planes of one uploaded frame.
 pub(crate) struct Planes {
@@ -23,6 +29,16 @@ pub(crate) struct Planes {
     pub b: Mem,
     pub out: Mem,
     pub pixels: u64,
+    host: HostCopy,
+}
+
+/// The mapped host buffer that `read_output_lent` lends, made at its first call for a frame
+/// and kept with that frame's planes.
+enum HostCopy {
+    Untried,
+    Mapped(HostPlane),
+    /// The driver refused the buffer or its mapping: nothing is lent for this frame.
+    Refused,
 }
 
 impl Planes {
@@ -51,6 +67,7 @@ impl Planes {
             b: alloc(CL_MEM_READ_ONLY)?,
             out: alloc(CL_MEM_READ_WRITE)?,
             pixels,
+            host: HostCopy::Untried,
         };
         write(&ctx.queue, &planes.r, &frame.r)?;
         write(&ctx.queue, &planes.g, &frame.g)?;
@@ -74,6 +91,121 @@ impl Planes {
             )));
         }
         read(&ctx.queue, &self.out, out)
+    }
+
+    /// Copies the whole output plane into a mapped host buffer this frame keeps, waits, and
+    /// lends it; `None` where the driver refuses that buffer or its mapping (the caller then
+    /// reads into memory of its own). A failed copy is an error.
+    pub fn read_output_lent(&mut self, ctx: &DeviceContext) -> Result<Option<&[f32]>, OpenClError> {
+        if let HostCopy::Untried = self.host {
+            let len = self.pixels as usize;
+            self.host = HostPlane::new(ctx, len).map_or(HostCopy::Refused, HostCopy::Mapped);
+        }
+        match &mut self.host {
+            HostCopy::Mapped(host) => host.fill_from(&ctx.queue, &self.out).map(Some),
+            HostCopy::Untried | HostCopy::Refused => Ok(None),
+        }
+    }
+}
+
+/// A buffer the driver allocates in host memory (CL_MEM_ALLOC_HOST_PTR: page-locked on
+/// NVIDIA), mapped once for the host and kept mapped. A blocking clEnqueueReadBuffer whose
+/// destination is this mapping is the fast path for transfers in NVIDIA's OpenCL Best
+/// Practices Guide: the DMA engine writes it directly, where a read into pageable memory goes
+/// through the driver's staging. Unmapped and released on drop.
+struct HostPlane {
+    ptr: NonNull<f32>,
+    len: usize,
+    // Declaration order is drop order: the buffer is released before the queue reference.
+    mem: Mem,
+    /// A reference of its own to the queue, which the unmap at drop is enqueued on.
+    queue: Queue,
+}
+
+// SAFETY: the mapping is host memory owned by this value alone, valid until its drop unmaps
+// it; the OpenCL objects may be used from any thread (see handles.rs).
+unsafe impl Send for HostPlane {}
+
+impl HostPlane {
+    /// A host buffer of `len` values, mapped for reading and writing. Its values are only
+    /// ever seen through [`HostPlane::fill_from`], so memory no read has written is never read.
+    fn new(ctx: &DeviceContext, len: usize) -> Result<HostPlane, OpenClError> {
+        let bytes = len * std::mem::size_of::<f32>();
+        let flags = CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR;
+        // SAFETY: no host pointer is passed; the driver allocates the memory (ALLOC_HOST_PTR).
+        let raw = unsafe { create_buffer(ctx.context.raw(), flags, bytes, ptr::null_mut()) }
+            .map_err(map_alloc("clCreateBuffer", bytes as u64))?;
+        let mem = Mem::from_raw(raw);
+        // SAFETY: the queue is live; the reference taken here is given back by `Queue`'s drop.
+        unsafe { retain_command_queue(ctx.queue.raw()) }
+            .map_err(map_create("clRetainCommandQueue"))?;
+        let queue = Queue::from_raw(ctx.queue.raw());
+        let mut mapped = ptr::null_mut();
+        let map = CL_MAP_READ | CL_MAP_WRITE;
+        // SAFETY: blocking map of the whole buffer, which this function owns.
+        let event = unsafe {
+            enqueue_map_buffer(
+                queue.raw(),
+                mem.raw(),
+                CL_BLOCKING,
+                map,
+                0,
+                bytes,
+                &mut mapped,
+                0,
+                ptr::null(),
+            )
+        }
+        .map_err(map_enqueue("clEnqueueMapBuffer"))?;
+        drop(Event::from_raw(event));
+        let ptr = NonNull::new(mapped.cast::<f32>()).ok_or_else(|| {
+            OpenClError::Usage("clEnqueueMapBuffer succeeded with a null pointer".into())
+        })?;
+        let plane = HostPlane {
+            ptr,
+            len,
+            mem,
+            queue,
+        };
+        // OpenCL maps are aligned for any built-in type (CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+        // checked anyway, as the slices need it. A misaligned plane is unmapped by its drop.
+        if !plane.ptr.as_ptr().is_aligned() {
+            return Err(OpenClError::Usage(
+                "clEnqueueMapBuffer: misaligned mapping".into(),
+            ));
+        }
+        Ok(plane)
+    }
+
+    /// Copies the whole of `src` (at least `len` values) here, waits, and lends the values.
+    fn fill_from(&mut self, queue: &Queue, src: &Mem) -> Result<&[f32], OpenClError> {
+        // SAFETY: the mapping holds `len` values and is borrowed mutably until the slice
+        // below is made; the read is blocking.
+        unsafe { read_into(queue, src, self.ptr.as_ptr(), self.len) }?;
+        // SAFETY: `len` aligned f32 values, every one written by the finished read, in a
+        // mapping that lives as long as `self`; the borrow of `self` keeps the next read out
+        // while the slice lives.
+        Ok(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) })
+    }
+}
+
+impl Drop for HostPlane {
+    fn drop(&mut self) {
+        let mapped = self.ptr.as_ptr().cast::<c_void>();
+        // SAFETY: `mapped` is the pointer clEnqueueMapBuffer returned for this buffer, unmapped
+        // only here; nothing reads it afterwards. The unmap is waited for before the buffer is
+        // released; a failure is recorded as a failed release (handles.rs).
+        let unmap = unsafe {
+            enqueue_unmap_mem_object(self.queue.raw(), self.mem.raw(), mapped, 0, ptr::null())
+        };
+        match unmap.map(Event::from_raw) {
+            Ok(event) => {
+                if let Err(code) = wait_for_events(&[event.raw()]) {
+                    record_release_error("clWaitForEvents (unmap)", code);
+                }
+            }
+            Err(code) => record_release_error("clEnqueueUnmapMemObject", code),
+        }
     }
 }
 
@@ -156,16 +288,32 @@ fn write(queue: &Queue, mem: &Mem, data: &[f32]) -> Result<(), OpenClError> {
 
 /// Copies the start of `mem` into `out`; returns when the copy is done.
 fn read(queue: &Queue, mem: &Mem, out: &mut [f32]) -> Result<(), OpenClError> {
-    // SAFETY: blocking read into `out`, which is exclusively borrowed for the call; the
-    // buffer holds at least `size_of_val(out)` bytes.
+    // SAFETY: `out` is exclusively borrowed for the call and holds `out.len()` values; the
+    // buffer holds at least as many (the caller checked).
+    unsafe { read_into(queue, mem, out.as_mut_ptr(), out.len()) }
+}
+
+/// Copies the first `len` values of `mem` to `dst`; returns when the copy is done.
+///
+/// # Safety
+///
+/// `dst` is valid for writes of `len` values, and nothing else accesses them during the call;
+/// `mem` holds at least `len` values.
+unsafe fn read_into(
+    queue: &Queue,
+    mem: &Mem,
+    dst: *mut f32,
+    len: usize,
+) -> Result<(), OpenClError> {
+    // SAFETY: a blocking read into `dst`, which the caller vouches for.
     let raw = unsafe {
         enqueue_read_buffer(
             queue.raw(),
             mem.raw(),
             CL_BLOCKING,
             0,
-            std::mem::size_of_val(out),
-            out.as_mut_ptr().cast::<c_void>(),
+            len * std::mem::size_of::<f32>(),
+            dst.cast::<c_void>(),
             0,
             ptr::null(),
         )
