@@ -258,8 +258,11 @@ pub fn measure(
     })
 }
 
-/// Runs the warm-ups as one back-to-back batch, timed as a whole (a timestamp pair costs
-/// nothing here); returns the time per dispatch, `None` without warm-ups.
+/// Runs the warm-ups back to back; returns the time per dispatch, `None` without warm-ups.
+/// The first warm-up runs alone and untimed: it absorbs one-time costs (a driver that compiles
+/// per launch shape on first use, as PoCL does, first-touch of memory), which would otherwise
+/// make the estimate, and so the adaptive count, many times too small for a short kernel. The
+/// rest run as one batch timed as a whole (a timestamp pair costs nothing here).
 fn warm_up(
     backend: &mut dyn Backend,
     work: Work,
@@ -268,8 +271,15 @@ fn warm_up(
     if warmups == 0 {
         return Ok(None);
     }
-    let t = single(backend.run_batch(work, warmups, Stamps::Batch)?)?;
-    Ok(Some(t / warmups as f64))
+    let timed = match warmups {
+        1 => 1,
+        n => {
+            backend.run_batch(work, 1, Stamps::None)?;
+            n - 1
+        }
+    };
+    let t = single(backend.run_batch(work, timed, Stamps::Batch)?)?;
+    Ok(Some(t / timed as f64))
 }
 
 fn single(t: BatchTimes) -> Result<f64, BackendError> {
@@ -338,10 +348,16 @@ mod tests {
         assert_eq!(t.stats.mean, 2.0);
         assert_eq!(t.samples_ms.len(), 10);
         assert_eq!(t.stats.median, 2.5);
-        // warm-ups, the batch, the per-dispatch batch: three back-to-back batches, no more.
+        // The first warm-up alone and untimed, the other warm-ups, the batch, the per-dispatch
+        // batch: four back-to-back batches, no more.
         assert_eq!(
             b.batches,
-            vec![(3, Stamps::Batch), (10, Stamps::Batch), (10, Stamps::Each)]
+            vec![
+                (1, Stamps::None),
+                (2, Stamps::Batch),
+                (10, Stamps::Batch),
+                (10, Stamps::Each)
+            ]
         );
     }
 
@@ -397,6 +413,27 @@ mod tests {
             "estimated from one timed dispatch: 1 ms / 0.5 ms = 2 < 10"
         );
         assert_eq!(b.batches[0], (1, Stamps::Batch));
+    }
+
+    #[test]
+    fn a_first_dispatchs_one_time_cost_does_not_shrink_the_adaptive_count() {
+        // 5 µs dispatches whose very first one costs 100 ms (a driver compiling on first use):
+        // timed with the other warm-ups, it would estimate 33 ms a dispatch and give the floor
+        // of 10; run alone first, the estimate is 5 µs and the batch fills 2 ms.
+        let mut b = ScriptedBackend::new(TEST_API_A, 0.005, 0.0);
+        b.first_ms = 100.0;
+        let p = Protocol {
+            warmups: 3,
+            reps: Reps::Adaptive {
+                min: 10,
+                min_time_ms: 2.0,
+                max: 100_000,
+            },
+            discipline: Discipline::Batch,
+        };
+        let t = measure(&mut b, work(), &p).unwrap();
+        assert_eq!(t.reps, 400);
+        assert_eq!(t.stats.mean, 0.005);
     }
 
     #[test]

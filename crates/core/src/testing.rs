@@ -201,7 +201,8 @@ impl HostBackend {
 /// A backend that runs nothing: each dispatch "takes" `kernel_ms`, a timestamp pair around a
 /// dispatch adds `stamp_ms` to that dispatch's interval, and the first dispatch of every batch
 /// pays `host_wait_ms` (what the device idles away while the host waits and launches again).
-/// It records every batch it is asked for.
+/// The very first dispatch also pays `first_ms` (a driver's one-time work on first use). It
+/// records every batch it is asked for.
 pub struct ScriptedBackend {
     pub identity: DeviceIdentity,
     pub limits: Limits,
@@ -209,6 +210,7 @@ pub struct ScriptedBackend {
     pub kernel_ms: f64,
     pub stamp_ms: f64,
     pub host_wait_ms: f64,
+    pub first_ms: f64,
     pub batches: Vec<(u32, Stamps)>,
 }
 
@@ -222,6 +224,7 @@ impl ScriptedBackend {
             kernel_ms,
             stamp_ms,
             host_wait_ms: 0.0,
+            first_ms: 0.0,
             batches: Vec::new(),
         }
     }
@@ -253,18 +256,25 @@ impl Backend for ScriptedBackend {
         Ok(())
     }
     fn run_batch(&mut self, _work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
+        let first = match self.batches.is_empty() {
+            true => self.first_ms,
+            false => 0.0,
+        };
         self.batches.push((count, stamps));
         let k = self.kernel_ms;
         Ok(match stamps {
             Stamps::None => BatchTimes::default(),
             Stamps::Batch => BatchTimes {
-                batch_ms: Some(count as f64 * k + self.host_wait_ms),
+                batch_ms: Some(count as f64 * k + self.host_wait_ms + first),
                 each_ms: Vec::new(),
             },
             Stamps::Each => BatchTimes {
                 batch_ms: None,
                 each_ms: (0..count)
-                    .map(|i| k + self.stamp_ms + if i == 0 { self.host_wait_ms } else { 0.0 })
+                    .map(|i| match i {
+                        0 => k + self.stamp_ms + self.host_wait_ms + first,
+                        _ => k + self.stamp_ms,
+                    })
                     .collect(),
             },
         })
