@@ -56,6 +56,16 @@ pub struct HostAllocError {
     pub bytes: u64,
 }
 
+/// Copies `src` into `dst` (equal lengths) on every core, in 1 MiB chunks. A backend's upload
+/// into mapped staging memory is a plain host copy of each 33 MB plane at 4K, and one core
+/// (with the first-touch page faults of fresh mappings) makes it most of the upload.
+pub fn copy_parallel(dst: &mut [f32], src: &[f32]) {
+    const CHUNK: usize = 1 << 18; // values: 1 MiB
+    dst.par_chunks_mut(CHUNK)
+        .zip(src.par_chunks(CHUNK))
+        .for_each(|(d, s)| d.copy_from_slice(s));
+}
+
 /// A zero-filled host buffer of `len` floats; an error, never an abort, when memory is short.
 pub fn try_zeroed(len: u64, what: &'static str) -> Result<Vec<f32>, HostAllocError> {
     let err = || HostAllocError {

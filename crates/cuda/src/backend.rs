@@ -103,7 +103,10 @@ impl CudaBackend {
         // Free the previous frame first, so it does not count against the new one.
         self.planes = None;
         self.stream.synchronize()?;
-        self.planes = Some(Planes::upload(frame, &self.stream)?);
+        let stream = &self.stream;
+        self.planes = Some(blocksweep_core::trace::time("cuda", "upload", || {
+            Planes::upload(frame, stream)
+        })?);
         self.frame_size = (frame.width, frame.height);
         Ok(())
     }

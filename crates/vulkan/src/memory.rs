@@ -159,10 +159,17 @@ impl Buffer {
     pub fn write(&mut self, data: &[f32]) -> VulkanResult<()> {
         let bytes = std::mem::size_of_val(data);
         let p = self.mapped(bytes)?;
-        // SAFETY: the mapping covers `bytes` bytes, and `&mut self` rules out a lent view of
-        // it; HOST_COHERENT needs no flush, and the next vkQueueSubmit makes host writes
-        // visible to the device.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr().cast::<u8>(), p, bytes) };
+        if p.align_offset(std::mem::align_of::<f32>()) != 0 {
+            // Vulkan maps at least minMemoryMapAlignment (>= 64) bytes aligned; checked anyway.
+            // SAFETY: as below, byte for byte.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr().cast::<u8>(), p, bytes) };
+            return Ok(());
+        }
+        // SAFETY: the mapping covers `bytes` bytes, is f32-aligned (checked above), and
+        // `&mut self` rules out a lent view of it; HOST_COHERENT needs no flush, and the next
+        // vkQueueSubmit makes host writes visible to the device.
+        let dst = unsafe { std::slice::from_raw_parts_mut(p.cast::<f32>(), data.len()) };
+        blocksweep_core::frame::copy_parallel(dst, data);
         Ok(())
     }
 
