@@ -69,7 +69,9 @@ for part in $PARTS; do
     kit)
       # The conformance kit and the backends' own tests, built here with
       # `cargo test --release --no-run` and carried in $KIT (one binary per file, named for
-      # what it tests); every API required, one test at a time.
+      # what it tests); every API required, one test at a time. KIT_SRC: the checkout they were
+      # built in, linked to this one, for the tests that read the crate's own sources.
+      if [ -n "${KIT_SRC:-}" ] && [ ! -e "$KIT_SRC" ]; then mkdir -p "$(dirname "$KIT_SRC")"; ln -s "$PWD" "$KIT_SRC"; fi
       for t in "${KIT:-.h1/kit}"/*; do
         { echo "\$ BLOCKSWEEP_REQUIRE=cuda,vulkan,opencl $(basename "$t") --test-threads=1"
           BLOCKSWEEP_REQUIRE=cuda,vulkan,opencl timeout 180 "$t" --test-threads=1 2>&1; echo "exit $?"; } > "$R/$(basename "$t").txt"
