@@ -114,6 +114,54 @@ def read_wall(path):
         return None
 
 
+def merged_rows(path):
+    """{(api, block): (GB/s, per-dispatch CV)} of one 3-API run's JSON."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for res in doc.get("results", []):
+        for r in res.get("rows", []):
+            t = r.get("timing") or {}
+            st = t.get("stats") or {}
+            if r.get("gbps") and r.get("verified") and st.get("mean"):
+                b = r["block"]
+                b = b.get("x") if isinstance(b, dict) else b
+                out[(res["api"].lower(), str(b))] = (r["gbps"], st.get("sd", 0.0) / st["mean"])
+    return out
+
+
+# A row of the default (overlapped) run that reads this much below the isolated runs' median
+# for its API and block, or whose per-dispatch CV is above MAX_CV, was disturbed.
+ROW_RATIO = 0.97
+MAX_CV = 0.15
+
+
+def disturbed_rows(d):
+    """Rows of the pipelined runs disturbed against the isolated runs of the same call, and the
+    same count for the isolated runs themselves (their own spread)."""
+    runs = {m: [merged_rows(p) for p in sorted(glob.glob(os.path.join(d, f"wall-{m}-*.json")))]
+            for m in ("pipelined", "isolated")}
+    if not runs["isolated"] or not runs["pipelined"]:
+        return None
+    keys = set().union(*runs["isolated"])
+    med = {k: statistics.median([r[k][0] for r in runs["isolated"] if k in r]) for k in keys}
+    out = {}
+    for mode, rs in runs.items():
+        bad, total = [], 0
+        for i, r in enumerate(rs):
+            for k, (g, cv) in r.items():
+                if k not in med:
+                    continue
+                total += 1
+                if g < ROW_RATIO * med[k] or cv > MAX_CV:
+                    bad.append(f"run {i + 1} {k[0]} {k[1]}: {g / med[k]:.3f} of isolated median, CV {cv:.0%}")
+        out[mode] = (bad, total)
+    return out
+
+
 def merged_best(path):
     """{api: best GB/s} of one 3-API run's JSON (stdout of `sweep --format json`)."""
     try:
@@ -174,6 +222,19 @@ def wall_section(d):
                 (f"wall <= {WALL_LIMIT_S} s (median of {len(walls)}, {mode})", max(walls),
                  statistics.median(walls), statistics.median(walls) <= WALL_LIMIT_S)
             )
+    dist = disturbed_rows(d)
+    if dist:
+        print(f"\nevery row of those runs against the isolated runs' median for its API and block "
+              f"(disturbed: below {ROW_RATIO} of it, or a per-dispatch CV above {MAX_CV:.0%}):")
+        for mode, (bad, total) in dist.items():
+            print(f"  {mode}: {len(bad)} of {total} rows disturbed")
+            for b in bad[:12]:
+                print(f"    {b}")
+            if len(bad) > 12:
+                print(f"    ... and {len(bad) - 12} more")
+        bad, total = dist["pipelined"]
+        checks.append((f"no row of the pipelined runs disturbed ({len(bad)} of {total})",
+                       None, None, not bad))
     return checks
 
 

@@ -55,10 +55,6 @@ pub struct ApiInfo {
     /// Host bytes per pixel this API's backend holds beyond the core's own planes (a
     /// host-visible staging plane), for the host-memory estimate ([`crate::hostmem`]).
     pub host_bytes_per_pixel: u64,
-    /// Its backend answers [`Backend::residency`](crate::Backend::residency) from the API's own
-    /// occupancy calculator (CUDA's), so on one device it plans every API's grids: a sweep
-    /// opens it first, alone, and the others while it is measured.
-    pub answers_residency: bool,
 }
 
 /// A handle on one API's static facts; cheap to copy, compared by key.
@@ -140,7 +136,6 @@ impl Api {
             guarantees: &[],
             install_hint: "",
             host_bytes_per_pixel: 0,
-            answers_residency: false,
         }));
         Api::register(Api(info));
         Api(info)

@@ -34,9 +34,6 @@ static ALPHA: ApiInfo = ApiInfo {
     guarantees: &[],
     install_hint: "install alpha",
     host_bytes_per_pixel: 0,
-    // Alpha plays CUDA in the pipeline's tests (it opens first); a HostBackend answers
-    // residency only when its `residency` is set.
-    answers_residency: true,
 };
 
 static BETA: ApiInfo = ApiInfo {
@@ -51,7 +48,6 @@ static BETA: ApiInfo = ApiInfo {
     guarantees: &[(Concept::MaxThreadsPerBlock, "128")],
     install_hint: "install beta",
     host_bytes_per_pixel: 4,
-    answers_residency: false,
 };
 
 static GAMMA: ApiInfo = ApiInfo {
@@ -63,7 +59,6 @@ static GAMMA: ApiInfo = ApiInfo {
     guarantees: &[(Concept::MaxThreadsPerBlock, "1")],
     install_hint: "install gamma",
     host_bytes_per_pixel: 0,
-    answers_residency: false,
 };
 
 /// Three made-up APIs for the core's own tests.
@@ -86,9 +81,25 @@ pub struct HostBackend {
     /// Answers residency itself with this many blocks per multiprocessor, as an occupancy API
     /// would (`None`: leaves it to the core's model).
     pub residency: Option<u32>,
+    /// Notes when the backend is dropped (closed), for tests of when the core closes APIs.
+    pub drop_log: Option<DropLog>,
     /// Lends its output plane through `read_output_lent`, as a backend with pinned or mapped
     /// memory does (the default); `false` lends none, so the core falls back to `read_output`.
     pub lends: bool,
+}
+
+/// Appends its API and the time to a shared log when dropped, with the backend holding it.
+pub struct DropLog {
+    pub api: Api,
+    pub log: std::sync::Arc<std::sync::Mutex<Vec<(Api, Instant)>>>,
+}
+
+impl Drop for DropLog {
+    fn drop(&mut self) {
+        if let Ok(mut log) = self.log.lock() {
+            log.push((self.api, Instant::now()));
+        }
+    }
 }
 
 /// What the host "device" has: a gibibyte.
@@ -137,6 +148,7 @@ impl HostBackend {
             variant: KernelVariant::GridStride,
             reject: None,
             residency: None,
+            drop_log: None,
             lends: true,
         }
     }

@@ -33,7 +33,6 @@ static INFO: ApiInfo = ApiInfo {
     ],
     install_hint: "install NVIDIA driver R525 or newer (CUDA 12.0; libcuda.so.1)",
     host_bytes_per_pixel: 0,
-    answers_residency: true,
 };
 
 /// CUDA, for the core.

@@ -33,7 +33,6 @@ static INFO: ApiInfo = ApiInfo {
     ],
     install_hint: "apt-get install ocl-icd-libopencl1 pocl-opencl-icd (CPU driver) or a GPU vendor's OpenCL ICD",
     host_bytes_per_pixel: 0,
-    answers_residency: false,
 };
 
 /// OpenCL, for the core.

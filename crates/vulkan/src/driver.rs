@@ -35,7 +35,6 @@ static INFO: ApiInfo = ApiInfo {
     // The host-visible staging plane that feeds and drains the device planes: on an H200
     // (driver 580.159.04) Vulkan alone peaked at 24.0 host bytes per pixel against CUDA's 19.9.
     host_bytes_per_pixel: 4,
-    answers_residency: false,
 };
 
 /// Vulkan, for the core.

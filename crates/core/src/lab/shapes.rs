@@ -333,7 +333,6 @@ mod tests {
         ],
         install_hint: "",
         host_bytes_per_pixel: 0,
-        answers_residency: false,
     };
 
     fn names(v: &[BlockSize]) -> Vec<String> {

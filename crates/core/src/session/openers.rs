@@ -12,46 +12,19 @@ use crate::blocks::BlockSize;
 /// One target's opening, as it finishes: its index, and the backend or why it failed.
 pub(super) type Opened = (usize, Result<Box<dyn Backend>, BackendError>);
 
-/// The threads that open the targets, each sending its result when done.
-pub(super) struct Openers<'scope, 'env> {
+/// Opens every target on its own thread; each sends its index and result when done. The
+/// launch shapes are built there too where an API builds per shape (Vulkan's pipelines), so
+/// that this is not done in the API's measuring turn.
+pub(super) fn spawn<'scope, 'env>(
     s: &'scope Scope<'scope, 'env>,
-    open: &'env Opener<'env>,
+    open: &'env Opener,
     devices: &'env [DeviceIdentity],
-    /// The sweep's block sizes.
     blocks: &'env [BlockSize],
-    tx: mpsc::Sender<Opened>,
-    pub rx: mpsc::Receiver<Opened>,
-    started: Vec<bool>,
-}
-
-impl<'scope, 'env> Openers<'scope, 'env> {
-    pub fn new(
-        s: &'scope Scope<'scope, 'env>,
-        open: &'env Opener,
-        devices: &'env [DeviceIdentity],
-        blocks: &'env [BlockSize],
-    ) -> Self {
-        let (tx, rx) = mpsc::channel();
-        Openers {
-            s,
-            open,
-            devices,
-            blocks,
-            tx,
-            rx,
-            started: vec![false; devices.len()],
-        }
-    }
-
-    /// Starts opening target `i` on its own thread.
-    pub fn start(&mut self, i: usize) {
-        if std::mem::replace(&mut self.started[i], true) {
-            return;
-        }
-        let (tx, open, d, blocks) = (self.tx.clone(), self.open, &self.devices[i], self.blocks);
-        self.s.spawn(move || {
-            // The launch shapes are built here too where an API builds per shape (Vulkan's
-            // pipelines), so that this is not done in the API's measuring turn.
+) -> mpsc::Receiver<Opened> {
+    let (tx, rx) = mpsc::channel();
+    for (i, d) in devices.iter().enumerate() {
+        let tx = tx.clone();
+        s.spawn(move || {
             let open_and_prepare = || {
                 open(d).map(|mut b| {
                     b.prepare(blocks);
@@ -65,18 +38,13 @@ impl<'scope, 'env> Openers<'scope, 'env> {
                     "opening panicked",
                 ))
             });
+            // Nobody is listening (the run ended early): close what was opened.
             if let Err(mpsc::SendError((_, Ok(backend)))) = tx.send((i, r)) {
                 close(backend);
             }
         });
     }
-
-    /// Starts every target not started yet.
-    pub fn start_rest(&mut self) {
-        for i in 0..self.devices.len() {
-            self.start(i);
-        }
-    }
+    rx
 }
 
 /// Drops a backend (destroys its context) under a trace span.

@@ -1,22 +1,23 @@
 //! The sweep as a pipeline over the APIs of one run.
 //!
-//! Opening an API (driver context, kernel build) is host and driver time, and on one GPU the
-//! APIs take very different times to open: on an H200 CUDA is ready in about 0.3 s while
-//! OpenCL needs 0.5 s (platform, context, build). So each API opens on its own thread, and this
-//! thread measures each one as soon as it is open and the shared plan is known, while the
-//! others are still opening; an API that is done is closed on a thread of its own, while the
-//! next one measures.
+//! Opening an API (driver context, kernel build) and closing it are most of a short run's wall
+//! time, so each API opens on its own thread, all at once; the launch shapes an API builds per
+//! block size (Vulkan's pipelines) are built there too. Once every API has opened, this thread
+//! measures them one at a time, and each is closed on a thread of its own as soon as it has
+//! been measured, while the next one is measured.
 //!
-//! What never overlaps a timed batch is another timed batch or another API's copies: one API
-//! measures at a time, all on this thread, and uploads, poisoning and read-backs happen inside
-//! its turn. What may overlap it is another API's driver set-up and tear-down (context
-//! creation, compilation, freeing). `isolate` turns that off: every API opens before the first
-//! is timed, and none closes before the last is done (the slower, strictly sequential run,
-//! for checking that the overlap changes nothing).
+//! Nothing is timed while any API is still opening. On the H200 a timed batch that ran beside
+//! another API's context creation read up to 14 % low, with per-dispatch spreads of 40-180 %,
+//! in 16 to 29 of 78 rows of every run (docs/results/h200-2026-11-30-c/, `bench/`): creating a
+//! context does work on the GPU. Closing one beside a timed batch changed nothing measurable
+//! there (the same check, 0 rows of 390), which is what this pipeline overlaps. `isolate` closes
+//! nothing before the last API is measured (the strictly sequential run, the control for that
+//! check); a CPU device is always isolated, as there the host's cores are the device.
 
+use std::sync::mpsc;
 use std::thread::{self, Scope};
 
-use super::openers::{close, Openers};
+use super::openers::{self, close, Opened};
 use super::{SessionError, SweepOutcome};
 use crate::backend::{Backend, BackendError, DeviceIdentity, DeviceKind, ErrorKind};
 use crate::driver::Targets;
@@ -40,8 +41,8 @@ pub struct SweepJob<'a> {
     pub config: &'a SweepConfig,
     /// The frame's size, checked against each API's limits as it opens.
     pub size: (u32, u32),
-    /// No driver set-up or tear-down beside a timed batch (see the module's notes). Always so
-    /// when a target is not a GPU: there the host's cores are the device.
+    /// Close nothing before the last API is measured (see the module's notes). Always so when a
+    /// target is not a GPU: there the host's cores are the device.
     pub isolate: bool,
 }
 
@@ -57,9 +58,9 @@ enum Slot {
     Done,
 }
 
-/// Opens every target on its own thread, then measures each as soon as it can, in target
-/// order among those ready; results land in `report` in target order whatever the order of
-/// measurement, and `on_update` sees the report after every row.
+/// Opens every target on its own thread, then, once all have opened, measures each in target
+/// order and closes it while the next is measured; `on_update` sees the report after every
+/// row.
 pub fn sweep(
     open: &Opener,
     job: &SweepJob,
@@ -73,16 +74,12 @@ pub fn sweep(
         report.device_match = Some(job.targets.note.clone());
     }
     thread::scope(|s| {
-        let mut openers = Openers::new(s, open, &job.targets.devices, &job.config.blocks);
+        let opened = openers::spawn(s, open, &job.targets.devices, &job.config.blocks);
         let mut run = Run::new(job);
-        match run.stagger {
-            true => openers.start(0),
-            false => openers.start_rest(),
-        }
-        let result = run.drive(s, &mut openers, frame, report, observer, on_update);
+        let result = run.drive(s, &opened, frame, report, observer, on_update);
         // An early return (bad input) leaves APIs still opening: they close on their own
         // threads once open, as the channel is gone.
-        drop(openers);
+        drop(opened);
         run.close_all(s);
         result
     })
@@ -95,14 +92,13 @@ struct Run<'j> {
     /// Per target: its result once measured, and its failures.
     results: Vec<Option<SweepResult>>,
     failures: Vec<Vec<Failure>>,
-    /// The frame-fit refusals, for the bad-input message when nothing else could run.
-    refused: Vec<String>,
+    /// The frame-fit refusals (target index, message), for the bad-input message when nothing
+    /// else could run.
+    refused: Vec<(usize, String)>,
     /// `None` until decided; `Some(None)` when every API plans for itself.
     plan: Option<Option<Plan>>,
-    /// No set-up or tear-down beside a timed batch: asked for, or forced by a CPU device.
+    /// Close nothing before the last is measured: asked for, or forced by a CPU device.
     isolate: bool,
-    /// The first target opens alone, before the others: it plans for every API.
-    stagger: bool,
     /// Measured backends waiting to be closed (`isolate` only).
     to_close: Vec<Box<dyn Backend>>,
     outcome: SweepOutcome,
@@ -112,27 +108,16 @@ struct Run<'j> {
 impl<'j> Run<'j> {
     fn new(job: &'j SweepJob<'j>) -> Self {
         let n = job.targets.devices.len();
-        // On a CPU device the host is the device: another API's compiler would run on the cores
+        // On a CPU device the host is the device: another API's teardown would run on the cores
         // being timed.
         let cpu = job
             .targets
             .devices
             .iter()
             .any(|d| d.kind != DeviceKind::Gpu);
-        let isolate = job.isolate || cpu;
-        // NVIDIA's driver serialises much of context creation and kernel JIT across the APIs
-        // of one process (on an H200 three contexts at once took 0.27 s each; CUDA's build
-        // 0.03 s alone, 0.30 s beside OpenCL's): the API whose occupancy calculator plans
-        // every API's grids opens first, alone, so that measuring starts as early as it can
-        // and the others open while it is measured.
-        let stagger = !isolate
-            && job.targets.one_physical_device
-            && n > 1
-            && job.targets.devices[0].api.info().answers_residency;
         Run {
             job,
-            isolate,
-            stagger,
+            isolate: job.isolate || cpu,
             slots: (0..n).map(|_| Slot::Opening).collect(),
             results: vec![None; n],
             failures: (0..n).map(|_| Vec::new()).collect(),
@@ -148,7 +133,7 @@ impl<'j> Run<'j> {
     fn drive<'scope>(
         &mut self,
         s: &'scope Scope<'scope, '_>,
-        openers: &mut Openers,
+        opened: &mpsc::Receiver<Opened>,
         frame: &mut dyn FrameSource,
         report: &mut Report,
         observer: &mut dyn Observer,
@@ -167,19 +152,16 @@ impl<'j> Run<'j> {
             if !self.slots.iter().any(|x| matches!(x, Slot::Opening)) {
                 break;
             }
-            match openers.rx.recv() {
-                Ok((i, r)) => {
-                    self.accept(s, i, r);
-                    // The planner has opened (or failed): the others may open now.
-                    openers.start_rest();
-                }
+            match opened.recv() {
+                Ok((i, r)) => self.accept(s, i, r),
                 Err(_) => break,
             }
         }
         self.publish(report);
         report.shared_plan = matches!(self.plan, Some(Some(_))) && report.results.len() > 1;
         if !self.measured_any {
-            if let Some(why) = self.refused.first() {
+            // The first target's refusal, whichever opened first.
+            if let Some((_, why)) = self.refused.iter().min_by_key(|(i, _)| *i) {
                 return Err(SessionError::Input(why.clone()));
             }
             let why: Vec<String> = report
@@ -229,7 +211,7 @@ impl<'j> Run<'j> {
                             api: backend.api(),
                             message: message.clone(),
                         });
-                        self.refused.push(message);
+                        self.refused.push((i, message));
                         self.slots[i] = Slot::Done;
                         s.spawn(move || close(backend));
                     }
@@ -253,10 +235,10 @@ impl<'j> Run<'j> {
         crate::hostmem::check_frame(w, h, &apis).map_err(|e| SessionError::Input(e.to_string()))
     }
 
-    /// The next API to measure: the first ready one in target order, once the plan is known
-    /// (and, with `isolate`, once every API has opened).
+    /// The next API to measure: the first ready one in target order, once no API is still
+    /// opening (and so the plan is known).
     fn next_to_measure(&mut self) -> Result<Option<usize>, SessionError> {
-        if self.isolate && self.slots.iter().any(|x| matches!(x, Slot::Opening)) {
+        if self.slots.iter().any(|x| matches!(x, Slot::Opening)) {
             return Ok(None);
         }
         if self.plan.is_none() && !self.decide_plan()? {

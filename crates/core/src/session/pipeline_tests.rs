@@ -1,6 +1,6 @@
 //! The pipeline's order of events, with host backends that take a set time to open.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::pipeline::{sweep, FrameSource, SweepJob};
@@ -12,7 +12,7 @@ use crate::frame::Frame;
 use crate::limits::Named;
 use crate::report::Report;
 use crate::sweep::{Observer, SweepConfig, SweepRow};
-use crate::testing::{HostBackend, TEST_API_A, TEST_API_B};
+use crate::testing::{DropLog, HostBackend, TEST_API_A, TEST_API_B};
 use crate::{Protocol, Reps};
 
 /// How one test API opens: after `delay`, with these settings.
@@ -49,7 +49,10 @@ struct Events {
     /// When each API's opening began and ended.
     began: Mutex<Vec<(Api, Instant)>>,
     opened: Mutex<Vec<(Api, Instant)>>,
+    /// When each API's backend was dropped (closed).
+    closed: Arc<Mutex<Vec<(Api, Instant)>>>,
     first_row: Vec<(Api, Instant)>,
+    last_row: Vec<(Api, Instant)>,
 }
 
 impl Observer for Events {
@@ -58,7 +61,10 @@ impl Observer for Events {
             self.first_row.push((api, Instant::now()));
         }
     }
-    fn row_finished(&mut self, _api: Api, _row: &SweepRow) {}
+    fn row_finished(&mut self, api: Api, _row: &SweepRow) {
+        self.last_row.retain(|(a, _)| *a != api);
+        self.last_row.push((api, Instant::now()));
+    }
 }
 
 impl Events {
@@ -69,6 +75,17 @@ impl Events {
     fn began(&self, api: Api) -> Instant {
         let b = self.began.lock().unwrap();
         b.iter().find(|(a, _)| *a == api).expect("began").1
+    }
+    fn closed(&self, api: Api) -> Instant {
+        let c = self.closed.lock().unwrap();
+        c.iter().find(|(a, _)| *a == api).expect("closed").1
+    }
+    fn finished(&self, api: Api) -> Instant {
+        self.last_row
+            .iter()
+            .find(|(a, _)| *a == api)
+            .expect("ran")
+            .1
     }
     fn started(&self, api: Api) -> Instant {
         self.first_row
@@ -98,7 +115,15 @@ fn run(
     one_device: bool,
     isolate: bool,
 ) -> (Report, Result<super::SweepOutcome, SessionError>, Events) {
-    let (w, h) = (64, 16);
+    run_sized(openings, one_device, isolate, (64, 16))
+}
+
+fn run_sized(
+    openings: &[Opening],
+    one_device: bool,
+    isolate: bool,
+    (w, h): (u32, u32),
+) -> (Report, Result<super::SweepOutcome, SessionError>, Events) {
     let f = Frame::generate(w, h, 5);
     let reference = f.reference();
     let mut made = Made(f, reference);
@@ -123,6 +148,7 @@ fn run(
     };
     let (began_at, opened_at) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
     let (began, opened) = (&began_at, &opened_at);
+    let closed_at = Arc::new(Mutex::new(Vec::new()));
     let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
         began.lock().unwrap().push((d.api, Instant::now()));
         let o = openings.iter().find(|o| o.api == d.api).unwrap();
@@ -130,6 +156,10 @@ fn run(
         let mut b = HostBackend::new(o.api);
         b.identity.kind = o.kind;
         b.residency = o.residency;
+        b.drop_log = Some(DropLog {
+            api: o.api,
+            log: closed_at.clone(),
+        });
         if let Some(bytes) = o.memory {
             b.limits.global_mem_bytes = Some(Named::new(bytes, "TEST_TINY_MEMORY"));
         }
@@ -148,83 +178,96 @@ fn run(
     );
     events.opened = opened_at;
     events.began = began_at;
+    events.closed = closed_at;
     (report, outcome, events)
 }
 
 #[test]
-fn an_api_is_measured_while_a_slower_one_still_opens_and_results_keep_target_order() {
-    // Alpha plans (it answers residency) and opens in 50 ms; Beta takes 300 ms.
-    let alpha = Opening {
-        residency: Some(8),
-        ..gpu(TEST_API_A, 50)
-    };
-    let (report, outcome, ev) = run(&[alpha, gpu(TEST_API_B, 300)], true, false);
+fn nothing_is_timed_while_an_api_still_opens_and_results_keep_target_order() {
+    // Alpha opens at once, Beta in 300 ms: opening a context does work on the GPU, so Alpha's
+    // rows wait for Beta to be open.
+    let (report, outcome, ev) = run(&[gpu(TEST_API_A, 0), gpu(TEST_API_B, 300)], true, false);
     outcome.unwrap();
+    assert!(ev.started(TEST_API_A) > ev.opened(TEST_API_B));
     assert!(
-        ev.started(TEST_API_A) < ev.opened(TEST_API_B),
-        "Alpha must not wait for Beta to open"
-    );
-    assert!(
-        ev.began(TEST_API_B) >= ev.opened(TEST_API_A),
-        "Alpha plans for both (its API answers residency): it opens first, alone"
+        ev.began(TEST_API_B) < ev.opened(TEST_API_A) + Duration::from_millis(100),
+        "every API opens at once"
     );
     let apis: Vec<Api> = report.results.iter().map(|r| r.api).collect();
     assert_eq!(apis, vec![TEST_API_A, TEST_API_B]);
-    assert!(report.shared_plan);
-    assert_eq!(
-        report.results[0].rows[0].grid,
-        report.results[1].rows[0].grid
-    );
     assert!(report.results.iter().all(|r| r.rows_run() == 2));
+    // Not even on separate devices (no shared plan to wait for): they may share a host bus,
+    // and the rule is the same everywhere.
+    let (_, outcome, ev) = run(&[gpu(TEST_API_A, 0), gpu(TEST_API_B, 300)], false, false);
+    outcome.unwrap();
+    assert!(ev.started(TEST_API_A) > ev.opened(TEST_API_B));
 }
 
 #[test]
-fn isolate_and_cpu_devices_open_everything_before_timing_anything() {
-    let alpha = Opening {
-        residency: Some(8),
-        ..gpu(TEST_API_A, 100)
-    };
-    let (_, outcome, ev) = run(&[alpha, gpu(TEST_API_B, 200)], true, true);
+fn an_api_closes_while_the_next_is_measured_unless_isolated_or_on_a_cpu() {
+    // A frame large enough that Beta's two rows take a while in a debug build.
+    let size = (1024, 1024);
+    let both = [gpu(TEST_API_A, 0), gpu(TEST_API_B, 0)];
+    let (_, outcome, ev) = run_sized(&both, true, false, size);
     outcome.unwrap();
-    assert!(ev.started(TEST_API_A) > ev.opened(TEST_API_B), "--isolate");
-    assert!(
-        ev.began(TEST_API_B) < ev.opened(TEST_API_A),
-        "isolated, nothing is gained by opening one API alone: all open at once"
-    );
+    assert!(ev.closed(TEST_API_A) < ev.finished(TEST_API_B));
+    let (_, outcome, ev) = run_sized(&both, true, true, size);
+    outcome.unwrap();
+    assert!(ev.closed(TEST_API_A) > ev.finished(TEST_API_B), "--isolate");
     let cpu = Opening {
         kind: DeviceKind::Cpu,
-        ..gpu(TEST_API_B, 200)
+        ..gpu(TEST_API_B, 0)
     };
-    let (_, outcome, ev) = run(&[alpha, cpu], true, false);
+    let (_, outcome, ev) = run_sized(&[both[0], cpu], true, false, size);
     outcome.unwrap();
     assert!(
-        ev.started(TEST_API_A) > ev.opened(TEST_API_B),
+        ev.closed(TEST_API_A) > ev.finished(TEST_API_B),
         "on a CPU device the host's cores are the device"
     );
 }
 
 #[test]
-fn the_plan_waits_for_an_earlier_api_that_may_answer_residency() {
-    // Beta is ready first, but Alpha comes first in target order and answers residency: the
-    // shared plan is Alpha's, so nothing is timed before Alpha has opened.
-    let alpha = Opening {
+fn the_shared_plan_comes_from_the_first_api_that_answers_residency() {
+    let beta = Opening {
         residency: Some(3),
-        ..gpu(TEST_API_A, 200)
+        ..gpu(TEST_API_B, 0)
     };
-    let (report, outcome, ev) = run(&[alpha, gpu(TEST_API_B, 0)], true, false);
+    let (report, outcome, _) = run(&[gpu(TEST_API_A, 0), beta], true, false);
     outcome.unwrap();
-    assert!(ev.started(TEST_API_B) > ev.opened(TEST_API_A));
-    let source = &report.results[1].grid_source;
-    assert!(source.contains("Alpha"), "{source}");
-    // Separate devices: each plans for itself, and the first ready is timed first.
-    let (report, outcome, ev) = run(&[gpu(TEST_API_A, 200), gpu(TEST_API_B, 0)], false, false);
-    outcome.unwrap();
-    assert!(ev.started(TEST_API_B) < ev.opened(TEST_API_A));
+    assert!(report.shared_plan);
+    for r in &report.results {
+        assert!(r.grid_source.starts_with("Beta on"), "{}", r.grid_source);
+    }
     assert_eq!(
-        report.results[0].api, TEST_API_A,
-        "target order, not run order"
+        report.results[0].rows[0].grid,
+        report.results[1].rows[0].grid
     );
+    // None answers: the first API's model plans for both.
+    let (report, outcome, _) = run(&[gpu(TEST_API_A, 0), gpu(TEST_API_B, 0)], true, false);
+    outcome.unwrap();
+    assert!(report.shared_plan);
+    let sources: Vec<&str> = report
+        .results
+        .iter()
+        .map(|r| r.grid_source.as_str())
+        .collect();
+    assert!(
+        sources.iter().all(|s| s.starts_with("Alpha on")),
+        "{sources:?}"
+    );
+    // Separate devices: each plans for itself.
+    let (report, outcome, _) = run(&[gpu(TEST_API_A, 0), beta], false, false);
+    outcome.unwrap();
     assert!(!report.shared_plan);
+    let sources: Vec<&str> = report
+        .results
+        .iter()
+        .map(|r| r.grid_source.as_str())
+        .collect();
+    assert!(
+        sources[0].starts_with("Alpha on") && sources[1].starts_with("Beta on"),
+        "{sources:?}"
+    );
 }
 
 #[test]
