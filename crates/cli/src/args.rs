@@ -217,9 +217,8 @@ pub struct SweepArgs {
     /// Skip the device-to-device copy that gives each API's bandwidth ceiling.
     #[arg(long)]
     pub no_copy: bool,
-    /// Open every API before timing any, and close none before the last is timed. By default an API is
-    /// timed as soon as it is open while the others still open (driver set-up, never another API's
-    /// dispatches or copies, runs beside its timed batches); --isolate is the slower, strictly sequential run.
+    /// Close no API before the last one is timed. By default each API is closed (its context destroyed) while the
+    /// next one is timed; nothing is ever timed while an API is still opening. --isolate is the strictly sequential run.
     #[arg(long)]
     pub isolate: bool,
     /// Output format for stdout, and for --output files whose extension names none. Default: table.
