@@ -3,6 +3,14 @@
 // The OpenCL twin of kernels/grayscale.cu: same two entry points, same arguments, same
 // arithmetic. blocksweep-opencl embeds this file (include_str!) and builds it with
 // clBuildProgram at run time, so it must stand alone: no #include.
+//
+// One program per kernel: blocksweep-opencl builds each kernel as its own program, the first
+// time it is used, with -D BLOCKSWEEP_ONE_KERNEL -D BLOCKSWEEP_KERNEL_<entry>, so that opening
+// the backend compiles only the sweep's kernel (a driver that generates code at
+// clBuildProgram, as NVIDIA's does, takes longer the more kernels a program holds). Without
+// those defines the file builds all five, as benches/opencl builds it. Each kernel is wrapped
+// in its own #if ... #endif; a new kernel needs the same (crates/opencl/src/kernel/mod.rs
+// checks).
 
 // The weights are Rec. 601 luma (0.299, 0.587, 0.114), written out as literals in both
 // kernels: blocksweep_core::WEIGHTS holds the same three, and a test checks the sources.
@@ -11,6 +19,7 @@
 // blockIdx.x is get_group_id(0), blockDim.x get_local_size(0), threadIdx.x get_local_id(0)
 // and gridDim.x get_num_groups(0). Index arithmetic is in ulong so that neither the stride
 // nor the pixel index can wrap on a large frame.
+#if !defined(BLOCKSWEEP_ONE_KERNEL) || defined(BLOCKSWEEP_KERNEL_grayscale)
 __kernel void grayscale(__global const float* r, __global const float* g,
                         __global const float* b, __global float* out, const ulong n) {
     const ulong step = (ulong)get_num_groups(0) * (ulong)get_local_size(0);
@@ -19,10 +28,12 @@ __kernel void grayscale(__global const float* r, __global const float* g,
         out[i] = 0.299f * r[i] + 0.587f * g[i] + 0.114f * b[i];
     }
 }
+#endif
 
 // One pixel per work-item, guarded: correct only when groups * local size >= n. It exists so
 // that tests can launch it one work-group short and watch verification catch the unwritten
 // pixels. The same index expression as above (not get_global_id, which adds the global offset).
+#if !defined(BLOCKSWEEP_ONE_KERNEL) || defined(BLOCKSWEEP_KERNEL_grayscale_one_per_thread)
 __kernel void grayscale_one_per_thread(__global const float* r, __global const float* g,
                                        __global const float* b, __global float* out,
                                        const ulong n) {
@@ -31,6 +42,7 @@ __kernel void grayscale_one_per_thread(__global const float* r, __global const f
         out[i] = 0.299f * r[i] + 0.587f * g[i] + 0.114f * b[i];
     }
 }
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // The lab kernels (docs/lab.md), twins of those in kernels/grayscale.cu: block shape, local
@@ -42,6 +54,7 @@ __kernel void grayscale_one_per_thread(__global const float* r, __global const f
 // work-group, so a work-group narrower than the sub-group spreads one sub-group over several
 // rows. (Which work-items form a sub-group is the implementation's choice in OpenCL; every GPU
 // driver we know of takes them in this order.)
+#if !defined(BLOCKSWEEP_ONE_KERNEL) || defined(BLOCKSWEEP_KERNEL_grayscale_2d)
 __kernel void grayscale_2d(__global const float* r, __global const float* g,
                            __global const float* b, __global float* out, const uint width,
                            const uint height) {
@@ -56,12 +69,14 @@ __kernel void grayscale_2d(__global const float* r, __global const float* g,
         }
     }
 }
+#endif
 
 // Local memory of a size chosen at launch: a __local argument set with clSetKernelArg(index 6,
 // bytes, NULL), `words` floats. The work-group fills all of it with the three weights,
 // repeated, meets at a barrier every work-item reaches (never inside a divergent branch), then
 // each work-item reads its weights from there. A size above CL_DEVICE_LOCAL_MEM_SIZE is
 // refused by the driver. Launched with 1-D work-groups; `words` must be at least 3.
+#if !defined(BLOCKSWEEP_ONE_KERNEL) || defined(BLOCKSWEEP_KERNEL_grayscale_shared)
 __kernel void grayscale_shared(__global const float* r, __global const float* g,
                                __global const float* b, __global float* out, const ulong n,
                                const uint words, __local float* scratch) {
@@ -83,6 +98,7 @@ __kernel void grayscale_shared(__global const float* r, __global const float* g,
         out[i] = wr * r[i] + wg * g[i] + wb * b[i];
     }
 }
+#endif
 
 // Register-heavy: the seed's kernel plus, per pixel, a chain of CHAIN values all live at once
 // (made first to last, consumed last to first), so that the compiler needs about CHAIN more
@@ -91,6 +107,7 @@ __kernel void grayscale_shared(__global const float* r, __global const float* g,
 // (h | 1) is odd, so every pixel gets its grayscale value, but the compiler cannot know.
 #define CHAIN 96
 
+#if !defined(BLOCKSWEEP_ONE_KERNEL) || defined(BLOCKSWEEP_KERNEL_grayscale_registers)
 __kernel void grayscale_registers(__global const float* r, __global const float* g,
                                   __global const float* b, __global float* out, const ulong n,
                                   const uint salt) {
@@ -112,3 +129,4 @@ __kernel void grayscale_registers(__global const float* r, __global const float*
         out[i] = (h | 1u) == salt ? 0.0f : gray;
     }
 }
+#endif

@@ -16,7 +16,8 @@ use crate::memory::{CopyBuffers, Planes};
 use crate::timing;
 use crate::OpenClOptions;
 
-/// One OpenCL device with the grayscale program built for it.
+/// One OpenCL device with the grayscale kernels built for it: the grid-stride one at open,
+/// each other the first time `set_kernel` selects it.
 pub struct OpenClBackend {
     // Declaration order is drop order: buffers and kernels go before the queue and the context
     // that they belong to.
@@ -73,9 +74,10 @@ impl OpenClBackend {
         })
     }
 
-    /// The device's CL_PROGRAM_BUILD_LOG for the grayscale program (ptxas's report on NVIDIA).
+    /// The device's CL_PROGRAM_BUILD_LOG for the grid-stride kernel's program (ptxas's report
+    /// on NVIDIA).
     pub fn build_log(&self) -> &str {
-        &self.kernels.build_log
+        self.kernels.build_log()
     }
 
     fn planes(&self, what: &str) -> Result<&Planes, OpenClError> {
@@ -116,8 +118,7 @@ impl Backend for OpenClBackend {
         // Free the previous frame's planes before asking for the new ones.
         self.planes = None;
         self.planes = Some(Planes::upload(&self.context, frame)?);
-        self.kernels
-            .bind(self.planes("upload")?, frame.width, frame.height)?;
+        self.kernels.bind(self.planes("upload")?)?;
         Ok(())
     }
 
@@ -137,7 +138,7 @@ impl Backend for OpenClBackend {
                 if self.variant == KernelVariant::SharedProbe {
                     self.kernels.size_shared(launch.shared_bytes)?;
                 }
-                let kernel = self.kernels.get(self.variant);
+                let kernel = self.kernels.get(self.variant)?;
                 timing::kernel_batch(&self.context, kernel, launch, count, stamps)?
             }
             Work::Copy { bytes } => {
@@ -168,7 +169,14 @@ impl Backend for OpenClBackend {
         "clEnqueueCopyBuffer, timed with profiling events".into()
     }
 
+    /// Selects `variant`; the first time, builds its program (a build failure is returned
+    /// here, the selection unchanged). With a frame up, binds the kernel to its planes again:
+    /// cheap, and right however the kernel came to be built.
     fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
+        self.kernels.ensure(&self.context, variant)?;
+        if let Some(planes) = &self.planes {
+            self.kernels.bind_one(variant, planes)?;
+        }
         self.variant = variant;
         Ok(())
     }

@@ -1,10 +1,11 @@
 //! blocksweep's OpenCL backend.
 //!
 //! [`probe`] lists every device of every platform without building anything; [`open`] builds
-//! kernels/grayscale.cl for one of them and returns an [`OpenClBackend`], which implements
-//! [`blocksweep_core::Backend`]. libOpenCL.so.1 is loaded at run time (opencl3's "dynamic"
-//! feature), so a machine without OpenCL gets [`OpenClError::Unavailable`], not a loader
-//! failure at start-up.
+//! the sweep's kernel of kernels/grayscale.cl for one of them and returns an [`OpenClBackend`],
+//! which implements [`blocksweep_core::Backend`] (and builds each other kernel, as a program
+//! of its own, when `set_kernel` first selects it). libOpenCL.so.1 is loaded at run time
+//! (opencl3's "dynamic" feature), so a machine without OpenCL gets
+//! [`OpenClError::Unavailable`], not a loader failure at start-up.
 //!
 //! Layers, as in opencl3 itself: cl3's fallible functions (re-exported by opencl3) at the
 //! bottom, this crate's RAII owners in `handles` (whose Drop never panics, unlike opencl3's),
@@ -15,7 +16,8 @@
 //! driver.rs   ApiInfo (OpenCL's name, words, guarantees) and the Driver the core calls
 //! device.rs   which devices exist and what they are: platforms, devices, identity, limits
 //! context.rs  the handle the rest hangs off: context + in-order profiling queue, event waits
-//! kernel.rs   building the kernels and their facts: clBuildProgram, arguments, ptxas report
+//! kernel/     building the kernels, one program each when first used: clBuildProgram,
+//!             arguments; facts.rs: clGetKernelWorkGroupInfo, ptxas's register count
 //! memory.rs   buffers: the four planes (upload, poison, read-back, a mapped host copy lent
 //!             out) and the copy buffers
 //! timing.rs   run_batch: back-to-back enqueues timed by profiling events; the NDRange
@@ -60,8 +62,8 @@ pub fn probe() -> Result<Vec<DeviceIdentity>, OpenClError> {
         .collect()
 }
 
-/// Opens device `index` of [`probe`]'s list: context, profiling queue, and the grayscale
-/// program built for it.
+/// Opens device `index` of [`probe`]'s list: context, profiling queue, and the grid-stride
+/// kernel's program built for it.
 pub fn open(index: usize, options: &OpenClOptions) -> Result<OpenClBackend, OpenClError> {
     let _t = trace::span("opencl", "open");
     let entries = device::enumerate("open")?;

@@ -16,7 +16,7 @@ use opencl3::memory::{
     create_buffer, CL_MAP_READ, CL_MAP_WRITE, CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_ONLY,
     CL_MEM_READ_WRITE,
 };
-use opencl3::types::cl_mem_flags;
+use opencl3::types::{cl_mem_flags, cl_uint};
 
 use crate::context::{wait, DeviceContext};
 use crate::error::{map_alloc, map_create, map_enqueue, OpenClError};
@@ -29,6 +29,9 @@ pub(crate) struct Planes {
     pub b: Mem,
     pub out: Mem,
     pub pixels: u64,
+    /// The frame's sides, for the 2-D kernel's arguments.
+    pub width: cl_uint,
+    pub height: cl_uint,
     host: HostCopy,
 }
 
@@ -67,6 +70,8 @@ impl Planes {
             b: alloc(CL_MEM_READ_ONLY)?,
             out: alloc(CL_MEM_READ_WRITE)?,
             pixels,
+            width: frame.width,
+            height: frame.height,
             host: HostCopy::Untried,
         };
         write(&ctx.queue, &planes.r, &frame.r)?;

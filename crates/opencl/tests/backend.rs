@@ -11,7 +11,9 @@ use blocksweep_conformance::{skip, BatchExt, Suite};
 use blocksweep_core::{
     Backend, BlockSize, DeviceIdentity, DeviceKind, ErrorKind, Frame, KernelVariant, Launch, Named,
 };
-use blocksweep_opencl::{build_program_source, take_release_errors, OpenClError};
+use blocksweep_opencl::{
+    build_program_source, open, take_release_errors, OpenClError, OpenClOptions,
+};
 use common::{open_device, run_child, PASSED};
 
 fn identity_is_opencls(d: &DeviceIdentity) {
@@ -152,6 +154,48 @@ fn each_kernel_variant_has_its_own_facts(d: &DeviceIdentity) {
         .contains(&("kernel".into(), "grayscale_one_per_thread".into())));
 }
 
+/// Opening builds the grid-stride kernel alone, and each other one is built when first
+/// selected: a user's macro that breaks only the register-heavy kernel's source (`salt` is its
+/// argument's name) leaves open() working and makes set_kernel fail with the build log, the
+/// selection unchanged. A kernel built with a frame already up is bound to it.
+fn variants_build_when_first_selected(d: &DeviceIdentity) {
+    let options = OpenClOptions {
+        extra_build_options: "-D salt=0".into(),
+    };
+    let mut b = open(d.index, &options).expect("open builds only the grid-stride kernel");
+    let frame = Frame::generate(67, 5, 3);
+    b.upload(&frame).unwrap();
+    let e = b.set_kernel(KernelVariant::RegisterHeavy).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Build, "{e}");
+    assert!(
+        e.message.contains("BLOCKSWEEP_KERNEL_grayscale_registers"),
+        "{e}"
+    );
+    let kernel = |b: &blocksweep_opencl::OpenClBackend| {
+        let facts = b.kernel_facts();
+        facts
+            .extra
+            .iter()
+            .find(|(k, _)| k == "kernel")
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert_eq!(
+        kernel(&b),
+        "grayscale",
+        "a failed build keeps the selection"
+    );
+    b.set_kernel(KernelVariant::GridStride2D).unwrap();
+    assert_eq!(kernel(&b), "grayscale_2d");
+    b.poison_output().unwrap();
+    b.dispatch_each(Launch::linear(BlockSize::linear(64), 2), 0, 1)
+        .unwrap();
+    let mut out = vec![0.0; frame.r.len()];
+    b.read_output(&mut out).unwrap();
+    blocksweep_core::verify::verify(&out, &frame.reference()).unwrap();
+}
+
 fn a_broken_program_returns_its_build_log(d: &DeviceIdentity) {
     let ok = build_program_source(d.index, blocksweep_opencl::KERNEL_SOURCE, "-cl-std=CL1.2");
     assert!(ok.is_ok(), "{ok:?}");
@@ -225,6 +269,10 @@ fn main() -> ExitCode {
         .each_device(
             "kernel_variants_have_own_facts",
             each_kernel_variant_has_its_own_facts,
+        )
+        .each_device(
+            "variants_build_when_first_selected",
+            variants_build_when_first_selected,
         )
         .each_device(
             "broken_program_build_log",
