@@ -6,13 +6,14 @@
 //! measures them one at a time, and each is closed on a thread of its own as soon as it has
 //! been measured, while the next one is measured.
 //!
-//! Nothing is timed while any API is still opening. On the H200 a timed batch that ran beside
-//! another API's context creation read up to 14 % low, with per-dispatch spreads of 40-180 %,
-//! in 16 to 29 of 78 rows of every run (docs/results/h200-2026-11-30-c/, `bench/`): creating a
-//! context does work on the GPU. Closing one beside a timed batch changed nothing measurable
-//! there (the same check, 0 rows of 390), which is what this pipeline overlaps. `isolate` closes
-//! nothing before the last API is measured (the strictly sequential run, the control for that
-//! check); a CPU device is always isolated, as there the host's cores are the device.
+//! Nothing is timed while any API is still opening. On the H200, timed batches that ran beside
+//! another API's context creation read up to 15 % low, or with per-dispatch spreads up to 356 %,
+//! in 32 and 44 of 195 rows over five runs (docs/results/h200-2026-11-30-c/overlap/, against 0
+//! of 195 in the `--isolate` runs of the same calls): creating a context does work on the GPU.
+//! Closing one beside a timed batch disturbed no row in 390, which is what this pipeline
+//! overlaps. `isolate` closes nothing before the last API is measured (the strictly sequential
+//! run, the control for that check); a CPU device is always isolated, as there the host's cores
+//! are the device.
 
 use std::sync::mpsc;
 use std::thread::{self, Scope};
