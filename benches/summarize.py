@@ -114,13 +114,18 @@ def read_wall(path):
         return None
 
 
-def merged_rows(path):
-    """{(api, block): (GB/s, per-dispatch CV)} of one 3-API run's JSON."""
+def read_json(path):
+    """A JSON file, or {} where it is missing or not JSON."""
     try:
         with open(path) as f:
-            doc = json.load(f)
+            return json.load(f)
     except (OSError, ValueError):
         return {}
+
+
+def merged_rows(path):
+    """{(api, block): (GB/s, per-dispatch CV)} of one 3-API run's JSON."""
+    doc = read_json(path)
     out = {}
     for res in doc.get("results", []):
         for r in res.get("rows", []):
@@ -164,11 +169,7 @@ def disturbed_rows(d):
 
 def merged_best(path):
     """{api: best GB/s} of one 3-API run's JSON (stdout of `sweep --format json`)."""
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        return {}
+    doc = read_json(path)
     out = {}
     for res in doc.get("results", []):
         g = [r["gbps"] for r in res.get("rows", []) if r.get("gbps") and r.get("verified")]

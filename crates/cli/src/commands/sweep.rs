@@ -15,7 +15,7 @@ use std::time::SystemTime;
 
 use blocksweep_core::frame::HostAllocError;
 use blocksweep_core::report::{render_runs, Format, Report};
-use blocksweep_core::session::{FrameSource, Session, SessionError, SweepJob};
+use blocksweep_core::session::{pipeline, FrameSource, Session, SessionError, SweepJob};
 use blocksweep_core::sweep::SweepConfig;
 use blocksweep_core::{hostmem, trace, Frame, Targets};
 
@@ -292,15 +292,8 @@ fn sweep_device(
         save(&r);
     };
     let options = args.device.open_options();
-    let outcome = Session::pipelined(
-        reg,
-        &options,
-        &job,
-        frame,
-        &mut report,
-        &mut bar,
-        &mut on_row,
-    );
+    let open = |d: &blocksweep_core::DeviceIdentity| reg.open(d, &options);
+    let outcome = pipeline::sweep(&open, &job, frame, &mut report, &mut bar, &mut on_row);
     bar.finish();
     let outcome = outcome.map_err(session_error)?;
     report.refresh_answer();

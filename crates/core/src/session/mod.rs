@@ -47,6 +47,17 @@ impl std::fmt::Display for SessionError {
 
 impl std::error::Error for SessionError {}
 
+impl SessionError {
+    /// No API opened: every API's reason, in one line.
+    pub fn nothing_opened(failures: &[Failure]) -> SessionError {
+        let why: Vec<String> = failures
+            .iter()
+            .map(|f| format!("{}: {}", f.api, f.message))
+            .collect();
+        SessionError::NothingOpened(format!("no API could open the device ({})", why.join("; ")))
+    }
+}
+
 /// How a sweep over every API went.
 #[derive(Debug, Default)]
 pub struct SweepOutcome {
@@ -103,15 +114,7 @@ impl Session {
             }
         }
         if session.backends.is_empty() {
-            let why: Vec<String> = session
-                .failures
-                .iter()
-                .map(|f| format!("{}: {}", f.api, f.message))
-                .collect();
-            return Err(SessionError::NothingOpened(format!(
-                "no API could open the device ({})",
-                why.join("; ")
-            )));
+            return Err(SessionError::nothing_opened(&session.failures));
         }
         Ok(session)
     }
@@ -156,20 +159,6 @@ impl Session {
             .collect();
         crate::hostmem::check_frame(width, height, &apis)
             .map_err(|e| SessionError::Input(e.to_string()))
-    }
-
-    /// [`pipeline::sweep`] with each target opened through `registry`.
-    pub fn pipelined(
-        registry: &Registry,
-        options: &OpenOptions,
-        job: &SweepJob,
-        frame: &mut dyn FrameSource,
-        report: &mut Report,
-        observer: &mut dyn Observer,
-        on_update: &mut dyn FnMut(&Report),
-    ) -> Result<SweepOutcome, SessionError> {
-        let open = |d: &crate::DeviceIdentity| registry.open(d, options);
-        pipeline::sweep(&open, job, frame, report, observer, on_update)
     }
 
     /// Why no row ran anywhere, for a run that measured nothing: every skipped row's reason.

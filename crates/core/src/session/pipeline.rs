@@ -165,15 +165,7 @@ impl<'j> Run<'j> {
             if let Some((_, why)) = self.refused.iter().min_by_key(|(i, _)| *i) {
                 return Err(SessionError::Input(why.clone()));
             }
-            let why: Vec<String> = report
-                .failures
-                .iter()
-                .map(|f| format!("{}: {}", f.api, f.message))
-                .collect();
-            return Err(SessionError::NothingOpened(format!(
-                "no API could open the device ({})",
-                why.join("; ")
-            )));
+            return Err(SessionError::nothing_opened(&report.failures));
         }
         Ok(std::mem::take(&mut self.outcome))
     }

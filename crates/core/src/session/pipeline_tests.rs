@@ -226,6 +226,15 @@ fn an_api_closes_while_the_next_is_measured_unless_isolated_or_on_a_cpu() {
     );
 }
 
+/// Who planned each API's grids ("Alpha on host test device: ...").
+fn grid_sources(report: &Report) -> Vec<&str> {
+    report
+        .results
+        .iter()
+        .map(|r| r.grid_source.as_str())
+        .collect()
+}
+
 #[test]
 fn the_shared_plan_comes_from_the_first_api_that_answers_residency() {
     let beta = Opening {
@@ -246,11 +255,7 @@ fn the_shared_plan_comes_from_the_first_api_that_answers_residency() {
     let (report, outcome, _) = run(&[gpu(TEST_API_A, 0), gpu(TEST_API_B, 0)], true, false);
     outcome.unwrap();
     assert!(report.shared_plan);
-    let sources: Vec<&str> = report
-        .results
-        .iter()
-        .map(|r| r.grid_source.as_str())
-        .collect();
+    let sources = grid_sources(&report);
     assert!(
         sources.iter().all(|s| s.starts_with("Alpha on")),
         "{sources:?}"
@@ -259,11 +264,7 @@ fn the_shared_plan_comes_from_the_first_api_that_answers_residency() {
     let (report, outcome, _) = run(&[gpu(TEST_API_A, 0), beta], false, false);
     outcome.unwrap();
     assert!(!report.shared_plan);
-    let sources: Vec<&str> = report
-        .results
-        .iter()
-        .map(|r| r.grid_source.as_str())
-        .collect();
+    let sources = grid_sources(&report);
     assert!(
         sources[0].starts_with("Alpha on") && sources[1].starts_with("Beta on"),
         "{sources:?}"
