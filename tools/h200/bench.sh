@@ -99,12 +99,12 @@ plain() { # api size round
 }
 
 wall() { # the whole process, all three APIs at 4K with the defaults (13 sizes, verify, copy
-  # ceilings), alternately pipelined (the default) and --isolate; each run's JSON on stdout is
-  # kept, so that the pipelined run's figures can be set against the plain programs' too.
+  # ceilings), alternately by default (nothing beside a timed batch) and with --overlap-close;
+  # each run's JSON on stdout is kept, so that every row can be set against the one-API runs.
   local i mode extra
   for i in $(seq 1 "$WALL_RUNS"); do
-    for mode in pipelined isolated; do
-      extra=(); [ "$mode" = isolated ] && extra=(--isolate)
+    for mode in default overlap-close; do
+      extra=(); [ "$mode" = overlap-close ] && extra=(--overlap-close)
       note "wall $i ($mode): blocksweep sweep ${devarg[*]:-} ${wallargs[*]:-} ${extra[*]:-}"
       local f="$R/wall-$mode-$i"
       if [ -x /usr/bin/time ]; then

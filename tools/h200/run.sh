@@ -56,11 +56,11 @@ for part in $PARTS; do
         export BLOCKSWEEP_TRACE=1
         for i in 1 2; do run "$R" "limits-opencl-$i" limits --backend opencl --device "$DEV"; done
         run "$R" sweep-trace sweep --device "$DEV"
-        run "$R" sweep-trace-isolated sweep --device "$DEV" --isolate
+        run "$R" sweep-trace-overlap-close sweep --device "$DEV" --overlap-close
       )
       for i in 1 2 3; do
         /usr/bin/time -f "%e s wall" -o "$R/wall-$i.txt" "$B" sweep --device "$DEV" > /dev/null 2>&1
-        /usr/bin/time -f "%e s wall" -o "$R/wall-isolated-$i.txt" "$B" sweep --device "$DEV" --isolate > /dev/null 2>&1
+        /usr/bin/time -f "%e s wall" -o "$R/wall-overlap-close-$i.txt" "$B" sweep --device "$DEV" --overlap-close > /dev/null 2>&1
       done
       ;;
     cuda) bash tools/h200/cuda-paths.sh > "$R/cuda-paths.log" 2>&1; mv "$OUT/cuda-paths" "$R/" 2>/dev/null ;;

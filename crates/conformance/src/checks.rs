@@ -180,6 +180,7 @@ pub fn full_sweep(b: &mut dyn Backend) -> SweepResult {
         protocol: fixed(1, 3),
         strict_kernel_limit: true,
         copy: false,
+        frame_on_device: false,
     };
     let result = sweep(b, &Frame::generate(SMALL.0, SMALL.1, 42), &config);
     assert_eq!(result.rows.len(), 13);
@@ -262,6 +263,7 @@ pub fn one_block_short(b: &mut dyn Backend) {
         protocol: fixed(0, 1),
         strict_kernel_limit: true,
         copy: false,
+        frame_on_device: false,
     };
     let plan = |grid| Plan {
         rows: vec![PlannedRow {
@@ -350,6 +352,7 @@ pub fn oversize_block(b: &mut dyn Backend) {
         protocol: fixed(0, 1),
         strict_kernel_limit: true,
         copy: false,
+        frame_on_device: false,
     };
     let result = sweep(b, &Frame::generate(64, 16, 1), &config);
     let reason = result.rows[0]
@@ -399,6 +402,7 @@ pub fn block_3d(b: &mut dyn Backend) -> Completion {
         protocol: fixed(0, 2),
         strict_kernel_limit: true,
         copy: false,
+        frame_on_device: false,
     };
     // Two frame sizes in turn, then the first again.
     for (w, h, seed) in [(160, 90, 5), (33, 7, 6), (160, 90, 7)] {

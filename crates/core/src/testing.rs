@@ -83,6 +83,8 @@ pub struct HostBackend {
     pub residency: Option<u32>,
     /// Notes when the backend is dropped (closed), for tests of when the core closes APIs.
     pub drop_log: Option<DropLog>,
+    /// Counts the uploads, for tests of when the core uploads.
+    pub uploads: Option<std::sync::Arc<std::sync::atomic::AtomicUsize>>,
     /// Lends its output plane through `read_output_lent`, as a backend with pinned or mapped
     /// memory does (the default); `false` lends none, so the core falls back to `read_output`.
     pub lends: bool,
@@ -149,6 +151,7 @@ impl HostBackend {
             reject: None,
             residency: None,
             drop_log: None,
+            uploads: None,
             lends: true,
         }
     }
@@ -319,6 +322,9 @@ impl Backend for HostBackend {
         }
     }
     fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
+        if let Some(n) = &self.uploads {
+            n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
         self.planes = None;
         let pixels = frame.pixels();
         if pixels.saturating_mul(16) > HOST_MEMORY {

@@ -284,7 +284,7 @@ fn sweep_device(
         targets,
         config,
         size: (w, h),
-        isolate: args.isolate,
+        overlap_close: args.overlap_close,
     };
     let mut on_row = |r: &Report| {
         let mut r = r.clone();

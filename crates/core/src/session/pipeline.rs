@@ -1,19 +1,18 @@
 //! The sweep as a pipeline over the APIs of one run.
 //!
 //! Opening an API (driver context, kernel build) and closing it are most of a short run's wall
-//! time, so each API opens on its own thread, all at once; the launch shapes an API builds per
-//! block size (Vulkan's pipelines) are built there too. Once every API has opened, this thread
-//! measures them one at a time, and each is closed on a thread of its own as soon as it has
-//! been measured, while the next one is measured.
+//! time, so each API opens on its own thread, all at once, and everything untimed that it can
+//! do before its turn is done there too: the launch shapes it builds per block size (Vulkan's
+//! pipelines) and the frame's upload. Once every API has opened, this thread measures them one
+//! at a time; then all are closed at once, each on a thread of its own.
 //!
-//! Nothing is timed while any API is still opening. On the H200, timed batches that ran beside
-//! another API's context creation read up to 15 % low, or with per-dispatch spreads up to 356 %,
-//! in 32 and 44 of 195 rows over five runs (docs/results/h200-2026-11-30-c/overlap/, against 0
-//! of 195 in the `--isolate` runs of the same calls): creating a context does work on the GPU.
-//! Closing one beside a timed batch disturbed no row in 390, which is what this pipeline
-//! overlaps. `isolate` closes nothing before the last API is measured (the strictly sequential
-//! run, the control for that check); a CPU device is always isolated, as there the host's cores
-//! are the device.
+//! Nothing runs beside a timed batch. On the H200, timed batches beside another API's context
+//! creation read up to 15 % low, or with per-dispatch spreads up to 356 %, in 32 and 44 of 195
+//! rows over five runs (docs/results/h200-2026-11-30-c/overlap/, against 0 of 195 in runs
+//! without the overlap): creating a context does work on the GPU. Closing one beside a timed
+//! batch is rarer trouble but trouble: 3 of 1100 rows (one at 0.957 of the isolated median).
+//! `overlap_close` closes each API while the next is measured (about 0.08 s faster), for
+//! measuring that effect; never on a CPU device, where the host's cores are the device.
 
 use std::sync::mpsc;
 use std::thread::{self, Scope};
@@ -42,26 +41,28 @@ pub struct SweepJob<'a> {
     pub config: &'a SweepConfig,
     /// The frame's size, checked against each API's limits as it opens.
     pub size: (u32, u32),
-    /// Close nothing before the last API is measured (see the module's notes). Always so when a
-    /// target is not a GPU: there the host's cores are the device.
-    pub isolate: bool,
+    /// Close each API while the next is measured (see the module's notes); ignored when a
+    /// target is not a GPU, as there the host's cores are the device.
+    pub overlap_close: bool,
 }
 
 /// Where one target API stands.
 enum Slot {
     Opening,
-    /// Open and waiting for its turn; `residency` caches whether it answers residency itself.
+    /// Open and waiting for its turn; `residency` caches whether it answers residency itself,
+    /// `uploaded` says the frame is on its device already.
     Ready {
         backend: Box<dyn Backend>,
         residency: Option<bool>,
+        uploaded: bool,
     },
     /// Could not be opened, refused the frame, or has been measured.
     Done,
 }
 
 /// Opens every target on its own thread, then, once all have opened, measures each in target
-/// order and closes it while the next is measured; `on_update` sees the report after every
-/// row.
+/// order, and closes them all at the end (or each while the next is measured, with
+/// `overlap_close`); `on_update` sees the report after every row.
 pub fn sweep(
     open: &Opener,
     job: &SweepJob,
@@ -74,10 +75,19 @@ pub fn sweep(
     if job.targets.devices.len() > 1 {
         report.device_match = Some(job.targets.note.clone());
     }
-    thread::scope(|s| {
-        let opened = openers::spawn(s, open, &job.targets.devices, &job.config.blocks);
+    thread::scope(move |s| {
+        let (opened, frames) = openers::spawn(s, open, &job.targets.devices, &job.config.blocks);
         let mut run = Run::new(job);
-        let result = run.drive(s, &opened, frame, report, observer, on_update);
+        // The frame is being made while the APIs open; each uploads it as soon as both are
+        // ready. Without it (bad input), they open and close unused.
+        let made = frame.frame();
+        if let Ok((f, _)) = &made {
+            for tx in &frames {
+                let _ = tx.send(*f);
+            }
+        }
+        drop(frames);
+        let result = made.and_then(|made| run.drive(s, &opened, made, report, observer, on_update));
         // An early return (bad input) leaves APIs still opening: they close on their own
         // threads once open, as the channel is gone.
         drop(opened);
@@ -98,7 +108,7 @@ struct Run<'j> {
     refused: Vec<(usize, String)>,
     /// `None` until decided; `Some(None)` when every API plans for itself.
     plan: Option<Option<Plan>>,
-    /// Close nothing before the last is measured: asked for, or forced by a CPU device.
+    /// Close nothing before the last is measured: the default, and always on a CPU device.
     isolate: bool,
     /// Measured backends waiting to be closed (`isolate` only).
     to_close: Vec<Box<dyn Backend>>,
@@ -118,7 +128,7 @@ impl<'j> Run<'j> {
             .any(|d| d.kind != DeviceKind::Gpu);
         Run {
             job,
-            isolate: job.isolate || cpu,
+            isolate: !job.overlap_close || cpu,
             slots: (0..n).map(|_| Slot::Opening).collect(),
             results: vec![None; n],
             failures: (0..n).map(|_| Vec::new()).collect(),
@@ -135,7 +145,7 @@ impl<'j> Run<'j> {
         &mut self,
         s: &'scope Scope<'scope, '_>,
         opened: &mpsc::Receiver<Opened>,
-        frame: &mut dyn FrameSource,
+        (frame, reference): (&Frame, &[f32]),
         report: &mut Report,
         observer: &mut dyn Observer,
         on_update: &mut dyn FnMut(&Report),
@@ -144,17 +154,15 @@ impl<'j> Run<'j> {
             if let Some(i) = self.next_to_measure()? {
                 if !self.measured_any {
                     self.check_host_memory()?;
-                    observer.status(None, "generating the frame and its CPU reference");
                 }
-                let (f, reference) = frame.frame()?;
-                self.measure(s, i, f, reference, report, observer, on_update);
+                self.measure(s, i, frame, reference, report, observer, on_update);
                 continue;
             }
             if !self.slots.iter().any(|x| matches!(x, Slot::Opening)) {
                 break;
             }
             match opened.recv() {
-                Ok((i, r)) => self.accept(s, i, r),
+                Ok((i, r, uploaded)) => self.accept(s, i, r, uploaded),
                 Err(_) => break,
             }
         }
@@ -176,6 +184,7 @@ impl<'j> Run<'j> {
         s: &'scope Scope<'scope, '_>,
         i: usize,
         r: Result<Box<dyn Backend>, BackendError>,
+        uploaded: bool,
     ) {
         match r {
             Err(e) => {
@@ -192,6 +201,7 @@ impl<'j> Run<'j> {
                         self.slots[i] = Slot::Ready {
                             backend,
                             residency: None,
+                            uploaded,
                         }
                     }
                     Err(why) => {
@@ -259,7 +269,9 @@ impl<'j> Run<'j> {
             match slot {
                 Slot::Opening => return Ok(false),
                 Slot::Done => continue,
-                Slot::Ready { backend, residency } => {
+                Slot::Ready {
+                    backend, residency, ..
+                } => {
                     let answers = match (*residency, probe) {
                         (Some(a), _) => a,
                         (None, None) => false,
@@ -302,12 +314,20 @@ impl<'j> Run<'j> {
         observer: &mut dyn Observer,
         on_update: &mut dyn FnMut(&Report),
     ) {
-        let Slot::Ready { mut backend, .. } = std::mem::replace(&mut self.slots[i], Slot::Done)
+        let Slot::Ready {
+            mut backend,
+            uploaded,
+            ..
+        } = std::mem::replace(&mut self.slots[i], Slot::Done)
         else {
             return;
         };
         let api = backend.api();
         let shared = self.plan.as_ref().and_then(Option::as_ref);
+        let config = SweepConfig {
+            frame_on_device: uploaded,
+            ..self.job.config.clone()
+        };
         let (result, err) = {
             let _t = crate::trace::span(api.key(), "sweep (plan, rows, copy ceiling)");
             let mut save = |r: &SweepResult| {
@@ -319,7 +339,7 @@ impl<'j> Run<'j> {
                 backend.as_mut(),
                 frame,
                 reference,
-                self.job.config,
+                &config,
                 shared,
                 observer,
                 &mut save,

@@ -46,6 +46,10 @@ pub struct SweepConfig {
     /// Measure the same-traffic device-to-device copy that serves as each API's ceiling.
     #[serde(default)]
     pub copy: bool,
+    /// The frame is on the device already (the sweep's pipeline uploads it while the APIs
+    /// open): the sweep does not upload it again.
+    #[serde(skip)]
+    pub frame_on_device: bool,
 }
 
 impl Default for SweepConfig {
@@ -56,6 +60,7 @@ impl Default for SweepConfig {
             protocol: Protocol::default(),
             strict_kernel_limit: false,
             copy: true,
+            frame_on_device: false,
         }
     }
 }

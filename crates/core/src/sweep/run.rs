@@ -76,7 +76,9 @@ fn run_rows(
     result: &mut SweepResult,
 ) -> Result<(), SweepError> {
     let api = backend.api();
-    backend.upload(frame)?;
+    if !config.frame_on_device {
+        backend.upload(frame)?;
+    }
     result.suggestion = backend.occupancy_suggestion()?;
     // The core's own read-back buffer (33 MB at 4K), made only for a backend that lends none.
     let mut own_output = None;

@@ -91,6 +91,7 @@ fn sweep(b: &mut Counted, grids: &[u64]) -> (super::SweepResult, Option<SweepErr
         },
         strict_kernel_limit: false,
         copy: false,
+        frame_on_device: false,
     };
     let rows = grids.iter().map(|&grid| PlannedRow {
         block: BlockSize::linear(64),
