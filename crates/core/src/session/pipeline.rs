@@ -10,9 +10,10 @@
 //! creation read up to 15 % low, or with per-dispatch spreads up to 356 %, in 32 and 44 of 195
 //! rows over five runs (docs/results/h200-2026-11-30-c/overlap/, against 0 of 195 in runs
 //! without the overlap): creating a context does work on the GPU. Closing one beside a timed
-//! batch is rarer trouble but trouble: 3 of 1100 rows (one at 0.957 of the isolated median).
-//! `overlap_close` closes each API while the next is measured (about 0.08 s faster), for
-//! measuring that effect; never on a CPU device, where the host's cores are the device.
+//! batch is rarer trouble but trouble: 2 of 1092 rows (one at 0.957 of the one-API median,
+//! one with a 1227 % spread; docs/results/h200-2026-11-30-d/ and -c/). `overlap_close` closes
+//! each API while the next is measured (about 0.08 s faster), for measuring that effect; never
+//! on a CPU device, where the host's cores are the device.
 
 use std::sync::mpsc;
 use std::thread::{self, Scope};
