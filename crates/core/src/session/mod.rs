@@ -126,7 +126,7 @@ impl Session {
         let _t = crate::trace::span("core", "close, every API in parallel");
         thread::scope(|s| {
             for b in backends {
-                s.spawn(move || drop(b));
+                s.spawn(move || openers::close(b));
             }
         });
     }

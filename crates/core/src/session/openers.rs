@@ -38,14 +38,13 @@ pub(super) fn spawn<'scope, 'env>(
                     b
                 })
             };
-            let r = catch_unwind(AssertUnwindSafe(open_and_prepare)).unwrap_or_else(|_| {
+            let mut r = catch_unwind(AssertUnwindSafe(open_and_prepare)).unwrap_or_else(|_| {
                 Err(BackendError::new(
                     d.api,
                     ErrorKind::Driver,
                     "opening panicked",
                 ))
             });
-            let mut r = r;
             let mut uploaded = false;
             if let (Ok(b), Ok(frame)) = (&mut r, frame_rx.recv()) {
                 let fits = b.limits().frame_fits(frame.pixels()).is_ok();

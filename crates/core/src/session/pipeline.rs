@@ -30,8 +30,8 @@ use crate::sweep::{self, Observer, Plan, SweepConfig, SweepError, SweepResult};
 /// stand-in.
 pub type Opener<'a> = dyn Fn(&DeviceIdentity) -> Result<Box<dyn Backend>, BackendError> + Sync + 'a;
 
-/// The frame and its CPU reference, first asked for just before the first API is measured
-/// (the caller may still be making them), then before each API.
+/// The frame and its CPU reference, asked for once, as the APIs start to open (the caller may
+/// still be making them); each API uploads it once it has opened.
 pub trait FrameSource {
     fn frame(&mut self) -> Result<(&Frame, &[f32]), SessionError>;
 }
@@ -398,10 +398,8 @@ impl<'j> Run<'j> {
             s.spawn(move || close(b));
         }
         for slot in &mut self.slots {
-            if let Slot::Ready { .. } = slot {
-                if let Slot::Ready { backend, .. } = std::mem::replace(slot, Slot::Done) {
-                    s.spawn(move || close(backend));
-                }
+            if let Slot::Ready { backend, .. } = std::mem::replace(slot, Slot::Done) {
+                s.spawn(move || close(backend));
             }
         }
     }
