@@ -11,6 +11,7 @@ pub use crate::api::Api;
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
 use crate::limits::{Limits, Named};
+pub use crate::program::{ProgramArg, ProgramSource};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -369,6 +370,42 @@ pub trait Backend: Send {
 
     /// Chooses which kernel later dispatches run.
     fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()>;
+
+    /// Builds a user's kernel from `source` for this device, allocates one device buffer per
+    /// [`ProgramArg::Buffer`] (contents undefined until [`Backend::write_buffer`]) and binds
+    /// every argument in order ([`crate::program`] states the contract). The program becomes
+    /// the current kernel: [`Work::Kernel`] dispatches run it and [`Backend::kernel_facts`] and
+    /// [`Backend::residency`] describe it, until the next `set_kernel` or `load_program`.
+    ///
+    /// A compile error is [`ErrorKind::Build`] with the compiler's own log in the message; an
+    /// argument list that the compiled kernel contradicts (OpenCL `CL_KERNEL_NUM_ARGS`, the
+    /// SPIR-V's bindings) is [`ErrorKind::Build`] too, saying both counts.
+    fn load_program(&mut self, _source: &ProgramSource, _args: &[ProgramArg]) -> BackendResult<()> {
+        Err(BackendError::new(
+            self.api(),
+            ErrorKind::Unavailable,
+            "this backend does not run user kernels",
+        ))
+    }
+
+    /// Copies `bytes` into the buffer of argument `arg` (an index into the arguments given to
+    /// `load_program`) and waits for it.
+    fn write_buffer(&mut self, _arg: usize, _bytes: &[u8]) -> BackendResult<()> {
+        Err(BackendError::new(
+            self.api(),
+            ErrorKind::Unavailable,
+            "this backend does not run user kernels",
+        ))
+    }
+
+    /// Copies the buffer of argument `arg` back into `out` (its whole length) and waits for it.
+    fn read_buffer(&mut self, _arg: usize, _out: &mut [u8]) -> BackendResult<()> {
+        Err(BackendError::new(
+            self.api(),
+            ErrorKind::Unavailable,
+            "this backend does not run user kernels",
+        ))
+    }
 }
 
 /// The kernels every backend carries.

@@ -17,6 +17,7 @@ pub mod lab;
 pub mod limits;
 pub mod measure;
 pub mod physical;
+pub mod program;
 pub mod report;
 pub mod session;
 
@@ -38,6 +39,7 @@ pub use backend::{
     TimerInfo, Work,
 };
 pub use blocks::{BlockSize, BlockSpecError};
+pub use program::{Language, ProgramArg, ProgramSource, ScalarType};
 pub use driver::{ApiChoice, Driver, KernelSource, OpenOptions, Registry, Targets};
 pub use frame::{Frame, BYTES_PER_PIXEL, WEIGHTS};
 pub use grid::GridPolicy;
