@@ -21,9 +21,20 @@ use std::time::Duration;
 
 /// While a program is the current kernel, a batch (or a copy) that has not finished this long
 /// after it was enqueued is an error ("did not finish within 20 s"), never a hang: a user's
-/// kernel may loop for ever. The backend abandons the API after it (its device may still be
-/// busy), and the core stops that API only.
+/// kernel may loop for ever. The backend is unusable after it (its device may still be busy),
+/// and the core stops that API only.
 pub const PROGRAM_DEADLINE: Duration = Duration::from_secs(20);
+
+/// The deadline in force: `BLOCKSWEEP_DEADLINE_S` (seconds, fractional allowed; what the CLI's
+/// `--deadline` sets, and what tests shorten) or [`PROGRAM_DEADLINE`].
+pub fn deadline() -> Duration {
+    std::env::var("BLOCKSWEEP_DEADLINE_S")
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(Duration::from_secs_f64)
+        .unwrap_or(PROGRAM_DEADLINE)
+}
 
 /// The language a kernel's source is written in, which says which API can build it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
