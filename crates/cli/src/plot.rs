@@ -210,6 +210,7 @@ mod tests {
             samples_ms: vec![ms; 10],
             stats: TimeStats {
                 mean: ms,
+                sample_mean: ms,
                 min: ms * (1.0 - cv),
                 median: ms,
                 max: ms * (1.0 + cv),
@@ -239,6 +240,7 @@ mod tests {
                     gbps: Some(gbps),
                     of_best: None,
                     ties_best: false,
+                    verdict: None,
                     of_copy: None,
                     verified: true,
                     skipped: None,

@@ -591,6 +591,7 @@ mod tests {
             gbps: None,
             of_best: None,
             ties_best: false,
+            verdict: None,
             of_copy: None,
             verified: false,
             skipped: None,

@@ -333,3 +333,48 @@ fn limits_json_and_csv_carry_native_names() {
         "{csv}"
     );
 }
+
+/// Issue 20, finding 1: a size one asked API refuses is never portable, and the answer and the
+/// JSON name the API and the limit (its name and value).
+#[test]
+fn a_size_vulkan_refuses_is_named_and_never_portable() {
+    if !both() {
+        return;
+    }
+    let json = temp("refused.json");
+    let s = succeeds(&[
+        "sweep",
+        "--backend",
+        "all",
+        "--size",
+        "256x256",
+        "--blocks",
+        "2048",
+        "--reps",
+        "2",
+        "--warmups",
+        "1",
+        "-o",
+        json.to_str().unwrap(),
+    ]);
+    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("2048 (Vulkan: 2048 threads > maxComputeWorkGroupInvocations = 1024)"),
+        "{s}"
+    );
+    assert!(flat.contains("No block size is within 95 %"), "{s}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let p = &v["portable"];
+    assert_eq!(p["apis"], serde_json::json!(["vulkan", "opencl"]), "{p}");
+    assert_eq!(p["everywhere"], serde_json::json!([]), "{p}");
+    let short = &p["exceptions"][0]["short"][0];
+    assert_eq!(short["api"], "vulkan", "{p}");
+    assert!(
+        short["why"]
+            .as_str()
+            .unwrap()
+            .contains("maxComputeWorkGroupInvocations = 1024"),
+        "{p}"
+    );
+}

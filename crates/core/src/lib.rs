@@ -39,10 +39,10 @@ pub use backend::{
     TimerInfo, Work,
 };
 pub use blocks::{BlockSize, BlockSpecError};
-pub use program::{Language, ProgramArg, ProgramSource, ScalarType};
 pub use driver::{ApiChoice, Driver, KernelSource, OpenOptions, Registry, Targets};
 pub use frame::{Frame, BYTES_PER_PIXEL, WEIGHTS};
 pub use grid::GridPolicy;
 pub use limits::{Concept, Limits, Named};
 pub use measure::{Discipline, Protocol, Reps};
+pub use program::{Language, ProgramArg, ProgramSource, ScalarType};
 pub use sweep::{SweepConfig, SweepError, SweepResult, SweepRow};

@@ -133,9 +133,14 @@ impl Default for Protocol {
 /// Order statistics and spread of per-dispatch device times, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TimeStats {
-    /// The row's mean: batch interval / count under [`Discipline::Batch`], else the mean of
-    /// the per-dispatch samples.
+    /// The row's time: batch interval / count under [`Discipline::Batch`], else the mean of
+    /// the per-dispatch samples. Under `batch` it comes from another batch than the fields
+    /// below, so it may lie outside `min ..= max`.
     pub mean: f64,
+    /// The mean of the per-dispatch samples, the ones `min`, `median`, `max` and `sd` describe
+    /// (under `batch`, the second, per-dispatch-timed batch).
+    #[serde(default)]
+    pub sample_mean: f64,
     pub min: f64,
     pub median: f64,
     pub max: f64,
@@ -169,6 +174,7 @@ impl TimeStats {
         };
         Some(TimeStats {
             mean: mean.unwrap_or(sample_mean),
+            sample_mean,
             min: s[0],
             median,
             max: s[n - 1],
@@ -444,6 +450,13 @@ mod tests {
             (2.5, 1.0, 2.5, 4.0, 4)
         );
         assert!((s.sd - 1.2909944).abs() < 1e-6);
+        let batch = TimeStats::of(&[1.0, 2.0, 3.0], Some(0.5)).unwrap();
+        assert_eq!(
+            (batch.mean, batch.sample_mean),
+            (0.5, 2.0),
+            "each named for its samples"
+        );
+        assert!((batch.min..=batch.max).contains(&batch.sample_mean));
         let tight = |mean: f64| TimeStats::of(&[mean; 100], None).unwrap();
         // Noise-free samples: only the floor separates rows.
         assert!(ties(&tight(1.009), &tight(1.0), 0.0, 100));

@@ -88,6 +88,8 @@ pub struct HostBackend {
     /// Lends its output plane through `read_output_lent`, as a backend with pinned or mapped
     /// memory does (the default); `false` lends none, so the core falls back to `read_output`.
     pub lends: bool,
+    /// What its "checking layer" says, as Vulkan's validation layers would.
+    pub said: Vec<String>,
 }
 
 /// Appends its API and the time to a shared log when dropped, with the backend holding it.
@@ -153,6 +155,7 @@ impl HostBackend {
             drop_log: None,
             uploads: None,
             lends: true,
+            said: Vec::new(),
         }
     }
 
@@ -412,6 +415,10 @@ impl Backend for HostBackend {
     fn copy_method(&self) -> String {
         "slice copy (test double)".into()
     }
+    fn diagnostics(&self) -> Vec<String> {
+        self.said.clone()
+    }
+
     fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
         self.variant = variant;
         Ok(())
@@ -453,6 +460,7 @@ pub fn empty_row(block: BlockSize) -> crate::sweep::SweepRow {
         gbps: None,
         of_best: None,
         ties_best: false,
+        verdict: None,
         of_copy: None,
         verified: false,
         skipped: None,
@@ -602,7 +610,7 @@ mod tests {
         let rep = report();
         let csv = Format::Csv.exporter().render(&rep);
         let lines: Vec<&str> = csv.lines().collect();
-        assert!(lines[0].starts_with("api,device,block,threads,warps,idle,blocks_per_sm,warps_per_sm,occupancy,grid,ms_mean,ms_min,ms_median,ms_max,ms_cv,reps,discipline,gbps,of_best,ties_best"));
+        assert!(lines[0].starts_with("api,device,block,threads,warps,idle,blocks_per_sm,warps_per_sm,occupancy,grid,ms_mean,each_ms_mean,each_ms_min,each_ms_median,each_ms_max,each_ms_cv,reps,discipline,gbps,of_best,ties_best"));
         assert_eq!(lines.len(), 1 + 6);
         assert!(
             lines[3].contains("2048") && lines[3].contains("HOST_MAX_THREADS"),

@@ -156,6 +156,29 @@ pub struct Check {
 
 /// Hands every assumption's launch to `backend` (device limits are not pre-checked here: the
 /// point is to see what the API itself does) and verifies those that run.
+/// What `validate` learns from one API: the assumptions launched, the resource rows
+/// (docs/lab.md), and what the API's own checking layer said meanwhile (a clean run: nothing).
+pub struct ApiValidation {
+    pub checks: Vec<Check>,
+    pub resources: Vec<ResourceResult>,
+    pub diagnostics: Vec<String>,
+}
+
+/// Runs every check of `validate` on one backend.
+pub fn run_api(
+    backend: &mut dyn Backend,
+    frame: &Frame,
+    reference: &[f32],
+) -> Result<ApiValidation, BackendError> {
+    let checks = run(backend, frame, reference)?;
+    let resources = crate::lab::run::run_resources(backend, frame, reference)?;
+    Ok(ApiValidation {
+        checks,
+        resources,
+        diagnostics: backend.diagnostics(),
+    })
+}
+
 pub fn run(
     backend: &mut dyn Backend,
     frame: &Frame,
@@ -412,5 +435,26 @@ pub fn render(checks: &[Check], apis: &[(Api, String)], md: bool) -> String {
     match md {
         true => r.markdown(Layout::default()),
         false => r.table(Layout::default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{HostBackend, TEST_API_A};
+
+    /// Issue 20, finding 4: what the API's checking layer said reaches `validate`'s caller.
+    #[test]
+    fn validate_returns_what_the_checking_layer_said() {
+        let frame = Frame::generate(61, 7, 3);
+        let reference = frame.reference();
+        let mut quiet = HostBackend::new(TEST_API_A);
+        let v = run_api(&mut quiet, &frame, &reference).unwrap();
+        assert!(v.diagnostics.is_empty());
+        assert!(!v.checks.is_empty() && !v.resources.is_empty());
+        let mut loud = HostBackend::new(TEST_API_A);
+        loud.said = vec!["VUID-vkCmdDispatch-None-02859".into()];
+        let v = run_api(&mut loud, &frame, &reference).unwrap();
+        assert_eq!(v.diagnostics, ["VUID-vkCmdDispatch-None-02859"]);
     }
 }

@@ -219,7 +219,7 @@ fn seed_sweep_on_a_4k_frame(d: &DeviceIdentity) {
         "fastest: {} threads per block at {:.4} ms; {} of 13 within 95%",
         best.block,
         best.mean_ms().unwrap(),
-        result.rows_within(0.95)
+        result.rows_good()
     );
 }
 

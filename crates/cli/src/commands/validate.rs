@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use blocksweep_core::lab::run::run_resources;
 use blocksweep_core::report::Render;
 use blocksweep_core::validate::{self, Outcome, ValidateGroup, ValidateReport};
 use blocksweep_core::Frame;
@@ -25,17 +24,24 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         let mut resources = Vec::new();
         let mut apis = Vec::new();
         for d in &targets.devices {
-            let result = reg.open(d, &options).and_then(|mut b| {
-                let c = validate::run(b.as_mut(), &frame, &reference)?;
-                // The resource rows (shared memory, registers): docs/lab.md.
-                let r = run_resources(b.as_mut(), &frame, &reference)?;
-                Ok((c, r))
-            });
+            let result = reg
+                .open(d, &options)
+                .and_then(|mut b| validate::run_api(b.as_mut(), &frame, &reference));
             match result {
-                Ok((c, r)) => {
+                Ok(v) => {
+                    // `--vk-validation` promises to fail on any message the layer raised.
+                    if !v.diagnostics.is_empty() {
+                        warn!(
+                            "{}: {} validation message(s): {}",
+                            d.api,
+                            v.diagnostics.len(),
+                            v.diagnostics.join(" | ")
+                        );
+                        failed = true;
+                    }
                     apis.push((d.api, d.name.clone()));
-                    checks.extend(c);
-                    resources.extend(r);
+                    checks.extend(v.checks);
+                    resources.extend(v.resources);
                 }
                 Err(e) => {
                     warn!("{e}");

@@ -1,88 +1,130 @@
-//! The one-line answer to the user's question across APIs: which block sizes stay within 95 %
-//! of each API's own best on every API that ran, and where an API falls short.
+//! The answer to the user's question across APIs: which block sizes are good ([`Verdict`]) on
+//! every API that was asked, and for each other size, which API fell short and why.
+//!
+//! Every API asked stays in the answer: one that refused a size (with the limit, its name and
+//! value), skipped it, failed part-way or failed to open makes that size not portable.
 
 use serde::{Deserialize, Serialize};
 
 use super::Report;
 use crate::backend::Api;
 use crate::blocks::BlockSize;
+use crate::sweep::{SweepResult, Verdict};
 
-/// Rows at least this fraction of their API's best count as "good" (the seed's 95 percent).
-pub const GOOD_FRACTION: f64 = 0.95;
+pub use crate::sweep::GOOD_FRACTION;
 
-/// A block size that is good on some APIs but not on all of them.
+/// One API's row at a size that is not good everywhere.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Short {
+    pub api: Api,
+    /// Its of-best where the row ran (below the band, or unranked).
+    pub of_best: Option<f64>,
+    /// Why it is not good: the refusal or skip reason, "cannot be ranked: ...", "did not run:
+    /// ...", or the API's failure.
+    pub why: String,
+}
+
+/// A block size that is not good on every API asked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Shortfall {
     pub block: BlockSize,
-    /// Each API that falls short, with its of-best (`None`: the row did not run there).
-    pub short: Vec<(Api, Option<f64>)>,
+    pub short: Vec<Short>,
 }
 
 /// The portable answer of one report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PortableAnswer {
     pub fraction: f64,
+    /// Every API asked: those with results and those that failed.
     pub apis: Vec<Api>,
-    /// Block sizes within `fraction` of each API's best on every API.
+    /// Block sizes good ([`Verdict::good`]) on every API asked.
     pub everywhere: Vec<BlockSize>,
-    /// Block sizes good on at least one API but not on all.
+    /// Block sizes good on at least one API or refused by one, but not good on all.
     pub exceptions: Vec<Shortfall>,
 }
 
+/// Where one API stands at one block size.
+fn standing(r: &SweepResult, block: BlockSize) -> Result<(), Short> {
+    let short = |of_best, why: String| Short {
+        api: r.api,
+        of_best,
+        why,
+    };
+    let Some(row) = r.rows.iter().find(|x| x.block == block) else {
+        let why = match &r.error {
+            Some(e) => format!("did not run: the API stopped earlier ({e})"),
+            None => "did not run".to_string(),
+        };
+        return Err(short(None, why));
+    };
+    if let Some(reason) = &row.skipped {
+        return Err(short(None, reason.clone()));
+    }
+    match (row.verdict, row.of_best) {
+        (Some(v), _) if v.good() => Ok(()),
+        (Some(Verdict::Unranked), o) => {
+            let spread = row.stats().map(|s| s.cv() * 100.0).unwrap_or(0.0);
+            Err(short(o, format!("cannot be ranked: spread ±{spread:.1}%")))
+        }
+        (_, Some(o)) => Err(short(Some(o), format!("{o:.2} of its best"))),
+        _ => Err(short(None, "did not run".into())),
+    }
+}
+
 impl PortableAnswer {
-    /// Computed from every result that has a best row; `None` when none has.
+    /// Computed over every API the report asked; `None` when it asked none.
     pub fn of(report: &Report, fraction: f64) -> Option<PortableAnswer> {
-        let results: Vec<_> = report
-            .results
-            .iter()
-            .filter(|r| r.best().is_some())
-            .collect();
-        if results.is_empty() {
+        let mut apis: Vec<Api> = report.results.iter().map(|r| r.api).collect();
+        for f in &report.failures {
+            if !apis.contains(&f.api) {
+                apis.push(f.api);
+            }
+        }
+        if apis.is_empty() {
             return None;
         }
         let mut blocks: Vec<BlockSize> = Vec::new();
-        for r in &results {
-            for row in &r.rows {
-                if !blocks.contains(&row.block) {
-                    blocks.push(row.block);
-                }
+        for row in report.results.iter().flat_map(|r| &r.rows) {
+            if !blocks.contains(&row.block) {
+                blocks.push(row.block);
             }
         }
+        // An API with no result at all failed to open or to start.
+        let failed: Vec<Short> = report
+            .failures
+            .iter()
+            .filter(|f| !report.results.iter().any(|r| r.api == f.api))
+            .map(|f| Short {
+                api: f.api,
+                of_best: None,
+                why: format!("failed: {}", f.message),
+            })
+            .collect();
         let mut everywhere = Vec::new();
         let mut exceptions = Vec::new();
         for block in blocks {
-            let of_best: Vec<(Api, Option<f64>)> = results
-                .iter()
-                .map(|r| {
-                    let o = r
-                        .rows
-                        .iter()
-                        .find(|x| x.block == block)
-                        .and_then(|x| x.of_best);
-                    (r.api, o)
-                })
-                .collect();
-            let good = |o: &Option<f64>| o.is_some_and(|o| o >= fraction);
-            let n_good = of_best.iter().filter(|(_, o)| good(o)).count();
-            if n_good == of_best.len() {
+            let standings: Vec<Result<(), Short>> =
+                report.results.iter().map(|r| standing(r, block)).collect();
+            let n_good = standings.iter().filter(|s| s.is_ok()).count();
+            let mut short: Vec<Short> = standings.into_iter().filter_map(Result::err).collect();
+            short.extend(failed.iter().cloned());
+            let refused = short.iter().any(|s| s.of_best.is_none());
+            if short.is_empty() {
                 everywhere.push(block);
-            } else if n_good > 0 {
-                exceptions.push(Shortfall {
-                    block,
-                    short: of_best.into_iter().filter(|(_, o)| !good(o)).collect(),
-                });
+            } else if n_good > 0 || refused {
+                exceptions.push(Shortfall { block, short });
             }
         }
         Some(PortableAnswer {
             fraction,
-            apis: results.iter().map(|r| r.api).collect(),
+            apis,
             everywhere,
             exceptions,
         })
     }
 
     /// "Within 95 % of each API's best on all three APIs (CUDA, Vulkan, OpenCL): 64, 96, 128
-    /// threads", then the exceptions, one sentence.
+    /// threads per block.", then the exceptions in one sentence.
     pub fn sentences(&self) -> Vec<String> {
         let pct = (self.fraction * 100.0).round();
         let names: Vec<String> = self.apis.iter().map(|a| a.to_string()).collect();
@@ -105,7 +147,7 @@ impl PortableAnswer {
                 list(&self.everywhere)
             ),
         }];
-        if !self.exceptions.is_empty() && self.apis.len() > 1 {
+        if !self.exceptions.is_empty() {
             let parts: Vec<String> = self
                 .exceptions
                 .iter()
@@ -113,16 +155,13 @@ impl PortableAnswer {
                     let who: Vec<String> = e
                         .short
                         .iter()
-                        .map(|(api, o)| match o {
-                            Some(o) => format!("{api} {o:.2}"),
-                            None => format!("{api} did not run"),
-                        })
+                        .map(|s| format!("{}: {}", s.api, s.why))
                         .collect();
-                    format!("{} ({})", e.block, who.join(", "))
+                    format!("{} ({})", e.block, who.join("; "))
                 })
                 .collect();
             out.push(format!(
-                "Good on some APIs only (of best where short): {}.",
+                "Not portable (where each API falls short): {}.",
                 parts.join("; ")
             ));
         }
@@ -133,24 +172,29 @@ impl PortableAnswer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Report;
-    use crate::sweep::{SweepResult, SweepRow};
-    use crate::testing::{TEST_API_A, TEST_API_B};
+    use crate::report::{Failure, Report};
+    use crate::sweep::SweepRow;
+    use crate::testing::{TEST_API_A, TEST_API_B, TEST_API_C};
 
-    /// A result whose rows have these of-best values (`None`: skipped).
+    /// A result whose rows run at these speeds relative to 1.0 (`None`: refused by a limit).
     fn result(api: Api, of_best: &[(u32, Option<f64>)]) -> SweepResult {
         let mut r = crate::testing::empty_result(api);
         for &(threads, o) in of_best {
             let mut row: SweepRow = crate::testing::empty_row(BlockSize::linear(threads));
-            if let Some(o) = o {
-                row.timing = Some(crate::testing::timing(1.0 / o));
-                row.of_best = Some(o);
-            } else {
-                row.skipped = Some("limit".into());
+            match o {
+                Some(o) => row.timing = Some(crate::testing::timing(1.0 / o)),
+                None => {
+                    row.skipped = Some(format!("{threads} threads > maxLimit = 1024"));
+                }
             }
             r.rows.push(row);
         }
+        r.fill_relative();
         r
+    }
+
+    fn blocks(v: &[BlockSize]) -> Vec<u32> {
+        v.iter().map(|b| b.x).collect()
     }
 
     #[test]
@@ -175,23 +219,26 @@ mod tests {
             ],
         ));
         let a = PortableAnswer::of(&rep, GOOD_FRACTION).unwrap();
-        let blocks = |v: &[BlockSize]| v.iter().map(|b| b.x).collect::<Vec<_>>();
-        assert_eq!(
-            blocks(&a.everywhere),
-            [64, 128],
-            "0.95 counts as good, 0.80 does not"
-        );
+        assert_eq!(blocks(&a.everywhere), [64, 128], "0.95 is good, 0.80 not");
         let short: Vec<_> = a
             .exceptions
             .iter()
             .map(|e| (e.block.x, e.short.clone()))
             .collect();
+        assert_eq!(short.len(), 2, "{short:?}");
+        assert_eq!(short[0].0, 32);
+        assert_eq!(short[0].1[0].api, TEST_API_A);
+        assert!((short[0].1[0].of_best.unwrap() - 0.80).abs() < 1e-9);
         assert_eq!(
-            short,
-            [
-                (32, vec![(TEST_API_A, Some(0.80))]),
-                (2048, vec![(TEST_API_A, None)])
-            ]
+            short[1],
+            (
+                2048,
+                vec![Short {
+                    api: TEST_API_A,
+                    of_best: None,
+                    why: "2048 threads > maxLimit = 1024".into()
+                }]
+            )
         );
         let s = a.sentences();
         assert_eq!(
@@ -200,12 +247,78 @@ mod tests {
         );
         assert_eq!(
             s[1],
-            "Good on some APIs only (of best where short): 32 (Alpha 0.80); 2048 (Alpha did not run)."
+            "Not portable (where each API falls short): 32 (Alpha: 0.80 of its best); \
+             2048 (Alpha: 2048 threads > maxLimit = 1024)."
+        );
+    }
+
+    /// Issue 20, finding 1: an API that refused every size it was asked stays in the answer,
+    /// and the size it refused is not portable.
+    #[test]
+    fn a_size_one_api_refused_is_never_portable() {
+        let mut rep = Report::new("t", "d");
+        rep.results.push(result(TEST_API_A, &[(2048, None)]));
+        rep.results.push(result(TEST_API_B, &[(2048, Some(1.0))]));
+        let a = PortableAnswer::of(&rep, GOOD_FRACTION).unwrap();
+        assert_eq!(a.apis, [TEST_API_A, TEST_API_B]);
+        assert!(a.everywhere.is_empty(), "{a:?}");
+        assert_eq!(a.exceptions.len(), 1);
+        let s = a.sentences();
+        assert!(s[0].starts_with("No block size is within 95 %"), "{s:?}");
+        assert!(
+            s[1].contains("2048 (Alpha: 2048 threads > maxLimit = 1024)"),
+            "{s:?}"
         );
     }
 
     #[test]
-    fn no_result_no_answer_and_nothing_good_says_so() {
+    fn an_api_that_failed_keeps_every_size_from_being_portable() {
+        let mut rep = Report::new("t", "d");
+        rep.results.push(result(TEST_API_A, &[(64, Some(1.0))]));
+        rep.failures.push(Failure {
+            api: TEST_API_C,
+            message: "could not open".into(),
+        });
+        let a = PortableAnswer::of(&rep, GOOD_FRACTION).unwrap();
+        assert_eq!(a.apis, [TEST_API_A, TEST_API_C]);
+        assert!(a.everywhere.is_empty());
+        assert_eq!(a.exceptions[0].short[0].why, "failed: could not open");
+    }
+
+    /// Issue 20, finding 2: a row below the band that the noise cannot tell from the best is
+    /// neither good nor listed as tied.
+    #[test]
+    fn an_unranked_row_is_not_good_anywhere() {
+        let mut r = crate::testing::empty_result(TEST_API_A);
+        for (threads, mean, spread) in [(64, 1.0, 0.0), (128, 1.5, 3.0)] {
+            let mut row = crate::testing::empty_row(BlockSize::linear(threads));
+            let samples: Vec<f64> = (0..10)
+                .map(|i| mean * (1.0 + spread * (i as f64 - 4.5) / 4.5))
+                .map(|t: f64| t.abs())
+                .collect();
+            let mut t = crate::testing::timing(mean);
+            t.stats = crate::measure::TimeStats::of(&samples, Some(mean)).unwrap();
+            row.timing = Some(t);
+            r.rows.push(row);
+        }
+        r.fill_relative();
+        assert_eq!(r.rows[1].verdict, Some(Verdict::Unranked));
+        assert!(
+            r.rows[1].ties_best,
+            "the noise cannot tell it from the best"
+        );
+        assert_eq!(r.rows_good(), 1, "only the best is good");
+        let mut rep = Report::new("t", "d");
+        rep.results.push(r.clone());
+        rep.results
+            .push(result(TEST_API_B, &[(64, Some(1.0)), (128, Some(1.0))]));
+        let a = PortableAnswer::of(&rep, GOOD_FRACTION).unwrap();
+        assert_eq!(blocks(&a.everywhere), [64]);
+        assert!(a.exceptions[0].short[0].why.starts_with("cannot be ranked"));
+    }
+
+    #[test]
+    fn no_api_no_answer_and_nothing_good_says_so() {
         assert!(PortableAnswer::of(&Report::new("t", "d"), GOOD_FRACTION).is_none());
         let mut rep = Report::new("t", "d");
         rep.results

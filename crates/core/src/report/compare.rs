@@ -12,7 +12,8 @@ use super::{to_csv, to_json, Render, Report};
 use crate::backend::Api;
 use crate::blocks::BlockSize;
 use crate::grid::GridPolicy;
-use crate::measure::Protocol;
+use crate::measure::{tie_threshold, Protocol};
+use crate::sweep::{SweepResult, Verdict};
 
 /// One column: one API's result in one run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -36,8 +37,14 @@ pub struct Run {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Cell {
-    /// The run's best mean time ÷ this size's (1.0 = its fastest); `tie`: within the noise.
-    Ran { of_best: f64, tie: bool },
+    /// The run's best mean time ÷ this size's (1.0 = its fastest); `tie`: within the noise;
+    /// `verdict`: the row's verdict in its run, the same one its own table showed.
+    Ran {
+        of_best: f64,
+        tie: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        verdict: Option<Verdict>,
+    },
     /// The run skipped this size (a limit), with why.
     Skipped { why: String },
     /// The run did not include this size.
@@ -77,7 +84,7 @@ impl Comparison {
                     policy: r.policy,
                     fastest: best.map(|b| b.block),
                     fastest_ms: best.and_then(|b| b.mean_ms()),
-                    within_95: r.rows_within(0.95),
+                    within_95: r.rows_good(),
                     rows_run: r.rows_run(),
                 });
                 results.push(r);
@@ -100,6 +107,7 @@ impl Comparison {
                             (Some(o), _) => Cell::Ran {
                                 of_best: o,
                                 tie: x.ties_best,
+                                verdict: x.verdict,
                             },
                             (None, Some(why)) => Cell::Skipped { why: why.clone() },
                             (None, None) => Cell::Skipped {
@@ -111,7 +119,8 @@ impl Comparison {
                     .collect(),
             })
             .collect();
-        let warnings = warnings(&runs);
+        let mut warnings = warnings(&runs);
+        warnings.extend(disagreements(&runs, &results));
         Comparison {
             runs,
             rows,
@@ -178,9 +187,70 @@ fn warnings(runs: &[Run]) -> Vec<String> {
     w
 }
 
+/// Runs of the same device, API and frame whose rows differ by more than their own noise
+/// allows: at least one was disturbed, and neither ranking can be trusted as it stands.
+fn disagreements(runs: &[Run], results: &[&SweepResult]) -> Vec<String> {
+    let mut w = Vec::new();
+    for i in 0..results.len() {
+        for j in i + 1..results.len() {
+            let (a, b) = (results[i], results[j]);
+            let same_device = match (a.device.uuid, b.device.uuid) {
+                (Some(x), Some(y)) => x == y,
+                _ => a.device.name == b.device.name,
+            };
+            if a.api != b.api || !same_device || runs[i].frame != runs[j].frame {
+                continue;
+            }
+            let resolution_ms = a.timer.resolution_ns.max(b.timer.resolution_ns) / 1e6;
+            let apart: Vec<String> = a
+                .rows
+                .iter()
+                .filter_map(|x| {
+                    let y = b.rows.iter().find(|y| y.block == x.block)?;
+                    let (tx, ty) = (x.timing.as_ref()?, y.timing.as_ref()?);
+                    let reps = tx.reps.min(ty.reps);
+                    let limit = tie_threshold(&tx.stats, &ty.stats, resolution_ms, reps);
+                    let (lo, hi) = (
+                        tx.stats.mean.min(ty.stats.mean),
+                        tx.stats.mean.max(ty.stats.mean),
+                    );
+                    (hi > lo * (1.0 + limit)).then(|| {
+                        format!(
+                            "{} ({} vs {} ms)",
+                            x.block,
+                            ms(tx.stats.mean),
+                            ms(ty.stats.mean)
+                        )
+                    })
+                })
+                .collect();
+            if !apart.is_empty() {
+                w.push(format!(
+                    "Columns {} and {} measured the same device ({}, {}) and disagree beyond \
+                     their own noise at {}: at least one run was disturbed; rerun on a quieter \
+                     machine before trusting either ranking.",
+                    i + 1,
+                    j + 1,
+                    a.api,
+                    a.device.name,
+                    apart.join(", ")
+                ));
+            }
+        }
+    }
+    w
+}
+
 fn cell_text(c: &Cell, notes: &mut Notes) -> String {
     match c {
-        Cell::Ran { of_best, tie: true } => format!("{of_best:.2} ≈"),
+        Cell::Ran {
+            of_best,
+            verdict: Some(v),
+            ..
+        } => format!("{of_best:.2}{}", v.mark()),
+        Cell::Ran {
+            of_best, tie: true, ..
+        } => format!("{of_best:.2} ≈"),
         Cell::Ran { of_best, .. } => format!("{of_best:.2}"),
         Cell::Skipped { why } => format!("skipped {}", notes.mark(why.clone())),
         Cell::NotSwept => "not swept".into(),
@@ -277,7 +347,7 @@ impl Render for Comparison {
         for line in &self.rows {
             for (i, (r, c)) in self.runs.iter().zip(&line.cells).enumerate() {
                 let (of_best, tie, status) = match c {
-                    Cell::Ran { of_best, tie } => {
+                    Cell::Ran { of_best, tie, .. } => {
                         (format!("{of_best:.4}"), tie.to_string(), "ran".to_string())
                     }
                     Cell::Skipped { why } => {
@@ -313,5 +383,44 @@ pub fn render(reports: &[(String, Report)], md: bool) -> String {
     match md {
         true => c.markdown(Layout::default()),
         false => c.table(Layout::default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 20, finding 2: two runs of one device whose rows disagree beyond their own noise
+    /// are flagged; two that agree are not.
+    #[test]
+    fn runs_of_one_device_that_disagree_beyond_their_noise_are_flagged() {
+        let r = parse_report_fixture();
+        let same = Comparison::of(&[("a".into(), r.clone()), ("b".into(), r.clone())]);
+        assert!(
+            !same.warnings.iter().any(|w| w.contains("disagree")),
+            "{:?}",
+            same.warnings
+        );
+        let mut slow = r.clone();
+        let row = &mut slow.results[0].rows[1];
+        if let Some(t) = &mut row.timing {
+            t.stats.mean *= 1.6;
+        }
+        slow.refresh_answer();
+        let c = Comparison::of(&[("a".into(), r), ("b".into(), slow)]);
+        let w: Vec<&String> = c
+            .warnings
+            .iter()
+            .filter(|w| w.contains("disagree"))
+            .collect();
+        assert_eq!(w.len(), 1, "{:?}", c.warnings);
+        assert!(
+            w[0].starts_with("Columns 1 and 4 measured the same device"),
+            "{w:?}"
+        );
+    }
+
+    fn parse_report_fixture() -> Report {
+        crate::report::parse_report(include_str!("testdata/h200-2026-11-30-v2.json")).unwrap()
     }
 }

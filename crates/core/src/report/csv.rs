@@ -3,7 +3,7 @@ use super::{to_csv, Exporter, Report};
 /// One line per (API, block size), with a header row.
 pub struct CsvExporter;
 
-pub const COLUMNS: [&str; 25] = [
+pub const COLUMNS: [&str; 27] = [
     "api",
     "device",
     "block",
@@ -14,11 +14,14 @@ pub const COLUMNS: [&str; 25] = [
     "warps_per_sm",
     "occupancy",
     "grid",
+    // The row's time (batch interval / count under `batch`), then the per-dispatch samples'
+    // statistics, all from one batch (the second one under `batch`).
     "ms_mean",
-    "ms_min",
-    "ms_median",
-    "ms_max",
-    "ms_cv",
+    "each_ms_mean",
+    "each_ms_min",
+    "each_ms_median",
+    "each_ms_max",
+    "each_ms_cv",
     "reps",
     "discipline",
     "gbps",
@@ -30,6 +33,7 @@ pub const COLUMNS: [&str; 25] = [
     // Which of two identical GPUs (`sweep --device all`): the name alone cannot say.
     "device_uuid",
     "device_pci",
+    "verdict",
 ];
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -43,7 +47,7 @@ impl Exporter for CsvExporter {
 }
 
 /// The sweep's CSV: one line per (API, block size). Its columns are a contract
-/// (benches/summarize.py and tools read them): add at the end, never rename.
+/// (benches/summarize.py and tools read them, docs/json-schema.md lists them).
 pub(super) fn render(report: &Report) -> String {
     let mut records: Vec<Vec<String>> = vec![COLUMNS.iter().map(|s| s.to_string()).collect()];
     for r in &report.results {
@@ -62,6 +66,7 @@ pub(super) fn render(report: &Report) -> String {
                 opt(row.occupancy.map(|o| format!("{o:.4}"))),
                 row.grid.to_string(),
                 opt(s.map(|s| format!("{:.6}", s.mean))),
+                opt(s.map(|s| format!("{:.6}", s.sample_mean))),
                 opt(s.map(|s| format!("{:.6}", s.min))),
                 opt(s.map(|s| format!("{:.6}", s.median))),
                 opt(s.map(|s| format!("{:.6}", s.max))),
@@ -76,6 +81,7 @@ pub(super) fn render(report: &Report) -> String {
                 row.skipped.clone().unwrap_or_default(),
                 r.device.uuid_string().unwrap_or_default(),
                 r.device.pci_bus_id.clone().unwrap_or_default(),
+                opt(row.verdict.map(|v| v.key())),
             ]);
         }
     }

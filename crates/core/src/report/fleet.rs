@@ -121,6 +121,9 @@ mod tests {
         });
         let mut b = a.clone();
         b.failures[0].message = "second GPU".into();
+        // What is derived is recomputed on reading.
+        a.refresh_answer();
+        b.refresh_answer();
         let json = render_runs(Format::Json, &[a.clone(), b.clone()], Layout::default());
         assert!(json.contains("\"runs\""), "{json}");
         let back = parse_reports(&json).unwrap();

@@ -14,7 +14,10 @@ pub fn parse_report(text: &str) -> Result<Report, String> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     check_schema(&value)?;
-    serde_json::from_value(value).map_err(|e| format!("not a blocksweep report: {e}"))
+    let mut report: Report =
+        serde_json::from_value(value).map_err(|e| format!("not a blocksweep report: {e}"))?;
+    report.refresh_answer();
+    Ok(report)
 }
 
 /// Reads one report or a fleet of them (a multi-device run: `{"runs": [...]}`).
@@ -23,22 +26,24 @@ pub fn parse_reports(text: &str) -> Result<Vec<Report>, String> {
         serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     check_schema(&value)?;
     if value.get("runs").is_some() {
-        let fleet: super::Fleet =
+        let mut fleet: super::Fleet =
             serde_json::from_value(value).map_err(|e| format!("not a blocksweep report: {e}"))?;
+        fleet.runs.iter_mut().for_each(Report::refresh_answer);
         return Ok(fleet.runs);
     }
-    serde_json::from_value(value)
-        .map(|r| vec![r])
-        .map_err(|e| format!("not a blocksweep report: {e}"))
+    let mut report: Report =
+        serde_json::from_value(value).map_err(|e| format!("not a blocksweep report: {e}"))?;
+    report.refresh_answer();
+    Ok(vec![report])
 }
 
 fn check_schema(value: &serde_json::Value) -> Result<(), String> {
     match value.get("schema_version").and_then(|v| v.as_u64()) {
-        Some(v) if v == super::SCHEMA_VERSION as u64 => {}
+        Some(v) if super::READS_SCHEMAS.iter().any(|&r| r as u64 == v) => {}
         Some(v) => {
             return Err(format!(
-                "schema_version {v} is not supported (this blocksweep reads {})",
-                super::SCHEMA_VERSION
+                "schema_version {v} is not supported (this blocksweep reads {:?})",
+                super::READS_SCHEMAS
             ))
         }
         None => return Err("not a blocksweep report (no schema_version)".into()),

@@ -40,8 +40,13 @@ pub use self::json::{parse_report, parse_reports, JsonExporter};
 pub use self::layout::Layout;
 pub use self::text::{MarkdownExporter, TableExporter};
 
-/// Bumped whenever a field of the JSON changes meaning or goes away.
-pub const SCHEMA_VERSION: u32 = 2;
+/// Bumped whenever a field of the JSON changes meaning or goes away. 3: rows carry a
+/// `verdict`, the portable answer names why each API falls short, timing statistics name their
+/// samples (docs/json-schema.md).
+pub const SCHEMA_VERSION: u32 = 3;
+
+/// Older schemas this version still reads: what changed is derived, and recomputed on reading.
+pub const READS_SCHEMAS: [u32; 2] = [2, 3];
 
 /// An API that could not run, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,8 +71,9 @@ pub struct Report {
     pub results: Vec<SweepResult>,
     pub failures: Vec<Failure>,
     /// Which block sizes are good on every API (see [`PortableAnswer`]); refreshed by
-    /// [`Report::refresh_answer`].
-    #[serde(default)]
+    /// [`Report::refresh_answer`], and recomputed when a file is read (an older file's answer,
+    /// in an older shape, is ignored).
+    #[serde(default, deserialize_with = "derived")]
     pub portable: Option<PortableAnswer>,
 }
 
@@ -85,8 +91,22 @@ impl Report {
         }
     }
 
-    /// Recomputes the portable answer from the results.
+    /// Recomputes what is derived from the measurements (each row's of-best, tie and verdict,
+    /// and the portable answer), so a report read from an older file answers by today's rule.
     pub fn refresh_answer(&mut self) {
+        for r in &mut self.results {
+            // Schema 2 had no `sample_mean`: the mean of the samples the file keeps.
+            let rows = r.rows.iter_mut().filter_map(|x| x.timing.as_mut());
+            let copy = r.copy.as_mut().map(|c| &mut c.timing);
+            for t in rows.chain(copy) {
+                if t.stats.sample_mean == 0.0 {
+                    if let Some(s) = crate::measure::TimeStats::of(&t.samples_ms, None) {
+                        t.stats.sample_mean = s.sample_mean;
+                    }
+                }
+            }
+            r.fill_relative();
+        }
         self.portable = PortableAnswer::of(self, GOOD_FRACTION);
     }
 
@@ -97,6 +117,16 @@ impl Report {
             .filter_map(|r| r.limits.theoretical_gbps.as_ref().map(|n| n.value))
             .fold(None, |a: Option<f64>, b| Some(a.map_or(b, |a| a.max(b))))
     }
+}
+
+/// A derived field read leniently: a value of an older shape reads as `None`, to be recomputed.
+fn derived<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let v = serde_json::Value::deserialize(d)?;
+    Ok(serde_json::from_value(v).ok())
 }
 
 /// One command's result, in every format the commands offer.

@@ -91,3 +91,89 @@ fn apis_on_different_devices_are_not_called_one_device() {
         "{s}"
     );
 }
+
+/// Spreads the H200 run's rows of one API: the slowest rows get a spread so wide that the noise
+/// cannot tell them from the best.
+fn with_noise(mut r: Report, api: usize, cv: f64) -> Report {
+    for row in &mut r.results[api].rows {
+        if let Some(t) = &mut row.timing {
+            let m = t.stats.mean;
+            let samples: Vec<f64> = (0..10)
+                .map(|i| (m * (1.0 + cv * (i as f64 - 4.5) / 2.9)).abs())
+                .collect();
+            t.stats = crate::measure::TimeStats::of(&samples, Some(m)).unwrap();
+            t.reps = 10;
+        }
+    }
+    r.refresh_answer();
+    r
+}
+
+/// Issue 20, finding 2: one rule for "tied" and "within 95 %", one verdict per row wherever
+/// it shows, and one warning when the spreads are past what can rank the rows.
+#[test]
+fn noise_past_ranking_is_said_once_and_no_list_contradicts_another() {
+    let quiet = h200().table(Layout::new(100));
+    assert!(!quiet.contains("too noisy"), "{quiet}");
+    let r = with_noise(h200(), 2, 3.0);
+    let s = r.table(Layout::new(100));
+    assert_eq!(s.matches("too noisy to rank").count(), 1, "{s}");
+    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("(marked ?)"), "{s}");
+    let opencl = &r.results[2];
+    let unranked = opencl.rows_unranked();
+    assert!(!unranked.is_empty());
+    for row in &unranked {
+        assert!(row.of_best.unwrap() < 0.95 && row.ties_best);
+        // Never in the answer's tie list, never counted as within 95 %, never portable.
+        let p = r.portable.as_ref().unwrap();
+        assert!(!p.everywhere.contains(&row.block), "{p:?}");
+    }
+    let line = s
+        .lines()
+        .find(|l| l.contains("opencl: fastest"))
+        .map(|l| l.to_string())
+        .unwrap_or_default();
+    let tied = line.split("(≈): ").nth(1).unwrap_or("");
+    for row in &unranked {
+        assert!(
+            !tied
+                .split(&[',', ';'][..])
+                .any(|b| b.trim() == row.block.to_string()),
+            "{line}"
+        );
+    }
+    assert_eq!(
+        opencl.rows_good(),
+        opencl
+            .rows
+            .iter()
+            .filter(|x| x.verdict.is_some_and(|v| v.good()))
+            .count()
+    );
+    // The CSV and JSON carry the same verdict as the table.
+    let csv = r.csv();
+    assert!(csv.lines().next().unwrap().ends_with(",verdict"));
+    assert!(csv.contains(",unranked"), "{csv}");
+    assert!(r.json().contains("\"verdict\": \"unranked\""));
+}
+
+/// Issue 20, finding 3: the per-dispatch statistics come from one set of samples, named so.
+#[test]
+fn each_csv_statistic_lies_within_its_own_samples() {
+    let r = with_noise(h200(), 1, 0.5);
+    let csv = r.csv();
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let v = |n: &str| f[col(n)].parse::<f64>().unwrap();
+        let (lo, mean, hi) = (v("each_ms_min"), v("each_ms_mean"), v("each_ms_max"));
+        assert!(lo <= mean && mean <= hi, "{line}");
+        assert!(
+            v("each_ms_median") >= lo && v("each_ms_median") <= hi,
+            "{line}"
+        );
+    }
+}

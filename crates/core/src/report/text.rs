@@ -157,14 +157,12 @@ fn answer(report: &Report, doc: &mut Doc) {
         .iter()
         .filter(|r| r.best().is_some())
         .collect();
-    if ran.is_empty() {
-        return;
-    }
     let mut items = Vec::new();
-    if ran.len() > 1 {
-        if let Some(a) = &report.portable {
-            items.extend(a.sentences());
-        }
+    if let Some(a) = report.portable.as_ref().filter(|a| a.apis.len() > 1) {
+        items.extend(a.sentences());
+    }
+    if ran.is_empty() && items.is_empty() {
+        return;
     }
     let name_device = ran.len() == 1 || !report.shared_plan;
     for r in &ran {
@@ -176,6 +174,40 @@ fn answer(report: &Report, doc: &mut Doc) {
     };
     let text: Vec<String> = items.iter().map(|i| format!("- {i}")).collect();
     doc.para(format!("{title}\n{}", text.join("\n")));
+    if let Some(w) = noise_warning(report) {
+        doc.para(w);
+    }
+}
+
+/// Said once when the spreads are past what can rank the rows (hyperfine's outlier warning):
+/// some row reads below 95 % of its best yet the noise cannot tell it from the best.
+pub(crate) fn noise_warning(report: &Report) -> Option<String> {
+    let unranked: Vec<String> = report
+        .results
+        .iter()
+        .flat_map(|r| {
+            r.rows_unranked()
+                .into_iter()
+                .map(move |x| format!("{} {}", r.api, x.block))
+        })
+        .collect();
+    if unranked.is_empty() {
+        return None;
+    }
+    let (api, row, cv) = report
+        .results
+        .iter()
+        .filter_map(|r| r.widest_spread().map(|(x, cv)| (r.api, x.block, cv)))
+        .max_by(|a, b| a.2.total_cmp(&b.2))?;
+    Some(format!(
+        "Warning: the measurements are too noisy to rank every row. Spreads reach ±{:.1}% \
+         ({api} {row}), and {} row(s) read below 95 % of their best yet cannot be told from \
+         it (marked ?): {}. Nothing counts them as good. Run on a quieter machine (nothing \
+         else busy), or give each batch more device time (--min-time 20, in ms, or --reps).",
+        cv * 100.0,
+        unranked.len(),
+        unranked.join(", ")
+    ))
 }
 
 /// "OpenCL (on pthread-haswell-AMD EPYC): fastest 100 work-items per work-group, 0.3433 ms
@@ -204,7 +236,7 @@ pub(super) fn fastest_sentence(r: &SweepResult, name_device: bool) -> String {
         w.block,
         ms(best.mean_ms().unwrap_or(0.0)),
         best.gbps.unwrap_or(0.0),
-        r.rows_within(0.95),
+        r.rows_good(),
         r.rows_run()
     )
 }
@@ -215,7 +247,7 @@ fn tied_with_best(r: &SweepResult) -> Vec<String> {
     };
     r.rows
         .iter()
-        .filter(|x| x.ties_best && x.block != best.block)
+        .filter(|x| x.verdict == Some(crate::sweep::Verdict::Tied) && x.block != best.block)
         .map(|x| x.block.to_string())
         .collect()
 }
@@ -269,11 +301,11 @@ pub(super) fn spread(t: &crate::measure::Timing) -> String {
     format!("±{:.1}%", t.stats.cv() * 100.0)
 }
 
-/// "0.99", with " ≈" where the row is within the noise of the fastest.
+/// "0.99", with the verdict's mark: " ≈" where the data cannot tell the row from the
+/// fastest, " ?" where it cannot rank the row at all ([`crate::sweep::Verdict`]).
 pub(super) fn of_best(row: &SweepRow) -> String {
     match row.of_best {
-        Some(o) if row.ties_best => format!("{o:.2} ≈"),
-        Some(o) => format!("{o:.2}"),
+        Some(o) => format!("{o:.2}{}", row.verdict.map(|v| v.mark()).unwrap_or("")),
         None => "—".into(),
     }
 }
@@ -580,7 +612,7 @@ pub(super) fn summary(r: &SweepResult) -> Vec<String> {
         ));
         s.push(format!(
             "{} of {} configurations reach at least 95 percent of that row.",
-            r.rows_within(0.95),
+            r.rows_good(),
             r.rows_run()
         ));
     }

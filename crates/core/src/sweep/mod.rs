@@ -107,6 +107,10 @@ pub struct SweepRow {
     /// cannot tell this row from the best.
     #[serde(default)]
     pub ties_best: bool,
+    /// What the figures allow a reader to say about this row ([`Verdict::of`]): the one rule
+    /// every table, answer and file applies. `None` for a row that did not run.
+    #[serde(default)]
+    pub verdict: Option<Verdict>,
     /// This row's GB/s over the same API's device-to-device copy GB/s.
     pub of_copy: Option<f64>,
     pub verified: bool,
@@ -129,6 +133,66 @@ impl SweepRow {
     /// The row's mean time in milliseconds.
     pub fn mean_ms(&self) -> Option<f64> {
         self.stats().map(|s| s.mean)
+    }
+}
+
+/// A row against its API's fastest row, by one rule: "good" is at least [`GOOD_FRACTION`] of
+/// the best's speed, "tied" is within the measurement noise of it ([`crate::measure::ties`]).
+/// Where the two disagree (a row below the band that the noise cannot tell from the best) the
+/// row is [`Verdict::Unranked`]: the data cannot say whether it is good, and nothing counts it
+/// as good.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The fastest row.
+    Best,
+    /// Good, and within the noise of the best: the data cannot tell the two apart.
+    Tied,
+    /// Good, and measurably slower than the best.
+    Good,
+    /// Below the band, yet within the noise of the best: the spread is too wide to rank it.
+    Unranked,
+    /// Below the band, and measurably slower.
+    Short,
+}
+
+/// Rows at least this fraction of their API's best are "good" (the course's 95 percent).
+pub const GOOD_FRACTION: f64 = 0.95;
+
+impl Verdict {
+    pub fn of(best: bool, of_best: f64, ties: bool) -> Verdict {
+        match (best, of_best >= GOOD_FRACTION, ties) {
+            (true, _, _) => Verdict::Best,
+            (false, true, true) => Verdict::Tied,
+            (false, true, false) => Verdict::Good,
+            (false, false, true) => Verdict::Unranked,
+            (false, false, false) => Verdict::Short,
+        }
+    }
+
+    /// Within the band: counted in "N of M sizes within 95 %" and in the portable answer.
+    pub fn good(self) -> bool {
+        matches!(self, Verdict::Best | Verdict::Tied | Verdict::Good)
+    }
+
+    /// The mark after "of best" in tables: `≈` where the data cannot tell the row from the
+    /// best, `?` where it cannot rank the row at all.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Verdict::Best | Verdict::Tied => " ≈",
+            Verdict::Unranked => " ?",
+            Verdict::Good | Verdict::Short => "",
+        }
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Verdict::Best => "best",
+            Verdict::Tied => "tied",
+            Verdict::Good => "good",
+            Verdict::Unranked => "unranked",
+            Verdict::Short => "short",
+        }
     }
 }
 
@@ -173,12 +237,29 @@ impl SweepResult {
         })
     }
 
-    /// How many rows reach at least `fraction` of the best row's speed.
-    pub fn rows_within(&self, fraction: f64) -> usize {
+    /// How many rows are good ([`Verdict::good`]): within 95 % of the best row's speed and
+    /// not [`Verdict::Unranked`].
+    pub fn rows_good(&self) -> usize {
         self.rows
             .iter()
-            .filter(|r| r.of_best.is_some_and(|o| o >= fraction))
+            .filter(|r| r.verdict.is_some_and(Verdict::good))
             .count()
+    }
+
+    /// Rows the noise cannot rank ([`Verdict::Unranked`]).
+    pub fn rows_unranked(&self) -> Vec<&SweepRow> {
+        self.rows
+            .iter()
+            .filter(|r| r.verdict == Some(Verdict::Unranked))
+            .collect()
+    }
+
+    /// The widest per-dispatch spread (coefficient of variation) of a row that ran, and its row.
+    pub fn widest_spread(&self) -> Option<(&SweepRow, f64)> {
+        self.rows
+            .iter()
+            .filter_map(|r| r.stats().map(|s| (r, s.cv())))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
     }
 
     pub fn rows_run(&self) -> usize {
@@ -192,13 +273,20 @@ impl SweepResult {
 
     /// Fills `of_best`, `ties_best` and `of_copy` from the rows and the copy ceiling.
     pub(crate) fn fill_relative(&mut self) {
+        let best_block = self.best().map(|r| r.block);
         let best = self.best().and_then(|r| r.timing.clone());
         let copy = self.copy.as_ref().map(|c| c.gbps);
         let resolution_ms = self.timer.resolution_ns / 1e6;
         for r in &mut self.rows {
             if let (Some(b), Some(t)) = (&best, &r.timing) {
-                r.of_best = Some(b.stats.mean / t.stats.mean);
+                let of_best = b.stats.mean / t.stats.mean;
+                r.of_best = Some(of_best);
                 r.ties_best = ties(&t.stats, &b.stats, resolution_ms, t.reps.min(b.reps));
+                r.verdict = Some(Verdict::of(
+                    best_block == Some(r.block),
+                    of_best,
+                    r.ties_best,
+                ));
             }
             if let (Some(c), Some(g)) = (copy, r.gbps) {
                 r.of_copy = Some(g / c);

@@ -269,6 +269,7 @@ fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
         gbps: None,
         of_best: None,
         ties_best: false,
+        verdict: None,
         of_copy: None,
         verified: false,
         skipped: None,
