@@ -240,7 +240,11 @@ impl CopyBuffers {
 }
 
 /// A device buffer of `bytes` bytes, uninitialised.
-fn alloc(context: &Context, flags: cl_mem_flags, bytes: u64) -> Result<Mem, OpenClError> {
+pub(crate) fn alloc(
+    context: &Context,
+    flags: cl_mem_flags,
+    bytes: u64,
+) -> Result<Mem, OpenClError> {
     let size = usize::try_from(bytes).map_err(|_| OpenClError::OutOfMemory {
         detail: format!("{bytes} bytes do not fit this host's size_t"),
     })?;
