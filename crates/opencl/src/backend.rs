@@ -105,11 +105,13 @@ impl OpenClBackend {
 
     /// Marks the backend unusable after a missed deadline, so that no later call waits behind
     /// the command, and leaves to the process's end what could wait for it when released: the
-    /// queue, the context and the planes' mapped copy, whose unmap is queued behind it.
+    /// queue, the context, the planes' mapped copy (whose unmap is queued behind it) and the
+    /// buffers the command may still be using.
     fn check_deadline<T>(&mut self, r: Result<T, OpenClError>) -> Result<T, OpenClError> {
         if let Err(e @ OpenClError::Deadline { .. }) = &r {
             self.unusable = Some(format!("{e}; it may still be running"));
             std::mem::forget(self.planes.take());
+            std::mem::forget(self.program.take());
             self.context.abandon();
         }
         r

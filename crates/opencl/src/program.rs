@@ -9,7 +9,6 @@ use std::ptr;
 use blocksweep_core::program::Language;
 use blocksweep_core::{KernelFacts, Launch, ProgramArg, ProgramSource};
 use cl3::info_type::InfoType;
-use opencl3::command_queue::{enqueue_read_buffer, enqueue_write_buffer, CL_BLOCKING};
 use opencl3::error_codes::{
     CL_INVALID_ARG_SIZE, CL_INVALID_ARG_VALUE, CL_INVALID_KERNEL_NAME, CL_INVALID_MEM_OBJECT,
     CL_INVALID_SAMPLER,
@@ -20,14 +19,10 @@ use opencl3::program::{get_program_info, CL_PROGRAM_KERNEL_NAMES};
 use opencl3::types::{cl_int, cl_uint};
 
 use crate::context::DeviceContext;
-use crate::error::{cl_error_name, map_create, map_enqueue, map_query, OpenClError};
-use crate::handles::{Event, Kernel, Mem, Program, Queue};
+use crate::error::{cl_error_name, map_create, map_query, OpenClError};
+use crate::handles::{Kernel, Mem, Program, Queue};
 use crate::kernel::{self, cache_miss_kernel, facts, NV_VERBOSE_OPTION};
-use crate::memory::alloc;
-
-/// The largest piece one transfer moves: NVIDIA's driver fails single transfers above about
-/// 4 GiB with its own -9999, so larger buffers go in pieces of this size.
-const TRANSFER_PIECE: usize = 1 << 30;
+use crate::memory::{alloc, read_bytes, write_bytes};
 
 /// The size a `__local` argument gets at load, before a launch gives it its own: any size a
 /// `__local` argument takes, so that the driver's answer tells whether the argument is one.
@@ -96,57 +91,16 @@ impl UserProgram {
     }
 
     /// Copies `data` into argument `arg`'s buffer, which it must fill exactly; returns when
-    /// the copy is done. Blocking, so `data` is never read after the call: a transfer is not
+    /// the copy is done. Blocking, so `data` is never read after the call: no transfer is
     /// left behind when a deadline passes.
     pub fn write(&self, queue: &Queue, arg: usize, data: &[u8]) -> Result<(), OpenClError> {
-        let mem = self.buffer(arg, data.len(), "write_buffer")?;
-        for at in (0..data.len()).step_by(TRANSFER_PIECE) {
-            let piece = &data[at..data.len().min(at + TRANSFER_PIECE)];
-            // SAFETY: blocking write of `piece`, read before the call returns, into bytes
-            // at..at + piece.len() of a buffer of data.len() bytes.
-            let raw = unsafe {
-                enqueue_write_buffer(
-                    queue.raw(),
-                    mem.raw(),
-                    CL_BLOCKING,
-                    at,
-                    piece.len(),
-                    piece.as_ptr().cast::<c_void>(),
-                    0,
-                    ptr::null(),
-                )
-            }
-            .map_err(map_enqueue("clEnqueueWriteBuffer"))?;
-            drop(Event::from_raw(raw));
-        }
-        Ok(())
+        write_bytes(queue, self.buffer(arg, data.len(), "write_buffer")?, data)
     }
 
     /// Copies argument `arg`'s whole buffer into `out`, which must be as long; returns when
     /// the copy is done.
     pub fn read(&self, queue: &Queue, arg: usize, out: &mut [u8]) -> Result<(), OpenClError> {
-        let mem = self.buffer(arg, out.len(), "read_buffer")?;
-        let len = out.len();
-        for at in (0..len).step_by(TRANSFER_PIECE) {
-            let piece = &mut out[at..len.min(at + TRANSFER_PIECE)];
-            // SAFETY: blocking read into `piece`, exclusively borrowed for the call, from bytes
-            // at..at + piece.len() of a buffer of `len` bytes.
-            let raw = unsafe {
-                enqueue_read_buffer(
-                    queue.raw(),
-                    mem.raw(),
-                    CL_BLOCKING,
-                    at,
-                    piece.len(),
-                    piece.as_mut_ptr().cast::<c_void>(),
-                    0,
-                    ptr::null(),
-                )
-            }
-            .map_err(map_enqueue("clEnqueueReadBuffer"))?;
-            drop(Event::from_raw(raw));
-        }
-        Ok(())
+        read_bytes(queue, self.buffer(arg, out.len(), "read_buffer")?, out)
     }
 
     /// Argument `arg`'s buffer, if it is a buffer of `len` bytes.
