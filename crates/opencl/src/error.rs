@@ -5,7 +5,8 @@
 //! `.map_err(map_create("clCreateContext"))`), belongs to one kind of call site, and its doc
 //! lists the codes the OpenCL 3.0 specification allows there, so that a reader can check the
 //! classification against the spec. Codes a driver returns outside the spec (NVIDIA's -9999 for
-//! a faulting kernel, say) fall through to [`OpenClError::Driver`] with their number kept.
+//! a faulting kernel, say) fall through to [`OpenClError::Driver`] with their number kept, and
+//! the ones known here are named by [`cl_error_name`].
 
 use blocksweep_core::{BackendError, ErrorKind, Launch};
 use opencl3::error_codes::{
@@ -58,6 +59,26 @@ pub enum OpenClError {
     /// The backend was used out of order (dispatch before upload): a bug in the caller.
     #[error("{0}")]
     Usage(String),
+    /// A user's kernel that cannot run as its spec declares it: another language, no such
+    /// entry point, or arguments the compiled kernel contradicts.
+    #[error("{0}")]
+    Program(String),
+    /// An error while loading a user's kernel, under the name of the file it came from.
+    #[error("{origin}: {source}")]
+    InProgram {
+        origin: String,
+        source: Box<OpenClError>,
+    },
+    /// A command still running when the deadline passed (`blocksweep_core::program::deadline`):
+    /// the device may be busy with it for ever, so the backend is unusable from then on.
+    #[error(
+        "the {what} did not finish within {seconds} s (BLOCKSWEEP_DEADLINE_S); this OpenCL \
+         device is not used again in this process"
+    )]
+    Deadline { what: &'static str, seconds: f64 },
+    /// A call after a [`OpenClError::Deadline`]; the message says what happened then.
+    #[error("OpenCL backend unusable: {0}")]
+    Unusable(String),
 }
 
 impl OpenClError {
@@ -67,10 +88,21 @@ impl OpenClError {
             OpenClError::Unavailable { .. } => ErrorKind::Unavailable,
             OpenClError::LaunchRejected { .. } => ErrorKind::LaunchRejected,
             OpenClError::OutOfMemory { .. } => ErrorKind::OutOfMemory,
-            OpenClError::Build { .. } => ErrorKind::Build,
-            OpenClError::Driver { .. } | OpenClError::Malformed { .. } | OpenClError::Usage(_) => {
-                ErrorKind::Driver
-            }
+            OpenClError::Build { .. } | OpenClError::Program(_) => ErrorKind::Build,
+            OpenClError::InProgram { source, .. } => source.kind(),
+            OpenClError::Driver { .. }
+            | OpenClError::Malformed { .. }
+            | OpenClError::Usage(_)
+            | OpenClError::Deadline { .. }
+            | OpenClError::Unusable(_) => ErrorKind::Driver,
+        }
+    }
+
+    /// This error under the name of the user's source it happened in (`origin`).
+    pub(crate) fn in_program(self, origin: &str) -> OpenClError {
+        OpenClError::InProgram {
+            origin: origin.to_string(),
+            source: Box::new(self),
         }
     }
 }
@@ -82,12 +114,19 @@ impl From<OpenClError> for BackendError {
     }
 }
 
-/// The OpenCL name of a status code, e.g. "CL_INVALID_WORK_GROUP_SIZE"; codes outside the
-/// specification are named by number.
+/// NVIDIA's own status for a command that failed on the device, outside the specification:
+/// seen for kernels that fault and for single transfers or fills above about 4 GiB.
+pub const NVIDIA_ERROR_9999: cl_int = -9999;
+
+/// The OpenCL name of a status code, e.g. "CL_INVALID_WORK_GROUP_SIZE"; the vendor codes known
+/// here are described, and any other code outside the specification is named by number.
 pub fn cl_error_name(code: cl_int) -> String {
-    match error_text(code) {
-        "UNKNOWN_ERROR" => format!("unknown OpenCL status {code}"),
-        name => name.to_string(),
+    match (code, error_text(code)) {
+        (NVIDIA_ERROR_9999, _) => "NVIDIA driver error -9999 (typically a kernel fault such as \
+             an out-of-bounds access, or a transfer the driver cannot do in one piece)"
+            .to_string(),
+        (_, "UNKNOWN_ERROR") => format!("unknown OpenCL status {code}"),
+        (_, name) => name.to_string(),
     }
 }
 
@@ -254,6 +293,17 @@ pub fn map_wait(call: &'static str, what: &'static str) -> impl Fn(cl_int) -> Op
     }
 }
 
+/// A negative CL_EVENT_COMMAND_EXECUTION_STATUS: the command ended abnormally, with this code
+/// (any status the driver likes: NVIDIA's -9999 for a faulting kernel). Always the driver's.
+pub fn map_status(what: &'static str) -> impl Fn(cl_int) -> OpenClError {
+    move |code| {
+        driver(
+            &format!("the {what} (CL_EVENT_COMMAND_EXECUTION_STATUS)"),
+            code,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,6 +367,8 @@ mod tests {
         let e = map_wait("clWaitForEvents", "kernel")(-9999);
         assert_eq!(e.kind(), ErrorKind::Driver);
         assert!(e.to_string().contains("-9999"), "{e}");
+        assert!(e.to_string().contains("NVIDIA driver error -9999"), "{e}");
+        assert_eq!(cl_error_name(-12345), "unknown OpenCL status -12345");
         let b: BackendError = e.into();
         assert_eq!(b.api, crate::API);
         assert!(b.source.is_some());

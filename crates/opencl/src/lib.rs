@@ -18,6 +18,8 @@
 //! context.rs  the handle the rest hangs off: context + in-order profiling queue, event waits
 //! kernel/     building the kernels, one program each when first used: clBuildProgram,
 //!             arguments; facts.rs: clGetKernelWorkGroupInfo, ptxas's register count
+//! program.rs  a user's kernel: clBuildProgram of its OpenCL C, its arguments in the spec's
+//!             order, its buffers and their copies in and out
 //! memory.rs   buffers: the four planes (upload, poison, read-back, a mapped host copy lent
 //!             out) and the copy buffers
 //! timing.rs   run_batch: back-to-back enqueues timed by profiling events; the NDRange
@@ -34,6 +36,7 @@ pub mod error;
 mod handles;
 mod kernel;
 mod memory;
+mod program;
 mod timing;
 
 use blocksweep_core::{trace, DeviceIdentity};

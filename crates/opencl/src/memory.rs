@@ -1,7 +1,7 @@
 //! Buffers: the frame's four planes (allocated, uploaded, poisoned and read back, into the
 //! caller's memory or into a mapped host buffer lent out) and the two buffers of the copy
-//! ceiling, with the untimed fill, write and read they need. Every command here waits for
-//! itself before returning.
+//! ceiling, with the untimed fill, write and read they need; and the byte copies of a user's
+//! kernel's buffers. Every command here waits for itself before returning.
 
 use std::ffi::c_void;
 use std::ptr::{self, NonNull};
@@ -240,7 +240,11 @@ impl CopyBuffers {
 }
 
 /// A device buffer of `bytes` bytes, uninitialised.
-fn alloc(context: &Context, flags: cl_mem_flags, bytes: u64) -> Result<Mem, OpenClError> {
+pub(crate) fn alloc(
+    context: &Context,
+    flags: cl_mem_flags,
+    bytes: u64,
+) -> Result<Mem, OpenClError> {
     let size = usize::try_from(bytes).map_err(|_| OpenClError::OutOfMemory {
         detail: format!("{bytes} bytes do not fit this host's size_t"),
     })?;
@@ -325,5 +329,60 @@ unsafe fn read_into(
     }
     .map_err(map_enqueue("clEnqueueReadBuffer"))?;
     drop(Event::from_raw(raw));
+    Ok(())
+}
+
+/// The largest piece one transfer moves: NVIDIA's driver fails single transfers above about
+/// 4 GiB with its own -9999, so larger buffers go in pieces of this size.
+const TRANSFER_PIECE: usize = 1 << 30;
+
+/// Copies `data` into the start of `mem` (which holds at least as many bytes: the caller
+/// checked), in blocking pieces of at most [`TRANSFER_PIECE`].
+pub(crate) fn write_bytes(queue: &Queue, mem: &Mem, data: &[u8]) -> Result<(), OpenClError> {
+    for at in (0..data.len()).step_by(TRANSFER_PIECE) {
+        let piece = &data[at..data.len().min(at + TRANSFER_PIECE)];
+        // SAFETY: a blocking write: `piece` is read before the call returns, into bytes
+        // at..at + piece.len() of the buffer, which holds data.len().
+        let raw = unsafe {
+            enqueue_write_buffer(
+                queue.raw(),
+                mem.raw(),
+                CL_BLOCKING,
+                at,
+                piece.len(),
+                piece.as_ptr().cast::<c_void>(),
+                0,
+                ptr::null(),
+            )
+        }
+        .map_err(map_enqueue("clEnqueueWriteBuffer"))?;
+        drop(Event::from_raw(raw));
+    }
+    Ok(())
+}
+
+/// Copies the start of `mem` (at least `out.len()` bytes: the caller checked) into `out`, in
+/// blocking pieces of at most [`TRANSFER_PIECE`].
+pub(crate) fn read_bytes(queue: &Queue, mem: &Mem, out: &mut [u8]) -> Result<(), OpenClError> {
+    let len = out.len();
+    for at in (0..len).step_by(TRANSFER_PIECE) {
+        let piece = &mut out[at..len.min(at + TRANSFER_PIECE)];
+        // SAFETY: a blocking read into `piece`, exclusively borrowed for the call, from bytes
+        // at..at + piece.len() of the buffer, which holds `len`.
+        let raw = unsafe {
+            enqueue_read_buffer(
+                queue.raw(),
+                mem.raw(),
+                CL_BLOCKING,
+                at,
+                piece.len(),
+                piece.as_mut_ptr().cast::<c_void>(),
+                0,
+                ptr::null(),
+            )
+        }
+        .map_err(map_enqueue("clEnqueueReadBuffer"))?;
+        drop(Event::from_raw(raw));
+    }
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! the NDRange a launch becomes.
 
 use std::ptr;
+use std::time::{Duration, Instant};
 
 use blocksweep_core::{BatchTimes, BlockSize, Launch, Limits, Stamps, TimerInfo};
 use opencl3::error_codes::CL_SUCCESS;
@@ -11,7 +12,7 @@ use opencl3::event::{
 };
 use opencl3::types::{cl_event, cl_int, cl_profiling_info};
 
-use crate::context::{wait, DeviceContext};
+use crate::context::{wait, wait_within, DeviceContext};
 use crate::error::{map_enqueue, map_launch, map_query, OpenClError};
 use crate::handles::{Event, Kernel, Mem, Queue};
 use crate::memory::CopyBuffers;
@@ -27,15 +28,17 @@ pub(crate) fn timer(limits: &Limits) -> TimerInfo {
     }
 }
 
-/// `count` dispatches of `kernel` with `launch`, back to back; see [`run_batch`].
+/// `count` dispatches of `kernel` with `launch`, back to back; see [`run_batch`]. With a
+/// `deadline` (a user's kernel, which may never end), the batch must finish within it.
 pub(crate) fn kernel_batch(
     ctx: &DeviceContext,
     kernel: &Kernel,
     launch: Launch,
     count: u32,
     stamps: Stamps,
+    deadline: Option<Duration>,
 ) -> Result<BatchTimes, OpenClError> {
-    run_batch(count, stamps, "kernel", |want| {
+    run_batch(ctx, count, stamps, ("kernel", deadline), |want| {
         enqueue_kernel(&ctx.queue, kernel, launch, want)
     })
 }
@@ -49,7 +52,7 @@ pub(crate) fn copy_batch(
 ) -> Result<BatchTimes, OpenClError> {
     // The buffers were allocated with this byte count, so it fits size_t.
     let size = buffers.bytes as usize;
-    run_batch(count, stamps, "copy", |want| {
+    run_batch(ctx, count, stamps, ("copy", None), |want| {
         enqueue_copy(&ctx.queue, &buffers.src, &buffers.dst, size, want)
     })
 }
@@ -98,18 +101,22 @@ pub(crate) fn nd_range(launch: Launch) -> Result<(u32, [usize; 3], [usize; 3]), 
 /// Enqueues `count` commands made by `enqueue` back to back on the in-order queue (the queue
 /// orders them on the device: each starts after the one before has finished), waits once for
 /// the last, and reads the profiling stamps asked for: START of the first to END of the last
-/// for [`Stamps::Batch`], START to END of each for [`Stamps::Each`].
+/// for [`Stamps::Batch`], START to END of each for [`Stamps::Each`]. `what` names the commands
+/// in errors; with a deadline, the wait polls ([`wait_within`]) and gives up once it has
+/// passed since the first enqueue.
 ///
 /// An event is asked for only where a stamp is read (and for the last command, to wait on):
 /// creating and releasing an event per enqueue slows the host enough to leave the device idle
 /// between 36 µs kernels (on an H200 at 4K, a batch with an event per dispatch read 7 % below
 /// the plain program that asks for two).
 fn run_batch(
+    ctx: &DeviceContext,
     count: u32,
     stamps: Stamps,
-    what: &'static str,
+    (what, deadline): (&'static str, Option<Duration>),
     mut enqueue: impl FnMut(bool) -> Result<Option<Event>, OpenClError>,
 ) -> Result<BatchTimes, OpenClError> {
+    let since = Instant::now();
     let mut kept: Vec<Event> = Vec::with_capacity(match stamps {
         Stamps::Each => count as usize,
         _ => 2,
@@ -128,7 +135,10 @@ fn run_batch(
     let Some(last) = kept.last() else {
         return Ok(BatchTimes::default());
     };
-    wait(last, what)?;
+    match deadline {
+        Some(deadline) => wait_within(&ctx.queue, last, what, since, deadline)?,
+        None => wait(last, what)?,
+    }
     let mut times = BatchTimes::default();
     match stamps {
         Stamps::None => {}

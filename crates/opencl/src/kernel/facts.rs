@@ -48,7 +48,7 @@ fn work_group_uint(
 /// H200) is 256 for every kernel, even one of 10 registers, and it runs and verifies blocks
 /// of up to CL_DEVICE_MAX_WORK_GROUP_SIZE (1024) all the same: the sweep then skips the rows
 /// above 256 naming the query, which is what the specification asks.
-pub(super) fn facts(
+pub(crate) fn facts(
     kernel: &Kernel,
     device: DeviceId,
     entry: &str,

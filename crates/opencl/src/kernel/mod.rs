@@ -18,7 +18,7 @@ use crate::handles::{Context, DeviceId, Kernel, Program};
 use crate::memory::Planes;
 
 mod facts;
-use facts::facts;
+pub(crate) use facts::facts;
 
 /// kernels/grayscale.cl, compiled into the binary.
 pub const KERNEL_SOURCE: &str = include_str!("../../../../kernels/grayscale.cl");
@@ -26,7 +26,7 @@ pub const KERNEL_SOURCE: &str = include_str!("../../../../kernels/grayscale.cl")
 /// The OpenCL C standard the source is written to.
 const STD_OPTION: &str = "-cl-std=CL1.2";
 /// Makes NVIDIA's compiler append ptxas's resource report (registers per thread) to the log.
-const NV_VERBOSE_OPTION: &str = "-cl-nv-verbose";
+pub(crate) const NV_VERBOSE_OPTION: &str = "-cl-nv-verbose";
 /// With [`ONE_KERNEL_PREFIX`]`<entry>`, makes kernels/grayscale.cl hold that kernel alone
 /// (each kernel there sits in an `#if` on these two macros).
 const ONE_KERNEL_OPTION: &str = "-D BLOCKSWEEP_ONE_KERNEL";
@@ -131,6 +131,16 @@ impl Kernels {
     /// it, so the grid-stride kernel's stand in only for one never selected.
     pub fn facts(&self, variant: KernelVariant) -> &KernelFacts {
         &self.find(variant).unwrap_or(&self.grid_stride).facts
+    }
+
+    /// Whether the device's compiler is NVIDIA's (which takes -cl-nv-verbose).
+    pub fn nvidia(&self) -> bool {
+        self.setup.nvidia
+    }
+
+    /// How the kernels are compiled, as KernelFacts::compiled_by says it.
+    pub fn compiled_by(&self) -> &str {
+        &self.setup.compiled_by
     }
 
     /// The grid-stride kernel's CL_PROGRAM_BUILD_LOG (ptxas's report on NVIDIA).
@@ -258,7 +268,7 @@ fn entry_point(variant: KernelVariant) -> &'static str {
 /// (~/.nv/ComputeCache) with an empty log. Turning the cache off instead
 /// (CUDA_CACHE_DISABLE=1) also makes every context recompile the driver's own kernels: on an
 /// H200 (driver 580.159.04) clCreateContext then took 1.8-2.1 s instead of a fraction.
-fn cache_miss_kernel(entry: &str) -> String {
+pub(crate) fn cache_miss_kernel(entry: &str) -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
@@ -321,7 +331,7 @@ pub(crate) fn build(
 }
 
 /// The kernel named `name` in `program`.
-fn kernel(program: &Program, name: &str) -> Result<Kernel, OpenClError> {
+pub(crate) fn kernel(program: &Program, name: &str) -> Result<Kernel, OpenClError> {
     let c_name = CString::new(name)
         .map_err(|_| OpenClError::Usage(format!("kernel name contains a NUL byte: {name:?}")))?;
     let raw = create_kernel(program.raw(), &c_name).map_err(map_create("clCreateKernel"))?;

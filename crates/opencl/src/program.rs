@@ -1,0 +1,355 @@
+//! A user's own kernel (`Backend::load_program`): its OpenCL C built with clBuildProgram, its
+//! kernel with every argument set in the spec's order (`blocksweep_core::program` states the
+//! contract), one buffer per buffer argument, the per-launch size of its `__local` arguments,
+//! and the whole-buffer copies in and out.
+
+use std::ffi::c_void;
+use std::ptr;
+
+use blocksweep_core::program::Language;
+use blocksweep_core::{KernelFacts, Launch, ProgramArg, ProgramSource};
+use cl3::info_type::InfoType;
+use opencl3::error_codes::{
+    CL_INVALID_ARG_SIZE, CL_INVALID_ARG_VALUE, CL_INVALID_KERNEL_NAME, CL_INVALID_MEM_OBJECT,
+    CL_INVALID_SAMPLER,
+};
+use opencl3::kernel::{get_kernel_info, set_kernel_arg, CL_KERNEL_NUM_ARGS};
+use opencl3::memory::CL_MEM_READ_WRITE;
+use opencl3::program::{get_program_info, CL_PROGRAM_KERNEL_NAMES};
+use opencl3::types::{cl_int, cl_uint};
+
+use crate::context::DeviceContext;
+use crate::error::{cl_error_name, map_create, map_query, OpenClError};
+use crate::handles::{Kernel, Mem, Program, Queue};
+use crate::kernel::{self, cache_miss_kernel, facts, NV_VERBOSE_OPTION};
+use crate::memory::{alloc, read_bytes, write_bytes};
+
+/// The size a `__local` argument gets at load, before a launch gives it its own: any size a
+/// `__local` argument takes, so that the driver's answer tells whether the argument is one.
+const PROBE_LOCAL_BYTES: usize = 4;
+
+/// One argument's buffer and its size.
+struct ArgBuffer {
+    mem: Mem,
+    bytes: usize,
+}
+
+/// A built user kernel with its arguments set and its buffers allocated.
+pub(crate) struct UserProgram {
+    // Declaration order is drop order: the kernel goes before its program and its buffers.
+    kernel: Kernel,
+    _program: Program,
+    /// One entry per argument: the buffer of each buffer argument.
+    buffers: Vec<Option<ArgBuffer>>,
+    /// Indices of the `__local` arguments, sized per launch ([`UserProgram::size_locals`]).
+    locals: Vec<cl_uint>,
+    facts: KernelFacts,
+}
+
+impl UserProgram {
+    /// Builds `source` for the context's device (adding NVIDIA's verbose flag where `nvidia`,
+    /// so that ptxas's register count lands in the log), creates its entry point, checks and
+    /// sets `args`. Every error names the source's origin.
+    pub fn load(
+        ctx: &DeviceContext,
+        nvidia: bool,
+        compiled_by: &str,
+        source: &ProgramSource,
+        args: &[ProgramArg],
+    ) -> Result<UserProgram, OpenClError> {
+        load(ctx, nvidia, compiled_by, source, args).map_err(|e| e.in_program(&source.origin))
+    }
+
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    pub fn facts(&self) -> &KernelFacts {
+        &self.facts
+    }
+
+    /// Gives every `__local` argument the launch's `shared_bytes` (clSetKernelArg with a size
+    /// and no value). A size the driver refuses, or none, is a refusal of the launch.
+    pub fn size_locals(&self, launch: Launch) -> Result<(), OpenClError> {
+        let bytes = launch.shared_bytes as usize;
+        let refused = |name: String, code: cl_int| OpenClError::LaunchRejected {
+            call: "clSetKernelArg",
+            launch: launch.to_string(),
+            name,
+            code,
+        };
+        if bytes == 0 && !self.locals.is_empty() {
+            let why = "a __local argument needs the launch's shared_bytes above 0";
+            return Err(refused(why.into(), 0));
+        }
+        for &index in &self.locals {
+            // SAFETY: a `__local` argument takes a size and a null value (clSetKernelArg).
+            unsafe { set_kernel_arg(self.kernel.raw(), index, bytes, ptr::null()) }
+                .map_err(|code| refused(cl_error_name(code), code))?;
+        }
+        Ok(())
+    }
+
+    /// Copies `data` into argument `arg`'s buffer, which it must fill exactly; returns when
+    /// the copy is done. Blocking, so `data` is never read after the call: no transfer is
+    /// left behind when a deadline passes.
+    pub fn write(&self, queue: &Queue, arg: usize, data: &[u8]) -> Result<(), OpenClError> {
+        write_bytes(queue, self.buffer(arg, data.len(), "write_buffer")?, data)
+    }
+
+    /// Copies argument `arg`'s whole buffer into `out`, which must be as long; returns when
+    /// the copy is done.
+    pub fn read(&self, queue: &Queue, arg: usize, out: &mut [u8]) -> Result<(), OpenClError> {
+        read_bytes(queue, self.buffer(arg, out.len(), "read_buffer")?, out)
+    }
+
+    /// Argument `arg`'s buffer, if it is a buffer of `len` bytes.
+    fn buffer(&self, arg: usize, len: usize, call: &str) -> Result<&Mem, OpenClError> {
+        let usage = |why: String| OpenClError::Usage(format!("{call}({arg}): {why}"));
+        let slot = self
+            .buffers
+            .get(arg)
+            .ok_or_else(|| usage(format!("the program has {} arguments", self.buffers.len())))?;
+        let b = slot
+            .as_ref()
+            .ok_or_else(|| usage(format!("argument {arg} is not a buffer")))?;
+        if b.bytes != len {
+            return Err(usage(format!(
+                "{len} bytes, but the buffer holds {}",
+                b.bytes
+            )));
+        }
+        Ok(&b.mem)
+    }
+}
+
+fn load(
+    ctx: &DeviceContext,
+    nvidia: bool,
+    compiled_by: &str,
+    source: &ProgramSource,
+    args: &[ProgramArg],
+) -> Result<UserProgram, OpenClError> {
+    if source.language != Language::OpenCl {
+        return Err(OpenClError::Program(format!(
+            "the source is {}, but OpenCL builds {}",
+            source.language,
+            Language::OpenCl
+        )));
+    }
+    let options = program_options(nvidia, &source.options);
+    let mut text = source.text();
+    if nvidia {
+        // A kernel of a new name defeats NVIDIA's compute cache, so the log has ptxas's report.
+        text = format!("{text}\n{}", cache_miss_kernel(&source.entry));
+    }
+    let (program, log) = blocksweep_core::trace::time("opencl", "load_program: build", || {
+        kernel::build(&ctx.context, ctx.device, &text, &options)
+    })?;
+    let kernel = entry_kernel(&program, &source.entry)?;
+    check_arg_count(&kernel, args.len())?;
+    let (buffers, locals) = bind(ctx, &kernel, args)?;
+    let mut facts = facts(
+        &kernel,
+        ctx.device,
+        &source.entry,
+        &log,
+        compiled_by.to_string(),
+        &options,
+    )?;
+    facts
+        .extra
+        .insert(0, ("source".into(), source.origin.clone()));
+    Ok(UserProgram {
+        kernel,
+        _program: program,
+        buffers,
+        locals,
+        facts,
+    })
+}
+
+/// clBuildProgram options: the spec's own, and NVIDIA's verbose flag where the compiler is
+/// NVIDIA's and the spec does not give it already.
+pub(crate) fn program_options(nvidia: bool, options: &[String]) -> String {
+    let mut o: Vec<&str> = options
+        .iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if nvidia && !o.contains(&NV_VERBOSE_OPTION) {
+        o.push(NV_VERBOSE_OPTION);
+    }
+    o.join(" ")
+}
+
+/// The kernel `entry` of `program`; a name the program lacks is the spec's error, listing the
+/// kernels it has.
+fn entry_kernel(program: &Program, entry: &str) -> Result<Kernel, OpenClError> {
+    match kernel::kernel(program, entry) {
+        Err(OpenClError::Driver {
+            code: CL_INVALID_KERNEL_NAME,
+            ..
+        }) => Err(OpenClError::Program(format!(
+            "no kernel named `{entry}` in the program (its kernels: {})",
+            kernel_names(program)
+        ))),
+        other => other,
+    }
+}
+
+/// CL_PROGRAM_KERNEL_NAMES without the kernel added against NVIDIA's cache, for messages.
+fn kernel_names(program: &Program) -> String {
+    match get_program_info(program.raw(), CL_PROGRAM_KERNEL_NAMES) {
+        Ok(InfoType::VecUchar(b)) => {
+            let names = String::from_utf8_lossy(&b)
+                .trim_end_matches('\0')
+                .to_string();
+            let names: Vec<&str> = names
+                .split(';')
+                .filter(|n| !n.is_empty() && !n.starts_with("blocksweep_unique_"))
+                .collect();
+            match names.is_empty() {
+                true => "none".into(),
+                false => names.join(", "),
+            }
+        }
+        Ok(other) => format!("unreadable: {other:?}"),
+        Err(code) => format!("unknown: {}", cl_error_name(code)),
+    }
+}
+
+/// CL_KERNEL_NUM_ARGS against the spec's argument count.
+fn check_arg_count(kernel: &Kernel, declared: usize) -> Result<(), OpenClError> {
+    const NAME: &str = "CL_KERNEL_NUM_ARGS";
+    let takes = match get_kernel_info(kernel.raw(), CL_KERNEL_NUM_ARGS)
+        .map_err(map_query("clGetKernelInfo", NAME))?
+    {
+        InfoType::Uint(n) => n as usize,
+        other => {
+            return Err(OpenClError::Malformed {
+                query: NAME.into(),
+                detail: format!("{other:?} where a cl_uint was expected"),
+            })
+        }
+    };
+    if takes != declared {
+        return Err(OpenClError::Program(format!(
+            "the kernel takes {takes} arguments, the spec declares {declared}"
+        )));
+    }
+    Ok(())
+}
+
+/// What one clSetKernelArg passes: a value's bytes, or a `__local` size with no value.
+enum ArgValue<'a> {
+    Bytes(&'a [u8]),
+    Local(usize),
+}
+
+/// Allocates each buffer argument's buffer and sets every argument in order; returns the
+/// buffers (one slot per argument) and the `__local` arguments' indices.
+fn bind(
+    ctx: &DeviceContext,
+    kernel: &Kernel,
+    args: &[ProgramArg],
+) -> Result<(Vec<Option<ArgBuffer>>, Vec<cl_uint>), OpenClError> {
+    let mut buffers = Vec::with_capacity(args.len());
+    let mut locals = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        let index = i as cl_uint;
+        let mut buffer = None;
+        match arg {
+            ProgramArg::Buffer { bytes: 0 } => {
+                return Err(OpenClError::Program(format!(
+                    "argument {i} is a buffer of 0 bytes: an OpenCL buffer holds at least one"
+                )))
+            }
+            ProgramArg::Buffer { bytes } => {
+                let mem = alloc(&ctx.context, CL_MEM_READ_WRITE, *bytes)?;
+                // A cl_mem argument's value is the handle itself (a pointer's bytes).
+                let handle = (mem.raw() as usize).to_ne_bytes();
+                set_arg(kernel, index, ArgValue::Bytes(&handle), arg)?;
+                // The allocation succeeded, so the size fits size_t.
+                buffer = Some(ArgBuffer {
+                    mem,
+                    bytes: *bytes as usize,
+                });
+            }
+            ProgramArg::Scalar { ty, bytes } => {
+                if bytes.len() != ty.size() {
+                    return Err(OpenClError::Usage(format!(
+                        "argument {i}: a {ty} scalar given as {} bytes",
+                        bytes.len()
+                    )));
+                }
+                set_arg(kernel, index, ArgValue::Bytes(bytes), arg)?;
+            }
+            ProgramArg::Local => {
+                set_arg(kernel, index, ArgValue::Local(PROBE_LOCAL_BYTES), arg)?;
+                locals.push(index);
+            }
+        }
+        buffers.push(buffer);
+    }
+    Ok((buffers, locals))
+}
+
+/// Sets argument `index` to `value`; a value the kernel's argument cannot take (its size, or a
+/// `__local` size for an argument that is not `__local`) is the spec's error, naming both.
+fn set_arg(
+    kernel: &Kernel,
+    index: cl_uint,
+    value: ArgValue,
+    arg: &ProgramArg,
+) -> Result<(), OpenClError> {
+    let (size, value) = match value {
+        ArgValue::Bytes(b) => (b.len(), b.as_ptr().cast::<c_void>()),
+        ArgValue::Local(size) => (size, ptr::null()),
+    };
+    // SAFETY: `value` is null (a `__local` size) or points at `size` live bytes, which the
+    // driver copies before returning.
+    unsafe { set_kernel_arg(kernel.raw(), index, size, value) }.map_err(|code| match code {
+        CL_INVALID_ARG_SIZE | CL_INVALID_ARG_VALUE | CL_INVALID_MEM_OBJECT | CL_INVALID_SAMPLER => {
+            OpenClError::Program(format!(
+                "argument {index} is declared as {}, which the kernel's argument {index} \
+                 cannot take: clSetKernelArg answered {} ({code})",
+                describe(arg),
+                cl_error_name(code)
+            ))
+        }
+        _ => map_create("clSetKernelArg")(code),
+    })
+}
+
+/// An argument as the spec declares it, in words.
+fn describe(arg: &ProgramArg) -> String {
+    match arg {
+        ProgramArg::Buffer { bytes } => format!("a buffer of {bytes} bytes"),
+        ProgramArg::Scalar { ty, .. } => format!("a {ty} scalar ({} bytes)", ty.size()),
+        ProgramArg::Local => "a __local argument".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_the_specs_plus_nv_verbose_once_on_nvidia() {
+        let o = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(program_options(false, &o(&[])), "");
+        assert_eq!(
+            program_options(false, &o(&["-D N=4", " ", "-cl-std=CL1.2 "])),
+            "-D N=4 -cl-std=CL1.2"
+        );
+        assert_eq!(
+            program_options(true, &o(&["-cl-mad-enable"])),
+            "-cl-mad-enable -cl-nv-verbose"
+        );
+        assert_eq!(
+            program_options(true, &o(&["-cl-nv-verbose"])),
+            "-cl-nv-verbose"
+        );
+    }
+}
