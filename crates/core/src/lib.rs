@@ -31,6 +31,7 @@ pub mod testing;
 pub mod trace;
 pub mod validate;
 pub mod verify;
+pub mod workload;
 
 pub use api::{Api, ApiInfo, Vocabulary};
 pub use backend::{

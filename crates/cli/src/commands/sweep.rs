@@ -15,8 +15,9 @@ use std::time::SystemTime;
 
 use blocksweep_core::frame::HostAllocError;
 use blocksweep_core::report::{render_runs, Format, Report};
-use blocksweep_core::session::{pipeline, FrameSource, Session, SessionError, SweepJob};
+use blocksweep_core::session::{pipeline, Session, SessionError, SweepJob};
 use blocksweep_core::sweep::SweepConfig;
+use blocksweep_core::workload::{FrameWorkload, Workload, WorkloadSource};
 use blocksweep_core::{hostmem, trace, Frame, Targets};
 
 use super::{layout, session_error};
@@ -201,7 +202,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
                 let _t = trace::span("core", "frame and CPU reference");
                 let frame = Frame::try_generate(w, h, args.seed)?;
                 let reference = frame.try_reference()?;
-                Ok((frame, reference))
+                Ok(FrameWorkload { frame, reference })
             })),
             made: None,
         };
@@ -241,14 +242,12 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
 
 /// The frame and its CPU reference: made on a thread of their own, waited for once.
 struct FrameJob<'scope> {
-    making: Option<std::thread::ScopedJoinHandle<'scope, Result<Made, HostAllocError>>>,
-    made: Option<Made>,
+    making: Option<std::thread::ScopedJoinHandle<'scope, Result<FrameWorkload, HostAllocError>>>,
+    made: Option<FrameWorkload>,
 }
 
-type Made = (Frame, Vec<f32>);
-
-impl FrameSource for FrameJob<'_> {
-    fn frame(&mut self) -> Result<(&Frame, &[f32]), SessionError> {
+impl WorkloadSource for FrameJob<'_> {
+    fn workload(&mut self) -> Result<&dyn Workload, SessionError> {
         if let Some(job) = self.making.take() {
             let made = job
                 .join()
@@ -258,7 +257,7 @@ impl FrameSource for FrameJob<'_> {
         }
         self.made
             .as_ref()
-            .map(|(f, r)| (f, r.as_slice()))
+            .map(|w| w as &dyn Workload)
             .ok_or_else(|| SessionError::Failed("the frame was not made".into()))
     }
 }
@@ -283,7 +282,6 @@ fn sweep_device(
     let job = SweepJob {
         targets,
         config,
-        size: (w, h),
         overlap_close: args.overlap_close,
     };
     let mut on_row = |r: &Report| {

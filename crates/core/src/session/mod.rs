@@ -8,7 +8,7 @@ use std::thread;
 mod openers;
 pub mod pipeline;
 
-pub use pipeline::{FrameSource, SweepJob};
+pub use pipeline::SweepJob;
 
 use crate::backend::{Api, Backend, BackendError, ErrorKind};
 use crate::driver::{OpenOptions, Registry, Targets};

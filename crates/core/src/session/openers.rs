@@ -8,28 +8,32 @@ use std::thread::Scope;
 use super::pipeline::Opener;
 use crate::backend::{Backend, BackendError, DeviceIdentity, ErrorKind};
 use crate::blocks::BlockSize;
-use crate::frame::Frame;
+use crate::workload::Workload;
 
 /// One target's opening, as it finishes: its index, the backend or why it failed, and whether
-/// the frame is on the device already.
+/// the workload is ready on the device already.
 pub(super) type Opened = (usize, Result<Box<dyn Backend>, BackendError>, bool);
 
 /// Opens every target on its own thread; each sends its index and result when done. The
 /// launch shapes are built there too where an API builds per shape (Vulkan's pipelines), and
-/// the frame is uploaded there once `frame` delivers it and the device's limits take it: none
-/// of that is timed, so none of it needs the API's measuring turn. An upload that fails is
+/// the workload is readied there ([`Workload::prepare`]: the frame's upload, a user's kernel
+/// built and its buffers filled) once `work` delivers it and the device's limits take it: none
+/// of that is timed, so none of it needs the API's measuring turn. A preparation that fails is
 /// left to the sweep, which reports it.
 pub(super) fn spawn<'scope, 'env>(
     s: &'scope Scope<'scope, 'env>,
     open: &'env Opener,
     devices: &'env [DeviceIdentity],
     blocks: &'env [BlockSize],
-) -> (mpsc::Receiver<Opened>, Vec<mpsc::Sender<&'env Frame>>) {
+) -> (
+    mpsc::Receiver<Opened>,
+    Vec<mpsc::Sender<&'env dyn Workload>>,
+) {
     let (tx, rx) = mpsc::channel();
     let mut frames = Vec::new();
     for (i, d) in devices.iter().enumerate() {
         let tx = tx.clone();
-        let (frame_tx, frame_rx) = mpsc::channel::<&'env Frame>();
+        let (frame_tx, frame_rx) = mpsc::channel::<&'env dyn Workload>();
         frames.push(frame_tx);
         s.spawn(move || {
             let open_and_prepare = || {
@@ -46,10 +50,11 @@ pub(super) fn spawn<'scope, 'env>(
                 ))
             });
             let mut uploaded = false;
-            if let (Ok(b), Ok(frame)) = (&mut r, frame_rx.recv()) {
-                let fits = b.limits().frame_fits(frame.pixels()).is_ok();
+            if let (Ok(b), Ok(work)) = (&mut r, frame_rx.recv()) {
+                let fits = work.fits(b.limits()).is_ok();
                 uploaded = fits
-                    && catch_unwind(AssertUnwindSafe(|| b.upload(frame).is_ok())).unwrap_or(false);
+                    && catch_unwind(AssertUnwindSafe(|| work.prepare(b.as_mut()).is_ok()))
+                        .unwrap_or(false);
             }
             // Nobody is listening (the run ended early): close what was opened.
             if let Err(mpsc::SendError((_, Ok(backend), _))) = tx.send((i, r, uploaded)) {

@@ -22,26 +22,18 @@ use super::openers::{self, close, Opened};
 use super::{SessionError, SweepOutcome};
 use crate::backend::{Backend, BackendError, DeviceIdentity, DeviceKind, ErrorKind};
 use crate::driver::Targets;
-use crate::frame::Frame;
 use crate::report::{Failure, Report};
 use crate::sweep::{self, Observer, Plan, SweepConfig, SweepError, SweepResult};
+use crate::workload::{Workload, WorkloadSource};
 
 /// Opens one target device: [`crate::Registry::open`] with the run's options, or a test's
 /// stand-in.
 pub type Opener<'a> = dyn Fn(&DeviceIdentity) -> Result<Box<dyn Backend>, BackendError> + Sync + 'a;
 
-/// The frame and its CPU reference, asked for once, as the APIs start to open (the caller may
-/// still be making them); each API uploads it once it has opened.
-pub trait FrameSource {
-    fn frame(&mut self) -> Result<(&Frame, &[f32]), SessionError>;
-}
-
 /// What one pipelined sweep is asked to do.
 pub struct SweepJob<'a> {
     pub targets: Targets,
     pub config: &'a SweepConfig,
-    /// The frame's size, checked against each API's limits as it opens.
-    pub size: (u32, u32),
     /// Close each API while the next is measured (see the module's notes); ignored when a
     /// target is not a GPU, as there the host's cores are the device.
     pub overlap_close: bool,
@@ -51,13 +43,13 @@ pub struct SweepJob<'a> {
 enum Slot {
     Opening,
     /// Open and waiting for its turn; `residency` caches whether it answers residency itself,
-    /// `uploaded` says the frame is on its device already.
+    /// `uploaded` says the workload is ready on its device already.
     Ready {
         backend: Box<dyn Backend>,
         residency: Option<bool>,
         uploaded: bool,
     },
-    /// Could not be opened, refused the frame, or has been measured.
+    /// Could not be opened, refused the workload, or has been measured.
     Done,
 }
 
@@ -67,7 +59,7 @@ enum Slot {
 pub fn sweep(
     open: &Opener,
     job: &SweepJob,
-    frame: &mut dyn FrameSource,
+    work: &mut dyn WorkloadSource,
     report: &mut Report,
     observer: &mut dyn Observer,
     on_update: &mut dyn FnMut(&Report),
@@ -79,16 +71,16 @@ pub fn sweep(
     thread::scope(move |s| {
         let (opened, frames) = openers::spawn(s, open, &job.targets.devices, &job.config.blocks);
         let mut run = Run::new(job);
-        // The frame is being made while the APIs open; each uploads it as soon as both are
-        // ready. Without it (bad input), they open and close unused.
-        let made = frame.frame();
-        if let Ok((f, _)) = &made {
+        // The workload is being made while the APIs open; each readies it as soon as both are
+        // there. Without it (bad input), they open and close unused.
+        let made = work.workload();
+        if let Ok(w) = &made {
             for tx in &frames {
-                let _ = tx.send(*f);
+                let _ = tx.send(*w);
             }
         }
         drop(frames);
-        let result = made.and_then(|made| run.drive(s, &opened, made, report, observer, on_update));
+        let result = made.and_then(|w| run.drive(s, &opened, w, report, observer, on_update));
         // An early return (bad input) leaves APIs still opening: they close on their own
         // threads once open, as the channel is gone.
         drop(opened);
@@ -104,7 +96,7 @@ struct Run<'j> {
     /// Per target: its result once measured, and its failures.
     results: Vec<Option<SweepResult>>,
     failures: Vec<Vec<Failure>>,
-    /// The frame-fit refusals (target index, message), for the bad-input message when nothing
+    /// The workload-fit refusals (target index, message), for the bad-input message when nothing
     /// else could run.
     refused: Vec<(usize, String)>,
     /// `None` until decided; `Some(None)` when every API plans for itself.
@@ -146,24 +138,24 @@ impl<'j> Run<'j> {
         &mut self,
         s: &'scope Scope<'scope, '_>,
         opened: &mpsc::Receiver<Opened>,
-        (frame, reference): (&Frame, &[f32]),
+        work: &dyn Workload,
         report: &mut Report,
         observer: &mut dyn Observer,
         on_update: &mut dyn FnMut(&Report),
     ) -> Result<SweepOutcome, SessionError> {
         loop {
-            if let Some(i) = self.next_to_measure()? {
+            if let Some(i) = self.next_to_measure(work)? {
                 if !self.measured_any {
-                    self.check_host_memory()?;
+                    self.check_host_memory(work)?;
                 }
-                self.measure(s, i, frame, reference, report, observer, on_update);
+                self.measure(s, i, work, report, observer, on_update);
                 continue;
             }
             if !self.slots.iter().any(|x| matches!(x, Slot::Opening)) {
                 break;
             }
             match opened.recv() {
-                Ok((i, r, uploaded)) => self.accept(s, i, r, uploaded),
+                Ok((i, r, uploaded)) => self.accept(s, i, r, uploaded, work),
                 Err(_) => break,
             }
         }
@@ -179,13 +171,14 @@ impl<'j> Run<'j> {
         Ok(std::mem::take(&mut self.outcome))
     }
 
-    /// An API finished opening: ready if the frame fits it, else a failure.
+    /// An API finished opening: ready if the workload fits it, else a failure.
     fn accept<'scope>(
         &mut self,
         s: &'scope Scope<'scope, '_>,
         i: usize,
         r: Result<Box<dyn Backend>, BackendError>,
         uploaded: bool,
+        work: &dyn Workload,
     ) {
         match r {
             Err(e) => {
@@ -195,38 +188,35 @@ impl<'j> Run<'j> {
                 });
                 self.slots[i] = Slot::Done;
             }
-            Ok(backend) => {
-                let (w, h) = self.job.size;
-                match backend.limits().frame_fits(Frame::pixel_count(w, h)) {
-                    Ok(()) => {
-                        self.slots[i] = Slot::Ready {
-                            backend,
-                            residency: None,
-                            uploaded,
-                        }
-                    }
-                    Err(why) => {
-                        let message = format!(
-                            "frame {w}x{h} is too large for {} on {}: {why}",
-                            backend.api(),
-                            backend.identity().name
-                        );
-                        self.failures[i].push(Failure {
-                            api: backend.api(),
-                            message: message.clone(),
-                        });
-                        self.refused.push((i, message));
-                        self.slots[i] = Slot::Done;
-                        s.spawn(move || close(backend));
+            Ok(backend) => match work.fits(backend.limits()) {
+                Ok(()) => {
+                    self.slots[i] = Slot::Ready {
+                        backend,
+                        residency: None,
+                        uploaded,
                     }
                 }
-            }
+                Err(why) => {
+                    let message = format!(
+                        "{} is too large for {} on {}: {why}",
+                        work.describe(),
+                        backend.api(),
+                        backend.identity().name
+                    );
+                    self.failures[i].push(Failure {
+                        api: backend.api(),
+                        message: message.clone(),
+                    });
+                    self.refused.push((i, message));
+                    self.slots[i] = Slot::Done;
+                    s.spawn(move || close(backend));
+                }
+            },
         }
     }
 
-    /// The host's memory with every API still in the run, before the frame is needed.
-    fn check_host_memory(&self) -> Result<(), SessionError> {
-        let (w, h) = self.job.size;
+    /// The host's memory with every API still in the run, before the workload is needed.
+    fn check_host_memory(&self, work: &dyn Workload) -> Result<(), SessionError> {
         let apis: Vec<_> = self
             .job
             .targets
@@ -236,16 +226,16 @@ impl<'j> Run<'j> {
             .filter(|(_, slot)| !matches!(slot, Slot::Done))
             .map(|(d, _)| (d.api, d.kind))
             .collect();
-        crate::hostmem::check_frame(w, h, &apis).map_err(|e| SessionError::Input(e.to_string()))
+        work.check_host(&apis).map_err(SessionError::Input)
     }
 
     /// The next API to measure: the first ready one in target order, once no API is still
     /// opening (and so the plan is known).
-    fn next_to_measure(&mut self) -> Result<Option<usize>, SessionError> {
+    fn next_to_measure(&mut self, work: &dyn Workload) -> Result<Option<usize>, SessionError> {
         if self.slots.iter().any(|x| matches!(x, Slot::Opening)) {
             return Ok(None);
         }
-        if self.plan.is_none() && !self.decide_plan()? {
+        if self.plan.is_none() && !self.decide_plan(work)? {
             return Ok(None);
         }
         Ok(self
@@ -258,7 +248,7 @@ impl<'j> Run<'j> {
     /// first API in target order that answers residency itself (an occupancy API), else by
     /// the first that opened (the core's model). Returns false while an API that could be the
     /// planner is still opening.
-    fn decide_plan(&mut self) -> Result<bool, SessionError> {
+    fn decide_plan(&mut self, work: &dyn Workload) -> Result<bool, SessionError> {
         let config = self.job.config;
         if !self.job.targets.one_physical_device || self.slots.len() < 2 {
             self.plan = Some(None);
@@ -295,9 +285,7 @@ impl<'j> Run<'j> {
         let Slot::Ready { backend, .. } = &mut self.slots[i] else {
             unreachable!("the planner is a ready slot");
         };
-        let (w, h) = self.job.size;
-        let plan =
-            sweep::plan(backend.as_mut(), Frame::pixel_count(w, h), config).map_err(failed)?;
+        let plan = sweep::plan(backend.as_mut(), work.items(), config).map_err(failed)?;
         self.plan = Some(Some(plan));
         Ok(true)
     }
@@ -309,8 +297,7 @@ impl<'j> Run<'j> {
         &mut self,
         s: &'scope Scope<'scope, '_>,
         i: usize,
-        frame: &Frame,
-        reference: &[f32],
+        work: &dyn Workload,
         report: &mut Report,
         observer: &mut dyn Observer,
         on_update: &mut dyn FnMut(&Report),
@@ -325,10 +312,7 @@ impl<'j> Run<'j> {
         };
         let api = backend.api();
         let shared = self.plan.as_ref().and_then(Option::as_ref);
-        let config = SweepConfig {
-            frame_on_device: uploaded,
-            ..self.job.config.clone()
-        };
+        let config = self.job.config;
         let (result, err) = {
             let _t = crate::trace::span(api.key(), "sweep (plan, rows, copy ceiling)");
             let mut save = |r: &SweepResult| {
@@ -336,11 +320,10 @@ impl<'j> Run<'j> {
                 publish(&self.results, &self.failures, report);
                 on_update(report);
             };
-            sweep::run(
+            work.measure(
                 backend.as_mut(),
-                frame,
-                reference,
-                &config,
+                uploaded,
+                config,
                 shared,
                 observer,
                 &mut save,
@@ -348,7 +331,7 @@ impl<'j> Run<'j> {
         };
         self.measured_any = true;
         if let Some(e) = err {
-            self.record_error(i, frame, &result, e);
+            self.record_error(i, work, &result, e);
         }
         let said = backend.diagnostics();
         if !said.is_empty() {
@@ -370,14 +353,14 @@ impl<'j> Run<'j> {
         }
     }
 
-    fn record_error(&mut self, i: usize, frame: &Frame, result: &SweepResult, e: SweepError) {
+    fn record_error(&mut self, i: usize, work: &dyn Workload, result: &SweepResult, e: SweepError) {
         match &e {
             SweepError::Backend(be)
                 if be.kind == ErrorKind::OutOfMemory && result.rows.is_empty() =>
             {
                 self.outcome.too_big = Some(format!(
-                    "frame {}x{} is too large for the device: {be}",
-                    frame.width, frame.height
+                    "{} is too large for the device: {be}",
+                    work.describe()
                 ));
             }
             _ => self.outcome.failed = true,

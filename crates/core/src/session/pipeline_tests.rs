@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::pipeline::{sweep, FrameSource, SweepJob};
+use super::pipeline::{sweep, SweepJob};
 use super::SessionError;
 use crate::backend::{Api, Backend, BackendError, DeviceIdentity, DeviceKind};
 use crate::blocks::{parse_blocks, BlockSize};
@@ -14,6 +14,7 @@ use crate::limits::Named;
 use crate::report::Report;
 use crate::sweep::{Observer, SweepConfig, SweepRow};
 use crate::testing::{DropLog, HostBackend, TEST_API_A, TEST_API_B};
+use crate::workload::FrameWorkload;
 use crate::{Protocol, Reps};
 
 /// How one test API opens: after `delay`, with these settings.
@@ -33,14 +34,6 @@ fn gpu(api: Api, delay_ms: u64) -> Opening {
         kind: DeviceKind::Gpu,
         residency: None,
         memory: None,
-    }
-}
-
-struct Made(Frame, Vec<f32>);
-
-impl FrameSource for Made {
-    fn frame(&mut self) -> Result<(&Frame, &[f32]), SessionError> {
-        Ok((&self.0, &self.1))
     }
 }
 
@@ -127,9 +120,7 @@ fn run_sized(
     overlap_close: bool,
     (w, h): (u32, u32),
 ) -> (Report, Result<super::SweepOutcome, SessionError>, Events) {
-    let f = Frame::generate(w, h, 5);
-    let reference = f.reference();
-    let mut made = Made(f, reference);
+    let mut made = FrameWorkload::new(Frame::generate(w, h, 5));
     let devices: Vec<DeviceIdentity> = openings
         .iter()
         .map(|o| {
@@ -146,7 +137,6 @@ fn run_sized(
             one_physical_device: one_device,
         },
         config: &config,
-        size: (w, h),
         overlap_close,
     };
     let (began_at, opened_at) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));

@@ -1,0 +1,68 @@
+//! The built-in workload: the grayscale kernel over one frame, every pixel checked against the
+//! CPU reference.
+
+use super::Workload;
+use crate::backend::{Api, Backend, BackendError, DeviceKind};
+use crate::frame::Frame;
+use crate::limits::Limits;
+use crate::sweep::{self, Observer, Plan, SweepConfig, SweepError, SweepResult};
+
+/// A frame and its CPU reference.
+pub struct FrameWorkload {
+    pub frame: Frame,
+    pub reference: Vec<f32>,
+}
+
+impl FrameWorkload {
+    pub fn new(frame: Frame) -> Self {
+        let reference = frame.reference();
+        FrameWorkload { frame, reference }
+    }
+}
+
+impl Workload for FrameWorkload {
+    fn describe(&self) -> String {
+        format!("frame {}x{}", self.frame.width, self.frame.height)
+    }
+
+    fn items(&self) -> u64 {
+        self.frame.pixels()
+    }
+
+    fn fits(&self, limits: &Limits) -> Result<(), String> {
+        limits.frame_fits(self.frame.pixels())
+    }
+
+    fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
+        crate::hostmem::check_frame(self.frame.width, self.frame.height, apis)
+            .map_err(|e| e.to_string())
+    }
+
+    fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {
+        backend.upload(&self.frame)
+    }
+
+    fn measure(
+        &self,
+        backend: &mut dyn Backend,
+        prepared: bool,
+        config: &SweepConfig,
+        shared: Option<&Plan>,
+        observer: &mut dyn Observer,
+        on_row: &mut dyn FnMut(&SweepResult),
+    ) -> (SweepResult, Option<SweepError>) {
+        let config = SweepConfig {
+            frame_on_device: prepared,
+            ..config.clone()
+        };
+        sweep::run(
+            backend,
+            &self.frame,
+            &self.reference,
+            &config,
+            shared,
+            observer,
+            on_row,
+        )
+    }
+}

@@ -1,0 +1,62 @@
+//! What a sweep runs on each API: the built-in grayscale frame ([`FrameWorkload`]) or a user's
+//! kernel from a spec file ([`ProgramWorkload`]). The session's pipeline opens, plans,
+//! measures and closes the APIs the same way for both; a workload says only what is its own:
+//! whether an API can hold it, how to ready a backend for it, and how to run and check a row.
+
+mod frame;
+// mod program;
+
+pub use frame::FrameWorkload;
+// pub use program::ProgramWorkload;
+
+use crate::backend::{Api, Backend, BackendError, DeviceKind};
+use crate::limits::Limits;
+use crate::session::SessionError;
+use crate::sweep::{Observer, Plan, SweepConfig, SweepError, SweepResult};
+
+/// One workload of a sweep, shared by every API of the run (each measured in turn).
+pub trait Workload: Sync {
+    /// What it is, for messages: "frame 3840x2160", "saxpy at n = 16777216".
+    fn describe(&self) -> String;
+
+    /// Work items: pixels, or the kernel's work items; grids are planned from it.
+    fn items(&self) -> u64;
+
+    /// Whether one API's device can hold it; `Err` names the limit that refuses it.
+    fn fits(&self, limits: &Limits) -> Result<(), String>;
+
+    /// Whether the host has the memory for the run with these APIs in it.
+    fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String>;
+
+    /// Readies an opened backend, untimed, on the API's opening thread (uploads the frame;
+    /// builds the user's kernel and fills its buffers). A failure here is not final: `measure`
+    /// is told, and tries again so that the error lands in the API's result.
+    fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError>;
+
+    /// Measures and checks every planned row on one backend (`shared`: the plan every API on
+    /// the device runs, else the backend plans its own). Returns the rows measured so far and
+    /// the error that stopped the API, if one did; `on_row` sees the result after every row.
+    #[allow(clippy::too_many_arguments)]
+    fn measure(
+        &self,
+        backend: &mut dyn Backend,
+        prepared: bool,
+        config: &SweepConfig,
+        shared: Option<&Plan>,
+        observer: &mut dyn Observer,
+        on_row: &mut dyn FnMut(&SweepResult),
+    ) -> (SweepResult, Option<SweepError>);
+}
+
+/// Where a run's workload comes from: asked once, as the APIs start to open (the caller may
+/// still be making it: generating a frame or a kernel's buffers takes a while).
+pub trait WorkloadSource {
+    fn workload(&mut self) -> Result<&dyn Workload, SessionError>;
+}
+
+/// A workload made already.
+impl<W: Workload> WorkloadSource for W {
+    fn workload(&mut self) -> Result<&dyn Workload, SessionError> {
+        Ok(self)
+    }
+}
