@@ -74,6 +74,7 @@
 //! without the int64 extension as a `uvec2` (low word first): both take 8 bytes at an offset
 //! aligned to 8, as std430 lays them out; the examples in `examples/kernels/` do that.
 
+mod args;
 mod compare;
 mod decl;
 mod error;
