@@ -180,7 +180,8 @@ pub struct KernelSpec {
     pub bytes_per_item: Option<f64>,
     pub tolerance: Tolerance,
     pub grid: GridMode,
-    /// The most blocks a launch may have, in x (a buffer of one slot per block is this long).
+    /// The most blocks a launch may have, x times y (a buffer of one slot per block is this
+    /// long): the harness caps its grid at it.
     pub max_grid: Option<Expr>,
     /// Dynamic shared memory per block, in bytes, of the names `block`, `block_x`, ... .
     pub shared_bytes: Option<Expr>,
