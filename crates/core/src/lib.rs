@@ -20,6 +20,7 @@ pub mod physical;
 pub mod program;
 pub mod report;
 pub mod session;
+pub mod spec;
 
 pub mod sweep;
 /// Host test doubles (a backend that runs the kernels on the CPU, one that replays scripted
@@ -46,4 +47,5 @@ pub use grid::GridPolicy;
 pub use limits::{Concept, Limits, Named};
 pub use measure::{Discipline, Protocol, Reps};
 pub use program::{Language, ProgramArg, ProgramSource, ScalarType};
+pub use spec::{KernelSpec, SpecError};
 pub use sweep::{SweepConfig, SweepError, SweepResult, SweepRow};

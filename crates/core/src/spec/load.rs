@@ -1,0 +1,246 @@
+//! Reading a spec file: TOML into the raw structs, then each value checked and turned into a
+//! [`KernelSpec`], every error naming its key.
+
+use std::path::Path;
+
+use super::args::{parse_arg, size_expr, KeyError};
+use super::decl::*;
+use super::error::{from_toml, SpecError};
+use super::expr::Expr;
+use super::raw::{RawCheck, RawLaunch, RawSource, RawSources, RawSpec};
+use crate::blocks::parse_blocks;
+use crate::program::{Language, ProgramSource};
+
+/// Names an expression of the block may use (in `launch.shared_bytes` only).
+pub(crate) const BLOCK_NAMES: [&str; 4] = ["block", "block_x", "block_y", "block_z"];
+const FUNCTIONS: [&str; 3] = ["ceil_div", "min", "max"];
+
+/// Reads, parses and checks a spec file and the source files it names.
+pub fn load(path: &Path) -> Result<KernelSpec, SpecError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| SpecError::new(&file, "", format!("cannot read the spec file: {e}")))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    parse(&file, &text, dir)
+}
+
+/// Parses spec text whose relative source paths are under `dir`.
+pub fn parse(file: &str, text: &str, dir: &Path) -> Result<KernelSpec, SpecError> {
+    let raw: RawSpec = toml::from_str(text).map_err(|e| from_toml(file, text, &e))?;
+    let err = |key: &str, msg: String| SpecError::new(file, key, msg);
+    if raw.name.trim().is_empty() {
+        return Err(err("name", "is empty".into()));
+    }
+    for name in raw.sizes.keys() {
+        if BLOCK_NAMES.contains(&name.as_str()) || FUNCTIONS.contains(&name.as_str()) {
+            return Err(err(&format!("sizes.{name}"), "is a reserved name".into()));
+        }
+        if Expr::parse(name).ok().map(|e| e.names() == [name.as_str()]) != Some(true) {
+            return Err(err(
+                &format!("sizes.{name}"),
+                "is not a name (letters, digits, _)".into(),
+            ));
+        }
+    }
+    let sizes = Sizes(raw.sizes);
+    let work = parse_work(&raw.work, &sizes).map_err(|m| err("work", m))?;
+    let sources = parse_sources(&raw.sources, dir, file)?;
+    let mut args = Vec::new();
+    for (i, a) in raw.args.iter().enumerate() {
+        let arg = parse_arg(i, a, &sizes).map_err(|(k, m)| err(&format!("args[{i}]{k}"), m))?;
+        if args.iter().any(|b: &ArgDecl| b.name() == arg.name()) {
+            return Err(err(
+                &format!("args[{i}].name"),
+                format!("'{}' is used twice", a.name),
+            ));
+        }
+        args.push(arg);
+    }
+    let tolerance = parse_check(&raw.check).map_err(|(k, m)| err(&format!("check.{k}"), m))?;
+    let mut spec = KernelSpec {
+        file: file.to_string(),
+        name: raw.name,
+        description: raw.description,
+        work,
+        sizes,
+        sources,
+        args,
+        bytes_per_item: raw.check.bytes_per_item,
+        tolerance,
+        grid: GridMode::Stride,
+        max_grid: None,
+        shared_bytes: None,
+        blocks: None,
+    };
+    parse_launch(&raw.launch, &mut spec).map_err(|(k, m)| err(&format!("launch.{k}"), m))?;
+    check_local(&spec)?;
+    Ok(spec)
+}
+
+/// A `local` argument takes its size from `launch.shared_bytes`, so it needs one, and one
+/// size serves one such argument.
+fn check_local(spec: &KernelSpec) -> Result<(), SpecError> {
+    let locals: Vec<usize> = (0..spec.args.len())
+        .filter(|i| matches!(spec.args[*i], ArgDecl::Local { .. }))
+        .collect();
+    let key = |i: usize| format!("args[{i}].local");
+    match locals[..] {
+        [] => Ok(()),
+        [i] if spec.shared_bytes.is_none() => Err(SpecError::new(
+            &spec.file,
+            key(i),
+            "needs launch.shared_bytes (its size per block)",
+        )),
+        [_] => Ok(()),
+        [_, i, ..] => Err(SpecError::new(
+            &spec.file,
+            key(i),
+            "a second local argument: launch.shared_bytes sizes only one",
+        )),
+    }
+}
+
+fn parse_work(value: &toml::Value, sizes: &Sizes) -> Result<Vec<String>, String> {
+    const FORMS: &str =
+        "is one size name (\"n\") or two (\"width x height\" or [\"width\", \"height\"])";
+    let names: Vec<String> = match value {
+        toml::Value::String(s) => {
+            let spaced = s.replace('×', " x ");
+            match spaced.split_whitespace().collect::<Vec<_>>()[..] {
+                [one] => vec![one.to_string()],
+                [w, "x" | "X", h] => vec![w.to_string(), h.to_string()],
+                _ => return Err(format!("'{s}' {FORMS}")),
+            }
+        }
+        toml::Value::Array(a) => a
+            .iter()
+            .map(|v| v.as_str().map(str::to_string).ok_or(FORMS.to_string()))
+            .collect::<Result<_, _>>()?,
+        _ => return Err(FORMS.into()),
+    };
+    if names.is_empty() || names.len() > 2 {
+        return Err(format!("has {} dimensions; it takes 1 or 2", names.len()));
+    }
+    for n in &names {
+        if sizes.get(n).is_none() {
+            return Err(format!("'{n}' is not in sizes ({sizes})"));
+        }
+    }
+    Ok(names)
+}
+
+fn parse_sources(
+    raw: &RawSources,
+    dir: &Path,
+    file: &str,
+) -> Result<Vec<(&'static str, ProgramSource)>, SpecError> {
+    let mut out = Vec::new();
+    let all = [
+        ("cuda", &raw.cuda),
+        ("opencl", &raw.opencl),
+        ("vulkan", &raw.vulkan),
+    ];
+    for (api, src) in all {
+        if let Some(src) = src {
+            out.push((api, read_source(api, src, dir, file)?));
+        }
+    }
+    if out.is_empty() {
+        return Err(SpecError::new(
+            file,
+            "sources",
+            "names no source (cuda, opencl, vulkan): a kernel needs at least one",
+        ));
+    }
+    Ok(out)
+}
+
+fn read_source(
+    api: &'static str,
+    src: &RawSource,
+    dir: &Path,
+    file: &str,
+) -> Result<ProgramSource, SpecError> {
+    let key = format!("sources.{api}");
+    let path = dir.join(&src.file);
+    let language = match api {
+        "cuda" => Language::Cuda,
+        "opencl" => Language::OpenCl,
+        _ => match path.extension().and_then(|e| e.to_str()) {
+            Some("comp" | "glsl") => Language::Glsl,
+            Some("spv") => Language::SpirV,
+            _ => {
+                let msg = format!(
+                    "'{}': a Vulkan source ends in .comp or .glsl (GLSL) or .spv (SPIR-V)",
+                    src.file
+                );
+                return Err(SpecError::new(file, format!("{key}.file"), msg));
+            }
+        },
+    };
+    let code = std::fs::read(&path).map_err(|e| {
+        SpecError::new(
+            file,
+            format!("{key}.file"),
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
+    let entry = match (&src.entry, api) {
+        (Some(e), _) if !e.trim().is_empty() => e.clone(),
+        (_, "vulkan") => "main".to_string(),
+        _ => {
+            return Err(SpecError::new(
+                file,
+                format!("{key}.entry"),
+                "is required (the kernel's name)",
+            ))
+        }
+    };
+    Ok(ProgramSource {
+        language,
+        code,
+        entry,
+        origin: path.display().to_string(),
+        options: src.options.clone(),
+    })
+}
+
+fn parse_check(c: &RawCheck) -> Result<Tolerance, KeyError> {
+    let nonneg = |k: &str, v: Option<f64>| match v {
+        Some(x) if !(x >= 0.0 && x.is_finite()) => {
+            Err((k.to_string(), format!("{x} is not a finite value >= 0")))
+        }
+        _ => Ok(v),
+    };
+    nonneg("bytes_per_item", c.bytes_per_item)?;
+    Ok(Tolerance {
+        ulps: c.tolerance_ulps.unwrap_or(0),
+        abs: nonneg("tolerance_abs", c.tolerance_abs)?,
+        rel: nonneg("tolerance_rel", c.tolerance_rel)?,
+    })
+}
+
+fn parse_launch(l: &RawLaunch, spec: &mut KernelSpec) -> Result<(), KeyError> {
+    let k = |key: &str, m: String| (key.to_string(), m);
+    spec.grid = match l.grid.as_deref() {
+        None | Some("stride") => GridMode::Stride,
+        Some("data") => GridMode::Data,
+        Some(o) => {
+            return Err(k(
+                "grid",
+                format!("'{o}' is not a grid mode (stride, data)"),
+            ))
+        }
+    };
+    if let Some(v) = &l.max_grid {
+        spec.max_grid = Some(size_expr(v, &spec.sizes, &[]).map_err(|m| k("max_grid", m))?);
+    }
+    if let Some(v) = &l.shared_bytes {
+        spec.shared_bytes =
+            Some(size_expr(v, &spec.sizes, &BLOCK_NAMES).map_err(|m| k("shared_bytes", m))?);
+    }
+    if let Some(b) = &l.blocks {
+        spec.blocks = Some(parse_blocks(b).map_err(|e| k("blocks", e.to_string()))?);
+    }
+    Ok(())
+}
