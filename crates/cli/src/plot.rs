@@ -287,6 +287,7 @@ mod tests {
                 gbps: 3289.3 * scale,
             }),
             error: None,
+            program: None,
         }
     }
 

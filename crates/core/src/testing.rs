@@ -442,6 +442,7 @@ pub fn empty_result(api: Api) -> crate::sweep::SweepResult {
         suggestion: None,
         copy: None,
         error: None,
+        program: None,
     }
 }
 

@@ -225,6 +225,27 @@ pub struct SweepResult {
     pub copy: Option<CopyCeiling>,
     /// Set when the sweep stopped early; the rows before it are kept.
     pub error: Option<String>,
+    /// A user's kernel (`sweep --kernel`): what ran instead of the grayscale frame, whose
+    /// `frame` then holds the work's extent and the bytes one dispatch moves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<ProgramInfo>,
+}
+
+/// Which user's kernel a result measured, and how its outputs were checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProgramInfo {
+    /// The spec's `name`.
+    pub name: String,
+    /// The spec file, as given.
+    pub spec: String,
+    /// The sizes it ran at: "n=16777216".
+    pub sizes: String,
+    /// Where the source came from and its language: "saxpy.cu (CUDA C++), entry saxpy".
+    pub source: String,
+    /// The written buffers, each checked at every size, and how.
+    pub checked: Vec<String>,
+    /// Whether GB/s could be computed (the spec gave bytes per work item).
+    pub bytes_known: bool,
 }
 
 impl SweepResult {
@@ -310,6 +331,19 @@ pub enum SweepError {
         expected: f32,
         bad_pixels: u64,
         pixels: u64,
+    },
+    /// A user's kernel wrote something other than its reference: its own output at the first
+    /// size that ran, or another API's at the same size (`against` says which).
+    #[error(
+        "output '{buffer}' at block {block}, grid {grid} differs from {against}: {detail}"
+    )]
+    Output {
+        api: Api,
+        block: BlockSize,
+        grid: String,
+        buffer: String,
+        against: String,
+        detail: String,
     },
     #[error("{0}")]
     Backend(#[from] BackendError),

@@ -61,6 +61,7 @@ pub(crate) fn new_result(
         suggestion: None,
         copy: None,
         error: None,
+        program: None,
     }
 }
 
@@ -215,7 +216,7 @@ impl Drop for RowPhases {
 
 /// Why the core will not hand this planned launch to the API: a device limit on the block or
 /// the grid (always), or the kernel's own limit (with `strict`).
-fn launch_refusal(result: &SweepResult, planned: &PlannedRow, strict: bool) -> Option<String> {
+pub(crate) fn launch_refusal(result: &SweepResult, planned: &PlannedRow, strict: bool) -> Option<String> {
     let block = match strict {
         true => limit_violation(&result.limits, &result.kernel, planned.block),
         false => device_limit_violation(&result.limits, planned.block),
@@ -239,7 +240,7 @@ pub fn grid_violation(limits: &Limits, grid: u64) -> Option<String> {
 }
 
 /// The seed's static columns for one row: warps, idle lanes, residency, occupancy.
-fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
+pub(crate) fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
     let threads = planned.block.threads();
     let warp = limits
         .mp_model
