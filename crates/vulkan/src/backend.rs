@@ -116,9 +116,9 @@ impl VulkanBackend {
         })
     }
 
-    /// Validation-layer (and loader) messages at WARNING or ERROR severity so far, and any
-    /// error met while dropping. Always empty without `VulkanOptions::validation`, except for
-    /// drop errors.
+    /// Validation-layer findings at WARNING or ERROR severity so far (never the loader's
+    /// notices), and any error met while dropping. Always empty without
+    /// `VulkanOptions::validation`, except for drop errors.
     pub fn validation_messages(&self) -> Vec<String> {
         self.log.messages()
     }
