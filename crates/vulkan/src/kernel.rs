@@ -9,6 +9,7 @@
 //! pipeline helpers serve the copy shader (`copy/shader.rs`) too.
 
 use std::collections::HashMap;
+use std::ffi::CStr;
 use std::io::Cursor;
 use std::sync::Arc;
 
@@ -24,8 +25,8 @@ use crate::memory::Buffer;
 use crate::timing::DispatchLimits;
 
 /// The descriptor set layout (`buffers` storage buffers at bindings 0..buffers) and pipeline
-/// layout (one compute push-constant range of `push_bytes`) that both shaders use. On failure
-/// nothing is left behind.
+/// layout (one compute push-constant range of `push_bytes`, none if 0) that every shader uses.
+/// On failure nothing is left behind.
 pub(crate) fn storage_layouts(
     d: &ash::Device,
     buffers: u32,
@@ -48,15 +49,19 @@ pub(crate) fn storage_layouts(
         )
     }
     .map_err(map_host_device_oom("vkCreateDescriptorSetLayout"))?;
-    let ranges = [vk::PushConstantRange::default()
+    let range = vk::PushConstantRange::default()
         .stage_flags(vk::ShaderStageFlags::COMPUTE)
-        .size(push_bytes)];
+        .size(push_bytes);
+    let ranges = match push_bytes {
+        0 => &[][..],
+        _ => std::slice::from_ref(&range),
+    };
     let set_layouts = [set_layout];
     let layout = unsafe {
         d.create_pipeline_layout(
             &vk::PipelineLayoutCreateInfo::default()
                 .set_layouts(&set_layouts)
-                .push_constant_ranges(&ranges),
+                .push_constant_ranges(ranges),
             None,
         )
     };
@@ -84,8 +89,15 @@ pub(crate) fn shader_module(
     spirv: &[u8],
     path: &str,
 ) -> VulkanResult<vk::ShaderModule> {
-    let code = spirv_words(spirv, path)?;
-    unsafe { d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None) }
+    shader_module_of_words(d, &spirv_words(spirv, path)?)
+}
+
+/// A shader module from SPIR-V words.
+pub(crate) fn shader_module_of_words(
+    d: &ash::Device,
+    code: &[u32],
+) -> VulkanResult<vk::ShaderModule> {
+    unsafe { d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None) }
         .map_err(map_shader_build("vkCreateShaderModule"))
 }
 
@@ -98,35 +110,94 @@ pub(crate) fn compute_pipeline(
     constants: &[u32],
     flags: vk::PipelineCreateFlags,
 ) -> VulkanResult<vk::Pipeline> {
-    let data: Vec<u8> = constants.iter().flat_map(|v| v.to_ne_bytes()).collect();
-    let entries: Vec<_> = (0..constants.len() as u32)
-        .map(|i| {
-            vk::SpecializationMapEntry::default()
-                .constant_id(i)
-                .offset(4 * i)
-                .size(4)
-        })
-        .collect();
-    let specialization = vk::SpecializationInfo::default()
-        .map_entries(&entries)
-        .data(&data);
-    let stage = vk::PipelineShaderStageCreateInfo::default()
-        .stage(vk::ShaderStageFlags::COMPUTE)
-        .module(module)
-        .name(c"main")
-        .specialization_info(&specialization);
-    let info = [vk::ComputePipelineCreateInfo::default()
-        .flags(flags)
-        .stage(stage)
-        .layout(layout)];
-    match unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) } {
-        Ok(p) => Ok(p[0]),
-        Err((partial, r)) => {
-            for p in partial.into_iter().filter(|p| *p != vk::Pipeline::null()) {
-                unsafe { d.destroy_pipeline(p, None) };
+    let stage = Stage {
+        module,
+        entry: c"main",
+        layout,
+        flags,
+    };
+    stage.pipeline(d, constants)
+}
+
+/// What every pipeline of one shader shares: its module, entry point, layout and flags.
+#[derive(Clone, Copy)]
+pub(crate) struct Stage<'a> {
+    pub module: vk::ShaderModule,
+    pub entry: &'a CStr,
+    pub layout: vk::PipelineLayout,
+    pub flags: vk::PipelineCreateFlags,
+}
+
+impl Stage<'_> {
+    /// One pipeline with 32-bit specialization constants `constants[i]` at constant_id i.
+    pub fn pipeline(&self, d: &ash::Device, constants: &[u32]) -> VulkanResult<vk::Pipeline> {
+        let Stage {
+            module,
+            entry,
+            layout,
+            flags,
+        } = *self;
+        let data: Vec<u8> = constants.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let entries: Vec<_> = (0..constants.len() as u32)
+            .map(|i| {
+                vk::SpecializationMapEntry::default()
+                    .constant_id(i)
+                    .offset(4 * i)
+                    .size(4)
+            })
+            .collect();
+        let specialization = vk::SpecializationInfo::default()
+            .map_entries(&entries)
+            .data(&data);
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(entry)
+            .specialization_info(&specialization);
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .flags(flags)
+            .stage(stage)
+            .layout(layout)];
+        match unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) } {
+            Ok(p) => Ok(p[0]),
+            Err((partial, r)) => {
+                for p in partial.into_iter().filter(|p| *p != vk::Pipeline::null()) {
+                    unsafe { d.destroy_pipeline(p, None) };
+                }
+                Err(map_shader_build("vkCreateComputePipelines")(r))
             }
-            Err(map_shader_build("vkCreateComputePipelines")(r))
         }
+    }
+
+    /// The pipelines of `keys` (each with its constants), each built on its own thread: a
+    /// driver compiles SPIR-V to machine code here (milliseconds each on NVIDIA), and pipeline
+    /// creation is free-threaded in Vulkan.
+    pub fn build_parallel<K: Copy + Send>(
+        &self,
+        d: &ash::Device,
+        keys: &[(K, Vec<u32>)],
+    ) -> Vec<(K, VulkanResult<vk::Pipeline>)> {
+        let _t =
+            blocksweep_core::trace::span("vulkan", format!("{} pipelines in parallel", keys.len()));
+        std::thread::scope(|s| {
+            let handles: Vec<_> = keys
+                .iter()
+                .map(|(k, c)| (*k, s.spawn(move || self.pipeline(d, c))))
+                .collect();
+            handles
+                .into_iter()
+                .filter_map(|(k, h)| h.join().ok().map(|p| (k, p)))
+                .collect()
+        })
+    }
+}
+
+/// CAPTURE_STATISTICS_KHR where VK_KHR_pipeline_executable_properties is on, so that
+/// [`statistics`] has something to read.
+pub(crate) fn statistics_flags(device: &DeviceContext) -> vk::PipelineCreateFlags {
+    match device.executables.is_some() {
+        true => vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR,
+        false => vk::PipelineCreateFlags::empty(),
     }
 }
 
@@ -180,12 +251,17 @@ impl DescriptorPool {
         buffers: u32,
     ) -> VulkanResult<(DescriptorPool, Vec<vk::DescriptorSet>)> {
         let d = &device.raw;
-        let sizes = [vk::DescriptorPoolSize::default()
+        let size = vk::DescriptorPoolSize::default()
             .ty(vk::DescriptorType::STORAGE_BUFFER)
-            .descriptor_count(buffers * sets)];
+            .descriptor_count(buffers * sets);
+        // A pool size of 0 descriptors is invalid: a kernel with no buffers has none.
+        let sizes = match buffers {
+            0 => &[][..],
+            _ => std::slice::from_ref(&size),
+        };
         let info = vk::DescriptorPoolCreateInfo::default()
             .max_sets(sets)
-            .pool_sizes(&sizes);
+            .pool_sizes(sizes);
         let pool = DescriptorPool {
             device: device.clone(),
             raw: unsafe { d.create_descriptor_pool(&info, None) }
@@ -322,7 +398,6 @@ pub(crate) struct Pipelines {
     pub set: vk::DescriptorSet,
     /// Keyed by workgroup size, variant and shared-array words (0 for the other shaders).
     cache: HashMap<PipelineKey, vk::Pipeline>,
-    capture_statistics: bool,
 }
 
 impl Pipelines {
@@ -337,7 +412,6 @@ impl Pipelines {
             pool: None,
             set: vk::DescriptorSet::null(),
             cache: HashMap::new(),
-            capture_statistics: device.executables.is_some(),
         };
         p.shaders[0] = shader_module(d, SPIRV, "shaders/grayscale.spv")?;
         (p.set_layout, p.layout) = storage_layouts(d, 4, PUSH_CONSTANT_BYTES)?;
@@ -377,9 +451,8 @@ impl Pipelines {
         Ok(pipeline)
     }
 
-    /// Creates the pipelines of `blocks` for `variant` that do not exist yet, each on its own
-    /// thread: a driver compiles SPIR-V to machine code here (milliseconds each on NVIDIA), and
-    /// pipeline creation is free-threaded in Vulkan. Blocks the device cannot run are left for
+    /// Creates the pipelines of `blocks` for `variant` that do not exist yet, in parallel
+    /// ([`Stage::build_parallel`]). Blocks the device cannot run are left for
     /// [`get`](Self::get) to meet after the launch checks; a failure here is only a miss.
     pub fn prepare(
         &mut self,
@@ -387,34 +460,23 @@ impl Pipelines {
         variant: KernelVariant,
         limits: &DispatchLimits,
     ) {
-        let keys: Vec<PipelineKey> = blocks
+        let keys: Vec<(PipelineKey, Vec<u32>)> = blocks
             .iter()
             .filter(|b| crate::check_launch(Launch::linear(**b, 1), limits).is_ok())
             .map(|&b| key(b, variant, 0))
             .filter(|k| !self.cache.contains_key(k))
+            .map(|k| (k, constants(k)))
             .collect();
         let Ok(module) = self.module(variant) else {
             return;
         };
-        let (d, layout, flags) = (&self.device.raw, self.layout, self.flags());
-        let _t =
-            blocksweep_core::trace::span("vulkan", format!("{} pipelines in parallel", keys.len()));
-        let made: Vec<(PipelineKey, VulkanResult<vk::Pipeline>)> = std::thread::scope(|s| {
-            let handles: Vec<_> = keys
-                .iter()
-                .map(|&k| {
-                    (
-                        k,
-                        s.spawn(move || compute_pipeline(d, module, layout, &constants(k), flags)),
-                    )
-                })
-                .collect();
-            handles
-                .into_iter()
-                .filter_map(|(k, h)| h.join().ok().map(|p| (k, p)))
-                .collect()
-        });
-        for (k, p) in made {
+        let stage = Stage {
+            module,
+            entry: c"main",
+            layout: self.layout,
+            flags: self.flags(),
+        };
+        for (k, p) in stage.build_parallel(&self.device.raw, &keys) {
             if let Ok(p) = p {
                 self.cache.insert(k, p);
             }
@@ -431,50 +493,53 @@ impl Pipelines {
     }
 
     fn flags(&self) -> vk::PipelineCreateFlags {
-        match self.capture_statistics {
-            true => vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR,
-            false => vk::PipelineCreateFlags::empty(),
-        }
+        statistics_flags(&self.device)
     }
 
-    /// Every statistic VK_KHR_pipeline_executable_properties reports for `pipeline`, and the
-    /// register count among them (the first statistic whose name contains "register").
     pub fn statistics(&self, pipeline: vk::Pipeline) -> VulkanResult<PipelineStatistics> {
-        let Some(ext) = &self.device.executables else {
-            return Ok(PipelineStatistics::default());
-        };
-        let call = "vkGetPipelineExecutableStatisticsKHR";
-        let executables = unsafe {
-            ext.get_pipeline_executable_properties(
-                &vk::PipelineInfoKHR::default().pipeline(pipeline),
+        statistics(&self.device, pipeline)
+    }
+}
+
+/// Every statistic VK_KHR_pipeline_executable_properties reports for `pipeline`, and the
+/// register count among them (the first statistic whose name contains "register"); nothing
+/// without the extension.
+pub(crate) fn statistics(
+    device: &DeviceContext,
+    pipeline: vk::Pipeline,
+) -> VulkanResult<PipelineStatistics> {
+    let Some(ext) = &device.executables else {
+        return Ok(PipelineStatistics::default());
+    };
+    let call = "vkGetPipelineExecutableStatisticsKHR";
+    let executables = unsafe {
+        ext.get_pipeline_executable_properties(&vk::PipelineInfoKHR::default().pipeline(pipeline))
+    }
+    .map_err(map_host_device_oom("vkGetPipelineExecutablePropertiesKHR"))?;
+    let mut all = Vec::new();
+    let mut registers = None;
+    for (index, exe) in executables.iter().enumerate() {
+        let exe_name = conv::fixed_c_str(&exe.name);
+        let stats = unsafe {
+            ext.get_pipeline_executable_statistics(
+                &vk::PipelineExecutableInfoKHR::default()
+                    .pipeline(pipeline)
+                    .executable_index(index as u32),
             )
         }
-        .map_err(map_host_device_oom("vkGetPipelineExecutablePropertiesKHR"))?;
-        let mut all = Vec::new();
-        let mut registers = None;
-        for (index, exe) in executables.iter().enumerate() {
-            let exe_name = conv::fixed_c_str(&exe.name);
-            let stats = unsafe {
-                ext.get_pipeline_executable_statistics(
-                    &vk::PipelineExecutableInfoKHR::default()
-                        .pipeline(pipeline)
-                        .executable_index(index as u32),
-                )
+        .map_err(map_host_device_oom(call))?;
+        for s in &stats {
+            let name = conv::fixed_c_str(&s.name);
+            let (text, number) = conv::statistic_value(s.format, s.value);
+            if registers.is_none() && name.to_ascii_lowercase().contains("register") {
+                registers = number.map(|n| {
+                    Named::new(n, format!("VK_KHR_pipeline_executable_properties: {name}"))
+                });
             }
-            .map_err(map_host_device_oom(call))?;
-            for s in &stats {
-                let name = conv::fixed_c_str(&s.name);
-                let (text, number) = conv::statistic_value(s.format, s.value);
-                if registers.is_none() && name.to_ascii_lowercase().contains("register") {
-                    registers = number.map(|n| {
-                        Named::new(n, format!("VK_KHR_pipeline_executable_properties: {name}"))
-                    });
-                }
-                all.push((format!("{exe_name}: {name}"), text));
-            }
+            all.push((format!("{exe_name}: {name}"), text));
         }
-        Ok(PipelineStatistics { all, registers })
     }
+    Ok(PipelineStatistics { all, registers })
 }
 
 impl Drop for Pipelines {
