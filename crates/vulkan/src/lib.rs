@@ -46,6 +46,7 @@
 //! command.rs   the one command buffer and fence: record, submit, wait; barriers; dispatch
 //! conv.rs      pure conversions of Vulkan numbers and enums
 //! copy/        the copy ceiling: its plan, its shader, the selection between two methods
+//! pipeline.rs  layouts, modules, pipelines, descriptor pools, pipeline statistics
 //! program.rs   a user's kernel: its module, buffers, push constants, pipelines, copies
 //! glsl.rs      GLSL to SPIR-V through libshaderc, opened at run time
 //! reflect.rs   the bindings, push constants and entry points a SPIR-V module declares
@@ -63,6 +64,7 @@ mod glsl;
 mod instance;
 mod kernel;
 mod memory;
+mod pipeline;
 mod program;
 mod reflect;
 mod timing;
