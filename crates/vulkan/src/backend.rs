@@ -5,7 +5,7 @@ use std::sync::Arc;
 use ash::vk;
 use blocksweep_core::{
     trace, Backend, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Frame, KernelFacts,
-    KernelVariant, Limits, Residency, Stamps, TimerInfo, Work,
+    KernelVariant, Limits, ProgramArg, ProgramSource, Residency, Stamps, TimerInfo, Work,
 };
 
 use crate::command::{self, Commands};
@@ -16,6 +16,7 @@ use crate::error::{VulkanError, VulkanResult};
 use crate::instance::{InstanceShared, MessageLog};
 use crate::kernel::{self, Pipelines};
 use crate::memory::{self, Buffer, FramePlanes, MemoryKind};
+use crate::program::{self, Program};
 use crate::timing::{
     self, check_launch, check_loop_iterations, check_loop_iterations_2d, check_shared,
     DispatchLimits, Timestamps,
@@ -27,6 +28,9 @@ use crate::timing::{
 /// the device (through its `Arc`) before the instance.
 pub struct VulkanBackend {
     frame: Option<FramePlanes>,
+    /// The user's kernel last loaded; the current kernel while `program_current`.
+    program: Option<Program>,
+    program_current: bool,
     commands: Commands,
     timestamps: Timestamps,
     pipelines: Pipelines,
@@ -42,6 +46,8 @@ pub struct VulkanBackend {
     kernels: Vec<(KernelVariant, KernelFacts)>,
     /// maxComputeSharedMemorySize.
     max_shared: u32,
+    /// maxPushConstantsSize.
+    max_push_bytes: u32,
     /// The uploaded frame's width and height (the 2-D shader's push constants).
     frame_size: (u32, u32),
     driver: String,
@@ -97,6 +103,8 @@ impl VulkanBackend {
         let timestamps = Timestamps::new(&device, &mut commands, valid_bits, period)?;
         Ok(VulkanBackend {
             frame: None,
+            program: None,
+            program_current: false,
             commands,
             timestamps,
             pipelines,
@@ -108,6 +116,7 @@ impl VulkanBackend {
             max_loop_iterations: adapter.max_loop_iterations(),
             kernels: vec![(KernelVariant::GridStride, kernel)],
             max_shared: adapter.properties.limits.max_compute_shared_memory_size,
+            max_push_bytes: adapter.properties.limits.max_push_constants_size,
             frame_size: (0, 0),
             driver,
             timer: timing::timer(family, valid_bits, period),
@@ -116,9 +125,9 @@ impl VulkanBackend {
         })
     }
 
-    /// Validation-layer (and loader) messages at WARNING or ERROR severity so far, and any
-    /// error met while dropping. Always empty without `VulkanOptions::validation`, except for
-    /// drop errors.
+    /// Validation-layer findings at WARNING or ERROR severity so far (never the loader's
+    /// notices), and any error met while dropping. Always empty without
+    /// `VulkanOptions::validation`, except for drop errors.
     pub fn validation_messages(&self) -> Vec<String> {
         self.log.messages()
     }
@@ -171,6 +180,12 @@ impl VulkanBackend {
 
     fn batch(&mut self, work: Work, count: u32, stamps: Stamps) -> VulkanResult<BatchTimes> {
         match work {
+            Work::Kernel(launch) if self.program_current => {
+                let p = self.program.as_mut().ok_or_else(no_program)?;
+                let (commands, timestamps) = (&mut self.commands, &mut self.timestamps);
+                let run = (launch, count, stamps);
+                p.run_batch(commands, timestamps, &self.dispatch_limits, run)
+            }
             Work::Kernel(launch) => {
                 check_launch(launch, &self.dispatch_limits)?;
                 let variant = self.variant;
@@ -267,6 +282,10 @@ fn no_frame() -> VulkanError {
     VulkanError::Usage("no frame uploaded: call upload first".into())
 }
 
+fn no_program() -> VulkanError {
+    VulkanError::Usage("no program loaded: call load_program first".into())
+}
+
 impl Drop for VulkanBackend {
     fn drop(&mut self) {
         // Nothing may be destroyed while the device still uses it.
@@ -286,6 +305,9 @@ impl Backend for VulkanBackend {
     }
 
     fn kernel_facts(&self) -> &KernelFacts {
+        if let Some(p) = self.program.as_ref().filter(|_| self.program_current) {
+            return &p.facts;
+        }
         self.kernels
             .iter()
             .find(|(v, _)| *v == self.variant)
@@ -310,7 +332,9 @@ impl Backend for VulkanBackend {
 
     /// Builds the pipelines of a sweep's workgroup sizes in parallel before its first row.
     fn prepare(&mut self, blocks: &[BlockSize]) {
-        if self.variant != KernelVariant::SharedProbe {
+        if let Some(p) = self.program.as_mut().filter(|_| self.program_current) {
+            p.prepare(blocks, &self.dispatch_limits);
+        } else if self.variant != KernelVariant::SharedProbe {
             self.pipelines
                 .prepare(blocks, self.variant, &self.dispatch_limits);
         }
@@ -345,6 +369,7 @@ impl Backend for VulkanBackend {
     /// Selects `variant`; the first time, builds one of its pipelines for its facts (a shader
     /// the driver cannot compile fails here).
     fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
+        self.commands.usable()?;
         if !self.kernels.iter().any(|(v, _)| *v == variant) {
             let facts = kernel::facts(
                 &mut self.pipelines,
@@ -355,6 +380,44 @@ impl Backend for VulkanBackend {
             self.kernels.push((variant, facts));
         }
         self.variant = variant;
+        self.program_current = false;
+        self.commands.set_timeout(None);
         Ok(())
+    }
+
+    /// Builds the program (GLSL through libshaderc, or SPIR-V as given), checks its bindings
+    /// against `args`, and makes it current; its batches and copies then wait no longer than
+    /// the core's deadline.
+    fn load_program(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> BackendResult<()> {
+        let _t = trace::span("vulkan", "load_program");
+        self.commands.usable()?;
+        // The old program (and its buffers) first: nothing of it is pending.
+        self.program = None;
+        self.program_current = false;
+        let device = program::Device {
+            context: &self.device,
+            dispatch: &self.dispatch_limits,
+            max_range: self.limits.max_buffer_binding_bytes.as_ref(),
+            max_alloc: self.limits.max_alloc_bytes.as_ref(),
+            max_push_bytes: self.max_push_bytes,
+            max_shared: self.max_shared,
+            driver: &self.driver,
+            max_loop_iterations: self.max_loop_iterations,
+        };
+        self.program = Some(Program::load(&device, source, args)?);
+        self.program_current = true;
+        self.commands
+            .set_timeout(Some(blocksweep_core::program::deadline()));
+        Ok(())
+    }
+
+    fn write_buffer(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
+        let p = self.program.as_mut().ok_or_else(no_program)?;
+        Ok(p.write(&mut self.commands, arg, bytes)?)
+    }
+
+    fn read_buffer(&mut self, arg: usize, out: &mut [u8]) -> BackendResult<()> {
+        let p = self.program.as_mut().ok_or_else(no_program)?;
+        Ok(p.read(&mut self.commands, arg, out)?)
     }
 }

@@ -9,6 +9,7 @@
 //! upload, poison or dispatch before it, whichever submission that was in.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use ash::vk;
 use blocksweep_core::GridSize;
@@ -16,8 +17,9 @@ use blocksweep_core::GridSize;
 use crate::context::DeviceContext;
 use crate::error::{map_host_device_oom, map_host_device_oom_and_lost, VulkanError, VulkanResult};
 
-/// How long one submission may take before we stop waiting and report it.
-const FENCE_TIMEOUT_S: u64 = 120;
+/// How long one submission of the built-in kernels may take before we stop waiting and
+/// report it; a user's kernel has the core's deadline instead ([`Commands::set_timeout`]).
+const FENCE_TIMEOUT: Duration = Duration::from_secs(120);
 
 pub(crate) struct Commands {
     device: Arc<DeviceContext>,
@@ -27,6 +29,11 @@ pub(crate) struct Commands {
     /// A wait timed out: the fence is still pending, so the command buffer may not be reused
     /// until a later wait succeeds.
     pending: bool,
+    /// How long a wait on the fence lasts before it is an error.
+    timeout: Duration,
+    /// The timeout or device loss after which nothing more is submitted: the device may
+    /// still run the work that timed out, so every later call fails with this instead.
+    failed: Option<String>,
 }
 
 impl Commands {
@@ -39,6 +46,8 @@ impl Commands {
             buffer: vk::CommandBuffer::null(),
             fence: vk::Fence::null(),
             pending: false,
+            timeout: FENCE_TIMEOUT,
+            failed: None,
         };
         c.pool = unsafe {
             d.create_command_pool(
@@ -63,11 +72,25 @@ impl Commands {
         Ok(c)
     }
 
+    /// Makes every later wait last at most `deadline`, or the built-in kernels' 120 s.
+    pub fn set_timeout(&mut self, deadline: Option<Duration>) {
+        self.timeout = deadline.unwrap_or(FENCE_TIMEOUT);
+    }
+
+    /// `Unusable` once a wait has timed out or the device is lost.
+    pub fn usable(&self) -> VulkanResult<()> {
+        match &self.failed {
+            Some(why) => Err(VulkanError::Unusable(why.clone())),
+            None => Ok(()),
+        }
+    }
+
     /// Records `record` after the leading barrier, submits, and waits for the device.
     pub fn run(
         &mut self,
         record: impl FnOnce(&ash::Device, vk::CommandBuffer),
     ) -> VulkanResult<()> {
+        self.usable()?;
         self.finish_pending()?;
         let d = &self.device.raw;
         let cb = self.buffer;
@@ -88,24 +111,40 @@ impl Commands {
         unsafe { d.end_command_buffer(cb) }.map_err(map_host_device_oom("vkEndCommandBuffer"))?;
         let buffers = [cb];
         let submit = [vk::SubmitInfo::default().command_buffers(&buffers)];
-        unsafe { d.queue_submit(self.device.queue, &submit, self.fence) }
-            .map_err(map_host_device_oom_and_lost("vkQueueSubmit"))?;
+        let submitted = unsafe { d.queue_submit(self.device.queue, &submit, self.fence) }
+            .map_err(map_host_device_oom_and_lost("vkQueueSubmit"));
+        self.remember_failure(submitted)?;
         self.pending = true;
         self.finish_pending()
     }
 
     /// Waits for the last submission if it has not been seen to finish, then resets the fence.
+    /// A timeout or a lost device makes the commands [`usable`](Self::usable) no more.
     pub fn finish_pending(&mut self) -> VulkanResult<()> {
+        self.usable()?;
+        let waited = self.wait();
+        self.remember_failure(waited)
+    }
+
+    fn remember_failure(&mut self, r: VulkanResult<()>) -> VulkanResult<()> {
+        if let Err(e @ (VulkanError::Timeout { .. } | VulkanError::DeviceLost { .. })) = &r {
+            self.failed = Some(e.to_string());
+        }
+        r
+    }
+
+    fn wait(&mut self) -> VulkanResult<()> {
         if !self.pending {
             return Ok(());
         }
         let d = &self.device.raw;
-        match unsafe { d.wait_for_fences(&[self.fence], true, FENCE_TIMEOUT_S * 1_000_000_000) } {
+        let nanos = u64::try_from(self.timeout.as_nanos()).unwrap_or(u64::MAX);
+        match unsafe { d.wait_for_fences(&[self.fence], true, nanos) } {
             Ok(()) => {}
             Err(vk::Result::TIMEOUT) => {
                 return Err(VulkanError::Timeout {
                     call: "vkWaitForFences",
-                    seconds: FENCE_TIMEOUT_S,
+                    seconds: self.timeout.as_secs_f64(),
                 })
             }
             Err(e) => return Err(map_host_device_oom_and_lost("vkWaitForFences")(e)),
@@ -186,10 +225,26 @@ pub fn record_dispatch(
     grid: GridSize,
 ) {
     let bytes: Vec<u8> = push.iter().flat_map(|w| w.to_ne_bytes()).collect();
+    record_dispatch_bytes(d, cb, pipeline, layout, set, &bytes, grid);
+}
+
+/// [`record_dispatch`] with the push-constant block as bytes (a user's kernel's scalars, laid
+/// out by the core); an empty block pushes nothing.
+pub fn record_dispatch_bytes(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    pipeline: vk::Pipeline,
+    layout: vk::PipelineLayout,
+    set: vk::DescriptorSet,
+    push: &[u8],
+    grid: GridSize,
+) {
     unsafe {
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
         d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
-        d.cmd_push_constants(cb, layout, vk::ShaderStageFlags::COMPUTE, 0, &bytes);
+        if !push.is_empty() {
+            d.cmd_push_constants(cb, layout, vk::ShaderStageFlags::COMPUTE, 0, push);
+        }
         d.cmd_dispatch(cb, grid.x, grid.y, 1);
     }
 }

@@ -45,9 +45,16 @@ impl DeviceContext {
         let mut exec_features =
             vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
                 .pipeline_executable_info(true);
+        // 64-bit integers and doubles where the device has them, for a user's kernel whose
+        // scalars or buffers are i64, u64 or f64.
+        let supported = unsafe { instance.raw.get_physical_device_features(adapter.raw) };
+        let features = vk::PhysicalDeviceFeatures::default()
+            .shader_int64(supported.shader_int64 == vk::TRUE)
+            .shader_float64(supported.shader_float64 == vk::TRUE);
         let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
-            .enabled_extension_names(&extensions);
+            .enabled_extension_names(&extensions)
+            .enabled_features(&features);
         if statistics {
             info = info.push_next(&mut exec_features);
         }

@@ -21,8 +21,16 @@ pub enum VulkanError {
     OutOfDeviceMemory { call: &'static str },
     #[error("{call} failed: VK_ERROR_DEVICE_LOST")]
     DeviceLost { call: &'static str },
-    #[error("{call} did not finish within {seconds} s (VK_TIMEOUT)")]
-    Timeout { call: &'static str, seconds: u64 },
+    /// The device's work outlived the wait (a user's kernel: the core's deadline).
+    #[error(
+        "the kernel did not finish within {seconds} s ({call} returned VK_TIMEOUT); \
+         this Vulkan device is unusable from now on"
+    )]
+    Timeout { call: &'static str, seconds: f64 },
+    /// An earlier timeout or device loss left the backend unusable; the message is that
+    /// error's.
+    #[error("the backend is unusable after an earlier error: {0}")]
+    Unusable(String),
     /// A buffer the frame (or the copy ceiling) needs is above a device limit, found before any
     /// allocation; the message names the limit.
     #[error("{0}")]
@@ -55,6 +63,7 @@ impl VulkanError {
             VulkanError::Build { .. } => ErrorKind::Build,
             VulkanError::DeviceLost { .. }
             | VulkanError::Timeout { .. }
+            | VulkanError::Unusable(_)
             | VulkanError::Usage(_)
             | VulkanError::Unexpected { .. } => ErrorKind::Driver,
         }

@@ -12,7 +12,8 @@ use crate::error::{
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
-/// Messages the validation layer (and the loader) reported at WARNING or ERROR severity, plus
+/// Validation and performance messages the validation layer reported at WARNING or ERROR
+/// severity (not the loader's general notices, see [`counts_as_diagnostic`]), plus
 /// any error a `Drop` ran into. Shared with the debug callback; a clone stays readable after the
 /// backend is gone, so messages emitted while destroying objects are not lost.
 #[derive(Debug, Clone, Default)]
@@ -37,7 +38,28 @@ impl MessageLog {
     }
 }
 
-/// Records one debug-utils message. Never unwinds into the driver.
+/// Whether a debug-utils message is a finding about this program's use of Vulkan: a
+/// validation or performance message at WARNING or ERROR. General messages are the loader's
+/// and layers' notices (with `VK_INSTANCE_LAYERS` set the loader warns "Loader Message: env var
+/// 'VK_INSTANCE_LAYERS' defined and adding layers ..."), never a fault of ours.
+pub(crate) fn counts_as_diagnostic(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    types: vk::DebugUtilsMessageTypeFlagsEXT,
+    id_name: &str,
+) -> bool {
+    let severe = severity.intersects(
+        vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+            | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+    );
+    let finding = types.intersects(
+        vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+            | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+    );
+    severe && finding && id_name != "Loader Message"
+}
+
+/// Records one debug-utils message that [`counts_as_diagnostic`]. Never unwinds into the
+/// driver.
 unsafe extern "system" fn debug_callback(
     severity: vk::DebugUtilsMessageSeverityFlagsEXT,
     types: vk::DebugUtilsMessageTypeFlagsEXT,
@@ -54,6 +76,9 @@ unsafe extern "system" fn debug_callback(
         let (data, log) = unsafe { (&*data, &*(user_data as *const Mutex<Vec<String>>)) };
         let text = |s: Option<&CStr>| s.map(|s| s.to_string_lossy().into_owned());
         let id = text(unsafe { data.message_id_name_as_c_str() }).unwrap_or_default();
+        if !counts_as_diagnostic(severity, types, &id) {
+            return;
+        }
         let message = text(unsafe { data.message_as_c_str() }).unwrap_or_default();
         log.lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -269,5 +294,59 @@ impl Drop for InstanceShared {
             }
             self.raw.destroy_instance(None);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vk::DebugUtilsMessageSeverityFlagsEXT as Severity;
+    use vk::DebugUtilsMessageTypeFlagsEXT as Type;
+
+    #[test]
+    fn loader_notices_are_not_diagnostics() {
+        // What the loader says with VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation.
+        assert!(!counts_as_diagnostic(
+            Severity::WARNING,
+            Type::GENERAL,
+            "Loader Message"
+        ));
+        // Even if a loader ever tagged one as validation.
+        assert!(!counts_as_diagnostic(
+            Severity::ERROR,
+            Type::VALIDATION,
+            "Loader Message"
+        ));
+        assert!(!counts_as_diagnostic(Severity::ERROR, Type::GENERAL, ""));
+    }
+
+    #[test]
+    fn validation_findings_are() {
+        let hazard = "SYNC-HAZARD-WRITE-AFTER-WRITE";
+        assert!(counts_as_diagnostic(
+            Severity::ERROR,
+            Type::VALIDATION,
+            hazard
+        ));
+        assert!(counts_as_diagnostic(
+            Severity::WARNING,
+            Type::PERFORMANCE,
+            "BestPractices-x"
+        ));
+        assert!(counts_as_diagnostic(
+            Severity::WARNING,
+            Type::GENERAL | Type::VALIDATION,
+            "VUID-x"
+        ));
+        assert!(!counts_as_diagnostic(
+            Severity::INFO,
+            Type::VALIDATION,
+            hazard
+        ));
+        assert!(!counts_as_diagnostic(
+            Severity::VERBOSE,
+            Type::VALIDATION,
+            hazard
+        ));
     }
 }

@@ -4,131 +4,22 @@
 //! r, g, b, gray), a pipeline layout with two 32-bit push constants (the pixel count, or the
 //! lab kernels' width and height, or count and salt), and one compute pipeline per (workgroup
 //! size, variant, shared size) through specialization constants, created on first use and
-//! cached; the statistics
-//! VK_KHR_pipeline_executable_properties gives for them, and the kernel facts. The module and
-//! pipeline helpers serve the copy shader (`copy/shader.rs`) too.
+//! cached, and the kernel facts. The helpers they are built from are `pipeline.rs`'s.
 
 use std::collections::HashMap;
-use std::io::Cursor;
 use std::sync::Arc;
 
 use ash::vk;
 use blocksweep_core::{BlockSize, KernelFacts, KernelVariant, Launch, Named};
 
 use crate::context::DeviceContext;
-use crate::conv;
-use crate::error::{
-    map_allocate_descriptor_sets, map_host_device_oom, map_shader_build, VulkanError, VulkanResult,
-};
+use crate::error::VulkanResult;
 use crate::memory::Buffer;
+pub(crate) use crate::pipeline::{
+    bind_storage, compute_pipeline, shader_module, shader_module_of_words, statistics,
+    statistics_flags, storage_layouts, DescriptorPool, PipelineStatistics, Stage,
+};
 use crate::timing::DispatchLimits;
-
-/// The descriptor set layout (`buffers` storage buffers at bindings 0..buffers) and pipeline
-/// layout (one compute push-constant range of `push_bytes`) that both shaders use. On failure
-/// nothing is left behind.
-pub(crate) fn storage_layouts(
-    d: &ash::Device,
-    buffers: u32,
-    push_bytes: u32,
-) -> VulkanResult<(vk::DescriptorSetLayout, vk::PipelineLayout)> {
-    let bindings: Vec<_> = (0..buffers)
-        .map(|i| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(i)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::COMPUTE)
-        })
-        .collect();
-    // SAFETY: `d` is a live device; the create infos borrow locals that outlive the calls.
-    let set_layout = unsafe {
-        d.create_descriptor_set_layout(
-            &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-            None,
-        )
-    }
-    .map_err(map_host_device_oom("vkCreateDescriptorSetLayout"))?;
-    let ranges = [vk::PushConstantRange::default()
-        .stage_flags(vk::ShaderStageFlags::COMPUTE)
-        .size(push_bytes)];
-    let set_layouts = [set_layout];
-    let layout = unsafe {
-        d.create_pipeline_layout(
-            &vk::PipelineLayoutCreateInfo::default()
-                .set_layouts(&set_layouts)
-                .push_constant_ranges(&ranges),
-            None,
-        )
-    };
-    match layout {
-        Ok(layout) => Ok((set_layout, layout)),
-        Err(e) => {
-            // SAFETY: created above and used by nothing yet.
-            unsafe { d.destroy_descriptor_set_layout(set_layout, None) };
-            Err(map_host_device_oom("vkCreatePipelineLayout")(e))
-        }
-    }
-}
-
-/// An embedded SPIR-V module as the u32 words Vulkan takes (the bytes carry no alignment).
-fn spirv_words(bytes: &[u8], path: &str) -> VulkanResult<Vec<u32>> {
-    ash::util::read_spv(&mut Cursor::new(bytes)).map_err(|e| VulkanError::Build {
-        call: "ash::util::read_spv",
-        detail: format!("{path} is not SPIR-V: {e}"),
-    })
-}
-
-/// A shader module from embedded SPIR-V (`path` names it in errors).
-pub(crate) fn shader_module(
-    d: &ash::Device,
-    spirv: &[u8],
-    path: &str,
-) -> VulkanResult<vk::ShaderModule> {
-    let code = spirv_words(spirv, path)?;
-    unsafe { d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None) }
-        .map_err(map_shader_build("vkCreateShaderModule"))
-}
-
-/// One compute pipeline of `module`'s `main`, with 32-bit specialization constants
-/// `constants[i]` at constant_id i. On failure nothing is left behind.
-pub(crate) fn compute_pipeline(
-    d: &ash::Device,
-    module: vk::ShaderModule,
-    layout: vk::PipelineLayout,
-    constants: &[u32],
-    flags: vk::PipelineCreateFlags,
-) -> VulkanResult<vk::Pipeline> {
-    let data: Vec<u8> = constants.iter().flat_map(|v| v.to_ne_bytes()).collect();
-    let entries: Vec<_> = (0..constants.len() as u32)
-        .map(|i| {
-            vk::SpecializationMapEntry::default()
-                .constant_id(i)
-                .offset(4 * i)
-                .size(4)
-        })
-        .collect();
-    let specialization = vk::SpecializationInfo::default()
-        .map_entries(&entries)
-        .data(&data);
-    let stage = vk::PipelineShaderStageCreateInfo::default()
-        .stage(vk::ShaderStageFlags::COMPUTE)
-        .module(module)
-        .name(c"main")
-        .specialization_info(&specialization);
-    let info = [vk::ComputePipelineCreateInfo::default()
-        .flags(flags)
-        .stage(stage)
-        .layout(layout)];
-    match unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) } {
-        Ok(p) => Ok(p[0]),
-        Err((partial, r)) => {
-            for p in partial.into_iter().filter(|p| *p != vk::Pipeline::null()) {
-                unsafe { d.destroy_pipeline(p, None) };
-            }
-            Err(map_shader_build("vkCreateComputePipelines")(r))
-        }
-    }
-}
 
 /// shaders/grayscale.spv, compiled from shaders/grayscale.comp with
 /// `glslangValidator -V --target-env vulkan1.1 -o shaders/grayscale.spv shaders/grayscale.comp`.
@@ -153,89 +44,6 @@ fn shader_of(variant: KernelVariant) -> (usize, &'static [u8], &'static str) {
         KernelVariant::SharedProbe => (2, SPIRV_SHARED, "shaders/grayscale_shared.spv"),
         KernelVariant::RegisterHeavy => (3, SPIRV_REGISTERS, "shaders/grayscale_registers.spv"),
     }
-}
-
-/// What VK_KHR_pipeline_executable_properties says about one pipeline.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct PipelineStatistics {
-    /// Every statistic as ("<executable>: <name>", value).
-    pub all: Vec<(String, String)>,
-    /// The register count, under the statistic's own name.
-    pub registers: Option<Named<u64>>,
-}
-
-/// A descriptor pool, destroyed (freeing its sets) on drop.
-pub(crate) struct DescriptorPool {
-    device: Arc<DeviceContext>,
-    raw: vk::DescriptorPool,
-}
-
-impl DescriptorPool {
-    /// A pool sized for exactly `sets` sets of `layout`, each of `buffers` storage buffers, and
-    /// those sets.
-    pub fn with_sets(
-        device: &Arc<DeviceContext>,
-        layout: vk::DescriptorSetLayout,
-        sets: u32,
-        buffers: u32,
-    ) -> VulkanResult<(DescriptorPool, Vec<vk::DescriptorSet>)> {
-        let d = &device.raw;
-        let sizes = [vk::DescriptorPoolSize::default()
-            .ty(vk::DescriptorType::STORAGE_BUFFER)
-            .descriptor_count(buffers * sets)];
-        let info = vk::DescriptorPoolCreateInfo::default()
-            .max_sets(sets)
-            .pool_sizes(&sizes);
-        let pool = DescriptorPool {
-            device: device.clone(),
-            raw: unsafe { d.create_descriptor_pool(&info, None) }
-                .map_err(map_host_device_oom("vkCreateDescriptorPool"))?,
-        };
-        let layouts = vec![layout; sets as usize];
-        let info = vk::DescriptorSetAllocateInfo::default()
-            .descriptor_pool(pool.raw)
-            .set_layouts(&layouts);
-        let sets = unsafe { d.allocate_descriptor_sets(&info) }
-            .map_err(map_allocate_descriptor_sets("vkAllocateDescriptorSets"))?;
-        Ok((pool, sets))
-    }
-}
-
-impl Drop for DescriptorPool {
-    fn drop(&mut self) {
-        // SAFETY: no submission using its sets is pending; destroying frees them.
-        unsafe { self.device.raw.destroy_descriptor_pool(self.raw, None) };
-    }
-}
-
-/// Points bindings 0.. of `set` at the (buffer, offset, range) of `ranges`, as storage
-/// buffers. Only called while no command using the set is pending.
-pub(crate) fn bind_storage(
-    d: &ash::Device,
-    set: vk::DescriptorSet,
-    ranges: &[(vk::Buffer, u64, u64)],
-) {
-    let infos: Vec<[vk::DescriptorBufferInfo; 1]> = ranges
-        .iter()
-        .map(|&(buffer, offset, range)| {
-            [vk::DescriptorBufferInfo::default()
-                .buffer(buffer)
-                .offset(offset)
-                .range(range)]
-        })
-        .collect();
-    let writes: Vec<_> = infos
-        .iter()
-        .enumerate()
-        .map(|(i, info)| {
-            vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(i as u32)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .buffer_info(info)
-        })
-        .collect();
-    unsafe { d.update_descriptor_sets(&writes, &[]) };
 }
 
 /// The facts `open` reports for the grayscale kernel (or, later, for a lab kernel). Builds one
@@ -322,7 +130,6 @@ pub(crate) struct Pipelines {
     pub set: vk::DescriptorSet,
     /// Keyed by workgroup size, variant and shared-array words (0 for the other shaders).
     cache: HashMap<PipelineKey, vk::Pipeline>,
-    capture_statistics: bool,
 }
 
 impl Pipelines {
@@ -337,7 +144,6 @@ impl Pipelines {
             pool: None,
             set: vk::DescriptorSet::null(),
             cache: HashMap::new(),
-            capture_statistics: device.executables.is_some(),
         };
         p.shaders[0] = shader_module(d, SPIRV, "shaders/grayscale.spv")?;
         (p.set_layout, p.layout) = storage_layouts(d, 4, PUSH_CONSTANT_BYTES)?;
@@ -377,9 +183,8 @@ impl Pipelines {
         Ok(pipeline)
     }
 
-    /// Creates the pipelines of `blocks` for `variant` that do not exist yet, each on its own
-    /// thread: a driver compiles SPIR-V to machine code here (milliseconds each on NVIDIA), and
-    /// pipeline creation is free-threaded in Vulkan. Blocks the device cannot run are left for
+    /// Creates the pipelines of `blocks` for `variant` that do not exist yet, in parallel
+    /// ([`Stage::build_parallel`]). Blocks the device cannot run are left for
     /// [`get`](Self::get) to meet after the launch checks; a failure here is only a miss.
     pub fn prepare(
         &mut self,
@@ -387,34 +192,23 @@ impl Pipelines {
         variant: KernelVariant,
         limits: &DispatchLimits,
     ) {
-        let keys: Vec<PipelineKey> = blocks
+        let keys: Vec<(PipelineKey, Vec<u32>)> = blocks
             .iter()
             .filter(|b| crate::check_launch(Launch::linear(**b, 1), limits).is_ok())
             .map(|&b| key(b, variant, 0))
             .filter(|k| !self.cache.contains_key(k))
+            .map(|k| (k, constants(k)))
             .collect();
         let Ok(module) = self.module(variant) else {
             return;
         };
-        let (d, layout, flags) = (&self.device.raw, self.layout, self.flags());
-        let _t =
-            blocksweep_core::trace::span("vulkan", format!("{} pipelines in parallel", keys.len()));
-        let made: Vec<(PipelineKey, VulkanResult<vk::Pipeline>)> = std::thread::scope(|s| {
-            let handles: Vec<_> = keys
-                .iter()
-                .map(|&k| {
-                    (
-                        k,
-                        s.spawn(move || compute_pipeline(d, module, layout, &constants(k), flags)),
-                    )
-                })
-                .collect();
-            handles
-                .into_iter()
-                .filter_map(|(k, h)| h.join().ok().map(|p| (k, p)))
-                .collect()
-        });
-        for (k, p) in made {
+        let stage = Stage {
+            module,
+            entry: c"main",
+            layout: self.layout,
+            flags: self.flags(),
+        };
+        for (k, p) in stage.build_parallel(&self.device.raw, &keys) {
             if let Ok(p) = p {
                 self.cache.insert(k, p);
             }
@@ -431,49 +225,11 @@ impl Pipelines {
     }
 
     fn flags(&self) -> vk::PipelineCreateFlags {
-        match self.capture_statistics {
-            true => vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR,
-            false => vk::PipelineCreateFlags::empty(),
-        }
+        statistics_flags(&self.device)
     }
 
-    /// Every statistic VK_KHR_pipeline_executable_properties reports for `pipeline`, and the
-    /// register count among them (the first statistic whose name contains "register").
     pub fn statistics(&self, pipeline: vk::Pipeline) -> VulkanResult<PipelineStatistics> {
-        let Some(ext) = &self.device.executables else {
-            return Ok(PipelineStatistics::default());
-        };
-        let call = "vkGetPipelineExecutableStatisticsKHR";
-        let executables = unsafe {
-            ext.get_pipeline_executable_properties(
-                &vk::PipelineInfoKHR::default().pipeline(pipeline),
-            )
-        }
-        .map_err(map_host_device_oom("vkGetPipelineExecutablePropertiesKHR"))?;
-        let mut all = Vec::new();
-        let mut registers = None;
-        for (index, exe) in executables.iter().enumerate() {
-            let exe_name = conv::fixed_c_str(&exe.name);
-            let stats = unsafe {
-                ext.get_pipeline_executable_statistics(
-                    &vk::PipelineExecutableInfoKHR::default()
-                        .pipeline(pipeline)
-                        .executable_index(index as u32),
-                )
-            }
-            .map_err(map_host_device_oom(call))?;
-            for s in &stats {
-                let name = conv::fixed_c_str(&s.name);
-                let (text, number) = conv::statistic_value(s.format, s.value);
-                if registers.is_none() && name.to_ascii_lowercase().contains("register") {
-                    registers = number.map(|n| {
-                        Named::new(n, format!("VK_KHR_pipeline_executable_properties: {name}"))
-                    });
-                }
-                all.push((format!("{exe_name}: {name}"), text));
-            }
-        }
-        Ok(PipelineStatistics { all, registers })
+        statistics(&self.device, pipeline)
     }
 }
 
@@ -503,7 +259,7 @@ mod tests {
     #[test]
     fn spirv_is_embedded_word_aligned() {
         for spirv in [SPIRV, SPIRV_2D, SPIRV_SHARED, SPIRV_REGISTERS] {
-            let words = ash::util::read_spv(&mut Cursor::new(spirv)).unwrap();
+            let words = ash::util::read_spv(&mut std::io::Cursor::new(spirv)).unwrap();
             assert_eq!(words[0], 0x0723_0203);
         }
     }

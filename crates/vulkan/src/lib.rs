@@ -46,6 +46,10 @@
 //! command.rs   the one command buffer and fence: record, submit, wait; barriers; dispatch
 //! conv.rs      pure conversions of Vulkan numbers and enums
 //! copy/        the copy ceiling: its plan, its shader, the selection between two methods
+//! pipeline.rs  layouts, modules, pipelines, descriptor pools, pipeline statistics
+//! program.rs   a user's kernel: its module, buffers, push constants, pipelines, copies
+//! glsl.rs      GLSL to SPIR-V through libshaderc, opened at run time
+//! reflect.rs   the bindings, push constants and entry points a SPIR-V module declares
 //! ```
 
 mod backend;
@@ -56,9 +60,13 @@ mod copy;
 mod device;
 mod driver;
 pub mod error;
+mod glsl;
 mod instance;
 mod kernel;
 mod memory;
+mod pipeline;
+mod program;
+mod reflect;
 mod timing;
 
 use std::sync::Arc;

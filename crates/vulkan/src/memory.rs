@@ -183,6 +183,24 @@ impl Buffer {
         Ok(())
     }
 
+    /// Copies `data` into the start of a staging buffer, byte for byte (a user's buffer).
+    pub fn write_bytes(&mut self, data: &[u8]) -> VulkanResult<()> {
+        let p = self.mapped(data.len())?;
+        // SAFETY: the mapping covers `data.len()` bytes (checked by `mapped`) and `&mut self`
+        // rules out a lent view of it; HOST_COHERENT needs no flush.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+        Ok(())
+    }
+
+    /// Copies the start of a staging buffer into `out`, byte for byte. The caller has waited
+    /// for the copy that filled it (and its barrier to HOST_READ).
+    pub fn read_bytes(&self, out: &mut [u8]) -> VulkanResult<()> {
+        let p = self.mapped(out.len())?;
+        // SAFETY: as in `write_bytes`; HOST_COHERENT memory needs no invalidate.
+        unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), out.len()) };
+        Ok(())
+    }
+
     /// The first `len` values of a staging buffer, read in place; `None` where its memory is
     /// not HOST_CACHED (reading write-combined memory from the CPU is very slow: copy it out
     /// with [`Buffer::read`] instead), or the mapping is not f32-aligned.

@@ -90,6 +90,56 @@ fn validation_is_live_and_reports_a_missing_barrier(devs: &[DeviceIdentity]) -> 
     Completion::Completed
 }
 
+/// Set in the child process that [`loader_notices_are_not_diagnostics`] starts.
+const CHILD: &str = "BLOCKSWEEP_TEST_LOADER_NOTICE_CHILD";
+const LOADER_TEST: &str = "loader_notices_are_not_diagnostics";
+
+/// With `VK_INSTANCE_LAYERS` naming the validation layer, the loader warns that it adds the
+/// layer; that notice is not a validation finding, so a clean dispatch still leaves
+/// `diagnostics()` empty. The variable must be set before the loader runs, so the test runs
+/// itself again in a child process with it.
+fn loader_notices_are_not_diagnostics(devs: &[DeviceIdentity]) -> Completion {
+    if std::env::var_os(CHILD).is_none() {
+        let exe = std::env::current_exe().unwrap();
+        let run = std::process::Command::new(exe)
+            .args([
+                "--exact",
+                &format!("{LOADER_TEST}::vulkan"),
+                "--test-threads=1",
+            ])
+            .env(CHILD, "1")
+            .env("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation")
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&run.stdout);
+        assert!(
+            run.status.success(),
+            "the child failed:\n{out}{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        return match out.contains("1 passed") {
+            true => Completion::Completed,
+            false => skip_unless_required(blocksweep_vulkan::API, format!("the child: {out}")),
+        };
+    }
+    let (_, mut b) = match open_validated(devs) {
+        Ok(v) => v,
+        Err(skipped) => return skipped,
+    };
+    let frame = Frame::generate(64, 8, 11);
+    b.upload(&frame).unwrap();
+    b.dispatch_each(
+        blocksweep_core::Launch::linear(blocksweep_core::BlockSize::linear(64), 8),
+        0,
+        1,
+    )
+    .unwrap();
+    let mut out = vec![0f32; 512];
+    b.read_output(&mut out).unwrap();
+    assert_eq!(b.diagnostics(), Vec::<String>::new());
+    Completion::Completed
+}
+
 fn main() -> ExitCode {
     Suite::new(&blocksweep_vulkan::DRIVER)
         .all_devices(
@@ -100,5 +150,6 @@ fn main() -> ExitCode {
             "validation_reports_a_missing_barrier",
             validation_is_live_and_reports_a_missing_barrier,
         )
+        .all_devices(LOADER_TEST, loader_notices_are_not_diagnostics)
         .run()
 }

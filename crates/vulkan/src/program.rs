@@ -1,0 +1,411 @@
+//! A user's kernel (`crate::program` of the core states the contract): its shader module, one
+//! descriptor set of storage buffers at bindings 0..n in argument order, the scalars as one
+//! push-constant block, and one pipeline per (workgroup size, shared bytes) through
+//! specialisation constants 0..2 (local size) and 3 (shared bytes, where the shader has it).
+//! Its buffers are device-local and reached through one staging buffer, as the frame is.
+
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::sync::Arc;
+
+use ash::vk;
+use blocksweep_core::program::push_constant_layout;
+use blocksweep_core::{
+    BatchTimes, BlockSize, KernelFacts, Language, Launch, Named, ProgramArg, ProgramSource, Stamps,
+};
+
+use crate::command::{self, Commands};
+use crate::context::DeviceContext;
+use crate::error::{VulkanError, VulkanResult};
+use crate::kernel::{self, DescriptorPool, Stage};
+use crate::memory::{self, Buffer, MemoryKind};
+use crate::timing::{check_launch, check_shared, DispatchLimits, Timestamps};
+use crate::{glsl, reflect};
+
+/// What building a program needs to know about the device.
+pub(crate) struct Device<'a> {
+    pub context: &'a Arc<DeviceContext>,
+    pub dispatch: &'a DispatchLimits,
+    /// maxStorageBufferRange and maxMemoryAllocationSize, as the limits name them.
+    pub max_range: Option<&'a Named<u64>>,
+    pub max_alloc: Option<&'a Named<u64>>,
+    pub max_push_bytes: u32,
+    pub max_shared: u32,
+    pub driver: &'a str,
+    /// llvmpipe's cap on a shader loop's iterations.
+    pub max_loop_iterations: Option<u64>,
+}
+
+/// A pipeline's identity: workgroup size, and the shared bytes where the shader has SpecId 3.
+type Key = (BlockSize, Option<u32>);
+
+/// A loaded program: everything to dispatch it and to move its buffers.
+pub(crate) struct Program {
+    device: Arc<DeviceContext>,
+    module: vk::ShaderModule,
+    entry: CString,
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+    pool: Option<DescriptorPool>,
+    set: vk::DescriptorSet,
+    /// One per argument: the device buffer of each [`ProgramArg::Buffer`].
+    buffers: Vec<Option<Buffer>>,
+    /// Made on the first copy, as large as the largest buffer.
+    staging: Option<Buffer>,
+    push: Vec<u8>,
+    /// Whether the shader declares SpecId 1, 2 (local size y, z) and 3 (shared bytes).
+    spec: [bool; 3],
+    max_shared: u32,
+    cache: HashMap<Key, vk::Pipeline>,
+    pub facts: KernelFacts,
+}
+
+fn build(detail: String) -> VulkanError {
+    VulkanError::Build {
+        call: "load_program",
+        detail,
+    }
+}
+
+/// The source as SPIR-V words, and who made them.
+fn words_of(source: &ProgramSource) -> VulkanResult<(Vec<u32>, String)> {
+    match source.language {
+        Language::SpirV => {
+            let words = ash::util::read_spv(&mut std::io::Cursor::new(&source.code))
+                .map_err(|e| build(format!("{} is not SPIR-V: {e}", source.origin)))?;
+            Ok((words, format!("SPIR-V given ({})", source.origin)))
+        }
+        Language::Glsl => {
+            let text = std::str::from_utf8(&source.code)
+                .map_err(|e| build(format!("{} is not UTF-8: {e}", source.origin)))?;
+            let words = glsl::compile(text, &source.origin, &source.entry, &source.options)?;
+            let by = glsl::compiler_name()?;
+            Ok((
+                words,
+                format!("compiled by shaderc ({by}) from {}", source.origin),
+            ))
+        }
+        other => Err(build(format!(
+            "{} is {other}; the Vulkan backend builds GLSL or SPIR-V",
+            source.origin
+        ))),
+    }
+}
+
+/// The push-constant block: each scalar's bytes at its std430 offset.
+fn push_block(args: &[ProgramArg], offsets: &[usize], size: usize) -> VulkanResult<Vec<u8>> {
+    let mut block = vec![0u8; size];
+    let scalars = args.iter().enumerate().filter_map(|(i, a)| match a {
+        ProgramArg::Scalar { ty, bytes } => Some((i, ty, bytes)),
+        _ => None,
+    });
+    for ((i, ty, bytes), &at) in scalars.zip(offsets) {
+        if bytes.len() != ty.size() {
+            return Err(VulkanError::Usage(format!(
+                "argument {i}: a {ty} scalar is {} bytes, {} given",
+                ty.size(),
+                bytes.len()
+            )));
+        }
+        block[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+    Ok(block)
+}
+
+/// A device-local buffer for each buffer argument, refused by name above maxStorageBufferRange
+/// or maxMemoryAllocationSize.
+fn allocate(dev: &Device, args: &[ProgramArg]) -> VulkanResult<Vec<Option<Buffer>>> {
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+        | vk::BufferUsageFlags::TRANSFER_SRC
+        | vk::BufferUsageFlags::TRANSFER_DST;
+    let too_large = |i: usize, bytes: u64, limit: &Named<u64>| {
+        VulkanError::TooLarge(format!(
+            "argument {i}: a buffer of {bytes} bytes; {} is {}",
+            limit.name, limit.value
+        ))
+    };
+    let one = |(i, a): (usize, &ProgramArg)| -> VulkanResult<Option<Buffer>> {
+        let ProgramArg::Buffer { bytes } = *a else {
+            return Ok(None);
+        };
+        if bytes == 0 {
+            return Err(VulkanError::Usage(format!(
+                "argument {i}: a buffer of 0 bytes (Vulkan has no empty buffers)"
+            )));
+        }
+        for limit in [dev.max_range, dev.max_alloc].into_iter().flatten() {
+            if bytes > limit.value {
+                return Err(too_large(i, bytes, limit));
+            }
+        }
+        let kind = MemoryKind::DeviceLocal;
+        Buffer::new(dev.context, bytes, usage, kind, dev.max_alloc).map(Some)
+    };
+    args.iter().enumerate().map(one).collect()
+}
+
+impl Program {
+    /// Builds `source` for `args`: checks its bindings, push constants and entry point against
+    /// them, allocates and binds the buffers, and builds one pipeline for the facts.
+    pub fn load(dev: &Device, source: &ProgramSource, args: &[ProgramArg]) -> VulkanResult<Self> {
+        let (words, made_by) = words_of(source)?;
+        let buffers = args.iter().filter(|a| a.is_buffer()).count();
+        let (offsets, push_bytes) = push_constant_layout(args);
+        let found =
+            reflect::reflect(&words).map_err(|e| build(format!("{}: {e}", source.origin)))?;
+        found
+            .check(&source.entry, buffers, push_bytes)
+            .map_err(|e| build(format!("{}: {e}", source.origin)))?;
+        if push_bytes > dev.max_push_bytes as usize {
+            return Err(build(format!(
+                "the spec's scalars take {push_bytes} bytes of push constants; \
+                 maxPushConstantsSize is {}",
+                dev.max_push_bytes
+            )));
+        }
+        let entry = CString::new(source.entry.as_str())
+            .map_err(|_| build("the entry point's name contains a NUL byte".into()))?;
+        let d = &dev.context.raw;
+        // Each handle goes into `p` as soon as it exists, so an early return destroys it.
+        let mut p = Program {
+            device: dev.context.clone(),
+            module: vk::ShaderModule::null(),
+            entry,
+            set_layout: vk::DescriptorSetLayout::null(),
+            layout: vk::PipelineLayout::null(),
+            pool: None,
+            set: vk::DescriptorSet::null(),
+            buffers: Vec::new(),
+            staging: None,
+            push: push_block(args, &offsets, push_bytes)?,
+            spec: [1, 2, 3].map(|id| found.spec_ids.contains(&id)),
+            max_shared: dev.max_shared,
+            cache: HashMap::new(),
+            facts: KernelFacts::default(),
+        };
+        p.module = kernel::shader_module_of_words(d, &words)?;
+        (p.set_layout, p.layout) = kernel::storage_layouts(d, buffers as u32, push_bytes as u32)?;
+        let (pool, sets) = DescriptorPool::with_sets(dev.context, p.set_layout, 1, buffers as u32)?;
+        p.pool = Some(pool);
+        p.set = sets[0];
+        p.buffers = allocate(dev, args)?;
+        let ranges: Vec<_> = p
+            .buffers
+            .iter()
+            .flatten()
+            .map(|b| (b.raw, 0, b.size))
+            .collect();
+        kernel::bind_storage(d, p.set, &ranges);
+        p.facts = p.build_facts(dev, made_by, &source.origin)?;
+        Ok(p)
+    }
+
+    /// The driver's facts for the pipeline of a 256-wide workgroup (or the largest below).
+    fn build_facts(
+        &mut self,
+        dev: &Device,
+        made_by: String,
+        origin: &str,
+    ) -> VulkanResult<KernelFacts> {
+        let limits = dev.dispatch;
+        let probe = BlockSize::linear(256.min(limits.max_invocations).min(limits.max_size[0]));
+        let pipeline = self.pipeline_for((probe, None))?;
+        let stats = kernel::statistics(&self.device, pipeline)?;
+        let mut extra = vec![("shader".to_string(), origin.to_string())];
+        if !stats.all.is_empty() {
+            extra.push((
+                "statistics of".into(),
+                format!("the pipeline for workgroup {probe}"),
+            ));
+        }
+        extra.extend(stats.all);
+        if let Some(cap) = dev.max_loop_iterations {
+            extra.push((
+                "loop iterations".into(),
+                format!("llvmpipe ends a shader's loops after {cap} (LP_MAX_TGSI_LOOP_ITERATIONS)"),
+            ));
+        }
+        Ok(KernelFacts {
+            max_block: Some(Named::new(
+                limits.max_invocations.into(),
+                "maxComputeWorkGroupInvocations (no per-pipeline query in Vulkan)",
+            )),
+            registers: stats.registers.map(|r| {
+                Named::new(
+                    r.value,
+                    format!("{}, pipeline for workgroup {probe}", r.name),
+                )
+            }),
+            compiled_by: format!(
+                "{made_by}; vkCreateComputePipelines (driver {})",
+                dev.driver
+            ),
+            extra,
+            ..KernelFacts::default()
+        })
+    }
+
+    fn stage(&self) -> Stage<'_> {
+        Stage {
+            module: self.module,
+            entry: &self.entry,
+            layout: self.layout,
+            flags: kernel::statistics_flags(&self.device),
+        }
+    }
+
+    /// Constants 0..2 are the workgroup size; 3 the shared bytes, where the key has them.
+    fn constants((block, shared): Key) -> Vec<u32> {
+        let mut c = vec![block.x, block.y, block.z];
+        c.extend(shared);
+        c
+    }
+
+    fn key(&self, launch: Launch) -> Key {
+        (launch.block, self.spec[2].then_some(launch.shared_bytes))
+    }
+
+    fn pipeline_for(&mut self, key: Key) -> VulkanResult<vk::Pipeline> {
+        if let Some(&p) = self.cache.get(&key) {
+            return Ok(p);
+        }
+        let phase = format!("program pipeline for workgroup {}", key.0);
+        let pipeline = blocksweep_core::trace::time("vulkan", phase, || {
+            self.stage()
+                .pipeline(&self.device.raw, &Self::constants(key))
+        })?;
+        self.cache.insert(key, pipeline);
+        Ok(pipeline)
+    }
+
+    /// Builds the missing pipelines of `blocks` in parallel; where the shader sizes shared
+    /// memory by launch, `run_batch` builds them, knowing the bytes.
+    pub fn prepare(&mut self, blocks: &[BlockSize], limits: &DispatchLimits) {
+        if self.spec[2] {
+            return;
+        }
+        let keys: Vec<(Key, Vec<u32>)> = blocks
+            .iter()
+            .filter(|&&b| self.refuse(Launch::linear(b, 1), limits).is_ok())
+            .map(|&b| (b, None))
+            .filter(|k| !self.cache.contains_key(k))
+            .map(|k| (k, Self::constants(k)))
+            .collect();
+        for (k, p) in self.stage().build_parallel(&self.device.raw, &keys) {
+            if let Ok(p) = p {
+                self.cache.insert(k, p);
+            }
+        }
+    }
+
+    /// The built-in kernels' launch checks, and a y or z the shader cannot take.
+    fn refuse(&self, launch: Launch, limits: &DispatchLimits) -> VulkanResult<()> {
+        check_launch(launch, limits)?;
+        let b = launch.block;
+        for (axis, size, declared) in [("y", b.y, self.spec[0]), ("z", b.z, self.spec[1])] {
+            if size > 1 && !declared {
+                return Err(VulkanError::LaunchRejected(format!(
+                    "workgroup {b}: the shader fixes local_size_{axis} (it declares no \
+                     local_size_{axis}_id)"
+                )));
+            }
+        }
+        match self.spec[2] {
+            true => check_shared(launch, self.max_shared),
+            false => Ok(()),
+        }
+    }
+
+    /// `count` dispatches of `launch`, timed as the built-in kernels are.
+    pub fn run_batch(
+        &mut self,
+        commands: &mut Commands,
+        timestamps: &mut Timestamps,
+        limits: &DispatchLimits,
+        (launch, count, stamps): (Launch, u32, Stamps),
+    ) -> VulkanResult<BatchTimes> {
+        self.refuse(launch, limits)?;
+        let pipeline = self.pipeline_for(self.key(launch))?;
+        let (layout, set, push) = (self.layout, self.set, &self.push);
+        timestamps.run_batch(commands, count, stamps, |d, cb| {
+            command::record_dispatch_bytes(d, cb, pipeline, layout, set, push, launch.grid)
+        })
+    }
+
+    /// The device buffer of argument `arg`, whose whole length `bytes` must be.
+    fn buffer(&self, arg: usize, bytes: usize) -> VulkanResult<(vk::Buffer, u64)> {
+        let Some(Some(b)) = self.buffers.get(arg) else {
+            return Err(VulkanError::Usage(format!(
+                "argument {arg} is not a buffer of the loaded program"
+            )));
+        };
+        if bytes as u64 != b.size {
+            return Err(VulkanError::Usage(format!(
+                "argument {arg} is a buffer of {} bytes; {bytes} given (whole buffers only)",
+                b.size
+            )));
+        }
+        Ok((b.raw, b.size))
+    }
+
+    fn staging(&mut self) -> VulkanResult<&mut Buffer> {
+        if self.staging.is_none() {
+            let largest = self
+                .buffers
+                .iter()
+                .flatten()
+                .map(|b| b.size)
+                .max()
+                .unwrap_or(4);
+            let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+            let staging = Buffer::new(&self.device, largest, usage, MemoryKind::Staging, None)?;
+            self.staging = Some(staging);
+        }
+        self.staging
+            .as_mut()
+            .ok_or_else(|| VulkanError::Usage("staging buffer missing".into()))
+    }
+
+    /// Copies `data` through the staging buffer into argument `arg`'s buffer, and waits.
+    pub fn write(&mut self, commands: &mut Commands, arg: usize, data: &[u8]) -> VulkanResult<()> {
+        let (dst, size) = self.buffer(arg, data.len())?;
+        let staging = self.staging()?;
+        staging.write_bytes(data)?;
+        let src = staging.raw;
+        commands.run(|d, cb| memory::record_copy(d, cb, src, dst, size))
+    }
+
+    /// Copies argument `arg`'s buffer through the staging buffer into `out`, and waits.
+    pub fn read(
+        &mut self,
+        commands: &mut Commands,
+        arg: usize,
+        out: &mut [u8],
+    ) -> VulkanResult<()> {
+        let (src, size) = self.buffer(arg, out.len())?;
+        let dst = self.staging()?.raw;
+        commands.run(|d, cb| {
+            memory::record_copy(d, cb, src, dst, size);
+            memory::record_host_read_barrier(d, cb);
+        })?;
+        self.staging()?.read_bytes(out)
+    }
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        let d = &self.device.raw;
+        // SAFETY: the backend waited for the queue before replacing or dropping a program;
+        // children before parents; null handles of a half-built program are no-ops. The pool
+        // frees the set; the buffers drop after this.
+        unsafe {
+            for (_, p) in self.cache.drain() {
+                d.destroy_pipeline(p, None);
+            }
+            drop(self.pool.take());
+            d.destroy_pipeline_layout(self.layout, None);
+            d.destroy_descriptor_set_layout(self.set_layout, None);
+            d.destroy_shader_module(self.module, None);
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! The few facts of a SPIR-V module the argument contract needs, read from its words: entry
+//! points, storage and uniform buffer bindings, the push-constant block's extent, and the
+//! specialisation constant IDs. Enough to refuse, with both counts, a kernel whose bindings
+//! contradict its spec before Vulkan meets undefined behaviour.
+
+use std::collections::{BTreeSet, HashMap};
+
+const MAGIC: u32 = 0x0723_0203;
+
+// Opcodes, decorations, storage classes and execution models (SPIR-V specification, 3.x).
+const OP_ENTRY_POINT: u32 = 15;
+const OP_TYPE_INT: u32 = 21;
+const OP_TYPE_FLOAT: u32 = 22;
+const OP_TYPE_VECTOR: u32 = 23;
+const OP_TYPE_ARRAY: u32 = 28;
+const OP_TYPE_RUNTIME_ARRAY: u32 = 29;
+const OP_TYPE_STRUCT: u32 = 30;
+const OP_TYPE_POINTER: u32 = 32;
+const OP_VARIABLE: u32 = 59;
+const OP_DECORATE: u32 = 71;
+const OP_MEMBER_DECORATE: u32 = 72;
+const DECORATION_SPEC_ID: u32 = 1;
+const DECORATION_BUFFER_BLOCK: u32 = 3;
+const DECORATION_BINDING: u32 = 33;
+const DECORATION_DESCRIPTOR_SET: u32 = 34;
+const DECORATION_OFFSET: u32 = 35;
+const STORAGE_UNIFORM: u32 = 2;
+const STORAGE_PUSH_CONSTANT: u32 = 9;
+const STORAGE_STORAGE_BUFFER: u32 = 12;
+const MODEL_GL_COMPUTE: u32 = 5;
+
+/// What [`reflect`] found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Reflection {
+    /// Names of the GLCompute entry points.
+    pub entry_points: Vec<String>,
+    /// (set, binding) of every storage buffer.
+    pub storage: BTreeSet<(u32, u32)>,
+    /// (set, binding) of every uniform buffer, which the contract has no place for.
+    pub uniform: BTreeSet<(u32, u32)>,
+    /// (set, binding) of every buffer declared as an array of descriptors.
+    pub arrays: BTreeSet<(u32, u32)>,
+    /// Some(extent in bytes, where every member's size is known) if a push-constant block is
+    /// declared.
+    pub push_constants: Option<Option<u32>>,
+    /// Every SpecId decoration's constant ID.
+    pub spec_ids: BTreeSet<u32>,
+}
+
+/// The types and decorations gathered in one pass, resolved afterwards.
+#[derive(Default)]
+struct Module {
+    decorations: HashMap<(u32, u32), u32>,
+    buffer_blocks: BTreeSet<u32>,
+    member_offsets: HashMap<(u32, u32), u32>,
+    /// id → byte size of scalar and vector types.
+    sizes: HashMap<u32, u32>,
+    structs: HashMap<u32, Vec<u32>>,
+    arrays: BTreeSet<u32>,
+    pointers: HashMap<u32, u32>,
+    /// (pointer type, storage class) of each global variable.
+    variables: Vec<(u32, u32, u32)>,
+}
+
+/// Reads `words` (a whole module); `Err` says why they are not SPIR-V.
+pub(crate) fn reflect(words: &[u32]) -> Result<Reflection, String> {
+    match words.first() {
+        Some(&MAGIC) if words.len() >= 5 => {}
+        Some(&w) if w == MAGIC.swap_bytes() => {
+            return Err("the SPIR-V is big-endian; Vulkan takes little-endian words".into())
+        }
+        _ => return Err("not a SPIR-V module (no magic number 0x07230203)".into()),
+    }
+    let mut m = Module::default();
+    let mut r = Reflection::default();
+    let mut at = 5;
+    while at < words.len() {
+        let (count, op) = ((words[at] >> 16) as usize, words[at] & 0xffff);
+        if count == 0 || at + count > words.len() {
+            return Err(format!(
+                "instruction at word {at} runs past the module's end"
+            ));
+        }
+        m.read(op, &words[at + 1..at + count], &mut r);
+        at += count;
+    }
+    m.resolve(&mut r);
+    Ok(r)
+}
+
+impl Module {
+    fn read(&mut self, op: u32, ops: &[u32], r: &mut Reflection) {
+        let at = |i: usize| ops.get(i).copied().unwrap_or(0);
+        match op {
+            OP_ENTRY_POINT if at(0) == MODEL_GL_COMPUTE => r
+                .entry_points
+                .push(literal_string(ops.get(2..).unwrap_or(&[]))),
+            OP_DECORATE => match at(1) {
+                DECORATION_SPEC_ID => {
+                    r.spec_ids.insert(at(2));
+                }
+                DECORATION_BUFFER_BLOCK => {
+                    self.buffer_blocks.insert(at(0));
+                }
+                d @ (DECORATION_BINDING | DECORATION_DESCRIPTOR_SET) => {
+                    self.decorations.insert((at(0), d), at(2));
+                }
+                _ => {}
+            },
+            OP_MEMBER_DECORATE if at(2) == DECORATION_OFFSET => {
+                self.member_offsets.insert((at(0), at(1)), at(3));
+            }
+            OP_TYPE_INT | OP_TYPE_FLOAT => {
+                self.sizes.insert(at(0), at(1) / 8);
+            }
+            OP_TYPE_VECTOR => {
+                if let Some(&c) = self.sizes.get(&at(1)) {
+                    self.sizes.insert(at(0), c * at(2));
+                }
+            }
+            OP_TYPE_ARRAY | OP_TYPE_RUNTIME_ARRAY => {
+                self.arrays.insert(at(0));
+            }
+            OP_TYPE_STRUCT => {
+                self.structs
+                    .insert(at(0), ops.get(1..).unwrap_or(&[]).to_vec());
+            }
+            OP_TYPE_POINTER => {
+                self.pointers.insert(at(0), at(2));
+            }
+            OP_VARIABLE => self.variables.push((at(0), at(1), at(2))),
+            _ => {}
+        }
+    }
+
+    fn resolve(&self, r: &mut Reflection) {
+        for &(pointer, id, class) in &self.variables {
+            let pointee = self.pointers.get(&pointer).copied().unwrap_or(0);
+            let get = |d| self.decorations.get(&(id, d)).copied().unwrap_or(0);
+            let place = (get(DECORATION_DESCRIPTOR_SET), get(DECORATION_BINDING));
+            match class {
+                STORAGE_PUSH_CONSTANT => r.push_constants = Some(self.extent(pointee)),
+                STORAGE_STORAGE_BUFFER | STORAGE_UNIFORM => {
+                    if self.arrays.contains(&pointee) {
+                        r.arrays.insert(place);
+                    } else if class == STORAGE_UNIFORM && !self.buffer_blocks.contains(&pointee) {
+                        r.uniform.insert(place);
+                    } else {
+                        r.storage.insert(place);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The end of a struct's last byte, where every member is a scalar or a vector.
+    fn extent(&self, ty: u32) -> Option<u32> {
+        let members = self.structs.get(&ty)?;
+        let mut end = 0;
+        for (i, member) in members.iter().enumerate() {
+            let offset = self.member_offsets.get(&(ty, i as u32))?;
+            end = end.max(offset + self.sizes.get(member)?);
+        }
+        Some(end)
+    }
+}
+
+/// A nul-terminated UTF-8 literal packed four bytes a word, little end first.
+fn literal_string(words: &[u32]) -> String {
+    let bytes: Vec<u8> = words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take_while(|&b| b != 0)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+impl Reflection {
+    /// Whether this module fits the contract for entry point `entry`, `buffers` storage buffers
+    /// and a push-constant block of `push_bytes`; `Err` says how it does not.
+    pub fn check(&self, entry: &str, buffers: usize, push_bytes: usize) -> Result<(), String> {
+        if !self.entry_points.iter().any(|e| e == entry) {
+            return Err(format!(
+                "the SPIR-V has no compute entry point `{entry}` (it has: {})",
+                self.entry_points.join(", ")
+            ));
+        }
+        if let Some((set, binding)) = self.uniform.iter().next() {
+            return Err(format!(
+                "binding {binding} of set {set} is a uniform buffer; the contract passes \
+                 buffers as storage buffers (`buffer` blocks)"
+            ));
+        }
+        if let Some((set, binding)) = self.arrays.iter().next() {
+            return Err(format!(
+                "binding {binding} of set {set} is an array of buffers; the contract binds \
+                 one buffer per binding"
+            ));
+        }
+        if let Some((set, binding)) = self.storage.iter().find(|(s, _)| *s != 0) {
+            return Err(format!(
+                "binding {binding} is in descriptor set {set}; the contract uses set 0 only"
+            ));
+        }
+        let bound: Vec<u32> = self.storage.iter().map(|&(_, b)| b).collect();
+        if bound.len() != buffers {
+            return Err(format!(
+                "the shader binds {} storage buffers, the spec declares {buffers} buffers",
+                bound.len()
+            ));
+        }
+        if bound.iter().zip(0..).any(|(&b, i)| b != i) {
+            return Err(format!(
+                "the shader's storage buffers are at bindings {bound:?}; the contract binds the \
+                 spec's {buffers} buffers at 0..{buffers}"
+            ));
+        }
+        match self.push_constants {
+            Some(_) if push_bytes == 0 => {
+                return Err("the shader declares push constants, the spec no scalars".into())
+            }
+            Some(Some(extent)) if extent as usize > push_bytes => {
+                return Err(format!(
+                    "the shader's push constants take {extent} bytes, the spec's scalars \
+                     {push_bytes} (std430, in argument order)"
+                ))
+            }
+            _ => {}
+        }
+        if !self.spec_ids.contains(&0) {
+            return Err(
+                "the workgroup size is fixed: declare `layout(local_size_x_id = 0, \
+                 local_size_y_id = 1, local_size_z_id = 2) in;` so each launch sets it"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(spirv: &[u8]) -> Vec<u32> {
+        ash::util::read_spv(&mut std::io::Cursor::new(spirv)).unwrap()
+    }
+
+    #[test]
+    fn the_grayscale_shader_is_read_right() {
+        let r = reflect(&words(crate::SPIRV)).unwrap();
+        assert_eq!(r.entry_points, ["main"]);
+        assert_eq!(r.storage, (0..4).map(|b| (0, b)).collect());
+        assert!(r.uniform.is_empty() && r.arrays.is_empty());
+        assert_eq!(r.push_constants, Some(Some(4)));
+        assert!((0..4).all(|i| r.spec_ids.contains(&i)), "{:?}", r.spec_ids);
+        assert_eq!(r.check("main", 4, 8), Ok(()));
+        let e = r.check("main", 3, 8).unwrap_err();
+        assert_eq!(
+            e,
+            "the shader binds 4 storage buffers, the spec declares 3 buffers"
+        );
+        assert!(r
+            .check("grayscale", 4, 8)
+            .unwrap_err()
+            .contains("`grayscale`"));
+        assert!(r.check("main", 4, 0).unwrap_err().contains("no scalars"));
+    }
+
+    #[test]
+    fn a_short_push_block_and_bad_bindings_are_named() {
+        let mut r = reflect(&words(crate::SPIRV_2D)).unwrap();
+        assert_eq!(r.push_constants, Some(Some(8)));
+        assert!(r.check("main", 4, 4).unwrap_err().contains("take 8 bytes"));
+        r.storage.remove(&(0, 0));
+        r.storage.insert((0, 7));
+        assert!(r.check("main", 4, 8).unwrap_err().contains("[1, 2, 3, 7]"));
+        r.storage.insert((1, 0));
+        assert!(r.check("main", 5, 8).unwrap_err().contains("set 1"));
+    }
+
+    #[test]
+    fn non_spirv_is_refused() {
+        assert!(reflect(&[1, 2, 3]).unwrap_err().contains("magic"));
+        assert!(reflect(&[MAGIC.swap_bytes(), 0, 0, 0, 0])
+            .unwrap_err()
+            .contains("big-endian"));
+        // An instruction claiming more words than remain.
+        assert!(reflect(&[MAGIC, 0, 0, 0, 0, 9 << 16 | 15])
+            .unwrap_err()
+            .contains("past"));
+    }
+}
