@@ -178,9 +178,14 @@ pub struct LimitsArgs {
 pub struct SweepArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
-    /// Frame size in pixels, WIDTHxHEIGHT.
-    #[arg(long, short, default_value = "3840x2160", value_parser = parse_size)]
-    pub size: (u32, u32),
+    /// Your own kernel instead of the grayscale frame: a spec file (TOML) naming a source per API,
+    /// its arguments and checks (docs/kernels.md; examples in examples/kernels/).
+    #[arg(long, value_name = "SPEC.toml")]
+    pub kernel: Option<PathBuf>,
+    /// Frame size in pixels, WIDTHxHEIGHT [default: 3840x2160]. With --kernel, the kernel's sizes: N (1-D work),
+    /// WxH (2-D), or name=value,... [default: the spec's sizes].
+    #[arg(long, short, value_name = "SIZE")]
+    pub size: Option<String>,
     /// Block sizes (threads per block) to sweep: a list (64,128,256), ranges with a step (32..1024:32),
     /// or 3-D blocks (32x32x2). [default: 16,32,64,96,100,128,160,192,256,384,512,768,1024, the 13 sizes
     /// of the Day-10 sweep]
@@ -267,6 +272,12 @@ pub struct CompareArgs {
 }
 
 impl SweepArgs {
+    /// The frame's size: `--size`, or 4K.
+    pub fn frame_size(&self) -> Result<(u32, u32), String> {
+        parse_size(self.size.as_deref().unwrap_or("3840x2160").trim())
+            .map_err(|e| format!("--size: {e}"))
+    }
+
     /// The measurement the arguments ask for.
     pub fn config(&self) -> SweepConfig {
         SweepConfig {
@@ -303,7 +314,10 @@ impl SweepArgs {
     /// last pixel have nothing to do, and launching them can make one dispatch take hours
     /// (`--grid 2147483648` on a 4K frame is 259 blocks per pixel).
     pub fn check(&self) -> Result<(), String> {
-        let (w, h) = self.size;
+        if self.kernel.is_some() {
+            return Ok(());
+        }
+        let (w, h) = self.frame_size()?;
         let pixels = w as u64 * h as u64;
         if let GridPolicy::Fixed(n) = self.grid {
             if n as u64 > pixels {
@@ -450,7 +464,7 @@ mod tests {
         assert_eq!(a.warmups, 2);
         assert_eq!(a.seed, 9);
         assert_eq!(a.grid, GridPolicy::Fixed(64));
-        assert_eq!(a.size, (640, 360));
+        assert_eq!(a.frame_size(), Ok((640, 360)));
         assert_eq!(a.max_time, 30);
         assert_eq!(a.device.backend.as_deref(), Some("opencl"));
         assert_eq!(a.format, Some(FormatChoice::Csv));

@@ -2,6 +2,7 @@
 
 mod compare;
 mod devices;
+mod kernel;
 mod lab;
 pub mod layout;
 mod limits;

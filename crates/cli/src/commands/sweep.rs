@@ -187,24 +187,43 @@ enum Ended {
 }
 
 pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
-    let (w, h) = args.size;
-    // The core's own host memory first (the frame, its reference, the read-back), before
-    // anything is made; checked again with each API's share once the targets are known.
-    hostmem::check_frame(w, h, &[]).map_err(|e| usage(e.to_string()))?;
+    // A spec file is read, and the frame's size checked against the core's own host memory,
+    // before anything is made or opened.
+    let spec = match &args.kernel {
+        Some(path) => Some(super::kernel::load(path, args.size.as_deref())?),
+        None => None,
+    };
+    let frame_size = match &spec {
+        Some(_) => None,
+        None => {
+            let (w, h) = args.frame_size().map_err(usage)?;
+            hostmem::check_frame(w, h, &[]).map_err(|e| usage(e.to_string()))?;
+            Some((w, h))
+        }
+    };
     let mut outputs = Outputs::check(args)?;
-    let config = args.config();
+    let mut config = args.config();
+    if let (Some((spec, _)), None) = (&spec, &args.blocks) {
+        if let Some(blocks) = &spec.blocks {
+            config.blocks = blocks.clone();
+        }
+    }
     let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     std::thread::scope(|s| {
-        // The frame and its CPU reference are made on every core while the drivers load,
-        // probe, open the devices and build the kernels (driver time, mostly waiting).
-        let mut frame = FrameJob {
-            making: Some(s.spawn(move || {
-                let _t = trace::span("core", "frame and CPU reference");
-                let frame = Frame::try_generate(w, h, args.seed)?;
-                let reference = frame.try_reference()?;
-                Ok(FrameWorkload { frame, reference })
-            })),
-            made: None,
+        // The frame and its CPU reference (or the kernel's buffers) are made on every core
+        // while the drivers load, probe, open the devices and build the kernels.
+        let mut work: Box<dyn WorkloadSource> = match (spec, frame_size) {
+            (Some((spec, sizes)), _) => Box::new(super::kernel::KernelJob::spawn(s, spec, sizes)),
+            (None, Some((w, h))) => Box::new(FrameJob {
+                making: Some(s.spawn(move || {
+                    let _t = trace::span("core", "frame and CPU reference");
+                    let frame = Frame::try_generate(w, h, args.seed)?;
+                    let reference = frame.try_reference()?;
+                    Ok(FrameWorkload { frame, reference })
+                })),
+                made: None,
+            }),
+            (None, None) => unreachable!("a frame size without a spec"),
         };
         let reg = super::registry();
         let each = reg
@@ -219,8 +238,13 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
                 all.push(r.clone());
                 outputs.save(&all);
             };
-            let (report, ended) =
-                sweep_device(args, &config, &reg, targets, &mut frame, report, &mut save)?;
+            let device = Device {
+                args,
+                config: &config,
+                reg: &reg,
+                frame_size,
+            };
+            let (report, ended) = device.sweep(targets, work.as_mut(), report, &mut save)?;
             match ended {
                 Ended::BadInput(why) => return Err(usage(why)),
                 Ended::NothingRan(why) => return Err(anyhow::anyhow!(why)),
@@ -262,56 +286,67 @@ impl WorkloadSource for FrameJob<'_> {
     }
 }
 
-/// Opens the APIs on one physical device and sweeps each as soon as it is open (the core's
-/// pipeline); `save` sees the report after every row.
-fn sweep_device(
-    args: &SweepArgs,
-    config: &SweepConfig,
-    reg: &blocksweep_core::Registry,
-    targets: Targets,
-    frame: &mut FrameJob,
-    mut report: Report,
-    save: &mut dyn FnMut(&Report),
-) -> anyhow::Result<(Report, Ended)> {
-    let mut bar = Bar::new();
-    let (w, h) = args.size;
-    // The host's memory with each API's share, from the targets alone; checked again before
-    // the first API is measured, with the APIs still in the run.
-    let kinds: Vec<_> = targets.devices.iter().map(|d| (d.api, d.kind)).collect();
-    hostmem::check_frame(w, h, &kinds).map_err(|e| usage(e.to_string()))?;
-    let job = SweepJob {
-        targets,
-        config,
-        overlap_close: args.overlap_close,
-    };
-    let mut on_row = |r: &Report| {
-        let mut r = r.clone();
-        r.refresh_answer();
-        save(&r);
-    };
-    let options = args.device.open_options();
-    let open = |d: &blocksweep_core::DeviceIdentity| reg.open(d, &options);
-    let outcome = pipeline::sweep(&open, &job, frame, &mut report, &mut bar, &mut on_row);
-    bar.finish();
-    let outcome = outcome.map_err(session_error)?;
-    report.refresh_answer();
-    if let Some(msg) = outcome.too_big {
-        return Ok((report, Ended::BadInput(msg)));
-    }
-    if !outcome.failed {
-        if let Some(why) = Session::nothing_ran(&report) {
-            // A run that measured nothing writes nothing: the files keep what they held. With
-            // the sizes given, the sizes were wrong (bad input); with the default ones, the
-            // device's limits refused them all (a driver reporting a zero limit): a failure.
-            return Ok((
-                report,
-                match args.blocks.is_some() {
-                    true => Ended::BadInput(why),
-                    false => Ended::NothingRan(why),
-                },
-            ));
+/// What every device's sweep of one run shares.
+struct Device<'a> {
+    args: &'a SweepArgs,
+    config: &'a SweepConfig,
+    reg: &'a blocksweep_core::Registry,
+    /// The grayscale frame's size; `None` for a user's kernel.
+    frame_size: Option<(u32, u32)>,
+}
+
+impl Device<'_> {
+    /// Opens the APIs on one physical device and sweeps each as soon as it is open (the core's
+    /// pipeline); `save` sees the report after every row.
+    fn sweep(
+        &self,
+        targets: Targets,
+        work: &mut dyn WorkloadSource,
+        mut report: Report,
+        save: &mut dyn FnMut(&Report),
+    ) -> anyhow::Result<(Report, Ended)> {
+        let (args, config, reg) = (self.args, self.config, self.reg);
+        let mut bar = Bar::new();
+        // The host's memory with each API's share, from the targets alone; checked again before
+        // the first API is measured, with the APIs still in the run.
+        if let Some((w, h)) = self.frame_size {
+            let kinds: Vec<_> = targets.devices.iter().map(|d| (d.api, d.kind)).collect();
+            hostmem::check_frame(w, h, &kinds).map_err(|e| usage(e.to_string()))?;
         }
+        let job = SweepJob {
+            targets,
+            config,
+            overlap_close: args.overlap_close,
+        };
+        let mut on_row = |r: &Report| {
+            let mut r = r.clone();
+            r.refresh_answer();
+            save(&r);
+        };
+        let options = args.device.open_options();
+        let open = |d: &blocksweep_core::DeviceIdentity| reg.open(d, &options);
+        let outcome = pipeline::sweep(&open, &job, work, &mut report, &mut bar, &mut on_row);
+        bar.finish();
+        let outcome = outcome.map_err(session_error)?;
+        report.refresh_answer();
+        if let Some(msg) = outcome.too_big {
+            return Ok((report, Ended::BadInput(msg)));
+        }
+        if !outcome.failed {
+            if let Some(why) = Session::nothing_ran(&report) {
+                // A run that measured nothing writes nothing: the files keep what they held. With
+                // the sizes given, the sizes were wrong (bad input); with the default ones, the
+                // device's limits refused them all (a driver reporting a zero limit): a failure.
+                return Ok((
+                    report,
+                    match args.blocks.is_some() {
+                        true => Ended::BadInput(why),
+                        false => Ended::NothingRan(why),
+                    },
+                ));
+            }
+        }
+        let failed = outcome.failed || !report.failures.is_empty();
+        Ok((report, Ended::Measured { failed }))
     }
-    let failed = outcome.failed || !report.failures.is_empty();
-    Ok((report, Ended::Measured { failed }))
 }

@@ -18,6 +18,7 @@ pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
 };
 pub use run::{execute, measure_copy, run};
+pub(crate) use run::{launch_refusal, shape_row};
 
 pub use crate::measure::{Discipline, Protocol, Reps, TimeStats, Timing};
 
@@ -334,9 +335,7 @@ pub enum SweepError {
     },
     /// A user's kernel wrote something other than its reference: its own output at the first
     /// size that ran, or another API's at the same size (`against` says which).
-    #[error(
-        "output '{buffer}' at block {block}, grid {grid} differs from {against}: {detail}"
-    )]
+    #[error("output '{buffer}' at block {block}, grid {grid} differs from {against}: {detail}")]
     Output {
         api: Api,
         block: BlockSize,

@@ -216,7 +216,11 @@ impl Drop for RowPhases {
 
 /// Why the core will not hand this planned launch to the API: a device limit on the block or
 /// the grid (always), or the kernel's own limit (with `strict`).
-pub(crate) fn launch_refusal(result: &SweepResult, planned: &PlannedRow, strict: bool) -> Option<String> {
+pub(crate) fn launch_refusal(
+    result: &SweepResult,
+    planned: &PlannedRow,
+    strict: bool,
+) -> Option<String> {
     let block = match strict {
         true => limit_violation(&result.limits, &result.kernel, planned.block),
         false => device_limit_violation(&result.limits, planned.block),

@@ -4,10 +4,11 @@
 //! whether an API can hold it, how to ready a backend for it, and how to run and check a row.
 
 mod frame;
-// mod program;
+mod program;
+mod references;
 
 pub use frame::FrameWorkload;
-// pub use program::ProgramWorkload;
+pub use program::ProgramWorkload;
 
 use crate::backend::{Api, Backend, BackendError, DeviceKind};
 use crate::limits::Limits;

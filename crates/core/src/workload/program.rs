@@ -1,0 +1,309 @@
+//! A user's kernel as a workload: the spec's sources built on each API, its buffers filled,
+//! and every row checked twice before it is timed (docs/kernels.md, "What each check means"):
+//! against the same API's output at the first size that ran (the kernel must not depend on
+//! the launch), and against the first API's output (other APIs agree within the tolerance).
+
+use std::sync::Mutex;
+
+use super::references::{Checked, References};
+use super::Workload;
+use crate::backend::{Api, Backend, BackendError, DeviceKind, ErrorKind, GridSize, Launch, Stamps};
+use crate::frame::FrameInfo;
+use crate::limits::Limits;
+use crate::measure::measure;
+use crate::spec::{GridMode, Instance, KernelSpec};
+use crate::sweep::{
+    self, launch_refusal, measure_copy, shape_row, Observer, Plan, PlannedRow, ProgramInfo,
+    SweepConfig, SweepError, SweepResult,
+};
+use crate::Work;
+
+/// One spec at one choice of sizes, shared by every API of the run.
+pub struct ProgramWorkload {
+    pub spec: KernelSpec,
+    pub instance: Instance,
+    /// The first API's outputs, which every later API is checked against.
+    references: Mutex<References>,
+}
+
+impl ProgramWorkload {
+    pub fn new(spec: KernelSpec, instance: Instance) -> Self {
+        ProgramWorkload {
+            spec,
+            instance,
+            references: Mutex::new(References::default()),
+        }
+    }
+
+    fn info(&self, api: Api) -> ProgramInfo {
+        let source = self
+            .spec
+            .sources_for(api.key())
+            .map(|s| format!("{} ({}), entry {}", s.origin, s.language, s.entry))
+            .unwrap_or_default();
+        ProgramInfo {
+            name: self.spec.name.clone(),
+            spec: self.spec.file.clone(),
+            sizes: self.instance.sizes.to_string(),
+            source,
+            checked: self
+                .instance
+                .written()
+                .map(|b| format!("{} ({})", b.decl.name, b.decl.compare))
+                .collect(),
+            bytes_known: self.instance.bytes_moved.is_some(),
+        }
+    }
+
+    /// The launch of one planned row: the data grid where the kernel needs one work item per
+    /// element, else the plan's, capped at the spec's `max_grid`.
+    fn launch(&self, planned: &PlannedRow) -> Result<Launch, String> {
+        let b = planned.block;
+        let grid = match self.instance.grid {
+            GridMode::Data => {
+                let (w, h) = self.instance.work;
+                let x = w.div_ceil(b.x as u64);
+                let y = h.div_ceil(b.y as u64);
+                GridSize {
+                    x: u32::try_from(x).map_err(|_| format!("grid x {x} does not fit 32 bits"))?,
+                    y: u32::try_from(y).map_err(|_| format!("grid y {y} does not fit 32 bits"))?,
+                }
+            }
+            GridMode::Stride => {
+                let g = match self.instance.max_grid {
+                    Some(cap) => planned.grid.min(cap),
+                    None => planned.grid,
+                };
+                GridSize::linear(
+                    u32::try_from(g).map_err(|_| format!("grid {g} does not fit 32 bits"))?,
+                )
+            }
+        };
+        let shared = self.instance.shared_bytes(b).map_err(|e| e.to_string())?;
+        Ok(Launch::new(b, grid).with_shared(shared))
+    }
+
+    /// Makes the written buffers what a checked dispatch must start from: poisoned (every
+    /// byte 0xFF, a NaN in floats) where the spec gives no contents, else its initial ones (a
+    /// kernel that reads what it writes gets the same input every time).
+    fn reset_outputs(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {
+        for b in self.instance.written() {
+            match b.decl.init {
+                crate::spec::InitDecl::Zeros => {
+                    backend.write_buffer(b.decl.index, &vec![0xFF; b.initial.len()])?
+                }
+                _ => backend.write_buffer(b.decl.index, &b.initial)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// One dispatch from reset outputs, read back and checked against both references.
+    fn checked_dispatch(
+        &self,
+        backend: &mut dyn Backend,
+        launch: Launch,
+        own: &mut Option<Checked>,
+    ) -> Result<Result<(), SweepError>, BackendError> {
+        self.reset_outputs(backend)?;
+        backend.run_batch(Work::Kernel(launch), 1, Stamps::None)?;
+        let mut outputs = Vec::new();
+        for b in self.instance.written() {
+            let mut out = vec![0u8; b.initial.len()];
+            backend.read_buffer(b.decl.index, &mut out)?;
+            outputs.push(out);
+        }
+        let api = backend.api();
+        let mut refs = self.references.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(refs.check(api, launch, &self.instance, outputs, own))
+    }
+
+    fn new_result(&self, backend: &dyn Backend, plan: &Plan, config: &SweepConfig) -> SweepResult {
+        let (w, h) = self.instance.work;
+        SweepResult {
+            api: backend.api(),
+            device: backend.identity().clone(),
+            limits: backend.limits().clone(),
+            kernel: backend.kernel_facts().clone(),
+            timer: backend.timer(),
+            frame: FrameInfo {
+                width: u32::try_from(w).unwrap_or(u32::MAX),
+                height: u32::try_from(h).unwrap_or(u32::MAX),
+                pixels: self.instance.work_items(),
+                seed: 0,
+                bytes_per_pass: self.instance.bytes_moved.unwrap_or(0.0) as u64,
+            },
+            policy: plan.policy,
+            grid_source: plan.grid_source.clone(),
+            protocol: config.protocol,
+            rows: Vec::new(),
+            suggestion: None,
+            copy: None,
+            error: None,
+            program: Some(self.info(backend.api())),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_rows(
+        &self,
+        backend: &mut dyn Backend,
+        plan: &Plan,
+        config: &SweepConfig,
+        observer: &mut dyn Observer,
+        on_row: &mut dyn FnMut(&SweepResult),
+        result: &mut SweepResult,
+    ) -> Result<(), SweepError> {
+        let api = backend.api();
+        result.suggestion = backend.occupancy_suggestion()?;
+        let blocks: Vec<_> = plan.rows.iter().map(|r| r.block).collect();
+        backend.prepare(&blocks);
+        let mut own = None;
+        for (i, planned) in plan.rows.iter().enumerate() {
+            observer.row_started(api, i, plan.rows.len(), planned.block);
+            let mut row = shape_row(&result.limits, planned);
+            row.skipped = launch_refusal(result, planned, config.strict_kernel_limit);
+            let launch = match self.launch(planned) {
+                Ok(l) => Some(l),
+                Err(why) => {
+                    row.skipped.get_or_insert(why);
+                    None
+                }
+            };
+            if let (None, Some(launch)) = (&row.skipped, launch) {
+                row.grid = launch.grid.blocks();
+                match self.checked_dispatch(backend, launch, &mut own) {
+                    // The API's own refusal is a result worth showing, not a reason to stop.
+                    Err(e) if e.kind == ErrorKind::LaunchRejected => {
+                        row.skipped = Some(format!("rejected by {api}: {}", e.message));
+                    }
+                    Err(e) => return Err(e.into()),
+                    Ok(Err(mismatch)) => return Err(mismatch),
+                    Ok(Ok(())) => {
+                        let timing = measure(backend, Work::Kernel(launch), &config.protocol)?;
+                        row.verified = true;
+                        row.gbps = self
+                            .instance
+                            .bytes_moved
+                            .map(|b| b / (timing.stats.mean * 1e6));
+                        row.timing = Some(timing);
+                    }
+                }
+            }
+            observer.row_finished(api, &row);
+            result.rows.push(row);
+            result.fill_relative();
+            on_row(result);
+        }
+        Ok(())
+    }
+}
+
+impl Workload for ProgramWorkload {
+    fn describe(&self) -> String {
+        format!("kernel '{}' at {}", self.spec.name, self.instance.sizes)
+    }
+
+    fn items(&self) -> u64 {
+        self.instance.work_items()
+    }
+
+    fn fits(&self, limits: &Limits) -> Result<(), String> {
+        for b in &self.instance.buffers {
+            let bytes = b.initial.len() as u64;
+            for limit in [&limits.max_alloc_bytes, &limits.max_buffer_binding_bytes]
+                .into_iter()
+                .flatten()
+            {
+                if bytes > limit.value {
+                    return Err(format!(
+                        "buffer '{}' is {bytes} bytes > {} = {}",
+                        b.decl.name, limit.name, limit.value
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_host(&self, _apis: &[(Api, DeviceKind)]) -> Result<(), String> {
+        // The buffers are made already: what remains is one read-back of each written buffer
+        // and each API's first outputs, bounded by the same sizes.
+        Ok(())
+    }
+
+    fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {
+        let api = backend.api();
+        let source = self.spec.sources_for(api.key()).ok_or_else(|| {
+            BackendError::new(
+                api,
+                ErrorKind::Unavailable,
+                format!(
+                    "{} has no source for {api} (its [sources] has no '{}')",
+                    self.spec.file,
+                    api.key()
+                ),
+            )
+        })?;
+        backend.load_program(&source, &self.instance.args)?;
+        for b in &self.instance.buffers {
+            backend.write_buffer(b.decl.index, &b.initial)?;
+        }
+        Ok(())
+    }
+
+    fn measure(
+        &self,
+        backend: &mut dyn Backend,
+        prepared: bool,
+        config: &SweepConfig,
+        shared: Option<&Plan>,
+        observer: &mut dyn Observer,
+        on_row: &mut dyn FnMut(&SweepResult),
+    ) -> (SweepResult, Option<SweepError>) {
+        let empty = Plan {
+            rows: Vec::new(),
+            policy: config.grid,
+            grid_source: String::new(),
+        };
+        if !prepared {
+            if let Err(e) = self.prepare(backend) {
+                let mut r = self.new_result(backend, &empty, config);
+                r.error = Some(e.message.clone());
+                return (r, Some(e.into()));
+            }
+        }
+        let owned;
+        let plan = match shared {
+            Some(p) => p,
+            None => match sweep::plan(backend, self.items(), config) {
+                Ok(p) => {
+                    owned = p;
+                    &owned
+                }
+                Err(e) => {
+                    let mut r = self.new_result(backend, &empty, config);
+                    r.error = Some(e.message.clone());
+                    return (r, Some(e.into()));
+                }
+            },
+        };
+        let mut result = self.new_result(backend, plan, config);
+        let mut err = self
+            .run_rows(backend, plan, config, observer, on_row, &mut result)
+            .err();
+        if err.is_none() && config.copy {
+            if let Some(bytes) = self.instance.bytes_moved.filter(|b| *b >= 2.0) {
+                match measure_copy(backend, (bytes / 2.0) as u64, config) {
+                    Ok(c) => result.copy = Some(c),
+                    Err(e) => err = Some(e.into()),
+                }
+            }
+        }
+        result.fill_relative();
+        if let Some(e) = &err {
+            result.error = Some(e.to_string());
+        }
+        (result, err)
+    }
+}
