@@ -132,6 +132,7 @@ entry_point_table! {
         fn cuEventCreate(event: *mut CUevent, flags: c_uint);
         fn cuEventRecord(event: CUevent, stream: CUstream);
         fn cuEventElapsedTime(ms: *mut f32, start: CUevent, end: CUevent);
+        fn cuEventQuery(event: CUevent);
         fn cuEventDestroy_v2(event: CUevent);
         fn cuLaunchKernel(
             function: CUfunction,
@@ -164,6 +165,12 @@ entry_point_table! {
             include_names: *const *const c_char,
         );
         fn nvrtcCompileProgram(program: nvrtcProgram, num_options: c_int, options: *const *const c_char);
+        fn nvrtcAddNameExpression(program: nvrtcProgram, name_expression: *const c_char);
+        fn nvrtcGetLoweredName(
+            program: nvrtcProgram,
+            name_expression: *const c_char,
+            lowered_name: *mut *const c_char,
+        );
         fn nvrtcGetPTXSize(program: nvrtcProgram, size: *mut usize);
         fn nvrtcGetPTX(program: nvrtcProgram, ptx: *mut c_char);
         fn nvrtcGetCUBINSize(program: nvrtcProgram, size: *mut usize);
@@ -171,6 +178,29 @@ entry_point_table! {
         fn nvrtcGetProgramLogSize(program: nvrtcProgram, size: *mut usize);
         fn nvrtcGetProgramLog(program: nvrtcProgram, log: *mut c_char);
         fn nvrtcDestroyProgram(program: *mut nvrtcProgram);
+    }
+}
+
+/// `cuFuncGetParamInfo(function, index, &offset, &size)`: CUDA 12.4, so newer than the floor.
+pub(crate) type FuncGetParamInfo =
+    unsafe extern "C" fn(CUfunction, usize, *mut usize, *mut usize) -> CuCode;
+
+/// Driver entry points newer than the floor: called where the driver has them, skipped where
+/// it does not, and never a reason to refuse a driver (so not in [`DRIVER_ENTRY_POINTS`]).
+#[allow(non_snake_case)]
+pub(crate) struct OptionalFns {
+    pub(crate) cuFuncGetParamInfo: Option<FuncGetParamInfo>,
+}
+
+/// The names in [`OptionalFns`].
+pub const OPTIONAL_DRIVER_ENTRY_POINTS: &[&str] = &["cuFuncGetParamInfo"];
+
+impl OptionalFns {
+    fn resolve(lib: &Library) -> OptionalFns {
+        let mut absent = Vec::new();
+        OptionalFns {
+            cuFuncGetParamInfo: lookup(lib, OPTIONAL_DRIVER_ENTRY_POINTS[0], &mut absent),
+        }
     }
 }
 
@@ -214,6 +244,7 @@ pub(crate) use cu;
 pub(crate) struct LoadedDriver {
     _lib: Library,
     pub fns: DriverFns,
+    pub optional: OptionalFns,
     /// The file the loader mapped, e.g. ".../libcuda.so.535.309.01", where /proc says.
     pub file: Option<String>,
 }
@@ -254,6 +285,7 @@ fn open_driver() -> Result<LoadedDriver, DriverLoadError> {
     let file = mapped_file("libcuda.so");
     match DriverFns::resolve(&lib) {
         Ok(fns) => Ok(LoadedDriver {
+            optional: OptionalFns::resolve(&lib),
             _lib: lib,
             fns,
             file,
@@ -279,6 +311,11 @@ fn open_driver() -> Result<LoadedDriver, DriverLoadError> {
 /// The driver's table once libcuda has loaded with every entry point, else `None`.
 pub(crate) fn driver_fns() -> Option<&'static DriverFns> {
     DRIVER.get()?.as_ref().ok().map(|d| &d.fns)
+}
+
+/// The driver's optional entry points once libcuda has loaded, else `None`.
+pub(crate) fn optional_fns() -> Option<&'static OptionalFns> {
+    DRIVER.get()?.as_ref().ok().map(|d| &d.optional)
 }
 
 /// The path of the first file mapped into this process whose name starts with `prefix`
@@ -356,7 +393,8 @@ mod tests {
             for name in driver_names(&code) {
                 // A header name such as cuMemcpyDtoDAsync is the versioned symbol underneath.
                 let known = DRIVER_ENTRY_POINTS.contains(&name.as_str())
-                    || DRIVER_ENTRY_POINTS.contains(&format!("{name}_v2").as_str());
+                    || DRIVER_ENTRY_POINTS.contains(&format!("{name}_v2").as_str())
+                    || OPTIONAL_DRIVER_ENTRY_POINTS.contains(&name.as_str());
                 assert!(
                     known,
                     "{file} names {name}, which is not in DRIVER_ENTRY_POINTS"
@@ -381,6 +419,9 @@ mod tests {
         // Nothing newer than CUDA 12.0: the 12.8 symbol is not called, the 12.0 one is.
         assert!(!DRIVER_ENTRY_POINTS.contains(&"cuEventElapsedTime_v2"));
         assert!(DRIVER_ENTRY_POINTS.contains(&"cuEventElapsedTime"));
+        // A 12.4 entry point is optional, never required.
+        assert!(!DRIVER_ENTRY_POINTS.contains(&"cuFuncGetParamInfo"));
+        assert!(OPTIONAL_DRIVER_ENTRY_POINTS.contains(&"cuFuncGetParamInfo"));
         let mut sorted = DRIVER_ENTRY_POINTS.to_vec();
         sorted.sort_unstable();
         sorted.dedup();

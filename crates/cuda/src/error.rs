@@ -70,6 +70,16 @@ pub enum CudaError {
     /// Every way of building the kernel failed; one reason per way, in the order tried.
     #[error("no way of building the CUDA kernel worked: {}", .0.join("; "))]
     NoKernel(Vec<String>),
+    /// A user's kernel that cannot be built as declared (wrong language, no such entry, an
+    /// argument list the compiled kernel contradicts).
+    #[error("{0}")]
+    Program(String),
+    /// Work still unfinished at the deadline ([`blocksweep_core::program::deadline`]).
+    #[error("{what} did not finish within {seconds} s; the device may still be running it")]
+    Deadline { what: &'static str, seconds: f64 },
+    /// An earlier error left the context unusable; nothing more is asked of the driver.
+    #[error("the CUDA context is unusable after an earlier error ({0})")]
+    Unusable(String),
     /// The backend was used out of order or with mismatched sizes (a caller's bug).
     #[error("{0}")]
     Usage(String),
@@ -90,8 +100,21 @@ impl CudaError {
             CudaError::ModuleLoad { .. }
             | CudaError::Nvrtc { .. }
             | CudaError::NvrtcUnusable(_)
-            | CudaError::NoKernel(_) => ErrorKind::Build,
-            CudaError::Driver { .. } | CudaError::Usage(_) => ErrorKind::Driver,
+            | CudaError::NoKernel(_)
+            | CudaError::Program(_) => ErrorKind::Build,
+            CudaError::Driver { .. }
+            | CudaError::Usage(_)
+            | CudaError::Deadline { .. }
+            | CudaError::Unusable(_) => ErrorKind::Driver,
+        }
+    }
+
+    /// Whether this error leaves the context unusable, and how: see [`Poison`].
+    /// ([`CudaError::Unusable`] reports a state recorded when it began, so it is not one.)
+    pub(crate) fn poison(&self) -> Option<Poison> {
+        match self {
+            CudaError::Deadline { .. } => Some(Poison::Busy),
+            e => e.code().filter(|c| is_sticky(*c)).map(|_| Poison::Faulted),
         }
     }
 
@@ -106,6 +129,37 @@ impl CudaError {
             _ => None,
         }
     }
+}
+
+/// How an error leaves the context: either way every later call fails without the driver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Poison {
+    /// A kernel faulted: every call in the context returns the error at once, so teardown is
+    /// safe (and releasing the primary context is what lets a later open start afresh).
+    Faulted,
+    /// Work may still be running: anything that frees memory could wait for it for ever, so
+    /// teardown leaks the context instead.
+    Busy,
+}
+
+/// The codes after which the context is unusable ("the context ... must be destroyed", cuda.h):
+/// a kernel's memory fault, trap, assert or uncorrectable ECC error, a watchdog timeout, a
+/// destroyed context. Each call returns them from then on.
+pub(crate) fn is_sticky(code: CuCode) -> bool {
+    matches!(
+        code,
+        CuCode::CUDA_ERROR_ILLEGAL_ADDRESS
+            | CuCode::CUDA_ERROR_LAUNCH_FAILED
+            | CuCode::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | CuCode::CUDA_ERROR_MISALIGNED_ADDRESS
+            | CuCode::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | CuCode::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | CuCode::CUDA_ERROR_INVALID_PC
+            | CuCode::CUDA_ERROR_ASSERT
+            | CuCode::CUDA_ERROR_LAUNCH_TIMEOUT
+            | CuCode::CUDA_ERROR_ECC_UNCORRECTABLE
+            | CuCode::CUDA_ERROR_CONTEXT_IS_DESTROYED
+    )
 }
 
 impl From<CudaError> for BackendError {
@@ -387,6 +441,54 @@ mod tests {
         assert_eq!(few_names(&["cuA"]), "cuA");
         assert_eq!(driver_words(None, Some(13000)), "for CUDA 13.0");
         assert_eq!(driver_words(None, None), "(libcuda.so.1)");
+    }
+
+    #[test]
+    fn faults_and_the_deadline_poison_the_context_and_refusals_do_not() {
+        let faulted = [
+            CuCode::CUDA_ERROR_ILLEGAL_ADDRESS,
+            CuCode::CUDA_ERROR_LAUNCH_FAILED,
+            CuCode::CUDA_ERROR_ILLEGAL_INSTRUCTION,
+            CuCode::CUDA_ERROR_MISALIGNED_ADDRESS,
+            CuCode::CUDA_ERROR_HARDWARE_STACK_ERROR,
+            CuCode::CUDA_ERROR_ASSERT,
+        ];
+        for code in faulted {
+            assert!(is_sticky(code), "{code:?}");
+            // Wherever it surfaces: the wait, a copy, or the next launch.
+            let e = map_driver("cuEventQuery", code);
+            assert_eq!(e.poison(), Some(Poison::Faulted), "{e}");
+            assert_eq!(e.kind(), ErrorKind::Driver);
+            assert_eq!(map_launch("x", code).poison(), Some(Poison::Faulted));
+        }
+        for code in [
+            CuCode::CUDA_ERROR_INVALID_VALUE,
+            CuCode::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+            CuCode::CUDA_ERROR_OUT_OF_MEMORY,
+            CuCode::CUDA_ERROR_NOT_READY,
+            CuCode::CUDA_ERROR_NOT_FOUND,
+        ] {
+            assert!(!is_sticky(code), "{code:?}");
+            assert_eq!(map_launch("x", code).poison(), None);
+        }
+        let late = CudaError::Deadline {
+            what: "the kernel",
+            seconds: 0.5,
+        };
+        assert_eq!(late.poison(), Some(Poison::Busy));
+        assert_eq!(late.kind(), ErrorKind::Driver);
+        assert!(late
+            .to_string()
+            .starts_with("the kernel did not finish within 0.5 s"));
+        let twenty = CudaError::Deadline {
+            what: "the copy",
+            seconds: 20.0,
+        };
+        assert!(twenty.to_string().contains("within 20 s"), "{twenty}");
+        let after = CudaError::Unusable(late.to_string());
+        assert_eq!((after.kind(), after.poison()), (ErrorKind::Driver, None));
+        assert_eq!(CudaError::Program("x".into()).kind(), ErrorKind::Build);
+        assert_eq!(CudaError::Usage("x".into()).poison(), None);
     }
 
     #[test]

@@ -22,7 +22,8 @@
 //! | `context.rs` | the primary context and the stream, RAII |
 //! | `kernel.rs` | building the kernels (NVRTC PTX / cubin, embedded PTX), function attributes, occupancy |
 //! | `memory.rs` | device buffers (RAII), the four planes, upload, poison, read-back (and the page-locked host copy it lends), the copy buffers |
-//! | `timing.rs` | `run_batch`: back-to-back launches between CUDA events; the launch itself |
+//! | `timing.rs` | `run_batch`: back-to-back launches between CUDA events; the launch itself; the deadline's wait |
+//! | `program.rs` | a user's kernel: NVRTC build, buffers, packed arguments, copies |
 //! | `backend.rs` | the `Backend` impl tying the above together |
 //! | `error.rs` | [`CudaError`] and the `map_<situation>` functions from native codes |
 //! | `entry_points.rs` | every libcuda / libnvrtc entry point blocksweep can call: the one list, resolved and checked at load |
@@ -39,6 +40,7 @@ pub mod error;
 mod kernel;
 mod memory;
 mod nvrtc;
+mod program;
 mod timing;
 
 use blocksweep_core::DeviceIdentity;
@@ -47,7 +49,7 @@ pub use backend::{CudaBackend, CudaOptions};
 pub use codes::{CuCode, NvrtcCode};
 pub use device::{pci_bus_id, theoretical_gbps};
 pub use driver::{CudaDriver, API, DRIVER};
-pub use entry_points::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS};
+pub use entry_points::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS, OPTIONAL_DRIVER_ENTRY_POINTS};
 pub use error::{CudaError, MIN_DRIVER};
 pub use kernel::{
     CudaCompiler, GRID_2D_ENTRY, GRID_STRIDE_ENTRY, KERNEL_PTX, KERNEL_SOURCE,

@@ -6,7 +6,7 @@
 //! architecture does load under CUDA's minor-version compatibility (any 12.x cubin on any
 //! 12.x driver), but not across a major version. [`plan`] turns that into a decision.
 
-use std::ffi::{c_char, CString};
+use std::ffi::{c_char, CStr, CString};
 use std::ptr;
 
 use cudarc::nvrtc::sys::nvrtcProgram;
@@ -93,15 +93,37 @@ impl Nvrtc {
         Ok(archs)
     }
 
-    /// Compiles `source` for `arch` ("compute_90" gives PTX, "sm_90" a cubin).
+    /// Compiles kernels/grayscale.cu's `source` for `arch` ("compute_90" gives PTX, "sm_90"
+    /// a cubin).
     pub(crate) fn compile(&self, source: &str, arch: &str) -> Result<Compiled, CudaError> {
+        let unit = Unit {
+            text: source,
+            name: "grayscale.cu",
+            options: &[],
+            name_expression: None,
+        };
+        self.compile_unit(&unit, arch)
+    }
+
+    /// Compiles `unit` for `arch`, with its options after the architecture (and C++17 unless
+    /// they choose a standard); with a name expression, also returns its lowered name.
+    pub(crate) fn compile_unit(&self, unit: &Unit, arch: &str) -> Result<Compiled, CudaError> {
         let fns = &self.fns;
-        let options = vec![format!("--gpu-architecture={arch}"), "--std=c++17".into()];
-        let src = CString::new(source).map_err(|_| CudaError::Nvrtc {
+        let options = compile_options(arch, unit.options);
+        let invalid = |what: &str| CudaError::Nvrtc {
             call: "nvrtcCreateProgram",
             code: NvrtcCode::NVRTC_ERROR_INVALID_INPUT,
-            log: "the kernel source contains a NUL byte".into(),
-        })?;
+            log: format!("the {what} contains a NUL byte"),
+        };
+        let src = CString::new(unit.text).map_err(|_| invalid("kernel source"))?;
+        let name = CString::new(unit.name).map_err(|_| invalid("program name"))?;
+        let expr = unit.name_expression.map(CString::new).transpose();
+        let expr = expr.map_err(|_| invalid("entry point's name"))?;
+        let c_options = options
+            .iter()
+            .map(|o| CString::new(o.as_str()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| invalid("compiler options"))?;
         let mut raw: nvrtcProgram = ptr::null_mut();
         // SAFETY: NUL-terminated source and name; no headers.
         unsafe {
@@ -110,7 +132,7 @@ impl Nvrtc {
                 nvrtcCreateProgram(
                     &mut raw,
                     src.as_ptr(),
-                    c"grayscale.cu".as_ptr(),
+                    name.as_ptr(),
                     0,
                     ptr::null(),
                     ptr::null()
@@ -118,10 +140,10 @@ impl Nvrtc {
             )
         }?;
         let program = Program { raw, fns };
-        let c_options: Vec<CString> = options
-            .iter()
-            .map(|o| CString::new(o.as_str()).unwrap_or_default())
-            .collect();
+        if let Some(e) = &expr {
+            // SAFETY: the program is live and not compiled yet; a NUL-terminated expression.
+            unsafe { nvrtc!(fns, nvrtcAddNameExpression(raw, e.as_ptr())) }?;
+        }
         let pointers: Vec<*const c_char> = c_options.iter().map(|o| o.as_ptr()).collect();
         // SAFETY: the program is live; `pointers` holds that many NUL-terminated strings.
         if let Err(e) = unsafe {
@@ -140,14 +162,43 @@ impl Nvrtc {
             true => program.output(fns.nvrtcGetCUBINSize, fns.nvrtcGetCUBIN, "nvrtcGetCUBIN")?,
             false => program.output(fns.nvrtcGetPTXSize, fns.nvrtcGetPTX, "nvrtcGetPTX")?,
         };
-        Ok(Compiled { image, options })
+        let lowered = expr.map(|e| program.lowered_name(&e)).transpose()?;
+        Ok(Compiled {
+            image,
+            options,
+            lowered,
+        })
     }
+}
+
+/// One translation unit for NVRTC: its text, the name its log uses, extra options, and a
+/// name expression (a `__global__` function's name) whose lowered (mangled) name is wanted.
+pub(crate) struct Unit<'a> {
+    pub text: &'a str,
+    pub name: &'a str,
+    pub options: &'a [String],
+    pub name_expression: Option<&'a str>,
+}
+
+/// NVRTC's options: the architecture, C++17 unless `extra` chooses a standard, then `extra`.
+pub(crate) fn compile_options(arch: &str, extra: &[String]) -> Vec<String> {
+    let mut options = vec![format!("--gpu-architecture={arch}")];
+    if !extra
+        .iter()
+        .any(|o| o.starts_with("--std") || o.starts_with("-std"))
+    {
+        options.push("--std=c++17".into());
+    }
+    options.extend(extra.iter().cloned());
+    options
 }
 
 /// What one compilation produced: PTX text (NUL-terminated, as NVRTC returns it) or a cubin.
 pub(crate) struct Compiled {
     pub image: Vec<u8>,
     pub options: Vec<String>,
+    /// The name expression's lowered name, where one was asked for.
+    pub lowered: Option<String>,
 }
 
 /// An NVRTC program, destroyed on drop.
@@ -168,6 +219,22 @@ impl Program<'_> {
         let mut buf = vec![0u8; len];
         check(call, unsafe { copy(self.raw, buf.as_mut_ptr().cast()) })?;
         Ok(buf)
+    }
+
+    /// What `expr` (added before compiling) lowered to, e.g. `_Z5saxpyPfPKffi`.
+    fn lowered_name(&self, expr: &CString) -> Result<String, CudaError> {
+        let fns = self.fns;
+        let mut name: *const c_char = ptr::null();
+        // SAFETY: the program compiled with this expression added; NVRTC writes a pointer to
+        // a string it owns until the program is destroyed, copied out below.
+        unsafe { nvrtc!(fns, nvrtcGetLoweredName(self.raw, expr.as_ptr(), &mut name)) }?;
+        match name.is_null() {
+            true => Ok(String::new()),
+            // SAFETY: non-null, NUL-terminated, alive while `self` is.
+            false => Ok(unsafe { CStr::from_ptr(name) }
+                .to_string_lossy()
+                .into_owned()),
+        }
     }
 
     /// The program log, trimmed (empty when NVRTC has none).
@@ -377,6 +444,29 @@ mod tests {
         assert!(e.contains("cannot build a cubin for sm_61"), "{e}");
         let e = plan((13, 0), (13, 0), (6, 1), &NVRTC13, true).unwrap_err();
         assert!(e.contains("none at or below sm_61"), "{e}");
+    }
+
+    #[test]
+    fn options_put_the_architecture_first_and_default_to_cpp17() {
+        assert_eq!(
+            compile_options("compute_90", &[]),
+            ["--gpu-architecture=compute_90", "--std=c++17"]
+        );
+        let user = ["-DN=4".to_string(), "--use_fast_math".to_string()];
+        assert_eq!(
+            compile_options("sm_90", &user),
+            [
+                "--gpu-architecture=sm_90",
+                "--std=c++17",
+                "-DN=4",
+                "--use_fast_math"
+            ]
+        );
+        // The user's own standard replaces the default rather than following it.
+        for std in ["--std=c++20", "-std=c++14"] {
+            let o = compile_options("compute_90", &[std.to_string()]);
+            assert_eq!(o, ["--gpu-architecture=compute_90", std]);
+        }
     }
 
     #[test]
