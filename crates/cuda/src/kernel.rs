@@ -13,7 +13,8 @@ use cudarc::driver::sys::{CUfunction, CUfunction_attribute as F, CUjit_option, C
 use crate::device::DriverInfo;
 use crate::entry_points::cu;
 use crate::error::{map_driver, map_module_load, CudaError, OrMap};
-use crate::nvrtc::{plan, ptx_jit_enabled, text_of, Compiled, Nvrtc, Plan, Unit};
+use crate::nvrtc::{text_of, Compiled, Nvrtc, Unit};
+use crate::plan::{plan, ptx_jit_enabled, Plan};
 
 /// kernels/grayscale.cu, the one CUDA source (NVRTC compiles it at run time).
 pub const KERNEL_SOURCE: &str = include_str!("../../../kernels/grayscale.cu");

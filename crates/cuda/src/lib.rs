@@ -23,11 +23,13 @@
 //! | `kernel.rs` | building the kernels (NVRTC PTX / cubin, embedded PTX), function attributes, occupancy |
 //! | `memory.rs` | device buffers (RAII), the four planes, upload, poison, read-back (and the page-locked host copy it lends), the copy buffers |
 //! | `timing.rs` | `run_batch`: back-to-back launches between CUDA events; the launch itself; the deadline's wait |
-//! | `program.rs` | a user's kernel: NVRTC build, buffers, packed arguments, copies |
+//! | `program.rs` | a user's kernel: NVRTC build, entry lookup, buffers, copies, the launch |
+//! | `params.rs` | a user's arguments as `cuLaunchKernel` parameters: checked and packed |
 //! | `backend.rs` | the `Backend` impl tying the above together |
 //! | `error.rs` | [`CudaError`] and the `map_<situation>` functions from native codes |
 //! | `entry_points.rs` | every libcuda / libnvrtc entry point blocksweep can call: the one list, resolved and checked at load |
-//! | `nvrtc.rs` | finding a libnvrtc, planning PTX or cubin against the driver's version, compiling |
+//! | `nvrtc.rs` | finding a libnvrtc, compiling (options, program log, lowered names) |
+//! | `plan.rs` | planning PTX or cubin against the driver's and NVRTC's versions |
 //! | `codes.rs` | `CUresult` / `nvrtcResult` as plain integers (any value is valid) and their names |
 
 mod backend;
@@ -40,6 +42,8 @@ pub mod error;
 mod kernel;
 mod memory;
 mod nvrtc;
+mod params;
+mod plan;
 mod program;
 mod timing;
 

@@ -7,7 +7,6 @@
 //! checked against it, count and sizes.
 
 use std::ffi::c_void;
-use std::mem::size_of;
 use std::path::Path;
 use std::ptr;
 
@@ -22,6 +21,7 @@ use crate::error::{map_driver, map_launch, CudaError, OrMap};
 use crate::kernel::{self, Module, Provenance};
 use crate::memory::{check_free, DeviceBuffer};
 use crate::nvrtc::Unit;
+use crate::params::{check_params, declared_params, Params};
 
 /// A loaded user kernel with its buffers and packed arguments.
 ///
@@ -267,57 +267,6 @@ fn unit_name(origin: &str) -> String {
         .unwrap_or_else(|| "program.cu".into())
 }
 
-/// One kernel parameter as declared: which argument, how many bytes, and what it is.
-#[derive(Debug, Clone, PartialEq)]
-struct Param {
-    arg: usize,
-    size: usize,
-    what: String,
-}
-
-/// The kernel's parameters the arguments declare, in order: a buffer is a device pointer, a
-/// scalar its type's size (its bytes must be that many); a local argument is no parameter.
-fn declared_params(args: &[ProgramArg]) -> Result<Vec<Param>, CudaError> {
-    let mut params = Vec::new();
-    for (arg, a) in args.iter().enumerate() {
-        let (size, what) = match a {
-            ProgramArg::Buffer { .. } => (size_of::<CUdeviceptr>(), "buffer".to_string()),
-            ProgramArg::Scalar { ty, bytes } if bytes.len() != ty.size() => {
-                return Err(CudaError::Usage(format!(
-                    "argument {arg}: a {ty} scalar given as {} bytes",
-                    bytes.len()
-                )))
-            }
-            ProgramArg::Scalar { ty, .. } => (ty.size(), ty.key().to_string()),
-            ProgramArg::Local => continue,
-        };
-        params.push(Param { arg, size, what });
-    }
-    Ok(params)
-}
-
-/// The declared parameters against the compiled kernel's sizes (`cuFuncGetParamInfo`).
-fn check_params(entry: &str, declared: &[Param], actual: &[usize]) -> Result<(), CudaError> {
-    if declared.len() != actual.len() {
-        return Err(CudaError::Program(format!(
-            "the kernel '{entry}' takes {} parameters (cuFuncGetParamInfo) but {} arguments \
-             are declared (buffers and scalars; local arguments are not passed on CUDA)",
-            actual.len(),
-            declared.len()
-        )));
-    }
-    for (i, (d, &size)) in declared.iter().zip(actual).enumerate() {
-        if d.size != size {
-            return Err(CudaError::Program(format!(
-                "argument {} ({}, {} bytes) does not fit parameter {i} of '{entry}', which is \
-                 {size} bytes (cuFuncGetParamInfo)",
-                d.arg, d.what, d.size
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// Parameter sizes from `cuFuncGetParamInfo`, asked index by index until it says
 /// `CUDA_ERROR_INVALID_VALUE` (past the last); `None` where the driver lacks it, answers
 /// anything else, or finds no parameter at all (not told apart from "cannot say").
@@ -365,70 +314,6 @@ fn alloc_buffers(args: &[ProgramArg]) -> Result<Vec<Option<DeviceBuffer>>, CudaE
                 DeviceBuffer::alloc(len).map(Some)
             }
             _ => Ok(None),
-        })
-        .collect()
-}
-
-/// `cuLaunchKernel`'s `kernelParams`: one pointer per buffer or scalar argument, in order,
-/// each to a value owned here (a buffer's `CUdeviceptr`, a scalar's bytes) in 8-byte-aligned
-/// heap memory that does not move with this struct, so one array serves every launch.
-pub(crate) struct Params {
-    _values: Vec<Box<[u64]>>,
-    pointers: Vec<*mut c_void>,
-}
-
-impl Params {
-    /// Packs `args`; `buffers[i]` is argument `i`'s device pointer where it is a buffer.
-    pub(crate) fn pack(
-        args: &[ProgramArg],
-        buffers: &[Option<CUdeviceptr>],
-    ) -> Result<Params, CudaError> {
-        let mut values: Vec<Box<[u64]>> = Vec::new();
-        for (arg, a) in args.iter().enumerate() {
-            match a {
-                ProgramArg::Buffer { .. } => {
-                    let ptr = buffers.get(arg).copied().flatten().ok_or_else(|| {
-                        CudaError::Usage(format!("argument {arg}: no device buffer"))
-                    })?;
-                    values.push(Box::new([ptr]));
-                }
-                ProgramArg::Scalar { ty, bytes } if bytes.len() != ty.size() => {
-                    return Err(CudaError::Usage(format!(
-                        "argument {arg}: a {ty} scalar given as {} bytes",
-                        bytes.len()
-                    )))
-                }
-                ProgramArg::Scalar { bytes, .. } => values.push(words(bytes)),
-                ProgramArg::Local => {}
-            }
-        }
-        let pointers = values
-            .iter_mut()
-            .map(|v| v.as_mut_ptr().cast::<c_void>())
-            .collect();
-        Ok(Params {
-            _values: values,
-            pointers,
-        })
-    }
-
-    /// The array as cuLaunchKernel takes it (which only reads it); null for no parameters.
-    fn launch_arg(&self) -> *mut *mut c_void {
-        match self.pointers.is_empty() {
-            true => ptr::null_mut(),
-            false => self.pointers.as_ptr().cast_mut(),
-        }
-    }
-}
-
-/// `bytes` in 64-bit words whose memory holds exactly those bytes first (native order).
-fn words(bytes: &[u8]) -> Box<[u64]> {
-    bytes
-        .chunks(8)
-        .map(|c| {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            u64::from_ne_bytes(w)
         })
         .collect()
 }
