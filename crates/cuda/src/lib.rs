@@ -60,6 +60,7 @@ pub use kernel::{
     ONE_PER_THREAD_ENTRY, REGISTERS_ENTRY, SHARED_ENTRY,
 };
 pub use nvrtc::{nvrtc_available, nvrtc_compile, nvrtc_compile_cubin, NvrtcCubin, NvrtcPtx};
+pub use program::nvrtc_compile_program;
 pub use timing::{EVENT_RESOLUTION_NS, TIMER_METHOD};
 
 /// Every device the driver sees, in ordinal order (the index [`open`] takes). Starts the

@@ -278,6 +278,8 @@ pub struct NvrtcPtx {
     /// The virtual architecture compiled for, e.g. "compute_90".
     pub arch: String,
     pub options: Vec<String>,
+    /// The entry's lowered name, where it was asked for ([`crate::nvrtc_compile_program`]).
+    pub lowered: Option<String>,
 }
 
 /// A cubin that NVRTC produced, and how.
@@ -293,6 +295,17 @@ pub struct NvrtcCubin {
 /// Compiles `source` to PTX for the newest virtual architecture the newest libnvrtc found
 /// supports at or below compute capability `cc` (no GPU and no driver needed).
 pub fn nvrtc_compile(source: &str, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError> {
+    let unit = Unit {
+        text: source,
+        name: "grayscale.cu",
+        options: &[],
+        name_expression: None,
+    };
+    compile_ptx(&unit, cc)
+}
+
+/// [`nvrtc_compile`] for any unit.
+pub(crate) fn compile_ptx(unit: &Unit, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError> {
     let nvrtc = Nvrtc::find(None)?;
     let archs = nvrtc.supported_archs()?;
     let arch = Plan::Ptx {
@@ -301,12 +314,13 @@ pub fn nvrtc_compile(source: &str, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError
         })?,
     }
     .arch_option();
-    let out = nvrtc.compile(source, &arch)?;
+    let out = nvrtc.compile_unit(unit, &arch)?;
     Ok(NvrtcPtx {
         ptx: text_of(&out.image),
         version: nvrtc.version,
         arch,
         options: out.options,
+        lowered: out.lowered,
     })
 }
 

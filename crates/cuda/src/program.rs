@@ -20,7 +20,7 @@ use crate::entry_points::{cu, optional_fns};
 use crate::error::{map_driver, map_launch, CudaError, OrMap};
 use crate::kernel::{self, Module, Provenance};
 use crate::memory::{check_free, DeviceBuffer};
-use crate::nvrtc::Unit;
+use crate::nvrtc::{self, NvrtcPtx, Unit};
 use crate::params::{check_params, declared_params, Params};
 
 /// A loaded user kernel with its buffers and packed arguments.
@@ -138,6 +138,26 @@ impl Program {
         }
         Ok(buf)
     }
+}
+
+/// Compiles a user's `source` to PTX as `load_program` does (its options, C++17 by default,
+/// the same refusals), for compute capability `cc` with the newest NVRTC and no driver or GPU,
+/// asking NVRTC for the entry's lowered name too (a mangled C++ name, or the entry itself
+/// where it is `extern "C"`).
+pub fn nvrtc_compile_program(
+    source: &ProgramSource,
+    cc: (i32, i32),
+) -> Result<NvrtcPtx, CudaError> {
+    check_source(source)?;
+    let text = source.text();
+    let name = unit_name(&source.origin);
+    let unit = Unit {
+        text: &text,
+        name: &name,
+        options: &source.options,
+        name_expression: Some(&source.entry),
+    };
+    nvrtc::compile_ptx(&unit, cc)
 }
 
 /// Builds `source` for a device of compute capability `cc` under `driver`, allocates its

@@ -247,7 +247,7 @@ fn build_errors_say_why(d: &DeviceIdentity) -> Completion {
         .unwrap_err();
     assert_eq!(e.kind, ErrorKind::Build, "{e}");
     assert!(e.message.contains("NVRTC_ERROR_COMPILATION"), "{e}");
-    assert!(e.message.contains("k.cu(1): error"), "NVRTC's log: {e}");
+    assert!(e.message.contains("k.cu(1): "), "NVRTC's log: {e}");
     let e = b
         .load_program(&cuda(SAXPY, "nope"), &saxpy_args())
         .unwrap_err();
