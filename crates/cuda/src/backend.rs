@@ -15,7 +15,7 @@ use cudarc::driver::sys::CUfunction;
 
 use crate::context::{PrimaryContext, Stream};
 use crate::device::{self, DriverInfo};
-use crate::error::{CudaError, Poison};
+use crate::error::{CudaError, Health};
 use crate::kernel::{self, CudaCompiler, Kernels};
 use crate::memory::{CopyBuffers, Planes};
 use crate::program::{self, Program};
@@ -43,8 +43,8 @@ pub struct CudaBackend {
     variant: KernelVariant,
     /// The uploaded frame's width and height (the 2-D kernel's arguments).
     frame_size: (u32, u32),
-    /// Set by the first error that left the context unusable; every later call returns it.
-    failed: Option<Failed>,
+    /// The first error that left the context unusable; every later call returns it.
+    health: Health,
     cc: (i32, i32),
     driver: DriverInfo,
     identity: DeviceIdentity,
@@ -59,19 +59,9 @@ struct Device {
     ctx: PrimaryContext,
 }
 
-/// Why the context is unusable, and whether its work may still be running.
-struct Failed {
-    reason: String,
-    poison: Poison,
-}
-
 impl Drop for CudaBackend {
     fn drop(&mut self) {
-        if self
-            .failed
-            .as_ref()
-            .is_some_and(|f| f.poison == Poison::Busy)
-        {
+        if self.health.busy() {
             // Freeing memory or unloading a module may wait for the running kernel, and a
             // teardown must not hang: leak it all (the driver reclaims it at exit).
             std::mem::forget(self.program.take());
@@ -131,7 +121,7 @@ pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaErro
         }),
         variant: KernelVariant::GridStride,
         frame_size: (0, 0),
-        failed: None,
+        health: Health::default(),
         cc,
         driver,
         identity,
@@ -159,28 +149,12 @@ impl CudaBackend {
         &mut self,
         f: impl FnOnce(&mut Self) -> Result<T, CudaError>,
     ) -> BackendResult<T> {
-        self.usable()?;
+        self.health.check()?;
         let r = self.dev.ctx.bind().and_then(|()| f(self));
         if let Err(e) = &r {
-            self.record(e);
+            self.health.record(e);
         }
         Ok(r?)
-    }
-
-    fn usable(&self) -> Result<(), CudaError> {
-        match &self.failed {
-            Some(f) => Err(CudaError::Unusable(f.reason.clone())),
-            None => Ok(()),
-        }
-    }
-
-    fn record(&mut self, e: &CudaError) {
-        if let (None, Some(poison)) = (&self.failed, e.poison()) {
-            self.failed = Some(Failed {
-                reason: e.to_string(),
-                poison,
-            });
-        }
     }
 
     fn planes(&self) -> Result<&Planes, CudaError> {
@@ -259,10 +233,11 @@ impl CudaBackend {
 
     /// Replaces the program with one built from `source`, and makes it current.
     fn load(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> Result<(), CudaError> {
-        // Free the previous program's buffers first, so they do not count against these.
+        // Free the previous program's buffers first (once the stream is done with them), so
+        // they do not count against these.
+        self.dev.stream.synchronize()?;
         self.program = None;
         self.running_program = false;
-        self.dev.stream.synchronize()?;
         let program = blocksweep_core::trace::time("cuda", "load_program", || {
             program::load(source, args, self.cc, &self.driver)
         })?;

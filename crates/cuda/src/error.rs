@@ -142,6 +142,34 @@ pub(crate) enum Poison {
     Busy,
 }
 
+/// Whether a backend's context is still usable: the first error that poisons it is kept,
+/// and every later call is answered with it ([`CudaError::Unusable`]) without the driver.
+#[derive(Debug, Default)]
+pub(crate) struct Health {
+    failed: Option<(String, Poison)>,
+}
+
+impl Health {
+    pub(crate) fn check(&self) -> Result<(), CudaError> {
+        match &self.failed {
+            Some((reason, _)) => Err(CudaError::Unusable(reason.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Notes `e`: the first error that poisons the context is kept; any other changes nothing.
+    pub(crate) fn record(&mut self, e: &CudaError) {
+        if let (None, Some(poison)) = (&self.failed, e.poison()) {
+            self.failed = Some((e.to_string(), poison));
+        }
+    }
+
+    /// Whether work may still be running, so that teardown must not free anything.
+    pub(crate) fn busy(&self) -> bool {
+        matches!(self.failed, Some((_, Poison::Busy)))
+    }
+}
+
 /// The codes after which the context is unusable ("the context ... must be destroyed", cuda.h):
 /// a kernel's memory fault, trap, assert or uncorrectable ECC error, a watchdog timeout, a
 /// destroyed context. Each call returns them from then on.

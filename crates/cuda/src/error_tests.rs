@@ -146,3 +146,46 @@ fn missing_library_is_unavailable() {
     assert_eq!(e.kind(), ErrorKind::Build);
     assert!(e.to_string().ends_with("NVRTC: a; embedded PTX: b"), "{e}");
 }
+
+#[test]
+fn the_first_poisoning_error_answers_every_later_call() {
+    let mut h = Health::default();
+    h.record(&CudaError::Usage(
+        "write_buffer(2): argument 2 is not a buffer".into(),
+    ));
+    h.record(&map_launch(
+        "block 2048 x grid 1",
+        CuCode::CUDA_ERROR_INVALID_VALUE,
+    ));
+    assert!(
+        h.check().is_ok(),
+        "caller mistakes and refusals leave it usable"
+    );
+    let fault = map_driver("cuEventQuery", CuCode::CUDA_ERROR_ILLEGAL_ADDRESS);
+    h.record(&fault);
+    h.record(&CudaError::Deadline {
+        what: "the kernel",
+        seconds: 0.5,
+    });
+    let e = h.check().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Driver);
+    assert_eq!(
+        e.to_string(),
+        format!("the CUDA context is unusable after an earlier error ({fault})")
+    );
+    assert!(!h.busy(), "a faulted context is torn down as usual");
+    let mut late = Health::default();
+    late.record(&CudaError::Deadline {
+        what: "the copy",
+        seconds: 20.0,
+    });
+    assert!(
+        late.busy(),
+        "a context still running a kernel is left alone"
+    );
+    assert!(late
+        .check()
+        .unwrap_err()
+        .to_string()
+        .contains("the copy did not finish"));
+}
