@@ -193,7 +193,7 @@ pub(crate) fn load(
             check_params(&source.entry, &declared, &actual)?;
             format!("{} parameters, as declared", actual.len())
         }
-        None => "not checked (needs cuFuncGetParamInfo, CUDA 12.4)".into(),
+        None => "not checked (cuFuncGetParamInfo, CUDA 12.4+, absent or silent)".into(),
     };
     provenance.notes.push(("parameters".into(), checked));
     let buffers = alloc_buffers(args)?;
