@@ -1,18 +1,24 @@
 //! [`CudaBackend`]: the [`Backend`] impl tying one device's context, stream, kernels, memory
-//! and timer together.
+//! and timer together, a user's program among them, and the failed state an unusable context
+//! leaves (after a kernel's fault or a missed deadline every call returns that error).
+
+use std::mem::ManuallyDrop;
+use std::time::Duration;
 
 use blocksweep_core::verify::POISON_BITS;
 use blocksweep_core::{
     Backend, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Frame, KernelFacts,
-    KernelVariant, Limits, OccupancySuggestion, Residency, Stamps, TimerInfo, Work,
+    KernelVariant, Limits, OccupancySuggestion, ProgramArg, ProgramSource, Residency, Stamps,
+    TimerInfo, Work,
 };
 use cudarc::driver::sys::CUfunction;
 
 use crate::context::{PrimaryContext, Stream};
-use crate::device;
-use crate::error::CudaError;
+use crate::device::{self, DriverInfo};
+use crate::error::{CudaError, Health};
 use crate::kernel::{self, CudaCompiler, Kernels};
 use crate::memory::{CopyBuffers, Planes};
+use crate::program::{self, Program};
 use crate::timing::{self, EventTimer, KernelArgs};
 
 /// What `open` may be told.
@@ -21,30 +27,57 @@ pub struct CudaOptions {
     pub compiler: CudaCompiler,
 }
 
-/// One CUDA device, ready to run the grayscale kernels.
+/// One CUDA device, ready to run the grayscale kernels and a user's.
 ///
-/// Fields drop in declaration order, after [`Drop::drop`] has made the context current: buffers
-/// and events, then the module, the stream and, last, the primary context they live in.
+/// Teardown frees everything in order (buffers and events, then the modules, the stream and,
+/// last, the primary context they live in) after binding the context, except after a
+/// deadline: the device may still be running the kernel then, and a free could wait for it
+/// for ever, so everything is left to the process's exit instead (see [`Drop`]).
 pub struct CudaBackend {
+    program: Option<Program>,
+    /// Whether dispatches run the program rather than `variant`.
+    running_program: bool,
     planes: Option<Planes>,
     copy: Option<CopyBuffers>,
-    timer: EventTimer,
-    kernels: Kernels,
+    dev: ManuallyDrop<Device>,
     variant: KernelVariant,
     /// The uploaded frame's width and height (the 2-D kernel's arguments).
     frame_size: (u32, u32),
-    stream: Stream,
-    ctx: PrimaryContext,
+    /// The first error that left the context unusable; every later call returns it.
+    health: Health,
+    cc: (i32, i32),
+    driver: DriverInfo,
     identity: DeviceIdentity,
     limits: Limits,
 }
 
+/// What lives as long as the backend, in the order it is freed.
+struct Device {
+    timer: EventTimer,
+    kernels: Kernels,
+    stream: Stream,
+    ctx: PrimaryContext,
+}
+
 impl Drop for CudaBackend {
     fn drop(&mut self) {
-        // The fields' own drops free through the driver, which acts on the calling thread's
-        // current context; this may be another thread than the last call's. If binding
-        // fails, the frees fail too and are ignored: nothing else can be done at teardown.
-        let _ = self.ctx.bind();
+        if self.health.busy() {
+            // Freeing memory or unloading a module may wait for the running kernel, and a
+            // teardown must not hang: leak it all (the driver reclaims it at exit).
+            std::mem::forget(self.program.take());
+            std::mem::forget(self.copy.take());
+            std::mem::forget(self.planes.take());
+            return;
+        }
+        // The frees act on the calling thread's current context, which may be another
+        // thread's than the last call's. If binding fails, the frees fail too and are
+        // ignored: nothing else can be done at teardown. A faulted context fails them at once.
+        let _ = self.dev.ctx.bind();
+        self.program = None;
+        self.copy = None;
+        self.planes = None;
+        // SAFETY: dropped once, here, and never used after.
+        unsafe { ManuallyDrop::drop(&mut self.dev) };
     }
 }
 
@@ -76,14 +109,21 @@ pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaErro
     })?;
     let timer = EventTimer::new()?;
     Ok(CudaBackend {
+        program: None,
+        running_program: false,
         planes: None,
         copy: None,
-        timer,
-        kernels,
+        dev: ManuallyDrop::new(Device {
+            timer,
+            kernels,
+            stream,
+            ctx,
+        }),
         variant: KernelVariant::GridStride,
         frame_size: (0, 0),
-        stream,
-        ctx,
+        health: Health::default(),
+        cc,
+        driver,
         identity,
         limits,
     })
@@ -91,19 +131,45 @@ pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaErro
 
 impl CudaBackend {
     fn function(&self) -> CUfunction {
-        self.kernels.get(self.variant).0
+        match (&self.program, self.running_program) {
+            (Some(p), true) => p.function(),
+            _ => self.dev.kernels.get(self.variant).0,
+        }
+    }
+
+    /// The deadline a wait honours: while a user's kernel is current, which may never end.
+    fn limit(&self) -> Option<Duration> {
+        self.running_program
+            .then(blocksweep_core::program::deadline)
+    }
+
+    /// Runs `f` with the context bound, unless an earlier error left the context unusable
+    /// (then that error, without a driver call); an error that does so now is recorded.
+    fn guarded<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, CudaError>,
+    ) -> BackendResult<T> {
+        self.health.check()?;
+        let r = self.dev.ctx.bind().and_then(|()| f(self));
+        if let Err(e) = &r {
+            self.health.record(e);
+        }
+        Ok(r?)
     }
 
     fn planes(&self) -> Result<&Planes, CudaError> {
         self.planes.as_ref().ok_or_else(no_frame)
     }
 
+    fn program(&self) -> Result<&Program, CudaError> {
+        self.program.as_ref().ok_or_else(no_program)
+    }
+
     fn upload_planes(&mut self, frame: &Frame) -> Result<(), CudaError> {
-        self.ctx.bind()?;
         // Free the previous frame first, so it does not count against the new one.
         self.planes = None;
-        self.stream.synchronize()?;
-        let stream = &self.stream;
+        self.dev.stream.synchronize()?;
+        let stream = &self.dev.stream;
         self.planes = Some(blocksweep_core::trace::time("cuda", "upload", || {
             Planes::upload(frame, stream)
         })?);
@@ -112,8 +178,15 @@ impl CudaBackend {
     }
 
     fn batch(&mut self, work: Work, count: u32, stamps: Stamps) -> Result<BatchTimes, CudaError> {
-        self.ctx.bind()?;
+        let limit = self.limit();
         match work {
+            Work::Kernel(launch) if self.running_program => {
+                let program = self.program.as_ref().ok_or_else(no_program)?;
+                let dev = &mut *self.dev;
+                let mut op = || program.launch(&dev.stream, launch);
+                dev.timer
+                    .run_batch(&dev.stream, count, stamps, limit, &mut op)
+            }
             Work::Kernel(launch) => {
                 let planes = self.planes()?;
                 let args = KernelArgs {
@@ -125,9 +198,11 @@ impl CudaBackend {
                     width: self.frame_size.0,
                     height: self.frame_size.1,
                 };
-                let (func, stream, variant) = (self.function(), &self.stream, self.variant);
+                let (func, variant) = (self.function(), self.variant);
+                let dev = &mut *self.dev;
+                let stream = &dev.stream;
                 let mut op = || timing::launch(func, stream, launch, variant, args);
-                self.timer.run_batch(stream, count, stamps, &mut op)
+                dev.timer.run_batch(stream, count, stamps, limit, &mut op)
             }
             Work::Copy { bytes } => {
                 self.ensure_copy_buffers(bytes)?;
@@ -135,9 +210,10 @@ impl CudaBackend {
                     .copy
                     .as_ref()
                     .ok_or_else(|| CudaError::Usage("copy buffers missing".into()))?;
-                let stream = &self.stream;
+                let dev = &mut *self.dev;
+                let stream = &dev.stream;
                 let mut op = || copy.copy(stream);
-                self.timer.run_batch(stream, count, stamps, &mut op)
+                dev.timer.run_batch(stream, count, stamps, limit, &mut op)
             }
         }
     }
@@ -151,13 +227,43 @@ impl CudaBackend {
             return Ok(());
         }
         self.copy = None;
-        self.copy = Some(CopyBuffers::new(bytes, &self.stream)?);
+        self.copy = Some(CopyBuffers::new(bytes, &self.dev.stream)?);
         Ok(())
+    }
+
+    /// Replaces the program with one built from `source`, and makes it current.
+    fn load(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> Result<(), CudaError> {
+        // Free the previous program's buffers first (once the stream is done with them), so
+        // they do not count against these.
+        self.dev.stream.synchronize()?;
+        self.program = None;
+        self.running_program = false;
+        let program = blocksweep_core::trace::time("cuda", "load_program", || {
+            program::load(source, args, self.cc, &self.driver)
+        })?;
+        self.program = Some(program);
+        self.running_program = true;
+        Ok(())
+    }
+
+    /// Waits for the copy just issued, within the deadline while a program is current.
+    fn wait_copy(&self) -> Result<(), CudaError> {
+        match self.limit() {
+            Some(limit) => self
+                .dev
+                .timer
+                .wait_within(&self.dev.stream, limit, "the copy"),
+            None => self.dev.stream.synchronize(),
+        }
     }
 }
 
 fn no_frame() -> CudaError {
     CudaError::Usage("no frame uploaded yet (call upload first)".into())
+}
+
+fn no_program() -> CudaError {
+    CudaError::Usage("no program loaded yet (call load_program first)".into())
 }
 
 impl Backend for CudaBackend {
@@ -170,7 +276,10 @@ impl Backend for CudaBackend {
     }
 
     fn kernel_facts(&self) -> &KernelFacts {
-        self.kernels.get(self.variant).1
+        match (&self.program, self.running_program) {
+            (Some(p), true) => p.facts(),
+            _ => self.dev.kernels.get(self.variant).1,
+        }
     }
 
     fn timer(&self) -> TimerInfo {
@@ -181,38 +290,38 @@ impl Backend for CudaBackend {
     }
 
     fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
-        Ok(self.upload_planes(frame)?)
+        self.guarded(|b| b.upload_planes(frame))
     }
 
+    /// For a program too: cuOccupancyMaxActiveBlocksPerMultiprocessor with no dynamic shared
+    /// memory (the block size alone is asked about).
     fn residency(&mut self, block: BlockSize) -> BackendResult<Option<Residency>> {
-        self.ctx.bind()?;
-        Ok(kernel::residency(self.function(), block.threads())?)
+        self.guarded(|b| kernel::residency(b.function(), block.threads()))
     }
 
     fn occupancy_suggestion(&mut self) -> BackendResult<Option<OccupancySuggestion>> {
-        self.ctx.bind()?;
-        Ok(Some(kernel::suggestion(self.function())?))
+        self.guarded(|b| kernel::suggestion(b.function()).map(Some))
     }
 
     fn poison_output(&mut self) -> BackendResult<()> {
-        self.ctx.bind()?;
-        Ok(self.planes()?.poison(POISON_BITS, &self.stream)?)
+        self.guarded(|b| b.planes()?.poison(POISON_BITS, &b.dev.stream))
     }
 
     fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
-        Ok(self.batch(work, count, stamps)?)
+        self.guarded(|b| b.batch(work, count, stamps))
     }
 
     fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
-        self.ctx.bind()?;
-        Ok(self.planes()?.read_output(out, &self.stream)?)
+        self.guarded(|b| b.planes()?.read_output(out, &b.dev.stream))
     }
 
     /// Reads into page-locked memory (`cuMemAllocHost`) kept with the frame's planes.
     fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
-        self.ctx.bind()?;
-        let planes = self.planes.as_mut().ok_or_else(no_frame)?;
-        Ok(planes.read_output_lent(&self.stream)?)
+        self.guarded(|b| {
+            let stream = &b.dev.stream;
+            b.planes.as_mut().ok_or_else(no_frame)?.fill_lent(stream)
+        })?;
+        Ok(self.planes.as_ref().and_then(Planes::lent))
     }
 
     fn copy_method(&self) -> String {
@@ -221,6 +330,27 @@ impl Backend for CudaBackend {
 
     fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
         self.variant = variant;
+        self.running_program = false;
         Ok(())
+    }
+
+    /// NVRTC only (the embedded PTX holds the built-in kernels alone), whatever compiler
+    /// `open` was given; see program.rs.
+    fn load_program(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> BackendResult<()> {
+        self.guarded(|b| b.load(source, args))
+    }
+
+    fn write_buffer(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
+        self.guarded(|b| {
+            b.program()?.write(arg, bytes, &b.dev.stream)?;
+            b.wait_copy()
+        })
+    }
+
+    fn read_buffer(&mut self, arg: usize, out: &mut [u8]) -> BackendResult<()> {
+        self.guarded(|b| {
+            b.program()?.read(arg, out, &b.dev.stream)?;
+            b.wait_copy()
+        })
     }
 }

@@ -132,6 +132,7 @@ entry_point_table! {
         fn cuEventCreate(event: *mut CUevent, flags: c_uint);
         fn cuEventRecord(event: CUevent, stream: CUstream);
         fn cuEventElapsedTime(ms: *mut f32, start: CUevent, end: CUevent);
+        fn cuEventQuery(event: CUevent);
         fn cuEventDestroy_v2(event: CUevent);
         fn cuLaunchKernel(
             function: CUfunction,
@@ -164,6 +165,12 @@ entry_point_table! {
             include_names: *const *const c_char,
         );
         fn nvrtcCompileProgram(program: nvrtcProgram, num_options: c_int, options: *const *const c_char);
+        fn nvrtcAddNameExpression(program: nvrtcProgram, name_expression: *const c_char);
+        fn nvrtcGetLoweredName(
+            program: nvrtcProgram,
+            name_expression: *const c_char,
+            lowered_name: *mut *const c_char,
+        );
         fn nvrtcGetPTXSize(program: nvrtcProgram, size: *mut usize);
         fn nvrtcGetPTX(program: nvrtcProgram, ptx: *mut c_char);
         fn nvrtcGetCUBINSize(program: nvrtcProgram, size: *mut usize);
@@ -171,6 +178,29 @@ entry_point_table! {
         fn nvrtcGetProgramLogSize(program: nvrtcProgram, size: *mut usize);
         fn nvrtcGetProgramLog(program: nvrtcProgram, log: *mut c_char);
         fn nvrtcDestroyProgram(program: *mut nvrtcProgram);
+    }
+}
+
+/// `cuFuncGetParamInfo(function, index, &offset, &size)`: CUDA 12.4, so newer than the floor.
+pub(crate) type FuncGetParamInfo =
+    unsafe extern "C" fn(CUfunction, usize, *mut usize, *mut usize) -> CuCode;
+
+/// Driver entry points newer than the floor: called where the driver has them, skipped where
+/// it does not, and never a reason to refuse a driver (so not in [`DRIVER_ENTRY_POINTS`]).
+#[allow(non_snake_case)]
+pub(crate) struct OptionalFns {
+    pub(crate) cuFuncGetParamInfo: Option<FuncGetParamInfo>,
+}
+
+/// The names in [`OptionalFns`].
+pub const OPTIONAL_DRIVER_ENTRY_POINTS: &[&str] = &["cuFuncGetParamInfo"];
+
+impl OptionalFns {
+    fn resolve(lib: &Library) -> OptionalFns {
+        let mut absent = Vec::new();
+        OptionalFns {
+            cuFuncGetParamInfo: lookup(lib, OPTIONAL_DRIVER_ENTRY_POINTS[0], &mut absent),
+        }
     }
 }
 
@@ -214,6 +244,7 @@ pub(crate) use cu;
 pub(crate) struct LoadedDriver {
     _lib: Library,
     pub fns: DriverFns,
+    pub optional: OptionalFns,
     /// The file the loader mapped, e.g. ".../libcuda.so.535.309.01", where /proc says.
     pub file: Option<String>,
 }
@@ -254,6 +285,7 @@ fn open_driver() -> Result<LoadedDriver, DriverLoadError> {
     let file = mapped_file("libcuda.so");
     match DriverFns::resolve(&lib) {
         Ok(fns) => Ok(LoadedDriver {
+            optional: OptionalFns::resolve(&lib),
             _lib: lib,
             fns,
             file,
@@ -281,6 +313,11 @@ pub(crate) fn driver_fns() -> Option<&'static DriverFns> {
     DRIVER.get()?.as_ref().ok().map(|d| &d.fns)
 }
 
+/// The driver's optional entry points once libcuda has loaded, else `None`.
+pub(crate) fn optional_fns() -> Option<&'static OptionalFns> {
+    DRIVER.get()?.as_ref().ok().map(|d| &d.optional)
+}
+
 /// The path of the first file mapped into this process whose name starts with `prefix`
 /// (Linux: /proc/self/maps names the real file behind a `libcuda.so.1` link).
 pub(crate) fn mapped_file(prefix: &str) -> Option<String> {
@@ -304,102 +341,5 @@ pub(crate) fn file_version(file: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Identifiers in `code` that name a CUDA driver entry point (`cu` then a capital).
-    fn driver_names(code: &str) -> Vec<String> {
-        code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .filter(|w| w.len() > 2 && w.starts_with("cu") && w.as_bytes()[2].is_ascii_uppercase())
-            .map(str::to_string)
-            .collect()
-    }
-
-    /// The crate's sources: comment lines and test modules left out.
-    fn sources() -> Vec<(String, String)> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut out = Vec::new();
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "rs") {
-                let text = std::fs::read_to_string(&path).unwrap();
-                let code: Vec<&str> = text
-                    .lines()
-                    .take_while(|l| l.trim() != "#[cfg(test)]")
-                    .filter(|l| !l.trim_start().starts_with("//"))
-                    .collect();
-                out.push((path.display().to_string(), code.join("\n")));
-            }
-        }
-        assert!(
-            out.len() >= 10,
-            "read {} files from {}",
-            out.len(),
-            dir.display()
-        );
-        out
-    }
-
-    #[test]
-    fn every_driver_call_in_the_sources_is_in_the_list() {
-        for (file, code) in sources() {
-            // cudarc's own call layers bypass the table and return its CUresult enum.
-            let bypass = code.matches("sys::cu").count()
-                + code.matches("result::").count()
-                + code.matches("CudaContext").count()
-                + code.matches("CudaStream").count()
-                - code.matches("std::result::").count();
-            assert_eq!(
-                bypass, 0,
-                "{file} calls through cudarc: add the entry point to the table"
-            );
-            for name in driver_names(&code) {
-                // A header name such as cuMemcpyDtoDAsync is the versioned symbol underneath.
-                let known = DRIVER_ENTRY_POINTS.contains(&name.as_str())
-                    || DRIVER_ENTRY_POINTS.contains(&format!("{name}_v2").as_str());
-                assert!(
-                    known,
-                    "{file} names {name}, which is not in DRIVER_ENTRY_POINTS"
-                );
-            }
-            for (i, _) in code.match_indices("nvrtc!(") {
-                let args = code[i + "nvrtc!(".len()..]
-                    .split('(')
-                    .next()
-                    .unwrap_or_default();
-                let name = args.rsplit(',').next().unwrap_or_default().trim();
-                assert!(
-                    NVRTC_ENTRY_POINTS.contains(&name),
-                    "{file}: nvrtc!({args}(...)) is not in NVRTC_ENTRY_POINTS"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn the_lists_are_the_floor_names() {
-        // Nothing newer than CUDA 12.0: the 12.8 symbol is not called, the 12.0 one is.
-        assert!(!DRIVER_ENTRY_POINTS.contains(&"cuEventElapsedTime_v2"));
-        assert!(DRIVER_ENTRY_POINTS.contains(&"cuEventElapsedTime"));
-        let mut sorted = DRIVER_ENTRY_POINTS.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
-        assert_eq!(
-            sorted.len(),
-            DRIVER_ENTRY_POINTS.len(),
-            "a name is listed twice"
-        );
-        assert_eq!(driver_names("x = cu!(cuInit(0)); // CUdevice"), ["cuInit"]);
-    }
-
-    #[test]
-    fn versions_from_library_file_names() {
-        let f = "/usr/lib/x86_64-linux-gnu/nvidia/current/libcuda.so.535.309.01";
-        assert_eq!(file_version(f).as_deref(), Some("535.309.01"));
-        assert_eq!(file_version("/usr/lib/libcuda.so.1"), None);
-        assert_eq!(
-            file_version("libnvrtc.so.12.0.140").as_deref(),
-            Some("12.0.140")
-        );
-    }
-}
+#[path = "entry_points_tests.rs"]
+mod tests;

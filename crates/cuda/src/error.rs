@@ -70,6 +70,16 @@ pub enum CudaError {
     /// Every way of building the kernel failed; one reason per way, in the order tried.
     #[error("no way of building the CUDA kernel worked: {}", .0.join("; "))]
     NoKernel(Vec<String>),
+    /// A user's kernel that cannot be built as declared (wrong language, no such entry, an
+    /// argument list the compiled kernel contradicts).
+    #[error("{0}")]
+    Program(String),
+    /// Work still unfinished at the deadline ([`blocksweep_core::program::deadline`]).
+    #[error("{what} did not finish within {seconds} s; the device may still be running it")]
+    Deadline { what: &'static str, seconds: f64 },
+    /// An earlier error left the context unusable; nothing more is asked of the driver.
+    #[error("the CUDA context is unusable after an earlier error ({0})")]
+    Unusable(String),
     /// The backend was used out of order or with mismatched sizes (a caller's bug).
     #[error("{0}")]
     Usage(String),
@@ -90,8 +100,21 @@ impl CudaError {
             CudaError::ModuleLoad { .. }
             | CudaError::Nvrtc { .. }
             | CudaError::NvrtcUnusable(_)
-            | CudaError::NoKernel(_) => ErrorKind::Build,
-            CudaError::Driver { .. } | CudaError::Usage(_) => ErrorKind::Driver,
+            | CudaError::NoKernel(_)
+            | CudaError::Program(_) => ErrorKind::Build,
+            CudaError::Driver { .. }
+            | CudaError::Usage(_)
+            | CudaError::Deadline { .. }
+            | CudaError::Unusable(_) => ErrorKind::Driver,
+        }
+    }
+
+    /// Whether this error leaves the context unusable, and how: see [`Poison`].
+    /// ([`CudaError::Unusable`] reports a state recorded when it began, so it is not one.)
+    pub(crate) fn poison(&self) -> Option<Poison> {
+        match self {
+            CudaError::Deadline { .. } => Some(Poison::Busy),
+            e => e.code().filter(|c| is_sticky(*c)).map(|_| Poison::Faulted),
         }
     }
 
@@ -106,6 +129,65 @@ impl CudaError {
             _ => None,
         }
     }
+}
+
+/// How an error leaves the context: either way every later call fails without the driver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Poison {
+    /// A kernel faulted: every call in the context returns the error at once, so teardown is
+    /// safe (and releasing the primary context is what lets a later open start afresh).
+    Faulted,
+    /// Work may still be running: anything that frees memory could wait for it for ever, so
+    /// teardown leaks the context instead.
+    Busy,
+}
+
+/// Whether a backend's context is still usable: the first error that poisons it is kept,
+/// and every later call is answered with it ([`CudaError::Unusable`]) without the driver.
+#[derive(Debug, Default)]
+pub(crate) struct Health {
+    failed: Option<(String, Poison)>,
+}
+
+impl Health {
+    pub(crate) fn check(&self) -> Result<(), CudaError> {
+        match &self.failed {
+            Some((reason, _)) => Err(CudaError::Unusable(reason.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Notes `e`: the first error that poisons the context is kept; any other changes nothing.
+    pub(crate) fn record(&mut self, e: &CudaError) {
+        if let (None, Some(poison)) = (&self.failed, e.poison()) {
+            self.failed = Some((e.to_string(), poison));
+        }
+    }
+
+    /// Whether work may still be running, so that teardown must not free anything.
+    pub(crate) fn busy(&self) -> bool {
+        matches!(self.failed, Some((_, Poison::Busy)))
+    }
+}
+
+/// The codes after which the context is unusable ("the context ... must be destroyed", cuda.h):
+/// a kernel's memory fault, trap, assert or uncorrectable ECC error, a watchdog timeout, a
+/// destroyed context. Each call returns them from then on.
+pub(crate) fn is_sticky(code: CuCode) -> bool {
+    matches!(
+        code,
+        CuCode::CUDA_ERROR_ILLEGAL_ADDRESS
+            | CuCode::CUDA_ERROR_LAUNCH_FAILED
+            | CuCode::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | CuCode::CUDA_ERROR_MISALIGNED_ADDRESS
+            | CuCode::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | CuCode::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | CuCode::CUDA_ERROR_INVALID_PC
+            | CuCode::CUDA_ERROR_ASSERT
+            | CuCode::CUDA_ERROR_LAUNCH_TIMEOUT
+            | CuCode::CUDA_ERROR_ECC_UNCORRECTABLE
+            | CuCode::CUDA_ERROR_CONTEXT_IS_DESTROYED
+    )
 }
 
 impl From<CudaError> for BackendError {
@@ -302,103 +384,5 @@ impl<T> OrMap<T> for Result<T, CuFailure> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn launch_errors_are_rejections_with_the_cuda_name() {
-        for code in [
-            CuCode::CUDA_ERROR_INVALID_VALUE,
-            CuCode::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
-        ] {
-            let b: BackendError = map_launch("block 2048 x grid 4", code).into();
-            assert_eq!((b.kind, b.api), (ErrorKind::LaunchRejected, crate::API));
-            assert!(b.message.contains(&code.name()), "{}", b.message);
-            assert!(b.message.contains("block 2048 x grid 4"), "{}", b.message);
-        }
-        // A fault is not a refusal.
-        let e = map_launch("block 64 x grid 1", CuCode::CUDA_ERROR_ILLEGAL_ADDRESS);
-        assert_eq!(e.kind(), ErrorKind::Driver);
-    }
-
-    #[test]
-    fn each_call_site_classifies_its_codes() {
-        let oom = CuCode::CUDA_ERROR_OUT_OF_MEMORY;
-        assert_eq!(
-            map_alloc("cuMemAlloc_v2", 1 << 40, oom).kind(),
-            ErrorKind::OutOfMemory
-        );
-        assert_eq!(
-            map_driver("cuMemsetD32Async", oom).kind(),
-            ErrorKind::OutOfMemory
-        );
-        for code in [
-            CuCode::CUDA_ERROR_NO_DEVICE,
-            CuCode::CUDA_ERROR_STUB_LIBRARY,
-            CuCode(36),
-        ] {
-            assert_eq!(map_init("cuInit", "x", code).kind(), ErrorKind::Unavailable);
-        }
-        let ptx = CuCode::CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
-        let e = map_module_load("cuModuleLoadDataEx", "embedded PTX", ptx, "ptxas fatal\n");
-        assert_eq!(e.kind(), ErrorKind::Build);
-        assert_eq!(
-            e.to_string(),
-            "cuModuleLoadDataEx (embedded PTX): CUDA_ERROR_UNSUPPORTED_PTX_VERSION: ptxas fatal"
-        );
-        // The same code means different things at different call sites.
-        let inval = CuCode::CUDA_ERROR_INVALID_VALUE;
-        assert_eq!(
-            map_driver("cuMemcpyDtoHAsync_v2", inval).kind(),
-            ErrorKind::Driver
-        );
-        assert_eq!(map_launch("x", inval).kind(), ErrorKind::LaunchRejected);
-        let e = map_nvrtc(
-            "nvrtcCompileProgram",
-            NvrtcCode::NVRTC_ERROR_COMPILATION,
-            "error: expected a \";\"".into(),
-        );
-        assert_eq!(e.kind(), ErrorKind::Build);
-        assert!(e.to_string().contains("NVRTC_ERROR_COMPILATION"));
-        assert!(e.to_string().contains("expected a"));
-    }
-
-    #[test]
-    fn start_up_messages_name_the_driver_and_the_reason() {
-        let words = driver_words(Some("/x/libcuda.so.535.309.01"), Some(12020));
-        let e = map_init("cuInit", &words, CuCode::CUDA_ERROR_NO_DEVICE);
-        assert_eq!(
-            e.to_string(),
-            "CUDA driver 535.309.01 (CUDA 12.2) is installed, but cuInit failed: \
-             CUDA_ERROR_NO_DEVICE (no NVIDIA GPU visible)"
-        );
-        let old = DriverLoadError::Missing {
-            file: Some("/usr/lib/libcuda.so.470.256.02".into()),
-            version: Some(11040),
-            names: vec!["cuA", "cuB", "cuC", "cuD", "cuE"],
-        };
-        let e = CudaError::from(old);
-        assert_eq!(e.kind(), ErrorKind::Unavailable);
-        assert_eq!(
-            e.to_string(),
-            "the installed CUDA driver 470.256.02 (CUDA 11.4) lacks cuA, cuB, cuC and 2 more: \
-             install NVIDIA driver R525 or newer (CUDA 12.0)"
-        );
-        assert_eq!(few_names(&["cuA"]), "cuA");
-        assert_eq!(driver_words(None, Some(13000)), "for CUDA 13.0");
-        assert_eq!(driver_words(None, None), "(libcuda.so.1)");
-    }
-
-    #[test]
-    fn missing_library_is_unavailable() {
-        let e = CudaError::from(DriverLoadError::NotFound);
-        assert_eq!(e.kind(), ErrorKind::Unavailable);
-        assert_eq!(
-            e.to_string(),
-            "libcuda.so.1 not found (install NVIDIA driver R525 or newer: CUDA 12.0)"
-        );
-        let e = CudaError::NoKernel(vec!["NVRTC: a".into(), "embedded PTX: b".into()]);
-        assert_eq!(e.kind(), ErrorKind::Build);
-        assert!(e.to_string().ends_with("NVRTC: a; embedded PTX: b"), "{e}");
-    }
-}
+#[path = "error_tests.rs"]
+mod tests;

@@ -13,7 +13,8 @@ use cudarc::driver::sys::{CUfunction, CUfunction_attribute as F, CUjit_option, C
 use crate::device::DriverInfo;
 use crate::entry_points::cu;
 use crate::error::{map_driver, map_module_load, CudaError, OrMap};
-use crate::nvrtc::{plan, ptx_jit_enabled, text_of, Nvrtc, Plan};
+use crate::nvrtc::{text_of, Compiled, Nvrtc, Unit};
+use crate::plan::{plan, ptx_jit_enabled, Plan};
 
 /// kernels/grayscale.cu, the one CUDA source (NVRTC compiles it at run time).
 pub const KERNEL_SOURCE: &str = include_str!("../../../kernels/grayscale.cu");
@@ -45,14 +46,14 @@ pub enum CudaCompiler {
 }
 
 /// A loaded module, unloaded on drop.
-struct Module {
+pub(crate) struct Module {
     raw: CUmodule,
 }
 
 impl Module {
     /// Loads `image` (NUL-terminated PTX, or a cubin) into the current context; a JIT failure
     /// carries the JIT's error log.
-    fn load(image: &[u8], desc: &str) -> Result<Module, CudaError> {
+    pub(crate) fn load(image: &[u8], desc: &str) -> Result<Module, CudaError> {
         let mut log = vec![0u8; 16 * 1024];
         let mut options = [
             CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
@@ -79,7 +80,8 @@ impl Module {
         Ok(Module { raw })
     }
 
-    fn function(&self, name: &str) -> Result<CUfunction, CudaError> {
+    /// The entry point `name`; a missing one is `CUDA_ERROR_NOT_FOUND` (a build error).
+    pub(crate) fn function(&self, name: &str) -> Result<CUfunction, CudaError> {
         let c_name = CString::new(name).map_err(|_| CudaError::Usage(format!("entry {name:?}")))?;
         let mut f: CUfunction = ptr::null_mut();
         // SAFETY: the module is live; one pointer out.
@@ -120,11 +122,13 @@ impl Kernels {
 // SAFETY: module and function handles belong to the context, usable from whichever thread
 // has it bound; the backend uses them from one thread at a time.
 unsafe impl Send for Kernels {}
+// SAFETY: as for `Kernels`.
+unsafe impl Send for Module {}
 
 /// How a build went: what `compiled_by` says, and the notes for `extra`.
-struct Provenance {
-    compiled_by: String,
-    notes: Vec<(String, String)>,
+pub(crate) struct Provenance {
+    pub compiled_by: String,
+    pub notes: Vec<(String, String)>,
 }
 
 /// Builds the kernels for a device of compute capability `cc` as `compiler` says.
@@ -169,15 +173,33 @@ fn build_embedded(driver: &DriverInfo, why_not_nvrtc: &str) -> Result<Kernels, C
     kernels(Module::load(&image, EMBEDDED_DESC)?, provenance)
 }
 
-/// NVRTC's path: find a libnvrtc, plan PTX or cubin against the driver, compile, load.
+/// NVRTC's path: compile kernels/grayscale.cu as [`nvrtc_image`] does, load, look up.
 fn build_with_nvrtc(cc: (i32, i32), driver: &DriverInfo) -> Result<Kernels, CudaError> {
+    let unit = Unit {
+        text: KERNEL_SOURCE,
+        name: "grayscale.cu",
+        options: &[],
+        name_expression: None,
+    };
+    let (compiled, provenance) = nvrtc_image(cc, driver, &unit)?;
+    let module = Module::load(&compiled.image, &provenance.compiled_by)?;
+    kernels(module, provenance)
+}
+
+/// Finds a libnvrtc, plans PTX or cubin against the driver and the device, and compiles
+/// `unit`: the one way any CUDA source here (the built-in kernels, a user's) becomes an image.
+pub(crate) fn nvrtc_image(
+    cc: (i32, i32),
+    driver: &DriverInfo,
+    unit: &Unit,
+) -> Result<(Compiled, Provenance), CudaError> {
     let nvrtc = Nvrtc::find(Some(driver.cuda))?;
     let archs = nvrtc.supported_archs()?;
     let ptx_jit = ptx_jit_enabled();
     let chosen =
         plan(nvrtc.version, driver.cuda, cc, &archs, ptx_jit).map_err(CudaError::NvrtcUnusable)?;
     let arch = chosen.arch_option();
-    let compiled = nvrtc.compile(KERNEL_SOURCE, &arch)?;
+    let compiled = nvrtc.compile_unit(unit, &arch)?;
     let (n, d) = (nvrtc.version, driver.cuda);
     let compiled_by = match chosen {
         Plan::Ptx { .. } => format!(
@@ -194,7 +216,6 @@ fn build_with_nvrtc(cc: (i32, i32), driver: &DriverInfo) -> Result<Kernels, Cuda
             n.0, n.1, d.0, d.1
         ),
     };
-    let module = Module::load(&compiled.image, &compiled_by)?;
     let path = match chosen {
         Plan::Ptx { .. } => "NVRTC PTX",
         Plan::Cubin { .. } => "NVRTC cubin",
@@ -206,7 +227,7 @@ fn build_with_nvrtc(cc: (i32, i32), driver: &DriverInfo) -> Result<Kernels, Cuda
         ("NVRTC library".into(), nvrtc.library.into()),
         ("NVRTC options".into(), compiled.options.join(" ")),
     ];
-    kernels(module, Provenance { compiled_by, notes })
+    Ok((compiled, Provenance { compiled_by, notes }))
 }
 
 fn kernels(module: Module, provenance: Provenance) -> Result<Kernels, CudaError> {
@@ -234,7 +255,12 @@ fn version_text(v: u64) -> String {
     format!("{}.{}", v / 10, v % 10)
 }
 
-fn facts(f: CUfunction, entry: &str, provenance: &Provenance) -> Result<KernelFacts, CudaError> {
+/// A function's facts under the CU_FUNC_ATTRIBUTE names, with how it was built.
+pub(crate) fn facts(
+    f: CUfunction,
+    entry: &str,
+    provenance: &Provenance,
+) -> Result<KernelFacts, CudaError> {
     let ptx = func_attr(f, F::CU_FUNC_ATTRIBUTE_PTX_VERSION)?;
     let bin = func_attr(f, F::CU_FUNC_ATTRIBUTE_BINARY_VERSION)?;
     let cmem = func_attr(f, F::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)?;

@@ -22,11 +22,14 @@
 //! | `context.rs` | the primary context and the stream, RAII |
 //! | `kernel.rs` | building the kernels (NVRTC PTX / cubin, embedded PTX), function attributes, occupancy |
 //! | `memory.rs` | device buffers (RAII), the four planes, upload, poison, read-back (and the page-locked host copy it lends), the copy buffers |
-//! | `timing.rs` | `run_batch`: back-to-back launches between CUDA events; the launch itself |
+//! | `timing.rs` | `run_batch`: back-to-back launches between CUDA events; the launch itself; the deadline's wait |
+//! | `program.rs` | a user's kernel: NVRTC build, entry lookup, buffers, copies, the launch |
+//! | `params.rs` | a user's arguments as `cuLaunchKernel` parameters: checked and packed |
 //! | `backend.rs` | the `Backend` impl tying the above together |
 //! | `error.rs` | [`CudaError`] and the `map_<situation>` functions from native codes |
 //! | `entry_points.rs` | every libcuda / libnvrtc entry point blocksweep can call: the one list, resolved and checked at load |
-//! | `nvrtc.rs` | finding a libnvrtc, planning PTX or cubin against the driver's version, compiling |
+//! | `nvrtc.rs` | finding a libnvrtc, compiling (options, program log, lowered names) |
+//! | `plan.rs` | planning PTX or cubin against the driver's and NVRTC's versions |
 //! | `codes.rs` | `CUresult` / `nvrtcResult` as plain integers (any value is valid) and their names |
 
 mod backend;
@@ -39,6 +42,9 @@ pub mod error;
 mod kernel;
 mod memory;
 mod nvrtc;
+mod params;
+mod plan;
+mod program;
 mod timing;
 
 use blocksweep_core::DeviceIdentity;
@@ -47,13 +53,14 @@ pub use backend::{CudaBackend, CudaOptions};
 pub use codes::{CuCode, NvrtcCode};
 pub use device::{pci_bus_id, theoretical_gbps};
 pub use driver::{CudaDriver, API, DRIVER};
-pub use entry_points::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS};
+pub use entry_points::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS, OPTIONAL_DRIVER_ENTRY_POINTS};
 pub use error::{CudaError, MIN_DRIVER};
 pub use kernel::{
     CudaCompiler, GRID_2D_ENTRY, GRID_STRIDE_ENTRY, KERNEL_PTX, KERNEL_SOURCE,
     ONE_PER_THREAD_ENTRY, REGISTERS_ENTRY, SHARED_ENTRY,
 };
 pub use nvrtc::{nvrtc_available, nvrtc_compile, nvrtc_compile_cubin, NvrtcCubin, NvrtcPtx};
+pub use program::nvrtc_compile_program;
 pub use timing::{EVENT_RESOLUTION_NS, TIMER_METHOD};
 
 /// Every device the driver sees, in ordinal order (the index [`open`] takes). Starts the

@@ -59,10 +59,12 @@ impl Drop for DeviceBuffer {
 /// Page-locked host memory for `len` f32 values (`cuMemAllocHost`), freed on drop. The DMA
 /// engine writes it directly at the bus's speed, where a copy into pageable memory goes
 /// through the driver's staging (about 11 GB/s on an H200). Its values are only ever seen
-/// through [`PinnedHost::fill_from`], so memory the copy has not written is never read.
+/// through [`PinnedHost::values`] after [`PinnedHost::fill_from`], so memory the copy has not
+/// written is never read.
 struct PinnedHost {
     ptr: NonNull<f32>,
     len: usize,
+    filled: bool,
 }
 
 // SAFETY: host memory owned by this value alone; the driver touches it only during the copies
@@ -83,11 +85,15 @@ impl PinnedHost {
             // SAFETY: allocated just above by cuMemAllocHost_v2 and never used.
             let _ = unsafe { cu!(cuMemFreeHost(raw)) };
         }
-        Some(PinnedHost { ptr: ptr?, len })
+        Some(PinnedHost {
+            ptr: ptr?,
+            len,
+            filled: false,
+        })
     }
 
-    /// Copies the whole of `src` here on `stream`, waits, and lends the values.
-    fn fill_from(&mut self, src: &DeviceBuffer, stream: &Stream) -> Result<&[f32], CudaError> {
+    /// Copies the whole of `src` here on `stream` and waits.
+    fn fill_from(&mut self, src: &DeviceBuffer, stream: &Stream) -> Result<(), CudaError> {
         let bytes = self.len * size_of::<f32>();
         if src.bytes() != bytes {
             return Err(CudaError::Usage(format!(
@@ -95,6 +101,7 @@ impl PinnedHost {
                 src.bytes()
             )));
         }
+        self.filled = false;
         // SAFETY: this memory holds exactly `bytes` bytes and is borrowed mutably until the
         // copy is waited for below; nothing else writes it.
         unsafe {
@@ -107,9 +114,16 @@ impl PinnedHost {
         }
         .or_map(map_driver)?;
         stream.synchronize()?;
-        // SAFETY: `len` aligned f32 values, every one written by the finished copy; the
-        // borrow of `self` keeps the memory alive and unwritten while the slice lives.
-        Ok(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) })
+        self.filled = true;
+        Ok(())
+    }
+
+    /// The values the last finished [`PinnedHost::fill_from`] wrote.
+    fn values(&self) -> Option<&[f32]> {
+        // SAFETY: `len` aligned f32 values, every one written by a finished copy; the borrow
+        // of `self` keeps the memory alive and unwritten while the slice lives.
+        self.filled
+            .then(|| unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) })
     }
 }
 
@@ -238,20 +252,25 @@ impl Planes {
         stream.synchronize()
     }
 
-    /// Copies the whole output plane into page-locked host memory this frame keeps, waits,
-    /// and lends it; `None` where the driver refuses that memory (the caller then reads into
-    /// memory of its own). A failed copy is an error.
-    pub(crate) fn read_output_lent(
-        &mut self,
-        stream: &Stream,
-    ) -> Result<Option<&[f32]>, CudaError> {
+    /// Copies the whole output plane into page-locked host memory this frame keeps and
+    /// waits, where the driver grants that memory (else nothing); a failed copy is an error.
+    /// Split from [`Planes::lent`] so that the caller can act on an error before lending.
+    pub(crate) fn fill_lent(&mut self, stream: &Stream) -> Result<(), CudaError> {
         if let HostCopy::Untried = self.host {
             let len = self.out.bytes() / size_of::<f32>();
             self.host = PinnedHost::alloc(len).map_or(HostCopy::Refused, HostCopy::Pinned);
         }
         match &mut self.host {
-            HostCopy::Pinned(host) => host.fill_from(&self.out, stream).map(Some),
-            HostCopy::Untried | HostCopy::Refused => Ok(None),
+            HostCopy::Pinned(host) => host.fill_from(&self.out, stream),
+            HostCopy::Untried | HostCopy::Refused => Ok(()),
+        }
+    }
+
+    /// What the last [`Planes::fill_lent`] copied; `None` where the driver refused the memory.
+    pub(crate) fn lent(&self) -> Option<&[f32]> {
+        match &self.host {
+            HostCopy::Pinned(host) => host.values(),
+            HostCopy::Untried | HostCopy::Refused => None,
         }
     }
 }

@@ -1,12 +1,7 @@
-//! NVRTC: finding a libnvrtc, deciding what it may produce for this driver, and compiling
-//! kernels/grayscale.cu with it to PTX or to a cubin.
-//!
-//! A driver JIT-compiles PTX only up to its own ISA, so PTX from an NVRTC newer than the
-//! driver fails to load (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`). A cubin for the device's own
-//! architecture does load under CUDA's minor-version compatibility (any 12.x cubin on any
-//! 12.x driver), but not across a major version. [`plan`] turns that into a decision.
+//! NVRTC: finding a libnvrtc and compiling CUDA C++ with it (kernels/grayscale.cu, or a user's
+//! kernel) to PTX or to a cubin, as plan.rs decides for the driver.
 
-use std::ffi::{c_char, CString};
+use std::ffi::{c_char, CStr, CString};
 use std::ptr;
 
 use cudarc::nvrtc::sys::nvrtcProgram;
@@ -15,6 +10,7 @@ use libloading::Library;
 use crate::codes::NvrtcCode;
 use crate::entry_points::NvrtcFns;
 use crate::error::{few_names, map_nvrtc, CudaError};
+use crate::plan::{pick_arch, Plan};
 
 /// Calls an NVRTC entry point through a table (`nvrtc!(fns, nvrtcVersion(&mut a, &mut b))`),
 /// giving `Result<(), CudaError>` named after the entry point, with no program log.
@@ -93,15 +89,37 @@ impl Nvrtc {
         Ok(archs)
     }
 
-    /// Compiles `source` for `arch` ("compute_90" gives PTX, "sm_90" a cubin).
+    /// Compiles kernels/grayscale.cu's `source` for `arch` ("compute_90" gives PTX, "sm_90"
+    /// a cubin).
     pub(crate) fn compile(&self, source: &str, arch: &str) -> Result<Compiled, CudaError> {
+        let unit = Unit {
+            text: source,
+            name: "grayscale.cu",
+            options: &[],
+            name_expression: None,
+        };
+        self.compile_unit(&unit, arch)
+    }
+
+    /// Compiles `unit` for `arch`, with its options after the architecture (and C++17 unless
+    /// they choose a standard); with a name expression, also returns its lowered name.
+    pub(crate) fn compile_unit(&self, unit: &Unit, arch: &str) -> Result<Compiled, CudaError> {
         let fns = &self.fns;
-        let options = vec![format!("--gpu-architecture={arch}"), "--std=c++17".into()];
-        let src = CString::new(source).map_err(|_| CudaError::Nvrtc {
+        let options = compile_options(arch, unit.options);
+        let invalid = |what: &str| CudaError::Nvrtc {
             call: "nvrtcCreateProgram",
             code: NvrtcCode::NVRTC_ERROR_INVALID_INPUT,
-            log: "the kernel source contains a NUL byte".into(),
-        })?;
+            log: format!("the {what} contains a NUL byte"),
+        };
+        let src = CString::new(unit.text).map_err(|_| invalid("kernel source"))?;
+        let name = CString::new(unit.name).map_err(|_| invalid("program name"))?;
+        let expr = unit.name_expression.map(CString::new).transpose();
+        let expr = expr.map_err(|_| invalid("entry point's name"))?;
+        let c_options = options
+            .iter()
+            .map(|o| CString::new(o.as_str()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| invalid("compiler options"))?;
         let mut raw: nvrtcProgram = ptr::null_mut();
         // SAFETY: NUL-terminated source and name; no headers.
         unsafe {
@@ -110,7 +128,7 @@ impl Nvrtc {
                 nvrtcCreateProgram(
                     &mut raw,
                     src.as_ptr(),
-                    c"grayscale.cu".as_ptr(),
+                    name.as_ptr(),
                     0,
                     ptr::null(),
                     ptr::null()
@@ -118,10 +136,10 @@ impl Nvrtc {
             )
         }?;
         let program = Program { raw, fns };
-        let c_options: Vec<CString> = options
-            .iter()
-            .map(|o| CString::new(o.as_str()).unwrap_or_default())
-            .collect();
+        if let Some(e) = &expr {
+            // SAFETY: the program is live and not compiled yet; a NUL-terminated expression.
+            unsafe { nvrtc!(fns, nvrtcAddNameExpression(raw, e.as_ptr())) }?;
+        }
         let pointers: Vec<*const c_char> = c_options.iter().map(|o| o.as_ptr()).collect();
         // SAFETY: the program is live; `pointers` holds that many NUL-terminated strings.
         if let Err(e) = unsafe {
@@ -140,14 +158,43 @@ impl Nvrtc {
             true => program.output(fns.nvrtcGetCUBINSize, fns.nvrtcGetCUBIN, "nvrtcGetCUBIN")?,
             false => program.output(fns.nvrtcGetPTXSize, fns.nvrtcGetPTX, "nvrtcGetPTX")?,
         };
-        Ok(Compiled { image, options })
+        let lowered = expr.map(|e| program.lowered_name(&e)).transpose()?;
+        Ok(Compiled {
+            image,
+            options,
+            lowered,
+        })
     }
+}
+
+/// One translation unit for NVRTC: its text, the name its log uses, extra options, and a
+/// name expression (a `__global__` function's name) whose lowered (mangled) name is wanted.
+pub(crate) struct Unit<'a> {
+    pub text: &'a str,
+    pub name: &'a str,
+    pub options: &'a [String],
+    pub name_expression: Option<&'a str>,
+}
+
+/// NVRTC's options: the architecture, C++17 unless `extra` chooses a standard, then `extra`.
+pub(crate) fn compile_options(arch: &str, extra: &[String]) -> Vec<String> {
+    let mut options = vec![format!("--gpu-architecture={arch}")];
+    if !extra
+        .iter()
+        .any(|o| o.starts_with("--std") || o.starts_with("-std"))
+    {
+        options.push("--std=c++17".into());
+    }
+    options.extend(extra.iter().cloned());
+    options
 }
 
 /// What one compilation produced: PTX text (NUL-terminated, as NVRTC returns it) or a cubin.
 pub(crate) struct Compiled {
     pub image: Vec<u8>,
     pub options: Vec<String>,
+    /// The name expression's lowered name, where one was asked for.
+    pub lowered: Option<String>,
 }
 
 /// An NVRTC program, destroyed on drop.
@@ -168,6 +215,22 @@ impl Program<'_> {
         let mut buf = vec![0u8; len];
         check(call, unsafe { copy(self.raw, buf.as_mut_ptr().cast()) })?;
         Ok(buf)
+    }
+
+    /// What `expr` (added before compiling) lowered to, e.g. `_Z5saxpyPfPKffi`.
+    fn lowered_name(&self, expr: &CString) -> Result<String, CudaError> {
+        let fns = self.fns;
+        let mut name: *const c_char = ptr::null();
+        // SAFETY: the program compiled with this expression added; NVRTC writes a pointer to
+        // a string it owns until the program is destroyed, copied out below.
+        unsafe { nvrtc!(fns, nvrtcGetLoweredName(self.raw, expr.as_ptr(), &mut name)) }?;
+        match name.is_null() {
+            true => Ok(String::new()),
+            // SAFETY: non-null, NUL-terminated, alive while `self` is.
+            false => Ok(unsafe { CStr::from_ptr(name) }
+                .to_string_lossy()
+                .into_owned()),
+        }
     }
 
     /// The program log, trimmed (empty when NVRTC has none).
@@ -215,6 +278,8 @@ pub struct NvrtcPtx {
     /// The virtual architecture compiled for, e.g. "compute_90".
     pub arch: String,
     pub options: Vec<String>,
+    /// The entry's lowered name, where it was asked for ([`crate::nvrtc_compile_program`]).
+    pub lowered: Option<String>,
 }
 
 /// A cubin that NVRTC produced, and how.
@@ -230,6 +295,17 @@ pub struct NvrtcCubin {
 /// Compiles `source` to PTX for the newest virtual architecture the newest libnvrtc found
 /// supports at or below compute capability `cc` (no GPU and no driver needed).
 pub fn nvrtc_compile(source: &str, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError> {
+    let unit = Unit {
+        text: source,
+        name: "grayscale.cu",
+        options: &[],
+        name_expression: None,
+    };
+    compile_ptx(&unit, cc)
+}
+
+/// [`nvrtc_compile`] for any unit.
+pub(crate) fn compile_ptx(unit: &Unit, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError> {
     let nvrtc = Nvrtc::find(None)?;
     let archs = nvrtc.supported_archs()?;
     let arch = Plan::Ptx {
@@ -238,12 +314,13 @@ pub fn nvrtc_compile(source: &str, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError
         })?,
     }
     .arch_option();
-    let out = nvrtc.compile(source, &arch)?;
+    let out = nvrtc.compile_unit(unit, &arch)?;
     Ok(NvrtcPtx {
         ptx: text_of(&out.image),
         version: nvrtc.version,
         arch,
         options: out.options,
+        lowered: out.lowered,
     })
 }
 
@@ -263,120 +340,31 @@ pub fn nvrtc_compile_cubin(source: &str, cc: (i32, i32)) -> Result<NvrtcCubin, C
     })
 }
 
-/// What NVRTC should produce for a device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Plan {
-    /// PTX for this virtual architecture, JIT-compiled by the driver (NVRTC not newer than it).
-    Ptx { arch: i32 },
-    /// A cubin for the device's own architecture (NVRTC newer than the driver, same major).
-    Cubin { arch: i32 },
-}
-
-impl Plan {
-    /// The `--gpu-architecture` value: "compute_90" or "sm_90".
-    pub(crate) fn arch_option(self) -> String {
-        match self {
-            Plan::Ptx { arch } => format!("compute_{arch}"),
-            Plan::Cubin { arch } => format!("sm_{arch}"),
-        }
-    }
-}
-
-/// What NVRTC `nvrtc` (supporting `archs`) may produce for a device of compute capability `cc`
-/// under a driver implementing CUDA `driver`, or why it should not be used at all. `ptx_jit`
-/// is false where the driver's PTX JIT is off (`CUDA_DISABLE_PTX_JIT=1`): only a cubin loads.
-pub(crate) fn plan(
-    nvrtc: (i32, i32),
-    driver: (i32, i32),
-    cc: (i32, i32),
-    archs: &[i32],
-    ptx_jit: bool,
-) -> Result<Plan, String> {
-    let (n, d) = (
-        format!("{}.{}", nvrtc.0, nvrtc.1),
-        format!("{}.{}", driver.0, driver.1),
-    );
-    let device = cc.0 * 10 + cc.1;
-    if nvrtc <= driver && ptx_jit {
-        return pick_arch(archs, cc)
-            .map(|arch| Plan::Ptx { arch })
-            .ok_or_else(|| format!("NVRTC {n} supports {archs:?}, none at or below sm_{device}"));
-    }
-    if nvrtc.0 > driver.0 {
-        return Err(format!(
-            "NVRTC {n} is a newer major version than the driver's CUDA {d}: \
-             neither its PTX nor its cubins are guaranteed to load"
-        ));
-    }
-    if archs.contains(&device) {
-        return Ok(Plan::Cubin { arch: device });
-    }
-    Err(match ptx_jit {
-        true => format!(
-            "NVRTC {n} is newer than the driver's CUDA {d}, so its PTX would not load, \
-             and it cannot build a cubin for sm_{device}"
-        ),
-        false => format!(
-            "PTX JIT is disabled (CUDA_DISABLE_PTX_JIT=1) and NVRTC {n} cannot build a cubin \
-             for sm_{device}"
-        ),
-    })
-}
-
-/// Whether the driver will JIT-compile PTX: not when `CUDA_DISABLE_PTX_JIT=1` (CUDA's
-/// environment variable; the driver then loads cubins only).
-pub(crate) fn ptx_jit_enabled() -> bool {
-    std::env::var("CUDA_DISABLE_PTX_JIT").map_or(true, |v| v.trim() != "1")
-}
-
-/// The newest virtual architecture NVRTC supports at or below compute capability `cc` (so
-/// a GPU newer than the NVRTC still gets PTX its driver can JIT).
-fn pick_arch(supported: &[i32], cc: (i32, i32)) -> Option<i32> {
-    let want = cc.0 * 10 + cc.1;
-    supported.iter().copied().filter(|&a| a <= want).max()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const NVRTC13: [i32; 12] = [75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121];
-
     #[test]
-    fn picks_newest_supported_arch_not_above_device() {
-        assert_eq!(pick_arch(&NVRTC13, (9, 0)), Some(90));
-        assert_eq!(pick_arch(&NVRTC13, (8, 9)), Some(89));
-        // A GPU newer than NVRTC gets the newest PTX NVRTC can write.
-        assert_eq!(pick_arch(&NVRTC13, (13, 0)), Some(121));
-        // An older GPU than NVRTC supports gets nothing.
-        assert_eq!(pick_arch(&NVRTC13, (6, 1)), None);
-    }
-
-    #[test]
-    fn nvrtc_output_is_only_planned_where_it_loads() {
-        let nvrtc12 = [50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90];
-        // NVRTC no newer than the driver: PTX, JIT-compiled by the driver.
-        let h200 = plan((13, 0), (13, 0), (9, 0), &NVRTC13, true);
-        assert_eq!(h200, Ok(Plan::Ptx { arch: 90 }));
-        let older = plan((12, 0), (13, 0), (9, 0), &nvrtc12, true);
-        assert_eq!(older, Ok(Plan::Ptx { arch: 90 }));
-        // Newer within the major (NVRTC 12.9, R535's CUDA 12.2, a T4): a cubin for sm_75.
-        let t4 = plan((12, 9), (12, 2), (7, 5), &nvrtc12, true);
-        assert_eq!(t4, Ok(Plan::Cubin { arch: 75 }));
-        assert_eq!(Plan::Cubin { arch: 75 }.arch_option(), "sm_75");
-        // PTX JIT off: a cubin even where PTX would load.
-        let no_jit = plan((13, 0), (13, 0), (9, 0), &NVRTC13, false);
-        assert_eq!(no_jit, Ok(Plan::Cubin { arch: 90 }));
-        let e = plan((13, 0), (13, 0), (6, 1), &NVRTC13, false).unwrap_err();
-        assert!(e.contains("CUDA_DISABLE_PTX_JIT=1"), "{e}");
-        // Newer by a major version (NVRTC 13 on R535): not used.
-        let e = plan((13, 0), (12, 2), (7, 5), &NVRTC13, true).unwrap_err();
-        assert!(e.contains("NVRTC 13.0 is a newer major version than the driver's CUDA 12.2"));
-        // Newer, and no cubin for this device.
-        let e = plan((12, 9), (12, 2), (6, 1), &[75, 90], true).unwrap_err();
-        assert!(e.contains("cannot build a cubin for sm_61"), "{e}");
-        let e = plan((13, 0), (13, 0), (6, 1), &NVRTC13, true).unwrap_err();
-        assert!(e.contains("none at or below sm_61"), "{e}");
+    fn options_put_the_architecture_first_and_default_to_cpp17() {
+        assert_eq!(
+            compile_options("compute_90", &[]),
+            ["--gpu-architecture=compute_90", "--std=c++17"]
+        );
+        let user = ["-DN=4".to_string(), "--use_fast_math".to_string()];
+        assert_eq!(
+            compile_options("sm_90", &user),
+            [
+                "--gpu-architecture=sm_90",
+                "--std=c++17",
+                "-DN=4",
+                "--use_fast_math"
+            ]
+        );
+        // The user's own standard replaces the default rather than following it.
+        for std in ["--std=c++20", "-std=c++14"] {
+            let o = compile_options("compute_90", &[std.to_string()]);
+            assert_eq!(o, ["--gpu-architecture=compute_90", std]);
+        }
     }
 
     #[test]

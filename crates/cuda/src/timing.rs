@@ -9,10 +9,13 @@
 
 use std::ffi::c_void;
 use std::ptr;
+use std::thread;
+use std::time::{Duration, Instant};
 
 use blocksweep_core::{BatchTimes, KernelVariant, Launch, Stamps};
 use cudarc::driver::sys::{CUdeviceptr, CUevent, CUfunction};
 
+use crate::codes::CuCode;
 use crate::context::Stream;
 use crate::entry_points::cu;
 use crate::error::{map_driver, map_launch, CudaError, OrMap};
@@ -48,6 +51,17 @@ impl Event {
         unsafe { cu!(cuEventRecord(self.raw, stream.raw())) }.or_map(map_driver)
     }
 
+    /// Whether everything recorded before this event has finished (`cuEventQuery`): its
+    /// `CUDA_ERROR_NOT_READY` is "not yet"; any other error is the work's own (a fault).
+    fn done(&self) -> Result<bool, CudaError> {
+        // SAFETY: the event is live.
+        match unsafe { cu!(cuEventQuery(self.raw)) } {
+            Ok(()) => Ok(true),
+            Err(f) if f.code == CuCode::CUDA_ERROR_NOT_READY => Ok(false),
+            Err(f) => Err(map_driver(f.call, f.code)),
+        }
+    }
+
     /// Milliseconds from `self` to `end`, both recorded and complete.
     fn elapsed_ms(&self, end: &Event) -> Result<f64, CudaError> {
         let mut ms = 0f32;
@@ -66,16 +80,41 @@ impl Drop for Event {
     }
 }
 
-/// Timing-enabled events, grown to the largest batch asked for and reused.
+/// Timing-enabled events, grown to the largest batch asked for and reused, and one more that
+/// marks the end of the work a deadline waits for.
 pub(crate) struct EventTimer {
     events: Vec<Event>,
+    end: Event,
 }
 
 impl EventTimer {
     pub(crate) fn new() -> Result<Self, CudaError> {
-        let mut t = EventTimer { events: Vec::new() };
+        let mut t = EventTimer {
+            events: Vec::new(),
+            end: Event::new()?,
+        };
         t.ensure(2)?;
         Ok(t)
+    }
+
+    /// Waits for everything issued on `stream` so far, for `limit` at most (polling
+    /// cuEventQuery, where cuStreamSynchronize would wait for ever on a kernel that loops):
+    /// past it, [`CudaError::Deadline`] saying `what` was late.
+    pub(crate) fn wait_within(
+        &self,
+        stream: &Stream,
+        limit: Duration,
+        what: &'static str,
+    ) -> Result<(), CudaError> {
+        self.end.record(stream)?;
+        let start = Instant::now();
+        match poll_until(limit, || start.elapsed(), thread::sleep, || self.end.done())? {
+            true => Ok(()),
+            false => Err(CudaError::Deadline {
+                what,
+                seconds: limit.as_secs_f64(),
+            }),
+        }
     }
 
     fn ensure(&mut self, count: usize) -> Result<(), CudaError> {
@@ -89,12 +128,14 @@ impl EventTimer {
     /// the one before; the host does not wait between them) and waits once at the end.
     /// Events are recorded before the first and after the last run for [`Stamps::Batch`], and
     /// before the first and after every run for [`Stamps::Each`] (N + 1 events: run i's
-    /// interval is from event i to event i + 1).
+    /// interval is from event i to event i + 1). With a `limit`, the wait ends there
+    /// ([`EventTimer::wait_within`]): a user's kernel may never finish.
     pub(crate) fn run_batch(
         &mut self,
         stream: &Stream,
         count: u32,
         stamps: Stamps,
+        limit: Option<Duration>,
         op: &mut dyn FnMut() -> Result<(), CudaError>,
     ) -> Result<BatchTimes, CudaError> {
         let marks = match stamps {
@@ -116,7 +157,10 @@ impl EventTimer {
         if stamps == Stamps::Batch {
             e[1].record(stream)?;
         }
-        stream.synchronize()?;
+        match limit {
+            None => stream.synchronize()?,
+            Some(limit) => self.wait_within(stream, limit, "the kernel")?,
+        }
         Ok(match stamps {
             Stamps::None => BatchTimes::default(),
             Stamps::Batch => BatchTimes {
@@ -131,6 +175,33 @@ impl EventTimer {
                     .collect::<Result<_, _>>()?,
             },
         })
+    }
+}
+
+/// The first poll's pause, and the longest: short waits stay short, long ones cost little.
+const FIRST_PAUSE: Duration = Duration::from_millis(1);
+const LONGEST_PAUSE: Duration = Duration::from_millis(10);
+
+/// Asks `done` until it says yes (`Ok(true)`), fails, or `elapsed` reaches `limit`
+/// (`Ok(false)`, after one last ask), pausing with `sleep` from 1 ms, doubling up to 10 ms,
+/// never past the limit. The clock and the pause are parameters so that tests need no device.
+pub(crate) fn poll_until(
+    limit: Duration,
+    mut elapsed: impl FnMut() -> Duration,
+    mut sleep: impl FnMut(Duration),
+    mut done: impl FnMut() -> Result<bool, CudaError>,
+) -> Result<bool, CudaError> {
+    let mut pause = FIRST_PAUSE;
+    loop {
+        if done()? {
+            return Ok(true);
+        }
+        let now = elapsed();
+        if now >= limit {
+            return Ok(false);
+        }
+        sleep(pause.min(limit - now));
+        pause = (pause * 2).min(LONGEST_PAUSE);
     }
 }
 
@@ -217,4 +288,86 @@ pub(crate) fn launch(
         ))
     }
     .map_err(|f| map_launch(&launch.to_string(), f.code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// `poll_until` on a fake clock that the fake pause advances; the pauses it took.
+    fn poll(
+        limit_ms: u64,
+        mut answers: impl FnMut(u32) -> Result<bool, CudaError>,
+    ) -> (Result<bool, CudaError>, Vec<u64>) {
+        let now = Cell::new(Duration::ZERO);
+        let mut pauses = Vec::new();
+        let mut asked = 0;
+        let r = poll_until(
+            Duration::from_millis(limit_ms),
+            || now.get(),
+            |d| {
+                pauses.push(d.as_millis() as u64);
+                now.set(now.get() + d);
+            },
+            || {
+                asked += 1;
+                answers(asked)
+            },
+        );
+        (r, pauses)
+    }
+
+    #[test]
+    fn finished_work_is_not_waited_for() {
+        let (r, pauses) = poll(500, |_| Ok(true));
+        assert_eq!((r.unwrap(), pauses), (true, vec![]));
+    }
+
+    #[test]
+    fn pauses_grow_from_1_ms_to_10_ms_until_the_work_is_done() {
+        let (r, pauses) = poll(500, |asked| Ok(asked == 8));
+        assert!(r.unwrap());
+        assert_eq!(pauses, [1, 2, 4, 8, 10, 10, 10]);
+    }
+
+    #[test]
+    fn the_deadline_ends_the_wait_without_sleeping_past_it() {
+        let (r, pauses) = poll(25, |_| Ok(false));
+        assert!(!r.unwrap(), "still running at the deadline");
+        // 1 + 2 + 4 + 8 = 15, then the 10 left, then one last ask at 25 ms.
+        assert_eq!(pauses, [1, 2, 4, 8, 10]);
+        let (r, pauses) = poll(0, |_| Ok(false));
+        assert!(!r.unwrap());
+        assert!(pauses.is_empty());
+    }
+
+    #[test]
+    fn a_fault_ends_the_wait_with_its_error() {
+        let (r, pauses) = poll(500, |asked| match asked {
+            3 => Err(map_driver(
+                "cuEventQuery",
+                CuCode::CUDA_ERROR_ILLEGAL_ADDRESS,
+            )),
+            _ => Ok(false),
+        });
+        let e = r.unwrap_err();
+        assert_eq!(e.code(), Some(CuCode::CUDA_ERROR_ILLEGAL_ADDRESS));
+        assert_eq!(pauses, [1, 2]);
+    }
+
+    #[test]
+    fn the_real_clock_gives_up_at_a_short_deadline() {
+        let start = Instant::now();
+        let late = poll_until(
+            Duration::from_millis(30),
+            || start.elapsed(),
+            thread::sleep,
+            || Ok(false),
+        );
+        assert!(!late.unwrap());
+        let took = start.elapsed();
+        assert!(took >= Duration::from_millis(30), "{took:?}");
+        assert!(took < Duration::from_secs(2), "{took:?}");
+    }
 }

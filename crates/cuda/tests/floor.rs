@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use blocksweep_cuda::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS};
+use blocksweep_cuda::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS, OPTIONAL_DRIVER_ENTRY_POINTS};
 
 /// The list `env` names, else the vendored one.
 fn exports(env: &str, vendored: &str) -> (PathBuf, BTreeSet<String>) {
@@ -51,6 +51,13 @@ fn every_driver_entry_point_is_exported_by_r535() {
         "{} is newer than R535",
         path.display()
     );
+    // What is optional is so because the floor lacks it (cuFuncGetParamInfo is CUDA 12.4).
+    for name in OPTIONAL_DRIVER_ENTRY_POINTS {
+        assert!(
+            !names.contains(*name),
+            "{name} is in R535: make it required"
+        );
+    }
     let gone = missing(DRIVER_ENTRY_POINTS, &names);
     assert!(
         gone.is_empty(),

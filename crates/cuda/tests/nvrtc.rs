@@ -5,9 +5,10 @@
 use std::process::ExitCode;
 
 use blocksweep_conformance::{show, skip, Completion, Harness};
-use blocksweep_core::ErrorKind;
+use blocksweep_core::{ErrorKind, Language, ProgramSource};
 use blocksweep_cuda::{
-    nvrtc_available, nvrtc_compile, nvrtc_compile_cubin, CudaError, KERNEL_SOURCE,
+    nvrtc_available, nvrtc_compile, nvrtc_compile_cubin, nvrtc_compile_program, CudaError,
+    KERNEL_SOURCE,
 };
 
 /// `None` when libnvrtc loads, else the skip saying why (a failure when BLOCKSWEEP_REQUIRE
@@ -90,6 +91,97 @@ fn a_syntax_error_is_a_build_error_with_the_log() -> Completion {
     Completion::Completed
 }
 
+/// A user's kernel as a spec file gives it.
+fn user(code: &str, entry: &str, origin: &str, options: &[&str]) -> ProgramSource {
+    ProgramSource {
+        language: Language::Cuda,
+        code: code.as_bytes().to_vec(),
+        entry: entry.into(),
+        origin: origin.into(),
+        options: options.iter().map(|o| o.to_string()).collect(),
+    }
+}
+
+const SAXPY: &str = r#"
+#ifndef SCALE
+#error SCALE is not defined
+#endif
+extern "C" __global__ void saxpy(float* y, const float* x, float a, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = SCALE * a * x[i] + y[i];
+}
+"#;
+
+fn a_users_kernel_compiles_with_its_options() -> Completion {
+    if let Some(skipped) = nvrtc_missing() {
+        return skipped;
+    }
+    let src = user(SAXPY, "saxpy", "examples/saxpy.cu", &["-DSCALE=2"]);
+    let out = nvrtc_compile_program(&src, (9, 0)).expect("saxpy compiles");
+    assert_eq!(
+        out.options,
+        ["--gpu-architecture=compute_90", "--std=c++17", "-DSCALE=2"]
+    );
+    // extern "C": the name expression lowers to the name itself.
+    assert_eq!(out.lowered.as_deref(), Some("saxpy"));
+    assert!(out.ptx.contains(".entry saxpy("), "{}", out.ptx);
+    // The user's standard replaces the default.
+    let src = user(SAXPY, "saxpy", "saxpy.cu", &["-DSCALE=2", "--std=c++14"]);
+    let out = nvrtc_compile_program(&src, (9, 0)).unwrap();
+    assert!(
+        !out.options.iter().any(|o| o == "--std=c++17"),
+        "{:?}",
+        out.options
+    );
+    Completion::Completed
+}
+
+fn a_cpp_entry_lowers_to_its_mangled_name() -> Completion {
+    if let Some(skipped) = nvrtc_missing() {
+        return skipped;
+    }
+    let code = r#"
+__global__ void scale(float* y, float a, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] *= a;
+}
+template <typename T> __global__ void twice(T* y) { y[threadIdx.x] *= T(2); }
+"#;
+    for entry in ["scale", "twice<float>"] {
+        let out = nvrtc_compile_program(&user(code, entry, "scale.cu", &[]), (9, 0)).unwrap();
+        let lowered = out.lowered.expect("a lowered name");
+        show!("{entry} -> {lowered}");
+        assert!(lowered.starts_with("_Z"), "{entry}: {lowered}");
+        assert!(
+            out.ptx.contains(&format!(".entry {lowered}(")),
+            "{entry}: {lowered}"
+        );
+    }
+    Completion::Completed
+}
+
+fn a_users_build_errors_name_the_file() -> Completion {
+    if let Some(skipped) = nvrtc_missing() {
+        return skipped;
+    }
+    let bad = user(SAXPY, "saxpy", "kernels/user/bad.cu", &[]);
+    let err = nvrtc_compile_program(&bad, (9, 0)).expect_err("SCALE is not defined");
+    assert_eq!(err.kind(), ErrorKind::Build);
+    let log = err.to_string();
+    assert!(log.contains("bad.cu(3): "), "{log}");
+    assert!(log.contains("SCALE is not defined"), "{log}");
+    // An entry the source lacks fails the name expression: load_program's second try then
+    // says to declare it extern "C" __global__.
+    let missing = user(SAXPY, "nope", "saxpy.cu", &["-DSCALE=1"]);
+    let err = nvrtc_compile_program(&missing, (9, 0)).expect_err("no such entry");
+    assert_eq!(err.kind(), ErrorKind::Build, "{err}");
+    show!("missing entry: {err}");
+    let arch = user(SAXPY, "saxpy", "saxpy.cu", &["-arch=sm_80"]);
+    let err = nvrtc_compile_program(&arch, (9, 0)).expect_err("the architecture is ours");
+    assert!(err.to_string().contains("'-arch=sm_80'"), "{err}");
+    Completion::Completed
+}
+
 fn main() -> ExitCode {
     Harness::new()
         .test(
@@ -107,6 +199,18 @@ fn main() -> ExitCode {
         .test(
             "a_syntax_error_is_a_build_error_with_the_log",
             a_syntax_error_is_a_build_error_with_the_log,
+        )
+        .test(
+            "a_users_kernel_compiles_with_its_options",
+            a_users_kernel_compiles_with_its_options,
+        )
+        .test(
+            "a_cpp_entry_lowers_to_its_mangled_name",
+            a_cpp_entry_lowers_to_its_mangled_name,
+        )
+        .test(
+            "a_users_build_errors_name_the_file",
+            a_users_build_errors_name_the_file,
         )
         .run()
 }

@@ -1,0 +1,343 @@
+//! A user's kernel on CUDA: built with NVRTC exactly as the built-in kernels are (the same
+//! PTX-or-cubin plan, [`kernel::nvrtc_image`]), one device buffer per buffer argument, the
+//! arguments packed once for every `cuLaunchKernel`, and copies in and out of the buffers.
+//!
+//! CUDA cannot tell a kernel's parameter list from its image before CUDA 12.4; where the
+//! driver has `cuFuncGetParamInfo` (optional, see entry_points.rs) the declared arguments are
+//! checked against it, count and sizes.
+
+use std::ffi::c_void;
+use std::path::Path;
+use std::ptr;
+
+use blocksweep_core::{KernelFacts, Language, Launch, ProgramArg, ProgramSource};
+use cudarc::driver::sys::{CUdeviceptr, CUfunction};
+
+use crate::codes::CuCode;
+use crate::context::Stream;
+use crate::device::DriverInfo;
+use crate::entry_points::{cu, optional_fns};
+use crate::error::{map_driver, map_launch, CudaError, OrMap};
+use crate::kernel::{self, Module, Provenance};
+use crate::memory::{check_free, DeviceBuffer};
+use crate::nvrtc::{self, NvrtcPtx, Unit};
+use crate::params::{check_params, declared_params, Params};
+
+/// A loaded user kernel with its buffers and packed arguments.
+///
+/// Fields drop in order: the argument array (host memory), the buffers, then the module.
+pub(crate) struct Program {
+    function: CUfunction,
+    facts: KernelFacts,
+    params: Params,
+    /// One per argument, in order: `Some` for a buffer argument.
+    buffers: Vec<Option<DeviceBuffer>>,
+    _module: Module,
+}
+
+// SAFETY: the function, module and buffers belong to the context, used from one thread at a
+// time with it bound; the argument array points only into heap memory `params` owns.
+unsafe impl Send for Program {}
+
+impl Program {
+    pub(crate) fn function(&self) -> CUfunction {
+        self.function
+    }
+
+    pub(crate) fn facts(&self) -> &KernelFacts {
+        &self.facts
+    }
+
+    /// Issues one `cuLaunchKernel` with the launch's (x, y, z) block, (x, y) grid and dynamic
+    /// shared memory, and the packed arguments. As for the built-in kernels, nothing is
+    /// checked here: the driver's refusal (`CUDA_ERROR_INVALID_VALUE`,
+    /// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`) is the answer, as LaunchRejected.
+    pub(crate) fn launch(&self, stream: &Stream, launch: Launch) -> Result<(), CudaError> {
+        let (block, grid) = (launch.block, launch.grid);
+        // SAFETY: the function comes from this program's loaded module in the current
+        // context; `params` holds one pointer per kernel parameter, each to a value of the
+        // declared size that lives as long as the program (cuLaunchKernel copies them before
+        // returning); every buffer pointer is a live allocation the program owns.
+        unsafe {
+            cu!(cuLaunchKernel(
+                self.function,
+                grid.x,
+                grid.y,
+                1,
+                block.x,
+                block.y,
+                block.z,
+                launch.shared_bytes,
+                stream.raw(),
+                self.params.launch_arg(),
+                ptr::null_mut()
+            ))
+        }
+        .map_err(|f| map_launch(&launch.to_string(), f.code))
+    }
+
+    /// Enqueues a copy of `bytes` (the whole buffer) into argument `arg`'s buffer. From
+    /// pageable memory the driver returns once `bytes` is staged (CUDA's "API synchronization
+    /// behavior"), so `bytes` is not read after this returns; the caller waits for the copy.
+    pub(crate) fn write(&self, arg: usize, bytes: &[u8], stream: &Stream) -> Result<(), CudaError> {
+        let buf = self.buffer(arg, bytes.len(), "write_buffer")?;
+        // SAFETY: `buf` holds exactly `bytes.len()` bytes; the source is staged before return.
+        unsafe {
+            cu!(cuMemcpyHtoDAsync_v2(
+                buf.ptr(),
+                bytes.as_ptr().cast::<c_void>(),
+                bytes.len(),
+                stream.raw()
+            ))
+        }
+        .or_map(map_driver)
+    }
+
+    /// Copies argument `arg`'s whole buffer into `out`. Into pageable memory the driver
+    /// returns only once the copy has completed, so `out` is not written after this returns.
+    pub(crate) fn read(
+        &self,
+        arg: usize,
+        out: &mut [u8],
+        stream: &Stream,
+    ) -> Result<(), CudaError> {
+        let buf = self.buffer(arg, out.len(), "read_buffer")?;
+        // SAFETY: `out` holds exactly the buffer's bytes and is complete on return (above).
+        unsafe {
+            cu!(cuMemcpyDtoHAsync_v2(
+                out.as_mut_ptr().cast::<c_void>(),
+                buf.ptr(),
+                out.len(),
+                stream.raw()
+            ))
+        }
+        .or_map(map_driver)
+    }
+
+    /// Argument `arg`'s buffer, if it is a buffer of `len` bytes.
+    fn buffer(&self, arg: usize, len: usize, call: &str) -> Result<&DeviceBuffer, CudaError> {
+        let buf = match self.buffers.get(arg) {
+            Some(Some(buf)) => buf,
+            Some(None) => {
+                return Err(CudaError::Usage(format!(
+                    "{call}({arg}): argument {arg} is not a buffer"
+                )))
+            }
+            None => {
+                return Err(CudaError::Usage(format!(
+                    "{call}({arg}): the kernel has {} arguments",
+                    self.buffers.len()
+                )))
+            }
+        };
+        if buf.bytes() != len {
+            return Err(CudaError::Usage(format!(
+                "{call}({arg}): {len} bytes for a {}-byte buffer",
+                buf.bytes()
+            )));
+        }
+        Ok(buf)
+    }
+}
+
+/// Compiles a user's `source` to PTX as `load_program` does (its options, C++17 by default,
+/// the same refusals), for compute capability `cc` with the newest NVRTC and no driver or GPU,
+/// asking NVRTC for the entry's lowered name too (a mangled C++ name, or the entry itself
+/// where it is `extern "C"`).
+pub fn nvrtc_compile_program(
+    source: &ProgramSource,
+    cc: (i32, i32),
+) -> Result<NvrtcPtx, CudaError> {
+    check_source(source)?;
+    let text = source.text();
+    let name = unit_name(&source.origin);
+    let unit = Unit {
+        text: &text,
+        name: &name,
+        options: &source.options,
+        name_expression: Some(&source.entry),
+    };
+    nvrtc::compile_ptx(&unit, cc)
+}
+
+/// Builds `source` for a device of compute capability `cc` under `driver`, allocates its
+/// buffers (contents undefined) and packs `args`, in the current context.
+pub(crate) fn load(
+    source: &ProgramSource,
+    args: &[ProgramArg],
+    cc: (i32, i32),
+    driver: &DriverInfo,
+) -> Result<Program, CudaError> {
+    check_source(source)?;
+    let declared = declared_params(args)?;
+    let text = source.text();
+    let name = unit_name(&source.origin);
+    let unit = Unit {
+        text: &text,
+        name: &name,
+        options: &source.options,
+        name_expression: None,
+    };
+    let (compiled, provenance) = kernel::nvrtc_image(cc, driver, &unit)?;
+    let module = Module::load(&compiled.image, &provenance.compiled_by)?;
+    let (module, function, mut provenance) = match module.function(&source.entry) {
+        Ok(f) => (module, f, provenance),
+        Err(e) if e.code() == Some(CuCode::CUDA_ERROR_NOT_FOUND) => {
+            drop(module);
+            by_lowered_name(source, unit, cc, driver)?
+        }
+        Err(e) => return Err(e),
+    };
+    let checked = match param_sizes(function) {
+        Some(actual) => {
+            check_params(&source.entry, &declared, &actual)?;
+            format!("{} parameters, as declared", actual.len())
+        }
+        None => "not checked (cuFuncGetParamInfo, CUDA 12.4+, absent or silent)".into(),
+    };
+    provenance.notes.push(("parameters".into(), checked));
+    let buffers = alloc_buffers(args)?;
+    let pointers: Vec<Option<CUdeviceptr>> = buffers
+        .iter()
+        .map(|b| b.as_ref().map(DeviceBuffer::ptr))
+        .collect();
+    let params = Params::pack(args, &pointers)?;
+    let facts = kernel::facts(function, &source.entry, &provenance)?;
+    Ok(Program {
+        function,
+        facts,
+        params,
+        buffers,
+        _module: module,
+    })
+}
+
+/// The second try for an entry `cuModuleGetFunction` does not know by its own name (a C++
+/// name is mangled): compile again with it as NVRTC's name expression, and look up what it
+/// lowered to. Any failure here says how to declare the entry.
+fn by_lowered_name(
+    source: &ProgramSource,
+    unit: Unit,
+    cc: (i32, i32),
+    driver: &DriverInfo,
+) -> Result<(Module, CUfunction, Provenance), CudaError> {
+    let missing = |why: &str| {
+        CudaError::Program(format!(
+            "{}: entry '{}' not found: declare it extern \"C\" __global__{why}",
+            source.origin, source.entry
+        ))
+    };
+    let unit = Unit {
+        name_expression: Some(&source.entry),
+        ..unit
+    };
+    let (compiled, mut provenance) =
+        kernel::nvrtc_image(cc, driver, &unit).map_err(|e| match e {
+            CudaError::Nvrtc { log, .. } => {
+                missing(&format!(" (NVRTC: {})", log.replace('\n', " | ")))
+            }
+            other => other,
+        })?;
+    let lowered = compiled
+        .lowered
+        .filter(|l| !l.is_empty())
+        .ok_or_else(|| missing(""))?;
+    let module = Module::load(&compiled.image, &provenance.compiled_by)?;
+    let function = module.function(&lowered).map_err(|_| missing(""))?;
+    provenance
+        .notes
+        .push(("nvrtcGetLoweredName".into(), lowered));
+    Ok((module, function, provenance))
+}
+
+/// Refuses what this backend cannot build: another language, no entry, an option that would
+/// override the architecture the plan chose (and with it PTX or cubin).
+fn check_source(source: &ProgramSource) -> Result<(), CudaError> {
+    let origin = &source.origin;
+    if source.language != Language::Cuda {
+        return Err(CudaError::Program(format!(
+            "{origin}: {} source; the CUDA backend builds CUDA C++ (NVRTC) only",
+            source.language
+        )));
+    }
+    if source.entry.trim().is_empty() {
+        return Err(CudaError::Program(format!(
+            "{origin}: no entry point named"
+        )));
+    }
+    if let Some(o) = source
+        .options
+        .iter()
+        .find(|o| o.starts_with("-arch") || o.starts_with("--gpu-architecture"))
+    {
+        return Err(CudaError::Program(format!(
+            "{origin}: option '{o}': blocksweep chooses the architecture for the device \
+             (PTX or cubin, shown in the kernel facts)"
+        )));
+    }
+    Ok(())
+}
+
+/// The name NVRTC's log gives the source: the file name of `origin`, else "program.cu".
+fn unit_name(origin: &str) -> String {
+    Path::new(origin)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "program.cu".into())
+}
+
+/// Parameter sizes from `cuFuncGetParamInfo`, asked index by index until it says
+/// `CUDA_ERROR_INVALID_VALUE` (past the last); `None` where the driver lacks it, answers
+/// anything else, or finds no parameter at all (not told apart from "cannot say").
+fn param_sizes(f: CUfunction) -> Option<Vec<usize>> {
+    let get = optional_fns()?.cuFuncGetParamInfo?;
+    let mut sizes = Vec::new();
+    // CUDA passes at most 32764 bytes of parameters, so fewer parameters than that.
+    for index in 0..32_768 {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: the function belongs to a loaded module of the current context; two
+        // size_t out.
+        let code = unsafe { get(f, index, &mut offset, &mut size) };
+        if !code.is_success() {
+            let past_last = code == CuCode::CUDA_ERROR_INVALID_VALUE && !sizes.is_empty();
+            return past_last.then_some(sizes);
+        }
+        sizes.push(size);
+    }
+    None
+}
+
+/// One device buffer per buffer argument (`None` for the others), after checking that they
+/// fit the free memory.
+fn alloc_buffers(args: &[ProgramArg]) -> Result<Vec<Option<DeviceBuffer>>, CudaError> {
+    let total = args
+        .iter()
+        .map(|a| match a {
+            ProgramArg::Buffer { bytes } => *bytes,
+            _ => 0,
+        })
+        .fold(0u64, u64::saturating_add);
+    if total > 0 {
+        check_free(total, &format!("the kernel's buffers need {total} bytes"))?;
+    }
+    args.iter()
+        .enumerate()
+        .map(|(arg, a)| match a {
+            ProgramArg::Buffer { bytes: 0 } => Err(CudaError::Usage(format!(
+                "argument {arg}: a buffer of 0 bytes"
+            ))),
+            ProgramArg::Buffer { bytes } => {
+                let len = usize::try_from(*bytes).map_err(|_| {
+                    CudaError::TooLarge(format!("argument {arg}: {bytes} bytes do not fit usize"))
+                })?;
+                DeviceBuffer::alloc(len).map(Some)
+            }
+            _ => Ok(None),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "program_tests.rs"]
+mod tests;

@@ -1,0 +1,49 @@
+//! program.rs without a device: what is refused before NVRTC runs, and the names it uses.
+
+use super::*;
+use blocksweep_core::ErrorKind;
+
+#[test]
+fn without_a_driver_there_is_no_parameter_info() {
+    // No libcuda in unit tests: skipped, never a guess.
+    assert_eq!(param_sizes(ptr::null_mut()), None);
+}
+
+fn cuda_source(entry: &str, options: &[&str]) -> ProgramSource {
+    ProgramSource {
+        language: Language::Cuda,
+        code: b"extern \"C\" __global__ void saxpy() {}".to_vec(),
+        entry: entry.into(),
+        origin: "examples/kernels/saxpy/saxpy.cu".into(),
+        options: options.iter().map(|o| o.to_string()).collect(),
+    }
+}
+
+#[test]
+fn only_cuda_cpp_is_built_and_the_architecture_is_blocksweeps() {
+    assert!(check_source(&cuda_source("saxpy", &["-DN=4", "--std=c++20"])).is_ok());
+    let mut cl = cuda_source("saxpy", &[]);
+    cl.language = Language::OpenCl;
+    let e = check_source(&cl).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Build);
+    assert_eq!(
+        e.to_string(),
+        "examples/kernels/saxpy/saxpy.cu: OpenCL C source; the CUDA backend builds CUDA C++ \
+         (NVRTC) only"
+    );
+    for arch in ["-arch=sm_80", "--gpu-architecture=compute_75"] {
+        let e = check_source(&cuda_source("saxpy", &[arch])).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Build);
+        assert!(e.to_string().contains(arch), "{e}");
+    }
+    let e = check_source(&cuda_source(" ", &[])).unwrap_err();
+    assert!(e.to_string().contains("no entry point"), "{e}");
+}
+
+#[test]
+fn nvrtc_logs_name_the_source_file() {
+    assert_eq!(unit_name("examples/kernels/saxpy/saxpy.cu"), "saxpy.cu");
+    assert_eq!(unit_name("inline.cu"), "inline.cu");
+    assert_eq!(unit_name(""), "program.cu");
+    assert_eq!(unit_name("/"), "program.cu");
+}
