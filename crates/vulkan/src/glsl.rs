@@ -1,5 +1,6 @@
 //! GLSL to SPIR-V at run time, through shaderc's C API, opened with dlopen on first use so that
-//! the binary starts (and runs SPIR-V kernels) on a machine without libshaderc.
+//! the binary starts (and runs SPIR-V kernels) on a machine without libshaderc; without a
+//! loadable shaderc, through glslangValidator (`glslang.rs`).
 
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::OnceLock;
@@ -103,9 +104,12 @@ fn shaderc() -> VulkanResult<&'static Shaderc> {
         .map_err(|e| VulkanError::Unavailable(e.clone()))
 }
 
-/// Which shaderc library compiles GLSL here, or why none does.
-pub(crate) fn compiler_name() -> VulkanResult<&'static str> {
-    shaderc().map(|s| s.name)
+/// Which compiler turns GLSL into SPIR-V here: a shaderc library, else glslangValidator.
+pub(crate) fn compiler_name() -> VulkanResult<String> {
+    match shaderc() {
+        Ok(s) => Ok(format!("shaderc ({})", s.name)),
+        Err(_) => crate::glslang::version().map_err(VulkanError::Unavailable),
+    }
 }
 
 /// A shaderc object released by its own function on drop.
@@ -151,7 +155,19 @@ pub(crate) fn compile(
         .map(|o| parse_define(o))
         .collect::<Result<Vec<_>, _>>()
         .map_err(build)?;
-    let s = shaderc()?;
+    let s = match shaderc() {
+        Ok(s) => s,
+        Err(VulkanError::Unavailable(no_shaderc)) => {
+            return crate::glslang::compile(source, origin, entry, &defines).map_err(|e| match e {
+                VulkanError::Unavailable(no_glslang) => VulkanError::Unavailable(format!(
+                    "GLSL needs libshaderc (Debian: libshaderc1) or glslangValidator (Debian: \
+                     glslang-tools), or give a SPIR-V file: {no_shaderc}; {no_glslang}"
+                )),
+                other => other,
+            })
+        }
+        Err(e) => return Err(e),
+    };
     let c = |text: &str, what: &str| {
         CString::new(text).map_err(|_| build(format!("the {what} contains a NUL byte")))
     };

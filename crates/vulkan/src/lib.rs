@@ -61,6 +61,7 @@ mod device;
 mod driver;
 pub mod error;
 mod glsl;
+mod glslang;
 mod instance;
 mod kernel;
 mod memory;

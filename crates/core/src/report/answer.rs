@@ -39,8 +39,12 @@ pub struct PortableAnswer {
     pub apis: Vec<Api>,
     /// Block sizes good ([`Verdict::good`]) on every API asked.
     pub everywhere: Vec<BlockSize>,
-    /// Block sizes good on at least one API or refused by one, but not good on all.
+    /// Block sizes good on at least one API, or refused by one, but not good on all.
     pub exceptions: Vec<Shortfall>,
+    /// APIs that failed to open, or whose run stopped on an error (a mismatch, a fault): while
+    /// any did, no size is portable, whatever the rows that ran say.
+    #[serde(default)]
+    pub stopped: Vec<Short>,
 }
 
 /// Where one API stands at one block size.
@@ -52,7 +56,7 @@ fn standing(r: &SweepResult, block: BlockSize) -> Result<(), Short> {
     };
     let Some(row) = r.rows.iter().find(|x| x.block == block) else {
         let why = match &r.error {
-            Some(e) => format!("did not run: the API stopped earlier ({e})"),
+            Some(_) => "did not run: the API stopped earlier".to_string(),
             None => "did not run".to_string(),
         };
         return Err(short(None, why));
@@ -89,8 +93,9 @@ impl PortableAnswer {
                 blocks.push(row.block);
             }
         }
-        // An API with no result at all failed to open or to start.
-        let failed: Vec<Short> = report
+        // An API with no result at all failed to open or to start; one whose result has an
+        // error stopped part-way.
+        let mut stopped: Vec<Short> = report
             .failures
             .iter()
             .filter(|f| !report.results.iter().any(|r| r.api == f.api))
@@ -100,17 +105,25 @@ impl PortableAnswer {
                 why: format!("failed: {}", f.message),
             })
             .collect();
+        stopped.extend(report.results.iter().filter_map(|r| {
+            r.error.as_ref().map(|e| Short {
+                api: r.api,
+                of_best: None,
+                why: format!("stopped: {e}"),
+            })
+        }));
         let mut everywhere = Vec::new();
         let mut exceptions = Vec::new();
         for block in blocks {
             let standings: Vec<Result<(), Short>> =
                 report.results.iter().map(|r| standing(r, block)).collect();
             let n_good = standings.iter().filter(|s| s.is_ok()).count();
-            let mut short: Vec<Short> = standings.into_iter().filter_map(Result::err).collect();
-            short.extend(failed.iter().cloned());
+            let short: Vec<Short> = standings.into_iter().filter_map(Result::err).collect();
             let refused = short.iter().any(|s| s.of_best.is_none());
             if short.is_empty() {
-                everywhere.push(block);
+                if stopped.is_empty() {
+                    everywhere.push(block);
+                }
             } else if n_good > 0 || refused {
                 exceptions.push(Shortfall { block, short });
             }
@@ -120,6 +133,7 @@ impl PortableAnswer {
             apis,
             everywhere,
             exceptions,
+            stopped,
         })
     }
 
@@ -140,13 +154,21 @@ impl PortableAnswer {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let mut out = vec![match self.everywhere.is_empty() {
-            true => format!("No block size is within {pct} % of each API's best {on}."),
-            false => format!(
-                "Within {pct} % of each API's best {on}: {} threads per block.",
-                list(&self.everywhere)
-            ),
-        }];
+        let stopped: Vec<String> = self
+            .stopped
+            .iter()
+            .map(|s| format!("{} {}", s.api, s.why))
+            .collect();
+        let mut out = vec![
+            match (self.stopped.is_empty(), self.everywhere.is_empty()) {
+                (false, _) => format!("No block size is known good {on}: {}.", stopped.join("; ")),
+                (true, true) => format!("No block size is within {pct} % of each API's best {on}."),
+                (true, false) => format!(
+                    "Within {pct} % of each API's best {on}: {} threads per block.",
+                    list(&self.everywhere)
+                ),
+            },
+        ];
         if !self.exceptions.is_empty() {
             let parts: Vec<String> = self
                 .exceptions
@@ -282,7 +304,8 @@ mod tests {
         let a = PortableAnswer::of(&rep, GOOD_FRACTION).unwrap();
         assert_eq!(a.apis, [TEST_API_A, TEST_API_C]);
         assert!(a.everywhere.is_empty());
-        assert_eq!(a.exceptions[0].short[0].why, "failed: could not open");
+        assert_eq!(a.stopped[0].why, "failed: could not open");
+        assert!(a.sentences()[0].starts_with("No block size is known good on both APIs"));
     }
 
     /// Issue 20, finding 2: a row below the band that the noise cannot tell from the best is
@@ -315,6 +338,25 @@ mod tests {
         let a = PortableAnswer::of(&rep, GOOD_FRACTION).unwrap();
         assert_eq!(blocks(&a.everywhere), [64]);
         assert!(a.exceptions[0].short[0].why.starts_with("cannot be ranked"));
+    }
+
+    /// A mismatch part-way stops an API: the sizes before it ran, yet nothing is portable.
+    #[test]
+    fn an_api_that_stopped_on_an_error_makes_nothing_portable() {
+        let mut rep = Report::new("t", "d");
+        let mut a = result(TEST_API_A, &[(64, Some(1.0))]);
+        a.error = Some("output 'y' at block 128 differs".into());
+        rep.results.push(a);
+        rep.results
+            .push(result(TEST_API_B, &[(64, Some(1.0)), (128, Some(1.0))]));
+        let p = PortableAnswer::of(&rep, GOOD_FRACTION).unwrap();
+        assert!(p.everywhere.is_empty(), "{p:?}");
+        assert_eq!(p.stopped[0].api, TEST_API_A);
+        let s = p.sentences();
+        assert!(
+            s[0].contains("Alpha stopped: output 'y' at block 128 differs"),
+            "{s:?}"
+        );
     }
 
     #[test]

@@ -417,14 +417,17 @@ fn header(r: &SweepResult) -> Vec<String> {
         )),
     }
     let f = &r.frame;
-    h.push(format!(
-        "Image: {} x {}, {} pixels, {:.1} MiB moved per pass (seed {})",
-        f.width,
-        f.height,
-        f.pixels,
-        f.bytes_per_pass as f64 / MIB,
-        f.seed
-    ));
+    h.push(match &r.program {
+        Some(p) => program_line(p, f),
+        None => format!(
+            "Image: {} x {}, {} pixels, {:.1} MiB moved per pass (seed {})",
+            f.width,
+            f.height,
+            f.pixels,
+            f.bytes_per_pass as f64 / MIB,
+            f.seed
+        ),
+    });
     h.push(timing_line(r));
     if let Some(note) = cache_note(r) {
         h.push(note);
@@ -450,6 +453,28 @@ fn header(r: &SweepResult) -> Vec<String> {
         ));
     }
     h
+}
+
+/// "Your kernel: saxpy (examples/kernels/saxpy/kernel.toml) at n=16777216, 16777216 work items,
+/// 192.0 MiB moved per dispatch; source saxpy.cu (CUDA C++), entry saxpy; checked: y (exact)".
+fn program_line(p: &crate::sweep::ProgramInfo, f: &crate::frame::FrameInfo) -> String {
+    let moved = match p.bytes_known {
+        true => format!(
+            "{:.1} MiB moved per dispatch",
+            f.bytes_per_pass as f64 / MIB
+        ),
+        false => "bytes moved not declared (no GB/s)".to_string(),
+    };
+    format!(
+        "Your kernel: {} ({}) at {}, {} work items, {moved}; source {}; checked at every size \
+         against its first size and the first API: {}",
+        p.name,
+        p.spec,
+        p.sizes,
+        f.pixels,
+        p.source,
+        p.checked.join(", ")
+    )
 }
 
 /// "Timing: <discipline in words>; 140 timed dispatches per row (adaptive: >= 5 ms) after 3

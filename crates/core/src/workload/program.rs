@@ -11,7 +11,7 @@ use crate::backend::{Api, Backend, BackendError, DeviceKind, ErrorKind, GridSize
 use crate::frame::FrameInfo;
 use crate::limits::Limits;
 use crate::measure::measure;
-use crate::spec::{GridMode, Instance, KernelSpec};
+use crate::spec::{CompareMode, GridMode, InitDecl, Instance, KernelSpec};
 use crate::sweep::{
     self, launch_refusal, measure_copy, shape_row, Observer, Plan, PlannedRow, ProgramInfo,
     SweepConfig, SweepError, SweepResult,
@@ -83,16 +83,17 @@ impl ProgramWorkload {
         Ok(Launch::new(b, grid).with_shared(shared))
     }
 
-    /// Makes the written buffers what a checked dispatch must start from: poisoned (every
-    /// byte 0xFF, a NaN in floats) where the spec gives no contents, else its initial ones (a
-    /// kernel that reads what it writes gets the same input every time).
+    /// Makes the written buffers what a checked dispatch must start from: an element-wise
+    /// output the spec gives no contents is poisoned (every byte 0xFF, a NaN in floats), so an
+    /// element the kernel skips shows; every other written buffer gets its initial contents (a
+    /// kernel that reads what it writes gets the same input every time, and a sum-compared
+    /// buffer's unused slots add nothing).
     fn reset_outputs(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {
         for b in self.instance.written() {
-            match b.decl.init {
-                crate::spec::InitDecl::Zeros => {
-                    backend.write_buffer(b.decl.index, &vec![0xFF; b.initial.len()])?
-                }
-                _ => backend.write_buffer(b.decl.index, &b.initial)?,
+            let poison = b.decl.init == InitDecl::Zeros && b.decl.compare == CompareMode::Exact;
+            match poison {
+                true => backend.write_buffer(b.decl.index, &vec![0xFF; b.initial.len()])?,
+                false => backend.write_buffer(b.decl.index, &b.initial)?,
             }
         }
         Ok(())

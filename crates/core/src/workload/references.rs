@@ -55,13 +55,15 @@ impl References {
             Some(o) => {
                 let against = format!("its own output at block {}", o.block);
                 for (j, b) in written.iter().enumerate() {
-                    compare(
-                        &b.decl,
-                        &o.outputs[j],
-                        &here.outputs[j],
-                        &instance.tolerance,
-                    )
-                    .map_err(|m| mismatch(b, against.clone(), m.to_string()))?;
+                    let (want, got) = (&o.outputs[j], &here.outputs[j]);
+                    compare(&b.decl, want, got, &instance.tolerance).map_err(|m| {
+                        let detail = format!(
+                            "{m}. The kernel's result depends on the launch: a loop that misses \
+                             elements, or a kernel that needs the grid to cover the work \
+                             (docs/kernels.md, \"What each check means\")"
+                        );
+                        mismatch(b, against.clone(), detail)
+                    })?;
                 }
             }
             None => *own = Some(here.clone()),
