@@ -249,6 +249,12 @@ pub struct SweepArgs {
 pub struct ValidateArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
+    /// Launch the assumptions with your own kernel: a spec file (docs/kernels.md).
+    #[arg(long, value_name = "SPEC.toml")]
+    pub kernel: Option<PathBuf>,
+    /// With --kernel, the kernel's sizes: N, WxH, or name=value,... [default: the spec's sizes].
+    #[arg(long, short, value_name = "SIZE", requires = "kernel")]
+    pub size: Option<String>,
     /// Output format (table, markdown or json).
     #[arg(long, short, default_value = "table", value_parser = formats())]
     pub format: FormatChoice,

@@ -603,6 +603,9 @@ fn resource_cell(r: &ResourceResult, notes: &mut Notes) -> String {
         (Outcome::Failed { message }, _) => {
             format!("FAILED {}", notes.mark(format!("{api}: {message}")))
         }
+        (Outcome::Unchecked { why }, _) => {
+            format!("runs, not checked {}", notes.mark(format!("{api}: {why}")))
+        }
     }
 }
 

@@ -15,9 +15,15 @@ pub fn limit_violation(limits: &Limits, kernel: &KernelFacts, block: BlockSize) 
 /// The compiled kernel's own limit, which some drivers report but do not enforce.
 pub fn kernel_limit_violation(kernel: &KernelFacts, block: BlockSize) -> Option<String> {
     let k = kernel.max_block.as_ref()?;
+    // The registers are what usually sets this limit below the device's: say them.
+    let registers = kernel
+        .registers
+        .as_ref()
+        .map(|r| format!(" ({} registers per thread, {})", r.value, r.name))
+        .unwrap_or_default();
     (block.threads() > k.value).then(|| {
         format!(
-            "{} threads > {} = {} for this kernel",
+            "{} threads > {} = {} for this kernel{registers}",
             block.threads(),
             k.name,
             k.value

@@ -6,6 +6,7 @@
 mod frame;
 mod program;
 mod references;
+mod validate;
 
 pub use frame::FrameWorkload;
 pub use program::ProgramWorkload;

@@ -23,7 +23,7 @@ pub struct ProgramWorkload {
     pub spec: KernelSpec,
     pub instance: Instance,
     /// The first API's outputs, which every later API is checked against.
-    references: Mutex<References>,
+    pub(super) references: Mutex<References>,
 }
 
 impl ProgramWorkload {
@@ -60,15 +60,9 @@ impl ProgramWorkload {
     fn launch(&self, planned: &PlannedRow) -> Result<Launch, String> {
         let b = planned.block;
         let grid = match self.instance.grid {
-            GridMode::Data => {
-                let (w, h) = self.instance.work;
-                let x = w.div_ceil(b.x as u64);
-                let y = h.div_ceil(b.y as u64);
-                GridSize {
-                    x: u32::try_from(x).map_err(|_| format!("grid x {x} does not fit 32 bits"))?,
-                    y: u32::try_from(y).map_err(|_| format!("grid y {y} does not fit 32 bits"))?,
-                }
-            }
+            GridMode::Data => self.data_grid(b).ok_or_else(|| {
+                format!("the grid covering the work at block {b} does not fit 32 bits")
+            })?,
             GridMode::Stride => {
                 let g = match self.instance.max_grid {
                     Some(cap) => planned.grid.min(cap),
@@ -99,8 +93,19 @@ impl ProgramWorkload {
         Ok(())
     }
 
+    /// One dispatch from reset outputs, not checked.
+    pub(super) fn unchecked_dispatch(
+        &self,
+        backend: &mut dyn Backend,
+        launch: Launch,
+    ) -> Result<(), BackendError> {
+        self.reset_outputs(backend)?;
+        backend.run_batch(Work::Kernel(launch), 1, Stamps::None)?;
+        Ok(())
+    }
+
     /// One dispatch from reset outputs, read back and checked against both references.
-    fn checked_dispatch(
+    pub(super) fn checked_dispatch(
         &self,
         backend: &mut dyn Backend,
         launch: Launch,

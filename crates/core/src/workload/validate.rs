@@ -1,0 +1,95 @@
+//! `validate --kernel`: the portable sizing assumptions launched with a user's kernel, each
+//! with the API's own answer, what the queried limits (the device's and this compiled
+//! kernel's) say, and the output checked like a sweep row's.
+
+use super::program::ProgramWorkload;
+use crate::backend::{Backend, BackendError, ErrorKind, GridSize, Launch};
+use crate::spec::GridMode;
+use crate::sweep::limit_violation;
+use crate::validate::{Check, Outcome, ASSUMPTIONS};
+
+impl ProgramWorkload {
+    /// Every assumption of [`ASSUMPTIONS`] launched with the kernel (prepared already). A
+    /// kernel that needs one work item per element gets a grid covering its work at each
+    /// block, except in the checks that are about the grid; its shared memory is the spec's at
+    /// that block.
+    pub fn validate(&self, backend: &mut dyn Backend) -> Result<Vec<Check>, BackendError> {
+        let mut own = None;
+        let mut checks = Vec::new();
+        for asm in ASSUMPTIONS {
+            let block = asm.launch.block;
+            let about_grid = asm.claim.contains("grid");
+            let grid = match (self.instance.grid, about_grid) {
+                (GridMode::Data, false) => self.data_grid(block).unwrap_or(asm.launch.grid),
+                _ => asm.launch.grid,
+            };
+            let shared = self.instance.shared_bytes(block).unwrap_or(0);
+            let launch = Launch::new(block, grid).with_shared(shared);
+            let limits_say = limit_violation(backend.limits(), backend.kernel_facts(), block);
+            if let Some(why) = self.unchecked_because(launch) {
+                let outcome = match self.unchecked_dispatch(backend, launch) {
+                    Ok(()) => Outcome::Unchecked { why },
+                    Err(e) if e.kind == ErrorKind::LaunchRejected => {
+                        Outcome::Rejected { message: e.message }
+                    }
+                    Err(e) => return Err(e),
+                };
+                checks.push(Check {
+                    api: backend.api(),
+                    assumption: asm,
+                    limits_say,
+                    outcome,
+                });
+                continue;
+            }
+            let outcome = match self.checked_dispatch(backend, launch, &mut own) {
+                Ok(Ok(())) => Outcome::Ran,
+                Ok(Err(m)) => Outcome::Failed {
+                    message: format!("ran, but its output is wrong: {}", m.detail()),
+                },
+                Err(e) if e.kind == ErrorKind::LaunchRejected => {
+                    Outcome::Rejected { message: e.message }
+                }
+                Err(e) => return Err(e),
+            };
+            checks.push(Check {
+                api: backend.api(),
+                assumption: asm,
+                limits_say,
+                outcome,
+            });
+        }
+        Ok(checks)
+    }
+
+    /// Why a launch's output says nothing about it, where it does not: a kernel over a 1-D
+    /// work indexes x only (in a taller block or grid its threads repeat each other's work and
+    /// race on what they write), and a kernel that takes only some blocks (a fixed tile).
+    fn unchecked_because(&self, launch: Launch) -> Option<String> {
+        let b = launch.block;
+        if self.instance.work.1 == 1 && (b.y * b.z > 1 || launch.grid.y > 1) {
+            return Some(format!(
+                "the kernel's work is 1-D: in {launch} its threads repeat x's work, so its \
+                 output says nothing about the launch"
+            ));
+        }
+        let takes = self.instance.blocks.as_ref()?;
+        (!takes.contains(&b)).then(|| {
+            let list: Vec<String> = takes.iter().map(|x| x.to_string()).collect();
+            format!(
+                "the spec says the kernel takes only blocks {}: block {b} is launched for the \
+                 limits alone",
+                list.join(", ")
+            )
+        })
+    }
+
+    /// The grid that reaches every work item at `block`, where it fits 32 bits.
+    pub(super) fn data_grid(&self, block: crate::BlockSize) -> Option<GridSize> {
+        let (w, h) = self.instance.work;
+        Some(GridSize {
+            x: u32::try_from(w.div_ceil(block.x as u64)).ok()?,
+            y: u32::try_from(h.div_ceil(block.y as u64)).ok()?,
+        })
+    }
+}
