@@ -2,7 +2,7 @@
 # Everything blocksweep measures on the lent NVIDIA H200, in one device call. Runs in the
 # repository root there, with the release binary, benches/bin and .gl/ (Debian's Vulkan/OpenCL
 # loaders and glvnd, see ../shared/device.md) carried. PARTS selects what runs (default: all):
-#   env core trace cuda bench lab kit multi
+#   env core trace cuda bench lab kit multi kernels
 # Results: $OUT/h200-<part>.tgz, one per part (a call brings back at most 8 files).
 set -u
 export OUT=${OUT:?}
@@ -66,6 +66,7 @@ for part in $PARTS; do
     cuda) bash tools/h200/cuda-paths.sh > "$R/cuda-paths.log" 2>&1; mv "$OUT/cuda-paths" "$R/" 2>/dev/null ;;
     bench) bash tools/h200/bench.sh > "$R/bench-run.log" 2>&1; mv "$OUT/bench" "$R/" 2>/dev/null ;;
     lab) [ -f tools/h200/lab.sh ] && bash tools/h200/lab.sh > "$R/lab-run.log" 2>&1 ;;
+    kernels) bash tools/h200/kernels.sh > "$OUT/kernels-run.log" 2>&1; mv "$OUT/kernels-run.log" "$R/" ;;
     kit)
       # The conformance kit and the backends' own tests, built here with
       # `cargo test --release --no-run` and carried in $KIT (one binary per file, named for
