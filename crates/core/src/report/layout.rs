@@ -2,8 +2,15 @@
 //! 80–100 column terminal): tables that drop their least useful columns or split, long per-row
 //! text moved into numbered footnotes, cells of text columns wrapped, prose wrapped.
 //!
+//! This file is the fitting policy (which columns wrap, drop or split, the footnotes); tabled
+//! draws the tables.
+//!
 //! Widths are counted in characters: every glyph the reports use (≈, ≠, ≥, ±, —, ×, ÷) is one
 //! column wide in a terminal.
+
+use tabled::builder::Builder;
+use tabled::settings::object::{Columns, Rows};
+use tabled::settings::{Alignment, Padding, Span, Style};
 
 /// Where the terminal width cannot be known (a pipe, a file, no `COLUMNS`).
 pub const DEFAULT_WIDTH: usize = 100;
@@ -381,90 +388,77 @@ impl Table {
         texts.join("\n\n")
     }
 
+    /// Draws the `shown` columns with tabled: the header (bottom-aligned, one line per `\n`)
+    /// and the rows, cells of wrap columns wrapped at `widths`, columns two spaces apart; a
+    /// section's title is a line of its own between the rows.
     fn lines(&self, shown: &[usize], widths: &[usize], width: usize) -> String {
-        let mut out: Vec<String> = Vec::new();
-        let heads: Vec<Vec<String>> = shown
+        let mut b = Builder::default();
+        b.push_record(shown.iter().map(|&c| self.columns[c].head.clone()));
+        let heads = shown
             .iter()
-            .map(|&c| {
-                self.columns[c]
-                    .head
-                    .split('\n')
-                    .map(str::to_string)
-                    .collect()
-            })
-            .collect();
-        let depth = heads.iter().map(Vec::len).max().unwrap_or(1);
-        for line in 0..depth {
-            let cells: Vec<String> = heads
-                .iter()
-                .map(|h| {
-                    // Bottom-aligned: short headers sit on the last line.
-                    let skip = depth - h.len();
-                    match line.checked_sub(skip) {
-                        Some(i) => h[i].clone(),
-                        None => String::new(),
-                    }
-                })
-                .collect();
-            out.push(self.line(shown, widths, &cells));
-        }
+            .map(|&c| self.columns[c].head.split('\n').count())
+            .max()
+            .unwrap_or(1);
+        // Lines each record takes, and the sections to put before data row k.
+        let mut heights = vec![heads];
+        let mut sections: Vec<(usize, String)> = Vec::new();
         for row in &self.rows {
             match row {
-                Row::Section(t) => out.push(wrap_line(t, width, "  ")),
+                Row::Section(t) => sections.push((heights.len(), wrap_line(t, width, "  "))),
                 Row::Cells(cells) => {
-                    // Wrap the cells of wrap columns; the row takes as many lines as its
-                    // tallest cell.
-                    let wrapped: Vec<Vec<String>> = shown
+                    let wrapped: Vec<String> = shown
                         .iter()
-                        .map(|&c| {
-                            let w = widths[c];
-                            if self.columns[c].wrap_min.is_some() && width_of(&cells[c]) > w {
-                                wrap_line(&cells[c], w, "")
-                                    .split('\n')
-                                    .map(str::to_string)
-                                    .collect()
-                            } else {
-                                vec![cells[c].clone()]
+                        .map(|&c| match self.columns[c].wrap_min {
+                            Some(_) if width_of(&cells[c]) > widths[c] => {
+                                wrap_line(&cells[c], widths[c], "")
                             }
+                            _ => cells[c].clone(),
                         })
                         .collect();
-                    let tall = wrapped.iter().map(Vec::len).max().unwrap_or(1);
-                    for i in 0..tall {
-                        let cells: Vec<String> = wrapped
+                    heights.push(
+                        wrapped
                             .iter()
-                            .map(|w| w.get(i).cloned().unwrap_or_default())
-                            .collect();
-                        out.push(self.line(shown, widths, &cells));
-                    }
+                            .map(|w| w.split('\n').count())
+                            .max()
+                            .unwrap_or(1),
+                    );
+                    b.push_record(wrapped);
                 }
             }
         }
+        let mut t = b.build();
+        t.with(Style::empty())
+            .with(Padding::new(0, SEP.len(), 0, 0))
+            .modify(Columns::last(), Padding::new(0, 0, 0, 0))
+            .modify(Rows::first(), Alignment::bottom());
+        for (i, &c) in shown.iter().enumerate() {
+            if self.columns[c].align == Align::Right {
+                t.modify(Columns::one(i), Alignment::right());
+            }
+        }
+        let drawn = t.to_string();
+        let mut lines = drawn.lines().map(|l| l.trim_end().to_string());
+        let mut out: Vec<String> = Vec::new();
+        for (record, &h) in heights.iter().enumerate() {
+            out.extend(
+                sections
+                    .iter()
+                    .filter(|(k, _)| *k == record)
+                    .map(|(_, t)| t.clone()),
+            );
+            out.extend(lines.by_ref().take(h));
+        }
+        out.extend(
+            sections
+                .iter()
+                .filter(|(k, _)| *k == heights.len())
+                .map(|(_, t)| t.clone()),
+        );
         out.join("\n")
     }
 
-    fn line(&self, shown: &[usize], widths: &[usize], cells: &[String]) -> String {
-        let mut s = String::new();
-        for (i, (&c, cell)) in shown.iter().zip(cells).enumerate() {
-            if i > 0 {
-                s.push_str(SEP);
-            }
-            let pad = widths[c].saturating_sub(width_of(cell));
-            match self.columns[c].align {
-                Align::Right => {
-                    s.push_str(&" ".repeat(pad));
-                    s.push_str(cell);
-                }
-                Align::Left => {
-                    s.push_str(cell);
-                    s.push_str(&" ".repeat(pad));
-                }
-            }
-        }
-        s.trim_end().to_string()
-    }
-
-    /// The table as GitHub-flavoured markdown: every column, one header line, cells padded
-    /// so the source reads as a table too.
+    /// The table as GitHub-flavoured markdown, drawn by tabled: every column, one header
+    /// line, the alignment row, cells padded so the source reads as a table too.
     pub fn markdown(&self) -> String {
         let n = self.columns.len();
         let esc = |s: &str| s.replace('|', "\\|");
@@ -477,39 +471,42 @@ impl Table {
                 }
             }
         }
-        let line = |cells: &[String]| {
-            let mut s = String::from("|");
-            for (c, cell) in cells.iter().enumerate() {
-                let pad = widths[c].saturating_sub(width_of(cell));
-                match self.columns[c].align {
-                    Align::Right => s.push_str(&format!(" {}{cell} |", " ".repeat(pad))),
-                    Align::Left => s.push_str(&format!(" {cell}{} |", " ".repeat(pad))),
-                }
-            }
-            s
-        };
-        let mut out = vec![line(&heads)];
-        let mut rule = String::from("|");
-        for (w, col) in widths.iter().zip(&self.columns) {
+        let mut b = Builder::default();
+        b.push_record(heads);
+        b.push_record(widths.iter().zip(&self.columns).map(|(w, col)| {
             let dashes = "-".repeat(w.saturating_sub(1));
             match col.align {
-                Align::Right => rule.push_str(&format!(" {dashes}: |")),
-                Align::Left => rule.push_str(&format!(" :{dashes} |")),
+                Align::Right => format!("{dashes}:"),
+                Align::Left => format!(":{dashes}"),
             }
-        }
-        out.push(rule);
+        }));
+        // A section's title spans the row, so that it does not widen the first column.
+        let mut sections = Vec::new();
         for row in &self.rows {
-            let cells: Vec<String> = match row {
-                Row::Cells(cells) => cells.iter().map(|c| esc(c)).collect(),
+            match row {
+                Row::Cells(cells) => b.push_record(cells.iter().map(|c| esc(c))),
                 Row::Section(t) => {
+                    sections.push(b.count_records());
                     let mut v = vec![format!("**{}**", esc(t))];
                     v.resize(n, String::new());
-                    v
+                    b.push_record(v);
                 }
-            };
-            out.push(line(&cells));
+            }
         }
-        out.join("\n")
+        let mut t = b.build();
+        t.with(Style::empty().left('|').right('|').vertical('|'));
+        for (i, col) in self.columns.iter().enumerate() {
+            if col.align == Align::Right {
+                t.modify(Columns::one(i), Alignment::right());
+            }
+        }
+        for r in sections {
+            t.modify(
+                (r, 0),
+                (Span::column(n as isize), Alignment::left()),
+            );
+        }
+        t.to_string()
     }
 
     /// Text or markdown.
@@ -624,7 +621,7 @@ mod tests {
         assert!(narrow.contains("COLUMNS="), "{narrow}");
         let md = t.markdown();
         assert!(md.starts_with("| block | aaaaaaaaaa |"), "{md}");
-        assert!(md.contains("| **a group** |"), "{md}");
+        assert!(md.contains("\n| **a group**  "), "a section spans its row: {md}");
     }
 
     #[test]

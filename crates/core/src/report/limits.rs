@@ -433,6 +433,6 @@ mod tests {
             .starts_with("api,concept,value,native_name,device\n"));
         assert!(two
             .markdown(Layout::default())
-            .contains("| **max threads per block** |"));
+            .contains("| **max threads per block** "));
     }
 }
