@@ -165,6 +165,17 @@ pub struct Check {
     pub outcome: Outcome,
 }
 
+impl Check {
+    /// The launch ran and left a wrong output: the run fails (exit code 1).
+    pub fn went_wrong(&self) -> bool {
+        match &self.outcome {
+            Outcome::Wrong { .. } => true,
+            Outcome::Failed { message } => message.starts_with("ran, but"),
+            _ => false,
+        }
+    }
+}
+
 /// Hands every assumption's launch to `backend` (device limits are not pre-checked here: the
 /// point is to see what the API itself does) and verifies those that run.
 /// What `validate` learns from one API: the assumptions launched, the resource rows

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use blocksweep_core::report::limits::{ApiLimits, LimitsGroup, LimitsReport};
 use blocksweep_core::report::Render;
+use blocksweep_core::session::Session;
 
 use super::layout;
 use crate::args::LimitsArgs;
@@ -15,25 +16,21 @@ pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
     let options = args.device.open_options();
     let mut groups = Vec::new();
     let mut failed = false;
-    for targets in &each {
-        let mut views = Vec::new();
-        for d in &targets.devices {
-            match reg.open(d, &options) {
-                Ok(b) => views.push(ApiLimits {
-                    device: b.identity().clone(),
-                    limits: b.limits().clone(),
-                    kernel: b.kernel_facts().clone(),
-                    timer: b.timer(),
-                }),
-                Err(e) => {
-                    warn!("{e}");
-                    failed = true;
-                }
-            }
-        }
+    for targets in each {
+        let heading = Some(super::heading(&targets));
+        let one_physical_device = targets.one_physical_device;
+        let (views, failures) = Session::each(&reg, targets, &options, |b| {
+            Ok(ApiLimits {
+                device: b.identity().clone(),
+                limits: b.limits().clone(),
+                kernel: b.kernel_facts().clone(),
+                timer: b.timer(),
+            })
+        });
+        failed |= super::warn_failures(&failures);
         groups.push(LimitsGroup {
-            heading: Some(super::heading(targets)),
-            one_physical_device: targets.one_physical_device,
+            heading,
+            one_physical_device,
             views,
         });
     }

@@ -53,6 +53,14 @@ pub fn heading(targets: &Targets) -> String {
     format!("{}{uuid}", targets.note)
 }
 
+/// Says each failure on stderr; true when there was any.
+pub fn warn_failures(failures: &[blocksweep_core::report::Failure]) -> bool {
+    for f in failures {
+        warn!("{}: {}", f.api, f.message);
+    }
+    !failures.is_empty()
+}
+
 /// A session error as the CLI reports it: bad input exits 2, the rest 1.
 pub fn session_error(e: SessionError) -> anyhow::Error {
     match e {

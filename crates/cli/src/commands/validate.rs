@@ -3,132 +3,68 @@
 use std::process::ExitCode;
 
 use blocksweep_core::report::Render;
-use blocksweep_core::validate::{self, Outcome, ValidateGroup, ValidateReport};
+use blocksweep_core::session::Session;
+use blocksweep_core::validate::{self, Check, Outcome, ValidateGroup, ValidateReport};
 use blocksweep_core::workload::{ProgramWorkload, Workload};
 use blocksweep_core::Frame;
 
 use super::layout;
 use crate::args::ValidateArgs;
 use crate::output::stdio;
+use crate::usage;
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
-    if let Some(path) = &args.kernel {
-        return run_kernel(args, path);
-    }
-    let reg = super::registry();
-    let each = super::resolve_each(&reg, &args.device)?;
-    let options = args.device.open_options();
+    let work = match &args.kernel {
+        Some(path) => {
+            let (spec, sizes) = super::kernel::load(path, args.size.as_deref())?;
+            let instance = spec.instantiate(&sizes).map_err(|e| usage(e.to_string()))?;
+            Some(ProgramWorkload::new(spec, instance))
+        }
+        None => None,
+    };
     // Small, and not a multiple of any block size, so coverage bugs cannot hide.
     let frame = Frame::generate(509, 253, 3);
     let reference = frame.reference();
-    let mut groups = Vec::new();
-    let mut failed = false;
-    for targets in &each {
-        let mut checks = Vec::new();
-        let mut resources = Vec::new();
-        let mut apis = Vec::new();
-        for d in &targets.devices {
-            let result = reg
-                .open(d, &options)
-                .and_then(|mut b| validate::run_api(b.as_mut(), &frame, &reference));
-            match result {
-                Ok(v) => {
-                    // `--vk-validation` promises to fail on any message the layer raised.
-                    if !v.diagnostics.is_empty() {
-                        warn!(
-                            "{}: {} validation message(s): {}",
-                            d.api,
-                            v.diagnostics.len(),
-                            v.diagnostics.join(" | ")
-                        );
-                        failed = true;
-                    }
-                    apis.push((d.api, d.name.clone()));
-                    checks.extend(v.checks);
-                    resources.extend(v.resources);
-                }
-                Err(e) => {
-                    warn!("{e}");
-                    failed = true;
-                }
-            }
-        }
-        groups.push(ValidateGroup {
-            heading: Some(super::heading(targets)),
-            apis,
-            checks,
-            resources,
-        });
-    }
-    let report = ValidateReport { groups };
-    stdio::print(&report.render(layout::format(args.format), layout::stdout(args.wide)))?;
-    let wrong = report
-        .checks()
-        .any(|c| matches!(c.outcome, Outcome::Wrong { .. }))
-        || report
-            .resources()
-            .any(|r| matches!(r.outcome, Outcome::Wrong { .. }));
-    Ok(if wrong || failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
-/// `validate --kernel`: the assumptions launched with the user's kernel on every API.
-fn run_kernel(args: &ValidateArgs, path: &std::path::Path) -> anyhow::Result<ExitCode> {
-    let (spec, sizes) = super::kernel::load(path, args.size.as_deref())?;
-    let instance = spec
-        .instantiate(&sizes)
-        .map_err(|e| crate::usage(e.to_string()))?;
-    let work = ProgramWorkload::new(spec, instance);
     let reg = super::registry();
     let each = super::resolve_each(&reg, &args.device)?;
     let options = args.device.open_options();
     let mut groups = Vec::new();
     let mut failed = false;
-    for targets in &each {
-        let mut checks = Vec::new();
-        let mut apis = Vec::new();
-        for d in &targets.devices {
-            let result = reg.open(d, &options).and_then(|mut b| {
-                work.prepare(b.as_mut())?;
-                let c = work.validate(b.as_mut())?;
-                Ok((c, b.diagnostics()))
-            });
-            match result {
-                Ok((c, said)) => {
-                    if !said.is_empty() {
-                        warn!(
-                            "{}: {} validation message(s): {}",
-                            d.api,
-                            said.len(),
-                            said.join(" | ")
-                        );
-                        failed = true;
-                    }
-                    apis.push((d.api, d.name.clone()));
-                    checks.extend(c);
+    for targets in each {
+        let heading = Some(super::heading(&targets));
+        let (done, failures) = Session::each(&reg, targets, &options, |b| {
+            let name = (b.api(), b.identity().name.clone());
+            match &work {
+                Some(w) => {
+                    w.prepare(b)?;
+                    Ok((name, w.validate(b)?, Vec::new()))
                 }
-                Err(e) => {
-                    warn!("{e}");
-                    failed = true;
+                None => {
+                    let v = validate::run_api(b, &frame, &reference)?;
+                    Ok((name, v.checks, v.resources))
                 }
             }
-        }
-        groups.push(ValidateGroup {
-            heading: Some(super::heading(targets)),
-            apis,
-            checks,
-            resources: Vec::new(),
         });
+        failed |= super::warn_failures(&failures);
+        let mut group = ValidateGroup {
+            heading,
+            apis: Vec::new(),
+            checks: Vec::new(),
+            resources: Vec::new(),
+        };
+        for (api, checks, resources) in done {
+            group.apis.push(api);
+            group.checks.extend(checks);
+            group.resources.extend(resources);
+        }
+        groups.push(group);
     }
     let report = ValidateReport { groups };
     stdio::print(&report.render(layout::format(args.format), layout::stdout(args.wide)))?;
-    let wrong = report.checks().any(|c| {
-        matches!(c.outcome, Outcome::Wrong { .. })
-            || matches!(&c.outcome, Outcome::Failed { message } if message.starts_with("ran, but"))
-    });
+    let wrong = report.checks().any(Check::went_wrong)
+        || report
+            .resources()
+            .any(|r| matches!(r.outcome, Outcome::Wrong { .. }));
     Ok(if wrong || failed {
         ExitCode::from(1)
     } else {

@@ -501,10 +501,7 @@ impl Table {
             }
         }
         for r in sections {
-            t.modify(
-                (r, 0),
-                (Span::column(n as isize), Alignment::left()),
-            );
+            t.modify((r, 0), (Span::column(n as isize), Alignment::left()));
         }
         t.to_string()
     }
@@ -621,7 +618,10 @@ mod tests {
         assert!(narrow.contains("COLUMNS="), "{narrow}");
         let md = t.markdown();
         assert!(md.starts_with("| block | aaaaaaaaaa |"), "{md}");
-        assert!(md.contains("\n| **a group**  "), "a section spans its row: {md}");
+        assert!(
+            md.contains("\n| **a group**  "),
+            "a section spans its row: {md}"
+        );
     }
 
     #[test]

@@ -78,6 +78,15 @@ impl Session {
         observer: &mut dyn Observer,
     ) -> Result<Session, SessionError> {
         observer.status(None, "opening the devices and building the kernels");
+        let session = Session::open_all(registry, targets, options);
+        if session.backends.is_empty() {
+            return Err(SessionError::nothing_opened(&session.failures));
+        }
+        Ok(session)
+    }
+
+    /// Opens every target in parallel; what could not open is in `failures`.
+    fn open_all(registry: &Registry, targets: Targets, options: &OpenOptions) -> Session {
         let t = crate::trace::span("core", "open, every target in parallel");
         let opened: Vec<Result<Box<dyn Backend>, BackendError>> = thread::scope(|s| {
             let handles: Vec<_> = targets
@@ -113,10 +122,40 @@ impl Session {
                 }),
             }
         }
-        if session.backends.is_empty() {
-            return Err(SessionError::nothing_opened(&session.failures));
+        session
+    }
+
+    /// The whole life of a command that asks each API one thing (`limits`, `validate`): opens
+    /// `targets` in parallel, hands each opened API to `work` in target order, and closes them
+    /// all. What could not open, what `work` failed with, and any message of an API's own
+    /// checking layer (`--vk-validation`) become failures, here and only here.
+    pub fn each<T>(
+        registry: &Registry,
+        targets: Targets,
+        options: &OpenOptions,
+        mut work: impl FnMut(&mut dyn Backend) -> Result<T, BackendError>,
+    ) -> (Vec<T>, Vec<Failure>) {
+        let mut session = Session::open_all(registry, targets, options);
+        let mut out = Vec::new();
+        let mut failures = std::mem::take(&mut session.failures);
+        for b in session.backends() {
+            match work(b.as_mut()) {
+                Ok(v) => out.push(v),
+                Err(e) => failures.push(Failure {
+                    api: e.api,
+                    message: e.message,
+                }),
+            }
+            let said = b.diagnostics();
+            if !said.is_empty() {
+                failures.push(Failure {
+                    api: b.api(),
+                    message: format!("{} validation message(s): {}", said.len(), said.join(" | ")),
+                });
+            }
         }
-        Ok(session)
+        session.close();
+        (out, failures)
     }
 
     /// Closes every API at once, each on its own thread: destroying contexts and devices is
