@@ -150,7 +150,7 @@ fn json_output_file_and_partial_rewrite() {
     );
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["schema_version"], blocksweep_core::report::SCHEMA_VERSION);
     let r = &v["results"][0];
     assert_eq!(r["api"], "opencl");
     assert_eq!(r["rows"].as_array().unwrap().len(), 2);
