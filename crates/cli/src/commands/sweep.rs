@@ -133,7 +133,9 @@ impl<'a> Outputs<'a> {
                     self.failed = Some(e);
                     break;
                 }
-                stdio::eprint_line(&format!("blocksweep: wrote {}", t.path().display()));
+                if !self.args.quiet {
+                    stdio::eprint_line(&format!("blocksweep: wrote {}", t.path().display()));
+                }
             }
         }
         // The results go to stdout as well as to the files (hyperfine prints and exports),
@@ -160,6 +162,7 @@ impl<'a> Outputs<'a> {
                     ok = false;
                 }
                 Ok(svg) => match target.write(svg.as_bytes()) {
+                    Ok(()) if self.args.quiet => {}
                     Ok(()) => stdio::eprint_line(&format!(
                         "blocksweep: plotted {}",
                         target.path().display()
