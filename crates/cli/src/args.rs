@@ -253,7 +253,8 @@ pub struct ValidateArgs {
     /// Launch the assumptions with your own kernel: a spec file (docs/kernels.md).
     #[arg(long, value_name = "SPEC.toml")]
     pub kernel: Option<PathBuf>,
-    /// With --kernel, the kernel's sizes: N, WxH, or name=value,... [default: the spec's sizes].
+    /// With --kernel, the kernel's sizes: N, WxH, or name=value,... [default: the spec's sizes, each work
+    /// dimension at most 4096: validate launches, it does not time].
     #[arg(long, short, value_name = "SIZE", requires = "kernel")]
     pub size: Option<String>,
     /// Output format: table, markdown, csv or json.

@@ -154,6 +154,9 @@ pub enum Outcome {
     /// It ran; its output is not a check of the launch, for the reason given (a 1-D kernel in
     /// a 2-D block repeats x's work in y).
     Unchecked { why: String },
+    /// Not handed to the API: the kernel cannot take it (a grid above the spec's `max_grid`
+    /// would write past a buffer of one slot per block).
+    NotLaunched { why: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -303,6 +306,9 @@ fn cell(c: &Check, notes: &mut Notes) -> String {
         (Outcome::Unchecked { why }, _) => {
             format!("runs, not checked {}", notes.mark(format!("{api}: {why}")))
         }
+        (Outcome::NotLaunched { why }, _) => {
+            format!("not launched {}", notes.mark(format!("{api}: {why}")))
+        }
     }
 }
 
@@ -386,6 +392,7 @@ impl Render for ValidateReport {
                     Outcome::Rejected { message } => ("rejected", message.clone()),
                     Outcome::Failed { message } => ("failed", message.clone()),
                     Outcome::Unchecked { why } => ("unchecked", why.clone()),
+                    Outcome::NotLaunched { why } => ("not launched", why.clone()),
                 };
                 rec.push(vec![
                     c.api.key().into(),
@@ -446,6 +453,7 @@ fn outcome_words(o: &Outcome) -> (&'static str, String) {
         Outcome::Rejected { message } => ("rejected", message.clone()),
         Outcome::Failed { message } => ("failed", message.clone()),
         Outcome::Unchecked { why } => ("unchecked", why.clone()),
+        Outcome::NotLaunched { why } => ("not launched", why.clone()),
     }
 }
 

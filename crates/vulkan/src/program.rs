@@ -80,7 +80,7 @@ fn words_of(source: &ProgramSource) -> VulkanResult<(Vec<u32>, String)> {
                 .map_err(|e| build(format!("{} is not UTF-8: {e}", source.origin)))?;
             let words = glsl::compile(text, &source.origin, &source.entry, &source.options)?;
             let by = glsl::compiler_name()?;
-            Ok((words, format!("compiled by {by} from {}", source.origin)))
+            Ok((words, format!("{by} from {}", source.origin)))
         }
         other => Err(build(format!(
             "{} is {other}; the Vulkan backend builds GLSL or SPIR-V",

@@ -11,12 +11,18 @@ use blocksweep_core::{trace, KernelSpec, SpecError};
 
 use crate::usage;
 
-/// Reads the spec at `path` and the sizes `--size` asks for (else its defaults).
-pub fn load(path: &Path, size: Option<&str>) -> anyhow::Result<(KernelSpec, Sizes)> {
+/// Reads the spec at `path` and the sizes `--size` asks for, else its defaults (each work
+/// dimension capped at `cap`, where given).
+pub fn load(
+    path: &Path,
+    size: Option<&str>,
+    cap: Option<u64>,
+) -> anyhow::Result<(KernelSpec, Sizes)> {
     let spec = KernelSpec::load(path).map_err(|e| usage(e.to_string()))?;
-    let sizes = match size {
-        Some(s) => spec.with_size(s).map_err(|e| usage(e.to_string()))?,
-        None => spec.sizes.clone(),
+    let sizes = match (size, cap) {
+        (Some(s), _) => spec.with_size(s).map_err(|e| usage(e.to_string()))?,
+        (None, Some(per_dim)) => spec.capped_sizes(per_dim),
+        (None, None) => spec.sizes.clone(),
     };
     Ok((spec, sizes))
 }

@@ -193,7 +193,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     // A spec file is read, and the frame's size checked against the core's own host memory,
     // before anything is made or opened.
     let spec = match &args.kernel {
-        Some(path) => Some(super::kernel::load(path, args.size.as_deref())?),
+        Some(path) => Some(super::kernel::load(path, args.size.as_deref(), None)?),
         None => None,
     };
     let frame_size = match &spec {

@@ -16,7 +16,8 @@ use crate::usage;
 pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let work = match &args.kernel {
         Some(path) => {
-            let (spec, sizes) = super::kernel::load(path, args.size.as_deref())?;
+            // 4096 per dimension unless --size says: validate launches, it does not time.
+            let (spec, sizes) = super::kernel::load(path, args.size.as_deref(), Some(4096))?;
             let instance = spec.instantiate(&sizes).map_err(|e| usage(e.to_string()))?;
             Some(ProgramWorkload::new(spec, instance))
         }

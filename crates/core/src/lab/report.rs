@@ -606,6 +606,9 @@ fn resource_cell(r: &ResourceResult, notes: &mut Notes) -> String {
         (Outcome::Unchecked { why }, _) => {
             format!("runs, not checked {}", notes.mark(format!("{api}: {why}")))
         }
+        (Outcome::NotLaunched { why }, _) => {
+            format!("not launched {}", notes.mark(format!("{api}: {why}")))
+        }
     }
 }
 

@@ -275,7 +275,7 @@ pub(crate) fn cpu_paragraph(report: &Report) -> Option<String> {
     Some(format!(
         "{which} What carries over to a GPU: the method (a grid-stride kernel that is correct \
          for any launch, timing on the device's clock, ratios within one run), the verification \
-         of every pixel at every size, and each API's launch limits and how it enforces them. \
+         of every output at every size, and each API's launch limits and how it enforces them. \
          What does not: a CPU driver runs a block as a loop on one core, with no warps, \
          multiprocessors or occupancy (those columns are left out; the warp column counts \
          SIMD groups), so which block size is fastest here says nothing about a GPU. The \
@@ -440,6 +440,18 @@ fn header(r: &SweepResult) -> Vec<String> {
     }
     if let Some(x) = &k.max_block {
         kf.push(format!("max {} {} ({})", w.block, x.value, x.name));
+    }
+    // A user's kernel: every limit of its own, next to the device's.
+    if r.program.is_some() {
+        for (what, x) in [
+            ("static shared bytes", &k.shared_bytes),
+            ("private bytes", &k.private_bytes),
+            ("preferred multiple", &k.preferred_multiple),
+        ] {
+            if let Some(x) = x {
+                kf.push(format!("{what} {} ({})", x.value, x.name));
+            }
+        }
     }
     h.push(format!("Kernel: {}", kf.join(", ")));
     if let Some(c) = &r.copy {

@@ -156,6 +156,19 @@ impl KernelSpec {
         Ok(sizes)
     }
 
+    /// The default sizes with each work dimension capped at `per_dim` (`validate` launches
+    /// without timing: a small work keeps its launches quick, and a launch that repeats the
+    /// work, a 1-D kernel in a grid of 65536 blocks in y, cheap).
+    pub fn capped_sizes(&self, per_dim: u64) -> Sizes {
+        let mut sizes = self.sizes.clone();
+        for name in &self.work {
+            if let Some(v) = sizes.0.get_mut(name) {
+                *v = (*v).min(per_dim);
+            }
+        }
+        sizes
+    }
+
     /// [`instantiate`](KernelSpec::instantiate) at the default sizes.
     pub fn instantiate_default(&self) -> Result<Instance, SpecError> {
         self.instantiate(&self.sizes)

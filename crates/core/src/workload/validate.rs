@@ -26,6 +26,20 @@ impl ProgramWorkload {
             let shared = self.instance.shared_bytes(block).unwrap_or(0);
             let launch = Launch::new(block, grid).with_shared(shared);
             let limits_say = limit_violation(backend.limits(), backend.kernel_facts(), block);
+            if let Some(cap) = self.instance.max_grid.filter(|&c| launch.grid.blocks() > c) {
+                let why = format!(
+                    "{} blocks > the spec's max_grid = {cap}: the kernel writes one slot per \
+                     block, so this grid would write past its buffer",
+                    launch.grid.blocks()
+                );
+                checks.push(Check {
+                    api: backend.api(),
+                    assumption: asm,
+                    limits_say,
+                    outcome: Outcome::NotLaunched { why },
+                });
+                continue;
+            }
             if let Some(why) = self.unchecked_because(launch) {
                 let outcome = match self.unchecked_dispatch(backend, launch) {
                     Ok(()) => Outcome::Unchecked { why },
