@@ -310,32 +310,13 @@ fn a_fault_then_a_missed_deadline_leave_the_backend_failed(d: &DeviceIdentity) -
     if let Some(skipped) = without_nvrtc(d) {
         return skipped;
     }
-    let mut b = open_device(d);
-    let args = [
-        ProgramArg::Buffer { bytes: 4096 },
-        scalar(ScalarType::U64, (1u64 << 40).to_le_bytes()),
-    ];
-    b.load_program(&cuda(SCRIBBLE, "scribble"), &args).unwrap();
-    let fault = b
-        .run_batch(Work::Kernel(launch(32)), 1, Stamps::None)
-        .unwrap_err();
-    show!("fault: {fault}");
-    assert_eq!(fault.kind, ErrorKind::Driver, "{fault}");
-    assert!(fault.message.contains("CUDA_ERROR_"), "{fault}");
-    is_failed(&mut b, &fault);
-    let t = Instant::now();
-    drop(b);
-    assert!(
-        t.elapsed() < Duration::from_secs(5),
-        "teardown took {:?}",
-        t.elapsed()
-    );
-    // The faulted context was released: a fresh one works.
+    // The missed deadline first: a fault leaves the device's primary context unusable for
+    // the rest of the process (seen on the H200: a later cuDevicePrimaryCtxRetain returned
+    // CUDA_ERROR_ILLEGAL_ADDRESS), so nothing can run after it.
     let mut b = open_device(d);
     b.load_program(&cuda(SAXPY, "saxpy"), &saxpy_args())
         .unwrap();
     saxpy_once(&mut b, 256);
-
     let limit = deadline();
     let ns = (limit + Duration::from_secs(2)).as_nanos() as u64;
     let spin = [scalar(ScalarType::U64, ns.to_le_bytes())];
@@ -365,6 +346,37 @@ fn a_fault_then_a_missed_deadline_leave_the_backend_failed(d: &DeviceIdentity) -
         "teardown took {:?}",
         t.elapsed()
     );
+    // Let the abandoned kernel end before the next one is timed against the deadline.
+    std::thread::sleep(Duration::from_secs(3));
+
+    let mut b = open_device(d);
+    let args = [
+        ProgramArg::Buffer { bytes: 4096 },
+        scalar(ScalarType::U64, (1u64 << 40).to_le_bytes()),
+    ];
+    b.load_program(&cuda(SCRIBBLE, "scribble"), &args).unwrap();
+    let fault = b
+        .run_batch(Work::Kernel(launch(32)), 1, Stamps::None)
+        .unwrap_err();
+    show!("fault: {fault}");
+    assert_eq!(fault.kind, ErrorKind::Driver, "{fault}");
+    assert!(fault.message.contains("CUDA_ERROR_"), "{fault}");
+    is_failed(&mut b, &fault);
+    let t = Instant::now();
+    drop(b);
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "teardown took {:?}",
+        t.elapsed()
+    );
+    // After the fault, opening again either works or says the sticky error: never a hang.
+    match open(d.index, &CudaOptions::default()) {
+        Ok(_) => show!("reopened after the fault"),
+        Err(e) => {
+            show!("reopening after the fault: {e}");
+            assert!(e.to_string().contains("CUDA_ERROR_"), "{e}");
+        }
+    }
     Completion::Completed
 }
 

@@ -7,6 +7,8 @@ use blocksweep_core::{
     KernelVariant, Launch, Limits, ProgramArg, ProgramSource, Residency, Stamps, TimerInfo, Work,
 };
 
+use std::mem::ManuallyDrop;
+
 use crate::context::DeviceContext;
 use crate::device::{self, DeviceEntry};
 use crate::error::OpenClError;
@@ -25,7 +27,9 @@ pub struct OpenClBackend {
     planes: Option<Planes>,
     copy: Option<CopyBuffers>,
     program: Option<UserProgram>,
-    kernels: Kernels,
+    /// Released in `Drop` unless a command missed its deadline: NVIDIA's release of a kernel
+    /// waits for the running one (seen on the H200: 2.5 s, the rest of the abandoned kernel).
+    kernels: ManuallyDrop<Kernels>,
     context: DeviceContext,
     identity: DeviceIdentity,
     limits: Limits,
@@ -72,7 +76,7 @@ impl OpenClBackend {
         Ok(OpenClBackend {
             planes: None,
             copy: None,
-            kernels,
+            kernels: ManuallyDrop::new(kernels),
             context,
             identity,
             limits,
@@ -112,6 +116,7 @@ impl OpenClBackend {
             self.unusable = Some(format!("{e}; it may still be running"));
             std::mem::forget(self.planes.take());
             std::mem::forget(self.program.take());
+            std::mem::forget(self.copy.take());
             self.context.abandon();
         }
         r
@@ -282,5 +287,14 @@ impl Backend for OpenClBackend {
         Ok(self
             .program("read_buffer")?
             .read(&self.context.queue, arg, out)?)
+    }
+}
+
+impl Drop for OpenClBackend {
+    fn drop(&mut self) {
+        if self.unusable.is_none() {
+            // SAFETY: dropped once, here, and never used after.
+            unsafe { ManuallyDrop::drop(&mut self.kernels) }
+        }
     }
 }

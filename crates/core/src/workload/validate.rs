@@ -26,12 +26,7 @@ impl ProgramWorkload {
             let shared = self.instance.shared_bytes(block).unwrap_or(0);
             let launch = Launch::new(block, grid).with_shared(shared);
             let limits_say = limit_violation(backend.limits(), backend.kernel_facts(), block);
-            if let Some(cap) = self.instance.max_grid.filter(|&c| launch.grid.blocks() > c) {
-                let why = format!(
-                    "{} blocks > the spec's max_grid = {cap}: the kernel writes one slot per \
-                     block, so this grid would write past its buffer",
-                    launch.grid.blocks()
-                );
+            if let Some(why) = self.not_launched_because(launch) {
                 checks.push(Check {
                     api: backend.api(),
                     assumption: asm,
@@ -46,14 +41,18 @@ impl ProgramWorkload {
                     Err(e) if e.kind == ErrorKind::LaunchRejected => {
                         Outcome::Rejected { message: e.message }
                     }
-                    Err(e) => return Err(e),
+                    Err(e) => Outcome::Failed { message: e.message },
                 };
+                let fault = matches!(outcome, Outcome::Failed { .. });
                 checks.push(Check {
                     api: backend.api(),
                     assumption: asm,
                     limits_say,
                     outcome,
                 });
+                if fault {
+                    break;
+                }
                 continue;
             }
             let outcome = match self.checked_dispatch(backend, launch, &mut own) {
@@ -64,14 +63,21 @@ impl ProgramWorkload {
                 Err(e) if e.kind == ErrorKind::LaunchRejected => {
                     Outcome::Rejected { message: e.message }
                 }
-                Err(e) => return Err(e),
+                // A fault ends the API (CUDA's context is gone after one); the checks made
+                // before it stay.
+                Err(e) => Outcome::Failed { message: e.message },
             };
+            let fault =
+                matches!(&outcome, Outcome::Failed { message } if !message.starts_with("ran, but"));
             checks.push(Check {
                 api: backend.api(),
                 assumption: asm,
                 limits_say,
                 outcome,
             });
+            if fault {
+                break;
+            }
         }
         Ok(checks)
     }
@@ -87,15 +93,32 @@ impl ProgramWorkload {
                  output says nothing about the launch"
             ));
         }
-        let takes = self.instance.blocks.as_ref()?;
-        (!takes.contains(&b)).then(|| {
+        None
+    }
+
+    /// Why a launch is not handed to the API at all: a block the spec says the kernel does
+    /// not take (a tile kernel in another block writes outside its shared tile: on the H200
+    /// that was an illegal address, which ends CUDA), or a grid above the spec's `max_grid`
+    /// (a buffer of one slot per block would be written past its end).
+    fn not_launched_because(&self, launch: Launch) -> Option<String> {
+        let b = launch.block;
+        if let Some(takes) = self.instance.blocks.as_ref().filter(|t| !t.contains(&b)) {
             let list: Vec<String> = takes.iter().map(|x| x.to_string()).collect();
-            format!(
-                "the spec says the kernel takes only blocks {}: block {b} is launched for the \
-                 limits alone",
+            return Some(format!(
+                "the spec says the kernel takes only blocks {}: another block could make it \
+                 write outside its tile",
                 list.join(", ")
-            )
-        })
+            ));
+        }
+        let cap = self
+            .instance
+            .max_grid
+            .filter(|&c| launch.grid.blocks() > c)?;
+        Some(format!(
+            "{} blocks > the spec's max_grid = {cap}: the kernel writes one slot per block, so \
+             this grid would write past its buffer",
+            launch.grid.blocks()
+        ))
     }
 
     /// The grid that reaches every work item at `block`, where it fits 32 bits.
