@@ -38,6 +38,7 @@ mod kernel;
 mod memory;
 mod program;
 mod timing;
+mod transfer;
 
 use blocksweep_core::{trace, DeviceIdentity};
 
