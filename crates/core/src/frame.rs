@@ -67,16 +67,28 @@ pub fn copy_parallel(dst: &mut [f32], src: &[f32]) {
 }
 
 /// A zero-filled host buffer of `len` floats; an error, never an abort, when memory is short.
+/// The memory comes from `alloc_zeroed` (calloc: a large block is fresh zero pages from the
+/// kernel, as for `vec![0.0; n]`), so nothing is written here: a `resize` would zero 10 GB on
+/// one core before the parallel fill wrote it again, where now the first touch happens in the
+/// fill, on every core.
 pub fn try_zeroed(len: u64, what: &'static str) -> Result<Vec<f32>, HostAllocError> {
     let err = || HostAllocError {
         what,
         bytes: len.saturating_mul(4),
     };
     let n = usize::try_from(len).map_err(|_| err())?;
-    let mut v: Vec<f32> = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| err())?;
-    v.resize(n, 0.0);
-    Ok(v)
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<f32>(n).map_err(|_| err())?;
+    // SAFETY: the layout's size is not zero (n > 0).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<f32>();
+    if ptr.is_null() {
+        return Err(err());
+    }
+    // SAFETY: allocated by the global allocator with the layout of n f32 values (what a Vec of
+    // capacity n uses), every byte zero, which is the f32 0.0.
+    Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
 /// Work per parallel task: large enough that scheduling costs nothing.
@@ -99,6 +111,7 @@ impl Frame {
     pub fn try_generate(width: u32, height: u32, seed: u64) -> Result<Frame, HostAllocError> {
         let n = Self::pixel_count(width, height);
         let base = seed ^ 0x6A09_E667_F3BC_C908;
+        let busy = crate::trace::activity("core", "making the frame", 3 * n);
         let plane = |index: u64| -> Result<Vec<f32>, HostAllocError> {
             let mut p = try_zeroed(n, "the frame")?;
             p.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
@@ -106,6 +119,7 @@ impl Frame {
                 for (j, v) in chunk.iter_mut().enumerate() {
                     *v = (splitmix64_at(base, first + j as u64) >> 40) as f32 / (1u64 << 24) as f32;
                 }
+                busy.advance(chunk.len() as u64);
             });
             Ok(p)
         };
@@ -146,6 +160,7 @@ impl Frame {
 
     pub fn try_reference(&self) -> Result<Vec<f32>, HostAllocError> {
         let [wr, wg, wb] = WEIGHTS;
+        let busy = crate::trace::activity("core", "making the CPU reference", self.pixels());
         let mut out = try_zeroed(self.pixels(), "the CPU reference")?;
         out.par_chunks_mut(CHUNK)
             .enumerate()
@@ -155,6 +170,7 @@ impl Frame {
                 for (j, o) in chunk.iter_mut().enumerate() {
                     *o = wr * r[j] + wg * g[j] + wb * b[j];
                 }
+                busy.advance(chunk.len() as u64);
             });
         Ok(out)
     }
