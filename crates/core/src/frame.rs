@@ -238,4 +238,47 @@ mod tests {
         let want = 0.299 * f.r[2] + 0.587 * f.g[2] + 0.114 * f.b[2];
         assert_eq!(out[2], want);
     }
+
+    /// Host-side sizes past 2^32, computed in 64 bits: 65536 x 65536 is 2^32 pixels (0 in 32
+    /// bits), and the H200's 50000 x 50000 frame is 2.5 G pixels, 10 GB per plane and 40 GB
+    /// per pass (all three past 2^32); a limit's refusal names the plane's bytes. The data grid
+    /// that covers 2^32 pixels one thread per block is 2^32 blocks (0 in 32 bits: the plan
+    /// then refuses it for the launch field, sweep/run.rs). No pixel is allocated: the sizes
+    /// come from the sides alone.
+    #[test]
+    fn sizes_past_2_pow_32_are_64_bit() {
+        let sides = |width, height| Frame {
+            width,
+            height,
+            seed: 0,
+            r: Vec::new(),
+            g: Vec::new(),
+            b: Vec::new(),
+        };
+        assert_eq!(Frame::pixel_count(65536, 65536), 1 << 32);
+        assert_eq!(
+            Frame::pixel_count(u32::MAX, u32::MAX),
+            u64::MAX - 2 * u32::MAX as u64
+        );
+        let h200 = sides(50000, 50000).info();
+        assert_eq!(h200.pixels, 2_500_000_000);
+        assert_eq!(h200.bytes_per_pass, 40_000_000_000);
+        let limits = crate::Limits {
+            max_alloc_bytes: Some(crate::Named::new(4_292_870_144, "maxMemoryAllocationSize")),
+            ..Default::default()
+        };
+        let refused = limits.frame_fits(h200.pixels).unwrap_err();
+        assert!(
+            refused.contains("10000000000 bytes")
+                && refused.contains("maxMemoryAllocationSize is 4292870144"),
+            "{refused}"
+        );
+        let block = crate::BlockSize::linear(1);
+        let grid = crate::GridPolicy::Data.grid(block, 1 << 32, None, 132, None);
+        assert_eq!(grid, 1 << 32);
+        let at_1024 =
+            crate::GridPolicy::Data.grid(crate::BlockSize::linear(1024), 1 << 32, None, 132, None);
+        assert_eq!(at_1024 * 1024, 1 << 32);
+        assert_eq!(grid as u32, 0, "what a 32-bit grid would have been");
+    }
 }
