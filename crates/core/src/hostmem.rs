@@ -282,7 +282,7 @@ pub const READBACK_BYTES_PER_PIXEL: u64 = 4;
 /// Host bytes per pixel for each API whose device is not a discrete GPU (a CPU driver such as
 /// PoCL or lavapipe, or an integrated GPU: its buffers are host memory): the device's four
 /// planes. Measured on this project's CI machine (2 cores, Debian 12, PoCL 5.0, Mesa's
-/// lavapipe), release build of the pieced, staged OpenCL upload (this commit's parent),
+/// lavapipe), release build of 696057b (pieced, staged OpenCL upload; lent read-backs),
 /// `blocksweep sweep [--backend B] --size S --blocks 256 --no-copy --reps 3 --warmups 1`, peak
 /// RSS slope between 1000x1000 and 3000x3000: PoCL 36.0, lavapipe 36.0, both in one run 56.0
 /// bytes per pixel; the model gives 16 + 4 + 16 = 36 and 16 + 2 x (4 + 16) = 56. (Before the
