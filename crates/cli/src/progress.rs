@@ -3,10 +3,13 @@
 //! - On a terminal, one line redrawn in place: a spinner naming the phase ("opening the devices
 //!   and building the kernels (4 s)", "generating the frame ...", "planning the grids",
 //!   "OpenCL: timing the copy ceiling"), then while rows run a bar over that API's rows,
-//!   "OpenCL [=====>      ] row 7 of 13 (block 256), 12 s left".
+//!   "OpenCL [=====>      ] row 7 of 13 (block 256), 12 s left". Either is followed by the long
+//!   phases other threads are in (blocksweep_core::trace::activity): "; making the frame 40 %,
+//!   3 s left; CUDA: uploading the frame 50000x50000 (2 s)", "; OpenCL: verifying 60 %, ...".
 //! - Anywhere else (a log file, a pipe, CI), a plain line now and then: none in the first 10 s
 //!   (a short run says nothing), then at most one every 10 s, and only when the phase changed
-//!   or a minute passed, plus one line when an API has finished its rows:
+//!   (or what other threads are busy with) or a minute passed, plus one line when an API has
+//!   finished its rows:
 //!   "blocksweep: OpenCL: row 7 of 13 (block 256), 12 s left; 25 s so far".
 //! - `--quiet` or the environment variable BLOCKSWEEP_QUIET: neither.
 //!
@@ -234,6 +237,9 @@ struct Shared {
     warned: Vec<Api>,
     /// Lines to print now (an API's "done" note), waiting for the drawing thread.
     pending: Vec<String>,
+    /// The activities other threads were busy with at the last tick (scope and name): a
+    /// change is a change of phase for the notes.
+    busy_seen: Vec<String>,
 }
 
 /// The progress display; an [`Observer`] for the sweep.
@@ -270,6 +276,7 @@ impl Bar {
             last_note: None,
             warned: Vec::new(),
             pending: Vec::new(),
+            busy_seen: Vec::new(),
         }));
         let mut me = Bar {
             bar,
@@ -417,6 +424,14 @@ fn check_row_time(s: &mut Shared, settings: Settings, now: Instant, bar: &Progre
 }
 
 fn write_notes(s: &mut Shared, now: Instant) {
+    let busy: Vec<String> = trace::busy()
+        .into_iter()
+        .map(|b| format!("{} {}", b.scope, b.what))
+        .collect();
+    if busy != s.busy_seen {
+        s.busy_seen = busy;
+        s.generation += 1;
+    }
     let lines: Vec<String> = s.pending.drain(..).collect();
     let wrote = !lines.is_empty();
     for line in lines {
