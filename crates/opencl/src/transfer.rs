@@ -96,8 +96,19 @@ pub(crate) fn fill(
     pattern: f32,
     bytes: usize,
 ) -> Result<(), OpenClError> {
+    fill_in_pieces(queue, mem, pattern, bytes, PIECE)
+}
+
+/// [`fill`] in pieces of `piece` bytes (a multiple of 4).
+fn fill_in_pieces(
+    queue: &Queue,
+    mem: &Mem,
+    pattern: f32,
+    bytes: usize,
+    piece: usize,
+) -> Result<(), OpenClError> {
     let mut pending = Pieces::new(queue);
-    for (at, len) in pieces(bytes, PIECE) {
+    for (at, len) in pieces(bytes, piece) {
         // SAFETY: the driver copies the pattern before returning (OpenCL 3.0, 5.2.3);
         // at..at + len lies within the buffer and both are multiples of the pattern's size.
         let raw = unsafe {
@@ -140,7 +151,23 @@ pub(crate) unsafe fn enqueue_write(
     offset: usize,
     data: &[u8],
 ) -> Result<(), OpenClError> {
-    for (at, len) in pieces(data.len(), PIECE) {
+    // SAFETY: as the caller vouches.
+    unsafe { enqueue_write_in_pieces(pending, mem, offset, data, PIECE) }
+}
+
+/// [`enqueue_write`] in pieces of `piece` bytes.
+///
+/// # Safety
+///
+/// As for [`enqueue_write`].
+unsafe fn enqueue_write_in_pieces(
+    pending: &mut Pieces<'_>,
+    mem: &Mem,
+    offset: usize,
+    data: &[u8],
+    piece: usize,
+) -> Result<(), OpenClError> {
+    for (at, len) in pieces(data.len(), piece) {
         // SAFETY: a non-blocking write of data[at..at + len], which the caller keeps alive
         // until `pending` has waited, into bytes the buffer holds.
         let raw = unsafe {
@@ -180,8 +207,24 @@ pub(crate) unsafe fn read_into(
     dst: *mut u8,
     bytes: usize,
 ) -> Result<(), OpenClError> {
+    // SAFETY: as the caller vouches.
+    unsafe { read_into_pieces(queue, mem, dst, bytes, PIECE) }
+}
+
+/// [`read_into`] in pieces of `piece` bytes.
+///
+/// # Safety
+///
+/// As for [`read_into`].
+unsafe fn read_into_pieces(
+    queue: &Queue,
+    mem: &Mem,
+    dst: *mut u8,
+    bytes: usize,
+    piece: usize,
+) -> Result<(), OpenClError> {
     let mut pending = Pieces::new(queue);
-    for (at, len) in pieces(bytes, PIECE) {
+    for (at, len) in pieces(bytes, piece) {
         // SAFETY: a non-blocking read into dst[at..at + len], which the caller vouches for
         // until this call returns; `pending` waits for it before then on every path.
         let raw = unsafe {
@@ -204,23 +247,60 @@ pub(crate) unsafe fn read_into(
 
 #[cfg(test)]
 mod tests {
-    use super::pieces;
+    use super::*;
+    use crate::context::DeviceContext;
+    use crate::handles::DeviceId;
+    use opencl3::memory::CL_MEM_READ_WRITE;
+
+    /// Fill, write and read in pieces of 3 values over a buffer of 10 (the last piece short),
+    /// on the first OpenCL device here: every byte lands once, at its own offset.
+    #[test]
+    fn pieces_land_at_their_offsets_on_a_device() {
+        let Some(entry) = crate::device::enumerate("test")
+            .ok()
+            .and_then(|e| e.into_iter().next())
+        else {
+            assert!(
+                !std::env::var("BLOCKSWEEP_REQUIRE").is_ok_and(|r| r.contains("opencl")),
+                "BLOCKSWEEP_REQUIRE names opencl, but no OpenCL device is here"
+            );
+            return;
+        };
+        let ctx = DeviceContext::new(DeviceId(entry.device)).unwrap();
+        let mem = crate::memory::alloc(&ctx.context, CL_MEM_READ_WRITE, 40).unwrap();
+        let piece = 12;
+        fill_in_pieces(&ctx.queue, &mem, 7.5, 40, piece).unwrap();
+        let mut out = [0f32; 10];
+        let read = |out: &mut [f32; 10]| {
+            // SAFETY: `out` is exclusively borrowed and holds 40 bytes.
+            unsafe { read_into_pieces(&ctx.queue, &mem, out.as_mut_ptr().cast(), 40, piece) }
+                .unwrap()
+        };
+        read(&mut out);
+        assert_eq!(out, [7.5; 10]);
+        let data: Vec<f32> = (0..9).map(|i| i as f32).collect();
+        let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let mut pending = Pieces::new(&ctx.queue);
+        // SAFETY: `bytes` outlives the wait below; 4 + 36 bytes fit the buffer.
+        unsafe { enqueue_write_in_pieces(&mut pending, &mem, 4, &bytes, piece) }.unwrap();
+        pending.wait("write").unwrap();
+        read(&mut out);
+        assert_eq!(out, [7.5, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    }
 
     #[test]
     fn pieces_cover_every_byte_once_past_4_gib() {
         // 10 GB: the plane NVIDIA refused in one fill, and a size past 2^32.
         let bytes = 10_000_000_000usize;
-        let all: Vec<_> = pieces(bytes, super::PIECE).collect();
+        let all: Vec<_> = pieces(bytes, PIECE).collect();
         assert_eq!(all.len(), 10);
         assert_eq!(all[0], (0, 1 << 30));
-        assert!(all
-            .iter()
-            .all(|&(_, len)| len <= super::PIECE && len % 4 == 0));
+        assert!(all.iter().all(|&(_, len)| len <= PIECE && len % 4 == 0));
         assert!(all.windows(2).all(|w| w[0].0 + w[0].1 == w[1].0));
         let (at, len) = *all.last().unwrap();
         assert_eq!(at + len, bytes);
         assert!(at > u32::MAX as usize);
-        assert_eq!(pieces(0, super::PIECE).count(), 0);
+        assert_eq!(pieces(0, PIECE).count(), 0);
         assert_eq!(pieces(7, 4).collect::<Vec<_>>(), [(0, 4), (4, 3)]);
     }
 }
