@@ -2,7 +2,9 @@
 # Everything blocksweep measures on the lent NVIDIA H200, in one device call. Runs in the
 # repository root there, with the release binary, benches/bin and .gl/ (Debian's Vulkan/OpenCL
 # loaders and glvnd, see ../shared/device.md) carried. PARTS selects what runs (default: all):
-#   env core trace cuda bench lab kit multi kernels
+#   env core trace cuda bench lab kit multi kernels big
+# (big: issue 21's 50000x50000 frame with its trace, wall time, peak RSS and the floors; not in
+# the default list: it needs about 70 GB of host memory and a minute.)
 # Results: $OUT/h200-<part>.tgz, one per part (a call brings back at most 8 files).
 set -u
 export OUT=${OUT:?}
@@ -77,6 +79,22 @@ for part in $PARTS; do
         { echo "\$ BLOCKSWEEP_REQUIRE=cuda,vulkan,opencl $(basename "$t") --test-threads=1"
           BLOCKSWEEP_REQUIRE=cuda,vulkan,opencl timeout 180 "$t" --test-threads=1 2>&1; echo "exit $?"; } > "$R/$(basename "$t").txt"
       done
+      ;;
+    big)
+      # Issue 21: the issue's command exactly, traced, under /usr/bin/time -v (wall time, peak
+      # RSS); then the floors its phases are set against (benches/cuda/floors.cu: pinned and
+      # pageable PCIe copies both ways, device-to-device and host-to-host copies of 4 GiB).
+      { date -u; nproc; free -g; nvidia-smi --query-gpu=name,memory.total,memory.used,pcie.link.gen.current,pcie.link.width.current --format=csv; } > "$R/env.txt" 2>&1
+      (
+        export BLOCKSWEEP_TRACE=1
+        cmd=(sweep --device H200 --size 50000x50000 --blocks 256,1024 --warmups 1 --reps 3 --no-copy)
+        echo "\$ BLOCKSWEEP_TRACE=1 blocksweep ${cmd[*]}" > "$R/big.cmd"
+        /usr/bin/time -v -o "$R/big.time" "$B" "${cmd[@]}" > "$R/big.out" 2> "$R/big.err"
+        echo "exit $?" >> "$R/big.cmd"
+      )
+      nvcc -std=c++17 -O3 -o /tmp/floors benches/cuda/floors.cu > "$R/floors-nvcc.txt" 2>&1 \
+        && /tmp/floors 4 5 > "$R/floors.txt" 2>&1
+      bash tools/h200/big-summary.sh "$R" > "$R/summary.txt" 2>&1
       ;;
     multi)
       run "$R" devices devices

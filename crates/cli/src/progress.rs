@@ -3,10 +3,13 @@
 //! - On a terminal, one line redrawn in place: a spinner naming the phase ("opening the devices
 //!   and building the kernels (4 s)", "generating the frame ...", "planning the grids",
 //!   "OpenCL: timing the copy ceiling"), then while rows run a bar over that API's rows,
-//!   "OpenCL [=====>      ] row 7 of 13 (block 256), 12 s left".
+//!   "OpenCL [=====>      ] row 7 of 13 (block 256), 12 s left". Either is followed by the long
+//!   phases other threads are in (blocksweep_core::trace::activity): "; making the frame 40 %,
+//!   3 s left; CUDA: uploading the frame 50000x50000 (2 s)", "; OpenCL: verifying 60 %, ...".
 //! - Anywhere else (a log file, a pipe, CI), a plain line now and then: none in the first 10 s
 //!   (a short run says nothing), then at most one every 10 s, and only when the phase changed
-//!   or a minute passed, plus one line when an API has finished its rows:
+//!   (or what other threads are busy with) or a minute passed, plus one line when an API has
+//!   finished its rows:
 //!   "blocksweep: OpenCL: row 7 of 13 (block 256), 12 s left; 25 s so far".
 //! - `--quiet` or the environment variable BLOCKSWEEP_QUIET: neither.
 //!
@@ -25,6 +28,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use blocksweep_core::sweep::{Observer, SweepRow};
+use blocksweep_core::trace::{self, Busy};
 use blocksweep_core::{Api, BlockSize};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -150,9 +154,47 @@ pub fn human(d: Duration) -> String {
     }
 }
 
+/// The long phases running now on any thread ([`trace::busy`]: making the frame, an API's
+/// upload, a read-back, a verification), each with its progress and time left where known:
+/// "making the frame 40 %, 3 s left; CUDA: uploading the frame 50000x50000 (2 s)".
+fn describe_busy(busy: &[Busy]) -> Option<String> {
+    let one = |b: &Busy| {
+        let api = Api::from_key(b.scope)
+            .map(|a| format!("{a}: "))
+            .unwrap_or_default();
+        let secs = b.elapsed.as_secs();
+        let how = match (b.fraction, b.left) {
+            (Some(f), Some(left)) if secs > 0 => {
+                format!(
+                    " {:.0} %, {} left",
+                    f * 100.0,
+                    human(Duration::from_secs(left.as_secs()))
+                )
+            }
+            _ if secs > 0 => format!(" ({})", human(Duration::from_secs(secs))),
+            _ => String::new(),
+        };
+        format!("{api}{}{how}", b.what)
+    };
+    (!busy.is_empty()).then(|| busy.iter().map(one).collect::<Vec<_>>().join("; "))
+}
+
 impl Phase {
-    /// The phase as a line, without the "blocksweep: " a note adds.
+    /// The phase as a line, without the "blocksweep: " a note adds, followed by what is busy
+    /// on other threads.
     fn describe(&self, now: Instant) -> Option<String> {
+        self.describe_with(now, &trace::busy())
+    }
+
+    fn describe_with(&self, now: Instant, busy: &[Busy]) -> Option<String> {
+        let busy = describe_busy(busy);
+        match (self.describe_phase(now), busy) {
+            (Some(phase), Some(busy)) => Some(format!("{phase}; {busy}")),
+            (phase, busy) => phase.or(busy),
+        }
+    }
+
+    fn describe_phase(&self, now: Instant) -> Option<String> {
         match self {
             Phase::Idle => None,
             Phase::Status { api, what, since } => {
@@ -195,6 +237,9 @@ struct Shared {
     warned: Vec<Api>,
     /// Lines to print now (an API's "done" note), waiting for the drawing thread.
     pending: Vec<String>,
+    /// The activities other threads were busy with at the last tick (scope and name): a
+    /// change is a change of phase for the notes.
+    busy_seen: Vec<String>,
 }
 
 /// The progress display; an [`Observer`] for the sweep.
@@ -231,6 +276,7 @@ impl Bar {
             last_note: None,
             warned: Vec::new(),
             pending: Vec::new(),
+            busy_seen: Vec::new(),
         }));
         let mut me = Bar {
             bar,
@@ -333,14 +379,21 @@ fn row_style() -> ProgressStyle {
 /// The terminal line for `phase` (hidden targets ignore it).
 fn redraw(bar: &ProgressBar, phase: &Phase, now: Instant) {
     match phase {
-        Phase::Idle => {}
+        Phase::Idle => {
+            if let Some(busy) = phase.describe(now) {
+                bar.set_message(busy);
+                bar.tick();
+            }
+        }
         Phase::Status { .. } => {
             bar.set_message(phase.describe(now).unwrap_or_default());
             bar.tick();
         }
         Phase::Rows(r) => {
             // The message first: each call may draw, and the text is what a reader follows.
-            bar.set_message(r.describe(now));
+            let busy = describe_busy(&trace::busy());
+            let line = r.describe(now);
+            bar.set_message(busy.map_or(line.clone(), |b| format!("{line}; {b}")));
             bar.set_prefix(r.api.to_string());
             bar.set_length(r.count as u64);
             bar.set_position(r.done.min(r.count) as u64);
@@ -371,6 +424,14 @@ fn check_row_time(s: &mut Shared, settings: Settings, now: Instant, bar: &Progre
 }
 
 fn write_notes(s: &mut Shared, now: Instant) {
+    let busy: Vec<String> = trace::busy()
+        .into_iter()
+        .map(|b| format!("{} {}", b.scope, b.what))
+        .collect();
+    if busy != s.busy_seen {
+        s.busy_seen = busy;
+        s.generation += 1;
+    }
     let lines: Vec<String> = s.pending.drain(..).collect();
     let wrote = !lines.is_empty();
     for line in lines {
@@ -552,7 +613,33 @@ mod tests {
             p.describe(t).unwrap(),
             format!("{}: timing the copy ceiling", api())
         );
-        assert!(Phase::Idle.describe(t).is_none());
+        assert!(Phase::Idle.describe_with(t, &[]).is_none());
+        // What other threads are busy with follows the phase.
+        let busy = |what: &str, secs, fraction, left: Option<u64>| Busy {
+            scope: "core",
+            what: what.into(),
+            elapsed: Duration::from_secs(secs),
+            fraction,
+            left: left.map(Duration::from_secs),
+        };
+        let frame = busy("making the frame", 2, Some(0.4), Some(3));
+        let mut upload = busy("uploading the frame 50000x50000", 4, None, None);
+        // The scope is an API's key, named as the API once registered (the CLI registers all).
+        Api::register(api());
+        upload.scope = api().key();
+        let line = p.describe_with(t, &[frame.clone(), upload]).unwrap();
+        assert_eq!(
+            line,
+            format!(
+                "{a}: timing the copy ceiling; making the frame 40 %, 3 s left; \
+                 {a}: uploading the frame 50000x50000 (4 s)",
+                a = api()
+            )
+        );
+        assert_eq!(
+            Phase::Idle.describe_with(t, &[busy("verifying", 0, Some(0.0), None)]),
+            Some("verifying".into())
+        );
     }
 
     #[test]

@@ -67,16 +67,28 @@ pub fn copy_parallel(dst: &mut [f32], src: &[f32]) {
 }
 
 /// A zero-filled host buffer of `len` floats; an error, never an abort, when memory is short.
+/// The memory comes from `alloc_zeroed` (calloc: a large block is fresh zero pages from the
+/// kernel, as for `vec![0.0; n]`), so nothing is written here: a `resize` would zero 10 GB on
+/// one core before the parallel fill wrote it again, where now the first touch happens in the
+/// fill, on every core.
 pub fn try_zeroed(len: u64, what: &'static str) -> Result<Vec<f32>, HostAllocError> {
     let err = || HostAllocError {
         what,
         bytes: len.saturating_mul(4),
     };
     let n = usize::try_from(len).map_err(|_| err())?;
-    let mut v: Vec<f32> = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| err())?;
-    v.resize(n, 0.0);
-    Ok(v)
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<f32>(n).map_err(|_| err())?;
+    // SAFETY: the layout's size is not zero (n > 0).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<f32>();
+    if ptr.is_null() {
+        return Err(err());
+    }
+    // SAFETY: allocated by the global allocator with the layout of n f32 values (what a Vec of
+    // capacity n uses), every byte zero, which is the f32 0.0.
+    Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
 /// Work per parallel task: large enough that scheduling costs nothing.
@@ -99,6 +111,7 @@ impl Frame {
     pub fn try_generate(width: u32, height: u32, seed: u64) -> Result<Frame, HostAllocError> {
         let n = Self::pixel_count(width, height);
         let base = seed ^ 0x6A09_E667_F3BC_C908;
+        let busy = crate::trace::activity("core", "making the frame", 3 * n);
         let plane = |index: u64| -> Result<Vec<f32>, HostAllocError> {
             let mut p = try_zeroed(n, "the frame")?;
             p.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
@@ -106,6 +119,7 @@ impl Frame {
                 for (j, v) in chunk.iter_mut().enumerate() {
                     *v = (splitmix64_at(base, first + j as u64) >> 40) as f32 / (1u64 << 24) as f32;
                 }
+                busy.advance(chunk.len() as u64);
             });
             Ok(p)
         };
@@ -146,6 +160,7 @@ impl Frame {
 
     pub fn try_reference(&self) -> Result<Vec<f32>, HostAllocError> {
         let [wr, wg, wb] = WEIGHTS;
+        let busy = crate::trace::activity("core", "making the CPU reference", self.pixels());
         let mut out = try_zeroed(self.pixels(), "the CPU reference")?;
         out.par_chunks_mut(CHUNK)
             .enumerate()
@@ -155,6 +170,7 @@ impl Frame {
                 for (j, o) in chunk.iter_mut().enumerate() {
                     *o = wr * r[j] + wg * g[j] + wb * b[j];
                 }
+                busy.advance(chunk.len() as u64);
             });
         Ok(out)
     }
@@ -221,5 +237,48 @@ mod tests {
         let out = f.reference();
         let want = 0.299 * f.r[2] + 0.587 * f.g[2] + 0.114 * f.b[2];
         assert_eq!(out[2], want);
+    }
+
+    /// Host-side sizes past 2^32, computed in 64 bits: 65536 x 65536 is 2^32 pixels (0 in 32
+    /// bits), and the H200's 50000 x 50000 frame is 2.5 G pixels, 10 GB per plane and 40 GB
+    /// per pass (all three past 2^32); a limit's refusal names the plane's bytes. The data grid
+    /// that covers 2^32 pixels one thread per block is 2^32 blocks (0 in 32 bits: the plan
+    /// then refuses it for the launch field, sweep/run.rs). No pixel is allocated: the sizes
+    /// come from the sides alone.
+    #[test]
+    fn sizes_past_2_pow_32_are_64_bit() {
+        let sides = |width, height| Frame {
+            width,
+            height,
+            seed: 0,
+            r: Vec::new(),
+            g: Vec::new(),
+            b: Vec::new(),
+        };
+        assert_eq!(Frame::pixel_count(65536, 65536), 1 << 32);
+        assert_eq!(
+            Frame::pixel_count(u32::MAX, u32::MAX),
+            u64::MAX - 2 * u32::MAX as u64
+        );
+        let h200 = sides(50000, 50000).info();
+        assert_eq!(h200.pixels, 2_500_000_000);
+        assert_eq!(h200.bytes_per_pass, 40_000_000_000);
+        let limits = crate::Limits {
+            max_alloc_bytes: Some(crate::Named::new(4_292_870_144, "maxMemoryAllocationSize")),
+            ..Default::default()
+        };
+        let refused = limits.frame_fits(h200.pixels).unwrap_err();
+        assert!(
+            refused.contains("10000000000 bytes")
+                && refused.contains("maxMemoryAllocationSize is 4292870144"),
+            "{refused}"
+        );
+        let block = crate::BlockSize::linear(1);
+        let grid = crate::GridPolicy::Data.grid(block, 1 << 32, None, 132, None);
+        assert_eq!(grid, 1 << 32);
+        let at_1024 =
+            crate::GridPolicy::Data.grid(crate::BlockSize::linear(1024), 1 << 32, None, 132, None);
+        assert_eq!(at_1024 * 1024, 1 << 32);
+        assert_eq!(grid as u32, 0, "what a 32-bit grid would have been");
     }
 }

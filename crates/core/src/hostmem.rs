@@ -260,32 +260,34 @@ fn find_mount(mountinfo: &str, v2: bool) -> Option<(String, String)> {
     })
 }
 
-/// Host bytes per pixel the process itself holds whatever the API: the three input planes,
-/// the CPU reference and one read-back plane (5 x 4 bytes). Measured (peak RSS, the VmHWM of
-/// /proc/self/status, through wait4's ru_maxrss) on an NVIDIA H200, driver 580.159.04, release
-/// builds of ecb336d and of the backend seam (3e83fd4), `blocksweep sweep --backend B --size S
-/// --blocks 256` for S = 16x16, 1000x1000, 2000x2000 and 4000x4000, slope between 2000x2000
-/// and 4000x4000: CUDA 19.9 (seam 20.0), OpenCL on the NVIDIA platform 20.0 (seam 20.1).
-pub const HOST_BYTES_PER_PIXEL: u64 = 20;
+/// Host bytes per pixel the process itself holds whatever the API: the three input planes and
+/// the CPU reference (4 x 4 bytes).
+pub const FRAME_BYTES_PER_PIXEL: u64 = 16;
 
-// Each API adds its own host bytes per pixel ([`crate::ApiInfo::host_bytes_per_pixel`]:
-// Vulkan's staging plane, 4): Vulkan on the H200 alone measured 24.0 (seam 23.6), all three
-// APIs in one run 24.1 (seam 24.0, 16x16 to 4000x4000), so on a GPU the APIs' host planes do
-// not add up and the model counts the largest once.
-//
-// Since the sweep reads rows back through `Backend::read_output_lent`, the read-back plane is
-// the backend's where it lends one (CUDA's page-locked copy, OpenCL's mapped one: the same 4
-// bytes, held by the driver), and Vulkan's is its staging plane, counted twice here: the model
-// errs high by 4 bytes per pixel there. Not measured again since.
+/// Host bytes per pixel each open API adds for its read-back: the host copy it lends (CUDA's
+/// page-locked plane, OpenCL's mapped one, which also stages its upload; Vulkan's staging
+/// plane, its `host_bytes_per_pixel`), held until the API closes, which is at the end of the
+/// run; a backend that lends none reads into the core's own plane of the same size instead.
+///
+/// Measured (peak RSS, the VmHWM of /proc/self/status, through wait4's ru_maxrss) on an NVIDIA
+/// H200, driver 580.159.04, before the read-back was lent, when the core's one read-back plane
+/// was shared: `blocksweep sweep --backend B --size S --blocks 256` for S = 16x16 to
+/// 4000x4000, slope between 2000x2000 and 4000x4000: CUDA 19.9, OpenCL 20.0, Vulkan 24.0, all
+/// three in one run 24.1, that is 16 + 4 + Vulkan's staging. With each API's own read-back
+/// plane the model is 16 + 4 per API; the H200's 50000x50000 run of 2026-12-01 (CUDA lent its
+/// plane, OpenCL failed before making its own) peaked at 49 GB, 19.6 bytes per pixel against
+/// the 20 this model gives CUDA alone.
+pub const READBACK_BYTES_PER_PIXEL: u64 = 4;
 
 /// Host bytes per pixel for each API whose device is not a discrete GPU (a CPU driver such as
-/// PoCL or lavapipe, or an integrated GPU: its buffers are host memory). Measured on this
-/// project's CI machine (2 cores, Debian 12, PoCL 5.0, Mesa's lavapipe; the same two builds
-/// and commands, slope between 1000x1000 and 3000x3000): PoCL 48.0 (both builds), lavapipe
-/// 52.0 (both); both CPU drivers in one run (`--backend all`) 67.5, and 83.5 with the backend
-/// seam, which keeps both APIs' buffers at once. 24 + 2 x 30 = 84 covers that, and each API
-/// alone by 2 bytes per pixel (50 and 54).
-pub const HOST_DEVICE_BYTES_PER_PIXEL: u64 = 30;
+/// PoCL or lavapipe, or an integrated GPU: its buffers are host memory): the device's four
+/// planes. Measured on this project's CI machine (2 cores, Debian 12, PoCL 5.0, Mesa's
+/// lavapipe), release build of 696057b (pieced, staged OpenCL upload; lent read-backs),
+/// `blocksweep sweep [--backend B] --size S --blocks 256 --no-copy --reps 3 --warmups 1`, peak
+/// RSS slope between 1000x1000 and 3000x3000: PoCL 36.0, lavapipe 36.0, both in one run 56.0
+/// bytes per pixel; the model gives 16 + 4 + 16 = 36 and 16 + 2 x (4 + 16) = 56. (Before the
+/// read-back was lent, PoCL measured 48.0 and lavapipe 52.0.)
+pub const HOST_DEVICE_BYTES_PER_PIXEL: u64 = 16;
 
 /// Headroom for what does not scale with the frame but grows after the check: one compiled
 /// pipeline or kernel per block size (about 0.5 MiB each on PoCL and lavapipe: 13 sizes
@@ -300,13 +302,13 @@ pub const HEADROOM_BYTES: u64 = 64 << 20;
 /// of device each runs on; `None` if the product overflows 64 bits. The model and the runs it
 /// comes from are on the constants above.
 pub fn estimate_bytes(pixels: u64, apis: &[(Api, DeviceKind)]) -> Option<u64> {
-    let mut per_pixel = HOST_BYTES_PER_PIXEL;
-    per_pixel += apis
-        .iter()
-        .map(|(a, _)| a.info().host_bytes_per_pixel)
-        .max()
-        .unwrap_or(0);
-    for (_, kind) in apis {
+    let mut per_pixel = FRAME_BYTES_PER_PIXEL;
+    // Before any API is known (the CLI's first check), one read-back plane.
+    if apis.is_empty() {
+        per_pixel += READBACK_BYTES_PER_PIXEL;
+    }
+    for (api, kind) in apis {
+        per_pixel += READBACK_BYTES_PER_PIXEL.max(api.info().host_bytes_per_pixel);
         if *kind != DeviceKind::Gpu {
             per_pixel += HOST_DEVICE_BYTES_PER_PIXEL;
         }
@@ -612,27 +614,33 @@ mod tests {
         let px = 2000 * 2000;
         let gpu = |a| (a, DeviceKind::Gpu);
         let cpu = |a| (a, DeviceKind::Cpu);
-        // H200: CUDA 19.9, OpenCL 20.0, Vulkan 24.0, all three 24.1 bytes per pixel.
+        // H200: CUDA 19.9, OpenCL 20.0 bytes per pixel; each API's own read-back plane
+        // (lent, or Vulkan's staging) is held until the end of the run: 16 + 4 per API.
         assert_eq!(
             estimate_bytes(px, &[gpu(TEST_API_A)]),
             Some(px * 20 + HEADROOM_BYTES)
         );
         assert_eq!(
-            estimate_bytes(px, &[gpu(TEST_API_A), gpu(TEST_API_B), gpu(TEST_API_C)]),
+            estimate_bytes(px, &[gpu(TEST_API_A), gpu(TEST_API_C)]),
             Some(px * 24 + HEADROOM_BYTES)
         );
-        // CPU drivers: PoCL 48.0, lavapipe 52.0; both 67.5, and 83.5 with the seam.
+        assert_eq!(
+            estimate_bytes(px, &[gpu(TEST_API_A), gpu(TEST_API_B), gpu(TEST_API_C)]),
+            Some(px * 28 + HEADROOM_BYTES)
+        );
+        assert_eq!(estimate_bytes(px, &[]), Some(px * 20 + HEADROOM_BYTES));
+        // CPU drivers: PoCL 36.0, lavapipe 36.0, both in one run 56.0.
         assert_eq!(
             estimate_bytes(px, &[cpu(TEST_API_C)]),
-            Some(px * 50 + HEADROOM_BYTES)
+            Some(px * 36 + HEADROOM_BYTES)
         );
         assert_eq!(
             estimate_bytes(px, &[cpu(TEST_API_B)]),
-            Some(px * 54 + HEADROOM_BYTES)
+            Some(px * 36 + HEADROOM_BYTES)
         );
         assert_eq!(
             estimate_bytes(px, &[cpu(TEST_API_B), cpu(TEST_API_C)]),
-            Some(px * 84 + HEADROOM_BYTES)
+            Some(px * 56 + HEADROOM_BYTES)
         );
         assert_eq!(estimate_bytes(u64::MAX / 2, &[cpu(TEST_API_C)]), None);
     }
@@ -647,7 +655,7 @@ mod tests {
         let e = check_frame_against(10000, 10000, &apis, Some(small.clone())).unwrap_err();
         let msg = e.to_string();
         assert!(
-            msg.starts_with("frame 10000x10000 needs about 4832 MiB"),
+            msg.starts_with("frame 10000x10000 needs about 3497 MiB"),
             "{msg}"
         );
         assert!(msg.contains("only 964 MiB is available"), "{msg}");

@@ -27,6 +27,16 @@ pub struct Mismatch {
 
 /// Compares every pixel; NaN never passes (the poison must be overwritten).
 pub fn verify(output: &[f32], reference: &[f32]) -> Result<(), Mismatch> {
+    verify_counted(output, reference, &|_| {})
+}
+
+/// [`verify`], calling `checked` with the number of pixels of each chunk as it is checked
+/// (from every worker thread), for a progress line.
+pub fn verify_counted(
+    output: &[f32],
+    reference: &[f32],
+    checked: &(dyn Fn(u64) + Sync),
+) -> Result<(), Mismatch> {
     if output.len() != reference.len() {
         return Err(Mismatch {
             index: output.len().min(reference.len()) as u64,
@@ -41,7 +51,11 @@ pub fn verify(output: &[f32], reference: &[f32]) -> Result<(), Mismatch> {
         .par_chunks(CHUNK)
         .zip(reference.par_chunks(CHUNK))
         .enumerate()
-        .map(|(c, (out, want))| check_chunk(c * CHUNK, out, want))
+        .map(|(c, (out, want))| {
+            let check = check_chunk(c * CHUNK, out, want);
+            checked(out.len() as u64);
+            check
+        })
         .collect();
     let bad: u64 = per_chunk.iter().map(|(_, n)| n).sum();
     match per_chunk.iter().find_map(|(first, _)| *first) {

@@ -20,8 +20,9 @@
 //!             arguments; facts.rs: clGetKernelWorkGroupInfo, ptxas's register count
 //! program.rs  a user's kernel: clBuildProgram of its OpenCL C, its arguments in the spec's
 //!             order, its buffers and their copies in and out
-//! memory.rs   buffers: the four planes (upload, poison, read-back, a mapped host copy lent
-//!             out) and the copy buffers
+//! memory.rs   buffers: the four planes (upload staged through a mapped host copy, poison,
+//!             read-back into that copy, lent out) and the copy buffers
+//! transfer.rs fills, writes and reads in pieces of at most 1 GiB, waited for once
 //! timing.rs   run_batch: back-to-back enqueues timed by profiling events; the NDRange
 //! backend.rs  the Backend impl, tying the above together
 //! error.rs    OpenClError and the map_<situation>(call) functions from status codes
@@ -38,6 +39,7 @@ mod kernel;
 mod memory;
 mod program;
 mod timing;
+mod transfer;
 
 use blocksweep_core::{trace, DeviceIdentity};
 

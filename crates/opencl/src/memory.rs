@@ -1,15 +1,16 @@
 //! Buffers: the frame's four planes (allocated, uploaded, poisoned and read back, into the
 //! caller's memory or into a mapped host buffer lent out) and the two buffers of the copy
 //! ceiling, with the untimed fill, write and read they need; and the byte copies of a user's
-//! kernel's buffers. Every command here waits for itself before returning.
+//! kernel's buffers. Every command here waits for itself before returning; fills, writes and
+//! reads go in pieces (transfer.rs).
 
 use std::ffi::c_void;
 use std::ptr::{self, NonNull};
 
 use blocksweep_core::Frame;
 use opencl3::command_queue::{
-    enqueue_fill_buffer, enqueue_map_buffer, enqueue_read_buffer, enqueue_unmap_mem_object,
-    enqueue_write_buffer, retain_command_queue, CL_BLOCKING,
+    enqueue_map_buffer, enqueue_unmap_mem_object, enqueue_write_buffer, flush,
+    retain_command_queue, CL_BLOCKING, CL_NON_BLOCKING,
 };
 use opencl3::event::wait_for_events;
 use opencl3::memory::{
@@ -19,8 +20,10 @@ use opencl3::memory::{
 use opencl3::types::{cl_mem_flags, cl_uint};
 
 use crate::context::{wait, DeviceContext};
-use crate::error::{map_alloc, map_create, map_enqueue, OpenClError};
+use crate::error::{map_alloc, map_create, map_enqueue, map_wait, OpenClError};
 use crate::handles::{record_release_error, Context, Event, Mem, Queue};
+use crate::transfer::{enqueue_write, fill, pieces, read_into, Pieces, PIECE};
+pub(crate) use crate::transfer::{read_bytes, write_bytes};
 
 /// The four planes of one uploaded frame.
 pub(crate) struct Planes {
@@ -35,10 +38,9 @@ pub(crate) struct Planes {
     host: HostCopy,
 }
 
-/// The mapped host buffer that `read_output_lent` lends, made at its first call for a frame
-/// and kept with that frame's planes.
+/// The mapped host buffer that `read_output_lent` lends, made at upload (which stages the
+/// frame through it) and kept with that frame's planes.
 enum HostCopy {
-    Untried,
     Mapped(HostPlane),
     /// The driver refused the buffer or its mapping: nothing is lent for this frame.
     Refused,
@@ -64,7 +66,7 @@ impl Planes {
         }
         let bytes = pixels * 4;
         let alloc = |flags| alloc(&ctx.context, flags, bytes);
-        let planes = Planes {
+        let mut planes = Planes {
             r: alloc(CL_MEM_READ_ONLY)?,
             g: alloc(CL_MEM_READ_ONLY)?,
             b: alloc(CL_MEM_READ_ONLY)?,
@@ -72,11 +74,18 @@ impl Planes {
             pixels,
             width: frame.width,
             height: frame.height,
-            host: HostCopy::Untried,
+            // The host buffer the read-back lends is made now, to stage the upload through.
+            host: HostPlane::new(ctx, pixels as usize).map_or(HostCopy::Refused, HostCopy::Mapped),
         };
-        write(&ctx.queue, &planes.r, &frame.r)?;
-        write(&ctx.queue, &planes.g, &frame.g)?;
-        write(&ctx.queue, &planes.b, &frame.b)?;
+        let inputs = [
+            (&planes.r, &frame.r[..]),
+            (&planes.g, &frame.g[..]),
+            (&planes.b, &frame.b[..]),
+        ];
+        match &mut planes.host {
+            HostCopy::Mapped(host) => host.stage(&ctx.queue, inputs)?,
+            HostCopy::Refused => write_direct(&ctx.queue, inputs)?,
+        }
         Ok(planes)
     }
 
@@ -95,27 +104,31 @@ impl Planes {
                 self.pixels
             )));
         }
-        read(&ctx.queue, &self.out, out)
+        // SAFETY: `out` is exclusively borrowed for the call and holds the plane's bytes.
+        unsafe {
+            read_into(
+                &ctx.queue,
+                &self.out,
+                out.as_mut_ptr().cast(),
+                size_of_val(out),
+            )
+        }
     }
 
     /// Copies the whole output plane into a mapped host buffer this frame keeps, waits, and
     /// lends it; `None` where the driver refuses that buffer or its mapping (the caller then
     /// reads into memory of its own). A failed copy is an error.
     pub fn read_output_lent(&mut self, ctx: &DeviceContext) -> Result<Option<&[f32]>, OpenClError> {
-        if let HostCopy::Untried = self.host {
-            let len = self.pixels as usize;
-            self.host = HostPlane::new(ctx, len).map_or(HostCopy::Refused, HostCopy::Mapped);
-        }
         match &mut self.host {
             HostCopy::Mapped(host) => host.fill_from(&ctx.queue, &self.out).map(Some),
-            HostCopy::Untried | HostCopy::Refused => Ok(None),
+            HostCopy::Refused => Ok(None),
         }
     }
 }
 
 /// A buffer the driver allocates in host memory (CL_MEM_ALLOC_HOST_PTR: page-locked on
-/// NVIDIA), mapped once for the host and kept mapped. A blocking clEnqueueReadBuffer whose
-/// destination is this mapping is the fast path for transfers in NVIDIA's OpenCL Best
+/// NVIDIA), mapped once for the host and kept mapped. A read or write whose host side is this
+/// mapping is the fast path for transfers in NVIDIA's OpenCL Best
 /// Practices Guide: the DMA engine writes it directly, where a read into pageable memory goes
 /// through the driver's staging. Unmapped and released on drop.
 struct HostPlane {
@@ -133,7 +146,7 @@ unsafe impl Send for HostPlane {}
 
 impl HostPlane {
     /// A host buffer of `len` values, mapped for reading and writing. Its values are only
-    /// ever seen through [`HostPlane::fill_from`], so memory no read has written is never read.
+    /// ever read after [`HostPlane::stage`] or [`HostPlane::fill_from`] has written them.
     fn new(ctx: &DeviceContext, len: usize) -> Result<HostPlane, OpenClError> {
         let bytes = len * std::mem::size_of::<f32>();
         let flags = CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR;
@@ -184,13 +197,73 @@ impl HostPlane {
 
     /// Copies the whole of `src` (at least `len` values) here, waits, and lends the values.
     fn fill_from(&mut self, queue: &Queue, src: &Mem) -> Result<&[f32], OpenClError> {
+        let bytes = self.len * size_of::<f32>();
         // SAFETY: the mapping holds `len` values and is borrowed mutably until the slice
-        // below is made; the read is blocking.
-        unsafe { read_into(queue, src, self.ptr.as_ptr(), self.len) }?;
+        // below is made; read_into returns once every piece has landed.
+        unsafe { read_into(queue, src, self.ptr.as_ptr().cast(), bytes) }?;
         // SAFETY: `len` aligned f32 values, every one written by the finished read, in a
         // mapping that lives as long as `self`; the borrow of `self` keeps the next read out
         // while the slice lives.
         Ok(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) })
+    }
+}
+
+impl HostPlane {
+    /// Writes each (device plane, values) pair through this mapping: piece by piece, each
+    /// copied here on every core and then written from here without blocking, so the host
+    /// copies overlap the DMA of the pieces before them (a mapped, page-locked source is the
+    /// fast path; NVIDIA reads pageable memory through a staging copy of its own). Each piece
+    /// of the mapping is rewritten only once the write that last read it has finished.
+    fn stage(&mut self, queue: &Queue, inputs: [(&Mem, &[f32]); 3]) -> Result<(), OpenClError> {
+        let per_piece = PIECE / size_of::<f32>();
+        let mut slots: Vec<Option<Event>> = pieces(self.len, per_piece).map(|_| None).collect();
+        let mut guard = Pieces::new(queue);
+        let mut last = 0;
+        for (mem, data) in inputs {
+            if data.len() != self.len {
+                return Err(OpenClError::Usage(format!(
+                    "a plane of {} values staged through a host buffer of {}",
+                    data.len(),
+                    self.len
+                )));
+            }
+            for (k, (at, n)) in pieces(self.len, per_piece).enumerate() {
+                if let Some(event) = slots[k].take() {
+                    wait(&event, "upload")?;
+                }
+                // SAFETY: values at..at + n of the mapping, which no command reads now (the
+                // write that last read them has finished) and which `self` owns.
+                let region =
+                    unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(at), n) };
+                blocksweep_core::frame::copy_parallel(region, &data[at..at + n]);
+                // SAFETY: a non-blocking write from the region, which stays untouched until
+                // its event (kept in `slots`, or finished by `guard`) says the write is done.
+                let raw = unsafe {
+                    enqueue_write_buffer(
+                        queue.raw(),
+                        mem.raw(),
+                        CL_NON_BLOCKING,
+                        at * size_of::<f32>(),
+                        n * size_of::<f32>(),
+                        region.as_ptr().cast::<c_void>(),
+                        0,
+                        ptr::null(),
+                    )
+                }
+                .map_err(map_enqueue("clEnqueueWriteBuffer"))?;
+                guard.enqueued();
+                slots[k] = Some(Event::from_raw(raw));
+                last = k;
+                // Submitted now, so it runs while the next piece is copied.
+                flush(queue.raw()).map_err(map_wait("clFlush", "upload"))?;
+            }
+        }
+        if let Some(event) = slots[last].take() {
+            // The queue is in order: the last write finishes after every other.
+            wait(&event, "upload")?;
+        }
+        guard.done();
+        Ok(())
     }
 }
 
@@ -254,135 +327,19 @@ pub(crate) fn alloc(
     Ok(Mem::from_raw(raw))
 }
 
-/// Fills `bytes` bytes of `mem` with copies of `pattern` on the device, and waits.
-fn fill(queue: &Queue, mem: &Mem, pattern: f32, bytes: usize) -> Result<(), OpenClError> {
-    // SAFETY: the pattern outlives the call (the driver copies it before returning); `bytes`
-    // is a multiple of its size and within the buffer.
-    let raw = unsafe {
-        enqueue_fill_buffer(
-            queue.raw(),
-            mem.raw(),
-            (&pattern as *const f32).cast::<c_void>(),
-            std::mem::size_of::<f32>(),
-            0,
-            bytes,
-            0,
-            ptr::null(),
-        )
+/// The frame's three inputs written straight from the caller's memory, where no mapped host
+/// buffer could be had: pieces enqueued without blocking, one wait.
+fn write_direct(queue: &Queue, inputs: [(&Mem, &[f32]); 3]) -> Result<(), OpenClError> {
+    let mut pending = Pieces::new(queue);
+    for (mem, data) in inputs {
+        // SAFETY: `data` is borrowed for this call, and `pending` waits before it returns.
+        unsafe { enqueue_write(&mut pending, mem, 0, bytes_of(data)) }?;
     }
-    .map_err(map_enqueue("clEnqueueFillBuffer"))?;
-    wait(&Event::from_raw(raw), "fill")
+    pending.wait("upload")
 }
 
-/// Copies `data` into the start of `mem`; returns when the copy is done.
-fn write(queue: &Queue, mem: &Mem, data: &[f32]) -> Result<(), OpenClError> {
-    // SAFETY: blocking write: `data` is read before the call returns, and the buffer holds at
-    // least `size_of_val(data)` bytes (the caller allocated it for this frame).
-    let raw = unsafe {
-        enqueue_write_buffer(
-            queue.raw(),
-            mem.raw(),
-            CL_BLOCKING,
-            0,
-            std::mem::size_of_val(data),
-            data.as_ptr().cast::<c_void>(),
-            0,
-            ptr::null(),
-        )
-    }
-    .map_err(map_enqueue("clEnqueueWriteBuffer"))?;
-    drop(Event::from_raw(raw));
-    Ok(())
-}
-
-/// Copies the start of `mem` into `out`; returns when the copy is done.
-fn read(queue: &Queue, mem: &Mem, out: &mut [f32]) -> Result<(), OpenClError> {
-    // SAFETY: `out` is exclusively borrowed for the call and holds `out.len()` values; the
-    // buffer holds at least as many (the caller checked).
-    unsafe { read_into(queue, mem, out.as_mut_ptr(), out.len()) }
-}
-
-/// Copies the first `len` values of `mem` to `dst`; returns when the copy is done.
-///
-/// # Safety
-///
-/// `dst` is valid for writes of `len` values, and nothing else accesses them during the call;
-/// `mem` holds at least `len` values.
-unsafe fn read_into(
-    queue: &Queue,
-    mem: &Mem,
-    dst: *mut f32,
-    len: usize,
-) -> Result<(), OpenClError> {
-    // SAFETY: a blocking read into `dst`, which the caller vouches for.
-    let raw = unsafe {
-        enqueue_read_buffer(
-            queue.raw(),
-            mem.raw(),
-            CL_BLOCKING,
-            0,
-            len * std::mem::size_of::<f32>(),
-            dst.cast::<c_void>(),
-            0,
-            ptr::null(),
-        )
-    }
-    .map_err(map_enqueue("clEnqueueReadBuffer"))?;
-    drop(Event::from_raw(raw));
-    Ok(())
-}
-
-/// The largest piece one transfer moves: NVIDIA's driver fails single transfers above about
-/// 4 GiB with its own -9999, so larger buffers go in pieces of this size.
-const TRANSFER_PIECE: usize = 1 << 30;
-
-/// Copies `data` into the start of `mem` (which holds at least as many bytes: the caller
-/// checked), in blocking pieces of at most [`TRANSFER_PIECE`].
-pub(crate) fn write_bytes(queue: &Queue, mem: &Mem, data: &[u8]) -> Result<(), OpenClError> {
-    for at in (0..data.len()).step_by(TRANSFER_PIECE) {
-        let piece = &data[at..data.len().min(at + TRANSFER_PIECE)];
-        // SAFETY: a blocking write: `piece` is read before the call returns, into bytes
-        // at..at + piece.len() of the buffer, which holds data.len().
-        let raw = unsafe {
-            enqueue_write_buffer(
-                queue.raw(),
-                mem.raw(),
-                CL_BLOCKING,
-                at,
-                piece.len(),
-                piece.as_ptr().cast::<c_void>(),
-                0,
-                ptr::null(),
-            )
-        }
-        .map_err(map_enqueue("clEnqueueWriteBuffer"))?;
-        drop(Event::from_raw(raw));
-    }
-    Ok(())
-}
-
-/// Copies the start of `mem` (at least `out.len()` bytes: the caller checked) into `out`, in
-/// blocking pieces of at most [`TRANSFER_PIECE`].
-pub(crate) fn read_bytes(queue: &Queue, mem: &Mem, out: &mut [u8]) -> Result<(), OpenClError> {
-    let len = out.len();
-    for at in (0..len).step_by(TRANSFER_PIECE) {
-        let piece = &mut out[at..len.min(at + TRANSFER_PIECE)];
-        // SAFETY: a blocking read into `piece`, exclusively borrowed for the call, from bytes
-        // at..at + piece.len() of the buffer, which holds `len`.
-        let raw = unsafe {
-            enqueue_read_buffer(
-                queue.raw(),
-                mem.raw(),
-                CL_BLOCKING,
-                at,
-                piece.len(),
-                piece.as_mut_ptr().cast::<c_void>(),
-                0,
-                ptr::null(),
-            )
-        }
-        .map_err(map_enqueue("clEnqueueReadBuffer"))?;
-        drop(Event::from_raw(raw));
-    }
-    Ok(())
+/// The bytes of `values`.
+fn bytes_of(values: &[f32]) -> &[u8] {
+    // SAFETY: any f32 is four initialised bytes; u8 has no alignment; same lifetime.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values)) }
 }

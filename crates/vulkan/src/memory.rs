@@ -272,8 +272,9 @@ impl FramePlanes {
         // The core checked the frame against every limit; the shader's count is 32-bit.
         let pixels = u32::try_from(frame.pixels()).map_err(|_| {
             VulkanError::TooLarge(format!(
-                "{} pixels do not fit the shader's 32-bit count",
-                frame.pixels()
+                "{} pixels ({} bytes a plane) do not fit the shader's 32-bit count",
+                frame.pixels(),
+                frame.pixels().saturating_mul(4)
             ))
         })?;
         for (name, plane) in [("r", &frame.r), ("g", &frame.g), ("b", &frame.b)] {

@@ -52,6 +52,10 @@ pub(super) fn spawn<'scope, 'env>(
             let mut uploaded = false;
             if let (Ok(b), Ok(work)) = (&mut r, frame_rx.recv()) {
                 let fits = work.fits(b.limits()).is_ok();
+                let _busy = fits.then(|| {
+                    let what = format!("uploading the {}", work.describe());
+                    crate::trace::activity(d.api.key(), what, 0)
+                });
                 uploaded = fits
                     && catch_unwind(AssertUnwindSafe(|| work.prepare(b.as_mut()).is_ok()))
                         .unwrap_or(false);

@@ -8,7 +8,7 @@ use crate::backend::{Backend, BackendError, ErrorKind, Launch, Work};
 use crate::frame::{try_zeroed, Frame};
 use crate::limits::Limits;
 use crate::measure::measure;
-use crate::verify::{verify, Mismatch};
+use crate::verify::{verify_counted, Mismatch};
 
 /// Runs a planned sweep on one backend. Returns the result with every row measured so far;
 /// an error that stops the sweep is returned beside it (and recorded in `result.error`).
@@ -78,6 +78,7 @@ fn run_rows(
 ) -> Result<(), SweepError> {
     let api = backend.api();
     if !config.frame_on_device {
+        let _busy = crate::trace::activity(api.key(), "uploading the frame", 0);
         backend.upload(frame)?;
     }
     result.suggestion = backend.occupancy_suggestion()?;
@@ -146,6 +147,8 @@ fn read_and_verify(
     phases: &mut RowPhases,
 ) -> Result<Result<(), Mismatch>, SweepError> {
     let started = phases.start();
+    let api = backend.api();
+    let reading = crate::trace::activity(api.key(), "reading back", 0);
     let lent = backend.read_output_lent()?;
     let output: &[f32] = match lent {
         Some(view) if view.len() != reference.len() => {
@@ -154,7 +157,7 @@ fn read_and_verify(
                 view.len(),
                 reference.len()
             );
-            return Err(BackendError::new(backend.api(), ErrorKind::Driver, message).into());
+            return Err(BackendError::new(api, ErrorKind::Driver, message).into());
         }
         Some(view) => view,
         None => {
@@ -167,7 +170,11 @@ fn read_and_verify(
         }
     };
     phases.stop(2, started);
-    Ok(phases.time(3, || verify(output, reference)))
+    drop(reading);
+    let busy = crate::trace::activity(api.key(), "verifying", reference.len() as u64);
+    Ok(phases.time(3, || {
+        verify_counted(output, reference, &|n| busy.advance(n))
+    }))
 }
 
 /// Where a sweep's row time goes, summed over the rows and traced once at the end

@@ -1,0 +1,306 @@
+//! Fills, writes and reads of device buffers in pieces that every driver takes.
+//!
+//! Each command covers at most [`PIECE`] bytes: NVIDIA's driver fails a single command above
+//! about 4 GiB with its own -9999 (one clEnqueueFillBuffer over a 10 GB plane on the H200),
+//! and 1 GiB is far below that and far above where the per-command cost (microseconds)
+//! shows. The pieces are enqueued without blocking on the in-order queue and waited for once,
+//! at the last piece's event; [`Pieces`] keeps the wait on every path, so host memory a piece
+//! reads or writes is never touched by the device after the function that lent it returns.
+//! The poison is a fill in pieces rather than a kernel of its own: the API's own memset, no
+//! extra build or launch shape.
+
+use std::ffi::c_void;
+use std::ptr;
+
+use opencl3::command_queue::{
+    enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, finish, CL_NON_BLOCKING,
+};
+use opencl3::types::cl_event;
+
+use crate::context::wait;
+use crate::error::{map_enqueue, OpenClError};
+use crate::handles::{Event, Mem, Queue};
+
+/// The largest piece one command moves or fills, in bytes (a multiple of 4).
+pub(crate) const PIECE: usize = 1 << 30;
+
+/// The byte ranges (offset, length) that cover `bytes` in pieces of at most `piece`.
+pub(crate) fn pieces(bytes: usize, piece: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..bytes)
+        .step_by(piece.max(1))
+        .map(move |at| (at, piece.min(bytes - at)))
+}
+
+/// Commands enqueued on one in-order queue and not yet waited for. Dropped without
+/// [`Pieces::wait`] (an enqueue failed half-way), it finishes the queue, so that no command
+/// still uses host memory its caller is about to give back.
+pub(crate) struct Pieces<'q> {
+    pub queue: &'q Queue,
+    last: Option<Event>,
+    unwaited: bool,
+}
+
+impl<'q> Pieces<'q> {
+    pub fn new(queue: &'q Queue) -> Self {
+        Pieces {
+            queue,
+            last: None,
+            unwaited: false,
+        }
+    }
+
+    /// Keeps the newest command's event (the queue is in order: it finishes last).
+    pub fn push(&mut self, raw: cl_event) {
+        self.last = Some(Event::from_raw(raw));
+        self.unwaited = true;
+    }
+
+    /// Notes a command whose event the caller keeps and waits for itself.
+    pub fn enqueued(&mut self) {
+        self.unwaited = true;
+    }
+
+    /// The caller has waited for every command itself.
+    pub fn done(mut self) {
+        self.unwaited = false;
+    }
+
+    /// Waits for every command pushed; `what` names them in an error.
+    pub fn wait(mut self, what: &'static str) -> Result<(), OpenClError> {
+        let Some(last) = self.last.take() else {
+            return Ok(());
+        };
+        let waited = wait(&last, what);
+        if waited.is_ok() {
+            self.unwaited = false;
+        }
+        // Else a failed piece says nothing about the ones after it: the drop waits for all.
+        waited
+    }
+}
+
+impl Drop for Pieces<'_> {
+    fn drop(&mut self) {
+        if self.unwaited {
+            // Only reached on an error path, which reports its own error.
+            let _ = finish(self.queue.raw());
+        }
+    }
+}
+
+/// Fills the first `bytes` bytes of `mem` (a multiple of 4, within the buffer) with copies
+/// of `pattern`, and waits.
+pub(crate) fn fill(
+    queue: &Queue,
+    mem: &Mem,
+    pattern: f32,
+    bytes: usize,
+) -> Result<(), OpenClError> {
+    fill_in_pieces(queue, mem, pattern, bytes, PIECE)
+}
+
+/// [`fill`] in pieces of `piece` bytes (a multiple of 4).
+fn fill_in_pieces(
+    queue: &Queue,
+    mem: &Mem,
+    pattern: f32,
+    bytes: usize,
+    piece: usize,
+) -> Result<(), OpenClError> {
+    let mut pending = Pieces::new(queue);
+    for (at, len) in pieces(bytes, piece) {
+        // SAFETY: the driver copies the pattern before returning (OpenCL 3.0, 5.2.3);
+        // at..at + len lies within the buffer and both are multiples of the pattern's size.
+        let raw = unsafe {
+            enqueue_fill_buffer(
+                queue.raw(),
+                mem.raw(),
+                (&pattern as *const f32).cast::<c_void>(),
+                std::mem::size_of::<f32>(),
+                at,
+                len,
+                0,
+                ptr::null(),
+            )
+        }
+        .map_err(map_enqueue("clEnqueueFillBuffer"))?;
+        pending.push(raw);
+    }
+    pending.wait("fill")
+}
+
+/// Copies `data` into the start of `mem` (which holds at least as many bytes: the caller
+/// checked); returns when the copy is done.
+pub(crate) fn write_bytes(queue: &Queue, mem: &Mem, data: &[u8]) -> Result<(), OpenClError> {
+    let mut pending = Pieces::new(queue);
+    // SAFETY: `data` is borrowed for this call, and `pending` waits for the pieces before
+    // the call returns, on every path.
+    unsafe { enqueue_write(&mut pending, mem, 0, data) }?;
+    pending.wait("write")
+}
+
+/// Enqueues writes of `data` into `mem` at byte `offset` onwards, in pieces, without waiting.
+///
+/// # Safety
+///
+/// `data` stays valid and unwritten until `pending` has waited (or been dropped); `mem`
+/// holds `offset + data.len()` bytes.
+pub(crate) unsafe fn enqueue_write(
+    pending: &mut Pieces<'_>,
+    mem: &Mem,
+    offset: usize,
+    data: &[u8],
+) -> Result<(), OpenClError> {
+    // SAFETY: as the caller vouches.
+    unsafe { enqueue_write_in_pieces(pending, mem, offset, data, PIECE) }
+}
+
+/// [`enqueue_write`] in pieces of `piece` bytes.
+///
+/// # Safety
+///
+/// As for [`enqueue_write`].
+unsafe fn enqueue_write_in_pieces(
+    pending: &mut Pieces<'_>,
+    mem: &Mem,
+    offset: usize,
+    data: &[u8],
+    piece: usize,
+) -> Result<(), OpenClError> {
+    for (at, len) in pieces(data.len(), piece) {
+        // SAFETY: a non-blocking write of data[at..at + len], which the caller keeps alive
+        // until `pending` has waited, into bytes the buffer holds.
+        let raw = unsafe {
+            enqueue_write_buffer(
+                pending.queue.raw(),
+                mem.raw(),
+                CL_NON_BLOCKING,
+                offset + at,
+                len,
+                data.as_ptr().add(at).cast::<c_void>(),
+                0,
+                ptr::null(),
+            )
+        }
+        .map_err(map_enqueue("clEnqueueWriteBuffer"))?;
+        pending.push(raw);
+    }
+    Ok(())
+}
+
+/// Copies the start of `mem` (at least `out.len()` bytes: the caller checked) into `out`;
+/// returns when the copy is done.
+pub(crate) fn read_bytes(queue: &Queue, mem: &Mem, out: &mut [u8]) -> Result<(), OpenClError> {
+    // SAFETY: `out` is exclusively borrowed for the call and holds `out.len()` bytes.
+    unsafe { read_into(queue, mem, out.as_mut_ptr(), out.len()) }
+}
+
+/// Copies the first `bytes` bytes of `mem` to `dst`, in pieces; returns when all are done.
+///
+/// # Safety
+///
+/// `dst` is valid for writes of `bytes` bytes, and nothing else accesses them during the
+/// call; `mem` holds at least `bytes` bytes.
+pub(crate) unsafe fn read_into(
+    queue: &Queue,
+    mem: &Mem,
+    dst: *mut u8,
+    bytes: usize,
+) -> Result<(), OpenClError> {
+    // SAFETY: as the caller vouches.
+    unsafe { read_into_pieces(queue, mem, dst, bytes, PIECE) }
+}
+
+/// [`read_into`] in pieces of `piece` bytes.
+///
+/// # Safety
+///
+/// As for [`read_into`].
+unsafe fn read_into_pieces(
+    queue: &Queue,
+    mem: &Mem,
+    dst: *mut u8,
+    bytes: usize,
+    piece: usize,
+) -> Result<(), OpenClError> {
+    let mut pending = Pieces::new(queue);
+    for (at, len) in pieces(bytes, piece) {
+        // SAFETY: a non-blocking read into dst[at..at + len], which the caller vouches for
+        // until this call returns; `pending` waits for it before then on every path.
+        let raw = unsafe {
+            enqueue_read_buffer(
+                queue.raw(),
+                mem.raw(),
+                CL_NON_BLOCKING,
+                at,
+                len,
+                dst.add(at).cast::<c_void>(),
+                0,
+                ptr::null(),
+            )
+        }
+        .map_err(map_enqueue("clEnqueueReadBuffer"))?;
+        pending.push(raw);
+    }
+    pending.wait("read")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::DeviceContext;
+    use crate::handles::DeviceId;
+    use opencl3::memory::CL_MEM_READ_WRITE;
+
+    /// Fill, write and read in pieces of 3 values over a buffer of 10 (the last piece short),
+    /// on the first OpenCL device here: every byte lands once, at its own offset.
+    #[test]
+    fn pieces_land_at_their_offsets_on_a_device() {
+        let Some(entry) = crate::device::enumerate("test")
+            .ok()
+            .and_then(|e| e.into_iter().next())
+        else {
+            assert!(
+                !std::env::var("BLOCKSWEEP_REQUIRE").is_ok_and(|r| r.contains("opencl")),
+                "BLOCKSWEEP_REQUIRE names opencl, but no OpenCL device is here"
+            );
+            return;
+        };
+        let ctx = DeviceContext::new(DeviceId(entry.device)).unwrap();
+        let mem = crate::memory::alloc(&ctx.context, CL_MEM_READ_WRITE, 40).unwrap();
+        let piece = 12;
+        fill_in_pieces(&ctx.queue, &mem, 7.5, 40, piece).unwrap();
+        let mut out = [0f32; 10];
+        let read = |out: &mut [f32; 10]| {
+            // SAFETY: `out` is exclusively borrowed and holds 40 bytes.
+            unsafe { read_into_pieces(&ctx.queue, &mem, out.as_mut_ptr().cast(), 40, piece) }
+                .unwrap()
+        };
+        read(&mut out);
+        assert_eq!(out, [7.5; 10]);
+        let data: Vec<f32> = (0..9).map(|i| i as f32).collect();
+        let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let mut pending = Pieces::new(&ctx.queue);
+        // SAFETY: `bytes` outlives the wait below; 4 + 36 bytes fit the buffer.
+        unsafe { enqueue_write_in_pieces(&mut pending, &mem, 4, &bytes, piece) }.unwrap();
+        pending.wait("write").unwrap();
+        read(&mut out);
+        assert_eq!(out, [7.5, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    }
+
+    #[test]
+    fn pieces_cover_every_byte_once_past_4_gib() {
+        // 10 GB: the plane NVIDIA refused in one fill, and a size past 2^32.
+        let bytes = 10_000_000_000usize;
+        let all: Vec<_> = pieces(bytes, PIECE).collect();
+        assert_eq!(all.len(), 10);
+        assert_eq!(all[0], (0, 1 << 30));
+        assert!(all.iter().all(|&(_, len)| len <= PIECE && len % 4 == 0));
+        assert!(all.windows(2).all(|w| w[0].0 + w[0].1 == w[1].0));
+        let (at, len) = *all.last().unwrap();
+        assert_eq!(at + len, bytes);
+        assert!(at > u32::MAX as usize);
+        assert_eq!(pieces(0, PIECE).count(), 0);
+        assert_eq!(pieces(7, 4).collect::<Vec<_>>(), [(0, 4), (4, 3)]);
+    }
+}
