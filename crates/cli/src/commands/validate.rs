@@ -26,6 +26,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     for targets in &each {
         let mut checks = Vec::new();
         let mut resources = Vec::new();
+        let mut subgroups = Vec::new();
         let mut apis = Vec::new();
         for d in &targets.devices {
             let result = reg
@@ -46,6 +47,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
                     apis.push((d.api, d.name.clone()));
                     checks.extend(v.checks);
                     resources.extend(v.resources);
+                    subgroups.push(v.subgroups);
                 }
                 Err(e) => {
                     warn!("{e}");
@@ -58,6 +60,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
             apis,
             checks,
             resources,
+            subgroups,
         });
     }
     let report = ValidateReport { groups };
@@ -121,6 +124,7 @@ fn run_kernel(args: &ValidateArgs, path: &std::path::Path) -> anyhow::Result<Exi
             apis,
             checks,
             resources: Vec::new(),
+            subgroups: Vec::new(),
         });
     }
     let report = ValidateReport { groups };
