@@ -85,7 +85,10 @@ impl Claims {
             (Some(true), false) => Some(format!(
                 "requiredSubgroupSizeStages ({stages}) lacks the compute stage"
             )),
-            _ => Some("the subgroupSizeControl feature is not supported".into()),
+            (Some(false), _) => Some("the subgroupSizeControl feature is not supported".into()),
+            (None, _) => {
+                Some("the device does not say whether subgroupSizeControl is supported".into())
+            }
         };
         if c.required_not.is_none() {
             c.required = powers_of_two(min, max);

@@ -94,11 +94,11 @@ pub(crate) fn render(subgroups: &[ApiSubgroups], apis: &[Api], doc: &mut Doc) {
         notes.mark(detail(s));
     }
     doc.raw(t.to_text(doc.layout, doc.md));
-    doc.raw(format!(
+    doc.para(
         "What each API claims and what its probe measured (one block per dispatch; active \
-         lanes counted by a ballot, not taken from the reported size):\n{}",
-        notes.render(doc.layout, doc.md)
-    ));
+         lanes counted by a ballot, not taken from the reported size):",
+    );
+    doc.raw(notes.render(doc.layout, doc.md));
     doc.lines(&who);
 }
 

@@ -138,7 +138,7 @@ fn required_sizes_that_run_as_required_hold_and_a_range_is_not_fixed() {
     let c = evaluate(&s, SubgroupAssumption::Required);
     assert_eq!(
         c.text(),
-        "may require 16..32, measured 16: 16, 32: 32: holds"
+        "may require 16..32, measured 16 when 16 is required, 32 when 32 is required: holds"
     );
     let c = evaluate(&s, SubgroupAssumption::Fixed);
     assert_eq!(c.holds, Some(false));

@@ -83,8 +83,8 @@ impl Cell {
 fn claims_size(s: &ApiSubgroups) -> String {
     match (s.claims.claimed(), &s.claims.hint) {
         (Some(c), _) => format!("claims {c}"),
-        (None, Some(h)) => format!("claims no size ({} {} is a hint)", h.name, h.value),
-        (None, None) => "claims no size".into(),
+        // A hint (OpenCL's preferred multiple) is named in the footnote, never judged.
+        (None, _) => "claims no size".into(),
     }
 }
 
@@ -267,8 +267,8 @@ fn required(s: &ApiSubgroups) -> Cell {
             reported.dedup();
             ok &= widths == [r] && reported == [r];
             match widths.is_empty() {
-                true => format!("{r}: not run"),
-                false => format!("{r}: {}", join(&widths)),
+                true => format!("nothing when {r} is required"),
+                false => format!("{} when {r} is required", join(&widths)),
             }
         })
         .collect();
