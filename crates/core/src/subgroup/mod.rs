@@ -310,6 +310,34 @@ impl ApiSubgroups {
     pub fn block(&self, block: u32) -> Option<&Dispatch> {
         self.at(None).find(|d| d.block == block)
     }
+
+    /// Whether every dispatch that ran agrees with itself, whatever the width: its ballots
+    /// count its invocations, they sum to the block, and where one size was reported the block
+    /// is ceil(block / size) subgroups, the last holding what is left. The first problem found.
+    pub fn self_consistent(&self) -> Result<(), String> {
+        for d in &self.dispatches {
+            let Some(sg) = d.subgroups() else { continue };
+            let at = format!(
+                "{}: block {} (required {:?})",
+                self.api, d.block, d.required
+            );
+            if let Some(why) = d.inconsistency() {
+                return Err(format!("{at}: {why}"));
+            }
+            let sum: u32 = sg.iter().map(SubgroupRan::active).sum();
+            if sum != d.block {
+                return Err(format!("{at}: active lanes sum to {sum}"));
+            }
+            if let [w] = d.reported()[..] {
+                let n = d.block.div_ceil(w.max(1));
+                let last = d.last().map(SubgroupRan::active);
+                if sg.len() as u32 != n || last != Some(d.block - (n - 1) * w) {
+                    return Err(format!("{at}: size {w}, but {}", d.lanes_text()));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

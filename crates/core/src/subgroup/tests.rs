@@ -64,6 +64,7 @@ fn a_100_block_on_a_32_wide_fake_is_four_subgroups_the_last_with_four_lanes() {
     let c = evaluate(&s, SubgroupAssumption::Warp32);
     assert_eq!(c.text(), "claims 32, measured 32: holds");
     assert_eq!(evaluate(&s, SubgroupAssumption::Fixed).holds, Some(true));
+    assert_eq!(s.self_consistent(), Ok(()));
 }
 
 #[test]
@@ -85,6 +86,11 @@ fn a_device_reporting_32_while_ballots_count_8_does_not_hold_its_claim() {
         "claims 32, measured 4 active in the last of 13 subgroups: the claim does not hold"
     );
     assert_eq!(c.holds, Some(false));
+    // Its ballots still count its invocations; the reported size is what contradicts them.
+    assert!(s
+        .self_consistent()
+        .unwrap_err()
+        .contains("block 32 (required None): size 32, but 4 x 8"));
 }
 
 #[test]
