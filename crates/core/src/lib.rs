@@ -22,6 +22,7 @@ pub mod report;
 pub mod session;
 pub mod spec;
 
+pub mod subgroup;
 pub mod sweep;
 /// Host test doubles (a backend that runs the kernels on the CPU, one that replays scripted
 /// times, three made-up APIs) for the core's own tests and, through the `test-support`

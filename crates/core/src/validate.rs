@@ -11,6 +11,7 @@ use crate::lab::resources::ResourceResult;
 use crate::report::layout::{Column, Layout, Notes, Table};
 use crate::report::text::Doc;
 use crate::report::{to_csv, to_json, Render};
+use crate::subgroup::{self, ApiSubgroups};
 use crate::sweep::limit_violation;
 use crate::verify::verify;
 
@@ -175,13 +176,13 @@ impl Check {
     }
 }
 
-/// Hands every assumption's launch to `backend` (device limits are not pre-checked here: the
-/// point is to see what the API itself does) and verifies those that run.
 /// What `validate` learns from one API: the assumptions launched, the resource rows
-/// (docs/lab.md), and what the API's own checking layer said meanwhile (a clean run: nothing).
+/// (docs/lab.md), its subgroups claimed against measured, and what the API's own checking
+/// layer said meanwhile (a clean run: nothing).
 pub struct ApiValidation {
     pub checks: Vec<Check>,
     pub resources: Vec<ResourceResult>,
+    pub subgroups: ApiSubgroups,
     pub diagnostics: Vec<String>,
 }
 
@@ -193,13 +194,18 @@ pub fn run_api(
 ) -> Result<ApiValidation, BackendError> {
     let checks = run(backend, frame, reference)?;
     let resources = crate::lab::run::run_resources(backend, frame, reference)?;
+    // Last: the probe is a user kernel, and stays the current kernel.
+    let subgroups = subgroup::probe(backend);
     Ok(ApiValidation {
         checks,
         resources,
+        subgroups,
         diagnostics: backend.diagnostics(),
     })
 }
 
+/// Hands every assumption's launch to `backend` (device limits are not pre-checked here: the
+/// point is to see what the API itself does) and verifies those that run.
 pub fn run(
     backend: &mut dyn Backend,
     frame: &Frame,
@@ -244,6 +250,8 @@ pub struct ValidateGroup {
     pub checks: Vec<Check>,
     /// The resource rows (shared memory and registers per block: `lab::resources`).
     pub resources: Vec<ResourceResult>,
+    /// Each API's subgroups, claimed against measured (`crate::subgroup`).
+    pub subgroups: Vec<ApiSubgroups>,
 }
 
 /// What `validate` prints. JSON: every check as one flat array (its first shape).
@@ -273,6 +281,7 @@ impl ValidateReport {
             render_group(&g.checks, &g.apis, &mut doc);
             let apis: Vec<Api> = g.apis.iter().map(|(a, _)| *a).collect();
             crate::lab::report::render_resources(&g.resources, &apis, &mut doc);
+            subgroup::render(&g.subgroups, &apis, &mut doc);
             out.push(doc.finish());
         }
         out.join("\n")
@@ -423,11 +432,22 @@ impl Render for ValidateReport {
                     message,
                 ]);
             }
+            for s in &g.subgroups {
+                let device = g
+                    .apis
+                    .iter()
+                    .find(|(a, _)| *a == s.api)
+                    .map(|(_, n)| n.clone())
+                    .unwrap_or_default();
+                rec.extend(subgroup::csv_rows(s, &device));
+            }
         }
         to_csv(&rec)
     }
     /// Every check as one flat array, the resource rows after the others (same fields: api,
-    /// assumption {claim, guarantee, launch}, limits_say, outcome).
+    /// assumption {claim, guarantee, launch}, limits_say, outcome), then the subgroup rows
+    /// (api, assumption {claim, guarantee, subgroups}, subgroups {claims, measured, holds,
+    /// verdict}) and each API's probe (`subgroup_probe`).
     fn json(&self) -> String {
         let mut rows: Vec<serde_json::Value> = self
             .checks()
@@ -437,6 +457,8 @@ impl Render for ValidateReport {
             self.resources()
                 .map(|r| serde_json::to_value(r).unwrap_or_default()),
         );
+        let subgroups = self.groups.iter().flat_map(|g| &g.subgroups);
+        rows.extend(subgroups.flat_map(subgroup::json_rows));
         to_json(&rows)
     }
 }
@@ -461,6 +483,7 @@ pub fn render(checks: &[Check], apis: &[(Api, String)], md: bool) -> String {
             apis: apis.to_vec(),
             checks: checks.to_vec(),
             resources: Vec::new(),
+            subgroups: Vec::new(),
         }],
     };
     match md {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use crate::device::AdapterInfo;
+use crate::device::{AdapterInfo, SubgroupSizeControl};
 use crate::error::{map_create_device, map_host_device_oom_and_lost, VulkanResult};
 use crate::instance::{InstanceShared, MessageLog};
 
@@ -18,6 +18,9 @@ pub(crate) struct DeviceContext {
     pub memory: vk::PhysicalDeviceMemoryProperties,
     /// VK_KHR_pipeline_executable_properties, when enabled.
     pub executables: Option<ash::khr::pipeline_executable_properties::Device>,
+    /// What a compute pipeline may require of its subgroup size, with subgroupSizeControl
+    /// enabled; `None` where the device cannot.
+    pub size_control: Option<SubgroupSizeControl>,
     pub log: MessageLog,
     /// Kept alive until the device is gone.
     _instance: Arc<InstanceShared>,
@@ -51,12 +54,23 @@ impl DeviceContext {
         let features = vk::PhysicalDeviceFeatures::default()
             .shader_int64(supported.shader_int64 == vk::TRUE)
             .shader_float64(supported.shader_float64 == vk::TRUE);
+        // subgroupSizeControl, for a program that requires a subgroup size: core in 1.3, the
+        // extension (enabled with it) before.
+        let size_control = adapter.size_control();
+        if size_control.is_some() && adapter.effective_version < vk::API_VERSION_1_3 {
+            extensions.push(ash::ext::subgroup_size_control::NAME.as_ptr());
+        }
+        let mut size_features =
+            vk::PhysicalDeviceSubgroupSizeControlFeatures::default().subgroup_size_control(true);
         let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&extensions)
             .enabled_features(&features);
         if statistics {
             info = info.push_next(&mut exec_features);
+        }
+        if size_control.is_some() {
+            info = info.push_next(&mut size_features);
         }
         let raw = unsafe { instance.raw.create_device(adapter.raw, &info, None) }
             .map_err(map_create_device("vkCreateDevice"))?;
@@ -69,6 +83,7 @@ impl DeviceContext {
             family,
             memory: adapter.memory,
             executables,
+            size_control,
             log: instance.log.clone(),
             _instance: instance,
         })

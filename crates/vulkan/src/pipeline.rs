@@ -124,6 +124,18 @@ pub(crate) struct Stage<'a> {
 impl Stage<'_> {
     /// One pipeline with 32-bit specialization constants `constants[i]` at constant_id i.
     pub fn pipeline(&self, d: &ash::Device, constants: &[u32]) -> VulkanResult<vk::Pipeline> {
+        self.pipeline_requiring(d, constants, None)
+    }
+
+    /// [`Stage::pipeline`], requiring subgroup size `required` where given
+    /// (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo; the caller has checked it against
+    /// the device: `device::required_size`).
+    pub fn pipeline_requiring(
+        &self,
+        d: &ash::Device,
+        constants: &[u32],
+        required: Option<u32>,
+    ) -> VulkanResult<vk::Pipeline> {
         let Stage {
             module,
             entry,
@@ -142,11 +154,16 @@ impl Stage<'_> {
         let specialization = vk::SpecializationInfo::default()
             .map_entries(&entries)
             .data(&data);
-        let stage = vk::PipelineShaderStageCreateInfo::default()
+        let mut size = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
+            .required_subgroup_size(required.unwrap_or(0));
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(module)
             .name(entry)
             .specialization_info(&specialization);
+        if required.is_some() {
+            stage = stage.push_next(&mut size);
+        }
         let info = [vk::ComputePipelineCreateInfo::default()
             .flags(flags)
             .stage(stage)

@@ -20,7 +20,7 @@ use crate::error::{VulkanError, VulkanResult};
 use crate::kernel::{self, DescriptorPool, Stage};
 use crate::memory::{self, Buffer, MemoryKind};
 use crate::timing::{check_launch, check_shared, DispatchLimits, Timestamps};
-use crate::{glsl, reflect};
+use crate::{device, glsl, reflect};
 
 /// What building a program needs to know about the device.
 pub(crate) struct Device<'a> {
@@ -56,6 +56,8 @@ pub(crate) struct Program {
     /// Whether the shader declares SpecId 1, 2 (local size y, z) and 3 (shared bytes).
     spec: [bool; 3],
     max_shared: u32,
+    /// The subgroup size every pipeline requires (`--required-subgroup-size=N`).
+    required: Option<u32>,
     cache: HashMap<Key, vk::Pipeline>,
     pub facts: KernelFacts,
 }
@@ -67,8 +69,8 @@ fn build(detail: String) -> VulkanError {
     }
 }
 
-/// The source as SPIR-V words, and who made them.
-fn words_of(source: &ProgramSource) -> VulkanResult<(Vec<u32>, String)> {
+/// The source as SPIR-V words (GLSL compiled with `options`), and who made them.
+fn words_of(source: &ProgramSource, options: &[String]) -> VulkanResult<(Vec<u32>, String)> {
     match source.language {
         Language::SpirV => {
             let words = ash::util::read_spv(&mut std::io::Cursor::new(&source.code))
@@ -78,7 +80,7 @@ fn words_of(source: &ProgramSource) -> VulkanResult<(Vec<u32>, String)> {
         Language::Glsl => {
             let text = std::str::from_utf8(&source.code)
                 .map_err(|e| build(format!("{} is not UTF-8: {e}", source.origin)))?;
-            let words = glsl::compile(text, &source.origin, &source.entry, &source.options)?;
+            let words = glsl::compile(text, &source.origin, &source.entry, options)?;
             let by = glsl::compiler_name()?;
             Ok((words, format!("{by} from {}", source.origin)))
         }
@@ -145,7 +147,8 @@ impl Program {
     /// Builds `source` for `args`: checks its bindings, push constants and entry point against
     /// them, allocates and binds the buffers, and builds one pipeline for the facts.
     pub fn load(dev: &Device, source: &ProgramSource, args: &[ProgramArg]) -> VulkanResult<Self> {
-        let (words, made_by) = words_of(source)?;
+        let (required, options) = device::required_size(&source.options, dev.context.size_control)?;
+        let (words, made_by) = words_of(source, &options)?;
         let buffers = args.iter().filter(|a| a.is_buffer()).count();
         let (offsets, push_bytes) = push_constant_layout(args);
         let found =
@@ -177,6 +180,7 @@ impl Program {
             push: push_block(args, &offsets, push_bytes)?,
             spec: [1, 2, 3].map(|id| found.spec_ids.contains(&id)),
             max_shared: dev.max_shared,
+            required,
             cache: HashMap::new(),
             facts: KernelFacts::default(),
         };
@@ -205,10 +209,18 @@ impl Program {
         origin: &str,
     ) -> VulkanResult<KernelFacts> {
         let limits = dev.dispatch;
-        let probe = BlockSize::linear(256.min(limits.max_invocations).min(limits.max_size[0]));
+        let most = device::most_invocations(self.required, dev.context.size_control);
+        let probe = BlockSize::linear(
+            256.min(limits.max_invocations)
+                .min(limits.max_size[0])
+                .min(most),
+        );
         let pipeline = self.pipeline_for((probe, None))?;
         let stats = kernel::statistics(&self.device, pipeline)?;
         let mut extra = vec![("shader".to_string(), origin.to_string())];
+        if let Some(r) = self.required {
+            extra.push(("requiredSubgroupSize".into(), r.to_string()));
+        }
         if !stats.all.is_empty() {
             extra.push((
                 "statistics of".into(),
@@ -269,7 +281,7 @@ impl Program {
         let phase = format!("program pipeline for workgroup {}", key.0);
         let pipeline = blocksweep_core::trace::time("vulkan", phase, || {
             self.stage()
-                .pipeline(&self.device.raw, &Self::constants(key))
+                .pipeline_requiring(&self.device.raw, &Self::constants(key), self.required)
         })?;
         self.cache.insert(key, pipeline);
         Ok(pipeline)
@@ -278,7 +290,7 @@ impl Program {
     /// Builds the missing pipelines of `blocks` in parallel; where the shader sizes shared
     /// memory by launch, `run_batch` builds them, knowing the bytes.
     pub fn prepare(&mut self, blocks: &[BlockSize], limits: &DispatchLimits) {
-        if self.spec[2] {
+        if self.spec[2] || self.required.is_some() {
             return;
         }
         let keys: Vec<(Key, Vec<u32>)> = blocks
@@ -299,6 +311,9 @@ impl Program {
     fn refuse(&self, launch: Launch, limits: &DispatchLimits) -> VulkanResult<()> {
         check_launch(launch, limits)?;
         let b = launch.block;
+        if let (Some(r), Some(c)) = (self.required, self.device.size_control) {
+            device::check_block(b, r, c)?;
+        }
         for (axis, size, declared) in [("y", b.y, self.spec[0]), ("z", b.z, self.spec[1])] {
             if size > 1 && !declared {
                 return Err(VulkanError::LaunchRejected(format!(

@@ -140,6 +140,64 @@ fn loader_notices_are_not_diagnostics(devs: &[DeviceIdentity]) -> Completion {
     Completion::Completed
 }
 
+/// The core's subgroup probe (shaders/subgroup.comp through `load_program`, at the default
+/// size and at every size a pipeline may require) under validation: what it measures agrees
+/// with itself, a size outside minSubgroupSize..maxSubgroupSize is refused naming the rule,
+/// and the layer says nothing.
+fn subgroup_probe_is_consistent_and_clean_under_validation(devs: &[DeviceIdentity]) -> Completion {
+    let (d, mut b) = match open_validated(devs) {
+        Ok(v) => v,
+        Err(skipped) => return skipped,
+    };
+    let s = blocksweep_core::subgroup::probe(&mut b);
+    assert_eq!(s.unmeasured, None, "{s:?}");
+    s.self_consistent().unwrap();
+    let ran = s.dispatches.iter().filter(|d| d.subgroups().is_some());
+    assert!(
+        ran.count() >= blocksweep_core::subgroup::PROBE_BLOCKS.len(),
+        "{s:?}"
+    );
+    // The reported size is subgroupSize, and every size the pipeline may require ran as such.
+    let size = b.limits().warp_size.as_ref().map(|w| w.value as u32);
+    assert_eq!(
+        s.block(32).unwrap().reported(),
+        size.into_iter().collect::<Vec<_>>()
+    );
+    for &r in &s.claims.required {
+        for d in s.at(Some(r)) {
+            assert_eq!(d.reported(), [r], "{d:?}");
+        }
+    }
+    if d.kind == DeviceKind::Cpu {
+        assert!(
+            !s.claims.required.is_empty(),
+            "lavapipe may require its size"
+        );
+    }
+    let source = blocksweep_core::ProgramSource {
+        language: blocksweep_core::Language::Glsl,
+        code: b"#version 450\nvoid main() {}\n".to_vec(),
+        entry: "main".into(),
+        origin: "empty.comp".into(),
+        options: vec!["--required-subgroup-size=3".into()],
+    };
+    let args = [blocksweep_core::ProgramArg::Buffer { bytes: 4 }];
+    let e = b.load_program(&source, &args).unwrap_err();
+    assert!(
+        e.message.contains("power of two") || e.message.contains("cannot require"),
+        "{e}"
+    );
+    let log = b.message_log();
+    drop(b);
+    assert_eq!(
+        log.messages(),
+        Vec::<String>::new(),
+        "{} under validation",
+        d.name
+    );
+    Completion::Completed
+}
+
 fn main() -> ExitCode {
     Suite::new(&blocksweep_vulkan::DRIVER)
         .all_devices(
@@ -151,5 +209,9 @@ fn main() -> ExitCode {
             validation_is_live_and_reports_a_missing_barrier,
         )
         .all_devices(LOADER_TEST, loader_notices_are_not_diagnostics)
+        .all_devices(
+            "subgroup_probe_clean_under_validation",
+            subgroup_probe_is_consistent_and_clean_under_validation,
+        )
         .run()
 }

@@ -38,11 +38,11 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
             match &work {
                 Some(w) => {
                     w.prepare(b)?;
-                    Ok((name, w.validate(b)?, Vec::new()))
+                    Ok((name, w.validate(b)?, Vec::new(), None))
                 }
                 None => {
                     let v = validate::run_api(b, &frame, &reference)?;
-                    Ok((name, v.checks, v.resources))
+                    Ok((name, v.checks, v.resources, Some(v.subgroups)))
                 }
             }
         });
@@ -52,11 +52,13 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
             apis: Vec::new(),
             checks: Vec::new(),
             resources: Vec::new(),
+            subgroups: Vec::new(),
         };
-        for (api, checks, resources) in done {
+        for (api, checks, resources, subgroups) in done {
             group.apis.push(api);
             group.checks.extend(checks);
             group.resources.extend(resources);
+            group.subgroups.extend(subgroups);
         }
         groups.push(group);
     }

@@ -108,10 +108,23 @@ impl AdapterInfo {
             "timestampComputeAndGraphics",
             (l.timestamp_compute_and_graphics == vk::TRUE).to_string(),
         );
+        put(
+            "subgroupSupportedStages",
+            format!("{:?}", self.subgroup_stages),
+        );
+        put(
+            "subgroupSupportedOperations",
+            format!("{:?}", self.subgroup_operations),
+        );
         if let Some((min, max, groups)) = self.subgroup_size_control {
             put("minSubgroupSize", min.to_string());
             put("maxSubgroupSize", max.to_string());
             put("maxComputeWorkgroupSubgroups", groups.to_string());
+            put(
+                "requiredSubgroupSizeStages",
+                format!("{:?}", self.required_size_stages),
+            );
+            put("subgroupSizeControl", self.size_control_feature.to_string());
         }
         if let Some(limit) = self.max_loop_iterations() {
             put(LOOP_LIMIT_NAME, limit.to_string());

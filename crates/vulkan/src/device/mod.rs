@@ -3,6 +3,7 @@
 //! is ([`identity`]) and, in `limits`, its launch limits under Vulkan's own names.
 
 mod limits;
+mod subgroups;
 
 use std::ffi::CStr;
 
@@ -16,6 +17,7 @@ use crate::error::{
 use crate::instance::InstanceShared;
 
 pub use limits::HEAP_NAME;
+pub(crate) use subgroups::{check_block, most_invocations, required_size, SubgroupSizeControl};
 
 /// gallivm's LP_MAX_TGSI_LOOP_ITERATIONS (src/gallium/auxiliary/gallivm/lp_bld_limits.h).
 pub const LLVMPIPE_LOOP_LIMIT: u64 = 65535;
@@ -41,6 +43,13 @@ pub(crate) struct AdapterInfo {
     pub subgroup_size: Option<u32>,
     /// (minSubgroupSize, maxSubgroupSize, maxComputeWorkgroupSubgroups).
     pub subgroup_size_control: Option<(u32, u32, u32)>,
+    /// VkPhysicalDeviceSubgroupProperties: supportedStages and supportedOperations.
+    pub subgroup_stages: vk::ShaderStageFlags,
+    pub subgroup_operations: vk::SubgroupFeatureFlags,
+    /// requiredSubgroupSizeStages, and whether the subgroupSizeControl feature is supported
+    /// (Vulkan 1.3 or VK_EXT_subgroup_size_control).
+    pub required_size_stages: vk::ShaderStageFlags,
+    pub size_control_feature: bool,
     pub max_memory_allocation_size: Option<u64>,
     /// (domain, bus, device, function) from VK_EXT_pci_bus_info.
     pub pci: Option<(u32, u32, u32, u32)>,
@@ -74,6 +83,10 @@ impl AdapterInfo {
             driver_info: None,
             subgroup_size: None,
             subgroup_size_control: None,
+            subgroup_stages: vk::ShaderStageFlags::empty(),
+            subgroup_operations: vk::SubgroupFeatureFlags::empty(),
+            required_size_stages: vk::ShaderStageFlags::empty(),
+            size_control_feature: false,
             max_memory_allocation_size: None,
             pci: None,
             sm_builtins: None,
@@ -85,6 +98,8 @@ impl AdapterInfo {
         // cannot run either): the 1.0 properties above are all we report.
         if info.effective_version >= vk::API_VERSION_1_1 {
             info.read_properties2(i);
+            info.size_control_feature =
+                info.subgroup_size_control.is_some() && subgroups::size_control_feature(i, raw);
             info.executable_statistics = info
                 .has_extension(ash::khr::pipeline_executable_properties::NAME)
                 && pipeline_executable_info(i, raw);
@@ -131,11 +146,16 @@ impl AdapterInfo {
         }
         self.uuid = Some(id.device_uuid);
         self.subgroup_size = Some(subgroup.subgroup_size);
+        self.subgroup_stages = subgroup.supported_stages;
+        self.subgroup_operations = subgroup.supported_operations;
         self.max_memory_allocation_size = Some(maintenance3.max_memory_allocation_size);
         if let Some(d) = driver {
             self.driver_id = Some(d.driver_id);
             self.driver_name = Some(conv::fixed_c_str(&d.driver_name));
             self.driver_info = Some(conv::fixed_c_str(&d.driver_info));
+        }
+        if let Some(s) = &size_control {
+            self.required_size_stages = s.required_subgroup_size_stages;
         }
         self.subgroup_size_control = size_control.map(|s| {
             (
@@ -170,6 +190,21 @@ impl AdapterInfo {
     /// every loop"), silently, to keep a runaway shader from hanging the CPU.
     pub fn max_loop_iterations(&self) -> Option<u64> {
         (self.driver_id == Some(vk::DriverId::MESA_LLVMPIPE)).then_some(LLVMPIPE_LOOP_LIMIT)
+    }
+
+    /// What a compute pipeline may require of its subgroup size, where the device lets it
+    /// (the feature on, the compute stage in requiredSubgroupSizeStages): the device context
+    /// enables the feature then.
+    pub fn size_control(&self) -> Option<SubgroupSizeControl> {
+        let (min, max, max_subgroups) = self.subgroup_size_control?;
+        let compute = self
+            .required_size_stages
+            .contains(vk::ShaderStageFlags::COMPUTE);
+        (self.size_control_feature && compute).then_some(SubgroupSizeControl {
+            min,
+            max,
+            max_subgroups,
+        })
     }
 
     /// The queue family the backend uses; see [`pick_compute_family`].

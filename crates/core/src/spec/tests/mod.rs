@@ -219,12 +219,12 @@ fn overflowing_expression_names_key_and_values() {
 
 #[test]
 fn with_size_forms_and_errors() {
-    let spec = KernelSpec::load(examples().join("grayscale/kernel.toml")).unwrap();
-    assert_eq!(spec.sizes.to_string(), "height=2160,width=3840");
+    let spec = KernelSpec::load(examples().join("transpose/kernel.toml")).unwrap();
+    assert_eq!(spec.sizes.to_string(), "height=3000,width=4000");
     let s = spec.with_size("640x480").unwrap();
     assert_eq!((s.get("width"), s.get("height")), (Some(640), Some(480)));
     let s = spec.with_size("height=10").unwrap();
-    assert_eq!((s.get("width"), s.get("height")), (Some(3840), Some(10)));
+    assert_eq!((s.get("width"), s.get("height")), (Some(4000), Some(10)));
     let e = spec.with_size("1000").unwrap_err().to_string();
     assert!(
         e.contains(
