@@ -1,0 +1,373 @@
+//! `sweep --kernel` and `validate --kernel` through the real binary on the CPU drivers (PoCL
+//! for OpenCL, lavapipe for Vulkan): the examples on both APIs, the grayscale spec against the
+//! built-in sweep, the broken kernel's message, bad input, an argument count or a compile error
+//! in one API, a kernel past the deadline, and the portable assumptions with a user's kernel.
+//! Sizes are small (65536 elements, 256x256) so that the file runs in seconds.
+
+mod common;
+#[path = "kernel_e2e/support.rs"]
+mod support;
+
+use common::blocksweep;
+use serde_json::Value;
+use std::time::{Duration, Instant};
+use support::*;
+
+#[test]
+fn every_example_runs_verified_on_both_apis() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("examples");
+    for (name, size, blocks) in [
+        ("grayscale", "256x256", Some("64,256")),
+        ("saxpy", "65536", Some("64,256")),
+        ("transpose", "256x256", None), // the spec's own square blocks (the tile is the block)
+        ("reduce", "65536", Some("64,256")),
+    ] {
+        let json = dir.join(format!("{name}.json"));
+        let mut extra = vec!["--size", size];
+        if let Some(b) = blocks {
+            extra.extend(["--blocks", b]);
+        }
+        let out = sweep(&example(name), &json, &extra);
+        let report = assert_clean_on_both(&out, &json);
+        assert_eq!(result(&report, "opencl")["program"]["name"], name);
+    }
+}
+
+/// A spec whose two sources compute different things: the second API is checked against the
+/// first, so the difference stops it, naming both APIs.
+#[test]
+fn cross_api_difference_is_caught() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("cross");
+    std::fs::write(
+        dir.join("saxpy3.cl"),
+        std::fs::read_to_string(dir.join("saxpy.cl"))
+            .unwrap()
+            .replace("fma(a, x[i], y[i])", "fma(a, x[i], y[i]) + 1.0f"),
+    )
+    .unwrap();
+    let spec = saxpy_spec(&dir, "k.toml", |t| t.replace("saxpy.cl", "saxpy3.cl"));
+    let json = dir.join("k.json");
+    let out = sweep(&spec, &json, &["--size", "65536", "--blocks", "64"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("OpenCL: output 'y' at block 64") && err.contains("differs from Vulkan's")
+            || err.contains("Vulkan: output 'y' at block 64")
+                && err.contains("differs from OpenCL's"),
+        "{err}"
+    );
+}
+
+/// The grayscale spec and the built-in sweep take one path: the same grid per block, every
+/// row verified in both (times are noise on a CPU and are not compared).
+#[test]
+fn grayscale_spec_matches_the_builtin_sweep() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("grayscale");
+    let common = ["--size", "320x240", "--blocks", "64,256", "--grid", "wave"];
+    let spec_json = dir.join("spec.json");
+    let out = sweep(&example("grayscale"), &spec_json, &common);
+    let spec = assert_clean_on_both(&out, &spec_json);
+    let builtin_json = dir.join("builtin.json");
+    let out = blocksweep()
+        .args(["sweep", "--reps", "2", "--warmups", "1", "-o"])
+        .arg(&builtin_json)
+        .args(common)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let builtin = read_json(&builtin_json);
+    for a in ["vulkan", "opencl"] {
+        let ours = verified_rows(&spec, a);
+        assert_eq!(ours.len(), 2, "{a}: {ours:?}");
+        assert_eq!(ours, verified_rows(&builtin, a), "{a}: grids differ");
+        assert_eq!(result(&builtin, a)["frame"]["pixels"], 320 * 240);
+        assert_eq!(result(&spec, a)["frame"]["pixels"], 320 * 240);
+    }
+}
+
+#[test]
+fn broken_stride_is_caught_and_explained() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("broken");
+    let json = dir.join("broken.json");
+    let out = sweep(
+        &example("broken-stride"),
+        &json,
+        &["--size", "65536", "--blocks", "64,256"],
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for api in ["Vulkan", "OpenCL"] {
+        let line = err
+            .lines()
+            .find(|l| l.starts_with(&format!("blocksweep: {api}: output 'out'")))
+            .unwrap_or_else(|| panic!("no {api} mismatch line: {err}"));
+        // The wave grid on 2 CPU cores is 2 blocks: at block 256, elements from 128 on (what
+        // block 64's grid left unwritten) hold 2 * x where they held -7.
+        for needle in [
+            "at block 256, grid 2",
+            "its own output at block 64",
+            "element 128:",
+            "expected -7e0 (0xc0e00000), got ",
+            "depends on the launch",
+        ] {
+            assert!(line.contains(needle), "{api}: {needle:?} not in {line}");
+        }
+    }
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        answer.contains("No block size is known good on both APIs"),
+        "{answer}"
+    );
+    // The row measured before the mismatch is kept, verified.
+    let report = read_json(&json);
+    for a in ["vulkan", "opencl"] {
+        let r = result(&report, a);
+        assert!(r["error"].as_str().unwrap().contains("element 128"), "{r}");
+        let rows = r["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 1, "{a}: {rows:?}");
+        assert_eq!(rows[0]["threads"], 64);
+        assert_eq!(rows[0]["verified"], true);
+    }
+    assert_eq!(report["portable"]["everywhere"], serde_json::json!([]));
+    assert_eq!(report["portable"]["stopped"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn bad_specs_are_one_line_naming_file_and_key() {
+    let dir = scratch("bad");
+    let s = |name: &str, edit: &dyn Fn(String) -> String| saxpy_spec(&dir, name, edit);
+    let malformed = write(&dir, "malformed.toml", "name = \"x\nwork = \"n\"\n");
+    rejected(&dir, &malformed, None, "line 1, column");
+    // A key before the first table is top-level.
+    let top = s("top.toml", &|t| {
+        t.replace("work = \"n\"", "colour = 3\nwork = \"n\"")
+    });
+    rejected(&dir, &top, None, "unknown field `colour`");
+    let arg = s("arg.toml", &|t| {
+        t.replacen("name = \"x\"", "name = \"x\"\ncolour = 1", 1)
+    });
+    rejected(&dir, &arg, None, "args[0]: ");
+    rejected(&dir, &arg, None, "unknown field `colour`");
+    let missing = s("missing.toml", &|t| t.replace("saxpy.cl", "nosuch.cl"));
+    rejected(&dir, &missing, None, "sources.opencl.file: cannot read ");
+    rejected(&dir, &missing, None, "nosuch.cl: No such file");
+    let ty = s("type.toml", &|t| {
+        t.replacen("buffer = \"f32\"", "buffer = \"f16\"", 1)
+    });
+    rejected(
+        &dir,
+        &ty,
+        None,
+        "args[0].buffer: 'f16' is not an element type",
+    );
+    let init = s("init.toml", &|t| {
+        t.replace("init = \"random\"", "init = \"sparkly\"")
+    });
+    rejected(&dir, &init, None, "args[0].init: 'sparkly' is not an init");
+    let cube = s("cube.toml", &|t| {
+        t.replacen("elements = \"n\"", "elements = \"n * n * n\"", 1)
+    });
+    rejected(
+        &dir,
+        &cube,
+        Some("4294967296"),
+        "args[0].elements: 'n * n * n' overflows 64 bits",
+    );
+    rejected(
+        &dir,
+        &example("saxpy"),
+        Some("256x256"),
+        "--size: '256x256'",
+    );
+    let no_sources = s("nosources.toml", &|t| {
+        let start = t.find("[sources]").unwrap();
+        let end = t.find("[[args]]").unwrap();
+        format!("{}{}", &t[..start], &t[end..])
+    });
+    rejected(&dir, &no_sources, None, "missing field `sources`");
+}
+
+#[test]
+fn argument_count_contradicting_the_compiled_kernel() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("argc");
+    // OpenCL's kernel takes 3 arguments (CL_KERNEL_NUM_ARGS); the spec declares 4.
+    edited_source(
+        &dir,
+        "saxpy.cl",
+        "three.cl",
+        &[("const float a, ", ""), ("fma(a,", "fma(2.5f,")],
+    );
+    let cl = saxpy_spec(&dir, "cl.toml", |t| t.replace("saxpy.cl", "three.cl"));
+    one_api_fails(
+        &cl,
+        "opencl",
+        "vulkan",
+        &["three.cl: the kernel takes 3 arguments, the spec declares 4"],
+    );
+    // Vulkan's shader binds a third storage buffer (SPIR-V reflection); the spec has 2.
+    edited_source(
+        &dir,
+        "saxpy.comp",
+        "three.comp",
+        &[(
+            "void main() {",
+            "layout(std430, set = 0, binding = 2) buffer Z { float z[]; };\n\
+             void main() {\n    z[0] = 1.0;",
+        )],
+    );
+    let vk = saxpy_spec(&dir, "vk.toml", |t| t.replace("saxpy.comp", "three.comp"));
+    one_api_fails(
+        &vk,
+        "vulkan",
+        "opencl",
+        &["three.comp: the shader binds 3 storage buffers, the spec declares 2 buffers"],
+    );
+}
+
+#[test]
+fn a_compile_error_shows_the_compilers_log_and_the_other_api_runs() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("compile");
+    edited_source(
+        &dir,
+        "saxpy.cl",
+        "typo.cl",
+        &[("x[i], y[i])", "x[i], yy[i])")],
+    );
+    let cl = saxpy_spec(&dir, "cl.toml", |t| t.replace("saxpy.cl", "typo.cl"));
+    one_api_fails(
+        &cl,
+        "opencl",
+        "vulkan",
+        &[
+            "typo.cl: clBuildProgram failed with CL_BUILD_PROGRAM_FAILURE",
+            "use of undeclared identifier 'yy'", // clang's own words, from the build log
+        ],
+    );
+    edited_source(
+        &dir,
+        "saxpy.comp",
+        "typo.comp",
+        &[("x[i], y[i])", "x[i], yy[i])")],
+    );
+    let vk = saxpy_spec(&dir, "vk.toml", |t| t.replace("saxpy.comp", "typo.comp"));
+    // glslang's own line (through libshaderc or glslangValidator, whichever this host has).
+    one_api_fails(&vk, "vulkan", "opencl", &["'yy' : undeclared identifier"]);
+}
+
+/// A kernel that never finishes is OpenCL's failure, not a hang: the deadline stops the wait,
+/// Vulkan's rows are kept, and the process ends promptly (PoCL's spinning thread is left to
+/// the process's end). The spinning side is OpenCL only: lavapipe ends every shader loop after
+/// 65535 turns, so a Vulkan shader cannot spin for ever there, and one that merely runs long
+/// (a data grid of 2^20 invocations) cannot be stopped cleanly: the deadline error comes at
+/// 1 s, but closing the Vulkan backend waits (vkDeviceWaitIdle) until the shader ends.
+#[test]
+fn a_kernel_that_never_finishes_is_stopped_by_the_deadline() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("deadline");
+    write(&dir, "spin.cl", SPIN_CL);
+    write(&dir, "fill.comp", FILL_COMP);
+    let spec = write(&dir, "spin.toml", SPIN_SPEC);
+    let json = dir.join("spin.json");
+    let started = Instant::now();
+    let out = blocksweep()
+        .env("BLOCKSWEEP_DEADLINE_S", "1")
+        .arg("sweep")
+        .arg("--kernel")
+        .arg(&spec)
+        .args(["--reps", "2", "--warmups", "1", "--blocks", "64,128", "-o"])
+        .arg(&json)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(took < Duration::from_secs(30), "took {took:?}: {err}");
+    assert!(
+        err.contains("OpenCL: the kernel did not finish within 1 s"),
+        "{err}"
+    );
+    let report = read_json(&json);
+    assert!(result(&report, "opencl")["error"]
+        .as_str()
+        .unwrap()
+        .contains("did not finish within 1 s"));
+    assert_eq!(verified_rows(&report, "vulkan").len(), 2);
+}
+
+#[test]
+fn validate_with_a_users_kernel_answers_per_api() {
+    if !both() {
+        return;
+    }
+    // 4096 elements, not more: the 1x65536 grid's 2^21 work-items each repeat the 1-D
+    // kernel's whole grid-stride loop (65536 x the work; at 65536 elements about 10 s on PoCL).
+    let spec = example("saxpy");
+    let spec = spec.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let out = blocksweep()
+            .args(["validate", "--kernel", spec, "--size", "4096"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let table = run(&[]);
+    let header = table
+        .lines()
+        .find(|l| l.contains("assumption"))
+        .unwrap_or_else(|| panic!("no header: {table}"));
+    assert!(
+        header.contains("Vulkan") && header.contains("OpenCL"),
+        "{header}"
+    );
+    let row = |starts: &str| {
+        table
+            .lines()
+            .find(|l| l.trim_start().starts_with(starts))
+            .unwrap_or_else(|| panic!("no row {starts:?}: {table}"))
+    };
+    let r128 = row("1  128 threads per block run");
+    assert_eq!(r128.matches("runs, verified").count(), 2, "{r128}");
+    let r1025 = row("4  1025 threads per block are rejected");
+    let note = r1025
+        .split("  rejected [")
+        .nth(1)
+        .and_then(|s| s.split(']').next())
+        .unwrap_or_else(|| panic!("Vulkan does not reject 1025: {r1025}"));
+    let said = row(&format!("[{note}] Vulkan:"));
+    assert!(
+        said.contains("1025 invocations > maxComputeWorkGroupInvocations = 1024"),
+        "{said}"
+    );
+    let json: Value = serde_json::from_str(&run(&["--format", "json"])).expect("JSON");
+    let checks = json.as_array().expect("an array of checks");
+    for a in ["vulkan", "opencl"] {
+        let first = checks
+            .iter()
+            .find(|c| c["api"] == a)
+            .unwrap_or_else(|| panic!("no {a} check"));
+        assert_eq!(first["outcome"], "ran", "{first}");
+    }
+}
