@@ -8,7 +8,7 @@ mod common;
 #[path = "kernel_e2e/support.rs"]
 mod support;
 
-use common::blocksweep;
+use common::{api, available, blocksweep};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 use support::*;
@@ -371,3 +371,66 @@ fn validate_with_a_users_kernel_answers_per_api() {
         assert_eq!(first["outcome"], "ran", "{first}");
     }
 }
+
+/// A Vulkan kernel past the deadline ends the run promptly: the device is abandoned, not
+/// waited for (it was: 128 s on lavapipe, the rest of the kernel). lavapipe ends every loop
+/// after 65535 turns, so the shader runs long (2^20 invocations of 60000 turns) rather than
+/// for ever.
+#[test]
+fn a_vulkan_kernel_past_the_deadline_is_abandoned_not_waited_for() {
+    if !available(api("vulkan")) {
+        return;
+    }
+    let dir = scratch("vulkan-deadline");
+    write(&dir, "spin.comp", LONG_COMP);
+    let spec = write(&dir, "long.toml", LONG_SPEC);
+    let started = Instant::now();
+    let out = blocksweep()
+        .env("BLOCKSWEEP_DEADLINE_S", "1")
+        .args(["sweep", "--backend", "vulkan", "--kernel"])
+        .arg(&spec)
+        .args(["--reps", "1", "--warmups", "0", "--blocks", "64"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("Vulkan: the kernel did not finish within 1 s"),
+        "{err}"
+    );
+    assert!(took < Duration::from_secs(15), "took {took:?}: {err}");
+}
+
+const LONG_SPEC: &str = r#"
+name = "long"
+work = "n"
+sizes = { n = 1048576 }
+[sources]
+vulkan = { file = "spin.comp" }
+[[args]]
+buffer = "u32"
+name = "out"
+elements = "n"
+written = true
+[[args]]
+scalar = "u32"
+name = "n"
+value = "n"
+[launch]
+grid = "data"
+"#;
+
+const LONG_COMP: &str = r#"#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(std430, set = 0, binding = 0) buffer Out { uint o[]; };
+layout(push_constant) uniform P { uint n; } p;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= p.n) return;
+    uint acc = i;
+    for (uint k = 0u; k < 60000u; k++) { acc = acc * 1664525u + 1013904223u; }
+    o[i] = acc;
+}
+"#;

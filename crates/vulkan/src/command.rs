@@ -77,6 +77,11 @@ impl Commands {
         self.timeout = deadline.unwrap_or(FENCE_TIMEOUT);
     }
 
+    /// Whether a wait timed out or the device was lost.
+    pub fn abandoned(&self) -> bool {
+        self.failed.is_some()
+    }
+
     /// `Unusable` once a wait has timed out or the device is lost.
     pub fn usable(&self) -> VulkanResult<()> {
         match &self.failed {
@@ -157,6 +162,11 @@ impl Commands {
 impl Drop for Commands {
     fn drop(&mut self) {
         let d = &self.device.raw;
+        if self.failed.is_some() {
+            // A wait timed out: the device may run the kernel for ever, and waiting for it
+            // here is the hang the deadline exists to prevent. The pool and fence stay.
+            return;
+        }
         if self.pending {
             if let Err(e) = self.device.wait_idle() {
                 self.device.log.push(format!("drop: {e}"));
