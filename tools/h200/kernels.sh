@@ -2,8 +2,8 @@
 # Your kernel through every API on the lent H200, in one device call: every example of
 # examples/kernels/ swept (`sweep --kernel`) and validated (`validate --kernel`) through CUDA,
 # Vulkan and OpenCL; the grayscale spec beside the built-in sweep in the same call (the proof
-# that they are one path); the broken kernel's message; and the user-kernel test binaries of
-# the backends when carried in $KIT (see run.sh's kit part).
+# that they are one path); the broken kernel's message. The backends' user-kernel test binaries
+# run in run.sh's kit part.
 #
 # Runs in the repository root there, from tools/h200/run.sh (PARTS=kernels), which installs the
 # carried loaders (.gl/, with glslang-tools for GLSL) and sets OUT, B, DEV. Results: $OUT/kernels/.
@@ -43,12 +43,5 @@ done
 # Faults: a kernel that never finishes, under a 2 s deadline (the other APIs keep their rows).
 if [ -d tests/kernels/hang ]; then
   BLOCKSWEEP_DEADLINE_S=2 run hang sweep --kernel tests/kernels/hang/kernel.toml --device "$DEV" --blocks 64,256
-fi
-if [ -n "${KIT:-}" ]; then
-  for t in "$KIT"/program-*; do
-    [ -x "$t" ] || continue
-    { echo "\$ BLOCKSWEEP_REQUIRE=cuda,vulkan,opencl $(basename "$t") --test-threads=1 --include-ignored"
-      BLOCKSWEEP_REQUIRE=cuda,vulkan,opencl timeout 240 "$t" --test-threads=1 --include-ignored 2>&1; echo "exit $?"; } > "$R/$(basename "$t").txt"
-  done
 fi
 ls -la "$R"
