@@ -106,10 +106,14 @@ impl PortableAnswer {
             })
             .collect();
         stopped.extend(report.results.iter().filter_map(|r| {
-            r.error.as_ref().map(|e| Short {
-                api: r.api,
-                of_best: None,
-                why: format!("stopped: {e}"),
+            r.error.as_ref().map(|e| {
+                // A backend's error names its API already.
+                let e = e.strip_prefix(&format!("{}: ", r.api)).unwrap_or(e);
+                Short {
+                    api: r.api,
+                    of_best: None,
+                    why: format!("stopped: {e}"),
+                }
             })
         }));
         let mut everywhere = Vec::new();
