@@ -123,8 +123,13 @@ fn a_copy_above_max_alloc_is_refused(d: &DeviceIdentity) {
     let max = b.limits().max_alloc_bytes.clone().unwrap();
     let why = b.limits().copy_fits(max.value + 1, 0).unwrap_err();
     assert!(why.contains("CL_DEVICE_MAX_MEM_ALLOC_SIZE"), "{why}");
-    // The core's refusal is the rule; the driver's own answer varies: PoCL refuses the buffer,
-    // NVIDIA's OpenCL on an H200 allocated and copied it (2026-11-30).
+    // The core's refusal is the rule; the driver's own answer varies: PoCL refuses the buffer;
+    // NVIDIA's OpenCL on an H200 allocated and copied it with one fill (2026-11-30), and with
+    // fills in 1 GiB pieces failed with its -9999 and left the platform unable to create
+    // another context in the process (2026-12-01). The core never asks: NVIDIA is not asked.
+    if b.limits().compute_capability.is_some() {
+        return;
+    }
     match b.copy_each(max.value + 1, 0, 1) {
         Err(e) => assert_eq!(e.kind, ErrorKind::OutOfMemory, "{e}"),
         Ok(times) => assert!(times.iter().all(|t| t.is_finite() && *t > 0.0), "{times:?}"),

@@ -229,13 +229,17 @@ pub(super) fn fastest_sentence(r: &SweepResult, name_device: bool) -> String {
             tied.join(", ")
         ),
     };
+    // A user's kernel that declares no bytes moved has times only.
+    let gbps = best
+        .gbps
+        .map(|g| format!(" ({g:.1} GB/s)"))
+        .unwrap_or_default();
     format!(
-        "{who}: fastest {} {}s per {}, {} ms ({:.1} GB/s); {ties}; {} of {} sizes within 95 % of it.",
+        "{who}: fastest {} {}s per {}, {} ms{gbps}; {ties}; {} of {} sizes within 95 % of it.",
         best.block,
         w.thread,
         w.block,
         ms(best.mean_ms().unwrap_or(0.0)),
-        best.gbps.unwrap_or(0.0),
         r.rows_good(),
         r.rows_run()
     )
