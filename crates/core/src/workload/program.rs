@@ -111,15 +111,20 @@ impl ProgramWorkload {
         launch: Launch,
         own: &mut Option<Checked>,
     ) -> Result<Result<(), SweepError>, BackendError> {
+        let api = backend.api();
+        let t = crate::trace::span(api.key(), "checked dispatch: reset the outputs");
         self.reset_outputs(backend)?;
+        t.end();
         backend.run_batch(Work::Kernel(launch), 1, Stamps::None)?;
+        let t = crate::trace::span(api.key(), "checked dispatch: read back");
         let mut outputs = Vec::new();
         for b in self.instance.written() {
             let mut out = vec![0u8; b.initial.len()];
             backend.read_buffer(b.decl.index, &mut out)?;
             outputs.push(out);
         }
-        let api = backend.api();
+        t.end();
+        let _t = crate::trace::span(api.key(), "checked dispatch: compare");
         let mut refs = self.references.lock().unwrap_or_else(|p| p.into_inner());
         Ok(refs.check(api, launch, &self.instance, outputs, own))
     }
