@@ -34,6 +34,7 @@ mod context;
 mod device;
 mod driver;
 pub mod error;
+mod fill;
 mod handles;
 mod kernel;
 mod memory;

@@ -36,6 +36,8 @@ pub(crate) struct Planes {
     pub width: cl_uint,
     pub height: cl_uint,
     host: HostCopy,
+    /// The poison kernel, built the first time a plane above 4 GiB is poisoned.
+    fill: std::cell::OnceCell<crate::fill::FillKernel>,
 }
 
 /// The mapped host buffer that `read_output_lent` lends, made at upload (which stages the
@@ -76,6 +78,7 @@ impl Planes {
             height: frame.height,
             // The host buffer the read-back lends is made now, to stage the upload through.
             host: HostPlane::new(ctx, pixels as usize).map_or(HostCopy::Refused, HostCopy::Mapped),
+            fill: std::cell::OnceCell::new(),
         };
         let inputs = [
             (&planes.r, &frame.r[..]),
@@ -89,10 +92,21 @@ impl Planes {
         Ok(planes)
     }
 
-    /// Fills the output plane with the NaN poison on the device, and waits.
+    /// Fills the output plane with the NaN poison on the device, and waits: the driver's fill
+    /// up to 4 GiB, a kernel of ours above (see `fill.rs`).
     pub fn poison(&self, ctx: &DeviceContext) -> Result<(), OpenClError> {
-        let poison = f32::from_bits(blocksweep_core::verify::POISON_BITS);
-        fill(&ctx.queue, &self.out, poison, (self.pixels * 4) as usize)
+        let bits = blocksweep_core::verify::POISON_BITS;
+        let bytes = self.pixels * 4;
+        if bytes > crate::fill::KERNEL_FILL_ABOVE {
+            if self.fill.get().is_none() {
+                let k = crate::fill::FillKernel::build(ctx)?;
+                let _ = self.fill.set(k);
+            }
+            if let Some(k) = self.fill.get() {
+                return k.run(ctx, &self.out, self.pixels, bits);
+            }
+        }
+        fill(&ctx.queue, &self.out, f32::from_bits(bits), bytes as usize)
     }
 
     /// Copies the whole output plane into `out`, which must hold one value per pixel.

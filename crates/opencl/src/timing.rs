@@ -198,7 +198,7 @@ fn code(result: Option<cl_int>) -> cl_int {
 }
 
 /// Enqueues one dispatch of `kernel` over the launch's NDRange, with an event when `want`.
-fn enqueue_kernel(
+pub(crate) fn enqueue_kernel(
     queue: &Queue,
     kernel: &Kernel,
     launch: Launch,

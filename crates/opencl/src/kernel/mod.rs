@@ -243,7 +243,7 @@ fn bind(variant: KernelVariant, kernel: &Kernel, planes: &Planes) -> Result<(), 
     }
 }
 
-fn set_arg<T>(kernel: &Kernel, index: cl_uint, value: &T) -> Result<(), OpenClError> {
+pub(crate) fn set_arg<T>(kernel: &Kernel, index: cl_uint, value: &T) -> Result<(), OpenClError> {
     // SAFETY: `value` is a live T for the call and the driver copies its bytes; the
     // kernel's argument `index` has size_of::<T>() bytes (cl_mem or cl_ulong, see the source).
     unsafe {
