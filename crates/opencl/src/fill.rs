@@ -13,7 +13,8 @@ use blocksweep_core::{BlockSize, Launch};
 /// Planes above this many bytes are poisoned by the kernel (4 GiB: where 32-bit offsets end).
 pub(crate) const KERNEL_FILL_ABOVE: u64 = 1 << 32;
 
-const SOURCE: &str = "__kernel void blocksweep_fill(__global uint* p, const ulong n, const uint bits) {
+const SOURCE: &str =
+    "__kernel void blocksweep_fill(__global uint* p, const ulong n, const uint bits) {
     for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) p[i] = bits;
 }
 ";

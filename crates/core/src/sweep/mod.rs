@@ -18,7 +18,7 @@ pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
 };
 pub use run::{execute, measure_copy, run};
-pub(crate) use run::{launch_refusal, shape_row};
+pub(crate) use run::{launch_refusal, new_result, shape_row};
 
 pub use crate::measure::{Discipline, Protocol, Reps, TimeStats, Timing};
 

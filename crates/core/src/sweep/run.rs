@@ -22,7 +22,7 @@ pub fn execute(
     observer: &mut dyn Observer,
     on_row: &mut dyn FnMut(&SweepResult),
 ) -> (SweepResult, Option<SweepError>) {
-    let mut result = new_result(backend, frame, plan, config);
+    let mut result = new_result(backend, frame.info(), plan, config);
     let err = run_rows(
         backend,
         frame,
@@ -41,9 +41,11 @@ pub fn execute(
     (result, err)
 }
 
+/// An API's result before its first row: who it is, its limits and kernel, how it will be
+/// timed, and what it runs (`frame`: the frame's, or a user kernel's work).
 pub(crate) fn new_result(
     backend: &dyn Backend,
-    frame: &Frame,
+    frame: crate::frame::FrameInfo,
     plan: &Plan,
     config: &SweepConfig,
 ) -> SweepResult {
@@ -53,7 +55,7 @@ pub(crate) fn new_result(
         limits: backend.limits().clone(),
         kernel: backend.kernel_facts().clone(),
         timer: backend.timer(),
-        frame: frame.info(),
+        frame,
         policy: plan.policy,
         grid_source: plan.grid_source.clone(),
         protocol: config.protocol,
@@ -330,7 +332,7 @@ pub fn run(
                     policy: config.grid,
                     grid_source: String::new(),
                 };
-                let mut r = new_result(backend, frame, &p, config);
+                let mut r = new_result(backend, frame.info(), &p, config);
                 r.error = Some(e.to_string());
                 return (r, Some(e.into()));
             }

@@ -131,28 +131,16 @@ impl ProgramWorkload {
 
     fn new_result(&self, backend: &dyn Backend, plan: &Plan, config: &SweepConfig) -> SweepResult {
         let (w, h) = self.instance.work;
-        SweepResult {
-            api: backend.api(),
-            device: backend.identity().clone(),
-            limits: backend.limits().clone(),
-            kernel: backend.kernel_facts().clone(),
-            timer: backend.timer(),
-            frame: FrameInfo {
-                width: u32::try_from(w).unwrap_or(u32::MAX),
-                height: u32::try_from(h).unwrap_or(u32::MAX),
-                pixels: self.instance.work_items(),
-                seed: 0,
-                bytes_per_pass: self.instance.bytes_moved.unwrap_or(0.0) as u64,
-            },
-            policy: plan.policy,
-            grid_source: plan.grid_source.clone(),
-            protocol: config.protocol,
-            rows: Vec::new(),
-            suggestion: None,
-            copy: None,
-            error: None,
-            program: Some(self.info(backend.api())),
-        }
+        let work = FrameInfo {
+            width: u32::try_from(w).unwrap_or(u32::MAX),
+            height: u32::try_from(h).unwrap_or(u32::MAX),
+            pixels: self.instance.work_items(),
+            seed: 0,
+            bytes_per_pass: self.instance.bytes_moved.unwrap_or(0.0) as u64,
+        };
+        let mut r = sweep::new_result(backend, work, plan, config);
+        r.program = Some(self.info(backend.api()));
+        r
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -26,47 +26,9 @@ impl ProgramWorkload {
             let shared = self.instance.shared_bytes(block).unwrap_or(0);
             let launch = Launch::new(block, grid).with_shared(shared);
             let limits_say = limit_violation(backend.limits(), backend.kernel_facts(), block);
-            if let Some(why) = self.not_launched_because(launch) {
-                checks.push(Check {
-                    api: backend.api(),
-                    assumption: asm,
-                    limits_say,
-                    outcome: Outcome::NotLaunched { why },
-                });
-                continue;
-            }
-            if let Some(why) = self.unchecked_because(launch) {
-                let outcome = match self.unchecked_dispatch(backend, launch) {
-                    Ok(()) => Outcome::Unchecked { why },
-                    Err(e) if e.kind == ErrorKind::LaunchRejected => {
-                        Outcome::Rejected { message: e.message }
-                    }
-                    Err(e) => Outcome::Failed { message: e.message },
-                };
-                let fault = matches!(outcome, Outcome::Failed { .. });
-                checks.push(Check {
-                    api: backend.api(),
-                    assumption: asm,
-                    limits_say,
-                    outcome,
-                });
-                if fault {
-                    break;
-                }
-                continue;
-            }
-            let outcome = match self.checked_dispatch(backend, launch, &mut own) {
-                Ok(Ok(())) => Outcome::Ran,
-                Ok(Err(m)) => Outcome::Failed {
-                    message: format!("ran, but its output is wrong: {}", m.detail()),
-                },
-                Err(e) if e.kind == ErrorKind::LaunchRejected => {
-                    Outcome::Rejected { message: e.message }
-                }
-                // A fault ends the API (CUDA's context is gone after one); the checks made
-                // before it stay.
-                Err(e) => Outcome::Failed { message: e.message },
-            };
+            let outcome = self.outcome(backend, launch, &mut own);
+            // A fault ends the API (CUDA's context is gone after one); the checks made before
+            // it stay.
             let fault =
                 matches!(&outcome, Outcome::Failed { message } if !message.starts_with("ran, but"));
             checks.push(Check {
@@ -80,6 +42,38 @@ impl ProgramWorkload {
             }
         }
         Ok(checks)
+    }
+
+    /// What one launch does: not handed over, run without a check, or run and checked.
+    fn outcome(
+        &self,
+        backend: &mut dyn Backend,
+        launch: Launch,
+        own: &mut Option<super::references::Checked>,
+    ) -> Outcome {
+        if let Some(why) = self.not_launched_because(launch) {
+            return Outcome::NotLaunched { why };
+        }
+        let ran = match self.unchecked_because(launch) {
+            Some(why) => self
+                .unchecked_dispatch(backend, launch)
+                .map(|()| Outcome::Unchecked { why }),
+            None => self
+                .checked_dispatch(backend, launch, own)
+                .map(|checked| match checked {
+                    Ok(()) => Outcome::Ran,
+                    Err(m) => Outcome::Failed {
+                        message: format!("ran, but its output is wrong: {}", m.detail()),
+                    },
+                }),
+        };
+        match ran {
+            Ok(outcome) => outcome,
+            Err(e) if e.kind == ErrorKind::LaunchRejected => {
+                Outcome::Rejected { message: e.message }
+            }
+            Err(e) => Outcome::Failed { message: e.message },
+        }
     }
 
     /// Why a launch's output says nothing about it, where it does not: a kernel over a 1-D
