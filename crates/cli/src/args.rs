@@ -183,7 +183,7 @@ pub struct SweepArgs {
     /// its arguments and checks (docs/kernels.md; examples in examples/kernels/).
     #[arg(long, value_name = "SPEC.toml")]
     pub kernel: Option<PathBuf>,
-    /// Frame size in pixels, WIDTHxHEIGHT [default: 3840x2160]. With --kernel, the kernel's sizes: N (1-D work),
+    /// Frame size in pixels, WIDTHxHEIGHT [default: 3840x2160 on a GPU, 1280x720 when every device is a CPU]. With --kernel, the kernel's sizes: N (1-D work),
     /// WxH (2-D), or name=value,... [default: the spec's sizes].
     #[arg(long, short, value_name = "SIZE")]
     pub size: Option<String>,

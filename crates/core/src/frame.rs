@@ -14,6 +14,9 @@ pub const BYTES_PER_PIXEL: u64 = 16;
 /// The seed's default frame: 3840 x 2160 (4K UHD).
 pub const DEFAULT_SIZE: (u32, u32) = (3840, 2160);
 
+/// The frame `sweep` uses without `--size` when every device is a CPU (see the CLI).
+pub const CPU_DEFAULT_SIZE: (u32, u32) = (1280, 720);
+
 /// A planar RGB frame.
 #[derive(Debug, Clone)]
 pub struct Frame {

@@ -196,10 +196,14 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         Some(path) => Some(super::kernel::load(path, args.size.as_deref(), None)?),
         None => None,
     };
+    let reg = super::registry();
+    let each = reg
+        .targets_each(&args.device.choice(), args.device.device.as_deref())
+        .map_err(usage)?;
     let frame_size = match &spec {
         Some(_) => None,
         None => {
-            let (w, h) = args.frame_size().map_err(usage)?;
+            let (w, h) = frame_size(args, &each)?;
             hostmem::check_frame(w, h, &[]).map_err(|e| usage(e.to_string()))?;
             Some((w, h))
         }
@@ -228,10 +232,6 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             }),
             (None, None) => unreachable!("a frame size without a spec"),
         };
-        let reg = super::registry();
-        let each = reg
-            .targets_each(&args.device.choice(), args.device.device.as_deref())
-            .map_err(usage)?;
         let mut runs: Vec<Report> = Vec::new();
         let mut failed = false;
         for targets in each {
@@ -265,6 +265,27 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             ExitCode::SUCCESS
         })
     })
+}
+
+/// The frame's size: `--size`, else the course's 4K frame on a GPU and a 1280x720 one where
+/// every target is a CPU device (said once): there the 4K sweep takes about a minute on two
+/// cores, and no frame size makes a CPU's figures say anything about a GPU.
+fn frame_size(args: &SweepArgs, each: &[Targets]) -> anyhow::Result<(u32, u32)> {
+    let cpu_only = each
+        .iter()
+        .flat_map(|t| &t.devices)
+        .all(|d| d.kind != blocksweep_core::DeviceKind::Gpu);
+    if args.size.is_some() || !cpu_only {
+        return args.frame_size().map_err(usage);
+    }
+    let (w, h) = blocksweep_core::frame::CPU_DEFAULT_SIZE;
+    if !args.quiet {
+        stdio::eprint_line(&format!(
+            "blocksweep: no GPU among the devices: a {w}x{h} frame instead of the course's \
+             3840x2160 (a CPU driver's figures say nothing about a GPU; --size 3840x2160 for it)"
+        ));
+    }
+    Ok((w, h))
 }
 
 /// The frame and its CPU reference: made on a thread of their own, waited for once.
