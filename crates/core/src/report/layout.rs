@@ -117,6 +117,20 @@ pub fn wrap_line(line: &str, width: usize, hang: &str) -> String {
     s
 }
 
+/// An API's own name for something: `CL_DEVICE_MAX_WORK_GROUP_SIZE`, `CU_FUNC_ATTRIBUTE_NUM_REGS`,
+/// `VK_KHR_...`, `cl_khr_subgroups`, `maxComputeWorkGroupInvocations` (maybe in brackets).
+fn is_native_name(word: &str) -> bool {
+    let w = word.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_');
+    let prefixed = ["CL_", "CU_", "VK_", "cl_", "vk", "cu"]
+        .iter()
+        .any(|p| w.starts_with(p));
+    let camel = w.len() >= 8
+        && w.starts_with(|c: char| c.is_ascii_lowercase())
+        && w.chars().any(|c| c.is_ascii_uppercase())
+        && w.chars().all(|c| c.is_ascii_alphanumeric());
+    (prefixed && w.len() >= 6) || camel
+}
+
 /// How a column's cells are aligned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {
@@ -259,10 +273,21 @@ impl Table {
 
     /// The longest word in a column's cells (wrapping never needs to cut below it).
     fn longest_word(&self, c: usize) -> usize {
+        self.longest(c, |_| true)
+    }
+
+    /// The longest native identifier in a column's cells (`CL_KERNEL_PREFERRED_WORK_GROUP_
+    /// SIZE_MULTIPLE`): it is copied and searched for, so it is never cut; a table that cannot
+    /// hold it leaves columns out or splits instead.
+    fn longest_identifier(&self, c: usize) -> usize {
+        self.longest(c, is_native_name)
+    }
+
+    fn longest(&self, c: usize, keep: impl Fn(&str) -> bool) -> usize {
         self.rows
             .iter()
             .filter_map(|r| match r {
-                Row::Cells(cells) => cells[c].split(' ').map(width_of).max(),
+                Row::Cells(cells) => cells[c].split(' ').filter(|w| keep(w)).map(width_of).max(),
                 Row::Section(_) => None,
             })
             .max()
@@ -279,7 +304,7 @@ impl Table {
                 let min = self.columns[c].wrap_min.unwrap_or(usize::MAX);
                 match whole_words {
                     true => min.max(self.longest_word(c)),
-                    false => min,
+                    false => min.max(self.longest_identifier(c)),
                 }
             };
             let floors: Vec<usize> = (0..widths.len()).map(floor).collect();
@@ -393,12 +418,26 @@ impl Table {
     /// section's title is a line of its own between the rows.
     fn lines(&self, shown: &[usize], widths: &[usize], width: usize) -> String {
         let mut b = Builder::default();
-        b.push_record(shown.iter().map(|&c| self.columns[c].head.clone()));
-        let heads = shown
+        // A wrap column's header wraps too, or it would hold the column at its own width.
+        let heads: Vec<String> = shown
             .iter()
-            .map(|&c| self.columns[c].head.split('\n').count())
+            .map(|&c| match self.columns[c].wrap_min {
+                Some(_) => self.columns[c]
+                    .head
+                    .split('\n')
+                    .map(|l| wrap_line(l, widths[c], ""))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                None => self.columns[c].head.clone(),
+            })
+            .collect();
+        let depth = heads
+            .iter()
+            .map(|h| h.split('\n').count())
             .max()
             .unwrap_or(1);
+        b.push_record(heads);
+        let heads = depth;
         // Lines each record takes, and the sections to put before data row k.
         let mut heights = vec![heads];
         let mut sections: Vec<(usize, String)> = Vec::new();
@@ -631,6 +670,28 @@ mod tests {
         assert!(max_line_width(&s) <= 40, "{s}");
         assert_eq!(s.matches("block").count(), 2, "{s}");
         assert!(s.contains("cccccccccc"), "nothing is dropped: {s}");
+    }
+
+    #[test]
+    fn native_names_are_never_cut() {
+        let mut t = Table::new(vec![
+            Column::left("concept").wrap(8),
+            Column::left("native name").wrap(10),
+        ]);
+        t.push(vec![
+            "warp / subgroup size".into(),
+            "CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE".into(),
+        ]);
+        let s = t.render(Layout::new(60));
+        assert!(
+            s.contains("CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE"),
+            "{s}"
+        );
+        assert!(max_line_width(&s) <= 60, "{s}");
+        assert!(is_native_name("maxComputeWorkGroupInvocations"));
+        assert!(is_native_name("(CU_FUNC_ATTRIBUTE_NUM_REGS)"));
+        assert!(!is_native_name("BLOCKSWEEP_KERNEL_grayscale"));
+        assert!(!is_native_name("pthread-x86_64-pc-linux-gnu"));
     }
 
     #[test]
