@@ -196,6 +196,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         Some(path) => Some(super::kernel::load(path, args.size.as_deref(), None)?),
         None => None,
     };
+    let mut outputs = Outputs::check(args)?;
     let reg = super::registry();
     let each = reg
         .targets_each(&args.device.choice(), args.device.device.as_deref())
@@ -208,7 +209,6 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             Some((w, h))
         }
     };
-    let mut outputs = Outputs::check(args)?;
     let mut config = args.config();
     if let (Some((spec, _)), None) = (&spec, &args.blocks) {
         if let Some(blocks) = &spec.blocks {

@@ -299,12 +299,15 @@ impl Table {
     /// each column's minimum.
     fn shrink(&self, widths: &mut [usize], shown: &[usize], width: usize) {
         let mut total = Self::total(widths, shown);
-        for whole_words in [true, false] {
+        // First no word is cut; then no native name; then, where nothing else fits (a very
+        // narrow terminal), down to each column's minimum.
+        for pass in 0..3 {
             let floor = |c: usize| {
                 let min = self.columns[c].wrap_min.unwrap_or(usize::MAX);
-                match whole_words {
-                    true => min.max(self.longest_word(c)),
-                    false => min.max(self.longest_identifier(c)),
+                match pass {
+                    0 => min.max(self.longest_word(c)),
+                    1 => min.max(self.longest_identifier(c)),
+                    _ => min,
                 }
             };
             let floors: Vec<usize> = (0..widths.len()).map(floor).collect();
