@@ -4,7 +4,7 @@
 //! the summary lines the seed grades on; with several APIs, the merged table last.
 
 use super::layout::{wrap, Column, Layout, Notes, Table};
-use super::{merged, to_json, Exporter, Render, Report};
+use super::{merged, Envelope, Exporter, Render, Report};
 use crate::backend::{Api, DeviceKind};
 use crate::sweep::{SweepResult, SweepRow};
 
@@ -34,8 +34,10 @@ impl Render for Report {
     fn csv(&self) -> String {
         super::csv::render(self)
     }
+    /// The envelope (the run's own tool and date), then the report's fields.
     fn json(&self) -> String {
-        to_json(self)
+        let devices = self.results.iter().map(|r| &r.device);
+        Envelope::at(&self.tool, &self.date, "sweep", devices).document(self)
     }
 }
 
