@@ -77,6 +77,11 @@ Every column of the table is explained in docs/guide.md (section 3, \"Reading th
         after_help = "Example:\n  blocksweep sweep -o t4.json      # on one machine\n  blocksweep sweep -o h200.json    # on another\n  blocksweep compare t4.json h200.json"
     )]
     Compare(CompareArgs),
+    /// Show a saved sweep (-o run.json) as if it were run here, with every column its device had; nothing is measured.
+    #[command(
+        after_help = "Example:\n  blocksweep replay docs/results/h200-2026-12-01/call3/core/h200-2026-12-01.json   # on any machine"
+    )]
+    Replay(ReplayArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -272,6 +277,18 @@ pub struct CompareArgs {
     #[arg(required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
     /// Output format.
+    #[arg(long, short, default_value = "table", value_parser = formats())]
+    pub format: FormatChoice,
+    /// Do not fit tables to the terminal width.
+    #[arg(long)]
+    pub wide: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// A JSON file written by `blocksweep sweep` (-o run.json), of one device or several.
+    pub file: PathBuf,
+    /// Output format: table, markdown, csv or json.
     #[arg(long, short, default_value = "table", value_parser = formats())]
     pub format: FormatChoice,
     /// Do not fit tables to the terminal width.

@@ -98,6 +98,12 @@ fn clap_error_line(e: &clap::Error) -> String {
         .find(|l| !l.trim().is_empty())
         .unwrap_or("invalid arguments");
     let mut line = first.trim_start_matches("error: ").to_string();
+    if e.kind() == ErrorKind::MissingRequiredArgument {
+        // clap lists the missing arguments on the lines below: "<FILE>".
+        if let Some(ContextValue::Strings(v)) = e.get(ContextKind::InvalidArg) {
+            line = format!("{} {}", line.trim_end(), v.join(", "));
+        }
+    }
     let strings = |kind| match e.get(kind) {
         Some(ContextValue::Strings(v)) if !v.is_empty() => Some(v.clone()),
         Some(ContextValue::String(v)) => Some(vec![v.clone()]),

@@ -237,7 +237,7 @@ fn validate_shows_what_each_api_runs_and_rejects() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let checks = v.as_array().unwrap();
+    let checks = v["checks"].as_array().unwrap();
     let find = |api: &str, claim: &str| {
         checks
             .iter()
@@ -286,6 +286,7 @@ fn vulkan_validation_layers_stay_silent_through_a_cli_sweep() {
         return;
     }
     let out = blocksweep()
+        .env("COLUMNS", "200")
         .args([
             "sweep",
             "--backend",
@@ -306,6 +307,15 @@ fn vulkan_validation_layers_stay_silent_through_a_cli_sweep() {
         !stderr.contains("validation:"),
         "the layers spoke: {stderr}"
     );
+    // The output says the layer was on, and that it was silent.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "Validation: VK_LAYER_KHRONOS_validation on, with synchronization validation; it \
+             raised no message"
+        ),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -322,7 +332,7 @@ fn limits_json_and_csv_carry_native_names() {
     ]))
     .unwrap();
     assert_eq!(
-        v[0]["limits"]["max_threads_per_block"]["name"],
+        v["limits"][0]["limits"]["max_threads_per_block"]["name"],
         "CL_DEVICE_MAX_WORK_GROUP_SIZE"
     );
     let csv = succeeds(&["limits", "--backend", "opencl", "--format", "csv"]);

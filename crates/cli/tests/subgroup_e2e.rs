@@ -10,7 +10,8 @@ use common::{api, available, succeeds};
 fn validate_json(key: &str) -> Vec<serde_json::Value> {
     let out = succeeds(&["validate", "--backend", key, "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    v.as_array().unwrap().clone()
+    assert_eq!(v["command"], "validate");
+    v["checks"].as_array().unwrap().clone()
 }
 
 /// The API's subgroup verdict rows (one per assumption) and its probe.

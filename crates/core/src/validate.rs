@@ -4,13 +4,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Api, Backend, BackendError, ErrorKind, Launch, Stamps, Work};
+use crate::backend::{Api, Backend, BackendError, DeviceIdentity, ErrorKind, Launch, Stamps, Work};
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
 use crate::lab::resources::ResourceResult;
 use crate::report::layout::{Column, Layout, Notes, Table};
 use crate::report::text::Doc;
-use crate::report::{to_csv, to_json, Render};
+use crate::report::{to_csv, Envelope, Render};
 use crate::subgroup::{self, ApiSubgroups};
 use crate::sweep::limit_violation;
 use crate::verify::verify;
@@ -247,6 +247,8 @@ pub struct ValidateGroup {
     /// "physical device 0 (NVIDIA H200, matched by UUID)"; shown when a call covers several.
     pub heading: Option<String>,
     pub apis: Vec<(Api, String)>,
+    /// The devices behind `apis` (for the JSON's envelope).
+    pub devices: Vec<DeviceIdentity>,
     pub checks: Vec<Check>,
     /// The resource rows (shared memory and registers per block: `lab::resources`).
     pub resources: Vec<ResourceResult>,
@@ -254,7 +256,7 @@ pub struct ValidateGroup {
     pub subgroups: Vec<ApiSubgroups>,
 }
 
-/// What `validate` prints. JSON: every check as one flat array (its first shape).
+/// What `validate` prints. JSON: the envelope, then every check as one flat array, `checks`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ValidateReport {
     pub groups: Vec<ValidateGroup>,
@@ -444,7 +446,8 @@ impl Render for ValidateReport {
         }
         to_csv(&rec)
     }
-    /// Every check as one flat array, the resource rows after the others (same fields: api,
+    /// The envelope, then `checks`: every check as one flat array, the resource rows after the
+    /// others (same fields: api,
     /// assumption {claim, guarantee, launch}, limits_say, outcome), then the subgroup rows
     /// (api, assumption {claim, guarantee, subgroups}, subgroups {claims, measured, holds,
     /// verdict}) and each API's probe (`subgroup_probe`).
@@ -459,7 +462,8 @@ impl Render for ValidateReport {
         );
         let subgroups = self.groups.iter().flat_map(|g| &g.subgroups);
         rows.extend(subgroups.flat_map(subgroup::json_rows));
-        to_json(&rows)
+        let devices = self.groups.iter().flat_map(|g| &g.devices);
+        Envelope::now("validate", devices).document(&serde_json::json!({ "checks": rows }))
     }
 }
 
@@ -481,6 +485,7 @@ pub fn render(checks: &[Check], apis: &[(Api, String)], md: bool) -> String {
         groups: vec![ValidateGroup {
             heading: None,
             apis: apis.to_vec(),
+            devices: Vec::new(),
             checks: checks.to_vec(),
             resources: Vec::new(),
             subgroups: Vec::new(),

@@ -72,7 +72,11 @@ impl VulkanBackend {
             )));
         }
         let family = adapter.compute_queue_family()?;
-        let limits = adapter.limits(family);
+        let mut limits = adapter.limits(family);
+        // Carried in the report, so its text and JSON say the layer was on.
+        if let Some(v) = instance.validation() {
+            limits.extra.push(("validation".into(), v));
+        }
         let log = instance.log.clone();
         let device = trace::time("vulkan", "open: device", || {
             DeviceContext::new(instance, &adapter, family)

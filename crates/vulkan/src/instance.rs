@@ -137,6 +137,17 @@ impl InstanceShared {
         Ok(instance)
     }
 
+    /// What the report says about checking (`Limits.extra`'s "validation"), where the
+    /// validation layer and its messenger are live on this instance.
+    pub fn validation(&self) -> Option<String> {
+        self.messenger.as_ref().map(|_| {
+            format!(
+                "{} on, with synchronization validation",
+                VALIDATION_LAYER.to_string_lossy()
+            )
+        })
+    }
+
     /// Keeps this instance (made without validation) for the next [`InstanceShared::take_kept`],
     /// replacing, and destroying, any kept before.
     pub fn keep_for_open(self) {

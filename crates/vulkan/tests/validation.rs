@@ -79,6 +79,12 @@ fn validation_is_live_and_reports_a_missing_barrier(devs: &[DeviceIdentity]) -> 
         Ok((_, b)) => b,
         Err(skipped) => return skipped,
     };
+    // The report says the layer was on (the sweep's header and JSON read this).
+    let said = b.limits().extra.iter().find(|(k, _)| k == "validation");
+    assert_eq!(
+        said.map(|(_, v)| v.as_str()),
+        Some("VK_LAYER_KHRONOS_validation on, with synchronization validation")
+    );
     b.provoke_sync_hazard_for_tests().unwrap();
     let messages = b.validation_messages();
     assert!(

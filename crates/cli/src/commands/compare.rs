@@ -62,7 +62,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
 
 /// Reads a whole results file of at most `cap` bytes as UTF-8; each error is one line naming
 /// the path and the cause.
-fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
+pub(super) fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
     let shown = path.display();
     let mut f = std::fs::File::open(path).map_err(|e| format!("{shown}: {}", describe(&e)))?;
     if f.metadata().is_ok_and(|m| m.is_dir()) {

@@ -6,6 +6,7 @@ mod kernel;
 mod lab;
 pub mod layout;
 mod limits;
+mod replay;
 mod sweep;
 mod validate;
 
@@ -23,6 +24,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Limits(a) => limits::run(&a),
         Command::Sweep(a) => sweep::run(&a),
         Command::Compare(a) => compare::run(&a),
+        Command::Replay(a) => replay::run(&a),
         Command::Validate(a) => validate::run(&a),
         Command::Shapes(a) => lab::shapes(&a),
         Command::Tail(a) => lab::tail(&a),

@@ -84,7 +84,7 @@ impl<'a> Outputs<'a> {
             check(p)?;
             file_format(args, p).map_err(usage)?;
         }
-        Ok(Outputs {
+        let outputs = Outputs {
             args,
             files: args
                 .output
@@ -93,7 +93,20 @@ impl<'a> Outputs<'a> {
                 .collect::<Result<_, _>>()?,
             plot: args.plot.as_deref().map(check).transpose()?,
             failed: None,
-        })
+        };
+        outputs.kept(0);
+        Ok(outputs)
+    }
+
+    /// What an interrupt says the regular files hold (they are the ones rewritten per row).
+    fn kept(&self, rows: usize) {
+        let saved: Vec<&Path> = self
+            .files
+            .iter()
+            .filter(|t| t.is_atomic())
+            .map(|t| t.path())
+            .collect();
+        crate::output::kept_on_interrupt(rows, &saved);
     }
 
     /// Rewrites the regular files (special files are written once, by `finish`), once a row
@@ -106,6 +119,7 @@ impl<'a> Outputs<'a> {
         if self.failed.is_some() || !measured {
             return;
         }
+        let _saving = crate::output::saving();
         for t in self.files.iter().filter(|t| t.is_atomic()) {
             let text = render_runs(
                 checked_format(self.args, t.path()),
@@ -117,6 +131,12 @@ impl<'a> Outputs<'a> {
                 return;
             }
         }
+        self.kept(
+            runs.iter()
+                .flat_map(|r| &r.results)
+                .map(|r| r.rows_run())
+                .sum(),
+        );
     }
 
     /// Writes every file and the plot; prints to stdout when there is no file, or when a

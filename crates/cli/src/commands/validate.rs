@@ -34,15 +34,15 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     for targets in each {
         let heading = Some(super::heading(&targets));
         let (done, failures) = Session::each(&reg, targets, &options, |b| {
-            let name = (b.api(), b.identity().name.clone());
+            let id = b.identity().clone();
             match &work {
                 Some(w) => {
                     w.prepare(b)?;
-                    Ok((name, w.validate(b)?, Vec::new(), None))
+                    Ok((id, w.validate(b)?, Vec::new(), None))
                 }
                 None => {
                     let v = validate::run_api(b, &frame, &reference)?;
-                    Ok((name, v.checks, v.resources, Some(v.subgroups)))
+                    Ok((id, v.checks, v.resources, Some(v.subgroups)))
                 }
             }
         });
@@ -50,12 +50,14 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         let mut group = ValidateGroup {
             heading,
             apis: Vec::new(),
+            devices: Vec::new(),
             checks: Vec::new(),
             resources: Vec::new(),
             subgroups: Vec::new(),
         };
-        for (api, checks, resources, subgroups) in done {
-            group.apis.push(api);
+        for (id, checks, resources, subgroups) in done {
+            group.apis.push((id.api, id.name.clone()));
+            group.devices.push(id);
             group.checks.extend(checks);
             group.resources.extend(resources);
             group.subgroups.extend(subgroups);

@@ -19,6 +19,22 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 static TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static INSTALL: Once = Once::new();
+/// What the output files hold, said on stderr when a signal ends the run ("5 rows kept in
+/// int.json"): the files were rewritten after every row, and a silent exit hid that.
+static KEPT: Mutex<Option<String>> = Mutex::new(None);
+/// Held while the files are rewritten and `KEPT` updated, so that what a signal says matches
+/// what the files hold (the signal waits for the one save in progress).
+static SAVING: Mutex<()> = Mutex::new(());
+
+pub(super) fn saving() -> MutexGuard<'static, ()> {
+    SAVING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Sets what a signal's last words say was kept (and starts the watcher).
+pub(super) fn set_kept(note: String) {
+    install();
+    *KEPT.lock().unwrap_or_else(|e| e.into_inner()) = Some(note);
+}
 
 fn temps() -> MutexGuard<'static, Vec<PathBuf>> {
     TEMPS.lock().unwrap_or_else(|e| e.into_inner())
@@ -42,10 +58,25 @@ pub(super) fn install() {
 }
 
 fn die_of(sig: i32) -> ! {
-    // Held until the process is gone: no temporary file is created or renamed after this.
+    // Both held until the process is gone: no save is under way, and no temporary file is
+    // created or renamed after this (the order of `saving` and then `temps`, as in a save).
+    let _saving = saving();
     let guard = temps();
     for p in guard.iter() {
         let _ = fs::remove_file(p);
+    }
+    if let Some(kept) = KEPT.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        let what = match sig {
+            SIGINT => "interrupted",
+            SIGTERM => "terminated",
+            _ => "hung up",
+        };
+        // On a terminal, over the progress bar's line rather than after it.
+        let clear = match io::IsTerminal::is_terminal(&io::stderr()) {
+            true => "\r\x1b[2K",
+            false => "",
+        };
+        super::stdio::eprint_line(&format!("{clear}blocksweep: {what}: {kept}"));
     }
     let _ = signal_hook::low_level::emulate_default_handler(sig);
     signal_hook::low_level::exit(128 + sig)

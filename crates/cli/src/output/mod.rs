@@ -16,6 +16,27 @@ mod target;
 
 pub use target::OutputTarget;
 
+/// Records what the output files hold after a save, for the line a signal's exit prints:
+/// "5 rows kept in int.json" (or, before the first row, that they are as they were).
+pub fn kept_on_interrupt(rows: usize, files: &[&std::path::Path]) {
+    let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    let names = match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => return,
+    };
+    cleanup::set_kept(match rows {
+        0 => format!("no row was measured yet; {names} left as it was"),
+        1 => format!("1 row kept in {names}"),
+        n => format!("{n} rows kept in {names}"),
+    });
+}
+
+/// Held across a save and its [`kept_on_interrupt`]: a signal meanwhile waits for both.
+pub fn saving() -> std::sync::MutexGuard<'static, ()> {
+    cleanup::saving()
+}
+
 /// An I/O error's text without Rust's " (os error N)" suffix: "No space left on device".
 pub fn describe(e: &std::io::Error) -> String {
     let s = e.to_string();

@@ -9,7 +9,7 @@ use crate::blocks::BlockSize;
 use crate::measure::Protocol;
 use crate::report::layout::{Column, Layout, Notes, Table};
 use crate::report::text::Doc;
-use crate::report::{to_csv, to_json, Failure, Render};
+use crate::report::{to_csv, Envelope, Failure, Render};
 use crate::validate::Outcome;
 
 use super::resources::{ResourceResult, RESOURCE_CHECKS};
@@ -312,7 +312,8 @@ impl Render for ShapeReport {
         to_csv(&rec)
     }
     fn json(&self) -> String {
-        to_json(self)
+        let devices = self.results.iter().map(|r| &r.device);
+        Envelope::at(&self.tool, &self.date, "shapes", devices).document(self)
     }
 }
 
@@ -570,7 +571,8 @@ impl Render for WaveReport {
         to_csv(&rec)
     }
     fn json(&self) -> String {
-        to_json(self)
+        let devices = self.results.iter().map(|r| &r.device);
+        Envelope::at(&self.tool, &self.date, "tail", devices).document(self)
     }
 }
 

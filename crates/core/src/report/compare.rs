@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::layout::{Column, Layout, Notes, Overflow, Table};
 use super::text::{ms, reps_words, Doc};
-use super::{to_csv, to_json, Render, Report};
+use super::{to_csv, Envelope, Render, Report};
 use crate::backend::Api;
 use crate::blocks::BlockSize;
 use crate::grid::GridPolicy;
@@ -372,8 +372,10 @@ impl Render for Comparison {
         }
         to_csv(&rec)
     }
+    /// The envelope (no devices: compare measures nothing; each run names its device), then
+    /// `runs`, `rows` and `warnings`.
     fn json(&self) -> String {
-        to_json(self)
+        Envelope::now("compare", []).document(self)
     }
 }
 

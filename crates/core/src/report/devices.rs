@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::layout::{Column, Layout, Table};
 use super::text::Doc;
-use super::{to_csv, to_json, Render};
+use super::{to_csv, Envelope, Render};
 use crate::backend::{Api, DeviceIdentity};
 use crate::driver::Registry;
 use crate::physical::PhysicalDevice;
@@ -222,7 +222,9 @@ impl Render for DevicesReport {
         }
         to_csv(&rec)
     }
+    /// The envelope (every device of every API), then `physical_devices` and `unavailable`.
     fn json(&self) -> String {
-        to_json(self)
+        let devices = self.apis.iter().flat_map(|a| &a.devices);
+        Envelope::now("devices", devices).document(self)
     }
 }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{to_json, Format, Layout, Render, Report, SCHEMA_VERSION};
+use super::{Envelope, Format, Layout, Render, Report, SCHEMA_VERSION};
 
 /// The reports of one multi-device run, one per physical device, in device order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,7 +67,11 @@ impl Render for Runs<'_> {
     fn json(&self) -> String {
         match self.0 {
             [one] => one.json(),
-            runs => to_json(&Fleet::new(runs.to_vec())),
+            runs => {
+                let fleet = Fleet::new(runs.to_vec());
+                let devices = runs.iter().flat_map(|r| &r.results).map(|r| &r.device);
+                Envelope::at(&fleet.tool, &fleet.date, "sweep", devices).document(&fleet)
+            }
         }
     }
 }

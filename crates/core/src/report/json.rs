@@ -1,52 +1,109 @@
-use super::{to_json, Exporter, Report};
+use serde_json::Value;
+
+use super::{Exporter, Fleet, Render, Report, READS_SCHEMAS, SCHEMA_VERSION};
 
 /// The full record: every per-dispatch time, limits, identities. Schema: docs/json-schema.md.
 pub struct JsonExporter;
 
 impl Exporter for JsonExporter {
     fn render(&self, report: &Report) -> String {
-        to_json(report)
+        report.json()
     }
 }
 
 /// Reads a report written by [`JsonExporter`], refusing other schemas with a clear message.
 pub fn parse_report(text: &str) -> Result<Report, String> {
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    check_schema(&value)?;
-    let mut report: Report =
-        serde_json::from_value(value).map_err(|e| format!("not a blocksweep report: {e}"))?;
-    report.refresh_answer();
-    Ok(report)
+    let value = sweep_document(text)?;
+    read_report(value)
 }
 
 /// Reads one report or a fleet of them (a multi-device run: `{"runs": [...]}`).
 pub fn parse_reports(text: &str) -> Result<Vec<Report>, String> {
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    check_schema(&value)?;
-    if value.get("runs").is_some() {
-        let mut fleet: super::Fleet =
-            serde_json::from_value(value).map_err(|e| format!("not a blocksweep report: {e}"))?;
-        fleet.runs.iter_mut().for_each(Report::refresh_answer);
-        return Ok(fleet.runs);
+    let value = sweep_document(text)?;
+    if value.get("runs").is_none() {
+        return Ok(vec![read_report(value)?]);
     }
-    let mut report: Report =
+    let fleet: Fleet =
         serde_json::from_value(value).map_err(|e| format!("not a blocksweep report: {e}"))?;
-    report.refresh_answer();
-    Ok(vec![report])
+    Ok(fleet.runs.into_iter().map(today).collect())
 }
 
-fn check_schema(value: &serde_json::Value) -> Result<(), String> {
+fn read_report(value: Value) -> Result<Report, String> {
+    serde_json::from_value(value)
+        .map(today)
+        .map_err(|e| format!("not a blocksweep report: {e}"))
+}
+
+/// A report read back in today's shape: what is derived recomputed, so it is a schema
+/// [`SCHEMA_VERSION`] report whatever schema its file had.
+fn today(mut report: Report) -> Report {
+    report.refresh_answer();
+    report.schema_version = SCHEMA_VERSION;
+    report
+}
+
+/// The text as JSON of a schema this blocksweep reads, from a sweep (another command's
+/// document, enveloped since schema 3, names its command).
+fn sweep_document(text: &str) -> Result<Value, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     match value.get("schema_version").and_then(|v| v.as_u64()) {
-        Some(v) if super::READS_SCHEMAS.iter().any(|&r| r as u64 == v) => {}
+        Some(v) if READS_SCHEMAS.iter().any(|&r| r as u64 == v) => {}
         Some(v) => {
             return Err(format!(
-                "schema_version {v} is not supported (this blocksweep reads {:?})",
-                super::READS_SCHEMAS
+                "schema_version {v} is not supported (this blocksweep reads {READS_SCHEMAS:?})"
             ))
         }
         None => return Err("not a blocksweep report (no schema_version)".into()),
     }
-    Ok(())
+    match value.get("command").and_then(|c| c.as_str()) {
+        None | Some("sweep") => Ok(value),
+        Some(other) => Err(format!(
+            "the output of `blocksweep {other}`, not of a sweep"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{render_runs, Envelope, Layout};
+
+    fn committed(path: &str) -> String {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/results/");
+        std::fs::read_to_string(format!("{root}{path}")).expect("a committed run")
+    }
+
+    #[test]
+    fn committed_runs_of_schema_2_and_3_read_and_write_enveloped() {
+        for path in [
+            "h200-2026-11-30-d/core/h200-2026-11-30.json",
+            "h200-2026-12-01/call3/core/h200-2026-12-01.json",
+            "h200x2-2026-11-30/multi/x2-2026-11-30.json",
+        ] {
+            let runs = parse_reports(&committed(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+            assert!(runs.iter().all(|r| r.schema_version == SCHEMA_VERSION));
+            let text = render_runs(crate::report::Format::Json, &runs, Layout::default());
+            let v: Value = serde_json::from_str(&text).unwrap();
+            let e = Envelope::read(&v).expect("an envelope");
+            assert_eq!(
+                (e.command.as_str(), e.schema_version),
+                ("sweep", SCHEMA_VERSION)
+            );
+            assert_eq!(e.date, runs[0].date, "{path}: the date it was measured");
+            assert!(e
+                .devices
+                .iter()
+                .all(|d| d.uuid.as_ref().is_some_and(|u| u.len() == 36)));
+            assert_eq!(parse_reports(&text).unwrap(), runs, "{path} round-trips");
+        }
+    }
+
+    #[test]
+    fn another_commands_document_is_named() {
+        let limits = Envelope::now("limits", []).document(&serde_json::json!({"limits": []}));
+        let e = parse_reports(&limits).unwrap_err();
+        assert_eq!(e, "the output of `blocksweep limits`, not of a sweep");
+        let e = parse_report(r#"{"schema_version": 1}"#).unwrap_err();
+        assert!(e.starts_with("schema_version 1 is not supported"), "{e}");
+    }
 }

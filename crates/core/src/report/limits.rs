@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::layout::{Column, Layout, Notes, Table};
 use super::text::Doc;
-use super::{to_csv, to_json, Render};
+use super::{to_csv, Envelope, Render};
 use crate::backend::{DeviceIdentity, KernelFacts, TimerInfo};
 use crate::limits::{Concept, Dims, Limits, Named};
 
@@ -220,9 +220,30 @@ impl Render for LimitsReport {
         }
         to_csv(&rec)
     }
+    /// The envelope, then `limits`: one object per API view, every device's in turn, each
+    /// with the `guarantees` its specification makes (the table's "spec ≥" column).
     fn json(&self) -> String {
-        to_json(&self.views().collect::<Vec<_>>())
+        let views: Vec<serde_json::Value> = self.views().map(view_json).collect();
+        Envelope::now("limits", self.views().map(|v| &v.device))
+            .document(&serde_json::json!({ "limits": views }))
     }
+}
+
+/// One view as JSON, with `guarantees: [{ "concept", "minimum" }]` from its API.
+fn view_json(v: &ApiLimits) -> serde_json::Value {
+    let mut o = serde_json::to_value(v).unwrap_or_default();
+    let guarantees: Vec<serde_json::Value> = v
+        .device
+        .api
+        .info()
+        .guarantees
+        .iter()
+        .map(|(c, min)| serde_json::json!({ "concept": c, "minimum": min }))
+        .collect();
+    if let Some(m) = o.as_object_mut() {
+        m.insert("guarantees".into(), guarantees.into());
+    }
+    o
 }
 
 fn csv_rows(v: &ApiLimits) -> Vec<(String, String, String)> {
@@ -427,7 +448,8 @@ mod tests {
         assert!(!s.contains("block  ≠"), "{s}");
         assert!(s.contains("different devices"), "{s}");
         let json: serde_json::Value = serde_json::from_str(&two.json()).unwrap();
-        assert_eq!(json.as_array().unwrap().len(), 2);
+        assert_eq!(json["command"], "limits");
+        assert_eq!(json["limits"].as_array().unwrap().len(), 2);
         assert!(two
             .csv()
             .starts_with("api,concept,value,native_name,device\n"));

@@ -4,7 +4,7 @@
 //! the summary lines the seed grades on; with several APIs, the merged table last.
 
 use super::layout::{wrap, Column, Layout, Notes, Table};
-use super::{merged, to_json, Exporter, Render, Report};
+use super::{merged, Envelope, Exporter, Failure, Render, Report};
 use crate::backend::{Api, DeviceKind};
 use crate::sweep::{SweepResult, SweepRow};
 
@@ -34,8 +34,10 @@ impl Render for Report {
     fn csv(&self) -> String {
         super::csv::render(self)
     }
+    /// The envelope (the run's own tool and date), then the report's fields.
     fn json(&self) -> String {
-        to_json(self)
+        let devices = self.results.iter().map(|r| &r.device);
+        Envelope::at(&self.tool, &self.date, "sweep", devices).document(self)
     }
 }
 
@@ -132,7 +134,7 @@ fn render(report: &Report, layout: Layout, md: bool) -> String {
     }
     let ceiling = report.theoretical_gbps();
     for r in &report.results {
-        api_section(r, ceiling, &mut doc);
+        api_section(r, ceiling, &report.failures, &mut doc);
     }
     if report.results.len() > 1 {
         merged::render(report, &mut doc);
@@ -471,6 +473,22 @@ fn header(r: &SweepResult) -> Vec<String> {
     h
 }
 
+/// "Validation: VK_LAYER_KHRONOS_validation on, with synchronization validation; it raised no
+/// message", where the API's checking layer was on (its `validation` extra limit).
+fn validation_line(r: &SweepResult, failures: &[Failure]) -> Option<String> {
+    let (_, on) = r.limits.extra.iter().find(|(k, _)| k == "validation")?;
+    let said = failures
+        .iter()
+        .filter(|f| f.api == r.api)
+        .find_map(|f| f.message.split_once(" validation message(s)"))
+        .map(|(n, _)| n);
+    Some(match said {
+        None => format!("Validation: {on}; it raised no message"),
+        Some("1") => format!("Validation: {on}; it raised 1 message (listed at the end)"),
+        Some(n) => format!("Validation: {on}; it raised {n} messages (listed at the end)"),
+    })
+}
+
 /// "Your kernel: saxpy (examples/kernels/saxpy/kernel.toml) at n=16777216, 16777216 work items,
 /// 192.0 MiB moved per dispatch; source saxpy.cu (CUDA C++), entry saxpy; checked: y (exact)".
 fn program_line(p: &crate::sweep::ProgramInfo, f: &crate::frame::FrameInfo) -> String {
@@ -717,11 +735,13 @@ fn legend(r: &SweepResult, h: &Heads, s: &Shape) -> String {
     format!("{}.", parts.join("; "))
 }
 
-fn api_section(r: &SweepResult, ceiling: Option<f64>, doc: &mut Doc) {
+fn api_section(r: &SweepResult, ceiling: Option<f64>, failures: &[Failure], doc: &mut Doc) {
     if doc.md {
         doc.heading(2, &format!("{} — {}", r.api, r.device.name));
     }
-    doc.lines(&header(r));
+    let mut h = header(r);
+    h.extend(validation_line(r, failures));
+    doc.lines(&h);
     let s = shape(r);
     let h = heads(r.api);
     let mut cols = vec![
