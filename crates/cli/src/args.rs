@@ -66,12 +66,12 @@ Every column of the table is explained in docs/guide.md (section 3, \"Reading th
     #[command(
         after_help = "Examples:\n  blocksweep shapes                          # 256 threads: 256x1, 128x2, ..., 1x256, 4K frame\n  blocksweep shapes --threads 256,1024 -o shapes.json -o shapes.md\n\nThe lab is explained in docs/lab.md."
     )]
-    Shapes(crate::args_lab::ShapesArgs),
+    Shapes(crate::lab::args::ShapesArgs),
     /// The tail effect: one block, grids from a fraction of a wave to several waves, on the grid-stride kernel and on one pixel per thread.
     #[command(
         after_help = "Examples:\n  blocksweep tail                                    # block 256, 0.5 to 4 waves in tenths\n  blocksweep tail --block 1024 --waves 0.5..3:0.05 --plot tail.svg\n\nThe lab is explained in docs/lab.md."
     )]
-    Tail(crate::args_lab::TailArgs),
+    Tail(crate::lab::args::TailArgs),
     /// Put sweeps from different GPUs or machines side by side: each run's of-best per block size.
     #[command(
         after_help = "Example:\n  blocksweep sweep -o t4.json      # on one machine\n  blocksweep sweep -o h200.json    # on another\n  blocksweep compare t4.json h200.json"

@@ -6,9 +6,9 @@ use blocksweep_core::report::limits::{ApiLimits, LimitsGroup, LimitsReport};
 use blocksweep_core::report::Render;
 use blocksweep_core::session::Session;
 
-use super::layout;
 use crate::args::LimitsArgs;
 use crate::output::stdio;
+use crate::output::width;
 
 pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
     let reg = super::registry();
@@ -35,10 +35,6 @@ pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
         });
     }
     let report = LimitsReport { groups };
-    stdio::print(&report.render(layout::format(args.format), layout::stdout(args.wide)))?;
-    Ok(if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    stdio::print(&report.render(width::format(args.format), width::stdout(args.wide)))?;
+    Ok(super::exit(failed))
 }

@@ -1,10 +1,9 @@
-//! One module per subcommand, plus the device resolution they share.
+//! One module per subcommand, each arguments → core → render → write, plus the device
+//! resolution and exit codes they share.
 
 mod compare;
 mod devices;
-mod kernel;
 mod lab;
-pub mod layout;
 mod limits;
 mod sweep;
 mod validate;
@@ -59,6 +58,24 @@ pub fn warn_failures(failures: &[blocksweep_core::report::Failure]) -> bool {
         warn!("{}: {}", f.api, f.message);
     }
     !failures.is_empty()
+}
+
+/// "blocksweep 0.x.y": the tool line of every report.
+pub fn tool() -> String {
+    format!("blocksweep {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Now, as every report dates its run (RFC 3339, seconds).
+pub fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// Exit code 1 when anything failed, else 0.
+pub fn exit(failed: bool) -> ExitCode {
+    match failed {
+        true => ExitCode::from(1),
+        false => ExitCode::SUCCESS,
+    }
 }
 
 /// A session error as the CLI reports it: bad input exits 2, the rest 1.

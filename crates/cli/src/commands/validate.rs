@@ -8,16 +8,16 @@ use blocksweep_core::validate::{self, Check, Outcome, ValidateGroup, ValidateRep
 use blocksweep_core::workload::{ProgramWorkload, Workload};
 use blocksweep_core::Frame;
 
-use super::layout;
 use crate::args::ValidateArgs;
 use crate::output::stdio;
+use crate::output::width;
 use crate::usage;
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let work = match &args.kernel {
         Some(path) => {
             // 4096 per dimension unless --size says: validate launches, it does not time.
-            let (spec, sizes) = super::kernel::load(path, args.size.as_deref(), Some(4096))?;
+            let (spec, sizes) = crate::jobs::load(path, args.size.as_deref(), Some(4096))?;
             let instance = spec.instantiate(&sizes).map_err(|e| usage(e.to_string()))?;
             Some(ProgramWorkload::new(spec, instance))
         }
@@ -63,14 +63,10 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         groups.push(group);
     }
     let report = ValidateReport { groups };
-    stdio::print(&report.render(layout::format(args.format), layout::stdout(args.wide)))?;
+    stdio::print(&report.render(width::format(args.format), width::stdout(args.wide)))?;
     let wrong = report.checks().any(Check::went_wrong)
         || report
             .resources()
             .any(|r| matches!(r.outcome, Outcome::Wrong { .. }));
-    Ok(if wrong || failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(super::exit(wrong || failed))
 }

@@ -11,6 +11,7 @@ use blocksweep_core::{Protocol, Reps};
 use clap::Args;
 
 use crate::args::{parse_size, trim, DeviceArgs, FormatChoice};
+use crate::output::files::Where;
 
 /// Flags every lab command shares: the measurement protocol and where results go.
 #[derive(Args, Debug, Clone)]
@@ -46,6 +47,16 @@ pub struct LabRun {
 }
 
 impl LabRun {
+    /// Where the results go.
+    pub fn outputs(&self) -> Where<'_> {
+        Where {
+            output: &self.output,
+            format: self.format,
+            quiet: self.quiet,
+            wide: self.wide,
+        }
+    }
+
     pub fn protocol(&self) -> Protocol {
         Protocol {
             warmups: self.warmups,

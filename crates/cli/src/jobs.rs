@@ -1,13 +1,16 @@
-//! `--kernel SPEC.toml`: the spec read (bad input: one line naming the file and the key, exit
-//! 2), and the kernel's buffers made on a thread of their own while the APIs open.
+//! What a sweep measures, made on a thread of its own while the drivers load, probe, open the
+//! devices and build the kernels: the grayscale frame with its CPU reference, or, for
+//! `--kernel SPEC.toml`, the kernel's buffers (the spec read first; bad input is one line
+//! naming the file and the key, exit 2).
 
 use std::path::Path;
 use std::thread::{Scope, ScopedJoinHandle};
 
+use blocksweep_core::frame::HostAllocError;
 use blocksweep_core::session::SessionError;
 use blocksweep_core::spec::{Instance, Sizes};
-use blocksweep_core::workload::{ProgramWorkload, Workload, WorkloadSource};
-use blocksweep_core::{trace, KernelSpec, SpecError};
+use blocksweep_core::workload::{FrameWorkload, ProgramWorkload, Workload, WorkloadSource};
+use blocksweep_core::{trace, Frame, KernelSpec, SpecError};
 
 use crate::usage;
 
@@ -63,5 +66,42 @@ impl WorkloadSource for KernelJob<'_> {
             .as_ref()
             .map(|w| w as &dyn Workload)
             .ok_or_else(|| SessionError::Failed("the kernel's buffers were not made".into()))
+    }
+}
+
+/// The frame and its CPU reference: made on a thread of their own, waited for once.
+pub struct FrameJob<'scope> {
+    making: Option<ScopedJoinHandle<'scope, Result<FrameWorkload, HostAllocError>>>,
+    made: Option<FrameWorkload>,
+}
+
+impl<'scope> FrameJob<'scope> {
+    pub fn spawn<'env>(s: &'scope Scope<'scope, 'env>, (w, h): (u32, u32), seed: u64) -> Self {
+        let handle = s.spawn(move || {
+            let _t = trace::span("core", "frame and CPU reference");
+            let frame = Frame::try_generate(w, h, seed)?;
+            let reference = frame.try_reference()?;
+            Ok(FrameWorkload { frame, reference })
+        });
+        FrameJob {
+            making: Some(handle),
+            made: None,
+        }
+    }
+}
+
+impl WorkloadSource for FrameJob<'_> {
+    fn workload(&mut self) -> Result<&dyn Workload, SessionError> {
+        if let Some(job) = self.making.take() {
+            let made = job
+                .join()
+                .map_err(|_| SessionError::Failed("generating the frame panicked".into()))?
+                .map_err(|e| SessionError::Input(e.to_string()))?;
+            self.made = Some(made);
+        }
+        self.made
+            .as_ref()
+            .map(|w| w as &dyn Workload)
+            .ok_or_else(|| SessionError::Failed("the frame was not made".into()))
     }
 }
