@@ -32,8 +32,6 @@ pub enum Discipline {
 }
 
 impl Discipline {
-    pub const NAMES: [&'static str; 3] = ["batch", "each", "synced"];
-
     pub fn key(self) -> &'static str {
         match self {
             Discipline::Batch => "batch",

@@ -1,15 +1,6 @@
-use super::{to_json, Exporter, Report};
+use super::Report;
 
-/// The full record: every per-dispatch time, limits, identities. Schema: docs/json-schema.md.
-pub struct JsonExporter;
-
-impl Exporter for JsonExporter {
-    fn render(&self, report: &Report) -> String {
-        to_json(report)
-    }
-}
-
-/// Reads a report written by [`JsonExporter`], refusing other schemas with a clear message.
+/// Reads a report written as JSON (the full record: docs/json-schema.md), refusing other schemas with a clear message.
 pub fn parse_report(text: &str) -> Result<Report, String> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
