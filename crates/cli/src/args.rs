@@ -223,8 +223,8 @@ pub struct SweepArgs {
     /// Skip the device-to-device copy that gives each API's bandwidth ceiling.
     #[arg(long)]
     pub no_copy: bool,
-    /// Close each API (destroy its context) while the next one is timed: about 0.08 s faster on an H200, where 2 of
-    /// 1092 rows read disturbed so (docs/guide.md, section 5). By default nothing runs beside a timed batch.
+    /// Close each API (destroy its context) while the next one is timed: a little faster, but a close can disturb
+    /// the rows timed beside it (docs/guide.md, section 5). By default nothing runs beside a timed batch.
     #[arg(long)]
     pub overlap_close: bool,
     /// Output format for stdout, and for --output files whose extension names none. Default: table.

@@ -497,7 +497,7 @@ mod tests {
     use super::*;
     use crate::testing::{HostBackend, TEST_API_A};
 
-    /// Issue 20, finding 4: what the API's checking layer said reaches `validate`'s caller.
+    /// What the API's checking layer said reaches `validate`'s caller.
     #[test]
     fn validate_returns_what_the_checking_layer_said() {
         let frame = Frame::generate(61, 7, 3);

@@ -6,14 +6,10 @@
 //! pipelines) and the frame's upload. Once every API has opened, this thread measures them one
 //! at a time; then all are closed at once, each on a thread of its own.
 //!
-//! Nothing runs beside a timed batch. On the H200, timed batches beside another API's context
-//! creation read up to 15 % low, or with per-dispatch spreads up to 356 %, in 32 and 44 of 195
-//! rows over five runs (docs/results/h200-2026-11-30-c/overlap/, against 0 of 195 in runs
-//! without the overlap): creating a context does work on the GPU. Closing one beside a timed
-//! batch is rarer trouble but trouble: 2 of 1092 rows (one at 0.957 of the one-API median,
-//! one with a 1227 % spread; docs/results/h200-2026-11-30-d/ and -c/). `overlap_close` closes
-//! each API while the next is measured (about 0.08 s faster), for measuring that effect; never
-//! on a CPU device, where the host's cores are the device.
+//! Nothing runs beside a timed batch: another API's context creation, and more rarely its
+//! close, does work on the GPU and disturbs the rows timed beside it (docs/guide.md, section
+//! 5, has the runs). `overlap_close` closes each API while the next is measured, for seeing
+//! that effect; never on a CPU device, where the host's cores are the device.
 
 use std::sync::mpsc;
 use std::thread::{self, Scope};
