@@ -98,8 +98,8 @@ struct Run<'j> {
     /// `None` until decided; `Some(None)` when every API plans for itself.
     plan: Option<Option<Plan>>,
     /// Close nothing before the last is measured: the default, and always on a CPU device.
-    isolate: bool,
-    /// Measured backends waiting to be closed (`isolate` only).
+    close_at_end: bool,
+    /// Measured backends waiting to be closed (`close_at_end` only).
     to_close: Vec<Box<dyn Backend>>,
     outcome: SweepOutcome,
     measured_any: bool,
@@ -117,7 +117,7 @@ impl<'j> Run<'j> {
             .any(|d| d.kind != DeviceKind::Gpu);
         Run {
             job,
-            isolate: !job.overlap_close || cpu,
+            close_at_end: !job.overlap_close || cpu,
             slots: (0..n).map(|_| Slot::Opening).collect(),
             results: vec![None; n],
             failures: (0..n).map(|_| Vec::new()).collect(),
@@ -287,7 +287,7 @@ impl<'j> Run<'j> {
     }
 
     /// Measures target `i`, then closes it on its own thread (or keeps it for the end, with
-    /// `isolate`).
+    /// `close_at_end`).
     #[allow(clippy::too_many_arguments)]
     fn measure<'scope>(
         &mut self,
@@ -341,7 +341,7 @@ impl<'j> Run<'j> {
         self.results[i] = Some(result);
         self.publish(report);
         on_update(report);
-        match self.isolate {
+        match self.close_at_end {
             true => self.to_close.push(backend),
             false => {
                 s.spawn(move || close(backend));
@@ -371,7 +371,7 @@ impl<'j> Run<'j> {
         publish(&self.results, &self.failures, report);
     }
 
-    /// Closes what `isolate` kept, every API at once.
+    /// Closes what `close_at_end` kept, every API at once.
     fn close_all<'scope>(&mut self, s: &'scope Scope<'scope, '_>) {
         for b in self.to_close.drain(..) {
             s.spawn(move || close(b));
