@@ -373,7 +373,7 @@ fn parse_discipline(s: &str) -> Result<Discipline, String> {
     s.parse()
 }
 
-fn parse_min_time(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_min_time(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && (0.0..=60_000.0).contains(&v) => Ok(v),
         _ => Err(format!(
@@ -382,7 +382,7 @@ fn parse_min_time(s: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_svg_path(s: &str) -> Result<PathBuf, String> {
+pub(crate) fn parse_svg_path(s: &str) -> Result<PathBuf, String> {
     if s.to_ascii_lowercase().ends_with(".svg") {
         Ok(PathBuf::from(s))
     } else {

@@ -1,17 +1,89 @@
-//! The sweep's run on the core's session pipeline: each physical device in turn, with the
-//! progress bar, the frame's fit checked against the APIs in the run, and how each device's
-//! sweep ended (measured, bad input, nothing ran) sorted into exit codes.
+//! How the commands reach the core's session: the devices `--backend` and `--device` select,
+//! each API asked one thing ([`ask_each`]: `limits`, `validate`), and the sweep's run on the
+//! session pipeline ([`Sweep`]): each physical device in turn, with the progress bar, the
+//! frame's fit checked against the APIs in the run, and how each device's sweep ended
+//! (measured, bad input, nothing ran) sorted into exit codes.
 
 use blocksweep_core::report::Report;
-use blocksweep_core::session::{pipeline, Session, SweepJob};
+use blocksweep_core::session::{pipeline, Session, SessionError, SweepJob};
 use blocksweep_core::sweep::SweepConfig;
 use blocksweep_core::workload::WorkloadSource;
-use blocksweep_core::{hostmem, DeviceIdentity, Registry, Targets};
+use blocksweep_core::{hostmem, Backend, BackendError, DeviceIdentity, Registry, Targets};
 
-use crate::args::SweepArgs;
-use crate::commands::session_error;
+use crate::args::{DeviceArgs, SweepArgs};
 use crate::progress::Bar;
 use crate::usage;
+
+/// Every API in the driver list, probed.
+pub fn registry() -> Registry {
+    Registry::probe(blocksweep_drivers::all())
+}
+
+/// Resolves `--backend` and `--device` into API devices, one [`Targets`] per physical device
+/// (`--device all` or a list gives several); a choice that matches nothing is bad input.
+pub fn resolve_each(reg: &Registry, args: &DeviceArgs) -> anyhow::Result<Vec<Targets>> {
+    reg.targets_each(&args.choice(), args.device.as_deref())
+        .map_err(usage)
+}
+
+/// One physical device's answers, one per API that answered (`limits`, `validate`).
+pub struct Answers<T> {
+    pub heading: String,
+    pub one_physical_device: bool,
+    pub answers: Vec<T>,
+}
+
+/// Asks each API of each selected physical device one thing through [`Session::each`], each
+/// failure said on stderr. Returns the answers per device, and whether anything failed.
+pub fn ask_each<T>(
+    args: &DeviceArgs,
+    mut work: impl FnMut(&mut dyn Backend) -> Result<T, BackendError>,
+) -> anyhow::Result<(Vec<Answers<T>>, bool)> {
+    let reg = registry();
+    let options = args.open_options();
+    let mut out = Vec::new();
+    let mut failed = false;
+    for targets in resolve_each(&reg, args)? {
+        let heading = heading(&targets);
+        let one_physical_device = targets.one_physical_device;
+        let (answers, failures) = Session::each(&reg, targets, &options, &mut work);
+        failed |= warn_failures(&failures);
+        out.push(Answers {
+            heading,
+            one_physical_device,
+            answers,
+        });
+    }
+    Ok((out, failed))
+}
+
+/// "physical device 1 (NVIDIA H200, matched by UUID) (UUID ...)": the heading of each
+/// device's part of a multi-device output.
+pub fn heading(targets: &Targets) -> String {
+    let uuid = targets
+        .devices
+        .first()
+        .and_then(|d| d.uuid_string())
+        .map(|u| format!(" (UUID {u})"))
+        .unwrap_or_default();
+    format!("{}{uuid}", targets.note)
+}
+
+/// Says each failure on stderr; true when there was any.
+pub fn warn_failures(failures: &[blocksweep_core::report::Failure]) -> bool {
+    for f in failures {
+        warn!("{}: {}", f.api, f.message);
+    }
+    !failures.is_empty()
+}
+
+/// A session error as the CLI reports it: bad input exits 2, the rest 1.
+pub fn session_error(e: SessionError) -> anyhow::Error {
+    match e {
+        SessionError::Input(m) => usage(m),
+        SessionError::NothingOpened(m) | SessionError::Failed(m) => anyhow::anyhow!(m),
+    }
+}
 
 /// How one device's sweep ended.
 enum Ended {
@@ -59,7 +131,7 @@ impl Sweep<'_> {
                 Ended::NothingRan(why) => return Err(anyhow::anyhow!(why)),
                 Ended::Measured { failed: f } => failed |= f,
             }
-            failed |= crate::commands::warn_failures(&report.failures);
+            failed |= warn_failures(&report.failures);
             runs.push(report);
         }
         Ok((runs, failed))

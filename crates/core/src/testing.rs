@@ -448,25 +448,7 @@ pub fn empty_result(api: Api) -> crate::sweep::SweepResult {
 
 /// A row of `block` that has not run yet.
 pub fn empty_row(block: BlockSize) -> crate::sweep::SweepRow {
-    crate::sweep::SweepRow {
-        block,
-        threads: block.threads(),
-        warps: None,
-        idle_lanes: None,
-        blocks_per_mp: None,
-        warps_per_mp: None,
-        occupancy: None,
-        grid: 1,
-        timing: None,
-        gbps: None,
-        of_best: None,
-        ties_best: false,
-        verdict: None,
-        of_copy: None,
-        verified: false,
-        skipped: None,
-        note: None,
-    }
+    crate::sweep::SweepRow::new(block)
 }
 
 /// Ten identical per-dispatch times of `mean_ms`.

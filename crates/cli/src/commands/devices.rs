@@ -9,7 +9,7 @@ use crate::output::stdio;
 use crate::output::width;
 
 pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
-    let reg = super::registry();
+    let reg = crate::session::registry();
     let report = DevicesReport::of(&reg);
     let text = report.render(width::format(args.format), width::stdout(args.wide));
     stdio::println(text.trim_end_matches('\n'))?;

@@ -17,8 +17,8 @@ use crate::output::OutputTarget;
 use crate::usage;
 
 pub fn shapes(args: &ShapesArgs) -> anyhow::Result<ExitCode> {
-    let reg = super::registry();
-    let each = super::resolve_each(&reg, &args.device)?;
+    let reg = crate::session::registry();
+    let each = crate::session::resolve_each(&reg, &args.device)?;
     let files = Files::check(args.run.outputs())?;
     let (tool, date, protocol) = (super::tool(), super::now(), args.run.protocol());
     let mut report = ShapeReport {
@@ -40,8 +40,8 @@ pub fn shapes(args: &ShapesArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn tail(args: &TailArgs) -> anyhow::Result<ExitCode> {
-    let reg = super::registry();
-    let each = super::resolve_each(&reg, &args.device)?;
+    let reg = crate::session::registry();
+    let each = crate::session::resolve_each(&reg, &args.device)?;
     let files = Files::check(args.run.outputs())?;
     let plot = args
         .plot

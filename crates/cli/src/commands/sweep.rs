@@ -47,8 +47,8 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             (None, Some(size)) => Box::new(FrameJob::spawn(s, size, args.seed)),
             (None, None) => unreachable!("a frame size without a spec"),
         };
-        let reg = super::registry();
-        let each = super::resolve_each(&reg, &args.device)?;
+        let reg = crate::session::registry();
+        let each = crate::session::resolve_each(&reg, &args.device)?;
         let sweep = Sweep {
             args,
             config: &config,

@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use blocksweep_core::report::Render;
-use blocksweep_core::session::Session;
 use blocksweep_core::validate::{self, Check, Outcome, ValidateGroup, ValidateReport};
 use blocksweep_core::workload::{ProgramWorkload, Workload};
 use blocksweep_core::Frame;
@@ -26,35 +25,29 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     // Small, and not a multiple of any block size, so coverage bugs cannot hide.
     let frame = Frame::generate(509, 253, 3);
     let reference = frame.reference();
-    let reg = super::registry();
-    let each = super::resolve_each(&reg, &args.device)?;
-    let options = args.device.open_options();
-    let mut groups = Vec::new();
-    let mut failed = false;
-    for targets in each {
-        let heading = Some(super::heading(&targets));
-        let (done, failures) = Session::each(&reg, targets, &options, |b| {
-            let name = (b.api(), b.identity().name.clone());
-            match &work {
-                Some(w) => {
-                    w.prepare(b)?;
-                    Ok((name, w.validate(b)?, Vec::new(), None))
-                }
-                None => {
-                    let v = validate::run_api(b, &frame, &reference)?;
-                    Ok((name, v.checks, v.resources, Some(v.subgroups)))
-                }
+    let (each, failed) = crate::session::ask_each(&args.device, |b| {
+        let name = (b.api(), b.identity().name.clone());
+        match &work {
+            Some(w) => {
+                w.prepare(b)?;
+                Ok((name, w.validate(b)?, Vec::new(), None))
             }
-        });
-        failed |= super::warn_failures(&failures);
+            None => {
+                let v = validate::run_api(b, &frame, &reference)?;
+                Ok((name, v.checks, v.resources, Some(v.subgroups)))
+            }
+        }
+    })?;
+    let mut groups = Vec::new();
+    for device in each {
         let mut group = ValidateGroup {
-            heading,
+            heading: Some(device.heading),
             apis: Vec::new(),
             checks: Vec::new(),
             resources: Vec::new(),
             subgroups: Vec::new(),
         };
-        for (api, checks, resources, subgroups) in done {
+        for (api, checks, resources, subgroups) in device.answers {
             group.apis.push(api);
             group.checks.extend(checks);
             group.resources.extend(resources);

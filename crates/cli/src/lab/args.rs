@@ -10,7 +10,7 @@ use blocksweep_core::measure::DEFAULT_MIN_TIME_MS;
 use blocksweep_core::{Protocol, Reps};
 use clap::Args;
 
-use crate::args::{parse_size, trim, DeviceArgs, FormatChoice};
+use crate::args::{parse_min_time, parse_size, parse_svg_path, trim, DeviceArgs, FormatChoice};
 use crate::output::files::Where;
 
 /// Flags every lab command shares: the measurement protocol and where results go.
@@ -73,15 +73,6 @@ impl LabRun {
     }
 }
 
-fn parse_min_time(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=60_000.0).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "'{s}' is not a time in milliseconds between 0 and 60000"
-        )),
-    }
-}
-
 /// A `--threads` list: powers of two, comma-separated.
 #[derive(Debug, Clone)]
 pub struct ThreadCounts(pub Vec<u32>);
@@ -124,14 +115,6 @@ fn parse_block(s: &str) -> Result<u32, String> {
     }
 }
 
-fn parse_svg(s: &str) -> Result<PathBuf, String> {
-    if s.to_ascii_lowercase().ends_with(".svg") {
-        Ok(PathBuf::from(s))
-    } else {
-        Err(format!("'{s}' must be a .svg file"))
-    }
-}
-
 #[derive(Args, Debug)]
 pub struct TailArgs {
     #[command(flatten)]
@@ -144,7 +127,7 @@ pub struct TailArgs {
     #[arg(long, short, default_value = "0.5..4:0.1", value_parser = parse_waves)]
     pub waves: WaveSpec,
     /// Also draw GB/s against waves, one line per API and kernel, to this SVG file.
-    #[arg(long, value_parser = parse_svg)]
+    #[arg(long, value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub run: LabRun,

@@ -15,7 +15,7 @@ use blocksweep_core::sweep::Quiet;
 use blocksweep_core::{Frame, Registry, Targets};
 
 use crate::args::DeviceArgs;
-use crate::commands::session_error;
+use crate::session::session_error;
 use crate::usage;
 use args::{LabRun, TailArgs};
 
