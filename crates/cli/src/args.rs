@@ -66,12 +66,12 @@ Every column of the table is explained in docs/guide.md (section 3, \"Reading th
     #[command(
         after_help = "Examples:\n  blocksweep shapes                          # 256 threads: 256x1, 128x2, ..., 1x256, 4K frame\n  blocksweep shapes --threads 256,1024 -o shapes.json -o shapes.md\n\nThe lab is explained in docs/lab.md."
     )]
-    Shapes(crate::args_lab::ShapesArgs),
+    Shapes(crate::lab::args::ShapesArgs),
     /// The tail effect: one block, grids from a fraction of a wave to several waves, on the grid-stride kernel and on one pixel per thread.
     #[command(
         after_help = "Examples:\n  blocksweep tail                                    # block 256, 0.5 to 4 waves in tenths\n  blocksweep tail --block 1024 --waves 0.5..3:0.05 --plot tail.svg\n\nThe lab is explained in docs/lab.md."
     )]
-    Tail(crate::args_lab::TailArgs),
+    Tail(crate::lab::args::TailArgs),
     /// Put sweeps from different GPUs or machines side by side: each run's of-best per block size.
     #[command(
         after_help = "Example:\n  blocksweep sweep -o t4.json      # on one machine\n  blocksweep sweep -o h200.json    # on another\n  blocksweep compare t4.json h200.json"
@@ -228,8 +228,8 @@ pub struct SweepArgs {
     /// Skip the device-to-device copy that gives each API's bandwidth ceiling.
     #[arg(long)]
     pub no_copy: bool,
-    /// Close each API (destroy its context) while the next one is timed: about 0.08 s faster on an H200, where 2 of
-    /// 1092 rows read disturbed so (docs/guide.md, section 5). By default nothing runs beside a timed batch.
+    /// Close each API (destroy its context) while the next one is timed: a little faster, but a close can disturb
+    /// the rows timed beside it (docs/guide.md, section 5). By default nothing runs beside a timed batch.
     #[arg(long)]
     pub overlap_close: bool,
     /// Output format for stdout, and for --output files whose extension names none. Default: table.
@@ -390,7 +390,7 @@ fn parse_discipline(s: &str) -> Result<Discipline, String> {
     s.parse()
 }
 
-fn parse_min_time(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_min_time(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && (0.0..=60_000.0).contains(&v) => Ok(v),
         _ => Err(format!(
@@ -399,7 +399,7 @@ fn parse_min_time(s: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_svg_path(s: &str) -> Result<PathBuf, String> {
+pub(crate) fn parse_svg_path(s: &str) -> Result<PathBuf, String> {
     if s.to_ascii_lowercase().ends_with(".svg") {
         Ok(PathBuf::from(s))
     } else {

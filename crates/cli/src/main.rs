@@ -6,11 +6,13 @@
 mod output;
 
 mod args;
-mod args_lab;
 mod commands;
+mod input;
+mod jobs;
+mod lab;
 mod plot;
-mod plot_waves;
 mod progress;
+mod session;
 
 use std::process::ExitCode;
 

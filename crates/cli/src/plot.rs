@@ -11,6 +11,7 @@
 //! kind of plot is a new function here that builds a `Chart`.
 
 pub(crate) mod chart;
+pub mod waves;
 
 use blocksweep_core::report::Report;
 use blocksweep_core::sweep::SweepResult;

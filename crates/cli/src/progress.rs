@@ -665,25 +665,7 @@ mod tests {
             saves_rows: false,
         };
         let mut bar = Bar::with_target(ProgressDrawTarget::hidden(), settings, false);
-        let row = |b: u32| SweepRow {
-            block: BlockSize::linear(b),
-            threads: b as u64,
-            warps: None,
-            idle_lanes: None,
-            blocks_per_mp: None,
-            warps_per_mp: None,
-            occupancy: None,
-            grid: 1,
-            timing: None,
-            gbps: None,
-            of_best: None,
-            ties_best: false,
-            verdict: None,
-            of_copy: None,
-            verified: false,
-            skipped: None,
-            note: None,
-        };
+        let row = |b: u32| SweepRow::new(BlockSize::linear(b));
         for i in 0..3 {
             bar.row_started(api(), i, 3, BlockSize::linear(64));
             std::thread::sleep(Duration::from_millis(3));

@@ -344,7 +344,7 @@ fn limits_json_and_csv_carry_native_names() {
     );
 }
 
-/// Issue 20, finding 1: a size one asked API refuses is never portable, and the answer and the
+/// A size one asked API refuses is never portable, and the answer and the
 /// JSON name the API and the limit (its name and value).
 #[test]
 fn a_size_vulkan_refuses_is_named_and_never_portable() {

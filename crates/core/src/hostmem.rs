@@ -268,25 +268,13 @@ pub const FRAME_BYTES_PER_PIXEL: u64 = 16;
 /// page-locked plane, OpenCL's mapped one, which also stages its upload; Vulkan's staging
 /// plane, its `host_bytes_per_pixel`), held until the API closes, which is at the end of the
 /// run; a backend that lends none reads into the core's own plane of the same size instead.
-///
-/// Measured (peak RSS, the VmHWM of /proc/self/status, through wait4's ru_maxrss) on an NVIDIA
-/// H200, driver 580.159.04, before the read-back was lent, when the core's one read-back plane
-/// was shared: `blocksweep sweep --backend B --size S --blocks 256` for S = 16x16 to
-/// 4000x4000, slope between 2000x2000 and 4000x4000: CUDA 19.9, OpenCL 20.0, Vulkan 24.0, all
-/// three in one run 24.1, that is 16 + 4 + Vulkan's staging. With each API's own read-back
-/// plane the model is 16 + 4 per API; the H200's 50000x50000 run of 2026-12-01 (CUDA lent its
-/// plane, OpenCL failed before making its own) peaked at 49 GB, 19.6 bytes per pixel against
-/// the 20 this model gives CUDA alone.
+/// The measured peak RSS it was fitted to: docs/results/README.md, "The host-memory model".
 pub const READBACK_BYTES_PER_PIXEL: u64 = 4;
 
 /// Host bytes per pixel for each API whose device is not a discrete GPU (a CPU driver such as
 /// PoCL or lavapipe, or an integrated GPU: its buffers are host memory): the device's four
-/// planes. Measured on this project's CI machine (2 cores, Debian 12, PoCL 5.0, Mesa's
-/// lavapipe), release build of 696057b (pieced, staged OpenCL upload; lent read-backs),
-/// `blocksweep sweep [--backend B] --size S --blocks 256 --no-copy --reps 3 --warmups 1`, peak
-/// RSS slope between 1000x1000 and 3000x3000: PoCL 36.0, lavapipe 36.0, both in one run 56.0
-/// bytes per pixel; the model gives 16 + 4 + 16 = 36 and 16 + 2 x (4 + 16) = 56. (Before the
-/// read-back was lent, PoCL measured 48.0 and lavapipe 52.0.)
+/// planes (16 + 4 + 16 = 36 bytes per pixel for one such API, as measured: docs/results/README.md,
+/// "The host-memory model").
 pub const HOST_DEVICE_BYTES_PER_PIXEL: u64 = 16;
 
 /// Headroom for what does not scale with the frame but grows after the check: one compiled

@@ -4,9 +4,7 @@
 //! The seed's rule is "the mean of ten timed runs, launches only inside the timed region": the
 //! dispatches go back to back, ordered on the device, and one device-clock interval spans them.
 //! A host wait between dispatches puts launch latency into every dispatch and compresses the
-//! differences the sweep exists to show (on an H200 at 4K, a plain CUDA program's best row:
-//! 3677 GB/s under one interval, 3332 GB/s with a host wait after each launch;
-//! docs/results/h200-2026-11-30-b/bench/summary.txt). So by default ([`Discipline::Batch`]) a row's
+//! differences the sweep exists to show (docs/guide.md, section 2). So by default ([`Discipline::Batch`]) a row's
 //! mean is one batch's interval divided by its count, and the spread (min, median, max, CV)
 //! comes from a *second* back-to-back batch with a timestamp pair around each dispatch, so
 //! that instrumenting never perturbs the mean.
@@ -32,8 +30,6 @@ pub enum Discipline {
 }
 
 impl Discipline {
-    pub const NAMES: [&'static str; 3] = ["batch", "each", "synced"];
-
     pub fn key(self) -> &'static str {
         match self {
             Discipline::Batch => "batch",

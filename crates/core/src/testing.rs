@@ -448,25 +448,7 @@ pub fn empty_result(api: Api) -> crate::sweep::SweepResult {
 
 /// A row of `block` that has not run yet.
 pub fn empty_row(block: BlockSize) -> crate::sweep::SweepRow {
-    crate::sweep::SweepRow {
-        block,
-        threads: block.threads(),
-        warps: None,
-        idle_lanes: None,
-        blocks_per_mp: None,
-        warps_per_mp: None,
-        occupancy: None,
-        grid: 1,
-        timing: None,
-        gbps: None,
-        of_best: None,
-        ties_best: false,
-        verdict: None,
-        of_copy: None,
-        verified: false,
-        skipped: None,
-        note: None,
-    }
+    crate::sweep::SweepRow::new(block)
 }
 
 /// Ten identical per-dispatch times of `mean_ms`.
@@ -484,7 +466,7 @@ pub fn timing(mean_ms: f64) -> crate::measure::Timing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{parse_report, Format, Report};
+    use crate::report::{parse_report, Format, Layout, Render, Report};
     use crate::sweep::{self, Quiet, SweepConfig};
 
     /// A whole sweep of `f` on `b`.
@@ -609,7 +591,7 @@ mod tests {
     #[test]
     fn exports_carry_every_row() {
         let rep = report();
-        let csv = Format::Csv.exporter().render(&rep);
+        let csv = rep.render(Format::Csv, Layout::default());
         let lines: Vec<&str> = csv.lines().collect();
         assert!(lines[0].starts_with("api,device,block,threads,warps,idle,blocks_per_sm,warps_per_sm,occupancy,grid,ms_mean,each_ms_mean,each_ms_min,each_ms_median,each_ms_max,each_ms_cv,reps,discipline,gbps,of_best,ties_best"));
         assert_eq!(lines.len(), 1 + 6);
@@ -618,16 +600,16 @@ mod tests {
             "{}",
             lines[3]
         );
-        let table = Format::Table.exporter().render(&rep);
+        let table = rep.render(Format::Table, Layout::default());
         assert!(table.contains("Fastest measured:"), "{table}");
         assert!(table.contains("configurations reach at least 95 percent"));
         assert!(
             table.contains("Beta/Alpha"),
             "merged ratio column missing:\n{table}"
         );
-        let md = Format::Markdown.exporter().render(&rep);
+        let md = rep.render(Format::Markdown, Layout::default());
         assert!(md.contains("| thr/blk |"), "{md}");
-        let json = Format::Json.exporter().render(&rep);
+        let json = rep.render(Format::Json, Layout::default());
         let back = parse_report(&json).unwrap();
         let t = back.results[0].rows[0].timing.as_ref().unwrap();
         assert_eq!(

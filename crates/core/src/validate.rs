@@ -256,6 +256,17 @@ pub struct ValidateGroup {
     pub subgroups: Vec<ApiSubgroups>,
 }
 
+impl ValidateGroup {
+    /// The name of the device `api` ran on in this group ("" if it did not run).
+    pub fn device_name(&self, api: Api) -> String {
+        self.apis
+            .iter()
+            .find(|(a, _)| *a == api)
+            .map(|(_, n)| n.clone())
+            .unwrap_or_default()
+    }
+}
+
 /// What `validate` prints. JSON: the envelope, then every check as one flat array, `checks`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ValidateReport {
@@ -387,12 +398,7 @@ impl Render for ValidateReport {
         .to_vec()];
         for g in &self.groups {
             for c in &g.checks {
-                let device = g
-                    .apis
-                    .iter()
-                    .find(|(a, _)| *a == c.api)
-                    .map(|(_, n)| n.clone())
-                    .unwrap_or_default();
+                let device = g.device_name(c.api);
                 let (outcome, message) = match &c.outcome {
                     Outcome::Ran => ("ran", String::new()),
                     Outcome::Wrong { index } => ("wrong", format!("first wrong pixel {index}")),
@@ -414,12 +420,7 @@ impl Render for ValidateReport {
                 ]);
             }
             for r in &g.resources {
-                let device = g
-                    .apis
-                    .iter()
-                    .find(|(a, _)| *a == r.api)
-                    .map(|(_, n)| n.clone())
-                    .unwrap_or_default();
+                let device = g.device_name(r.api);
                 let (outcome, message) = outcome_words(&r.outcome);
                 let launch = r.assumption.launch;
                 rec.push(vec![
@@ -435,12 +436,7 @@ impl Render for ValidateReport {
                 ]);
             }
             for s in &g.subgroups {
-                let device = g
-                    .apis
-                    .iter()
-                    .find(|(a, _)| *a == s.api)
-                    .map(|(_, n)| n.clone())
-                    .unwrap_or_default();
+                let device = g.device_name(s.api);
                 rec.extend(subgroup::csv_rows(s, &device));
             }
         }
@@ -502,7 +498,7 @@ mod tests {
     use super::*;
     use crate::testing::{HostBackend, TEST_API_A};
 
-    /// Issue 20, finding 4: what the API's checking layer said reaches `validate`'s caller.
+    /// What the API's checking layer said reaches `validate`'s caller.
     #[test]
     fn validate_returns_what_the_checking_layer_said() {
         let frame = Frame::generate(61, 7, 3);

@@ -7,18 +7,18 @@ use std::process::ExitCode;
 use blocksweep_core::report::layout::wrap;
 use blocksweep_core::report::{parse_reports, render_runs, Format, Report};
 
-use super::compare::{read_capped, MAX_INPUT_BYTES};
-use super::layout;
 use crate::args::ReplayArgs;
+use crate::input::{read_capped, MAX_INPUT_BYTES};
 use crate::output::stdio;
+use crate::output::width;
 use crate::usage;
 
 pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let path = &args.file;
     let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
     let runs = parse(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
-    let format = layout::format(args.format);
-    let out = layout::stdout(args.wide);
+    let format = width::format(args.format);
+    let out = width::stdout(args.wide);
     let note = provenance(&runs);
     match format {
         // The files' formats stay what a sweep writes; the note goes beside them.

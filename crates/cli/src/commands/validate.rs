@@ -3,21 +3,20 @@
 use std::process::ExitCode;
 
 use blocksweep_core::report::Render;
-use blocksweep_core::session::Session;
 use blocksweep_core::validate::{self, Check, Outcome, ValidateGroup, ValidateReport};
 use blocksweep_core::workload::{ProgramWorkload, Workload};
 use blocksweep_core::Frame;
 
-use super::layout;
 use crate::args::ValidateArgs;
 use crate::output::stdio;
+use crate::output::width;
 use crate::usage;
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let work = match &args.kernel {
         Some(path) => {
             // 4096 per dimension unless --size says: validate launches, it does not time.
-            let (spec, sizes) = super::kernel::load(path, args.size.as_deref(), Some(4096))?;
+            let (spec, sizes) = crate::jobs::load(path, args.size.as_deref(), Some(4096))?;
             let instance = spec.instantiate(&sizes).map_err(|e| usage(e.to_string()))?;
             Some(ProgramWorkload::new(spec, instance))
         }
@@ -26,36 +25,30 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     // Small, and not a multiple of any block size, so coverage bugs cannot hide.
     let frame = Frame::generate(509, 253, 3);
     let reference = frame.reference();
-    let reg = super::registry();
-    let each = super::resolve_each(&reg, &args.device)?;
-    let options = args.device.open_options();
-    let mut groups = Vec::new();
-    let mut failed = false;
-    for targets in each {
-        let heading = Some(super::heading(&targets));
-        let (done, failures) = Session::each(&reg, targets, &options, |b| {
-            let id = b.identity().clone();
-            match &work {
-                Some(w) => {
-                    w.prepare(b)?;
-                    Ok((id, w.validate(b)?, Vec::new(), None))
-                }
-                None => {
-                    let v = validate::run_api(b, &frame, &reference)?;
-                    Ok((id, v.checks, v.resources, Some(v.subgroups)))
-                }
+    let (each, failed) = crate::session::ask_each(&args.device, |b| {
+        let name = b.identity().clone();
+        match &work {
+            Some(w) => {
+                w.prepare(b)?;
+                Ok((name, w.validate(b)?, Vec::new(), None))
             }
-        });
-        failed |= super::warn_failures(&failures);
+            None => {
+                let v = validate::run_api(b, &frame, &reference)?;
+                Ok((name, v.checks, v.resources, Some(v.subgroups)))
+            }
+        }
+    })?;
+    let mut groups = Vec::new();
+    for device in each {
         let mut group = ValidateGroup {
-            heading,
+            heading: Some(device.heading),
             apis: Vec::new(),
             devices: Vec::new(),
             checks: Vec::new(),
             resources: Vec::new(),
             subgroups: Vec::new(),
         };
-        for (id, checks, resources, subgroups) in done {
+        for (id, checks, resources, subgroups) in device.answers {
             group.apis.push((id.api, id.name.clone()));
             group.devices.push(id);
             group.checks.extend(checks);
@@ -65,14 +58,10 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         groups.push(group);
     }
     let report = ValidateReport { groups };
-    stdio::print(&report.render(layout::format(args.format), layout::stdout(args.wide)))?;
+    stdio::print(&report.render(width::format(args.format), width::stdout(args.wide)))?;
     let wrong = report.checks().any(Check::went_wrong)
         || report
             .resources()
             .any(|r| matches!(r.outcome, Outcome::Wrong { .. }));
-    Ok(if wrong || failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(super::exit(wrong || failed))
 }

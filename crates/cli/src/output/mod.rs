@@ -7,12 +7,27 @@
 //! - [`OutputTarget`]: an output path checked before anything is measured, then written
 //!   atomically (regular files: temporary file, fsync, rename, fsync of the directory) or
 //!   through (FIFOs, character devices, this process's own descriptors), symlinks followed.
+//! - [`files`]: a command's `--output` files with their formats, and the plot; [`sweep`]: the
+//!   sweep's, rewritten after every row. [`width`]: how wide tables may be.
 //! - `cleanup` (private): the temporary files in flight, removed on SIGINT, SIGTERM or SIGHUP
 //!   before the process dies of that signal.
 
+/// One line on stderr, prefixed "blocksweep: ", that never panics (stderr may be /dev/full or
+/// closed): the replacement for `eprintln!`. `main.rs` declares this module first, with
+/// `#[macro_use]`, so every module after it can call `warn!`; defined before this module's
+/// own children for the same reason.
+macro_rules! warn {
+    ($($arg:tt)*) => {
+        $crate::output::stdio::eprint_line(&format!("blocksweep: {}", format_args!($($arg)*)))
+    };
+}
+
 mod cleanup;
+pub mod files;
 pub mod stdio;
+pub mod sweep;
 mod target;
+pub mod width;
 
 pub use target::OutputTarget;
 
@@ -44,13 +59,4 @@ pub fn describe(e: &std::io::Error) -> String {
         Some(i) if s.ends_with(')') => s[..i].to_string(),
         _ => s,
     }
-}
-
-/// One line on stderr, prefixed "blocksweep: ", that never panics (stderr may be /dev/full or
-/// closed): the replacement for `eprintln!`. `main.rs` declares this module first, with
-/// `#[macro_use]`, so every module after it can call `warn!`.
-macro_rules! warn {
-    ($($arg:tt)*) => {
-        $crate::output::stdio::eprint_line(&format!("blocksweep: {}", format_args!($($arg)*)))
-    };
 }

@@ -275,9 +275,53 @@ struct LegendEntry {
     text: String,
 }
 
+/// Where everything of one chart goes, worked out before anything is drawn.
+struct Geometry<'a> {
+    legend: Vec<LegendEntry>,
+    legend_w: f64,
+    legend_h: f64,
+    plot_left: f64,
+    right: f64,
+    width: f64,
+    height: f64,
+    /// Each title line with its font size.
+    title: Vec<(String, f64)>,
+    top: f64,
+    bottom: f64,
+    frame: Frame,
+    /// The x ticks in order, their centres, and the label row of each (`None`: no room).
+    ticks: Vec<&'a Tick>,
+    centres: Vec<f64>,
+    rows: Vec<Option<usize>>,
+    unlabelled: usize,
+    x_title_y: f64,
+}
+
 impl Chart {
     /// The chart as an SVG document.
     pub fn to_svg(&self) -> String {
+        let g = self.geometry();
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="{FONT}">"#,
+            w = g.width,
+            h = g.height.ceil()
+        );
+        let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+        self.svg_title(&mut s, &g);
+        self.svg_y_axis(&mut s, &g);
+        self.svg_x_axis(&mut s, &g);
+        self.svg_guides(&mut s, &g);
+        self.svg_data(&mut s, &g);
+        self.svg_legend(&mut s, &g);
+        let _ = writeln!(s, "</svg>");
+        s
+    }
+
+    /// The sizes and places: the legend's width sets the document's, the title's lines the
+    /// plot's top, the x labels' rows its bottom.
+    fn geometry(&self) -> Geometry<'_> {
         let legend = self.legend();
         let legend_w = legend
             .iter()
@@ -318,17 +362,32 @@ impl Chart {
         let legend_h = legend.len() as f64 * LEGEND_ROW + 16.0;
         let height = (x_title_y + 12.0).max(top + legend_h) + MARGIN;
 
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="{FONT}">"#,
-            w = width,
-            h = height.ceil()
-        );
-        let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+        Geometry {
+            legend,
+            legend_w,
+            legend_h,
+            plot_left,
+            right: plot_left + PLOT_W,
+            width,
+            height,
+            title,
+            top,
+            bottom,
+            frame,
+            ticks,
+            centres,
+            rows,
+            unlabelled,
+            x_title_y,
+        }
+    }
+
+    /// The title block, centred.
+    fn svg_title(&self, s: &mut String, g: &Geometry) {
+        let (title, width) = (&g.title, g.width);
         let mut y = MARGIN;
         let _ = writeln!(s, r#"<g id="title" text-anchor="middle">"#);
-        for (line, font) in &title {
+        for (line, font) in title {
             y += font * 1.1;
             let _ = writeln!(
                 s,
@@ -344,9 +403,12 @@ impl Chart {
             y += font * 0.3;
         }
         let _ = writeln!(s, "</g>");
+    }
 
+    /// The plotting area, its horizontal grid lines and the y axis.
+    fn svg_y_axis(&self, s: &mut String, g: &Geometry) {
+        let (plot_left, right, top, frame) = (g.plot_left, g.right, g.top, &g.frame);
         // Plotting area, grid and axes.
-        let right = plot_left + PLOT_W;
         let _ = writeln!(
             s,
             r##"<rect id="plot-area" x="{plot_left}" y="{top:.1}" width="{PLOT_W}" height="{PLOT_H}" fill="none" stroke="#444"/>"##
@@ -382,9 +444,15 @@ impl Chart {
             esc(&self.y.title)
         );
         let _ = writeln!(s, "</g>");
+    }
 
+    /// The vertical grid lines and the x labels, in rows so none overlaps another.
+    fn svg_x_axis(&self, s: &mut String, g: &Geometry) {
+        let (ticks, centres, rows) = (&g.ticks, &g.centres, &g.rows);
+        let (plot_left, top, bottom, x_title_y) = (g.plot_left, g.top, g.bottom, g.x_title_y);
+        let unlabelled = g.unlabelled;
         let _ = writeln!(s, r#"<g id="x-axis" text-anchor="middle">"#);
-        for ((t, &c), row) in ticks.iter().zip(&centres).zip(&rows) {
+        for ((t, &c), row) in ticks.iter().zip(centres).zip(rows) {
             let _ = writeln!(
                 s,
                 r##"<line x1="{c:.1}" x2="{c:.1}" y1="{top:.1}" y2="{bottom:.1}" stroke="#e4e4e4"/>"##
@@ -410,7 +478,11 @@ impl Chart {
             esc(&x_title)
         );
         let _ = writeln!(s, "</g>");
+    }
 
+    /// The guides (bands and lines), under the data.
+    fn svg_guides(&self, s: &mut String, g: &Geometry) {
+        let (plot_left, right, frame) = (g.plot_left, g.right, &g.frame);
         // Guides under the data.
         let _ = writeln!(s, r#"<g id="guides">"#);
         for g in &self.guides {
@@ -434,7 +506,11 @@ impl Chart {
             }
         }
         let _ = writeln!(s, "</g>");
+    }
 
+    /// Each series: its line, whiskers and points.
+    fn svg_data(&self, s: &mut String, g: &Geometry) {
+        let frame = &g.frame;
         // The data.
         let n = self.series.len();
         let _ = writeln!(s, r#"<g id="data">"#);
@@ -493,7 +569,12 @@ impl Chart {
             let _ = writeln!(s, "</g>");
         }
         let _ = writeln!(s, "</g>");
+    }
 
+    /// The legend, right of the plotting area.
+    fn svg_legend(&self, s: &mut String, g: &Geometry) {
+        let (right, top, legend_w, legend_h, legend) =
+            (g.right, g.top, g.legend_w, g.legend_h, &g.legend);
         // The legend, right of the plotting area.
         let lx = right + LEGEND_GAP;
         let _ = writeln!(s, r#"<g id="legend">"#);
@@ -514,8 +595,6 @@ impl Chart {
             );
         }
         let _ = writeln!(s, "</g>");
-        let _ = writeln!(s, "</svg>");
-        s
     }
 
     /// One entry per series, guide and note, in that order, each with its little drawing

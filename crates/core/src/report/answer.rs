@@ -278,7 +278,7 @@ mod tests {
         );
     }
 
-    /// Issue 20, finding 1: an API that refused every size it was asked stays in the answer,
+    /// An API that refused every size it was asked stays in the answer,
     /// and the size it refused is not portable.
     #[test]
     fn a_size_one_api_refused_is_never_portable() {
@@ -312,7 +312,7 @@ mod tests {
         assert!(a.sentences()[0].starts_with("No block size is known good on both APIs"));
     }
 
-    /// Issue 20, finding 2: a row below the band that the noise cannot tell from the best is
+    /// A row below the band that the noise cannot tell from the best is
     /// neither good nor listed as tied.
     #[test]
     fn an_unranked_row_is_not_good_anywhere() {

@@ -392,7 +392,7 @@ pub fn render(reports: &[(String, Report)], md: bool) -> String {
 mod tests {
     use super::*;
 
-    /// Issue 20, finding 2: two runs of one device whose rows disagree beyond their own noise
+    /// Two runs of one device whose rows disagree beyond their own noise
     /// are flagged; two that agree are not.
     #[test]
     fn runs_of_one_device_that_disagree_beyond_their_noise_are_flagged() {

@@ -1,8 +1,6 @@
-use super::{to_csv, Exporter, Report};
+use super::{to_csv, Report};
 
-/// One line per (API, block size), with a header row.
-pub struct CsvExporter;
-
+/// The sweep's CSV header: one line per (API, block size) follows.
 pub const COLUMNS: [&str; 27] = [
     "api",
     "device",
@@ -38,12 +36,6 @@ pub const COLUMNS: [&str; 27] = [
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
-}
-
-impl Exporter for CsvExporter {
-    fn render(&self, report: &Report) -> String {
-        render(report)
-    }
 }
 
 /// The sweep's CSV: one line per (API, block size). Its columns are a contract

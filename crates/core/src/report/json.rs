@@ -1,17 +1,9 @@
 use serde_json::Value;
 
-use super::{Exporter, Fleet, Render, Report, READS_SCHEMAS, SCHEMA_VERSION};
+use super::{Fleet, Report, READS_SCHEMAS, SCHEMA_VERSION};
 
-/// The full record: every per-dispatch time, limits, identities. Schema: docs/json-schema.md.
-pub struct JsonExporter;
-
-impl Exporter for JsonExporter {
-    fn render(&self, report: &Report) -> String {
-        report.json()
-    }
-}
-
-/// Reads a report written by [`JsonExporter`], refusing other schemas with a clear message.
+/// Reads a report written as JSON (the full record: docs/json-schema.md), refusing other
+/// schemas with a clear message.
 pub fn parse_report(text: &str) -> Result<Report, String> {
     let value = sweep_document(text)?;
     read_report(value)

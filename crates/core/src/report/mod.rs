@@ -34,13 +34,11 @@ use crate::backend::Api;
 use crate::sweep::SweepResult;
 
 pub use self::answer::{PortableAnswer, Shortfall, GOOD_FRACTION};
-pub use self::csv::CsvExporter;
 pub use self::devices::{DevicesReport, Unavailable};
 pub use self::envelope::{Envelope, EnvelopeDevice};
 pub use self::fleet::{heading, render_runs, Fleet, Runs};
-pub use self::json::{parse_report, parse_reports, JsonExporter};
+pub use self::json::{parse_report, parse_reports};
 pub use self::layout::Layout;
-pub use self::text::{MarkdownExporter, TableExporter};
 
 /// Bumped whenever a field of the JSON changes meaning or goes away. 3: rows carry a
 /// `verdict`, the portable answer names why each API falls short, timing statistics name their
@@ -176,12 +174,6 @@ pub fn to_csv(records: &[Vec<String>]) -> String {
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }
 
-/// Turns a sweep report into bytes in one format at the default layout (kept for callers of
-/// the first design; [`Render`] is the general form).
-pub trait Exporter {
-    fn render(&self, report: &Report) -> String;
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Table,
@@ -191,8 +183,6 @@ pub enum Format {
 }
 
 impl Format {
-    pub const NAMES: [&'static str; 4] = ["table", "markdown", "csv", "json"];
-
     /// The extensions an output file may have, and what each means.
     pub const EXTENSIONS: [(&'static str, Format); 6] = [
         ("json", Format::Json),
@@ -202,16 +192,6 @@ impl Format {
         ("txt", Format::Table),
         ("text", Format::Table),
     ];
-
-    pub fn parse(s: &str) -> Option<Format> {
-        match s.to_ascii_lowercase().as_str() {
-            "table" | "text" => Some(Format::Table),
-            "markdown" | "md" => Some(Format::Markdown),
-            "csv" => Some(Format::Csv),
-            "json" => Some(Format::Json),
-            _ => None,
-        }
-    }
 
     /// The format an output file's extension names: `Ok(None)` for a path without an
     /// extension, `Err(extension)` for one that names no format (`.xlsx`).
@@ -225,22 +205,5 @@ impl Format {
             .find(|(e, _)| *e == ext)
             .map(|(_, f)| Some(*f))
             .ok_or(ext)
-    }
-
-    /// The format an output file's extension implies (`.md`, `.csv`, `.json`, else table).
-    pub fn from_path(path: &Path) -> Format {
-        Format::of_extension(path)
-            .ok()
-            .flatten()
-            .unwrap_or(Format::Table)
-    }
-
-    pub fn exporter(self) -> Box<dyn Exporter> {
-        match self {
-            Format::Table => Box::new(TableExporter),
-            Format::Markdown => Box::new(MarkdownExporter),
-            Format::Csv => Box::new(CsvExporter),
-            Format::Json => Box::new(JsonExporter),
-        }
     }
 }

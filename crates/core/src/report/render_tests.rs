@@ -109,7 +109,7 @@ fn with_noise(mut r: Report, api: usize, cv: f64) -> Report {
     r
 }
 
-/// Issue 20, finding 2: one rule for "tied" and "within 95 %", one verdict per row wherever
+/// One rule for "tied" and "within 95 %", one verdict per row wherever
 /// it shows, and one warning when the spreads are past what can rank the rows.
 #[test]
 fn noise_past_ranking_is_said_once_and_no_list_contradicts_another() {
@@ -158,7 +158,7 @@ fn noise_past_ranking_is_said_once_and_no_list_contradicts_another() {
     assert!(r.json().contains("\"verdict\": \"unranked\""));
 }
 
-/// Issue 20, finding 3: the per-dispatch statistics come from one set of samples, named so.
+/// The per-dispatch statistics come from one set of samples, named so.
 #[test]
 fn each_csv_statistic_lies_within_its_own_samples() {
     let r = with_noise(h200(), 1, 0.5);

@@ -4,28 +4,11 @@
 //! the summary lines the seed grades on; with several APIs, the merged table last.
 
 use super::layout::{wrap, Column, Layout, Notes, Table};
-use super::{merged, Envelope, Exporter, Failure, Render, Report};
+use super::{merged, Envelope, Failure, Render, Report};
 use crate::backend::{Api, DeviceKind};
 use crate::sweep::{SweepResult, SweepRow};
 
 const MIB: f64 = 1024.0 * 1024.0;
-
-/// Plain text for a terminal or a projector, at the default width.
-pub struct TableExporter;
-/// The same content as GitHub-flavoured markdown.
-pub struct MarkdownExporter;
-
-impl Exporter for TableExporter {
-    fn render(&self, report: &Report) -> String {
-        report.table(Layout::default())
-    }
-}
-
-impl Exporter for MarkdownExporter {
-    fn render(&self, report: &Report) -> String {
-        report.markdown(Layout::default())
-    }
-}
 
 impl Render for Report {
     fn text(&self, layout: Layout, md: bool) -> String {

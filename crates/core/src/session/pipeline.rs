@@ -6,14 +6,10 @@
 //! pipelines) and the frame's upload. Once every API has opened, this thread measures them one
 //! at a time; then all are closed at once, each on a thread of its own.
 //!
-//! Nothing runs beside a timed batch. On the H200, timed batches beside another API's context
-//! creation read up to 15 % low, or with per-dispatch spreads up to 356 %, in 32 and 44 of 195
-//! rows over five runs (docs/results/h200-2026-11-30-c/overlap/, against 0 of 195 in runs
-//! without the overlap): creating a context does work on the GPU. Closing one beside a timed
-//! batch is rarer trouble but trouble: 2 of 1092 rows (one at 0.957 of the one-API median,
-//! one with a 1227 % spread; docs/results/h200-2026-11-30-d/ and -c/). `overlap_close` closes
-//! each API while the next is measured (about 0.08 s faster), for measuring that effect; never
-//! on a CPU device, where the host's cores are the device.
+//! Nothing runs beside a timed batch: another API's context creation, and more rarely its
+//! close, does work on the GPU and disturbs the rows timed beside it (docs/guide.md, section
+//! 5, has the runs). `overlap_close` closes each API while the next is measured, for seeing
+//! that effect; never on a CPU device, where the host's cores are the device.
 
 use std::sync::mpsc;
 use std::thread::{self, Scope};
@@ -102,8 +98,8 @@ struct Run<'j> {
     /// `None` until decided; `Some(None)` when every API plans for itself.
     plan: Option<Option<Plan>>,
     /// Close nothing before the last is measured: the default, and always on a CPU device.
-    isolate: bool,
-    /// Measured backends waiting to be closed (`isolate` only).
+    close_at_end: bool,
+    /// Measured backends waiting to be closed (`close_at_end` only).
     to_close: Vec<Box<dyn Backend>>,
     outcome: SweepOutcome,
     measured_any: bool,
@@ -121,7 +117,7 @@ impl<'j> Run<'j> {
             .any(|d| d.kind != DeviceKind::Gpu);
         Run {
             job,
-            isolate: !job.overlap_close || cpu,
+            close_at_end: !job.overlap_close || cpu,
             slots: (0..n).map(|_| Slot::Opening).collect(),
             results: vec![None; n],
             failures: (0..n).map(|_| Vec::new()).collect(),
@@ -291,7 +287,7 @@ impl<'j> Run<'j> {
     }
 
     /// Measures target `i`, then closes it on its own thread (or keeps it for the end, with
-    /// `isolate`).
+    /// `close_at_end`).
     #[allow(clippy::too_many_arguments)]
     fn measure<'scope>(
         &mut self,
@@ -345,7 +341,7 @@ impl<'j> Run<'j> {
         self.results[i] = Some(result);
         self.publish(report);
         on_update(report);
-        match self.isolate {
+        match self.close_at_end {
             true => self.to_close.push(backend),
             false => {
                 s.spawn(move || close(backend));
@@ -375,7 +371,7 @@ impl<'j> Run<'j> {
         publish(&self.results, &self.failures, report);
     }
 
-    /// Closes what `isolate` kept, every API at once.
+    /// Closes what `close_at_end` kept, every API at once.
     fn close_all<'scope>(&mut self, s: &'scope Scope<'scope, '_>) {
         for b in self.to_close.drain(..) {
             s.spawn(move || close(b));

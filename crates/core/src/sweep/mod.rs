@@ -123,6 +123,29 @@ pub struct SweepRow {
 }
 
 impl SweepRow {
+    /// A row of `block` that has not run yet: one block, nothing known about its shape.
+    pub fn new(block: BlockSize) -> SweepRow {
+        SweepRow {
+            block,
+            threads: block.threads(),
+            warps: None,
+            idle_lanes: None,
+            blocks_per_mp: None,
+            warps_per_mp: None,
+            occupancy: None,
+            grid: 1,
+            timing: None,
+            gbps: None,
+            of_best: None,
+            ties_best: false,
+            verdict: None,
+            of_copy: None,
+            verified: false,
+            skipped: None,
+            note: None,
+        }
+    }
+
     pub fn ran(&self) -> bool {
         self.skipped.is_none() && self.timing.is_some()
     }

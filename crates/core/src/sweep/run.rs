@@ -279,15 +279,7 @@ pub(crate) fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
         warps_per_mp,
         occupancy,
         grid: planned.grid,
-        timing: None,
-        gbps: None,
-        of_best: None,
-        ties_best: false,
-        verdict: None,
-        of_copy: None,
-        verified: false,
-        skipped: None,
-        note: None,
+        ..SweepRow::new(planned.block)
     }
 }
 

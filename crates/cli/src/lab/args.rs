@@ -10,7 +10,8 @@ use blocksweep_core::measure::DEFAULT_MIN_TIME_MS;
 use blocksweep_core::{Protocol, Reps};
 use clap::Args;
 
-use crate::args::{parse_size, trim, DeviceArgs, FormatChoice};
+use crate::args::{parse_min_time, parse_size, parse_svg_path, trim, DeviceArgs, FormatChoice};
+use crate::output::files::Where;
 
 /// Flags every lab command shares: the measurement protocol and where results go.
 #[derive(Args, Debug, Clone)]
@@ -46,6 +47,16 @@ pub struct LabRun {
 }
 
 impl LabRun {
+    /// Where the results go.
+    pub fn outputs(&self) -> Where<'_> {
+        Where {
+            output: &self.output,
+            format: self.format,
+            quiet: self.quiet,
+            wide: self.wide,
+        }
+    }
+
     pub fn protocol(&self) -> Protocol {
         Protocol {
             warmups: self.warmups,
@@ -59,15 +70,6 @@ impl LabRun {
             },
             ..Protocol::default()
         }
-    }
-}
-
-fn parse_min_time(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=60_000.0).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "'{s}' is not a time in milliseconds between 0 and 60000"
-        )),
     }
 }
 
@@ -113,14 +115,6 @@ fn parse_block(s: &str) -> Result<u32, String> {
     }
 }
 
-fn parse_svg(s: &str) -> Result<PathBuf, String> {
-    if s.to_ascii_lowercase().ends_with(".svg") {
-        Ok(PathBuf::from(s))
-    } else {
-        Err(format!("'{s}' must be a .svg file"))
-    }
-}
-
 #[derive(Args, Debug)]
 pub struct TailArgs {
     #[command(flatten)]
@@ -133,7 +127,7 @@ pub struct TailArgs {
     #[arg(long, short, default_value = "0.5..4:0.1", value_parser = parse_waves)]
     pub waves: WaveSpec,
     /// Also draw GB/s against waves, one line per API and kernel, to this SVG file.
-    #[arg(long, value_parser = parse_svg)]
+    #[arg(long, value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub run: LabRun,

@@ -1,4 +1,5 @@
-//! How wide text output may be, and which format a `--format` choice names.
+//! How wide text output may be (the [`Layout`] handed to the core's renderers), and which
+//! format a `--format` choice names.
 //!
 //! Width: `--wide` or `BLOCKSWEEP_WIDE=1` lifts the limit; else `COLUMNS` when it is set (as
 //! `ls` and hyperfine read it); else the terminal's own width when stdout is one; else 100.

@@ -2,7 +2,7 @@
 //! per API, marker per kernel: circles for the seed's grid-stride kernel, squares for one pixel
 //! per thread), with the sawtooth of the model, waves / ceil(waves) times the best grid-stride
 //! GB/s, drawn in grey for reference. Whiskers: ±1 sd of one dispatch, as on the sweep's plot.
-//! Built on the sweep plot's chart (`plot/chart.rs`).
+//! Built on the sweep plot's chart (`chart.rs`).
 
 use blocksweep_core::lab::report::WaveReport;
 use blocksweep_core::lab::waves::{slots_busy, Series as Kernel, WaveRow};

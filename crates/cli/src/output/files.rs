@@ -1,0 +1,130 @@
+//! The `--output` files of a command: each path checked and given its format before anything
+//! is measured, then written with the results; stdout gets them too unless `--quiet` asks for
+//! the files only, or a write failed (measured results are never dropped).
+
+use std::path::{Path, PathBuf};
+
+use blocksweep_core::report::layout::Layout;
+use blocksweep_core::report::Format;
+
+use super::{stdio, width, OutputTarget};
+use crate::args::FormatChoice;
+use crate::usage;
+
+/// The flags that say where results go, as each command spells them.
+#[derive(Clone, Copy)]
+pub struct Where<'a> {
+    pub output: &'a [PathBuf],
+    pub format: Option<FormatChoice>,
+    pub quiet: bool,
+    pub wide: bool,
+}
+
+/// The checked output files, each with its format.
+pub struct Files {
+    pub targets: Vec<(OutputTarget, Format)>,
+    /// stdout's format: --format's, else the table.
+    pub stdout: Format,
+    pub quiet: bool,
+    pub wide: bool,
+}
+
+impl Files {
+    /// Checks every path (bad input: exit 2) and gives it its format.
+    pub fn check(to: Where) -> anyhow::Result<Files> {
+        let stdout = to.format.map_or(Format::Table, width::format);
+        let mut targets = Vec::new();
+        for p in to.output {
+            let t = OutputTarget::check(p).map_err(usage)?;
+            let f = file_format(p, stdout, to.format.is_some()).map_err(usage)?;
+            targets.push((t, f));
+        }
+        Ok(Files {
+            targets,
+            stdout,
+            quiet: to.quiet,
+            wide: to.wide,
+        })
+    }
+
+    /// True when every result goes to files and none to stdout (--quiet with files).
+    pub fn files_only(&self) -> bool {
+        self.quiet && !self.targets.is_empty()
+    }
+
+    /// Writes every file (each failure said, the others still written), then stdout unless
+    /// [`Files::files_only`]; false when a write failed (the results then go to stdout too).
+    pub fn write_each(&self, render: &dyn Fn(Format, Layout) -> String) -> anyhow::Result<bool> {
+        let mut ok = true;
+        for (t, f) in &self.targets {
+            let text = render(*f, width::file(self.wide));
+            match t.write(text.as_bytes()) {
+                Ok(()) => stdio::eprint_line(&format!("blocksweep: wrote {}", t.path().display())),
+                Err(e) => {
+                    warn!("error: {e}");
+                    ok = false;
+                }
+            }
+        }
+        if !self.files_only() || !ok {
+            stdio::print(&render(self.stdout, width::stdout(self.wide)))?;
+        }
+        Ok(ok)
+    }
+}
+
+/// A file's format: its extension's (.json, .csv, .md, .txt), else `stdout`'s (--format's, or
+/// the table for a path without an extension). An extension that names no format (`.xlsx`) is
+/// bad input unless --format (`format_given`) says what to write.
+fn file_format(path: &Path, stdout: Format, format_given: bool) -> Result<Format, String> {
+    match Format::of_extension(path) {
+        Ok(Some(f)) => Ok(f),
+        Ok(None) => Ok(stdout),
+        Err(_) if format_given => Ok(stdout),
+        Err(ext) => Err(format!(
+            "{}: .{ext} names no output format (.json, .csv, .md or .txt); give --format to write it anyway",
+            path.display()
+        )),
+    }
+}
+
+/// True when `path` is this process's stdout (`-o /dev/stdout`): the results are not printed
+/// twice.
+pub fn is_stdout(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (
+        std::fs::metadata(path),
+        std::fs::metadata("/proc/self/fd/1"),
+    ) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+/// Writes an SVG plot to `target`; says what happened on stderr (`done` names it: "wrote",
+/// "plotted"), with `prefix` before a failure. False when it failed.
+pub fn write_plot(
+    target: &OutputTarget,
+    svg: anyhow::Result<String>,
+    done: Option<&str>,
+    prefix: &str,
+) -> bool {
+    match svg {
+        Err(e) => {
+            warn!("{prefix}plot {}: {e:#}", target.path().display());
+            false
+        }
+        Ok(svg) => match target.write(svg.as_bytes()) {
+            Ok(()) => {
+                if let Some(done) = done {
+                    stdio::eprint_line(&format!("blocksweep: {done} {}", target.path().display()));
+                }
+                true
+            }
+            Err(e) => {
+                warn!("{prefix}{e}");
+                false
+            }
+        },
+    }
+}

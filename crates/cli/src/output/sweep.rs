@@ -1,0 +1,117 @@
+//! The sweep's outputs: its `--output` files rewritten atomically after every measured row (a
+//! failure or an interrupt never loses what was measured), special files (FIFOs, terminals,
+//! /dev/stdout) written once at the end, the `--plot`, and stdout.
+
+use blocksweep_core::report::{render_runs, Report};
+
+use super::files::{is_stdout, write_plot, Files, Where};
+use super::{stdio, width, OutputTarget};
+use crate::args::SweepArgs;
+use crate::usage;
+
+/// The output files, checked before anything is measured, and what has been written.
+pub struct Outputs {
+    files: Files,
+    plot: Option<OutputTarget>,
+    /// The first write that failed; later saves are skipped and the run ends on stdout.
+    failed: Option<String>,
+}
+
+impl Outputs {
+    pub fn check(args: &SweepArgs) -> anyhow::Result<Outputs> {
+        let files = Files::check(Where {
+            output: &args.output,
+            format: args.format,
+            quiet: args.quiet,
+            wide: args.wide,
+        })?;
+        let plot = args
+            .plot
+            .as_deref()
+            .map(|p| OutputTarget::check(p).map_err(usage))
+            .transpose()?;
+        let outputs = Outputs {
+            files,
+            plot,
+            failed: None,
+        };
+        outputs.kept(0);
+        Ok(outputs)
+    }
+
+    /// What an interrupt says the regular files hold (they are the ones rewritten per row).
+    fn kept(&self, rows: usize) {
+        let saved: Vec<&std::path::Path> = self
+            .files
+            .targets
+            .iter()
+            .filter(|(t, _)| t.is_atomic())
+            .map(|(t, _)| t.path())
+            .collect();
+        crate::output::kept_on_interrupt(rows, &saved);
+    }
+
+    /// Rewrites the regular files (special files are written once, by `finish`), once a row
+    /// has been measured: a run that measured nothing leaves the files as they were.
+    pub fn save(&mut self, runs: &[Report]) {
+        let measured = runs
+            .iter()
+            .flat_map(|r| &r.results)
+            .any(|r| r.rows_run() > 0);
+        if self.failed.is_some() || !measured {
+            return;
+        }
+        // An interrupt waits for this save, so what it says matches the files.
+        let _saving = crate::output::saving();
+        for (t, f) in self.files.targets.iter().filter(|(t, _)| t.is_atomic()) {
+            let text = render_runs(*f, runs, width::file(self.files.wide));
+            if let Err(e) = t.write(text.as_bytes()) {
+                self.failed = Some(e);
+                return;
+            }
+        }
+        self.kept(
+            runs.iter()
+                .flat_map(|r| &r.results)
+                .map(|r| r.rows_run())
+                .sum(),
+        );
+    }
+
+    /// Writes every file and the plot; prints to stdout when there is no file, or when a
+    /// write failed (the measured rows are never dropped). Returns false on a failed write.
+    pub fn finish(&mut self, runs: &[Report]) -> anyhow::Result<bool> {
+        let quiet = self.files.quiet;
+        if self.failed.is_none() {
+            for (t, f) in &self.files.targets {
+                let text = render_runs(*f, runs, width::file(self.files.wide));
+                if let Err(e) = t.write(text.as_bytes()) {
+                    self.failed = Some(e);
+                    break;
+                }
+                if !quiet {
+                    stdio::eprint_line(&format!("blocksweep: wrote {}", t.path().display()));
+                }
+            }
+        }
+        // The results go to stdout as well as to the files (hyperfine prints and exports),
+        // unless a file is stdout itself, or --quiet asks for the files only.
+        let to_stdout = self.failed.is_some()
+            || !(self.files.files_only()
+                || self.files.targets.iter().any(|(t, _)| is_stdout(t.path())));
+        if to_stdout {
+            let layout = width::stdout(self.files.wide);
+            stdio::print(&render_runs(self.files.stdout, runs, layout))?;
+        }
+        if let Some(e) = &self.failed {
+            warn!("{e}; the results are on stdout instead");
+        }
+        let mut ok = self.failed.is_none();
+        if let Some(target) = &self.plot {
+            // One plot per run; with several devices, the first device's.
+            let svg = crate::plot::render_svg(&runs[0]);
+            ok &= write_plot(target, svg, (!quiet).then_some("plotted"), "");
+        }
+        Ok(ok)
+    }
+}

@@ -1,0 +1,190 @@
+//! How the commands reach the core's session: the devices `--backend` and `--device` select,
+//! each API asked one thing ([`ask_each`]: `limits`, `validate`), and the sweep's run on the
+//! session pipeline ([`Sweep`]): each physical device in turn, with the progress bar, the
+//! frame's fit checked against the APIs in the run, and how each device's sweep ended
+//! (measured, bad input, nothing ran) sorted into exit codes.
+
+use blocksweep_core::report::Report;
+use blocksweep_core::session::{pipeline, Session, SessionError, SweepJob};
+use blocksweep_core::sweep::SweepConfig;
+use blocksweep_core::workload::WorkloadSource;
+use blocksweep_core::{hostmem, Backend, BackendError, DeviceIdentity, Registry, Targets};
+
+use crate::args::{DeviceArgs, SweepArgs};
+use crate::progress::Bar;
+use crate::usage;
+
+/// Every API in the driver list, probed.
+pub fn registry() -> Registry {
+    Registry::probe(blocksweep_drivers::all())
+}
+
+/// Resolves `--backend` and `--device` into API devices, one [`Targets`] per physical device
+/// (`--device all` or a list gives several); a choice that matches nothing is bad input.
+pub fn resolve_each(reg: &Registry, args: &DeviceArgs) -> anyhow::Result<Vec<Targets>> {
+    reg.targets_each(&args.choice(), args.device.as_deref())
+        .map_err(usage)
+}
+
+/// One physical device's answers, one per API that answered (`limits`, `validate`).
+pub struct Answers<T> {
+    pub heading: String,
+    pub one_physical_device: bool,
+    pub answers: Vec<T>,
+}
+
+/// Asks each API of each selected physical device one thing through [`Session::each`], each
+/// failure said on stderr. Returns the answers per device, and whether anything failed.
+pub fn ask_each<T>(
+    args: &DeviceArgs,
+    mut work: impl FnMut(&mut dyn Backend) -> Result<T, BackendError>,
+) -> anyhow::Result<(Vec<Answers<T>>, bool)> {
+    let reg = registry();
+    let options = args.open_options();
+    let mut out = Vec::new();
+    let mut failed = false;
+    for targets in resolve_each(&reg, args)? {
+        let heading = heading(&targets);
+        let one_physical_device = targets.one_physical_device;
+        let (answers, failures) = Session::each(&reg, targets, &options, &mut work);
+        failed |= warn_failures(&failures);
+        out.push(Answers {
+            heading,
+            one_physical_device,
+            answers,
+        });
+    }
+    Ok((out, failed))
+}
+
+/// "physical device 1 (NVIDIA H200, matched by UUID) (UUID ...)": the heading of each
+/// device's part of a multi-device output.
+pub fn heading(targets: &Targets) -> String {
+    let uuid = targets
+        .devices
+        .first()
+        .and_then(|d| d.uuid_string())
+        .map(|u| format!(" (UUID {u})"))
+        .unwrap_or_default();
+    format!("{}{uuid}", targets.note)
+}
+
+/// Says each failure on stderr; true when there was any.
+pub fn warn_failures(failures: &[blocksweep_core::report::Failure]) -> bool {
+    for f in failures {
+        warn!("{}: {}", f.api, f.message);
+    }
+    !failures.is_empty()
+}
+
+/// A session error as the CLI reports it: bad input exits 2, the rest 1.
+pub fn session_error(e: SessionError) -> anyhow::Error {
+    match e {
+        SessionError::Input(m) => usage(m),
+        SessionError::NothingOpened(m) | SessionError::Failed(m) => anyhow::anyhow!(m),
+    }
+}
+
+/// How one device's sweep ended.
+enum Ended {
+    /// Measured (perhaps with failures recorded in the report).
+    Measured { failed: bool },
+    /// Bad input found during the run (a frame too large when allocated, no row of the given
+    /// sizes could run): exit 2, and the files keep what they held.
+    BadInput(String),
+    /// No row of the default sizes could run on any API: exit 1, the files keep what they held.
+    NothingRan(String),
+}
+
+/// What every device's sweep of one run shares.
+pub struct Sweep<'a> {
+    pub args: &'a SweepArgs,
+    pub config: &'a SweepConfig,
+    pub reg: &'a Registry,
+    /// The grayscale frame's size; `None` for a user's kernel.
+    pub frame_size: Option<(u32, u32)>,
+    /// The run's date, in every report.
+    pub date: &'a str,
+}
+
+impl Sweep<'_> {
+    /// Sweeps each physical device in turn; `save` sees every device's report so far after
+    /// every row. Returns the reports, and whether any API failed.
+    pub fn each(
+        &self,
+        each: Vec<Targets>,
+        work: &mut dyn WorkloadSource,
+        save: &mut dyn FnMut(&[Report]),
+    ) -> anyhow::Result<(Vec<Report>, bool)> {
+        let mut runs: Vec<Report> = Vec::new();
+        let mut failed = false;
+        for targets in each {
+            let report = Report::new(crate::commands::tool(), self.date);
+            let mut save_one = |r: &Report| {
+                let mut all = runs.clone();
+                all.push(r.clone());
+                save(&all);
+            };
+            let (report, ended) = self.one(targets, work, report, &mut save_one)?;
+            match ended {
+                Ended::BadInput(why) => return Err(usage(why)),
+                Ended::NothingRan(why) => return Err(anyhow::anyhow!(why)),
+                Ended::Measured { failed: f } => failed |= f,
+            }
+            failed |= warn_failures(&report.failures);
+            runs.push(report);
+        }
+        Ok((runs, failed))
+    }
+
+    /// Opens the APIs on one physical device and sweeps them through the core's pipeline
+    /// (every API open before the first is timed); `save` sees the report after every row.
+    fn one(
+        &self,
+        targets: Targets,
+        work: &mut dyn WorkloadSource,
+        mut report: Report,
+        save: &mut dyn FnMut(&Report),
+    ) -> anyhow::Result<(Report, Ended)> {
+        let mut bar = Bar::new();
+        // The host's memory with each API's share, from the targets alone; checked again before
+        // the first API is measured, with the APIs still in the run.
+        if let Some((w, h)) = self.frame_size {
+            let kinds: Vec<_> = targets.devices.iter().map(|d| (d.api, d.kind)).collect();
+            hostmem::check_frame(w, h, &kinds).map_err(|e| usage(e.to_string()))?;
+        }
+        let job = SweepJob {
+            targets,
+            config: self.config,
+            overlap_close: self.args.overlap_close,
+        };
+        let mut on_row = |r: &Report| {
+            let mut r = r.clone();
+            r.refresh_answer();
+            save(&r);
+        };
+        let options = self.args.device.open_options();
+        let open = |d: &DeviceIdentity| self.reg.open(d, &options);
+        let outcome = pipeline::sweep(&open, &job, work, &mut report, &mut bar, &mut on_row);
+        bar.finish();
+        let outcome = outcome.map_err(session_error)?;
+        report.refresh_answer();
+        if let Some(msg) = outcome.too_big {
+            return Ok((report, Ended::BadInput(msg)));
+        }
+        if !outcome.failed {
+            if let Some(why) = Session::nothing_ran(&report) {
+                // A run that measured nothing writes nothing: the files keep what they held. With
+                // the sizes given, the sizes were wrong (bad input); with the default ones, the
+                // device's limits refused them all (a driver reporting a zero limit): a failure.
+                let ended = match self.args.blocks.is_some() {
+                    true => Ended::BadInput(why),
+                    false => Ended::NothingRan(why),
+                };
+                return Ok((report, ended));
+            }
+        }
+        let failed = outcome.failed || !report.failures.is_empty();
+        Ok((report, Ended::Measured { failed }))
+    }
+}
