@@ -31,6 +31,7 @@ pub mod sweep;
 #[doc(hidden)]
 pub mod testing;
 pub mod trace;
+pub mod uuid;
 pub mod validate;
 pub mod verify;
 pub mod workload;

@@ -37,7 +37,7 @@ pub struct PhysicalDevice {
     pub index: usize,
     pub name: String,
     pub kind: DeviceKind,
-    #[serde(with = "crate::backend::uuid_text")]
+    #[serde(with = "crate::uuid::uuid_text")]
     pub uuid: Option<[u8; 16]>,
     /// Each API's view of it, at most one per API.
     pub members: Vec<DeviceIdentity>,
