@@ -246,6 +246,10 @@ pub struct SweepArgs {
     /// (the environment variable BLOCKSWEEP_QUIET turns progress off too).
     #[arg(long, short)]
     pub quiet: bool,
+    /// Everything on stdout: each API's own table beside the side-by-side one, and how each API
+    /// was timed and built (--output files always hold it all).
+    #[arg(long, short)]
+    pub verbose: bool,
     /// Do not fit tables to the terminal width.
     #[arg(long)]
     pub wide: bool,
@@ -288,6 +292,10 @@ pub struct CompareArgs {
 pub struct ReplayArgs {
     /// A JSON file written by `blocksweep sweep` (-o run.json), of one device or several.
     pub file: PathBuf,
+    /// What `blocksweep sweep` prints by default: the answer and the side-by-side table, without
+    /// each API's own table and protocol (which a replay shows by default, as --verbose does).
+    #[arg(long)]
+    pub brief: bool,
     /// Output format: table, markdown, csv or json.
     #[arg(long, short, default_value = "table", value_parser = formats())]
     pub format: FormatChoice,

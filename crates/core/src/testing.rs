@@ -600,14 +600,14 @@ mod tests {
             "{}",
             lines[3]
         );
-        let table = rep.render(Format::Table, Layout::default());
+        let table = rep.render(Format::Table, Layout::default().verbose(true));
         assert!(table.contains("Fastest measured:"), "{table}");
         assert!(table.contains("configurations reach at least 95 percent"));
         assert!(
             table.contains("Beta/Alpha"),
             "merged ratio column missing:\n{table}"
         );
-        let md = rep.render(Format::Markdown, Layout::default());
+        let md = rep.render(Format::Markdown, Layout::default().verbose(true));
         assert!(md.contains("| thr/blk |"), "{md}");
         let json = rep.render(Format::Json, Layout::default());
         let back = parse_report(&json).unwrap();

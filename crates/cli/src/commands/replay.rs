@@ -18,7 +18,8 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
     let runs = parse(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
     let format = width::format(args.format);
-    let out = width::stdout(args.wide);
+    // A replay is read for its details: everything, as the files hold it, unless --brief.
+    let out = width::stdout(args.wide).verbose(!args.brief);
     let note = provenance(&runs);
     match format {
         // The files' formats stay what a sweep writes; the note goes beside them.

@@ -15,6 +15,8 @@ pub struct Outputs {
     plot: Option<OutputTarget>,
     /// The first write that failed; later saves are skipped and the run ends on stdout.
     failed: Option<String>,
+    /// `--verbose`: stdout gets everything the files get.
+    verbose: bool,
 }
 
 impl Outputs {
@@ -34,6 +36,7 @@ impl Outputs {
             files,
             plot,
             failed: None,
+            verbose: args.verbose,
         };
         outputs.kept(0);
         Ok(outputs)
@@ -100,7 +103,7 @@ impl Outputs {
             || !(self.files.files_only()
                 || self.files.targets.iter().any(|(t, _)| is_stdout(t.path())));
         if to_stdout {
-            let layout = width::stdout(self.files.wide);
+            let layout = width::stdout(self.files.wide).verbose(self.verbose);
             stdio::print(&render_runs(self.files.stdout, runs, layout))?;
         }
         if let Some(e) = &self.failed {

@@ -41,9 +41,12 @@ pub fn stdout(wide: bool) -> Layout {
         .unwrap_or_else(|| Layout::new(DEFAULT_WIDTH))
 }
 
-/// For an output file; `wide`: `--wide`.
+/// For an output file; `wide`: `--wide`. A file holds everything (verbose): it is read later,
+/// by someone who may want the details.
 pub fn file(wide: bool) -> Layout {
-    from_env(wide).unwrap_or_else(|| Layout::new(DEFAULT_WIDTH))
+    from_env(wide)
+        .unwrap_or_else(|| Layout::new(DEFAULT_WIDTH))
+        .verbose(true)
 }
 
 /// The terminal's width when stdout is a terminal.

@@ -18,22 +18,35 @@ pub const DEFAULT_WIDTH: usize = 100;
 /// Narrower than this, tables cannot be made to fit; text is laid out for this width.
 pub const MIN_WIDTH: usize = 40;
 
-/// How wide text output may be. Machine formats (CSV, JSON) ignore it; markdown uses it for
-/// prose only (GitHub lays tables out itself, so markdown tables keep every column).
+/// How wide text output may be, and how much of it. Machine formats (CSV, JSON) ignore it and
+/// hold everything; markdown uses the width for prose only (GitHub lays tables out itself, so
+/// markdown tables keep every column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
     pub width: usize,
+    /// Everything: each API's own table under several APIs, how each was timed and built
+    /// (`--verbose`, and every file). Off, a report says its answer and its evidence only.
+    pub verbose: bool,
 }
 
 impl Layout {
     /// No limit: every column, no wrapping (`COLUMNS=1000`, `--wide`).
-    pub const WIDE: Layout = Layout { width: usize::MAX };
+    pub const WIDE: Layout = Layout {
+        width: usize::MAX,
+        verbose: false,
+    };
 
     /// `width` columns, at least [`MIN_WIDTH`].
     pub fn new(width: usize) -> Layout {
         Layout {
             width: width.max(MIN_WIDTH),
+            verbose: false,
         }
+    }
+
+    /// The same width, with everything or not.
+    pub fn verbose(self, verbose: bool) -> Layout {
+        Layout { verbose, ..self }
     }
 }
 

@@ -4,10 +4,10 @@
 //! copy ratios are in the per-API tables above it.
 
 use super::layout::{Column, Notes, Overflow, Table};
-use super::text::{gbps, of_best, Doc};
+use super::text::{gbps, ms, of_best, Doc};
 use super::Report;
 use crate::blocks::BlockSize;
-use crate::sweep::SweepResult;
+use crate::sweep::{SweepResult, SweepRow};
 
 /// The API the others are compared with: the first in API order (results are sorted).
 fn reference(report: &Report) -> Option<&SweepResult> {
@@ -27,7 +27,7 @@ fn same_grids(report: &Report, blocks: &[BlockSize]) -> bool {
 }
 
 /// The heading and the sentence that say whether the APIs shared one device.
-fn scope(report: &Report) -> (String, String) {
+fn scope(report: &Report, verbose: bool) -> (String, String) {
     let apis: Vec<String> = report.results.iter().map(|r| r.api.to_string()).collect();
     if report.shared_plan {
         let device = report
@@ -53,13 +53,22 @@ fn scope(report: &Report) -> (String, String) {
             .iter()
             .map(|r| format!("{} on {} ({})", r.api, r.device.name, r.device.kind))
             .collect();
+        let title = "APIs side by side, each on its own device".to_string();
+        if !verbose {
+            return (
+                title,
+                "Each API ran on its own device and planned its own grids, so the ratios \
+                 compare devices as much as APIs."
+                    .into(),
+            );
+        }
         let how = report
             .device_match
             .as_ref()
             .map(|m| format!(" How the devices were chosen: {m}."))
             .unwrap_or_default();
         (
-            "APIs side by side, each on its own device".into(),
+            title,
             format!(
                 "Each API ran on its own device: {}. Each planned its own grids, so the ratios \
                  compare devices as much as APIs.{how}",
@@ -73,11 +82,9 @@ pub(super) fn render(report: &Report, doc: &mut Doc) {
     let Some(base) = reference(report) else {
         return;
     };
-    let ceiling = report.theoretical_gbps();
-    let (title, sentence) = scope(report);
+    let (title, sentence) = scope(report, doc.layout.verbose);
     doc.heading(2, &title);
     doc.para(sentence);
-
     let mut blocks: Vec<BlockSize> = Vec::new();
     for r in &report.results {
         for row in &r.rows {
@@ -86,79 +93,138 @@ pub(super) fn render(report: &Report, doc: &mut Doc) {
             }
         }
     }
-    let one_grid = same_grids(report, &blocks);
-    let portable = report.portable.as_ref();
+    let shape = Shape {
+        one_grid: same_grids(report, &blocks),
+        // A user's kernel that declares no bytes has times only.
+        gbps: report
+            .results
+            .iter()
+            .any(|r| r.rows.iter().any(|x| x.gbps.is_some())),
+        portable: report.portable.is_some(),
+    };
+    let mut t = Table::new(columns(report, base, &shape)).overflow(Overflow::Split);
+    let mut notes = Notes::new();
+    for block in &blocks {
+        t.push(row_cells(report, base, &shape, *block, &mut notes));
+    }
+    doc.table(
+        &t,
+        &legend(report, base, &shape, doc.layout.verbose),
+        &notes,
+    );
+}
+
+/// What the merged table has: one grid column or one per API; GB/s or times; the
+/// everywhere column.
+struct Shape {
+    one_grid: bool,
+    gbps: bool,
+    portable: bool,
+}
+
+fn columns(report: &Report, base: &SweepResult, s: &Shape) -> Vec<Column> {
     let mut cols = vec![Column::right("block").key()];
-    if one_grid {
+    if s.one_grid {
         cols.push(Column::right("grid").key());
     }
+    let speed = if s.gbps { "GB/s" } else { "ms" };
     for r in &report.results {
         let a = r.api.to_string();
-        if !one_grid {
+        if !s.one_grid {
             cols.push(Column::right(format!("{a}\ngrid")));
         }
-        cols.push(Column::right(format!("{a}\nGB/s")));
+        cols.push(Column::right(format!("{a}\n{speed}")));
         cols.push(Column::right(format!("{a}\nof best")));
         if r.api != base.api {
             cols.push(Column::right(format!("{a}\n÷{}", base.api)));
         }
     }
-    if portable.is_some() {
+    if s.portable {
         cols.push(Column::right("all\n≥95%"));
     }
-    let mut t = Table::new(cols).overflow(Overflow::Split);
-    for block in &blocks {
-        let mut cells = vec![block.to_string()];
-        if one_grid {
-            let g = report
-                .results
-                .iter()
-                .find_map(|r| r.rows.iter().find(|x| x.block == *block))
-                .map(|x| x.grid.to_string())
-                .unwrap_or_else(|| "—".into());
-            cells.push(g);
-        }
-        let base_gbps = base
-            .rows
+    cols
+}
+
+/// The speed the table compares: GB/s, or the time where no bytes are declared.
+fn speed(row: &SweepRow, s: &Shape) -> Option<f64> {
+    match s.gbps {
+        true => row.gbps,
+        false => row.mean_ms(),
+    }
+}
+
+fn row_cells(
+    report: &Report,
+    base: &SweepResult,
+    s: &Shape,
+    block: BlockSize,
+    notes: &mut Notes,
+) -> Vec<String> {
+    let ceiling = report.theoretical_gbps();
+    let find = |r: &'_ SweepResult| r.rows.iter().find(|x| x.block == block).cloned();
+    let dash = || "—".to_string();
+    let mut cells = vec![block.to_string()];
+    if s.one_grid {
+        let g = report
+            .results
             .iter()
-            .find(|x| x.block == *block)
-            .and_then(|x| x.gbps);
-        for r in &report.results {
-            let row = r.rows.iter().find(|x| x.block == *block);
-            let dash = || "—".to_string();
-            if !one_grid {
-                cells.push(row.map(|x| x.grid.to_string()).unwrap_or_else(dash));
+            .find_map(find)
+            .map(|x| x.grid.to_string());
+        cells.push(g.unwrap_or_else(dash));
+    }
+    let base_speed = find(base).filter(|x| x.ran()).and_then(|x| speed(&x, s));
+    for r in &report.results {
+        let row = find(r);
+        if !s.one_grid {
+            cells.push(
+                row.as_ref()
+                    .map(|x| x.grid.to_string())
+                    .unwrap_or_else(dash),
+            );
+        }
+        match row.as_ref().filter(|x| x.ran()) {
+            Some(x) => {
+                cells.push(match s.gbps {
+                    true => x.gbps.map(|g| gbps(g, ceiling)).unwrap_or_else(dash),
+                    false => x.mean_ms().map(ms).unwrap_or_else(dash),
+                });
+                cells.push(of_best(x));
             }
-            match row.filter(|x| x.ran()) {
-                Some(x) => {
-                    cells.push(x.gbps.map(|g| gbps(g, ceiling)).unwrap_or_else(dash));
-                    cells.push(of_best(x));
-                }
-                None => {
-                    cells.push(match row.and_then(|x| x.skipped.as_ref()) {
-                        Some(_) => "skipped".into(),
-                        None => dash(),
-                    });
-                    cells.push(dash());
-                }
-            }
-            if r.api != base.api {
-                cells.push(
-                    row.and_then(|x| x.gbps)
-                        .zip(base_gbps)
-                        .map(|(g, bg)| format!("{:.2}", g / bg))
-                        .unwrap_or_else(dash),
-                );
+            None => {
+                cells.push(match row.as_ref().and_then(|x| x.skipped.as_ref()) {
+                    Some(why) => format!(
+                        "skipped {}",
+                        notes.mark(format!("{} {block}: {why}", r.api))
+                    ),
+                    None => dash(),
+                });
+                cells.push(dash());
             }
         }
-        if let Some(p) = portable {
-            cells.push(match p.everywhere.contains(block) {
-                true => "yes".into(),
-                false => String::new(),
+        if r.api != base.api {
+            let ratio = row
+                .filter(|x| x.ran())
+                .and_then(|x| speed(&x, s))
+                .zip(base_speed);
+            // Times: the reference's time ÷ this one's, so that above 1 is faster here too.
+            cells.push(match (ratio, s.gbps) {
+                (Some((v, b)), true) => format!("{:.2}", v / b),
+                (Some((v, b)), false) => format!("{:.2}", b / v),
+                (None, _) => dash(),
             });
         }
-        t.push(cells);
     }
+    if s.portable {
+        let good = report
+            .portable
+            .as_ref()
+            .is_some_and(|p| p.everywhere.contains(&block));
+        cells.push(if good { "yes".into() } else { String::new() });
+    }
+    cells
+}
+
+fn legend(report: &Report, base: &SweepResult, s: &Shape, verbose: bool) -> String {
     let words: Vec<String> = report
         .results
         .iter()
@@ -174,27 +240,31 @@ pub(super) fn render(report: &Report, doc: &mut Doc) {
         .map(|r| format!("{}/{}", r.api, base.api))
         .collect();
     let mut legend = vec![format!("block: threads per block ({})", words.join(", "))];
-    legend.push(match one_grid {
+    legend.push(match s.one_grid {
         true => "grid: blocks launched, the same on every API".to_string(),
-        false => "grid: blocks launched, per API: each API planned its own on its device (its Grid: line above says how)".to_string(),
+        false => "grid: blocks launched, per API: each API planned its own on its device (its Grid: line says how)".to_string(),
     });
+    if !s.gbps {
+        legend.push("ms: mean per dispatch".into());
+    }
     legend.push(
         "of best: that API's fastest time ÷ this row's (≈: within the measurement noise of it)"
             .into(),
     );
     if !ratios.is_empty() {
+        let what = if s.gbps { "GB/s" } else { "speed (time⁻¹)" };
         legend.push(format!(
-            "÷{}: the ratio of GB/s at the same block size ({})",
+            "÷{}: the ratio of {what} at the same block size ({})",
             base.api,
             ratios.join(", ")
         ));
     }
-    if portable.is_some() {
+    if s.portable {
         legend.push("all ≥95%: within 95 % of its own best on every API".into());
     }
-    let legend = format!(
-        "{}. Times, spreads and copy ratios are in each API's table above.",
-        legend.join("; ")
-    );
-    doc.table(&t, &legend, &Notes::new());
+    let more = match verbose {
+        true => " Times, spreads and copy ratios are in each API's table above.",
+        false => "",
+    };
+    format!("{}.{more}", legend.join("; "))
 }

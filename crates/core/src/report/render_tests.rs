@@ -69,7 +69,7 @@ fn apis_on_different_devices_are_not_called_one_device() {
     for row in &mut r.results[2].rows {
         row.grid = 2;
     }
-    let s = r.table(Layout::new(100));
+    let s = r.table(Layout::new(100).verbose(true));
     assert!(max_line_width(&s) <= 100, "{s}");
     assert!(!s.contains("All APIs on one device"), "{s}");
     assert!(
@@ -176,4 +176,75 @@ fn each_csv_statistic_lies_within_its_own_samples() {
             "{line}"
         );
     }
+}
+
+/// The default report: the answer, a line per API and the side-by-side table, at most about
+/// 50 lines at 100 columns for three APIs; verbose adds each API's header and own table.
+#[test]
+fn the_short_report_answers_in_fifty_lines_and_verbose_adds_each_api() {
+    let r = h200();
+    let short = r.table(Layout::new(100));
+    let full = r.table(Layout::new(100).verbose(true));
+    let lines = short.lines().count();
+    assert!(lines <= 50, "{lines} lines:\n{short}");
+    assert!(full.lines().count() > 2 * lines, "{full}");
+    for s in [&short, &full] {
+        assert!(s.starts_with("Answer\n"), "{s}");
+        assert!(s.contains("\nAll APIs on one device\n"), "{s}");
+    }
+    // Spreads and the protocol are in each API's own table and header, shown by verbose.
+    for detail in ["±", "Timing (", "Copy ceiling:", "Fastest measured"] {
+        assert!(!short.contains(detail), "{detail}:\n{short}");
+        assert!(full.contains(detail), "{detail}:\n{full}");
+    }
+    for x in &r.results {
+        let line = format!("{}: {} (", x.api, x.device.name);
+        assert!(short.contains(&line), "{line}:\n{short}");
+    }
+    assert!(
+        short
+            .trim_end()
+            .ends_with("--verbose (every -o file has them)."),
+        "{short}"
+    );
+    assert!(!full.contains("--verbose"), "{full}");
+}
+
+/// One API: its own table stays (the seed's columns), the protocol goes behind verbose.
+#[test]
+fn one_api_keeps_its_table_in_the_short_report() {
+    let mut r = h200();
+    r.results.truncate(1);
+    r.refresh_answer();
+    let s = r.table(Layout::new(100));
+    let checked = s.lines().filter(|l| l.trim_end().ends_with(" ok")).count();
+    assert_eq!(checked, r.results[0].rows.len(), "{s}");
+    assert!(s.contains("occ"), "{s}");
+    assert!(
+        !s.contains("Timing (") && !s.contains("Fastest measured"),
+        "{s}"
+    );
+    if let Some(sg) = &r.results[0].suggestion {
+        assert!(s.contains(&format!("{} suggests", sg.source)), "{s}");
+    }
+    assert!(!s.contains("All APIs on one device"), "{s}");
+}
+
+/// A size one API refused shows in the side-by-side table with that API's words under it.
+#[test]
+fn a_refusal_in_the_short_report_keeps_the_apis_words() {
+    let mut r = h200();
+    let row = &mut r.results[1].rows[12];
+    row.timing = None;
+    row.gbps = None;
+    row.skipped = Some("rejected by the API: ERROR_OUT_OF_POOL_MEMORY".into());
+    r.results[1].fill_relative();
+    r.refresh_answer();
+    let s = r.table(Layout::new(100));
+    assert!(s.contains("skipped [1]"), "{s}");
+    let note = format!(
+        "[1] {} {}: rejected by the API: ERROR_OUT_OF_POOL_MEMORY",
+        r.results[1].api, r.results[1].rows[12].block
+    );
+    assert!(s.contains(&note), "{note}:\n{s}");
 }

@@ -1,0 +1,154 @@
+//! The answer a sweep report opens with: the sizes good on every API, each API's fastest
+//! size with those the noise cannot tell from it, and the warnings that qualify them.
+
+use super::cells::ms;
+use super::Doc;
+use crate::backend::DeviceKind;
+use crate::report::Report;
+use crate::sweep::SweepResult;
+
+/// The answer, before any table: which sizes are good on every API (several APIs), and each
+/// API's fastest size with the sizes the noise cannot tell from it.
+pub(super) fn answer(report: &Report, doc: &mut Doc) {
+    let ran: Vec<&SweepResult> = report
+        .results
+        .iter()
+        .filter(|r| r.best().is_some())
+        .collect();
+    let mut items = Vec::new();
+    if let Some(a) = report.portable.as_ref().filter(|a| a.apis.len() > 1) {
+        items.extend(a.sentences());
+    }
+    if ran.is_empty() && items.is_empty() {
+        return;
+    }
+    let name_device = ran.len() == 1 || !report.shared_plan;
+    for r in &ran {
+        items.push(fastest_sentence(r, name_device));
+    }
+    let title = match doc.md {
+        true => "**Answer**",
+        false => "Answer",
+    };
+    let text: Vec<String> = items.iter().map(|i| format!("- {i}")).collect();
+    doc.para(format!("{title}\n{}", text.join("\n")));
+    if let Some(w) = noise_warning(report) {
+        doc.para(w);
+    }
+}
+
+/// Said once when the spreads are past what can rank the rows (hyperfine's outlier warning):
+/// some row reads below 95 % of its best yet the noise cannot tell it from the best.
+pub(crate) fn noise_warning(report: &Report) -> Option<String> {
+    let unranked: Vec<String> = report
+        .results
+        .iter()
+        .flat_map(|r| {
+            r.rows_unranked()
+                .into_iter()
+                .map(move |x| format!("{} {}", r.api, x.block))
+        })
+        .collect();
+    if unranked.is_empty() {
+        return None;
+    }
+    let (api, row, cv) = report
+        .results
+        .iter()
+        .filter_map(|r| r.widest_spread().map(|(x, cv)| (r.api, x.block, cv)))
+        .max_by(|a, b| a.2.total_cmp(&b.2))?;
+    Some(format!(
+        "Warning: the measurements are too noisy to rank every row. Spreads reach ±{:.1}% \
+         ({api} {row}), and {} row(s) read below 95 % of their best yet cannot be told from \
+         it (marked ?): {}. Nothing counts them as good. Run on a quieter machine (nothing \
+         else busy), or give each batch more device time (--min-time 20, in ms, or --reps).",
+        cv * 100.0,
+        unranked.len(),
+        unranked.join(", ")
+    ))
+}
+
+/// "OpenCL (on pthread-haswell-AMD EPYC): fastest 100 work-items per work-group, 0.3433 ms
+/// (10.7 GB/s); within the noise of it (≈): 96, 160; 1 of 13 sizes within 95 % of it."
+pub(crate) fn fastest_sentence(r: &SweepResult, name_device: bool) -> String {
+    let w = r.api.words();
+    let who = match name_device {
+        true => format!("{} on {} ({})", r.api, r.device.name, r.device.kind),
+        false => r.api.to_string(),
+    };
+    let Some(best) = r.best() else {
+        return format!("{who}: no size ran");
+    };
+    let tied = tied_with_best(r);
+    let ties = match tied.is_empty() {
+        true => "no other size is within the measurement noise of it".to_string(),
+        false => format!(
+            "within the measurement noise of it (≈): {}",
+            tied.join(", ")
+        ),
+    };
+    // A user's kernel that declares no bytes moved has times only.
+    let gbps = best
+        .gbps
+        .map(|g| format!(" ({g:.1} GB/s)"))
+        .unwrap_or_default();
+    format!(
+        "{who}: fastest {} {}s per {}, {} ms{gbps}; {ties}; {} of {} sizes within 95 % of it.",
+        best.block,
+        w.thread,
+        w.block,
+        ms(best.mean_ms().unwrap_or(0.0)),
+        r.rows_good(),
+        r.rows_run()
+    )
+}
+
+pub(super) fn tied_with_best(r: &SweepResult) -> Vec<String> {
+    let Some(best) = r.best() else {
+        return Vec::new();
+    };
+    r.rows
+        .iter()
+        .filter(|x| x.verdict == Some(crate::sweep::Verdict::Tied) && x.block != best.block)
+        .map(|x| x.block.to_string())
+        .collect()
+}
+
+/// Said once when any API ran on a CPU: what such a run teaches about GPUs and what it does
+/// not.
+pub(crate) fn cpu_paragraph(report: &Report, verbose: bool) -> Option<String> {
+    let cpus: Vec<String> = report
+        .results
+        .iter()
+        .filter(|r| r.device.kind == DeviceKind::Cpu)
+        .map(|r| format!("{} on {}", r.api, r.device.name))
+        .collect();
+    if cpus.is_empty() {
+        return None;
+    }
+    let which = match (cpus.len(), report.results.len()) {
+        (1, 1) => format!("This ran on a CPU, not a GPU ({}).", cpus[0]),
+        (n, m) if n == m => format!("These ran on CPUs, not GPUs ({}).", cpus.join("; ")),
+        _ => format!(
+            "Part of this ran on a CPU, not a GPU ({}).",
+            cpus.join("; ")
+        ),
+    };
+    if !verbose {
+        return Some(format!(
+            "{which} The method and the checks carry over to a GPU; which block size is \
+             fastest does not: a CPU runs a block as a loop on one core, with no warps or \
+             occupancy (--verbose says more)."
+        ));
+    }
+    Some(format!(
+        "{which} What carries over to a GPU: the method (a grid-stride kernel that is correct \
+         for any launch, timing on the device's clock, ratios within one run), the verification \
+         of every output at every size, and each API's launch limits and how it enforces them. \
+         What does not: a CPU driver runs a block as a loop on one core, with no warps, \
+         multiprocessors or occupancy (those columns are left out; the warp column counts \
+         SIMD groups), so which block size is fastest here says nothing about a GPU. The \
+         guide's exercise (where does the curve go flat, and why not at full occupancy?) \
+         needs a GPU."
+    ))
+}

@@ -1,0 +1,295 @@
+//! What each API's table was measured on and how: the full header (verbose), and the brief
+//! line a short report gives each API.
+
+use super::cells::{ms, spread};
+use crate::report::Failure;
+use crate::sweep::SweepResult;
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// The device, then how it was measured: a line for each.
+pub(super) fn header(r: &SweepResult) -> Vec<String> {
+    let mut h = device_lines(r);
+    h.push(work_line(r));
+    h.push(timing_line(r));
+    h.extend(cache_note(r));
+    h.push(format!("Grid: {} ({})", r.policy, r.grid_source));
+    h.push(kernel_line(r));
+    if let Some(c) = &r.copy {
+        h.push(format!(
+            "Copy ceiling: {:.1} GB/s (read + write), {:.1} MiB copied in {} ms {} by {}, same protocol",
+            c.gbps,
+            c.bytes as f64 / MIB,
+            ms(c.timing.stats.mean),
+            spread(&c.timing),
+            c.method
+        ));
+    }
+    h
+}
+
+/// A short report's lines for one API: its device and clock, the copy ceiling, and what the
+/// side-by-side table cannot show (validation, a frame held in cache, sizes past the kernel's
+/// limit).
+pub(super) fn brief(r: &SweepResult, failures: &[Failure]) -> Vec<String> {
+    // The copy's method up to its qualifiers: "vkCmdCopyBuffer", "cuMemcpyDtoDAsync".
+    let copy = r
+        .copy
+        .as_ref()
+        .map(|c| {
+            let method = c.method.split([',', '(']).next().unwrap_or("").trim();
+            format!("; copy ceiling {:.1} GB/s ({method})", c.gbps)
+        })
+        .unwrap_or_default();
+    let d = &r.device;
+    let mut lines = vec![format!(
+        "{}: {} ({}{}; driver {}); timed on the device's clock, resolution {} ns{copy}",
+        r.api,
+        d.name,
+        d.kind,
+        capability(r),
+        d.driver,
+        r.timer.resolution_ns
+    )];
+    lines.extend(validation_line(r, failures).map(|v| format!("  {v}")));
+    lines.extend(
+        cache_note(r)
+            .filter(|_| cache_held(r))
+            .map(|c| format!("  {c}")),
+    );
+    let past: Vec<String> = r
+        .rows
+        .iter()
+        .filter(|x| x.note.is_some() && x.ran())
+        .map(|x| x.block.to_string())
+        .collect();
+    if !past.is_empty() {
+        lines.push(format!(
+            "  Sizes {} ran above the kernel's own stated limit and the driver accepted them \
+             (--verbose names the limit)",
+            past.join(", ")
+        ));
+    }
+    lines
+}
+
+/// ", compute capability 9.0" where the API has one.
+fn capability(r: &SweepResult) -> String {
+    r.limits
+        .compute_capability
+        .as_ref()
+        .map(|c| format!(", compute capability {}.{}", c.value.0, c.value.1))
+        .unwrap_or_default()
+}
+
+/// "NVIDIA H200 (GPU, compute capability 9.0; driver 580.159.04; CUDA 13.0)".
+fn device_words(r: &SweepResult) -> String {
+    let d = &r.device;
+    // Some APIs' version strings already start with the API's name ("OpenCL 3.0 PoCL ...").
+    let version = if d.api_version.starts_with(&r.api.to_string()) {
+        d.api_version.clone()
+    } else {
+        format!("{} {}", r.api, d.api_version)
+    };
+    format!(
+        "{} ({}{}; driver {}; {version})",
+        d.name,
+        d.kind,
+        capability(r),
+        d.driver
+    )
+}
+
+/// The device, its UUID and PCI address, its multiprocessors and what is resident on one.
+fn device_lines(r: &SweepResult) -> Vec<String> {
+    let d = &r.device;
+    let l = &r.limits;
+    let w = r.api.words();
+    let mut h = vec![format!("{}: {}", r.api, device_words(r))];
+    if let Some(u) = d.uuid_string() {
+        h.push(format!(
+            "  UUID {u}{}",
+            d.pci_bus_id
+                .as_ref()
+                .map(|p| format!(", PCI {p}"))
+                .unwrap_or_default()
+        ));
+    }
+    let mps = l
+        .multiprocessors
+        .as_ref()
+        .map(|m| format!("{} {}", m.value, m.name))
+        .unwrap_or_else(|| format!("{} count not exposed", w.multiprocessor));
+    match &l.mp_model {
+        Some(m) => h.push(format!(
+            "  {mps}; resident {}s/{} {}, resident {}s/{} {} ({})",
+            w.warp, w.multiprocessor, m.max_warps, w.block, w.multiprocessor, m.max_blocks, m.source
+        )),
+        None => h.push(format!(
+            "  {mps}; a {} device has no {} slots or residency limits, so those columns are left out{}",
+            d.kind,
+            w.warp,
+            l.warp_size
+                .as_ref()
+                .map(|x| format!("; '{}s' counts groups of {} = {}", w.warp, x.name, x.value))
+                .unwrap_or_default()
+        )),
+    }
+    h
+}
+
+/// The frame, or the user's kernel and its sizes: what every row computed.
+pub(super) fn work_line(r: &SweepResult) -> String {
+    let f = &r.frame;
+    match &r.program {
+        Some(p) => program_line(p, f),
+        None => format!(
+            "Image: {} x {}, {} pixels, {:.1} MiB moved per pass (seed {})",
+            f.width,
+            f.height,
+            f.pixels,
+            f.bytes_per_pass as f64 / MIB,
+            f.seed
+        ),
+    }
+}
+
+/// "Kernel: compiled by ..., 16 registers/thread (...), max thread block 1024 (...)".
+fn kernel_line(r: &SweepResult) -> String {
+    let k = &r.kernel;
+    let w = r.api.words();
+    let mut kf = vec![format!("compiled by {}", k.compiled_by)];
+    if let Some(x) = &k.registers {
+        kf.push(format!("{} registers/{} ({})", x.value, w.thread, x.name));
+    }
+    if let Some(x) = &k.max_block {
+        kf.push(format!("max {} {} ({})", w.block, x.value, x.name));
+    }
+    // A user's kernel: every limit of its own, next to the device's.
+    if r.program.is_some() {
+        for (what, x) in [
+            ("static shared bytes", &k.shared_bytes),
+            ("private bytes", &k.private_bytes),
+            ("preferred multiple", &k.preferred_multiple),
+        ] {
+            if let Some(x) = x {
+                kf.push(format!("{what} {} ({})", x.value, x.name));
+            }
+        }
+    }
+    format!("Kernel: {}", kf.join(", "))
+}
+
+/// "Validation: VK_LAYER_KHRONOS_validation on, with synchronization validation; it raised no
+/// message", where the API's checking layer was on (its `validation` extra limit).
+pub(super) fn validation_line(r: &SweepResult, failures: &[Failure]) -> Option<String> {
+    let (_, on) = r.limits.extra.iter().find(|(k, _)| k == "validation")?;
+    let said = failures
+        .iter()
+        .filter(|f| f.api == r.api)
+        .find_map(|f| f.message.split_once(" validation message(s)"))
+        .map(|(n, _)| n);
+    Some(match said {
+        None => format!("Validation: {on}; it raised no message"),
+        Some("1") => format!("Validation: {on}; it raised 1 message (listed at the end)"),
+        Some(n) => format!("Validation: {on}; it raised {n} messages (listed at the end)"),
+    })
+}
+
+/// "Your kernel: saxpy (examples/kernels/saxpy/kernel.toml) at n=16777216, 16777216 work items,
+/// 192.0 MiB moved per dispatch; source saxpy.cu (CUDA C++), entry saxpy; checked: y (exact)".
+fn program_line(p: &crate::sweep::ProgramInfo, f: &crate::frame::FrameInfo) -> String {
+    let moved = match p.bytes_known {
+        true => format!(
+            "{:.1} MiB moved per dispatch",
+            f.bytes_per_pass as f64 / MIB
+        ),
+        false => "bytes moved not declared (no GB/s)".to_string(),
+    };
+    format!(
+        "Your kernel: {} ({}) at {}, {} work items, {moved}; source {}; checked at every size \
+         against its first size and the first API: {}",
+        p.name,
+        p.spec,
+        p.sizes,
+        f.pixels,
+        p.source,
+        p.checked.join(", ")
+    )
+}
+
+/// "Timing: <discipline in words>; 140 timed dispatches per row (adaptive: >= 5 ms) after 3
+/// warm-ups; <timer>, resolution 500 ns".
+pub(super) fn timing_line(r: &SweepResult) -> String {
+    let p = &r.protocol;
+    let counts: Vec<u32> = r
+        .rows
+        .iter()
+        .filter_map(|x| x.timing.as_ref().map(|t| t.reps))
+        .collect();
+    let (lo, hi) = (counts.iter().min(), counts.iter().max());
+    let n = match (lo, hi) {
+        (Some(a), Some(b)) if a == b => format!("{a}"),
+        (Some(a), Some(b)) => format!("{a}–{b}"),
+        _ => "no".into(),
+    };
+    format!(
+        "Timing ({}): {}; {n} timed dispatches per row ({}) after {} warm-ups; {}, resolution {} ns",
+        p.discipline,
+        p.discipline.describe(),
+        reps_words(&p.reps),
+        p.warmups,
+        r.timer.method,
+        r.timer.resolution_ns
+    )
+}
+
+/// "fixed by --reps" or "adaptive: at least 10, aiming at 2 ms of device time per batch".
+pub(crate) fn reps_words(reps: &crate::measure::Reps) -> String {
+    match reps {
+        crate::measure::Reps::Fixed(_) => "fixed by --reps".to_string(),
+        crate::measure::Reps::Adaptive {
+            min, min_time_ms, ..
+        } => {
+            format!(
+                "adaptive: at least {min}, aiming at {min_time_ms} ms of device time per batch \
+                 from the warm-ups' pace"
+            )
+        }
+    }
+}
+
+/// Whether the frame's traffic fits in the last-level cache: then the run measures the cache,
+/// not DRAM, and says so.
+pub(super) fn cache_note(r: &SweepResult) -> Option<String> {
+    let l2 = r.limits.l2_bytes.as_ref()?;
+    if l2.value == 0 {
+        return None;
+    }
+    let traffic = r.frame.bytes_per_pass;
+    let ratio = traffic as f64 / l2.value as f64;
+    Some(if ratio <= 1.0 {
+        format!(
+            "Cache: the {:.1} MiB a pass moves fits in the {:.1} MiB last-level cache ({}): this run measures the cache, not DRAM",
+            traffic as f64 / MIB,
+            l2.value as f64 / MIB,
+            l2.name
+        )
+    } else if ratio < 4.0 {
+        format!(
+            "Cache: a pass moves {ratio:.1}x the {:.1} MiB last-level cache ({}): mostly DRAM, part cache; use a larger --size for a pure DRAM figure",
+            l2.value as f64 / MIB,
+            l2.name
+        )
+    } else {
+        return None;
+    })
+}
+
+/// True when a pass fits in the last-level cache: then even the short report says so.
+fn cache_held(r: &SweepResult) -> bool {
+    r.limits
+        .l2_bytes
+        .as_ref()
+        .is_some_and(|l2| l2.value > 0 && r.frame.bytes_per_pass <= l2.value)
+}

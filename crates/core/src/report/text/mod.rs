@@ -1,0 +1,105 @@
+//! A sweep report for people. By default: the answer (each API's fastest size, the sizes
+//! within 95 % everywhere), one line per API saying on what and how it was measured, then the
+//! evidence: the API's own table, or with several APIs the side-by-side table. Verbose (and
+//! every file) adds each API's full header, its own table under several APIs, and the summary
+//! lines under each table.
+
+mod answer;
+mod cells;
+mod doc;
+mod header;
+mod table;
+
+pub(super) use cells::{gbps, ms, of_best};
+pub(crate) use doc::Doc;
+pub(super) use header::reps_words;
+
+use super::layout::Layout;
+use super::{merged, Envelope, Render, Report};
+
+impl Render for Report {
+    fn text(&self, layout: Layout, md: bool) -> String {
+        render(self, layout, md)
+    }
+    fn csv(&self) -> String {
+        super::csv::render(self)
+    }
+    /// The envelope (the run's own tool and date), then the report's fields.
+    fn json(&self) -> String {
+        let devices = self.results.iter().map(|r| &r.device);
+        Envelope::at(&self.tool, &self.date, "sweep", devices).document(self)
+    }
+}
+
+fn render(report: &Report, layout: Layout, md: bool) -> String {
+    let mut doc = Doc::new(layout, md);
+    if md {
+        doc.heading(1, "blocksweep results");
+        doc.para(format!("{} · {}", report.tool, report.date));
+    }
+    answer::answer(report, &mut doc);
+    if let Some(p) = answer::cpu_paragraph(report, layout.verbose) {
+        doc.para(p);
+    }
+    let ceiling = report.theoretical_gbps();
+    let several = report.results.len() > 1;
+    if layout.verbose {
+        for r in &report.results {
+            table::api_section(r, ceiling, &report.failures, &mut doc);
+        }
+    } else if let Some(first) = report.results.first() {
+        let mut lines = vec![header::work_line(first) + checked(report)];
+        for r in &report.results {
+            lines.extend(header::brief(r, &report.failures));
+        }
+        doc.lines(&lines);
+        if !several {
+            table::api_table(first, ceiling, &mut doc);
+        }
+    }
+    if several {
+        merged::render(report, &mut doc);
+    }
+    failures(report, &mut doc);
+    if !layout.verbose && !md {
+        doc.para(more(several));
+    }
+    doc.finish()
+}
+
+/// Each API that failed or stopped, in its own words.
+fn failures(report: &Report, doc: &mut Doc) {
+    let failed: Vec<String> = report
+        .failures
+        .iter()
+        .map(|f| format!("{}: FAILED: {}", f.api, f.message))
+        .collect();
+    match doc.md {
+        true if !failed.is_empty() => doc.list(&failed),
+        _ => doc.lines(&failed),
+    }
+}
+
+/// What the short report's tables do not show: every row was checked.
+fn checked(report: &Report) -> &'static str {
+    let rows = || {
+        report
+            .results
+            .iter()
+            .flat_map(|r| &r.rows)
+            .filter(|x| x.ran())
+    };
+    let frame = report.results.iter().all(|r| r.program.is_none());
+    match rows().all(|x| x.verified) {
+        true if frame => "; every row checked pixel by pixel against the CPU",
+        _ => "",
+    }
+}
+
+/// The last line of the short report: where the rest is.
+fn more(several: bool) -> &'static str {
+    match several {
+        true => "Each API's own table and how it was timed: --verbose (every -o file has them).",
+        false => "How it was timed and built: --verbose (every -o file has it).",
+    }
+}
