@@ -1,0 +1,143 @@
+use super::*;
+use crate::backend::{BatchTimes, Launch};
+use crate::testing::{ScriptedBackend, TEST_API_A};
+use crate::BlockSize;
+
+fn work() -> Work {
+    Work::Kernel(Launch::linear(BlockSize::linear(64), 4))
+}
+
+#[test]
+fn batch_mean_is_the_interval_over_the_count_and_the_spread_comes_from_a_second_batch() {
+    // Each dispatch "takes" 2 ms inside a batch, plus 0.5 ms of instrumentation per stamp
+    // pair: the mean must not see the instrumentation.
+    let mut b = ScriptedBackend::new(TEST_API_A, 2.0, 0.5);
+    let p = Protocol {
+        warmups: 3,
+        reps: Reps::Fixed(10),
+        discipline: Discipline::Batch,
+    };
+    let t = measure(&mut b, work(), &p).unwrap();
+    assert_eq!(t.reps, 10);
+    assert_eq!(t.batch_ms, Some(20.0));
+    assert_eq!(t.stats.mean, 2.0);
+    assert_eq!(t.samples_ms.len(), 10);
+    assert_eq!(t.stats.median, 2.5);
+    // The first warm-up alone and untimed, the other warm-ups, the batch, the per-dispatch
+    // batch: four back-to-back batches, no more.
+    assert_eq!(
+        b.batches,
+        vec![
+            (1, Stamps::None),
+            (2, Stamps::Batch),
+            (10, Stamps::Batch),
+            (10, Stamps::Each)
+        ]
+    );
+}
+
+#[test]
+fn each_and_synced_differ_only_in_host_waits() {
+    let p = |d| Protocol {
+        warmups: 0,
+        reps: Reps::Fixed(4),
+        discipline: d,
+    };
+    let mut b = ScriptedBackend::new(TEST_API_A, 1.0, 0.0);
+    let each = measure(&mut b, work(), &p(Discipline::Each)).unwrap();
+    assert_eq!(b.batches, vec![(4, Stamps::Each)]);
+    assert_eq!((each.batch_ms, each.stats.mean), (None, 1.0));
+    let mut b = ScriptedBackend::new(TEST_API_A, 1.0, 0.0);
+    b.host_wait_ms = 0.25; // what a wait between dispatches costs the next one
+    let synced = measure(&mut b, work(), &p(Discipline::Synced)).unwrap();
+    assert_eq!(b.batches, vec![(1, Stamps::Each); 4]);
+    assert_eq!(synced.stats.mean, 1.25);
+}
+
+#[test]
+fn adaptive_reps_fill_the_minimum_time_within_bounds() {
+    assert_eq!(adaptive_count(0.036, 10, 5.0, 100_000), 139);
+    assert_eq!(
+        adaptive_count(50.0, 10, 5.0, 100_000),
+        10,
+        "slow kernels keep the floor"
+    );
+    assert_eq!(
+        adaptive_count(1e-6, 10, 5.0, 1000),
+        1000,
+        "never past the cap"
+    );
+    assert_eq!(adaptive_count(0.0, 10, 5.0, 1000), 1000);
+    let mut b = ScriptedBackend::new(TEST_API_A, 0.01, 0.0);
+    let p = Protocol {
+        warmups: 2,
+        reps: Reps::Adaptive {
+            min: 10,
+            min_time_ms: 1.0,
+            max: 50,
+        },
+        discipline: Discipline::Batch,
+    };
+    let t = measure(&mut b, work(), &p).unwrap();
+    assert_eq!(t.reps, 50, "1 ms / 0.01 ms = 100, capped at 50");
+    let mut b = ScriptedBackend::new(TEST_API_A, 0.5, 0.0);
+    let p = Protocol { warmups: 0, ..p };
+    let t = measure(&mut b, work(), &p).unwrap();
+    assert_eq!(
+        t.reps, 10,
+        "estimated from one timed dispatch: 1 ms / 0.5 ms = 2 < 10"
+    );
+    assert_eq!(b.batches[0], (1, Stamps::Batch));
+}
+
+#[test]
+fn a_first_dispatchs_one_time_cost_does_not_shrink_the_adaptive_count() {
+    // 5 µs dispatches whose very first one costs 100 ms (a driver compiling on first use):
+    // timed with the other warm-ups, it would estimate 33 ms a dispatch and give the floor
+    // of 10; run alone first, the estimate is 5 µs and the batch fills 2 ms.
+    let mut b = ScriptedBackend::new(TEST_API_A, 0.005, 0.0);
+    b.first_ms = 100.0;
+    let p = Protocol {
+        warmups: 3,
+        reps: Reps::Adaptive {
+            min: 10,
+            min_time_ms: 2.0,
+            max: 100_000,
+        },
+        discipline: Discipline::Batch,
+    };
+    let t = measure(&mut b, work(), &p).unwrap();
+    assert_eq!(t.reps, 400);
+    assert_eq!(t.stats.mean, 0.005);
+}
+
+#[test]
+fn statistics_and_ties() {
+    let s = TimeStats::of(&[1.0, 2.0, 3.0, 4.0], None).unwrap();
+    assert_eq!(
+        (s.mean, s.min, s.median, s.max, s.samples),
+        (2.5, 1.0, 2.5, 4.0, 4)
+    );
+    assert!((s.sd - 1.2909944).abs() < 1e-6);
+    let batch = TimeStats::of(&[1.0, 2.0, 3.0], Some(0.5)).unwrap();
+    assert_eq!(
+        (batch.mean, batch.sample_mean),
+        (0.5, 2.0),
+        "each named for its samples"
+    );
+    assert!((batch.min..=batch.max).contains(&batch.sample_mean));
+    let tight = |mean: f64| TimeStats::of(&[mean; 100], None).unwrap();
+    // Noise-free samples: only the floor separates rows.
+    assert!(ties(&tight(1.009), &tight(1.0), 0.0, 100));
+    assert!(!ties(&tight(1.02), &tight(1.0), 0.0, 100));
+    // Noisy samples widen the band beyond the floor.
+    let noisy = |mean: f64| {
+        let v: Vec<f64> = (0..10).map(|i| mean * (0.8 + 0.04 * i as f64)).collect();
+        TimeStats::of(&v, Some(mean)).unwrap()
+    };
+    assert!(tie_threshold(&noisy(1.0), &noisy(1.0), 0.0, 10) > 0.05);
+    assert!(ties(&noisy(1.04), &noisy(1.0), 0.0, 10));
+    // A coarse clock over a short batch does too.
+    assert!(ties(&tight(1.05), &tight(1.0), 0.5, 10));
+    let _ = BatchTimes::default();
+}
