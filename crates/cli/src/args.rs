@@ -7,16 +7,19 @@
 //! (`-b` and `-B` did: one slip of the shift key swept the default sizes on one API instead of
 //! the chosen sizes on every API, without an error).
 
-use std::ffi::OsStr;
 use std::path::PathBuf;
 
-use blocksweep_core::blocks::{parse_blocks, BlockSize};
 use blocksweep_core::measure::DEFAULT_MIN_TIME_MS;
 use blocksweep_core::sweep::SweepConfig;
 use blocksweep_core::{Api, ApiChoice, Discipline, GridPolicy, KernelSource, OpenOptions};
 use blocksweep_core::{Protocol, Reps};
 use clap::builder::{EnumValueParser, PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+mod parse;
+pub(crate) use parse::{parse_min_time, parse_svg_path};
+pub use parse::{parse_size, trim, Blocks};
+use parse::{parse_block_list, parse_discipline, parse_grid};
 
 /// Where every column of every table is explained.
 const GUIDE: &str =
@@ -365,203 +368,6 @@ impl SweepArgs {
     }
 }
 
-/// Trims a value before `parser` sees it, keeping the parser's possible values (for `--help`
-/// and clap's "did you mean") and its error messages.
-pub fn trim<P: TypedValueParser>(parser: P) -> Trimmed<P> {
-    Trimmed(parser)
-}
-
-#[derive(Clone)]
-pub struct Trimmed<P>(P);
-
-impl<P: TypedValueParser> TypedValueParser for Trimmed<P> {
-    type Value = P::Value;
-
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &OsStr,
-    ) -> Result<Self::Value, clap::Error> {
-        match value.to_str() {
-            Some(s) => self.0.parse_ref(cmd, arg, OsStr::new(s.trim())),
-            None => self.0.parse_ref(cmd, arg, value),
-        }
-    }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        self.0.possible_values()
-    }
-}
-
-fn parse_discipline(s: &str) -> Result<Discipline, String> {
-    s.parse()
-}
-
-pub(crate) fn parse_min_time(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=60_000.0).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "'{s}' is not a time in milliseconds between 0 and 60000"
-        )),
-    }
-}
-
-pub(crate) fn parse_svg_path(s: &str) -> Result<PathBuf, String> {
-    if s.to_ascii_lowercase().ends_with(".svg") {
-        Ok(PathBuf::from(s))
-    } else {
-        Err(format!("'{s}' must be a .svg file"))
-    }
-}
-
-/// A parsed `--blocks` list (a newtype so clap does not treat it as a repeated argument).
-#[derive(Debug, Clone)]
-pub struct Blocks(pub Vec<BlockSize>);
-
-fn parse_block_list(s: &str) -> Result<Blocks, String> {
-    parse_blocks(s).map(Blocks).map_err(|e| e.to_string())
-}
-
-fn parse_grid(s: &str) -> Result<GridPolicy, String> {
-    s.parse()
-}
-
-/// `WIDTHxHEIGHT`, both at least 1, with a pixel count that fits the 32-bit grid arithmetic
-/// every API shares (checked in 64 bits, as the seed insists).
-pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let bad = || format!("'{s}' is not a size: expected WIDTHxHEIGHT in pixels, e.g. 3840x2160");
-    let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
-    let w: u32 = w.trim().parse().map_err(|_| bad())?;
-    let h: u32 = h.trim().parse().map_err(|_| bad())?;
-    if w == 0 || h == 0 {
-        return Err(format!(
-            "size {w}x{h} has no pixels: width and height must be at least 1"
-        ));
-    }
-    let pixels = w as u64 * h as u64;
-    if pixels > u32::MAX as u64 {
-        return Err(format!(
-            "size {w}x{h} is {pixels} pixels, more than the 2^32 - 1 one frame may have"
-        ));
-    }
-    Ok((w, h))
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("640x360"), Ok((640, 360)));
-        assert!(parse_size("0x10").unwrap_err().contains("no pixels"));
-        assert!(parse_size("4k").unwrap_err().contains("WIDTHxHEIGHT"));
-        assert!(parse_size("100000x100000").unwrap_err().contains("2^32"));
-    }
-
-    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
-        Cli::try_parse_from(std::iter::once("blocksweep").chain(args.iter().copied()))
-    }
-
-    fn sweep(args: &[&str]) -> SweepArgs {
-        let mut all = vec!["sweep"];
-        all.extend_from_slice(args);
-        match parse(&all).unwrap().command {
-            Command::Sweep(a) => a,
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn numbers_and_names_are_trimmed_like_sizes() {
-        let a = sweep(&[
-            "--reps",
-            " 7",
-            "--warmups",
-            "2 ",
-            "--seed",
-            " 9 ",
-            "--grid",
-            " 64",
-            "--size",
-            " 640x360",
-            "--max-time",
-            " 30",
-            "--backend",
-            " opencl ",
-            "--format",
-            " csv",
-        ]);
-        assert_eq!(a.reps, Some(7));
-        assert_eq!(a.warmups, 2);
-        assert_eq!(a.seed, 9);
-        assert_eq!(a.grid, GridPolicy::Fixed(64));
-        assert_eq!(a.frame_size(), Ok((640, 360)));
-        assert_eq!(a.max_time, 30);
-        assert_eq!(a.device.backend.as_deref(), Some("opencl"));
-        assert_eq!(a.format, Some(FormatChoice::Csv));
-    }
-
-    #[test]
-    fn blocks_help_shows_the_default_list() {
-        let list: Vec<String> = blocksweep_core::blocks::default_blocks()
-            .iter()
-            .map(|b| b.to_string())
-            .collect();
-        let want = format!("[default: {}, the 13 sizes", list.join(","));
-        use clap::CommandFactory;
-        let mut cmd = Cli::command();
-        let sweep = cmd.find_subcommand_mut("sweep").unwrap();
-        let help = sweep.render_long_help().to_string();
-        let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(
-            flat.contains(&want),
-            "--blocks help lacks {want:?}:\n{help}"
-        );
-        for jargon in ["seed's", "Day-10", "the seed"] {
-            assert!(!help.contains(jargon), "course jargon in --help:\n{help}");
-        }
-        assert!(help.contains("docs/guide.md"), "{help}");
-    }
-
-    #[test]
-    fn no_two_short_flags_differ_only_by_case() {
-        use clap::CommandFactory;
-        let cmd = Cli::command();
-        for sub in cmd.get_subcommands() {
-            let shorts: Vec<char> = sub.get_arguments().filter_map(|a| a.get_short()).collect();
-            for c in &shorts {
-                let twin = if c.is_ascii_lowercase() {
-                    c.to_ascii_uppercase()
-                } else {
-                    c.to_ascii_lowercase()
-                };
-                assert!(
-                    twin == *c || !shorts.contains(&twin),
-                    "{}: -{c} and -{twin}",
-                    sub.get_name()
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn grids_with_more_blocks_than_pixels_are_refused() {
-        let a = sweep(&["--grid", "2147483648"]);
-        let e = a.check().unwrap_err();
-        assert!(
-            e.contains("more blocks than") && e.contains("8294400"),
-            "{e}"
-        );
-        assert!(sweep(&["--size", "4x4", "--grid", "16"]).check().is_ok());
-        assert!(sweep(&["--size", "4x4", "--grid", "17"]).check().is_err());
-        assert!(sweep(&["--grid", "data"]).check().is_ok());
-    }
-
-    #[test]
-    fn clap_is_consistent() {
-        use clap::CommandFactory;
-        Cli::command().debug_assert();
-    }
-}
+#[path = "args_tests.rs"]
+mod tests;

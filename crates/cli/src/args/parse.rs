@@ -1,0 +1,92 @@
+//! The `value_parser` functions: each turns one typed word into a value or a one-line error
+//! (clap prints it and exits 2).
+
+use std::ffi::OsStr;
+use std::path::PathBuf;
+
+use blocksweep_core::blocks::{parse_blocks, BlockSize};
+use blocksweep_core::{Discipline, GridPolicy};
+use clap::builder::{PossibleValue, TypedValueParser};
+
+/// Trims a value before `parser` sees it, keeping the parser's possible values (for `--help`
+/// and clap's "did you mean") and its error messages.
+pub fn trim<P: TypedValueParser>(parser: P) -> Trimmed<P> {
+    Trimmed(parser)
+}
+
+#[derive(Clone)]
+pub struct Trimmed<P>(P);
+
+impl<P: TypedValueParser> TypedValueParser for Trimmed<P> {
+    type Value = P::Value;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        match value.to_str() {
+            Some(s) => self.0.parse_ref(cmd, arg, OsStr::new(s.trim())),
+            None => self.0.parse_ref(cmd, arg, value),
+        }
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        self.0.possible_values()
+    }
+}
+
+pub(super) fn parse_discipline(s: &str) -> Result<Discipline, String> {
+    s.parse()
+}
+
+pub(crate) fn parse_min_time(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=60_000.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a time in milliseconds between 0 and 60000"
+        )),
+    }
+}
+
+pub(crate) fn parse_svg_path(s: &str) -> Result<PathBuf, String> {
+    if s.to_ascii_lowercase().ends_with(".svg") {
+        Ok(PathBuf::from(s))
+    } else {
+        Err(format!("'{s}' must be a .svg file"))
+    }
+}
+
+/// A parsed `--blocks` list (a newtype so clap does not treat it as a repeated argument).
+#[derive(Debug, Clone)]
+pub struct Blocks(pub Vec<BlockSize>);
+
+pub(super) fn parse_block_list(s: &str) -> Result<Blocks, String> {
+    parse_blocks(s).map(Blocks).map_err(|e| e.to_string())
+}
+
+pub(super) fn parse_grid(s: &str) -> Result<GridPolicy, String> {
+    s.parse()
+}
+
+/// `WIDTHxHEIGHT`, both at least 1, with a pixel count that fits the 32-bit grid arithmetic
+/// every API shares (checked in 64 bits).
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("'{s}' is not a size: expected WIDTHxHEIGHT in pixels, e.g. 3840x2160");
+    let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    if w == 0 || h == 0 {
+        return Err(format!(
+            "size {w}x{h} has no pixels: width and height must be at least 1"
+        ));
+    }
+    let pixels = w as u64 * h as u64;
+    if pixels > u32::MAX as u64 {
+        return Err(format!(
+            "size {w}x{h} is {pixels} pixels, more than the 2^32 - 1 one frame may have"
+        ));
+    }
+    Ok((w, h))
+}
