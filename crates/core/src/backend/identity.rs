@@ -1,0 +1,87 @@
+//! What a backend says it runs on: the device, its clock, the compiled kernel's own limits.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use crate::api::Api;
+use crate::limits::Named;
+use crate::uuid::{format_uuid, uuid_text};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceKind {
+    Gpu,
+    Cpu,
+    Other,
+}
+
+impl fmt::Display for DeviceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DeviceKind::Gpu => "GPU",
+            DeviceKind::Cpu => "CPU",
+            DeviceKind::Other => "other",
+        })
+    }
+}
+
+/// Who a device is, as one API sees it. `uuid` and `pci_bus_id` let the layers above match the
+/// same physical GPU across APIs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceIdentity {
+    pub api: Api,
+    /// Position in this backend's own enumeration (stable within one process).
+    pub index: usize,
+    pub name: String,
+    pub vendor: String,
+    /// The driver's own version string (e.g. "580.159.03", "Mesa 22.3.6", "PoCL 3.1").
+    pub driver: String,
+    /// API version the device reports (e.g. "OpenCL 3.0 CUDA", "1.4.312", "9.0").
+    pub api_version: String,
+    /// Platform (OpenCL) or other grouping the API uses; empty where there is none.
+    pub platform: String,
+    pub kind: DeviceKind,
+    /// The 16-byte device UUID, where the API exposes one. JSON: the usual 8-4-4-4-12 hex
+    /// string, as in CSV (an array of 16 numbers, as older files have it, reads too).
+    #[serde(with = "uuid_text")]
+    pub uuid: Option<[u8; 16]>,
+    /// PCI address "dddd:bb:dd.f", where the API exposes one.
+    pub pci_bus_id: Option<String>,
+}
+
+impl DeviceIdentity {
+    /// The UUID as 32 lower-case hex digits in the usual 8-4-4-4-12 grouping.
+    pub fn uuid_string(&self) -> Option<String> {
+        self.uuid.map(|u| format_uuid(&u))
+    }
+}
+
+/// How the backend times a dispatch, and how fine that clock is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimerInfo {
+    /// e.g. "CUDA events (cuEventElapsedTime)".
+    pub method: String,
+    /// The clock's resolution in nanoseconds, as the API states it.
+    pub resolution_ns: f64,
+}
+
+/// Facts about the compiled grayscale kernel on this device: they bound the legal block sizes
+/// and drive the residency model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelFacts {
+    /// Largest block this compiled kernel can be launched with (CUDA
+    /// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, OpenCL CL_KERNEL_WORK_GROUP_SIZE).
+    pub max_block: Option<Named<u64>>,
+    /// OpenCL CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE and the like.
+    pub preferred_multiple: Option<Named<u64>>,
+    /// Registers per thread.
+    pub registers: Option<Named<u64>>,
+    /// Private/local (per-thread spill) memory in bytes.
+    pub private_bytes: Option<Named<u64>>,
+    /// Static shared/local memory per block in bytes.
+    pub shared_bytes: Option<Named<u64>>,
+    /// How the kernel was compiled (e.g. "NVRTC 13.0", "PTX JIT", "clBuildProgram").
+    pub compiled_by: String,
+    /// Anything else worth showing, under its native name.
+    pub extra: Vec<(String, String)>,
+}
