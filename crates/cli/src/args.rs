@@ -17,9 +17,9 @@ use clap::builder::{EnumValueParser, PossibleValue, PossibleValuesParser, TypedV
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod parse;
+use parse::{parse_block_list, parse_discipline, parse_grid};
 pub(crate) use parse::{parse_min_time, parse_svg_path};
 pub use parse::{parse_size, trim, Blocks};
-use parse::{parse_block_list, parse_discipline, parse_grid};
 
 /// Where every column of every table is explained.
 const GUIDE: &str =
