@@ -1,7 +1,7 @@
 //! Every kind of bad input: one line on stderr, exit code 2, never a panic.
 
-mod common;
-use common::bad_input;
+mod support;
+use support::{bad_input, succeeds};
 
 #[test]
 fn block_lists() {
@@ -49,9 +49,7 @@ fn unknown_device() {
 #[test]
 fn help_has_examples() {
     for sub in ["devices", "limits", "sweep"] {
-        let out = common::blocksweep().args([sub, "--help"]).output().unwrap();
-        assert!(out.status.success());
-        let s = String::from_utf8_lossy(&out.stdout);
+        let s = succeeds(&[sub, "--help"]);
         assert!(s.contains("Example"), "{sub} --help has no example:\n{s}");
     }
 }

@@ -1,17 +1,16 @@
 //! What the command line says: `--help` in plain words, and errors that keep clap's list of
 //! valid values and its "did you mean", still on one line (exit code 2).
 
-mod common;
+mod support;
 
-use common::{api, available, bad_input, blocksweep, succeeds};
+use support::{available, bad_input, flat, succeeds, succeeds_json};
 
 #[test]
 fn sweep_help_speaks_plainly_and_points_to_the_guide() {
     let help = succeeds(&["sweep", "--help"]);
-    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(!help.contains("seed's"), "course jargon:\n{help}");
     assert!(
-        flat.contains("[default: 16,32,64,96,100,128,160,192,256,384,512,768,1024"),
+        flat(&help).contains("[default: 16,32,64,96,100,128,160,192,256,384,512,768,1024"),
         "--blocks shows its default list:\n{help}"
     );
     assert!(help.contains("docs/guide.md"), "{help}");
@@ -46,34 +45,28 @@ fn errors_keep_the_valid_values_and_the_suggestion() {
 
 #[test]
 fn numbers_are_trimmed_like_sizes() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
-    let out = blocksweep()
-        .args([
-            "sweep",
-            "--backend",
-            " opencl",
-            "--size",
-            " 64x64",
-            "--blocks",
-            "64",
-            "--reps",
-            " 7",
-            "--warmups",
-            "1 ",
-            "--seed",
-            " 3",
-            "--grid",
-            " 4",
-            "--format",
-            "json ",
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let v = succeeds_json(&[
+        "sweep",
+        "--backend",
+        " opencl",
+        "--size",
+        " 64x64",
+        "--blocks",
+        "64",
+        "--reps",
+        " 7",
+        "--warmups",
+        "1 ",
+        "--seed",
+        " 3",
+        "--grid",
+        " 4",
+        "--format",
+        "json ",
+    ]);
     let r = &v["results"][0];
     assert_eq!(r["rows"][0]["grid"], 4, "{r}");
     assert_eq!(r["rows"][0]["timing"]["reps"], 7, "{r}");

@@ -2,27 +2,15 @@
 //! `replay` shows a saved run (the committed H200 runs among them) with every column its
 //! device had, on a machine without that device.
 
-mod common;
-use common::{api, available, bad_input, blocksweep, succeeds};
+mod support;
 use serde_json::Value;
+use support::{available, bad_input, blocksweep, scratch, succeeds, succeeds_at, words};
 
-const ENVELOPE: [&str; 6] = [
-    "tool",
-    "version",
-    "schema_version",
-    "command",
-    "date",
-    "devices",
-];
+/// The envelope's fields, in their order.
+const ENVELOPE: &str = "tool version schema_version command date devices";
 
 fn results(path: &str) -> String {
     format!("{}/../../docs/results/{path}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn temp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("blocksweep-envelope-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
 }
 
 /// The document's envelope checked: its fields first and in order, this blocksweep's schema,
@@ -30,7 +18,7 @@ fn temp(name: &str) -> std::path::PathBuf {
 fn enveloped(command: &str, text: &str, api_key: Option<&str>) -> Value {
     let v: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{command}: {e}: {text}"));
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
-    assert_eq!(keys[..6], ENVELOPE, "{command}: {keys:?}");
+    assert_eq!(keys[..6], words(ENVELOPE), "{command}: {keys:?}");
     assert_eq!(
         v["tool"],
         format!("blocksweep {}", v["version"].as_str().unwrap())
@@ -64,7 +52,7 @@ fn every_command_opens_with_the_envelope() {
     let devices = succeeds(&["devices", "--format", "json"]);
     enveloped("devices", &devices, None);
     for key in ["opencl", "vulkan"] {
-        if !available(api(key)) {
+        if !available(key) {
             continue;
         }
         let on = |args: &[&str]| {
@@ -89,10 +77,8 @@ fn every_command_opens_with_the_envelope() {
         enveloped("shapes", &shapes, Some(key));
         let tail = ["tail", "--block", "64", "--waves", "waves:0.5..1:0.5"];
         enveloped("tail", &on(&[&tail[..], &quick].concat()), Some(key));
-        let (a, b) = (
-            temp(&format!("{key}-a.json")),
-            temp(&format!("{key}-b.json")),
-        );
+        let dir = scratch(&format!("envelope-{key}"));
+        let (a, b) = (dir.join("a.json"), dir.join("b.json"));
         std::fs::write(&a, &sweep).unwrap();
         std::fs::write(&b, &sweep).unwrap();
         let files = [a.to_str().unwrap(), b.to_str().unwrap()];
@@ -104,13 +90,7 @@ fn every_command_opens_with_the_envelope() {
 #[test]
 fn an_h200_run_replays_with_every_column_here() {
     let file = results("h200-2026-12-01/call3/core/h200-2026-12-01.json");
-    let out = blocksweep()
-        .args(["replay", &file])
-        .env("COLUMNS", "100")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let s = String::from_utf8_lossy(&out.stdout);
+    let s = succeeds_at("100", &["replay", &file]);
     assert!(
         s.starts_with(
             "Replay of a run measured on NVIDIA H200 (CUDA, Vulkan, OpenCL) on 2026-12-01"
@@ -184,16 +164,17 @@ fn replay_refuses_what_is_not_a_saved_sweep() {
         &["replay", "/no/such/run.json"],
         "No such file or directory",
     );
-    let text = temp("text.json");
+    let dir = scratch("refused");
+    let text = dir.join("text.json");
     std::fs::write(&text, "a table, not JSON\n").unwrap();
     bad_input(&["replay", text.to_str().unwrap()], "not JSON");
-    let old = temp("schema1.json");
+    let old = dir.join("schema1.json");
     std::fs::write(&old, r#"{"schema_version": 1, "results": []}"#).unwrap();
     bad_input(
         &["replay", old.to_str().unwrap()],
         "schema_version 1 is not supported",
     );
-    let other = temp("devices.json");
+    let other = dir.join("devices.json");
     std::fs::write(&other, succeeds(&["devices", "--format", "json"])).unwrap();
     bad_input(
         &["replay", other.to_str().unwrap()],

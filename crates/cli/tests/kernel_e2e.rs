@@ -4,21 +4,21 @@
 //! in one API, a kernel past the deadline, and the portable assumptions with a user's kernel.
 //! Sizes are small (65536 elements, 256x256) so that the file runs in seconds.
 
-mod common;
 #[path = "kernel_e2e/support.rs"]
+mod kernel_support;
 mod support;
 
-use common::{api, available, blocksweep};
+use kernel_support::*;
 use serde_json::Value;
 use std::time::{Duration, Instant};
-use support::*;
+use support::{available, blocksweep, both, line_starting, read_json, stderr, succeeds, words};
 
 #[test]
 fn every_example_runs_verified_on_both_apis() {
     if !both() {
         return;
     }
-    let dir = scratch("examples");
+    let dir = saxpy_scratch("examples");
     for (name, size, blocks) in [
         ("grayscale", "256x256", Some("64,256")),
         ("saxpy", "65536", Some("64,256")),
@@ -43,7 +43,7 @@ fn cross_api_difference_is_caught() {
     if !both() {
         return;
     }
-    let dir = scratch("cross");
+    let dir = saxpy_scratch("cross");
     std::fs::write(
         dir.join("saxpy3.cl"),
         std::fs::read_to_string(dir.join("saxpy.cl"))
@@ -71,19 +71,16 @@ fn grayscale_spec_matches_the_builtin_sweep() {
     if !both() {
         return;
     }
-    let dir = scratch("grayscale");
+    let dir = saxpy_scratch("grayscale");
     let common = ["--size", "320x240", "--blocks", "64,256", "--grid", "wave"];
     let spec_json = dir.join("spec.json");
     let out = sweep(&example("grayscale"), &spec_json, &common);
     let spec = assert_clean_on_both(&out, &spec_json);
     let builtin_json = dir.join("builtin.json");
-    let out = blocksweep()
-        .args(["sweep", "--reps", "2", "--warmups", "1", "-o"])
-        .arg(&builtin_json)
-        .args(common)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut args = words("sweep --reps 2 --warmups 1 -o");
+    args.push(builtin_json.to_str().unwrap());
+    args.extend(common);
+    succeeds(&args);
     let builtin = read_json(&builtin_json);
     for a in ["vulkan", "opencl"] {
         let ours = verified_rows(&spec, a);
@@ -99,7 +96,7 @@ fn broken_stride_is_caught_and_explained() {
     if !both() {
         return;
     }
-    let dir = scratch("broken");
+    let dir = saxpy_scratch("broken");
     let json = dir.join("broken.json");
     let out = sweep(
         &example("broken-stride"),
@@ -146,7 +143,7 @@ fn broken_stride_is_caught_and_explained() {
 
 #[test]
 fn bad_specs_are_one_line_naming_file_and_key() {
-    let dir = scratch("bad");
+    let dir = saxpy_scratch("bad");
     let s = |name: &str, edit: &dyn Fn(String) -> String| saxpy_spec(&dir, name, edit);
     let malformed = write(&dir, "malformed.toml", "name = \"x\nwork = \"n\"\n");
     rejected(&dir, &malformed, None, "line 1, column");
@@ -204,7 +201,7 @@ fn argument_count_contradicting_the_compiled_kernel() {
     if !both() {
         return;
     }
-    let dir = scratch("argc");
+    let dir = saxpy_scratch("argc");
     // OpenCL's kernel takes 3 arguments (CL_KERNEL_NUM_ARGS); the spec declares 4.
     edited_source(
         &dir,
@@ -244,7 +241,7 @@ fn a_compile_error_shows_the_compilers_log_and_the_other_api_runs() {
     if !both() {
         return;
     }
-    let dir = scratch("compile");
+    let dir = saxpy_scratch("compile");
     edited_source(
         &dir,
         "saxpy.cl",
@@ -283,7 +280,7 @@ fn a_kernel_that_never_finishes_is_stopped_by_the_deadline() {
     if !both() {
         return;
     }
-    let dir = scratch("deadline");
+    let dir = saxpy_scratch("deadline");
     write(&dir, "spin.cl", SPIN_CL);
     write(&dir, "fill.comp", FILL_COMP);
     let spec = write(&dir, "spin.toml", SPIN_SPEC);
@@ -325,13 +322,7 @@ fn validate_with_a_users_kernel_answers_per_api() {
     let spec = example("saxpy");
     let spec = spec.to_str().unwrap();
     let run = |extra: &[&str]| {
-        let out = blocksweep()
-            .args(["validate", "--kernel", spec, "--size", "4096"])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        succeeds(&[&["validate", "--kernel", spec, "--size", "4096"], extra].concat())
     };
     let table = run(&[]);
     let header = table
@@ -342,12 +333,7 @@ fn validate_with_a_users_kernel_answers_per_api() {
         header.contains("Vulkan") && header.contains("OpenCL"),
         "{header}"
     );
-    let row = |starts: &str| {
-        table
-            .lines()
-            .find(|l| l.trim_start().starts_with(starts))
-            .unwrap_or_else(|| panic!("no row {starts:?}: {table}"))
-    };
+    let row = |starts: &str| line_starting(&table, starts);
     let r128 = row("1  128 threads per block run");
     assert_eq!(r128.matches("runs, verified").count(), 2, "{r128}");
     let r1025 = row("4  1025 threads per block are rejected");
@@ -378,10 +364,10 @@ fn validate_with_a_users_kernel_answers_per_api() {
 /// for ever.
 #[test]
 fn a_vulkan_kernel_past_the_deadline_is_abandoned_not_waited_for() {
-    if !available(api("vulkan")) {
+    if !available("vulkan") {
         return;
     }
-    let dir = scratch("vulkan-deadline");
+    let dir = saxpy_scratch("vulkan-deadline");
     write(&dir, "spin.comp", LONG_COMP);
     let spec = write(&dir, "long.toml", LONG_SPEC);
     let started = Instant::now();
@@ -402,35 +388,3 @@ fn a_vulkan_kernel_past_the_deadline_is_abandoned_not_waited_for() {
     );
     assert!(took < Duration::from_secs(15), "took {took:?}: {err}");
 }
-
-const LONG_SPEC: &str = r#"
-name = "long"
-work = "n"
-sizes = { n = 1048576 }
-[sources]
-vulkan = { file = "spin.comp" }
-[[args]]
-buffer = "u32"
-name = "out"
-elements = "n"
-written = true
-[[args]]
-scalar = "u32"
-name = "n"
-value = "n"
-[launch]
-grid = "data"
-"#;
-
-const LONG_COMP: &str = r#"#version 450
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-layout(std430, set = 0, binding = 0) buffer Out { uint o[]; };
-layout(push_constant) uniform P { uint n; } p;
-void main() {
-    uint i = gl_GlobalInvocationID.x;
-    if (i >= p.n) return;
-    uint acc = i;
-    for (uint k = 0u; k < 60000u; k++) { acc = acc * 1664525u + 1013904223u; }
-    o[i] = acc;
-}
-"#;

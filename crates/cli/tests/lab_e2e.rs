@@ -2,35 +2,20 @@
 //! on PoCL and lavapipe, every row verified; `validate`'s resource rows with each API's own
 //! answer; the lab's bad input.
 
-mod common;
-use common::{api, available, bad_input, blocksweep, succeeds};
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = succeeds(args);
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}"))
-}
+mod support;
+use support::{available, bad_input, scratch, succeeds, succeeds_json, words};
 
 /// The shape sweep of 64 threads: seven shapes, every one verified, with a grid sized to the
 /// frame and the coalescing facts of the device's warp.
 fn shapes_verify(key: &str) {
-    if !available(api(key)) {
+    if !available(key) {
         return;
     }
-    let v = json(&[
-        "shapes",
-        "--backend",
-        key,
-        "--size",
-        "160x90",
-        "--threads",
-        "64",
-        "--reps",
-        "2",
-        "--warmups",
-        "0",
-        "--format",
-        "json",
-    ]);
+    let mut args = vec!["shapes", "--backend", key];
+    args.extend(words(
+        "--size 160x90 --threads 64 --reps 2 --warmups 0 --format json",
+    ));
+    let v = succeeds_json(&args);
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 1, "{v}");
     let rows = results[0]["rows"].as_array().unwrap();
@@ -70,34 +55,18 @@ fn shapes_verify_on_vulkan() {
 /// The grid sweep: both kernels at the same grids, every point verified, the one-pixel-per-
 /// thread frame following the grid; the table, the CSV and the plot.
 fn tail_verifies(key: &str) {
-    if !available(api(key)) {
+    if !available(key) {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("blocksweep-lab-{key}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch(&format!("lab-{key}"));
     let svg = dir.join("tail.svg");
     let csv = dir.join("tail.csv");
-    let v = json(&[
-        "tail",
-        "--backend",
-        key,
-        "--size",
-        "320x180",
-        "--block",
-        "64",
-        "--waves",
-        "waves:0.5..3:0.5",
-        "--reps",
-        "2",
-        "--warmups",
-        "0",
-        "--format",
-        "json",
-        "--plot",
-        svg.to_str().unwrap(),
-        "-o",
-        csv.to_str().unwrap(),
-    ]);
+    let mut args = vec!["tail", "--backend", key];
+    args.extend(words(
+        "--size 320x180 --block 64 --waves waves:0.5..3:0.5 --reps 2 --warmups 0 --format json",
+    ));
+    args.extend(["--plot", svg.to_str().unwrap(), "-o", csv.to_str().unwrap()]);
+    let v = succeeds_json(&args);
     let r = &v["results"][0];
     let blocks = r["wave"]["blocks"].as_u64().unwrap();
     assert!(blocks >= 1, "{v}");
@@ -151,9 +120,12 @@ fn tail_verifies_on_vulkan() {
 
 /// Validate's resource rows on one API: seven, each with a launch; the shared-memory limit's
 /// row runs and verifies; what 1 KiB above it does is the API's (or, in Vulkan, blocksweep's
-/// refusal naming maxComputeSharedMemorySize).
-fn resources(key: &str) -> Vec<serde_json::Value> {
-    let v = json(&["validate", "--backend", key, "--format", "json"]);
+/// refusal naming maxComputeSharedMemorySize). `None` when the API is not here.
+fn resources(key: &str) -> Option<Vec<serde_json::Value>> {
+    if !available(key) {
+        return None;
+    }
+    let v = succeeds_json(&["validate", "--backend", key, "--format", "json"]);
     let all = v["checks"].as_array().unwrap().clone();
     let res: Vec<serde_json::Value> = all
         .into_iter()
@@ -167,15 +139,14 @@ fn resources(key: &str) -> Vec<serde_json::Value> {
     }
     // Row 4: the device's own limit runs and verifies.
     assert_eq!(res[3]["outcome"], "ran", "{}", res[3]);
-    res
+    Some(res)
 }
 
 #[test]
 fn validate_resources_on_vulkan_refuse_above_max_compute_shared_memory_size() {
-    if !available(api("vulkan")) {
+    let Some(res) = resources("vulkan") else {
         return;
-    }
-    let res = resources("vulkan");
+    };
     let above = &res[4];
     let msg = above["outcome"]["rejected"]["message"]
         .as_str()
@@ -187,10 +158,9 @@ fn validate_resources_on_vulkan_refuse_above_max_compute_shared_memory_size() {
 
 #[test]
 fn validate_resources_on_opencl() {
-    if !available(api("opencl")) {
+    let Some(res) = resources("opencl") else {
         return;
-    }
-    let res = resources("opencl");
+    };
     // 1 KiB above CL_DEVICE_LOCAL_MEM_SIZE: refused, or (PoCL) run and verified with the
     // limit named beside it.
     let above = &res[4];
@@ -223,6 +193,5 @@ fn lab_bad_input_is_one_line_and_exit_2() {
     bad_input(&["tail", "--waves", "1..2:0.0001"], "at most 3 decimals");
     bad_input(&["tail", "--block", "0"], "block 0");
     bad_input(&["tail", "--plot", "x.png"], "must be a .svg file");
-    let out = blocksweep().args(["tail", "--help"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("docs/lab.md"));
+    assert!(succeeds(&["tail", "--help"]).contains("docs/lab.md"));
 }

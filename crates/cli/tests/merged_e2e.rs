@@ -1,41 +1,20 @@
 //! Several APIs in one run (Vulkan on lavapipe and OpenCL on PoCL in CI): the merged sweep,
 //! the cross-API limits table, the SVG plot and `compare`.
 
-mod common;
-use common::{api, available, bad_input, blocksweep, succeeds};
-use std::path::PathBuf;
-
-fn both() -> bool {
-    // Evaluate both, so a CI run that requires both fails on whichever is missing.
-    let v = available(api("vulkan"));
-    let o = available(api("opencl"));
-    v && o
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("blocksweep-merged-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
+mod support;
+use support::{
+    a_device_serves_several_apis, available, bad_input, both, flat, read_json, run_at, scratch,
+    succeeds, succeeds_json, words,
+};
 
 #[test]
 fn backend_all_csv_has_verified_rows_for_both_apis() {
     if !both() {
         return;
     }
-    let s = succeeds(&[
-        "sweep",
-        "--backend",
-        "all",
-        "--size",
-        "640x360",
-        "--format",
-        "csv",
-        "--reps",
-        "2",
-        "--warmups",
-        "1",
-    ]);
+    let s = succeeds(&words(
+        "sweep --backend all --size 640x360 --format csv --reps 2 --warmups 1",
+    ));
     for api in ["vulkan", "opencl"] {
         let rows: Vec<&str> = s
             .lines()
@@ -77,14 +56,7 @@ fn limits_side_by_side_with_spec_minimums() {
     assert!(row("Vulkan", "maxComputeWorkGroupInvocations").contains(" 128 "));
     assert!(row("OpenCL", "CL_DEVICE_MAX_WORK_GROUP_SIZE").contains(" 1 "));
     // ≠ means "the APIs disagree about one device": on different devices it is not marked.
-    let devices: serde_json::Value =
-        serde_json::from_str(&succeeds(&["devices", "--format", "json"])).unwrap();
-    let shared = devices["physical_devices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|p| p["members"].as_array().unwrap().len() > 1);
-    if shared {
+    if a_device_serves_several_apis() {
         // One GPU seen by both APIs: the legend counts the concepts they disagree on.
         assert!(
             s.contains("≠: the APIs report different values") || s.contains("different devices"),
@@ -101,30 +73,11 @@ fn plot_is_a_well_formed_svg_with_axes_and_legend() {
     if !both() {
         return;
     }
-    let svg = temp("plot.svg");
-    let out = blocksweep()
-        .args([
-            "sweep",
-            "--backend",
-            "all",
-            "--size",
-            "160x90",
-            "--blocks",
-            "32,64,128,256",
-            "--reps",
-            "2",
-            "--format",
-            "csv",
-            "--plot",
-        ])
-        .arg(&svg)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let svg = scratch("plot").join("plot.svg");
+    let mut args =
+        words("sweep --backend all --size 160x90 --blocks 32,64,128,256 --reps 2 --format csv");
+    args.extend(["--plot", svg.to_str().unwrap()]);
+    succeeds(&args);
     let text = std::fs::read_to_string(&svg).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("the plot parses as XML");
     assert_eq!(doc.root_element().tag_name().name(), "svg");
@@ -154,46 +107,22 @@ fn plot_is_a_well_formed_svg_with_axes_and_legend() {
 
 #[test]
 fn compare_two_runs_and_refuse_foreign_files() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
-    let a = temp("a.json");
-    let b = temp("b.json");
-    for (path, blocks) in [(&a, "32,64,128"), (&b, "64,128,256")] {
-        let out = blocksweep()
-            .args([
-                "sweep",
-                "--backend",
-                "opencl",
-                "--size",
-                "160x90",
-                "--reps",
-                "2",
-                "--blocks",
-                blocks,
-                "-o",
-            ])
-            .arg(path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let out = blocksweep()
-        .arg("compare")
-        .arg(&a)
-        .arg(&b)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let dir = scratch("compare");
+    let (a, b, bad) = (dir.join("a.json"), dir.join("b.json"), dir.join("bad.json"));
+    let (a, b, bad) = (
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        bad.to_str().unwrap(),
     );
-    let s = String::from_utf8_lossy(&out.stdout);
+    for (path, blocks) in [(a, "32,64,128"), (b, "64,128,256")] {
+        let mut args = words("sweep --backend opencl --size 160x90 --reps 2 --blocks");
+        args.extend([blocks, "-o", path]);
+        succeeds(&args);
+    }
+    let s = succeeds(&["compare", a, b]);
     assert!(
         s.contains("[1] a: OpenCL") && s.contains("[2] b: OpenCL"),
         "{s}"
@@ -203,23 +132,13 @@ fn compare_two_runs_and_refuse_foreign_files() {
         "mismatched block lists are shown, not dropped: {s}"
     );
     assert!(s.contains("fastest"), "{s}");
-    let bad = temp("bad.json");
-    std::fs::write(&bad, "{ this is not json").unwrap();
-    bad_input(
-        &["compare", a.to_str().unwrap(), bad.to_str().unwrap()],
-        "not JSON",
-    );
-    std::fs::write(&bad, r#"{"name": "something else"}"#).unwrap();
-    bad_input(
-        &["compare", a.to_str().unwrap(), bad.to_str().unwrap()],
-        "not a blocksweep report",
-    );
-    bad_input(
-        &["compare", a.to_str().unwrap(), "/no/such/file.json"],
-        "/no/such/file.json",
-    );
+    std::fs::write(bad, "{ this is not json").unwrap();
+    bad_input(&["compare", a, bad], "not JSON");
+    std::fs::write(bad, r#"{"name": "something else"}"#).unwrap();
+    bad_input(&["compare", a, bad], "not a blocksweep report");
+    bad_input(&["compare", a, "/no/such/file.json"], "/no/such/file.json");
     // One file holding one API of one device has nothing to compare it with.
-    bad_input(&["compare", a.to_str().unwrap()], "one run only");
+    bad_input(&["compare", a], "one run only");
 }
 
 #[test]
@@ -227,16 +146,7 @@ fn validate_shows_what_each_api_runs_and_rejects() {
     if !both() {
         return;
     }
-    let out = blocksweep()
-        .args(["validate", "--backend", "all", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = succeeds_json(&words("validate --backend all --format json"));
     let checks = v["checks"].as_array().unwrap();
     let find = |api: &str, claim: &str| {
         checks
@@ -262,11 +172,7 @@ fn validate_shows_what_each_api_runs_and_rejects() {
         assert_eq!(find(api, "128 threads")["outcome"], "ran");
         assert_eq!(find(api, "100 threads")["outcome"], "ran");
     }
-    let table = blocksweep()
-        .args(["validate", "--backend", "all"])
-        .output()
-        .unwrap();
-    let s = String::from_utf8_lossy(&table.stdout);
+    let s = succeeds(&["validate", "--backend", "all"]);
     assert!(
         s.contains("Who guarantees it:")
             && s.contains("runs, verified")
@@ -282,33 +188,18 @@ fn validate_shows_what_each_api_runs_and_rejects() {
 
 #[test]
 fn vulkan_validation_layers_stay_silent_through_a_cli_sweep() {
-    if !available(api("vulkan")) {
+    if !available("vulkan") {
         return;
     }
-    let out = blocksweep()
-        .env("COLUMNS", "200")
-        .args([
-            "sweep",
-            "--backend",
-            "vulkan",
-            "--vk-validation",
-            "--size",
-            "160x90",
-            "--blocks",
-            "32,100,256",
-            "--reps",
-            "2",
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let args =
+        words("sweep --backend vulkan --vk-validation --size 160x90 --blocks 32,100,256 --reps 2");
+    let (code, stdout, stderr) = run_at("200", &args);
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(
         !stderr.contains("validation:"),
         "the layers spoke: {stderr}"
     );
     // The output says the layer was on, and that it was silent.
-    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains(
             "Validation: VK_LAYER_KHRONOS_validation on, with synchronization validation; it \
@@ -320,22 +211,15 @@ fn vulkan_validation_layers_stay_silent_through_a_cli_sweep() {
 
 #[test]
 fn limits_json_and_csv_carry_native_names() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
-    let v: serde_json::Value = serde_json::from_str(&succeeds(&[
-        "limits",
-        "--backend",
-        "opencl",
-        "--format",
-        "json",
-    ]))
-    .unwrap();
+    let v = succeeds_json(&words("limits --backend opencl --format json"));
     assert_eq!(
         v["limits"][0]["limits"]["max_threads_per_block"]["name"],
         "CL_DEVICE_MAX_WORK_GROUP_SIZE"
     );
-    let csv = succeeds(&["limits", "--backend", "opencl", "--format", "csv"]);
+    let csv = succeeds(&words("limits --backend opencl --format csv"));
     assert!(csv.starts_with("api,concept,value,native_name"), "{csv}");
     assert!(
         csv.lines().any(|l| l.starts_with("opencl,max_block_dims,")
@@ -351,30 +235,17 @@ fn a_size_vulkan_refuses_is_named_and_never_portable() {
     if !both() {
         return;
     }
-    let json = temp("refused.json");
-    let s = succeeds(&[
-        "sweep",
-        "--backend",
-        "all",
-        "--size",
-        "256x256",
-        "--blocks",
-        "2048",
-        "--reps",
-        "2",
-        "--warmups",
-        "1",
-        "-o",
-        json.to_str().unwrap(),
-    ]);
-    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let json = scratch("refused").join("refused.json");
+    let mut args = words("sweep --backend all --size 256x256 --blocks 2048 --reps 2 --warmups 1");
+    args.extend(["-o", json.to_str().unwrap()]);
+    let s = succeeds(&args);
+    let phrases = flat(&s);
     assert!(
-        flat.contains("2048 (Vulkan: 2048 threads > maxComputeWorkGroupInvocations = 1024)"),
+        phrases.contains("2048 (Vulkan: 2048 threads > maxComputeWorkGroupInvocations = 1024)"),
         "{s}"
     );
-    assert!(flat.contains("No block size is within 95 %"), "{s}");
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(phrases.contains("No block size is within 95 %"), "{s}");
+    let v = read_json(&json);
     let p = &v["portable"];
     assert_eq!(p["apis"], serde_json::json!(["vulkan", "opencl"]), "{p}");
     assert_eq!(p["everywhere"], serde_json::json!([]), "{p}");

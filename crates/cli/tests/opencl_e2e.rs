@@ -1,42 +1,17 @@
 //! End to end on the OpenCL device this machine has (PoCL in CI).
 
-mod common;
-use common::{api, available, bad_input, blocksweep, succeeds};
-
-fn csv_rows(stdout: &[u8]) -> Vec<Vec<String>> {
-    let s = String::from_utf8_lossy(stdout);
-    s.lines()
-        .map(|l| l.split(',').map(str::to_string).collect())
-        .collect()
-}
+mod support;
+use support::{available, bad_input, csv_rows, read_json, scratch, succeeds, succeeds_at, words};
 
 #[test]
 fn default_sweep_gives_13_verified_rows() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
-    let out = blocksweep()
-        .args([
-            "sweep",
-            "--backend",
-            "opencl",
-            "--size",
-            "640x360",
-            "--reps",
-            "3",
-            "--warmups",
-            "1",
-            "--format",
-            "csv",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rows = csv_rows(&out.stdout);
+    let s = succeeds(&words(
+        "sweep --backend opencl --size 640x360 --reps 3 --warmups 1 --format csv",
+    ));
+    let rows = csv_rows(&s);
     let head = &rows[0];
     let col = |name: &str| {
         head.iter()
@@ -64,27 +39,14 @@ fn default_sweep_gives_13_verified_rows() {
 
 #[test]
 fn table_has_the_seeds_header_and_summary() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
     // Unwrapped, so that phrases read whole.
-    let out = blocksweep()
-        .env("COLUMNS", "1000")
-        .args([
-            "sweep",
-            "--backend",
-            "opencl",
-            "--size",
-            "320x180",
-            "--blocks",
-            "64,100,256",
-            "--reps",
-            "2",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let s = String::from_utf8_lossy(&out.stdout);
+    let s = succeeds_at(
+        "1000",
+        &words("sweep --backend opencl --size 320x180 --blocks 64,100,256 --reps 2"),
+    );
     // In OpenCL's words: work-items per work-group, sub-groups; a CPU device has no
     // residency columns (blk/SM, occupancy) and says why.
     for needle in [
@@ -114,42 +76,21 @@ fn table_has_the_seeds_header_and_summary() {
 
 #[test]
 fn json_output_file_and_partial_rewrite() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("blocksweep-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("json");
     let path = dir.join("run.json");
-    let out = blocksweep()
-        .args([
-            "sweep",
-            "--backend",
-            "opencl",
-            "--size",
-            "128x128",
-            "--blocks",
-            "32,64",
-            "--reps",
-            "2",
-            "--output",
-        ])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let mut args = words("sweep --backend opencl --size 128x128 --blocks 32,64 --reps 2");
+    args.extend(["--output", path.to_str().unwrap()]);
     // Written to the file and printed too (hyperfine's way); the file holds JSON, stdout the
     // table.
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = succeeds(&args);
     assert!(
         stdout.contains("Fastest measured:") && !stdout.contains("schema_version"),
         "the table goes to stdout as well: {stdout}"
     );
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let v = read_json(&path);
     assert_eq!(v["schema_version"], blocksweep_core::report::SCHEMA_VERSION);
     let r = &v["results"][0];
     assert_eq!(r["api"], "opencl");
@@ -170,59 +111,30 @@ fn json_output_file_and_partial_rewrite() {
 
 #[test]
 fn oversize_blocks_are_skipped_or_refused() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
+    let sweep = |blocks: &'static str| {
+        let mut args = words("sweep --backend opencl --size 64x64 --blocks");
+        args.push(blocks);
+        args
+    };
     // Mixed with a block that runs: a skipped row naming the limit, exit 0.
-    let s = succeeds(&[
-        "sweep",
-        "--backend",
-        "opencl",
-        "--size",
-        "64x64",
-        "--blocks",
-        "64,1000000",
-        "--reps",
-        "1",
-        "--format",
-        "csv",
-    ]);
+    let mut mixed = sweep("64,1000000");
+    mixed.extend(words("--reps 1 --format csv"));
+    let s = succeeds(&mixed);
     assert!(s.contains("CL_DEVICE_MAX_WORK_GROUP_SIZE"), "{s}");
     // Only impossible blocks: nothing can run, exit 2 with the reasons.
-    bad_input(
-        &[
-            "sweep",
-            "--backend",
-            "opencl",
-            "--size",
-            "64x64",
-            "--blocks",
-            "1000000",
-        ],
-        "no block size can run",
-    );
-    bad_input(
-        &[
-            "sweep",
-            "--backend",
-            "opencl",
-            "--size",
-            "64x64",
-            "--blocks",
-            "1024x1024x64",
-        ],
-        "threads >",
-    );
+    bad_input(&sweep("1000000"), "no block size can run");
+    bad_input(&sweep("1024x1024x64"), "threads >");
 }
 
 #[test]
 fn devices_and_limits_name_native_queries() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
-    let out = blocksweep().args(["devices"]).output().unwrap();
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("OpenCL #0"));
+    assert!(succeeds(&["devices"]).contains("OpenCL #0"));
     let s = succeeds(&["limits", "--backend", "opencl"]);
     for n in [
         "CL_DEVICE_MAX_WORK_GROUP_SIZE",
@@ -236,7 +148,7 @@ fn devices_and_limits_name_native_queries() {
 
 #[test]
 fn a_frame_too_large_for_the_device_is_refused_before_allocation() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
     // 4.3e9 pixels fit the 32-bit launch fields but not a CI machine's device or host memory

@@ -8,15 +8,15 @@
 //! contains `browser`: then it fails. BLOCKSWEEP_PLOT_SCREENSHOT=FILE.png also saves a
 //! screenshot of the default sweep's plot there, to look at.
 
-mod common;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{api, available, succeeds};
 use serde_json::Value;
+use support::{available, succeeds};
 
 /// The browser, or `None` (after saying SKIPPED) when it is missing and not required.
 fn chromium() -> Option<PathBuf> {
@@ -270,7 +270,7 @@ fn sweep_svg(dir: &Path, name: &str, extra: &[&str]) -> String {
 #[test]
 fn the_legend_covers_no_data_and_every_size_has_a_label() {
     let Some(browser) = chromium() else { return };
-    if !available(api("opencl")) && !available(api("vulkan")) {
+    if !available("opencl") && !available("vulkan") {
         return;
     }
     let dir = tempdir("svg");

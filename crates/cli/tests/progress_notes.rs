@@ -1,40 +1,26 @@
 //! Progress where stderr is not a terminal (a pipe here): a short run says nothing, and a run
 //! whose measured pace exceeds --max-time says so once per API, and goes on.
 
-mod common;
+mod support;
 
-use common::{api, available, blocksweep};
+use support::{available, blocksweep, stderr, words};
 
 /// A one-API sweep whose rows each time at least 200 ms of device work: eight of them cannot
 /// fit in one second.
 fn slow_sweep(extra: &[&str]) -> (bool, String, std::time::Duration) {
-    let mut args = vec![
-        "sweep",
-        "--backend",
-        "opencl",
-        "--size",
-        "64x64",
-        "--blocks",
-        "16,32,64,96,128,192,256,512",
-        "--min-time",
-        "200",
-        "--no-copy",
-        "--format",
-        "csv",
-    ];
+    let mut args = words(
+        "sweep --backend opencl --size 64x64 --blocks 16,32,64,96,128,192,256,512 \
+         --min-time 200 --no-copy --format csv",
+    );
     args.extend_from_slice(extra);
     let started = std::time::Instant::now();
     let out = blocksweep().args(&args).output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        started.elapsed(),
-    )
+    (out.status.success(), stderr(&out), started.elapsed())
 }
 
 #[test]
 fn a_run_slower_than_max_time_is_warned_about_once_and_goes_on() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
     let (ok, stderr, took) = slow_sweep(&["--max-time", "1"]);
@@ -58,7 +44,7 @@ fn a_run_slower_than_max_time_is_warned_about_once_and_goes_on() {
 
 #[test]
 fn max_time_zero_never_warns() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
     let (ok, stderr, _) = slow_sweep(&["--max-time", "0"]);

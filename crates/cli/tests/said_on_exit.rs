@@ -2,22 +2,15 @@
 //! says how many rows the file kept, and a sweep under `--vk-validation` says, in its text and
 //! its JSON, that the validation layer was on.
 
-mod common;
+mod support;
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
-use common::{api, available, succeeds};
-
-fn temp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("blocksweep-said-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
-}
+use support::{available, read_json, scratch, succeeds, succeeds_json, words};
 
 /// Rows that ran, over every API of the report in `path`.
 fn rows_in(path: &std::path::Path) -> usize {
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let v = read_json(path);
     let results = v["results"].as_array().unwrap();
     let rows = results.iter().flat_map(|r| r["rows"].as_array().unwrap());
     rows.filter(|r| !r["timing"].is_null()).count()
@@ -25,11 +18,10 @@ fn rows_in(path: &std::path::Path) -> usize {
 
 #[test]
 fn an_interrupted_sweep_says_what_its_file_kept() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
-    let file = temp("int.json");
-    let _ = std::fs::remove_file(&file);
+    let file = scratch("interrupted").join("int.json");
     // Long enough on PoCL to be interrupted after its first rows.
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("blocksweep"))
         .args(["sweep", "--backend", "opencl", "--size", "1920x1080"])
@@ -69,21 +61,12 @@ fn an_interrupted_sweep_says_what_its_file_kept() {
 
 #[test]
 fn validation_on_is_in_the_json_and_absent_without_it() {
-    if !available(api("vulkan")) {
+    if !available("vulkan") {
         return;
     }
-    let quick = [
-        "sweep",
-        "--backend",
-        "vulkan",
-        "--size",
-        "96x64",
-        "--blocks",
-        "64",
-    ];
+    let quick = words("sweep --backend vulkan --size 96x64 --blocks 64");
     let json = |extra: &[&str]| -> serde_json::Value {
-        let args = [&quick[..], &["--reps", "2", "--format", "json"], extra].concat();
-        serde_json::from_str(&succeeds(&args)).unwrap()
+        succeeds_json(&[&quick[..], &["--reps", "2", "--format", "json"], extra].concat())
     };
     let on = json(&["--vk-validation"]);
     let extra = on["results"][0]["limits"]["extra"].as_array().unwrap();

@@ -3,13 +3,12 @@
 //! range; on PoCL (no cl_khr_subgroups, no NVIDIA query) the rows say there is no subgroup
 //! query rather than failing. Text, JSON and CSV carry the same verdicts.
 
-mod common;
+mod support;
 use blocksweep_core::subgroup::{ApiSubgroups, SUBGROUP_ASSUMPTIONS};
-use common::{api, available, succeeds};
+use support::{available, succeeds, succeeds_json};
 
 fn validate_json(key: &str) -> Vec<serde_json::Value> {
-    let out = succeeds(&["validate", "--backend", key, "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = succeeds_json(&["validate", "--backend", key, "--format", "json"]);
     assert_eq!(v["command"], "validate");
     v["checks"].as_array().unwrap().clone()
 }
@@ -35,7 +34,7 @@ fn subgroup_rows(all: &[serde_json::Value], key: &str) -> (Vec<serde_json::Value
 
 #[test]
 fn vulkan_subgroups_measured_agree_with_themselves_and_the_claims() {
-    if !available(api("vulkan")) {
+    if !available("vulkan") {
         return;
     }
     let all = validate_json("vulkan");
@@ -91,7 +90,7 @@ fn vulkan_subgroups_measured_agree_with_themselves_and_the_claims() {
 
 #[test]
 fn opencl_without_subgroups_says_so_in_every_row() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
     let all = validate_json("opencl");

@@ -3,25 +3,19 @@
 //! files are written through, and `--device all` gives one report per device that `compare`
 //! reads directly.
 
-mod common;
+mod support;
 
-use std::path::PathBuf;
 use std::time::Instant;
 
-use common::{api, available, bad_input, succeeds};
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("blocksweep-outputs-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use support::{
+    available, available_apis, bad_input, physical_devices, read_json, scratch, succeeds, words,
+};
 
 const QUICK: [&str; 6] = ["--size", "96x64", "--blocks", "64", "--reps", "2"];
 
 #[test]
 fn output_paths_are_checked_before_anything_is_measured() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
     let started = Instant::now();
@@ -47,7 +41,7 @@ fn output_paths_are_checked_before_anything_is_measured() {
 
 #[test]
 fn a_run_that_measures_nothing_keeps_the_old_file_and_a_fifo_stays_a_fifo() {
-    if !available(api("opencl")) {
+    if !available("opencl") {
         return;
     }
     let d = scratch("keep");
@@ -59,20 +53,9 @@ fn a_run_that_measures_nothing_keeps_the_old_file_and_a_fifo_stays_a_fifo() {
     good.extend(["-o", &keep_s]);
     succeeds(&good);
     let before = std::fs::read(&keep).unwrap();
-    bad_input(
-        &[
-            "sweep",
-            "--backend",
-            "opencl",
-            "--size",
-            "96x64",
-            "--blocks",
-            "99999",
-            "-o",
-            &keep_s,
-        ],
-        "no block size can run",
-    );
+    let mut nothing = words("sweep --backend opencl --size 96x64 --blocks 99999 -o");
+    nothing.push(&keep_s);
+    bad_input(&nothing, "no block size can run");
     assert_eq!(
         std::fs::read(&keep).unwrap(),
         before,
@@ -106,11 +89,7 @@ fn a_run_that_measures_nothing_keeps_the_old_file_and_a_fifo_stays_a_fifo() {
 
 #[test]
 fn device_all_sweeps_each_device_into_one_file_that_compare_reads() {
-    let apis: Vec<_> = ["vulkan", "opencl"]
-        .into_iter()
-        .filter(|k| available(api(k)))
-        .collect();
-    if apis.is_empty() {
+    if available_apis().is_empty() {
         return;
     }
     let d = scratch("all");
@@ -120,11 +99,8 @@ fn device_all_sweeps_each_device_into_one_file_that_compare_reads() {
     args.extend(QUICK);
     args.extend(["-o", &out_s]);
     succeeds(&args);
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    let devices = succeeds(&["devices", "--format", "json"]);
-    let dv: serde_json::Value = serde_json::from_str(&devices).unwrap();
-    let physical = dv["physical_devices"].as_array().unwrap().len();
+    let v = read_json(&out);
+    let physical = physical_devices().len();
     let runs = match v["runs"].as_array() {
         Some(r) => r.clone(),
         None => vec![v.clone()],

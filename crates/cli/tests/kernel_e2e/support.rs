@@ -1,18 +1,11 @@
 //! What the kernel end-to-end tests share: scratch directories with the saxpy sources, the
 //! sweep they run, readers of its JSON report, the bad-input and one-API-fails checks, and
-//! the spinning kernel's sources.
+//! the sources of the kernels that outlast the deadline.
 
-use super::common::{api, available, bad_input, blocksweep};
+use super::support::{bad_input, blocksweep, read_json, scratch, stderr};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-
-pub fn both() -> bool {
-    // Evaluate both, so a CI run that requires both fails on whichever is missing.
-    let v = available(api("vulkan"));
-    let o = available(api("opencl"));
-    v && o
-}
 
 /// The repository root (examples/ lives there).
 pub fn root() -> PathBuf {
@@ -27,10 +20,8 @@ pub fn example(name: &str) -> PathBuf {
 }
 
 /// A fresh directory for one test, with the saxpy example's sources copied into it.
-pub fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("blocksweep-kernel-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+pub fn saxpy_scratch(test: &str) -> PathBuf {
+    let dir = scratch(&format!("kernel-{test}"));
     for f in ["saxpy.cl", "saxpy.comp", "saxpy.cu"] {
         std::fs::copy(root().join("examples/kernels/saxpy").join(f), dir.join(f)).unwrap();
     }
@@ -60,15 +51,6 @@ pub fn sweep(spec: &Path, json: &Path, extra: &[&str]) -> Output {
         .args(extra)
         .output()
         .expect("run blocksweep")
-}
-
-pub fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-pub fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
-    serde_json::from_str(&text).expect("the report is JSON")
 }
 
 /// The result of `api` in a sweep report.
@@ -206,5 +188,38 @@ void main() {
     for (uint i = gl_GlobalInvocationID.x; i < params.n.x; i += step) {
         dst[i] = 1.0 + float(flag[0]);
     }
+}
+"#;
+
+/// A Vulkan kernel that runs long (2^20 invocations of 60000 turns) but ends.
+pub const LONG_SPEC: &str = r#"
+name = "long"
+work = "n"
+sizes = { n = 1048576 }
+[sources]
+vulkan = { file = "spin.comp" }
+[[args]]
+buffer = "u32"
+name = "out"
+elements = "n"
+written = true
+[[args]]
+scalar = "u32"
+name = "n"
+value = "n"
+[launch]
+grid = "data"
+"#;
+
+pub const LONG_COMP: &str = r#"#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(std430, set = 0, binding = 0) buffer Out { uint o[]; };
+layout(push_constant) uniform P { uint n; } p;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= p.n) return;
+    uint acc = i;
+    for (uint k = 0u; k < 60000u; k++) { acc = acc * 1664525u + 1013904223u; }
+    o[i] = acc;
 }
 "#;
