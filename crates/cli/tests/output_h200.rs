@@ -29,7 +29,7 @@ fn show(text: &str) {
 #[test]
 fn the_h200_run_reads_in_each_apis_words_within_100_columns() {
     let r = h200();
-    let s = r.table(Layout::new(100));
+    let s = r.table(Layout::new(100).verbose(true));
     show(&s);
     assert_fits(&s, 100, "H200 table");
     assert!(
@@ -67,11 +67,11 @@ fn the_h200_run_reads_in_each_apis_words_within_100_columns() {
     // A GPU run says nothing about CPUs.
     assert!(!s.contains("What carries over"), "{s}");
     // Wide: every column, nothing left out.
-    let wide = r.table(Layout::WIDE);
+    let wide = r.table(Layout::WIDE.verbose(true));
     assert!(wide.contains("sg/SM"), "{wide}");
     assert!(!wide.contains("Left out"), "{wide}");
     // Markdown: no cell as long as a sentence.
-    let md = r.markdown(Layout::new(100));
+    let md = r.markdown(Layout::new(100).verbose(true));
     for line in md.lines().filter(|l| l.starts_with('|')) {
         assert!(line.chars().count() <= 160, "{line}");
     }
@@ -114,7 +114,7 @@ fn the_h200_limits_fit_100_columns_and_mark_what_the_apis_disagree_on() {
 fn wide_shows_every_column_on_one_line_per_row() {
     let r = h200();
     // BLOCKSWEEP_WIDE and COLUMNS=1000 both lift the limit (the CLI maps them to this).
-    let s = r.table(Layout::new(1000));
+    let s = r.table(Layout::new(1000).verbose(true));
     let header = s
         .lines()
         .find(|l| l.contains("inv/wg") && l.contains("check"))
@@ -124,7 +124,7 @@ fn wide_shows_every_column_on_one_line_per_row() {
         "{header}"
     );
     assert!(!s.contains("Left out"), "{s}");
-    let narrow = r.table(Layout::new(80));
+    let narrow = r.table(Layout::new(80).verbose(true));
     assert_fits(&narrow, 80, "H200 at 80 columns");
     assert!(narrow.contains("Left out to fit 80 columns"), "{narrow}");
 }

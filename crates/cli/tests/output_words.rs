@@ -14,7 +14,7 @@ fn a_merged_run_answers_first_and_names_each_apis_device() {
     if !both() {
         return;
     }
-    let s = succeeds_at("100", &quick_sweep("all", &[]));
+    let s = succeeds_at("100", &quick_sweep("all", &["--verbose"]));
     let first: Vec<&str> = s.lines().take(2).collect();
     assert_eq!(first[0], "Answer", "{s}");
     assert!(
@@ -72,7 +72,7 @@ fn a_cpu_run_says_once_what_carries_over_to_a_gpu() {
     let cpu = physical_devices()
         .iter()
         .any(|p| p["kind"] == "cpu" && p["members"][0]["api"] == "opencl");
-    let s = succeeds_at("1000", &quick_sweep("opencl", &[]));
+    let s = succeeds_at("1000", &quick_sweep("opencl", &["--verbose"]));
     if !cpu {
         assert!(!s.contains("What carries over"), "{s}");
         return;

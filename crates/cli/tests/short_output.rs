@@ -1,29 +1,15 @@
 //! End to end: the default sweep is short (the answer, a line per API, the evidence), the
 //! details are behind --verbose and always in the files, and a saved run replays either way.
 
-mod common;
-use common::{api, available, blocksweep};
+mod support;
+use support::{available, scratch, succeeds_at as stdout};
 
 fn results(path: &str) -> String {
     format!("{}/../../docs/results/{path}", env!("CARGO_MANIFEST_DIR"))
 }
 
 fn widest(s: &str) -> usize {
-    s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
-}
-
-fn stdout(args: &[&str], columns: &str) -> String {
-    let out = blocksweep()
-        .env("COLUMNS", columns)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    support::widest(s).0
 }
 
 /// The committed three-API H200 run: about 50 lines at 100 columns as the sweep printed it
@@ -32,8 +18,8 @@ fn stdout(args: &[&str], columns: &str) -> String {
 fn the_h200_run_is_short_by_default_and_whole_on_replay() {
     let file = results("h200-2026-11-30-d/core/h200-2026-11-30.json");
     for columns in ["80", "100"] {
-        let brief = stdout(&["replay", "--brief", &file], columns);
-        let whole = stdout(&["replay", &file], columns);
+        let brief = stdout(columns, &["replay", "--brief", &file]);
+        let whole = stdout(columns, &["replay", &file]);
         let width: usize = columns.parse().unwrap();
         assert!(widest(&brief) <= width && widest(&whole) <= width);
         // The replay's own note (two lines at 100 columns) and a blank line come first.
@@ -52,11 +38,10 @@ fn the_h200_run_is_short_by_default_and_whole_on_replay() {
 /// A real two-API run on the CPU drivers: short on stdout, everything in the files.
 #[test]
 fn the_default_sweep_is_short_and_its_files_hold_everything() {
-    if !available(api("opencl")) || !available(api("vulkan")) {
+    if !available("opencl") || !available("vulkan") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("blocksweep-short-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("short");
     let (md, txt) = (dir.join("run.md"), dir.join("run.txt"));
     let args = [
         "sweep",
@@ -69,8 +54,8 @@ fn the_default_sweep_is_short_and_its_files_hold_everything() {
     ];
     let mut with_files: Vec<&str> = args.to_vec();
     with_files.extend(["-o", md.to_str().unwrap(), "-o", txt.to_str().unwrap()]);
-    let short = stdout(&with_files, "100");
-    let verbose = stdout(&[&args[..], &["--verbose"]].concat(), "100");
+    let short = stdout("100", &with_files);
+    let verbose = stdout("100", &[&args[..], &["--verbose"]].concat());
     assert!(widest(&short) <= 100 && widest(&verbose) <= 100);
     assert!(short.starts_with("Answer\n"), "{short}");
     assert!(short.contains("side by side"), "{short}");
