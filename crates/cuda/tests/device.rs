@@ -7,7 +7,7 @@
 
 use std::process::ExitCode;
 
-use blocksweep_conformance::{checks, show, BatchExt, Suite};
+use blocksweep_conformance::{checks, ignored, show, BatchExt, Suite};
 use blocksweep_core::grid::model_blocks_per_mp;
 use blocksweep_core::sweep::{self, SweepConfig};
 use blocksweep_core::{
@@ -251,6 +251,9 @@ fn main() -> ExitCode {
             "frame_above_free_memory_names_cumemgetinfo",
             a_frame_larger_than_free_memory_names_cumemgetinfo,
         )
-        .each_device_ignored("seed_sweep_on_a_4k_frame", seed_sweep_on_a_4k_frame)
+        .each_device(
+            ignored("seed_sweep_on_a_4k_frame"),
+            seed_sweep_on_a_4k_frame,
+        )
         .run()
 }
