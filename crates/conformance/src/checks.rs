@@ -4,7 +4,9 @@
 
 use blocksweep_core::blocks::{default_blocks, BlockSize};
 use blocksweep_core::grid::blocks_to_cover;
-use blocksweep_core::sweep::{self, Plan, PlannedRow, Quiet, SweepConfig, SweepError, SweepResult};
+use blocksweep_core::sweep::{
+    self, Plan, PlannedRow, Quiet, SweepConfig, SweepError, SweepResult, SweepRun,
+};
 use blocksweep_core::verify::verify;
 use blocksweep_core::{
     Backend, DeviceIdentity, Discipline, Driver, ErrorKind, Frame, GridPolicy, KernelVariant,
@@ -64,7 +66,13 @@ fn run_and_verify(b: &mut dyn Backend, frame: &Frame, launch: Launch, count: u32
 /// stops on an error fails the trial, naming the API and the error.
 pub fn sweep(b: &mut dyn Backend, frame: &Frame, config: &SweepConfig) -> SweepResult {
     let reference = frame.reference();
-    let (result, err) = sweep::run(b, frame, &reference, config, None, &mut Quiet, &mut |_| {});
+    let how = SweepRun {
+        config,
+        shared: None,
+        observer: &mut Quiet,
+        on_row: &mut |_| {},
+    };
+    let (result, err) = sweep::run(b, frame, &reference, how);
     if let Some(e) = err {
         panic!(
             "{} sweep of {}x{} failed: {e}",

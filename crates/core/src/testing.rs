@@ -462,7 +462,7 @@ pub fn timing(mean_ms: f64) -> crate::measure::Timing {
 mod tests {
     use super::*;
     use crate::report::{parse_report, Format, Layout, Render, Report};
-    use crate::sweep::{self, Quiet, SweepConfig};
+    use crate::sweep::{self, Quiet, SweepConfig, SweepRun};
 
     /// A whole sweep of `f` on `b`.
     fn run(
@@ -470,7 +470,13 @@ mod tests {
         f: &Frame,
         cfg: &SweepConfig,
     ) -> (sweep::SweepResult, Option<sweep::SweepError>) {
-        sweep::run(b, f, &f.reference(), cfg, None, &mut Quiet, &mut |_| {})
+        let how = SweepRun {
+            config: cfg,
+            shared: None,
+            observer: &mut Quiet,
+            on_row: &mut |_| {},
+        };
+        sweep::run(b, f, &f.reference(), how)
     }
 
     // The conformance kit runs every scenario on this backend in its own tests
@@ -538,15 +544,7 @@ mod tests {
         b.limits.max_threads_per_block = Some(Named::new(0, "HOST_MAX_THREADS"));
         let f = Frame::generate(64, 8, 1);
         let cfg = SweepConfig::default();
-        let (r, err) = sweep::run(
-            &mut b,
-            &f,
-            &f.reference(),
-            &cfg,
-            None,
-            &mut Quiet,
-            &mut |_| {},
-        );
+        let (r, err) = run(&mut b, &f, &cfg);
         assert!(err.is_none(), "{err:?}");
         assert_eq!(r.rows_run(), 0);
         let mut rep = Report::new("t", "d");

@@ -17,8 +17,8 @@ mod tests;
 pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
 };
-pub use run::{execute, measure_copy, run};
-pub(crate) use run::{launch_refusal, new_result, shape_row};
+pub use run::{execute, measure_copy, run, SweepRun};
+pub(crate) use run::{new_result, skip_rejected, RowResult};
 
 pub use crate::measure::{Discipline, Protocol, Reps, TimeStats, Timing};
 

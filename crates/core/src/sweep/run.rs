@@ -1,14 +1,83 @@
 //! Execution: poison, measure, read back and verify each planned row; the copy ceiling.
 
+use std::borrow::Cow;
+
 use super::{
     device_limit_violation, kernel_limit_violation, limit_violation, plan, CopyCeiling, Observer,
     Plan, PlannedRow, SweepConfig, SweepError, SweepResult, SweepRow,
 };
-use crate::backend::{Backend, BackendError, ErrorKind, Launch, Work};
+use crate::backend::{Api, Backend, BackendError, ErrorKind, Launch, Work};
 use crate::frame::{try_zeroed, Frame};
 use crate::limits::Limits;
 use crate::measure::measure;
 use crate::verify::{verify_counted, Mismatch};
+
+/// How one API's sweep runs beside its backend and its work: the configuration, the plan
+/// every API on the device runs (`None`: the backend plans its own), and who hears of the rows
+/// as they run (`on_row` sees the result after every row, so a caller can save as it goes).
+pub struct SweepRun<'a> {
+    pub config: &'a SweepConfig,
+    pub shared: Option<&'a Plan>,
+    pub observer: &'a mut dyn Observer,
+    pub on_row: &'a mut dyn FnMut(&SweepResult),
+}
+
+impl<'a> SweepRun<'a> {
+    /// The shared plan, else the backend's own for `items` work items.
+    pub(crate) fn plan(
+        &self,
+        backend: &mut dyn Backend,
+        items: u64,
+    ) -> Result<Cow<'a, Plan>, BackendError> {
+        match self.shared {
+            Some(p) => Ok(Cow::Borrowed(p)),
+            None => plan(backend, items, self.config).map(Cow::Owned),
+        }
+    }
+
+    /// Runs every row of `plan` on `backend` into `result`: tells the observer, shapes the row,
+    /// refuses what the limits refuse, and hands the rest to `run_row`, which runs, checks and
+    /// times it (see [`skip_rejected`]). `on_row` sees the result after every row.
+    pub(crate) fn each_row(
+        &mut self,
+        backend: &mut dyn Backend,
+        plan: &Plan,
+        result: &mut SweepResult,
+        mut run_row: impl FnMut(&mut dyn Backend, &PlannedRow, &mut SweepRow) -> RowResult,
+    ) -> RowResult {
+        let api = backend.api();
+        result.suggestion = backend.occupancy_suggestion()?;
+        let blocks: Vec<_> = plan.rows.iter().map(|r| r.block).collect();
+        backend.prepare(&blocks);
+        for (i, planned) in plan.rows.iter().enumerate() {
+            self.observer
+                .row_started(api, i, plan.rows.len(), planned.block);
+            let mut row = shape_row(&result.limits, planned);
+            row.skipped = launch_refusal(result, planned, self.config.strict_kernel_limit);
+            if row.skipped.is_none() {
+                run_row(backend, planned, &mut row)?;
+            }
+            self.observer.row_finished(api, &row);
+            result.rows.push(row);
+            result.fill_relative();
+            (self.on_row)(result);
+        }
+        Ok(())
+    }
+}
+
+/// What running a row, or all of them, comes to: done, or the error that stops the sweep.
+pub(crate) type RowResult = Result<(), SweepError>;
+
+/// The API's own refusal of a row's launch is a result worth showing (the row skipped, in the
+/// API's words), not a reason to stop; any other error stops the sweep.
+pub(crate) fn skip_rejected(api: Api, row: &mut SweepRow, e: BackendError) -> RowResult {
+    if e.kind != ErrorKind::LaunchRejected {
+        return Err(e.into());
+    }
+    row.skipped = Some(format!("rejected by {api}: {}", e.message));
+    Ok(())
+}
 
 /// Runs a planned sweep on one backend. Returns the result with every row measured so far;
 /// an error that stops the sweep is returned beside it (and recorded in `result.error`).
@@ -23,17 +92,13 @@ pub fn execute(
     on_row: &mut dyn FnMut(&SweepResult),
 ) -> (SweepResult, Option<SweepError>) {
     let mut result = new_result(backend, frame.info(), plan, config);
-    let err = run_rows(
-        backend,
-        frame,
-        reference,
-        plan,
+    let mut run = SweepRun {
         config,
+        shared: Some(plan),
         observer,
         on_row,
-        &mut result,
-    )
-    .err();
+    };
+    let err = frame_rows(backend, frame, reference, plan, &mut run, &mut result).err();
     result.fill_relative();
     if let Some(e) = &err {
         result.error = Some(e.to_string());
@@ -67,76 +132,58 @@ pub(crate) fn new_result(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_rows(
+/// The frame's rows of `plan`: the frame uploaded (unless it is on the device already), then
+/// each row poisoned, measured, read back and verified.
+fn frame_rows(
     backend: &mut dyn Backend,
     frame: &Frame,
     reference: &[f32],
     plan: &Plan,
-    config: &SweepConfig,
-    observer: &mut dyn Observer,
-    on_row: &mut dyn FnMut(&SweepResult),
+    run: &mut SweepRun<'_>,
     result: &mut SweepResult,
-) -> Result<(), SweepError> {
+) -> RowResult {
     let api = backend.api();
+    let config = run.config;
     if !config.frame_on_device {
         let _busy = crate::trace::activity(api.key(), "uploading the frame", 0);
         backend.upload(frame)?;
     }
-    result.suggestion = backend.occupancy_suggestion()?;
+    let kernel = result.kernel.clone();
     // The core's own read-back buffer (33 MB at 4K), made only for a backend that lends none.
     let mut own_output = None;
-    let count = plan.rows.len();
-    let blocks: Vec<_> = plan.rows.iter().map(|r| r.block).collect();
-    backend.prepare(&blocks);
     let mut phases = RowPhases::new(api);
-    for (i, planned) in plan.rows.iter().enumerate() {
-        observer.row_started(api, i, count, planned.block);
-        let mut row = shape_row(&result.limits, planned);
-        row.skipped = launch_refusal(result, planned, config.strict_kernel_limit);
-        if !config.strict_kernel_limit && row.skipped.is_none() {
-            row.note = kernel_limit_violation(&result.kernel, planned.block)
+    run.each_row(backend, plan, result, |backend, planned, row| {
+        if !config.strict_kernel_limit {
+            row.note = kernel_limit_violation(&kernel, planned.block)
                 .map(|v| format!("ran although {v}: the driver accepted it"));
         }
-        if row.skipped.is_none() {
-            // The plan checked that the grid fits 32 bits.
-            let launch = Launch::linear(planned.block, planned.grid as u32);
-            phases.time(0, || backend.poison_output())?;
-            match phases.time(1, || {
-                measure(backend, Work::Kernel(launch), &config.protocol)
-            }) {
-                Ok(timing) => {
-                    let checked =
-                        read_and_verify(backend, &mut own_output, reference, &mut phases)?;
-                    if let Err(m) = checked {
-                        return Err(SweepError::Mismatch {
-                            api,
-                            block: planned.block,
-                            grid: planned.grid,
-                            index: m.index,
-                            got: m.got,
-                            expected: m.expected,
-                            bad_pixels: m.bad_pixels,
-                            pixels: frame.pixels(),
-                        });
-                    }
-                    row.verified = true;
-                    row.gbps = Some(frame.bytes_per_pass() as f64 / (timing.stats.mean * 1e6));
-                    row.timing = Some(timing);
-                }
-                // The API's own refusal is a result worth showing, not a reason to stop.
-                Err(e) if e.kind == ErrorKind::LaunchRejected => {
-                    row.skipped = Some(format!("rejected by {api}: {}", e.message));
-                }
-                Err(e) => return Err(e.into()),
-            }
+        // The plan checked that the grid fits 32 bits.
+        let launch = Launch::linear(planned.block, planned.grid as u32);
+        phases.time(0, || backend.poison_output())?;
+        let timing = match phases.time(1, || {
+            measure(backend, Work::Kernel(launch), &config.protocol)
+        }) {
+            Ok(timing) => timing,
+            Err(e) => return skip_rejected(api, row, e),
+        };
+        let checked = read_and_verify(backend, &mut own_output, reference, &mut phases)?;
+        if let Err(m) = checked {
+            return Err(SweepError::Mismatch {
+                api,
+                block: planned.block,
+                grid: planned.grid,
+                index: m.index,
+                got: m.got,
+                expected: m.expected,
+                bad_pixels: m.bad_pixels,
+                pixels: frame.pixels(),
+            });
         }
-        observer.row_finished(api, &row);
-        result.rows.push(row);
-        result.fill_relative();
-        on_row(result);
-    }
-    Ok(())
+        row.verified = true;
+        row.gbps = Some(frame.bytes_per_pass() as f64 / (timing.stats.mean * 1e6));
+        row.timing = Some(timing);
+        Ok(())
+    })
 }
 
 /// Reads a row's output back and verifies it: in place, in the host memory the backend lends
@@ -299,38 +346,35 @@ pub fn measure_copy(
     })
 }
 
-/// Plan (unless one is given), rows and copy ceiling for one backend: the whole single-API
+/// Plan (unless one is shared), rows and copy ceiling for one backend: the whole single-API
 /// sweep. The copy moves the kernel's traffic: half the bytes read, half written.
 pub fn run(
     backend: &mut dyn Backend,
     frame: &Frame,
     reference: &[f32],
-    config: &SweepConfig,
-    shared_plan: Option<&Plan>,
-    observer: &mut dyn Observer,
-    on_row: &mut dyn FnMut(&SweepResult),
+    how: SweepRun<'_>,
 ) -> (SweepResult, Option<SweepError>) {
-    let owned;
-    let plan = match shared_plan {
-        Some(p) => p,
-        None => match plan(backend, frame.pixels(), config) {
-            Ok(p) => {
-                owned = p;
-                &owned
-            }
-            Err(e) => {
-                let p = Plan {
-                    rows: Vec::new(),
-                    policy: config.grid,
-                    grid_source: String::new(),
-                };
-                let mut r = new_result(backend, frame.info(), &p, config);
-                r.error = Some(e.to_string());
-                return (r, Some(e.into()));
-            }
-        },
+    let planned = how.plan(backend, frame.pixels());
+    let SweepRun {
+        config,
+        observer,
+        on_row,
+        ..
+    } = how;
+    let plan = match planned {
+        Ok(p) => p,
+        Err(e) => {
+            let p = Plan {
+                rows: Vec::new(),
+                policy: config.grid,
+                grid_source: String::new(),
+            };
+            let mut r = new_result(backend, frame.info(), &p, config);
+            r.error = Some(e.to_string());
+            return (r, Some(e.into()));
+        }
     };
-    let (mut result, err) = execute(backend, frame, reference, plan, config, observer, on_row);
+    let (mut result, err) = execute(backend, frame, reference, &plan, config, observer, on_row);
     if err.is_some() || !config.copy || result.rows_run() == 0 {
         return (result, err);
     }
