@@ -32,20 +32,11 @@ fn positive(t: f64) -> bool {
     t > 0.0 && t.is_finite()
 }
 
-/// A frame that only claims its size: at least `pixels` pixels, 65536 wide, with empty planes.
-/// Only a check made before allocating and uploading can answer for it, which is what the
-/// too-large-frame checks need without allocating gigabytes.
+/// A frame that only claims its size ([`Frame::sized`]): at least `pixels` pixels, 65536 wide.
 pub fn claimed_frame(pixels: u64) -> Frame {
     let width = 65536u32;
     let height = u32::try_from(pixels.div_ceil(width as u64)).expect("claimed frame height");
-    Frame {
-        width,
-        height,
-        seed: 0,
-        r: Vec::new(),
-        g: Vec::new(),
-        b: Vec::new(),
-    }
+    Frame::sized(width, height)
 }
 
 /// Uploads `frame`, poisons the output, runs `launch` `count` times back to back, reads the

@@ -166,14 +166,7 @@ fn a_frame_larger_than_free_memory_names_cumemgetinfo(d: &DeviceIdentity) {
     let mut b = open_device(d);
     // 10^10 pixels (160 GB on the device); the host planes are empty, and upload must
     // refuse on the memory check before it looks at them.
-    let frame = Frame {
-        width: 100_000,
-        height: 100_000,
-        seed: 0,
-        r: Vec::new(),
-        g: Vec::new(),
-        b: Vec::new(),
-    };
+    let frame = Frame::sized(100_000, 100_000);
     let err = b.upload(&frame).expect_err("too large");
     assert_eq!(err.kind, ErrorKind::OutOfMemory, "{err}");
     assert!(
