@@ -65,6 +65,7 @@ mod glslang;
 mod instance;
 mod kernel;
 mod memory;
+mod objects;
 mod pipeline;
 mod program;
 mod reflect;
