@@ -8,7 +8,7 @@
 use std::thread;
 
 use crate::api::Api;
-use crate::backend::{Backend, BackendError, DeviceIdentity, DeviceKind};
+use crate::backend::{Backend, BackendError, BackendResult, DeviceIdentity, DeviceKind};
 use crate::physical::{self, PhysicalDevice};
 
 /// How the kernel is obtained, where an API has more than one way.
@@ -57,7 +57,7 @@ pub struct ApiDriver {
     pub probe: fn() -> Result<Vec<DeviceIdentity>, BackendError>,
     /// Opens the device at this index of the API's own order, told what [`OpenOptions`]
     /// apply to the API.
-    pub open: fn(usize, &OpenOptions) -> Result<Box<dyn Backend>, BackendError>,
+    pub open: fn(usize, &OpenOptions) -> BackendResult<Box<dyn Backend>>,
 }
 
 impl Driver for ApiDriver {
