@@ -56,8 +56,41 @@ pub fn probe(driver: &dyn Driver) -> Result<Vec<DeviceIdentity>, String> {
     }
 }
 
-fn trial<R: IntoCompletion>(name: String, body: impl FnOnce() -> R + Send + 'static) -> Trial {
-    Trial::ignorable_test(name, move || Ok(body().into_completion()))
+/// A trial's name, and whether the trial runs only when asked for (`--ignored`,
+/// `--include-ignored`), like `#[ignore]`. A plain name (`&str`, `String`) always runs; see
+/// [`ignored`].
+pub struct TrialName {
+    name: String,
+    ignored: bool,
+}
+
+impl From<&str> for TrialName {
+    fn from(name: &str) -> Self {
+        name.to_string().into()
+    }
+}
+
+impl From<String> for TrialName {
+    fn from(name: String) -> Self {
+        TrialName {
+            name,
+            ignored: false,
+        }
+    }
+}
+
+/// `name` for a trial that runs only when asked for: slow runs, and children that a parent
+/// trial starts in a process of its own.
+pub fn ignored(name: impl Into<String>) -> TrialName {
+    TrialName {
+        name: name.into(),
+        ignored: true,
+    }
+}
+
+fn trial<R: IntoCompletion>(name: TrialName, body: impl FnOnce() -> R + Send + 'static) -> Trial {
+    Trial::ignorable_test(name.name, move || Ok(body().into_completion()))
+        .with_ignored_flag(name.ignored)
 }
 
 /// A list of trials, and the APIs whose trials could not be made for want of a device.
@@ -76,22 +109,10 @@ impl Harness {
     /// A trial that needs no device. The body panics to fail; it may return a [`Completion`].
     pub fn test<R: IntoCompletion>(
         mut self,
-        name: impl Into<String>,
+        name: impl Into<TrialName>,
         body: impl FnOnce() -> R + Send + 'static,
     ) -> Self {
         self.trials.push(trial(name.into(), body));
-        self
-    }
-
-    /// A trial that runs only when asked for (`--ignored`, `--include-ignored`), like
-    /// `#[ignore]`: slow runs, and children that a parent trial starts in a process of its own.
-    pub fn test_ignored<R: IntoCompletion>(
-        mut self,
-        name: impl Into<String>,
-        body: impl FnOnce() -> R + Send + 'static,
-    ) -> Self {
-        self.trials
-            .push(trial(name.into(), body).with_ignored_flag(true));
         self
     }
 
@@ -116,7 +137,7 @@ impl Harness {
         for name in names {
             let reason = reason.clone();
             self.trials.push(trial(
-                format!("{}::{}", name.as_ref(), api.key()),
+                format!("{}::{}", name.as_ref(), api.key()).into(),
                 move || skip(reason),
             ));
         }
@@ -182,54 +203,38 @@ impl Suite {
         }
     }
 
-    fn add_per_device(mut self, name: &str, ignored_flag: bool, body: DeviceBody) -> Self {
+    fn add_per_device(mut self, name: TrialName, body: DeviceBody) -> Self {
         let devices = match self.devices() {
             Ok(_) => self.devices.get().unwrap().as_ref().unwrap().clone(),
             Err(why) => {
                 let why = why.to_string();
                 let api = self.api();
-                self.harness = self.harness.unavailable(api, &why, &[name]);
+                self.harness = self.harness.unavailable(api, &why, &[&name.name]);
                 return self;
             }
         };
         let key = self.api().key();
         for (i, d) in devices.iter().enumerate() {
             let (devices, body) = (devices.clone(), body.clone());
-            let t = trial(format!("{name}::{key}#{} {}", d.index, d.name), move || {
-                body(&devices, i)
-            });
-            self.harness = self.harness.push(t.with_ignored_flag(ignored_flag));
+            let trial_name = TrialName {
+                name: format!("{}::{key}#{} {}", name.name, d.index, d.name),
+                ignored: name.ignored,
+            };
+            let t = trial(trial_name, move || body(&devices, i));
+            self.harness = self.harness.push(t);
         }
         self
-    }
-
-    fn per_device<R: IntoCompletion>(
-        self,
-        name: &str,
-        ignored_flag: bool,
-        body: impl Fn(&DeviceIdentity) -> R + Send + Sync + 'static,
-    ) -> Self {
-        let body: DeviceBody = Arc::new(move |d, i| body(&d[i]).into_completion());
-        self.add_per_device(name, ignored_flag, body)
     }
 
     /// `name` on every device: one trial `<name>::<api>#<index> <device name>` each, whose
     /// body gets the device's identity (and opens it with the crate's own `open`).
     pub fn each_device<R: IntoCompletion>(
         self,
-        name: &str,
+        name: impl Into<TrialName>,
         body: impl Fn(&DeviceIdentity) -> R + Send + Sync + 'static,
     ) -> Self {
-        self.per_device(name, false, body)
-    }
-
-    /// [`Suite::each_device`] for trials that run only when asked for (`--include-ignored`).
-    pub fn each_device_ignored<R: IntoCompletion>(
-        self,
-        name: &str,
-        body: impl Fn(&DeviceIdentity) -> R + Send + Sync + 'static,
-    ) -> Self {
-        self.per_device(name, true, body)
+        let body: DeviceBody = Arc::new(move |d, i| body(&d[i]).into_completion());
+        self.add_per_device(name.into(), body)
     }
 
     /// `name` once for the API, with all its devices: one trial `<name>::<api>`.
@@ -257,20 +262,10 @@ impl Suite {
     /// A trial that needs no device (see [`Harness::test`]).
     pub fn test<R: IntoCompletion>(
         mut self,
-        name: impl Into<String>,
+        name: impl Into<TrialName>,
         body: impl FnOnce() -> R + Send + 'static,
     ) -> Self {
         self.harness = self.harness.test(name, body);
-        self
-    }
-
-    /// A trial run only when asked for (see [`Harness::test_ignored`]).
-    pub fn test_ignored<R: IntoCompletion>(
-        mut self,
-        name: impl Into<String>,
-        body: impl FnOnce() -> R + Send + 'static,
-    ) -> Self {
-        self.harness = self.harness.test_ignored(name, body);
         self
     }
 
@@ -287,7 +282,7 @@ impl Suite {
                 })
             };
             self = if s.per_device {
-                self.add_per_device(s.name, false, Arc::new(run))
+                self.add_per_device(s.name.into(), Arc::new(run))
             } else {
                 self.all_devices(s.name, move |d| run(d, 0))
             };

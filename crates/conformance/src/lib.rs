@@ -32,7 +32,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use blocksweep_core::{Api, Backend, BackendResult, Driver, Launch, Stamps, Work};
 
 pub use checks::{claimed_frame, SMALL};
-pub use harness::{probe, skip, skip_unless_required, Harness, IntoCompletion, Suite};
+pub use harness::{
+    ignored, probe, skip, skip_unless_required, Harness, IntoCompletion, Suite, TrialName,
+};
 pub use libtest_mimic::{self, Completion};
 pub use scenarios::{Scenario, Target, SCENARIOS};
 

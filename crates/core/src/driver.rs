@@ -1,14 +1,14 @@
 //! The seam between the core and the API crates: one [`Driver`] per API, and the [`Registry`]
 //! that probes a list of them and groups what they see into physical devices.
 //!
-//! A backend crate exports one `static` implementing [`Driver`]; the list of drivers is one
-//! slice in `blocksweep-drivers`. Everything else (device selection, opening, planning,
-//! measuring, reporting) is written here once.
+//! A backend crate exports one `static` [`ApiDriver`] (its probe and open); the list of
+//! drivers is one slice in `blocksweep-drivers`. Everything else (device selection, opening,
+//! planning, measuring, reporting) is written here once.
 
 use std::thread;
 
 use crate::api::Api;
-use crate::backend::{Backend, BackendError, DeviceIdentity, DeviceKind};
+use crate::backend::{Backend, BackendError, BackendResult, DeviceIdentity, DeviceKind};
 use crate::physical::{self, PhysicalDevice};
 
 /// How the kernel is obtained, where an API has more than one way.
@@ -47,6 +47,35 @@ pub trait Driver: Sync {
         device: &DeviceIdentity,
         options: &OpenOptions,
     ) -> Result<Box<dyn Backend>, BackendError>;
+}
+
+/// A [`Driver`] made of an API's facts and its crate's two entry points: each backend crate's
+/// `DRIVER` is one, so that what differs between APIs is only how their options are read.
+pub struct ApiDriver {
+    pub api: Api,
+    /// Every device the API enumerates ([`Driver::probe`]).
+    pub probe: fn() -> Result<Vec<DeviceIdentity>, BackendError>,
+    /// Opens the device at this index of the API's own order, told what [`OpenOptions`]
+    /// apply to the API.
+    pub open: fn(usize, &OpenOptions) -> BackendResult<Box<dyn Backend>>,
+}
+
+impl Driver for ApiDriver {
+    fn api(&self) -> Api {
+        self.api
+    }
+
+    fn probe(&self) -> Result<Vec<DeviceIdentity>, BackendError> {
+        (self.probe)()
+    }
+
+    fn open(
+        &self,
+        device: &DeviceIdentity,
+        options: &OpenOptions,
+    ) -> Result<Box<dyn Backend>, BackendError> {
+        (self.open)(device.index, options)
+    }
 }
 
 /// What probing one API found: its devices, or why it has none.
@@ -343,115 +372,5 @@ impl Registry {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::testing::{TEST_API_A, TEST_API_B, TEST_API_C};
-
-    struct Fake(Api);
-    impl Driver for Fake {
-        fn api(&self) -> Api {
-            self.0
-        }
-        fn probe(&self) -> Result<Vec<DeviceIdentity>, BackendError> {
-            unreachable!("the test builds its probes")
-        }
-        fn open(
-            &self,
-            _: &DeviceIdentity,
-            _: &OpenOptions,
-        ) -> Result<Box<dyn Backend>, BackendError> {
-            unreachable!("the test opens nothing")
-        }
-    }
-    static A: Fake = Fake(TEST_API_A);
-    static B: Fake = Fake(TEST_API_B);
-    static C: Fake = Fake(TEST_API_C);
-
-    fn gpu(api: Api, index: usize, uuid: u8, pci: Option<&str>) -> DeviceIdentity {
-        DeviceIdentity {
-            api,
-            index,
-            name: "NVIDIA H200".into(),
-            vendor: "NVIDIA".into(),
-            driver: "580".into(),
-            api_version: String::new(),
-            platform: String::new(),
-            kind: DeviceKind::Gpu,
-            uuid: Some([uuid; 16]),
-            pci_bus_id: pci.map(Into::into),
-        }
-    }
-
-    /// Two H200s of the same name; the second API lists them in the opposite order, the third
-    /// names them only by PCI address and has a CPU device first.
-    fn two_gpus() -> Registry {
-        let cpu = DeviceIdentity {
-            name: "pthread-cpu".into(),
-            kind: DeviceKind::Cpu,
-            uuid: None,
-            ..gpu(TEST_API_C, 0, 0, None)
-        };
-        let mut c1 = gpu(TEST_API_C, 1, 0, Some("0000:19:00.0"));
-        let mut c2 = gpu(TEST_API_C, 2, 0, Some("0000:3b:00.0"));
-        (c1.uuid, c2.uuid) = (None, None);
-        let mut a1 = gpu(TEST_API_A, 0, 1, Some("0000:19:00.0"));
-        let a2 = gpu(TEST_API_A, 1, 2, Some("0000:3b:00.0"));
-        a1.pci_bus_id = Some("0000:19:00.0".into());
-        Registry::from_probes(vec![
-            Probe {
-                driver: &A,
-                devices: Ok(vec![a1, a2]),
-            },
-            Probe {
-                driver: &B,
-                devices: Ok(vec![
-                    gpu(TEST_API_B, 0, 2, None),
-                    gpu(TEST_API_B, 1, 1, None),
-                ]),
-            },
-            Probe {
-                driver: &C,
-                devices: Ok(vec![cpu, c1, c2]),
-            },
-        ])
-    }
-
-    #[test]
-    fn identical_gpus_in_swapped_order_are_never_crossed() {
-        let reg = two_gpus();
-        let each = reg.targets_each(&ApiChoice::Seeing, Some("all")).unwrap();
-        assert_eq!(each.len(), 2, "two GPUs; the CPU is not a GPU");
-        let view = |t: &Targets| -> Vec<(Api, usize)> {
-            t.devices.iter().map(|d| (d.api, d.index)).collect()
-        };
-        // GPU with UUID 1: A#0, B#1 (matched by UUID), C#1 (by PCI address through A#0).
-        assert_eq!(
-            view(&each[0]),
-            [(TEST_API_A, 0), (TEST_API_B, 1), (TEST_API_C, 1)]
-        );
-        assert_eq!(
-            view(&each[1]),
-            [(TEST_API_A, 1), (TEST_API_B, 0), (TEST_API_C, 2)]
-        );
-        assert!(each.iter().all(|t| t.one_physical_device));
-        for t in &each {
-            let uuids: Vec<_> = t.devices.iter().filter_map(|d| d.uuid).collect();
-            assert!(uuids.windows(2).all(|w| w[0] == w[1]), "{:?}", t.devices);
-        }
-        // A list names devices the way --device does; duplicates collapse.
-        let listed = reg
-            .targets_each(&ApiChoice::Seeing, Some("1, 0,1"))
-            .unwrap();
-        assert_eq!(view(&listed[0]), view(&each[1]));
-        assert_eq!(listed.len(), 2);
-        // One API on every GPU.
-        let only = reg
-            .targets_each(&ApiChoice::Only(TEST_API_B), Some("all"))
-            .unwrap();
-        assert_eq!(
-            only.iter().map(view).collect::<Vec<_>>(),
-            [vec![(TEST_API_B, 1)], vec![(TEST_API_B, 0)]]
-        );
-        assert!(reg.targets_each(&ApiChoice::Seeing, Some("0,9")).is_err());
-    }
-}
+#[path = "driver_tests.rs"]
+mod tests;

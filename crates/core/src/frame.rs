@@ -136,6 +136,20 @@ impl Frame {
         })
     }
 
+    /// A frame that only states its size: its planes are empty, no pixel is allocated. Only a
+    /// check made before anything is allocated or uploaded can answer for it, which is what
+    /// the checks of frames too large for a device need without gigabytes of host memory.
+    pub fn sized(width: u32, height: u32) -> Frame {
+        Frame {
+            width,
+            height,
+            seed: 0,
+            r: Vec::new(),
+            g: Vec::new(),
+            b: Vec::new(),
+        }
+    }
+
     pub fn pixels(&self) -> u64 {
         Self::pixel_count(self.width, self.height)
     }
@@ -250,20 +264,12 @@ mod tests {
     /// come from the sides alone.
     #[test]
     fn sizes_past_2_pow_32_are_64_bit() {
-        let sides = |width, height| Frame {
-            width,
-            height,
-            seed: 0,
-            r: Vec::new(),
-            g: Vec::new(),
-            b: Vec::new(),
-        };
         assert_eq!(Frame::pixel_count(65536, 65536), 1 << 32);
         assert_eq!(
             Frame::pixel_count(u32::MAX, u32::MAX),
             u64::MAX - 2 * u32::MAX as u64
         );
-        let h200 = sides(50000, 50000).info();
+        let h200 = Frame::sized(50000, 50000).info();
         assert_eq!(h200.pixels, 2_500_000_000);
         assert_eq!(h200.bytes_per_pass, 40_000_000_000);
         let limits = crate::Limits {

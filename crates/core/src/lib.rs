@@ -43,7 +43,7 @@ pub use backend::{
     TimerInfo, Work,
 };
 pub use blocks::{BlockSize, BlockSpecError};
-pub use driver::{ApiChoice, Driver, KernelSource, OpenOptions, Registry, Targets};
+pub use driver::{ApiChoice, ApiDriver, Driver, KernelSource, OpenOptions, Registry, Targets};
 pub use frame::{Frame, BYTES_PER_PIXEL, WEIGHTS};
 pub use grid::GridPolicy;
 pub use limits::{Concept, Limits, Named};

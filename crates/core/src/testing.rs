@@ -4,8 +4,8 @@
 //! [`HostBackend`] writes the pixels each launch's threads cover, computed from its geometry,
 //! so a coverage bug in a launch shows up as it would on a device; it refuses launches above
 //! its limits and frames above its memory as an API would. Its "device clock" is the host
-//! clock, never used for real measurements. [`ScriptedBackend`] runs nothing and reports scripted times, so the
-//! measurement protocol's arithmetic can be checked exactly.
+//! clock, never used for real measurements. [`ScriptedBackend`] runs nothing and reports
+//! scripted times, so the measurement protocol's arithmetic can be checked exactly.
 
 use std::time::Instant;
 
@@ -220,11 +220,9 @@ impl HostBackend {
 /// dispatch adds `stamp_ms` to that dispatch's interval, and the first dispatch of every batch
 /// pays `host_wait_ms` (what the device idles away while the host waits and launches again).
 /// The very first dispatch also pays `first_ms` (a driver's one-time work on first use). It
-/// records every batch it is asked for.
+/// records every batch it is asked for. Its device, limits and kernel are the host backend's.
 pub struct ScriptedBackend {
-    pub identity: DeviceIdentity,
-    pub limits: Limits,
-    pub kernel: KernelFacts,
+    host: HostBackend,
     pub kernel_ms: f64,
     pub stamp_ms: f64,
     pub host_wait_ms: f64,
@@ -234,11 +232,8 @@ pub struct ScriptedBackend {
 
 impl ScriptedBackend {
     pub fn new(api: Api, kernel_ms: f64, stamp_ms: f64) -> Self {
-        let host = HostBackend::new(api);
         ScriptedBackend {
-            identity: host.identity,
-            limits: host.limits,
-            kernel: host.kernel,
+            host: HostBackend::new(api),
             kernel_ms,
             stamp_ms,
             host_wait_ms: 0.0,
@@ -250,13 +245,13 @@ impl ScriptedBackend {
 
 impl Backend for ScriptedBackend {
     fn identity(&self) -> &DeviceIdentity {
-        &self.identity
+        self.host.identity()
     }
     fn limits(&self) -> &Limits {
-        &self.limits
+        self.host.limits()
     }
     fn kernel_facts(&self) -> &KernelFacts {
-        &self.kernel
+        self.host.kernel_facts()
     }
     fn timer(&self) -> TimerInfo {
         TimerInfo {
@@ -467,7 +462,7 @@ pub fn timing(mean_ms: f64) -> crate::measure::Timing {
 mod tests {
     use super::*;
     use crate::report::{parse_report, Format, Layout, Render, Report};
-    use crate::sweep::{self, Quiet, SweepConfig};
+    use crate::sweep::{self, Quiet, SweepConfig, SweepRun};
 
     /// A whole sweep of `f` on `b`.
     fn run(
@@ -475,7 +470,13 @@ mod tests {
         f: &Frame,
         cfg: &SweepConfig,
     ) -> (sweep::SweepResult, Option<sweep::SweepError>) {
-        sweep::run(b, f, &f.reference(), cfg, None, &mut Quiet, &mut |_| {})
+        let how = SweepRun {
+            config: cfg,
+            shared: None,
+            observer: &mut Quiet,
+            on_row: &mut |_| {},
+        };
+        sweep::run(b, f, &f.reference(), how)
     }
 
     // The conformance kit runs every scenario on this backend in its own tests
@@ -543,15 +544,7 @@ mod tests {
         b.limits.max_threads_per_block = Some(Named::new(0, "HOST_MAX_THREADS"));
         let f = Frame::generate(64, 8, 1);
         let cfg = SweepConfig::default();
-        let (r, err) = sweep::run(
-            &mut b,
-            &f,
-            &f.reference(),
-            &cfg,
-            None,
-            &mut Quiet,
-            &mut |_| {},
-        );
+        let (r, err) = run(&mut b, &f, &cfg);
         assert!(err.is_none(), "{err:?}");
         assert_eq!(r.rows_run(), 0);
         let mut rep = Report::new("t", "d");

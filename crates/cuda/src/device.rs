@@ -214,38 +214,32 @@ fn extra_attributes(dev: CUdevice) -> Result<Vec<(String, String)>, CudaError> {
 
 /// The device's launch limits, each under its CU_DEVICE_ATTRIBUTE name.
 pub(crate) fn limits(dev: CUdevice) -> Result<Limits, CudaError> {
-    let a = |attr| attribute(dev, attr);
-    let dims = |x, y, z| -> Result<Dims, CudaError> {
-        Ok(Dims([a(x)? as u64, a(y)? as u64, a(z)? as u64]))
+    let dims = |[x, y, z]: [A; 3], name: &str| -> Result<Option<Named<Dims>>, CudaError> {
+        let [x, y, z] = [attribute(dev, x)?, attribute(dev, y)?, attribute(dev, z)?];
+        Ok(Some(Named::new(Dims([x as u64, y as u64, z as u64]), name)))
     };
-    let mut total = 0usize;
-    // SAFETY: dev came from cuDeviceGet; one size_t out.
-    unsafe { cu!(cuDeviceTotalMem_v2(&mut total, dev)) }.or_map(map_driver)?;
-    let total = total as u64;
-    let major = a(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
-    let minor = a(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
-    let mem_clock = a(A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)?;
-    let bus = a(A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?;
+    let major = attribute(dev, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+    let minor = attribute(dev, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
     let mp_model = multiprocessor_model(dev)?;
     let extra = extra_attributes(dev)?;
     Ok(Limits {
         max_threads_per_block: Some(named(dev, A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?),
-        max_block_dims: Some(Named::new(
-            dims(
+        max_block_dims: dims(
+            [
                 A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
                 A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
                 A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z,
-            )?,
+            ],
             "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_{X,Y,Z}",
-        )),
-        max_grid_dims: Some(Named::new(
-            dims(
+        )?,
+        max_grid_dims: dims(
+            [
                 A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
                 A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
                 A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,
-            )?,
+            ],
             "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_{X,Y,Z}",
-        )),
+        )?,
         warp_size: Some(named(dev, A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?),
         multiprocessors: Some(named(dev, A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?),
         max_threads_per_mp: Some(named(
@@ -256,6 +250,30 @@ pub(crate) fn limits(dev: CUdevice) -> Result<Limits, CudaError> {
             dev,
             A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
         )?),
+        timer_resolution_ns: Some(Named::new(
+            crate::timing::EVENT_RESOLUTION_NS,
+            crate::timing::EVENT_RESOLUTION_SOURCE,
+        )),
+        compute_capability: Some(Named::new(
+            (major.max(0) as u32, minor.max(0) as u32),
+            "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR/MINOR",
+        )),
+        mp_model,
+        extra,
+        ..memory_limits(dev)?
+    })
+}
+
+/// The device's memory, shared memory and registers, each under its native name; the other
+/// limits unset.
+fn memory_limits(dev: CUdevice) -> Result<Limits, CudaError> {
+    let mut total = 0usize;
+    // SAFETY: dev came from cuDeviceGet; one size_t out.
+    unsafe { cu!(cuDeviceTotalMem_v2(&mut total, dev)) }.or_map(map_driver)?;
+    let total = total as u64;
+    let mem_clock = attribute(dev, A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)?;
+    let bus = attribute(dev, A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?;
+    Ok(Limits {
         shared_mem_per_block: Some(named(
             dev,
             A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
@@ -273,7 +291,6 @@ pub(crate) fn limits(dev: CUdevice) -> Result<Limits, CudaError> {
             total,
             "cuDeviceTotalMem (no separate allocation limit)",
         )),
-        max_buffer_binding_bytes: None,
         global_mem_bytes: Some(Named::new(total, "cuDeviceTotalMem")),
         l2_bytes: Some(named(dev, A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?),
         theoretical_gbps: theoretical_gbps(mem_clock as i64, bus as i64).map(|g| {
@@ -282,17 +299,8 @@ pub(crate) fn limits(dev: CUdevice) -> Result<Limits, CudaError> {
                 "2 x MEMORY_CLOCK_RATE x GLOBAL_MEMORY_BUS_WIDTH / 8 (CU_DEVICE_ATTRIBUTE_*)",
             )
         }),
-        timer_resolution_ns: Some(Named::new(
-            crate::timing::EVENT_RESOLUTION_NS,
-            crate::timing::EVENT_RESOLUTION_SOURCE,
-        )),
-        compute_capability: Some(Named::new(
-            (major.max(0) as u32, minor.max(0) as u32),
-            "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR/MINOR",
-        )),
-        max_loop_iterations: None,
-        mp_model,
-        extra,
+        // CUDA has no buffer-binding limit, and no CUDA driver ends a kernel's loops early.
+        ..Limits::default()
     })
 }
 

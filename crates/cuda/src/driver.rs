@@ -1,10 +1,7 @@
 //! CUDA as the core sees it: its name and words, the limits every device since compute
-//! capability 2.0 shares, and the [`Driver`] that probes and opens devices.
+//! capability 2.0 shares, and the [`DRIVER`] that probes and opens devices.
 
-use blocksweep_core::{
-    Api, ApiInfo, Backend, BackendError, Concept, DeviceIdentity, Driver, KernelSource,
-    OpenOptions, Vocabulary,
-};
+use blocksweep_core::{Api, ApiDriver, ApiInfo, Concept, KernelSource, Vocabulary};
 
 use crate::{CudaCompiler, CudaOptions};
 
@@ -39,35 +36,17 @@ static INFO: ApiInfo = ApiInfo {
 pub const API: Api = Api::new(&INFO);
 
 /// Probes and opens CUDA devices for the core.
-pub struct CudaDriver;
-
-/// The one CUDA driver, for the driver list.
-pub static DRIVER: CudaDriver = CudaDriver;
-
-impl Driver for CudaDriver {
-    fn api(&self) -> Api {
-        API
-    }
-
-    fn probe(&self) -> Result<Vec<DeviceIdentity>, BackendError> {
-        Ok(crate::probe()?)
-    }
-
-    /// `options.kernel_source` picks NVRTC (Compiler), the embedded PTX (Embedded) or the
-    /// automatic choice.
-    fn open(
-        &self,
-        device: &DeviceIdentity,
-        options: &OpenOptions,
-    ) -> Result<Box<dyn Backend>, BackendError> {
+pub static DRIVER: ApiDriver = ApiDriver {
+    api: API,
+    probe: || Ok(crate::probe()?),
+    // `kernel_source` picks NVRTC (Compiler), the embedded PTX (Embedded) or the automatic
+    // choice.
+    open: |index, options| {
         let compiler = match options.kernel_source {
             KernelSource::Auto => CudaCompiler::Auto,
             KernelSource::Compiler => CudaCompiler::Nvrtc,
             KernelSource::Embedded => CudaCompiler::Ptx,
         };
-        Ok(Box::new(crate::open(
-            device.index,
-            &CudaOptions { compiler },
-        )?))
-    }
-}
+        Ok(Box::new(crate::open(index, &CudaOptions { compiler })?))
+    },
+};

@@ -149,15 +149,26 @@ pub fn nvrtc_compile_program(
     cc: (i32, i32),
 ) -> Result<NvrtcPtx, CudaError> {
     check_source(source)?;
+    with_unit(source, Some(&source.entry), |unit| {
+        nvrtc::compile_ptx(&unit, cc)
+    })
+}
+
+/// Hands `build` the NVRTC unit of `source`, which asks for the lowered name of
+/// `name_expression` where one is given.
+fn with_unit<T>(
+    source: &ProgramSource,
+    name_expression: Option<&str>,
+    build: impl FnOnce(Unit) -> Result<T, CudaError>,
+) -> Result<T, CudaError> {
     let text = source.text();
     let name = unit_name(&source.origin);
-    let unit = Unit {
+    build(Unit {
         text: &text,
         name: &name,
         options: &source.options,
-        name_expression: Some(&source.entry),
-    };
-    nvrtc::compile_ptx(&unit, cc)
+        name_expression,
+    })
 }
 
 /// Builds `source` for a device of compute capability `cc` under `driver`, allocates its
@@ -170,24 +181,9 @@ pub(crate) fn load(
 ) -> Result<Program, CudaError> {
     check_source(source)?;
     let declared = declared_params(args)?;
-    let text = source.text();
-    let name = unit_name(&source.origin);
-    let unit = Unit {
-        text: &text,
-        name: &name,
-        options: &source.options,
-        name_expression: None,
-    };
-    let (compiled, provenance) = kernel::nvrtc_image(cc, driver, &unit)?;
-    let module = Module::load(&compiled.image, &provenance.compiled_by)?;
-    let (module, function, mut provenance) = match module.function(&source.entry) {
-        Ok(f) => (module, f, provenance),
-        Err(e) if e.code() == Some(CuCode::CUDA_ERROR_NOT_FOUND) => {
-            drop(module);
-            by_lowered_name(source, unit, cc, driver)?
-        }
-        Err(e) => return Err(e),
-    };
+    let (module, function, mut provenance) = with_unit(source, None, |unit| {
+        entry_function(source, unit, cc, driver)
+    })?;
     let checked = match param_sizes(function) {
         Some(actual) => {
             check_params(&source.entry, &declared, &actual)?;
@@ -210,6 +206,26 @@ pub(crate) fn load(
         buffers,
         _module: module,
     })
+}
+
+/// Compiles `unit` and loads it, and looks up `source`'s entry: by its own name, else by the
+/// name NVRTC lowered it to ([`by_lowered_name`]).
+fn entry_function(
+    source: &ProgramSource,
+    unit: Unit,
+    cc: (i32, i32),
+    driver: &DriverInfo,
+) -> Result<(Module, CUfunction, Provenance), CudaError> {
+    let (compiled, provenance) = kernel::nvrtc_image(cc, driver, &unit)?;
+    let module = Module::load(&compiled.image, &provenance.compiled_by)?;
+    match module.function(&source.entry) {
+        Ok(f) => Ok((module, f, provenance)),
+        Err(e) if e.code() == Some(CuCode::CUDA_ERROR_NOT_FOUND) => {
+            drop(module);
+            by_lowered_name(source, unit, cc, driver)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// The second try for an entry `cuModuleGetFunction` does not know by its own name (a C++

@@ -7,7 +7,7 @@
 
 use std::process::ExitCode;
 
-use blocksweep_conformance::{checks, show, BatchExt, Suite};
+use blocksweep_conformance::{checks, ignored, show, BatchExt, Suite};
 use blocksweep_core::grid::model_blocks_per_mp;
 use blocksweep_core::sweep::{self, SweepConfig};
 use blocksweep_core::{
@@ -166,14 +166,7 @@ fn a_frame_larger_than_free_memory_names_cumemgetinfo(d: &DeviceIdentity) {
     let mut b = open_device(d);
     // 10^10 pixels (160 GB on the device); the host planes are empty, and upload must
     // refuse on the memory check before it looks at them.
-    let frame = Frame {
-        width: 100_000,
-        height: 100_000,
-        seed: 0,
-        r: Vec::new(),
-        g: Vec::new(),
-        b: Vec::new(),
-    };
+    let frame = Frame::sized(100_000, 100_000);
     let err = b.upload(&frame).expect_err("too large");
     assert_eq!(err.kind, ErrorKind::OutOfMemory, "{err}");
     assert!(
@@ -251,6 +244,9 @@ fn main() -> ExitCode {
             "frame_above_free_memory_names_cumemgetinfo",
             a_frame_larger_than_free_memory_names_cumemgetinfo,
         )
-        .each_device_ignored("seed_sweep_on_a_4k_frame", seed_sweep_on_a_4k_frame)
+        .each_device(
+            ignored("seed_sweep_on_a_4k_frame"),
+            seed_sweep_on_a_4k_frame,
+        )
         .run()
 }

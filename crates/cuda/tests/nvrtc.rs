@@ -2,30 +2,23 @@
 //! failed instead when BLOCKSWEEP_REQUIRE names `nvrtc` (tools/ci/cuda-floor-check.sh runs
 //! these against NVRTC 12.0).
 
+mod common;
+
 use std::process::ExitCode;
 
 use blocksweep_conformance::{show, skip, Completion, Harness};
 use blocksweep_core::{ErrorKind, Language, ProgramSource};
 use blocksweep_cuda::{
-    nvrtc_available, nvrtc_compile, nvrtc_compile_cubin, nvrtc_compile_program, CudaError,
-    KERNEL_SOURCE,
+    nvrtc_compile, nvrtc_compile_cubin, nvrtc_compile_program, CudaError, KERNEL_SOURCE,
 };
+use common::nvrtc_loads;
 
 /// `None` when libnvrtc loads, else the skip saying why (a failure when BLOCKSWEEP_REQUIRE
 /// names nvrtc).
 fn nvrtc_missing() -> Option<Completion> {
-    if nvrtc_available() {
-        return None;
-    }
-    let required = std::env::var("BLOCKSWEEP_REQUIRE")
-        .is_ok_and(|r| r.split(',').any(|k| k.trim() == "nvrtc"));
-    assert!(
-        !required,
-        "BLOCKSWEEP_REQUIRE names nvrtc, but no libnvrtc.so.13 / .12 loads"
-    );
-    Some(skip(
-        "libnvrtc not found (put libnvrtc.so.13 or .12 on the loader path to run this)",
-    ))
+    (!nvrtc_loads()).then(|| {
+        skip("libnvrtc not found (put libnvrtc.so.13 or .12 on the loader path to run this)")
+    })
 }
 
 fn compiles_the_kernel_for_compute_90() -> Completion {

@@ -10,6 +10,8 @@
 //! order: the fault's context must be released before a fresh one can be had, while the
 //! deadline leaves its context (still running the kernel) to the process's exit.
 
+mod common;
+
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -20,7 +22,8 @@ use blocksweep_core::{
     Backend, BackendError, BlockSize, DeviceIdentity, ErrorKind, KernelVariant, Language, Launch,
     ProgramArg, ProgramSource, ScalarType, Stamps, Work,
 };
-use blocksweep_cuda::{nvrtc_available, open, CudaBackend, CudaOptions};
+use blocksweep_cuda::{open, CudaBackend, CudaOptions};
+use common::nvrtc_loads;
 
 static GPU: Mutex<()> = Mutex::new(());
 
@@ -112,15 +115,9 @@ fn open_device(d: &DeviceIdentity) -> CudaBackend {
 /// `None` where NVRTC loads; else checks that load_program says so, and skips (a failure
 /// when BLOCKSWEEP_REQUIRE names nvrtc).
 fn without_nvrtc(d: &DeviceIdentity) -> Option<Completion> {
-    if nvrtc_available() {
+    if nvrtc_loads() {
         return None;
     }
-    let required = std::env::var("BLOCKSWEEP_REQUIRE")
-        .is_ok_and(|r| r.split(',').any(|k| k.trim() == "nvrtc"));
-    assert!(
-        !required,
-        "BLOCKSWEEP_REQUIRE names nvrtc, but no libnvrtc loads"
-    );
     let mut b = open_device(d);
     let e = b
         .load_program(&cuda(SAXPY, "saxpy"), &saxpy_args())

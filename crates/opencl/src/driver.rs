@@ -1,11 +1,9 @@
 //! OpenCL as the core sees it: its name and words, what its specification guarantees, and the
-//! [`Driver`] that probes and opens devices.
+//! [`DRIVER`] that probes and opens devices.
 
-use blocksweep_core::{
-    Api, ApiInfo, Backend, BackendError, Concept, DeviceIdentity, Driver, OpenOptions, Vocabulary,
-};
+use blocksweep_core::{Api, ApiDriver, ApiInfo, Concept, Vocabulary};
 
-use crate::{OpenClBackend, OpenClOptions};
+use crate::OpenClOptions;
 
 /// Minimums from the OpenCL 3.0 specification's clGetDeviceInfo table, for full-profile
 /// devices that are not CL_DEVICE_TYPE_CUSTOM (docs/limits.md quotes them): no work-group
@@ -39,26 +37,8 @@ static INFO: ApiInfo = ApiInfo {
 pub const API: Api = Api::new(&INFO);
 
 /// Probes and opens OpenCL devices for the core.
-pub struct OpenClDriver;
-
-/// The one OpenCL driver, for the driver list.
-pub static DRIVER: OpenClDriver = OpenClDriver;
-
-impl Driver for OpenClDriver {
-    fn api(&self) -> Api {
-        API
-    }
-
-    fn probe(&self) -> Result<Vec<DeviceIdentity>, BackendError> {
-        Ok(crate::probe()?)
-    }
-
-    fn open(
-        &self,
-        device: &DeviceIdentity,
-        _options: &OpenOptions,
-    ) -> Result<Box<dyn Backend>, BackendError> {
-        let backend: OpenClBackend = crate::open(device.index, &OpenClOptions::default())?;
-        Ok(Box::new(backend))
-    }
-}
+pub static DRIVER: ApiDriver = ApiDriver {
+    api: API,
+    probe: || Ok(crate::probe()?),
+    open: |index, _options| Ok(Box::new(crate::open(index, &OpenClOptions::default())?)),
+};

@@ -45,7 +45,7 @@ mod transfer;
 use blocksweep_core::{trace, DeviceIdentity};
 
 pub use backend::OpenClBackend;
-pub use driver::{OpenClDriver, API, DRIVER};
+pub use driver::{API, DRIVER};
 pub use error::{cl_error_name, OpenClError};
 pub use handles::take_release_errors;
 pub use kernel::KERNEL_SOURCE;

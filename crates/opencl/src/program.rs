@@ -57,7 +57,31 @@ impl UserProgram {
         source: &ProgramSource,
         args: &[ProgramArg],
     ) -> Result<UserProgram, OpenClError> {
-        load(ctx, nvidia, compiled_by, source, args).map_err(|e| e.in_program(&source.origin))
+        let load = || -> Result<UserProgram, OpenClError> {
+            let (program, log, options) = build(ctx, nvidia, source)?;
+            let kernel = entry_kernel(&program, &source.entry)?;
+            check_arg_count(&kernel, args.len())?;
+            let (buffers, locals) = bind(ctx, &kernel, args)?;
+            let mut facts = facts(
+                &kernel,
+                ctx.device,
+                &source.entry,
+                &log,
+                compiled_by.to_string(),
+                &options,
+            )?;
+            facts
+                .extra
+                .insert(0, ("source".into(), source.origin.clone()));
+            Ok(UserProgram {
+                kernel,
+                _program: program,
+                buffers,
+                locals,
+                facts,
+            })
+        };
+        load().map_err(|e| e.in_program(&source.origin))
     }
 
     pub fn kernel(&self) -> &Kernel {
@@ -123,13 +147,14 @@ impl UserProgram {
     }
 }
 
-fn load(
+/// Builds OpenCL C `source` for the context's device with its options (see [`program_options`];
+/// where `nvidia`, with a kernel of a new name added): the program, its build log and the
+/// options it was built with.
+fn build(
     ctx: &DeviceContext,
     nvidia: bool,
-    compiled_by: &str,
     source: &ProgramSource,
-    args: &[ProgramArg],
-) -> Result<UserProgram, OpenClError> {
+) -> Result<(Program, String, String), OpenClError> {
     if source.language != Language::OpenCl {
         return Err(OpenClError::Program(format!(
             "the source is {}, but OpenCL builds {}",
@@ -146,27 +171,7 @@ fn load(
     let (program, log) = blocksweep_core::trace::time("opencl", "load_program: build", || {
         kernel::build(&ctx.context, ctx.device, &text, &options)
     })?;
-    let kernel = entry_kernel(&program, &source.entry)?;
-    check_arg_count(&kernel, args.len())?;
-    let (buffers, locals) = bind(ctx, &kernel, args)?;
-    let mut facts = facts(
-        &kernel,
-        ctx.device,
-        &source.entry,
-        &log,
-        compiled_by.to_string(),
-        &options,
-    )?;
-    facts
-        .extra
-        .insert(0, ("source".into(), source.origin.clone()));
-    Ok(UserProgram {
-        kernel,
-        _program: program,
-        buffers,
-        locals,
-        facts,
-    })
+    Ok((program, log, options))
 }
 
 /// clBuildProgram options: the spec's own, and NVIDIA's verbose flag where the compiler is

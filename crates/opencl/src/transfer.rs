@@ -15,7 +15,7 @@ use std::ptr;
 use opencl3::command_queue::{
     enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, finish, CL_NON_BLOCKING,
 };
-use opencl3::types::cl_event;
+use opencl3::types::{cl_event, cl_int};
 
 use crate::context::wait;
 use crate::error::{map_enqueue, OpenClError};
@@ -53,6 +53,22 @@ impl<'q> Pieces<'q> {
     pub fn push(&mut self, raw: cl_event) {
         self.last = Some(Event::from_raw(raw));
         self.unwaited = true;
+    }
+
+    /// Enqueues one command per piece of `bytes` (in pieces of at most `piece`), each by
+    /// `enqueue(offset, length)`, keeping its event; `call` names the command in an error.
+    pub fn enqueue_each(
+        &mut self,
+        bytes: usize,
+        piece: usize,
+        call: &'static str,
+        mut enqueue: impl FnMut(usize, usize) -> Result<cl_event, cl_int>,
+    ) -> Result<(), OpenClError> {
+        for (at, len) in pieces(bytes, piece) {
+            let raw = enqueue(at, len).map_err(map_enqueue(call))?;
+            self.push(raw);
+        }
+        Ok(())
     }
 
     /// Notes a command whose event the caller keeps and waits for itself.
@@ -108,10 +124,10 @@ fn fill_in_pieces(
     piece: usize,
 ) -> Result<(), OpenClError> {
     let mut pending = Pieces::new(queue);
-    for (at, len) in pieces(bytes, piece) {
+    pending.enqueue_each(bytes, piece, "clEnqueueFillBuffer", |at, len| {
         // SAFETY: the driver copies the pattern before returning (OpenCL 3.0, 5.2.3);
         // at..at + len lies within the buffer and both are multiples of the pattern's size.
-        let raw = unsafe {
+        unsafe {
             enqueue_fill_buffer(
                 queue.raw(),
                 mem.raw(),
@@ -123,9 +139,7 @@ fn fill_in_pieces(
                 ptr::null(),
             )
         }
-        .map_err(map_enqueue("clEnqueueFillBuffer"))?;
-        pending.push(raw);
-    }
+    })?;
     pending.wait("fill")
 }
 
@@ -167,12 +181,13 @@ unsafe fn enqueue_write_in_pieces(
     data: &[u8],
     piece: usize,
 ) -> Result<(), OpenClError> {
-    for (at, len) in pieces(data.len(), piece) {
+    let queue = pending.queue;
+    pending.enqueue_each(data.len(), piece, "clEnqueueWriteBuffer", |at, len| {
         // SAFETY: a non-blocking write of data[at..at + len], which the caller keeps alive
         // until `pending` has waited, into bytes the buffer holds.
-        let raw = unsafe {
+        unsafe {
             enqueue_write_buffer(
-                pending.queue.raw(),
+                queue.raw(),
                 mem.raw(),
                 CL_NON_BLOCKING,
                 offset + at,
@@ -182,10 +197,7 @@ unsafe fn enqueue_write_in_pieces(
                 ptr::null(),
             )
         }
-        .map_err(map_enqueue("clEnqueueWriteBuffer"))?;
-        pending.push(raw);
-    }
-    Ok(())
+    })
 }
 
 /// Copies the start of `mem` (at least `out.len()` bytes: the caller checked) into `out`;
@@ -224,10 +236,10 @@ unsafe fn read_into_pieces(
     piece: usize,
 ) -> Result<(), OpenClError> {
     let mut pending = Pieces::new(queue);
-    for (at, len) in pieces(bytes, piece) {
+    pending.enqueue_each(bytes, piece, "clEnqueueReadBuffer", |at, len| {
         // SAFETY: a non-blocking read into dst[at..at + len], which the caller vouches for
         // until this call returns; `pending` waits for it before then on every path.
-        let raw = unsafe {
+        unsafe {
             enqueue_read_buffer(
                 queue.raw(),
                 mem.raw(),
@@ -239,9 +251,7 @@ unsafe fn read_into_pieces(
                 ptr::null(),
             )
         }
-        .map_err(map_enqueue("clEnqueueReadBuffer"))?;
-        pending.push(raw);
-    }
+    })?;
     pending.wait("read")
 }
 

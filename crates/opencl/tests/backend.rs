@@ -7,7 +7,7 @@ mod common;
 
 use std::process::{Command, ExitCode};
 
-use blocksweep_conformance::{skip, BatchExt, Suite};
+use blocksweep_conformance::{ignored, skip, BatchExt, Suite};
 use blocksweep_core::{
     Backend, BlockSize, DeviceIdentity, DeviceKind, ErrorKind, Frame, KernelVariant, Launch, Named,
 };
@@ -287,6 +287,6 @@ fn main() -> ExitCode {
             "nvidia_registers_come_from_ptxas",
             nvidia_registers_come_from_ptxas,
         )
-        .test_ignored("child_nvidia_registers", child_nvidia_registers)
+        .test(ignored("child_nvidia_registers"), child_nvidia_registers)
         .run()
 }

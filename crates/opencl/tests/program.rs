@@ -8,7 +8,7 @@ mod common;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
-use blocksweep_conformance::{BatchExt, Suite};
+use blocksweep_conformance::{ignored, BatchExt, Suite};
 use blocksweep_core::program::{Language, ScalarType};
 use blocksweep_core::{
     Backend, BlockSize, DeviceIdentity, ErrorKind, Frame, KernelVariant, Launch, ProgramArg,
@@ -371,6 +371,6 @@ fn main() -> ExitCode {
         )
         .each_device("scalars_arrive_intact", scalars_arrive_intact)
         .all_devices("deadline", |_| a_kernel_past_the_deadline_is_an_error())
-        .test_ignored("child_deadline", child_deadline)
+        .test(ignored("child_deadline"), child_deadline)
         .run()
 }

@@ -10,7 +10,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
-use blocksweep_conformance::{skip, Completion, Harness};
+use blocksweep_conformance::{ignored, skip, Completion, Harness};
 use blocksweep_core::{BackendError, ErrorKind};
 use blocksweep_opencl::{open, probe, OpenClError, OpenClOptions};
 use common::{run_child, PASSED};
@@ -98,7 +98,7 @@ fn main() -> ExitCode {
             "missing_library_is_unavailable",
             missing_library_is_unavailable,
         )
-        .test_ignored("child_no_platforms", child_no_platforms)
-        .test_ignored("child_missing_library", child_missing_library)
+        .test(ignored("child_no_platforms"), child_no_platforms)
+        .test(ignored("child_missing_library"), child_missing_library)
         .run()
 }

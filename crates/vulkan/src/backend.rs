@@ -217,7 +217,7 @@ impl VulkanBackend {
                     KernelVariant::GridStride2D => [width, height],
                     _ => [pixels, 0],
                 };
-                let (layout, set) = (self.pipelines.layout, self.pipelines.set);
+                let (layout, set) = (self.pipelines.layouts.pipeline, self.pipelines.set);
                 let commands = &mut self.commands;
                 self.timestamps.run_batch(commands, count, stamps, |d, cb| {
                     command::record_dispatch(d, cb, pipeline, layout, set, &push, launch.grid)

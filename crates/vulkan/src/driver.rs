@@ -1,9 +1,7 @@
 //! Vulkan as the core sees it: its name and words, what its specification guarantees, and the
-//! [`Driver`] that probes and opens devices.
+//! [`DRIVER`] that probes and opens devices.
 
-use blocksweep_core::{
-    Api, ApiInfo, Backend, BackendError, Concept, DeviceIdentity, Driver, OpenOptions, Vocabulary,
-};
+use blocksweep_core::{Api, ApiDriver, ApiInfo, Concept, Vocabulary};
 
 use crate::VulkanOptions;
 
@@ -41,30 +39,13 @@ static INFO: ApiInfo = ApiInfo {
 pub const API: Api = Api::new(&INFO);
 
 /// Probes and opens Vulkan devices for the core.
-pub struct VulkanDriver;
-
-/// The one Vulkan driver, for the driver list.
-pub static DRIVER: VulkanDriver = VulkanDriver;
-
-impl Driver for VulkanDriver {
-    fn api(&self) -> Api {
-        API
-    }
-
-    fn probe(&self) -> Result<Vec<DeviceIdentity>, BackendError> {
-        Ok(crate::probe()?)
-    }
-
-    /// `options.validation` turns the Khronos validation layer on (as does
-    /// `BLOCKSWEEP_VK_VALIDATION=1`); its messages come back as diagnostics.
-    fn open(
-        &self,
-        device: &DeviceIdentity,
-        options: &OpenOptions,
-    ) -> Result<Box<dyn Backend>, BackendError> {
-        let opts = VulkanOptions {
-            validation: options.validation || VulkanOptions::default().validation,
-        };
-        Ok(Box::new(crate::open(device.index, &opts)?))
-    }
-}
+pub static DRIVER: ApiDriver = ApiDriver {
+    api: API,
+    probe: || Ok(crate::probe()?),
+    // `validation` turns the Khronos validation layer on (as does BLOCKSWEEP_VK_VALIDATION=1);
+    // its messages come back as diagnostics.
+    open: |index, options| {
+        let validation = options.validation || VulkanOptions::default().validation;
+        Ok(Box::new(crate::open(index, &VulkanOptions { validation })?))
+    },
+};

@@ -168,8 +168,19 @@ pub(crate) fn compile(
         }
         Err(e) => return Err(e),
     };
+    compile_with(s, source, origin, entry, &defines).map_err(build)
+}
+
+/// [`compile`] through shaderc `s`; an error is the message to report.
+fn compile_with(
+    s: &Shaderc,
+    source: &str,
+    origin: &str,
+    entry: &str,
+    defines: &[(&str, &str)],
+) -> Result<Vec<u32>, String> {
     let c = |text: &str, what: &str| {
-        CString::new(text).map_err(|_| build(format!("the {what} contains a NUL byte")))
+        CString::new(text).map_err(|_| format!("the {what} contains a NUL byte"))
     };
     let (origin_c, entry_c) = (c(origin, "source's name")?, c(entry, "entry point")?);
     // SAFETY: every call below follows shaderc.h: objects from its initialisers, strings
@@ -185,7 +196,7 @@ pub(crate) fn compile(
             release: s.options_release,
         };
         if compiler.raw.is_null() || opts.raw.is_null() {
-            return Err(build(format!("{} did not initialise", s.name)));
+            return Err(format!("{} did not initialise", s.name));
         }
         (s.set_target_env)(opts.raw, TARGET_ENV_VULKAN, ENV_VERSION_VULKAN_1_1);
         for (name, value) in defines {
@@ -204,21 +215,34 @@ pub(crate) fn compile(
             ),
             release: s.result_release,
         };
-        if result.raw.is_null() {
-            return Err(build(format!("{} returned no result", s.name)));
-        }
+        spirv_of(s, &result)
+    }
+}
+
+/// The SPIR-V words of a compilation's `result`, or shaderc's message (which starts with the
+/// source's name and line).
+///
+/// # Safety
+///
+/// `result` is what `s`'s `compile_into_spv` returned, not yet released.
+unsafe fn spirv_of(s: &Shaderc, result: &Owned) -> Result<Vec<u32>, String> {
+    if result.raw.is_null() {
+        return Err(format!("{} returned no result", s.name));
+    }
+    // SAFETY: a live result, as the caller vouches; shaderc's strings are NUL-terminated and
+    // its bytes `len` long, read before the result is released.
+    unsafe {
         if (s.result_status)(result.raw) != STATUS_SUCCESS {
             let message = (s.result_error)(result.raw);
             let message = match message.is_null() {
                 true => "no message".into(),
                 false => CStr::from_ptr(message).to_string_lossy().into_owned(),
             };
-            // shaderc's message starts with `origin`:line.
-            return Err(build(message.trim_end().to_string()));
+            return Err(message.trim_end().to_string());
         }
         let (bytes, len) = ((s.result_bytes)(result.raw), (s.result_length)(result.raw));
         if bytes.is_null() || len % 4 != 0 {
-            return Err(build(format!("{} returned {len} bytes of SPIR-V", s.name)));
+            return Err(format!("{} returned {len} bytes of SPIR-V", s.name));
         }
         let bytes = std::slice::from_raw_parts(bytes.cast::<u8>(), len);
         Ok(bytes

@@ -6,7 +6,6 @@
 //! size, variant, shared size) through specialization constants, created on first use and
 //! cached, and the kernel facts. The helpers they are built from are `pipeline.rs`'s.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use ash::vk;
@@ -15,9 +14,10 @@ use blocksweep_core::{BlockSize, KernelFacts, KernelVariant, Launch, Named};
 use crate::context::DeviceContext;
 use crate::error::VulkanResult;
 use crate::memory::Buffer;
+pub(crate) use crate::objects::{bind_storage, DescriptorPool, PipelineCache, StorageLayouts};
 pub(crate) use crate::pipeline::{
-    bind_storage, compute_pipeline, shader_module, shader_module_of_words, statistics,
-    statistics_flags, storage_layouts, DescriptorPool, PipelineStatistics, Stage,
+    compute_pipeline, shader_module, shader_module_of_words, statistics, statistics_flags,
+    PipelineStatistics, Stage,
 };
 use crate::timing::DispatchLimits;
 
@@ -119,37 +119,33 @@ fn constants((block, variant, words): PipelineKey) -> Vec<u32> {
     }
 }
 
-/// The shader module, layouts, descriptor set and pipeline cache.
+/// The shader modules, layouts, descriptor set and pipeline cache. Dropped, the pipelines go
+/// first, then the pool (freeing the set), then the layouts.
 pub(crate) struct Pipelines {
     device: Arc<DeviceContext>,
     /// One module per shader, in [`shader_of`]'s order; created on first use.
     shaders: [vk::ShaderModule; 4],
-    set_layout: vk::DescriptorSetLayout,
-    pub layout: vk::PipelineLayout,
-    pool: Option<DescriptorPool>,
-    pub set: vk::DescriptorSet,
     /// Keyed by workgroup size, variant and shared-array words (0 for the other shaders).
-    cache: HashMap<PipelineKey, vk::Pipeline>,
+    cache: PipelineCache<PipelineKey>,
+    _pool: DescriptorPool,
+    pub set: vk::DescriptorSet,
+    pub layouts: StorageLayouts,
 }
 
 impl Pipelines {
     pub fn new(device: &Arc<DeviceContext>) -> VulkanResult<Pipelines> {
-        let d = &device.raw;
-        // Each handle goes into `p` as soon as it exists, so an early return destroys it.
+        let layouts = StorageLayouts::new(device, 4, PUSH_CONSTANT_BYTES)?;
+        let (pool, sets) = DescriptorPool::with_sets(device, layouts.set, 1, 4)?;
+        // The module goes into `p` as soon as it exists, so an early return destroys it.
         let mut p = Pipelines {
             device: device.clone(),
             shaders: [vk::ShaderModule::null(); 4],
-            set_layout: vk::DescriptorSetLayout::null(),
-            layout: vk::PipelineLayout::null(),
-            pool: None,
-            set: vk::DescriptorSet::null(),
-            cache: HashMap::new(),
+            cache: PipelineCache::new(device),
+            _pool: pool,
+            set: sets[0],
+            layouts,
         };
-        p.shaders[0] = shader_module(d, SPIRV, "shaders/grayscale.spv")?;
-        (p.set_layout, p.layout) = storage_layouts(d, 4, PUSH_CONSTANT_BYTES)?;
-        let (pool, sets) = DescriptorPool::with_sets(device, p.set_layout, 1, 4)?;
-        p.pool = Some(pool);
-        p.set = sets[0];
+        p.shaders[0] = shader_module(&device.raw, SPIRV, "shaders/grayscale.spv")?;
         Ok(p)
     }
 
@@ -170,11 +166,11 @@ impl Pipelines {
         shared_bytes: u32,
     ) -> VulkanResult<vk::Pipeline> {
         let key = key(block, variant, shared_bytes);
-        if let Some(&p) = self.cache.get(&key) {
+        if let Some(p) = self.cache.get(&key) {
             return Ok(p);
         }
         let module = self.module(variant)?;
-        let (d, layout, flags) = (&self.device.raw, self.layout, self.flags());
+        let (d, layout, flags) = (&self.device.raw, self.layouts.pipeline, self.flags());
         let phase = format!("pipeline for workgroup {block} ({variant:?})");
         let pipeline = blocksweep_core::trace::time("vulkan", phase, || {
             compute_pipeline(d, module, layout, &constants(key), flags)
@@ -196,7 +192,7 @@ impl Pipelines {
             .iter()
             .filter(|b| crate::check_launch(Launch::linear(**b, 1), limits).is_ok())
             .map(|&b| key(b, variant, 0))
-            .filter(|k| !self.cache.contains_key(k))
+            .filter(|k| !self.cache.contains(k))
             .map(|k| (k, constants(k)))
             .collect();
         let Ok(module) = self.module(variant) else {
@@ -205,14 +201,11 @@ impl Pipelines {
         let stage = Stage {
             module,
             entry: c"main",
-            layout: self.layout,
+            layout: self.layouts.pipeline,
             flags: self.flags(),
         };
-        for (k, p) in stage.build_parallel(&self.device.raw, &keys) {
-            if let Ok(p) = p {
-                self.cache.insert(k, p);
-            }
-        }
+        self.cache
+            .keep(stage.build_parallel(&self.device.raw, &keys));
     }
 
     /// The shader module of `variant`, created on first use.
@@ -236,18 +229,10 @@ impl Pipelines {
 impl Drop for Pipelines {
     fn drop(&mut self) {
         let d = &self.device.raw;
-        // SAFETY: the backend waited for the queue; children before parents, null handles of a
-        // half-built `Pipelines` are no-ops. The pool frees the set.
-        unsafe {
-            for (_, p) in self.cache.drain() {
-                d.destroy_pipeline(p, None);
-            }
-            drop(self.pool.take());
-            d.destroy_pipeline_layout(self.layout, None);
-            d.destroy_descriptor_set_layout(self.set_layout, None);
-            for m in self.shaders {
-                d.destroy_shader_module(m, None);
-            }
+        // SAFETY: the backend waited for the queue; a module may go before the pipelines made
+        // from it (they do not use it after creation); null handles are no-ops.
+        for m in self.shaders {
+            unsafe { d.destroy_shader_module(m, None) };
         }
     }
 }

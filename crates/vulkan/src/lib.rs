@@ -65,6 +65,7 @@ mod glslang;
 mod instance;
 mod kernel;
 mod memory;
+mod objects;
 mod pipeline;
 mod program;
 mod reflect;
@@ -74,7 +75,7 @@ use std::sync::Arc;
 
 pub use backend::VulkanBackend;
 pub use copy::{CopyMeasurement, COPY_SPIRV};
-pub use driver::{VulkanDriver, API, DRIVER};
+pub use driver::{API, DRIVER};
 pub use error::VulkanError;
 pub use instance::MessageLog;
 pub use kernel::{SPIRV, SPIRV_2D, SPIRV_REGISTERS, SPIRV_SHARED};

@@ -1,72 +1,18 @@
 //! The pieces every compute shader here is built from (the grayscale kernels, the copy
-//! shader, a user's kernel): descriptor-set and pipeline layouts of storage buffers and push
-//! constants, shader modules, pipelines through specialization constants (one at a time or in
-//! parallel), descriptor pools and bindings, and the statistics
-//! VK_KHR_pipeline_executable_properties gives for a pipeline.
+//! shader, a user's kernel): shader modules, pipelines through specialization constants (one
+//! at a time or in parallel), and the statistics VK_KHR_pipeline_executable_properties gives
+//! for a pipeline. The layouts, descriptors and pipeline cache they are made with are in
+//! `objects.rs`.
 
 use std::ffi::CStr;
 use std::io::Cursor;
-use std::sync::Arc;
 
 use ash::vk;
 use blocksweep_core::Named;
 
 use crate::context::DeviceContext;
 use crate::conv;
-use crate::error::{
-    map_allocate_descriptor_sets, map_host_device_oom, map_shader_build, VulkanError, VulkanResult,
-};
-
-/// The descriptor set layout (`buffers` storage buffers at bindings 0..buffers) and pipeline
-/// layout (one compute push-constant range of `push_bytes`, none if 0) that every shader uses.
-/// On failure nothing is left behind.
-pub(crate) fn storage_layouts(
-    d: &ash::Device,
-    buffers: u32,
-    push_bytes: u32,
-) -> VulkanResult<(vk::DescriptorSetLayout, vk::PipelineLayout)> {
-    let bindings: Vec<_> = (0..buffers)
-        .map(|i| {
-            vk::DescriptorSetLayoutBinding::default()
-                .binding(i)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(1)
-                .stage_flags(vk::ShaderStageFlags::COMPUTE)
-        })
-        .collect();
-    // SAFETY: `d` is a live device; the create infos borrow locals that outlive the calls.
-    let set_layout = unsafe {
-        d.create_descriptor_set_layout(
-            &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-            None,
-        )
-    }
-    .map_err(map_host_device_oom("vkCreateDescriptorSetLayout"))?;
-    let range = vk::PushConstantRange::default()
-        .stage_flags(vk::ShaderStageFlags::COMPUTE)
-        .size(push_bytes);
-    let ranges = match push_bytes {
-        0 => &[][..],
-        _ => std::slice::from_ref(&range),
-    };
-    let set_layouts = [set_layout];
-    let layout = unsafe {
-        d.create_pipeline_layout(
-            &vk::PipelineLayoutCreateInfo::default()
-                .set_layouts(&set_layouts)
-                .push_constant_ranges(ranges),
-            None,
-        )
-    };
-    match layout {
-        Ok(layout) => Ok((set_layout, layout)),
-        Err(e) => {
-            // SAFETY: created above and used by nothing yet.
-            unsafe { d.destroy_descriptor_set_layout(set_layout, None) };
-            Err(map_host_device_oom("vkCreatePipelineLayout")(e))
-        }
-    }
-}
+use crate::error::{map_host_device_oom, map_shader_build, VulkanError, VulkanResult};
 
 /// An embedded SPIR-V module as the u32 words Vulkan takes (the bytes carry no alignment).
 fn spirv_words(bytes: &[u8], path: &str) -> VulkanResult<Vec<u32>> {
@@ -218,85 +164,6 @@ pub(crate) struct PipelineStatistics {
     pub all: Vec<(String, String)>,
     /// The register count, under the statistic's own name.
     pub registers: Option<Named<u64>>,
-}
-
-/// A descriptor pool, destroyed (freeing its sets) on drop.
-pub(crate) struct DescriptorPool {
-    device: Arc<DeviceContext>,
-    raw: vk::DescriptorPool,
-}
-
-impl DescriptorPool {
-    /// A pool sized for exactly `sets` sets of `layout`, each of `buffers` storage buffers, and
-    /// those sets.
-    pub fn with_sets(
-        device: &Arc<DeviceContext>,
-        layout: vk::DescriptorSetLayout,
-        sets: u32,
-        buffers: u32,
-    ) -> VulkanResult<(DescriptorPool, Vec<vk::DescriptorSet>)> {
-        let d = &device.raw;
-        let size = vk::DescriptorPoolSize::default()
-            .ty(vk::DescriptorType::STORAGE_BUFFER)
-            .descriptor_count(buffers * sets);
-        // A pool size of 0 descriptors is invalid: a kernel with no buffers has none.
-        let sizes = match buffers {
-            0 => &[][..],
-            _ => std::slice::from_ref(&size),
-        };
-        let info = vk::DescriptorPoolCreateInfo::default()
-            .max_sets(sets)
-            .pool_sizes(sizes);
-        let pool = DescriptorPool {
-            device: device.clone(),
-            raw: unsafe { d.create_descriptor_pool(&info, None) }
-                .map_err(map_host_device_oom("vkCreateDescriptorPool"))?,
-        };
-        let layouts = vec![layout; sets as usize];
-        let info = vk::DescriptorSetAllocateInfo::default()
-            .descriptor_pool(pool.raw)
-            .set_layouts(&layouts);
-        let sets = unsafe { d.allocate_descriptor_sets(&info) }
-            .map_err(map_allocate_descriptor_sets("vkAllocateDescriptorSets"))?;
-        Ok((pool, sets))
-    }
-}
-
-impl Drop for DescriptorPool {
-    fn drop(&mut self) {
-        // SAFETY: no submission using its sets is pending; destroying frees them.
-        unsafe { self.device.raw.destroy_descriptor_pool(self.raw, None) };
-    }
-}
-
-/// Points bindings 0.. of `set` at the (buffer, offset, range) of `ranges`, as storage
-/// buffers. Only called while no command using the set is pending.
-pub(crate) fn bind_storage(
-    d: &ash::Device,
-    set: vk::DescriptorSet,
-    ranges: &[(vk::Buffer, u64, u64)],
-) {
-    let infos: Vec<[vk::DescriptorBufferInfo; 1]> = ranges
-        .iter()
-        .map(|&(buffer, offset, range)| {
-            [vk::DescriptorBufferInfo::default()
-                .buffer(buffer)
-                .offset(offset)
-                .range(range)]
-        })
-        .collect();
-    let writes: Vec<_> = infos
-        .iter()
-        .enumerate()
-        .map(|(i, info)| {
-            vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(i as u32)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .buffer_info(info)
-        })
-        .collect();
-    unsafe { d.update_descriptor_sets(&writes, &[]) };
 }
 
 /// Every statistic VK_KHR_pipeline_executable_properties reports for `pipeline`, and the

@@ -4,7 +4,6 @@
 //! specialisation constants 0..2 (local size) and 3 (shared bytes, where the shader has it).
 //! Its buffers are device-local and reached through one staging buffer, as the frame is.
 
-use std::collections::HashMap;
 use std::ffi::CString;
 use std::sync::Arc;
 
@@ -17,7 +16,7 @@ use blocksweep_core::{
 use crate::command::{self, Commands};
 use crate::context::DeviceContext;
 use crate::error::{VulkanError, VulkanResult};
-use crate::kernel::{self, DescriptorPool, Stage};
+use crate::kernel::{self, DescriptorPool, PipelineCache, Stage, StorageLayouts};
 use crate::memory::{self, Buffer, MemoryKind};
 use crate::timing::{check_launch, check_shared, DispatchLimits, Timestamps};
 use crate::{device, glsl, reflect};
@@ -44,10 +43,12 @@ pub(crate) struct Program {
     device: Arc<DeviceContext>,
     module: vk::ShaderModule,
     entry: CString,
-    set_layout: vk::DescriptorSetLayout,
-    layout: vk::PipelineLayout,
-    pool: Option<DescriptorPool>,
+    // Dropped in this order, before the buffers: the pipelines, the pool (freeing the set),
+    // the layouts.
+    cache: PipelineCache<Key>,
+    _pool: DescriptorPool,
     set: vk::DescriptorSet,
+    layouts: StorageLayouts,
     /// One per argument: the device buffer of each [`ProgramArg::Buffer`].
     buffers: Vec<Option<Buffer>>,
     /// Made on the first copy, as large as the largest buffer.
@@ -58,7 +59,6 @@ pub(crate) struct Program {
     max_shared: u32,
     /// The subgroup size every pipeline requires (`--required-subgroup-size=N`).
     required: Option<u32>,
-    cache: HashMap<Key, vk::Pipeline>,
     pub facts: KernelFacts,
 }
 
@@ -166,29 +166,26 @@ impl Program {
         let entry = CString::new(source.entry.as_str())
             .map_err(|_| build("the entry point's name contains a NUL byte".into()))?;
         let d = &dev.context.raw;
-        // Each handle goes into `p` as soon as it exists, so an early return destroys it.
+        let layouts = StorageLayouts::new(dev.context, buffers as u32, push_bytes as u32)?;
+        let (pool, sets) = DescriptorPool::with_sets(dev.context, layouts.set, 1, buffers as u32)?;
+        // The module goes into `p` as soon as it exists, so an early return destroys it.
         let mut p = Program {
             device: dev.context.clone(),
             module: vk::ShaderModule::null(),
             entry,
-            set_layout: vk::DescriptorSetLayout::null(),
-            layout: vk::PipelineLayout::null(),
-            pool: None,
-            set: vk::DescriptorSet::null(),
+            cache: PipelineCache::new(dev.context),
+            _pool: pool,
+            set: sets[0],
+            layouts,
             buffers: Vec::new(),
             staging: None,
             push: push_block(args, &offsets, push_bytes)?,
             spec: [1, 2, 3].map(|id| found.spec_ids.contains(&id)),
             max_shared: dev.max_shared,
             required,
-            cache: HashMap::new(),
             facts: KernelFacts::default(),
         };
         p.module = kernel::shader_module_of_words(d, &words)?;
-        (p.set_layout, p.layout) = kernel::storage_layouts(d, buffers as u32, push_bytes as u32)?;
-        let (pool, sets) = DescriptorPool::with_sets(dev.context, p.set_layout, 1, buffers as u32)?;
-        p.pool = Some(pool);
-        p.set = sets[0];
         p.buffers = allocate(dev, args)?;
         let ranges: Vec<_> = p
             .buffers
@@ -258,7 +255,7 @@ impl Program {
         Stage {
             module: self.module,
             entry: &self.entry,
-            layout: self.layout,
+            layout: self.layouts.pipeline,
             flags: kernel::statistics_flags(&self.device),
         }
     }
@@ -275,7 +272,7 @@ impl Program {
     }
 
     fn pipeline_for(&mut self, key: Key) -> VulkanResult<vk::Pipeline> {
-        if let Some(&p) = self.cache.get(&key) {
+        if let Some(p) = self.cache.get(&key) {
             return Ok(p);
         }
         let phase = format!("program pipeline for workgroup {}", key.0);
@@ -297,14 +294,11 @@ impl Program {
             .iter()
             .filter(|&&b| self.refuse(Launch::linear(b, 1), limits).is_ok())
             .map(|&b| (b, None))
-            .filter(|k| !self.cache.contains_key(k))
+            .filter(|k| !self.cache.contains(k))
             .map(|k| (k, Self::constants(k)))
             .collect();
-        for (k, p) in self.stage().build_parallel(&self.device.raw, &keys) {
-            if let Ok(p) = p {
-                self.cache.insert(k, p);
-            }
-        }
+        let made = self.stage().build_parallel(&self.device.raw, &keys);
+        self.cache.keep(made);
     }
 
     /// The built-in kernels' launch checks, and a y or z the shader cannot take.
@@ -338,7 +332,7 @@ impl Program {
     ) -> VulkanResult<BatchTimes> {
         self.refuse(launch, limits)?;
         let pipeline = self.pipeline_for(self.key(launch))?;
-        let (layout, set, push) = (self.layout, self.set, &self.push);
+        let (layout, set, push) = (self.layouts.pipeline, self.set, &self.push);
         timestamps.run_batch(commands, count, stamps, |d, cb| {
             command::record_dispatch_bytes(d, cb, pipeline, layout, set, push, launch.grid)
         })
@@ -406,18 +400,8 @@ impl Program {
 
 impl Drop for Program {
     fn drop(&mut self) {
-        let d = &self.device.raw;
-        // SAFETY: the backend waited for the queue before replacing or dropping a program;
-        // children before parents; null handles of a half-built program are no-ops. The pool
-        // frees the set; the buffers drop after this.
-        unsafe {
-            for (_, p) in self.cache.drain() {
-                d.destroy_pipeline(p, None);
-            }
-            drop(self.pool.take());
-            d.destroy_pipeline_layout(self.layout, None);
-            d.destroy_descriptor_set_layout(self.set_layout, None);
-            d.destroy_shader_module(self.module, None);
-        }
+        // SAFETY: the backend waited for the queue before replacing or dropping a program; a
+        // module may go before the pipelines made from it; a null handle is a no-op.
+        unsafe { self.device.raw.destroy_shader_module(self.module, None) };
     }
 }

@@ -16,7 +16,7 @@ use blocksweep_core::{
     ProgramSource, ScalarType, Stamps, Work,
 };
 use blocksweep_vulkan::VulkanBackend;
-use common::open_device;
+use common::{open_device, run_in_child};
 
 const SAXPY: &str = r#"#version 450
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -347,22 +347,10 @@ const DEADLINE_TEST: &str = "kernel_past_the_deadline";
 /// environment, so the test runs itself again in a child process with it set.
 fn a_kernel_past_the_deadline(d: &blocksweep_core::DeviceIdentity) -> Completion {
     if std::env::var_os(CHILD).is_none() {
-        let run = Command::new(std::env::current_exe().unwrap())
-            .args([DEADLINE_TEST, "--test-threads=1"])
-            .env(CHILD, "1")
-            .env("BLOCKSWEEP_DEADLINE_S", "0.5")
-            .output()
-            .unwrap();
-        let out = String::from_utf8_lossy(&run.stdout);
-        assert!(
-            run.status.success(),
-            "the child failed:\n{out}{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        return match out.contains(" 0 ignored") && !out.contains(" 0 passed") {
-            true => Completion::Completed,
-            false => skip_unless_required(blocksweep_vulkan::API, format!("the child: {out}")),
-        };
+        let env = [(CHILD, "1"), ("BLOCKSWEEP_DEADLINE_S", "0.5")];
+        return run_in_child(&[DEADLINE_TEST, "--test-threads=1"], &env, |out| {
+            out.contains(" 0 ignored") && !out.contains(" 0 passed")
+        });
     }
     let mut b = open_device(d);
     let spin = [ProgramArg::Buffer { bytes: 4096 * 4 }];

@@ -1,13 +1,16 @@
 //! Under VK_LAYER_KHRONOS_validation with synchronization validation, the kit's sweep, fault,
-//! batch-protocol, refusal and lent read-back scenarios, both copy methods (the shader's in one dispatch and in
-//! several), a poison/read-back and the backend's destruction produce no warning or error at
-//! all.
+//! batch-protocol, refusal and lent read-back scenarios, both copy methods (the shader's in one
+//! dispatch and in several), a poison/read-back and the backend's destruction produce no
+//! warning or error at all.
+
+mod common;
 
 use std::process::ExitCode;
 
 use blocksweep_conformance::{checks, lent, skip_unless_required, BatchExt, Completion, Suite};
 use blocksweep_core::{Backend, DeviceIdentity, DeviceKind, Frame};
 use blocksweep_vulkan::{open, VulkanBackend, VulkanError, VulkanOptions};
+use common::run_in_child;
 
 /// lavapipe (the CPU device) where there is one, else the first device; opened with
 /// validation, or the skip when the layer is missing (a failure when vulkan is required).
@@ -106,27 +109,14 @@ const LOADER_TEST: &str = "loader_notices_are_not_diagnostics";
 /// itself again in a child process with it.
 fn loader_notices_are_not_diagnostics(devs: &[DeviceIdentity]) -> Completion {
     if std::env::var_os(CHILD).is_none() {
-        let exe = std::env::current_exe().unwrap();
-        let run = std::process::Command::new(exe)
-            .args([
-                "--exact",
-                &format!("{LOADER_TEST}::vulkan"),
-                "--test-threads=1",
-            ])
-            .env(CHILD, "1")
-            .env("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation")
-            .output()
-            .unwrap();
-        let out = String::from_utf8_lossy(&run.stdout);
-        assert!(
-            run.status.success(),
-            "the child failed:\n{out}{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        return match out.contains("1 passed") {
-            true => Completion::Completed,
-            false => skip_unless_required(blocksweep_vulkan::API, format!("the child: {out}")),
-        };
+        let trial = format!("{LOADER_TEST}::vulkan");
+        let env = [
+            (CHILD, "1"),
+            ("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation"),
+        ];
+        return run_in_child(&["--exact", &trial, "--test-threads=1"], &env, |out| {
+            out.contains("1 passed")
+        });
     }
     let (_, mut b) = match open_validated(devs) {
         Ok(v) => v,

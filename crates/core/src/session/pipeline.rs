@@ -19,7 +19,7 @@ use super::{SessionError, SweepOutcome};
 use crate::backend::{Backend, BackendError, DeviceIdentity, DeviceKind, ErrorKind};
 use crate::driver::Targets;
 use crate::report::{Failure, Report};
-use crate::sweep::{self, Observer, Plan, SweepConfig, SweepError, SweepResult};
+use crate::sweep::{self, Observer, Plan, SweepConfig, SweepError, SweepResult, SweepRun};
 use crate::workload::{Workload, WorkloadSource};
 
 /// Opens one target device: [`crate::Registry::open`] with the run's options, or a test's
@@ -316,14 +316,13 @@ impl<'j> Run<'j> {
                 publish(&self.results, &self.failures, report);
                 on_update(report);
             };
-            work.measure(
-                backend.as_mut(),
-                uploaded,
+            let how = SweepRun {
                 config,
                 shared,
                 observer,
-                &mut save,
-            )
+                on_row: &mut save,
+            };
+            work.measure(backend.as_mut(), uploaded, how)
         };
         self.measured_any = true;
         if let Some(e) = err {

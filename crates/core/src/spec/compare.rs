@@ -75,10 +75,22 @@ pub fn compare(
             mode: CompareMode::Exact,
         });
     }
+    let read = ReadBack {
+        ty: buffer.ty,
+        expected,
+        got,
+    };
     match buffer.compare {
-        CompareMode::Exact => compare_elements(buffer.ty, expected, got, tol),
-        CompareMode::Sum => compare_sums(buffer.ty, expected, got, tol),
+        CompareMode::Exact => read.by_element(tol),
+        CompareMode::Sum => read.by_sum(tol),
     }
+}
+
+/// A buffer read back beside its reference, of the same length, as elements of one type.
+struct ReadBack<'a> {
+    ty: ScalarType,
+    expected: &'a [u8],
+    got: &'a [u8],
 }
 
 /// Element `i` of a little-endian buffer as raw bits.
@@ -147,98 +159,94 @@ pub fn element_matches(ty: ScalarType, expected: u64, got: u64, tol: &Tolerance)
     tol.abs.is_some_and(|a| diff <= a) || tol.rel.is_some_and(|r| diff <= r * e.abs())
 }
 
-fn compare_elements(
-    ty: ScalarType,
-    expected: &[u8],
-    got: &[u8],
-    tol: &Tolerance,
-) -> Result<(), Mismatch> {
-    let n = expected.len() / ty.size();
-    // The fast path: most comparisons are of equal buffers.
-    if expected == got && !ty.is_float() {
-        return Ok(());
-    }
-    // On every core, in chunks that each report their first differing element and count
-    // (a 64 MB output is 16 M elements, checked twice a row).
-    use rayon::prelude::*;
-    const CHUNK: usize = 1 << 16;
-    let (first, differing) = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let mut first = None;
-            let mut differing = 0u64;
-            for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                let (e, g) = (word(ty, expected, i), word(ty, got, i));
-                if !element_matches(ty, e, g, tol) {
-                    differing += 1;
-                    first.get_or_insert((i, e, g));
+impl ReadBack<'_> {
+    /// Element by element: the first differing element, and how many differ.
+    fn by_element(&self, tol: &Tolerance) -> Result<(), Mismatch> {
+        let Self { ty, expected, got } = *self;
+        let n = expected.len() / ty.size();
+        // The fast path: most comparisons are of equal buffers.
+        if expected == got && !ty.is_float() {
+            return Ok(());
+        }
+        // On every core, in chunks that each report their first differing element and count
+        // (a 64 MB output is 16 M elements, checked twice a row).
+        use rayon::prelude::*;
+        const CHUNK: usize = 1 << 16;
+        let (first, differing) = (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let mut first = None;
+                let mut differing = 0u64;
+                for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                    let (e, g) = (word(ty, expected, i), word(ty, got, i));
+                    if !element_matches(ty, e, g, tol) {
+                        differing += 1;
+                        first.get_or_insert((i, e, g));
+                    }
                 }
-            }
-            (first, differing)
-        })
-        .reduce(
-            || (None, 0),
-            |(fa, da), (fb, db)| {
-                let first = match (fa, fb) {
-                    (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
-                    (a, b) => a.or(b),
-                };
-                (first, da + db)
-            },
-        );
-    match first {
-        None => Ok(()),
-        Some((i, e, g)) => Err(Mismatch {
-            index: Some(i as u64),
-            expected: format_value(ty, e),
-            got: format_value(ty, g),
-            differing,
-            elements: n as u64,
-            mode: CompareMode::Exact,
-        }),
+                (first, differing)
+            })
+            .reduce(
+                || (None, 0),
+                |(fa, da), (fb, db)| {
+                    let first = match (fa, fb) {
+                        (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+                        (a, b) => a.or(b),
+                    };
+                    (first, da + db)
+                },
+            );
+        match first {
+            None => Ok(()),
+            Some((i, e, g)) => Err(Mismatch {
+                index: Some(i as u64),
+                expected: format_value(ty, e),
+                got: format_value(ty, g),
+                differing,
+                elements: n as u64,
+                mode: CompareMode::Exact,
+            }),
+        }
     }
-}
 
-fn compare_sums(
-    ty: ScalarType,
-    expected: &[u8],
-    got: &[u8],
-    tol: &Tolerance,
-) -> Result<(), Mismatch> {
-    let n = expected.len() / ty.size();
-    let mismatch = |e: String, g: String| Mismatch {
-        index: None,
-        expected: e,
-        got: g,
-        differing: 1,
-        elements: n as u64,
-        mode: CompareMode::Sum,
-    };
-    if !ty.is_float() {
-        let sum = |b: &[u8]| -> i128 { (0..n).map(|i| as_int(ty, word(ty, b, i))).sum() };
-        let (e, g) = (sum(expected), sum(got));
-        return if e == g {
-            Ok(())
-        } else {
-            Err(mismatch(e.to_string(), g.to_string()))
+    /// The element sums (in f64 for floats, exactly for integers), within the sum's tolerance.
+    fn by_sum(&self, tol: &Tolerance) -> Result<(), Mismatch> {
+        let Self { ty, expected, got } = *self;
+        let n = expected.len() / ty.size();
+        let mismatch = |e: String, g: String| Mismatch {
+            index: None,
+            expected: e,
+            got: g,
+            differing: 1,
+            elements: n as u64,
+            mode: CompareMode::Sum,
         };
+        if !ty.is_float() {
+            let sum = |b: &[u8]| -> i128 { (0..n).map(|i| as_int(ty, word(ty, b, i))).sum() };
+            let (e, g) = (sum(expected), sum(got));
+            return if e == g {
+                Ok(())
+            } else {
+                Err(mismatch(e.to_string(), g.to_string()))
+            };
+        }
+        let sum = |b: &[u8]| -> f64 { (0..n).map(|i| as_f64(ty, word(ty, b, i))).sum() };
+        let (e, g) = (sum(expected), sum(got));
+        let scale: f64 = (0..n)
+            .map(|i| as_f64(ty, word(ty, expected, i)).abs())
+            .sum();
+        let allowed = tol.sum_rel(ty) * scale + tol.abs.unwrap_or(0.0);
+        if (e - g).abs() <= allowed {
+            return Ok(());
+        }
+        Err(mismatch(
+            format!("{e:e}"),
+            format!(
+                "{g:e} (differs by {:e}, allowed {allowed:e})",
+                (e - g).abs()
+            ),
+        ))
     }
-    let sum = |b: &[u8]| -> f64 { (0..n).map(|i| as_f64(ty, word(ty, b, i))).sum() };
-    let (e, g) = (sum(expected), sum(got));
-    let scale: f64 = (0..n)
-        .map(|i| as_f64(ty, word(ty, expected, i)).abs())
-        .sum();
-    let allowed = tol.sum_rel(ty) * scale + tol.abs.unwrap_or(0.0);
-    if (e - g).abs() <= allowed {
-        return Ok(());
-    }
-    Err(mismatch(
-        format!("{e:e}"),
-        format!(
-            "{g:e} (differs by {:e}, allowed {allowed:e})",
-            (e - g).abs()
-        ),
-    ))
 }
 
 fn as_int(ty: ScalarType, bits: u64) -> i128 {

@@ -10,6 +10,7 @@
 //! pixel with the CPU reference. A mismatch stops the sweep.
 
 mod plan;
+mod rows;
 mod run;
 #[cfg(test)]
 mod tests;
@@ -17,8 +18,9 @@ mod tests;
 pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
 };
+pub use rows::{grid_violation, SweepRun};
+pub(crate) use rows::{new_result, skip_rejected, RowResult};
 pub use run::{execute, measure_copy, run};
-pub(crate) use run::{launch_refusal, new_result, shape_row};
 
 pub use crate::measure::{Discipline, Protocol, Reps, TimeStats, Timing};
 

@@ -1,12 +1,11 @@
 //! Execution: poison, measure, read back and verify each planned row; the copy ceiling.
 
+use super::rows::{new_result, skip_rejected, RowResult, SweepRun};
 use super::{
-    device_limit_violation, kernel_limit_violation, limit_violation, plan, CopyCeiling, Observer,
-    Plan, PlannedRow, SweepConfig, SweepError, SweepResult, SweepRow,
+    kernel_limit_violation, CopyCeiling, Observer, Plan, SweepConfig, SweepError, SweepResult,
 };
 use crate::backend::{Backend, BackendError, ErrorKind, Launch, Work};
 use crate::frame::{try_zeroed, Frame};
-use crate::limits::Limits;
 use crate::measure::measure;
 use crate::verify::{verify_counted, Mismatch};
 
@@ -23,17 +22,13 @@ pub fn execute(
     on_row: &mut dyn FnMut(&SweepResult),
 ) -> (SweepResult, Option<SweepError>) {
     let mut result = new_result(backend, frame.info(), plan, config);
-    let err = run_rows(
-        backend,
-        frame,
-        reference,
-        plan,
+    let mut run = SweepRun {
         config,
+        shared: Some(plan),
         observer,
         on_row,
-        &mut result,
-    )
-    .err();
+    };
+    let err = frame_rows(backend, frame, reference, plan, &mut run, &mut result).err();
     result.fill_relative();
     if let Some(e) = &err {
         result.error = Some(e.to_string());
@@ -41,102 +36,58 @@ pub fn execute(
     (result, err)
 }
 
-/// An API's result before its first row: who it is, its limits and kernel, how it will be
-/// timed, and what it runs (`frame`: the frame's, or a user kernel's work).
-pub(crate) fn new_result(
-    backend: &dyn Backend,
-    frame: crate::frame::FrameInfo,
-    plan: &Plan,
-    config: &SweepConfig,
-) -> SweepResult {
-    SweepResult {
-        api: backend.api(),
-        device: backend.identity().clone(),
-        limits: backend.limits().clone(),
-        kernel: backend.kernel_facts().clone(),
-        timer: backend.timer(),
-        frame,
-        policy: plan.policy,
-        grid_source: plan.grid_source.clone(),
-        protocol: config.protocol,
-        rows: Vec::new(),
-        suggestion: None,
-        copy: None,
-        error: None,
-        program: None,
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_rows(
+/// The frame's rows of `plan`: the frame uploaded (unless it is on the device already), then
+/// each row poisoned, measured, read back and verified.
+fn frame_rows(
     backend: &mut dyn Backend,
     frame: &Frame,
     reference: &[f32],
     plan: &Plan,
-    config: &SweepConfig,
-    observer: &mut dyn Observer,
-    on_row: &mut dyn FnMut(&SweepResult),
+    run: &mut SweepRun<'_>,
     result: &mut SweepResult,
-) -> Result<(), SweepError> {
+) -> RowResult {
     let api = backend.api();
+    let config = run.config;
     if !config.frame_on_device {
         let _busy = crate::trace::activity(api.key(), "uploading the frame", 0);
         backend.upload(frame)?;
     }
-    result.suggestion = backend.occupancy_suggestion()?;
+    let kernel = result.kernel.clone();
     // The core's own read-back buffer (33 MB at 4K), made only for a backend that lends none.
     let mut own_output = None;
-    let count = plan.rows.len();
-    let blocks: Vec<_> = plan.rows.iter().map(|r| r.block).collect();
-    backend.prepare(&blocks);
     let mut phases = RowPhases::new(api);
-    for (i, planned) in plan.rows.iter().enumerate() {
-        observer.row_started(api, i, count, planned.block);
-        let mut row = shape_row(&result.limits, planned);
-        row.skipped = launch_refusal(result, planned, config.strict_kernel_limit);
-        if !config.strict_kernel_limit && row.skipped.is_none() {
-            row.note = kernel_limit_violation(&result.kernel, planned.block)
+    run.each_row(backend, plan, result, |backend, planned, row| {
+        if !config.strict_kernel_limit {
+            row.note = kernel_limit_violation(&kernel, planned.block)
                 .map(|v| format!("ran although {v}: the driver accepted it"));
         }
-        if row.skipped.is_none() {
-            // The plan checked that the grid fits 32 bits.
-            let launch = Launch::linear(planned.block, planned.grid as u32);
-            phases.time(0, || backend.poison_output())?;
-            match phases.time(1, || {
-                measure(backend, Work::Kernel(launch), &config.protocol)
-            }) {
-                Ok(timing) => {
-                    let checked =
-                        read_and_verify(backend, &mut own_output, reference, &mut phases)?;
-                    if let Err(m) = checked {
-                        return Err(SweepError::Mismatch {
-                            api,
-                            block: planned.block,
-                            grid: planned.grid,
-                            index: m.index,
-                            got: m.got,
-                            expected: m.expected,
-                            bad_pixels: m.bad_pixels,
-                            pixels: frame.pixels(),
-                        });
-                    }
-                    row.verified = true;
-                    row.gbps = Some(frame.bytes_per_pass() as f64 / (timing.stats.mean * 1e6));
-                    row.timing = Some(timing);
-                }
-                // The API's own refusal is a result worth showing, not a reason to stop.
-                Err(e) if e.kind == ErrorKind::LaunchRejected => {
-                    row.skipped = Some(format!("rejected by {api}: {}", e.message));
-                }
-                Err(e) => return Err(e.into()),
-            }
+        // The plan checked that the grid fits 32 bits.
+        let launch = Launch::linear(planned.block, planned.grid as u32);
+        phases.time(0, || backend.poison_output())?;
+        let timing = match phases.time(1, || {
+            measure(backend, Work::Kernel(launch), &config.protocol)
+        }) {
+            Ok(timing) => timing,
+            Err(e) => return skip_rejected(api, row, e),
+        };
+        let checked = read_and_verify(backend, &mut own_output, reference, &mut phases)?;
+        if let Err(m) = checked {
+            return Err(SweepError::Mismatch {
+                api,
+                block: planned.block,
+                grid: planned.grid,
+                index: m.index,
+                got: m.got,
+                expected: m.expected,
+                bad_pixels: m.bad_pixels,
+                pixels: frame.pixels(),
+            });
         }
-        observer.row_finished(api, &row);
-        result.rows.push(row);
-        result.fill_relative();
-        on_row(result);
-    }
-    Ok(())
+        row.verified = true;
+        row.gbps = Some(frame.bytes_per_pass() as f64 / (timing.stats.mean * 1e6));
+        row.timing = Some(timing);
+        Ok(())
+    })
 }
 
 /// Reads a row's output back and verifies it: in place, in the host memory the backend lends
@@ -223,66 +174,6 @@ impl Drop for RowPhases {
     }
 }
 
-/// Why the core will not hand this planned launch to the API: a device limit on the block or
-/// the grid (always), or the kernel's own limit (with `strict`).
-pub(crate) fn launch_refusal(
-    result: &SweepResult,
-    planned: &PlannedRow,
-    strict: bool,
-) -> Option<String> {
-    let block = match strict {
-        true => limit_violation(&result.limits, &result.kernel, planned.block),
-        false => device_limit_violation(&result.limits, planned.block),
-    };
-    block.or_else(|| grid_violation(&result.limits, planned.grid))
-}
-
-/// A grid above the device's x limit, or one that does not fit the 32-bit launch field.
-pub fn grid_violation(limits: &Limits, grid: u64) -> Option<String> {
-    if let Some(max) = limits
-        .max_grid_dims
-        .as_ref()
-        .filter(|m| grid > m.value.0[0])
-    {
-        return Some(format!(
-            "grid {grid} > {}[x] = {}",
-            max.name, max.value.0[0]
-        ));
-    }
-    (grid > u32::MAX as u64).then(|| format!("grid {grid} does not fit the 32-bit launch field"))
-}
-
-/// The seed's static columns for one row: warps, idle lanes, residency, occupancy.
-pub(crate) fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
-    let threads = planned.block.threads();
-    let warp = limits
-        .mp_model
-        .as_ref()
-        .map(|m| m.warp_size as u64)
-        .or_else(|| Limits::value(&limits.warp_size))
-        .filter(|&w| w > 0);
-    let warps = warp.map(|w| threads.div_ceil(w));
-    let idle_lanes = warp.zip(warps).map(|(w, n)| n * w - threads);
-    let blocks_per_mp = planned.residency.as_ref().map(|r| r.blocks_per_mp);
-    let warps_per_mp = blocks_per_mp.zip(warps).map(|(b, w)| b as u64 * w);
-    let occupancy = limits
-        .mp_model
-        .as_ref()
-        .zip(warps_per_mp)
-        .map(|(m, w)| w as f64 / m.max_warps.max(1) as f64);
-    SweepRow {
-        block: planned.block,
-        threads,
-        warps,
-        idle_lanes,
-        blocks_per_mp,
-        warps_per_mp,
-        occupancy,
-        grid: planned.grid,
-        ..SweepRow::new(planned.block)
-    }
-}
-
 /// Measures the device-to-device copy ceiling under the same protocol as the rows: `bytes`
 /// copied, read + written counted as traffic.
 pub fn measure_copy(
@@ -299,38 +190,35 @@ pub fn measure_copy(
     })
 }
 
-/// Plan (unless one is given), rows and copy ceiling for one backend: the whole single-API
+/// Plan (unless one is shared), rows and copy ceiling for one backend: the whole single-API
 /// sweep. The copy moves the kernel's traffic: half the bytes read, half written.
 pub fn run(
     backend: &mut dyn Backend,
     frame: &Frame,
     reference: &[f32],
-    config: &SweepConfig,
-    shared_plan: Option<&Plan>,
-    observer: &mut dyn Observer,
-    on_row: &mut dyn FnMut(&SweepResult),
+    how: SweepRun<'_>,
 ) -> (SweepResult, Option<SweepError>) {
-    let owned;
-    let plan = match shared_plan {
-        Some(p) => p,
-        None => match plan(backend, frame.pixels(), config) {
-            Ok(p) => {
-                owned = p;
-                &owned
-            }
-            Err(e) => {
-                let p = Plan {
-                    rows: Vec::new(),
-                    policy: config.grid,
-                    grid_source: String::new(),
-                };
-                let mut r = new_result(backend, frame.info(), &p, config);
-                r.error = Some(e.to_string());
-                return (r, Some(e.into()));
-            }
-        },
+    let planned = how.plan(backend, frame.pixels());
+    let SweepRun {
+        config,
+        observer,
+        on_row,
+        ..
+    } = how;
+    let plan = match planned {
+        Ok(p) => p,
+        Err(e) => {
+            let p = Plan {
+                rows: Vec::new(),
+                policy: config.grid,
+                grid_source: String::new(),
+            };
+            let mut r = new_result(backend, frame.info(), &p, config);
+            r.error = Some(e.to_string());
+            return (r, Some(e.into()));
+        }
     };
-    let (mut result, err) = execute(backend, frame, reference, plan, config, observer, on_row);
+    let (mut result, err) = execute(backend, frame, reference, &plan, config, observer, on_row);
     if err.is_some() || !config.copy || result.rows_run() == 0 {
         return (result, err);
     }

@@ -1,11 +1,11 @@
 //! The built-in workload: the grayscale kernel over one frame, every pixel checked against the
 //! CPU reference.
 
-use super::Workload;
+use super::{Measured, Workload};
 use crate::backend::{Api, Backend, BackendError, DeviceKind};
 use crate::frame::Frame;
 use crate::limits::Limits;
-use crate::sweep::{self, Observer, Plan, SweepConfig, SweepError, SweepResult};
+use crate::sweep::{self, SweepConfig, SweepRun};
 
 /// A frame and its CPU reference.
 pub struct FrameWorkload {
@@ -42,27 +42,23 @@ impl Workload for FrameWorkload {
         backend.upload(&self.frame)
     }
 
-    fn measure(
-        &self,
-        backend: &mut dyn Backend,
-        prepared: bool,
-        config: &SweepConfig,
-        shared: Option<&Plan>,
-        observer: &mut dyn Observer,
-        on_row: &mut dyn FnMut(&SweepResult),
-    ) -> (SweepResult, Option<SweepError>) {
+    fn measure(&self, backend: &mut dyn Backend, prepared: bool, how: SweepRun<'_>) -> Measured {
+        let SweepRun {
+            config,
+            shared,
+            observer,
+            on_row,
+        } = how;
         let config = SweepConfig {
             frame_on_device: prepared,
             ..config.clone()
         };
-        sweep::run(
-            backend,
-            &self.frame,
-            &self.reference,
-            &config,
+        let how = SweepRun {
+            config: &config,
             shared,
             observer,
             on_row,
-        )
+        };
+        sweep::run(backend, &self.frame, &self.reference, how)
     }
 }

@@ -14,7 +14,7 @@ pub use program::ProgramWorkload;
 use crate::backend::{Api, Backend, BackendError, DeviceKind};
 use crate::limits::Limits;
 use crate::session::SessionError;
-use crate::sweep::{Observer, Plan, SweepConfig, SweepError, SweepResult};
+use crate::sweep::{SweepError, SweepResult, SweepRun};
 
 /// One workload of a sweep, shared by every API of the run (each measured in turn).
 pub trait Workload: Sync {
@@ -35,20 +35,14 @@ pub trait Workload: Sync {
     /// is told, and tries again so that the error lands in the API's result.
     fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError>;
 
-    /// Measures and checks every planned row on one backend (`shared`: the plan every API on
-    /// the device runs, else the backend plans its own). Returns the rows measured so far and
-    /// the error that stopped the API, if one did; `on_row` sees the result after every row.
-    #[allow(clippy::too_many_arguments)]
-    fn measure(
-        &self,
-        backend: &mut dyn Backend,
-        prepared: bool,
-        config: &SweepConfig,
-        shared: Option<&Plan>,
-        observer: &mut dyn Observer,
-        on_row: &mut dyn FnMut(&SweepResult),
-    ) -> (SweepResult, Option<SweepError>);
+    /// Measures and checks every planned row on one backend, as `how` says (`prepared`: whether
+    /// [`Workload::prepare`] succeeded on it). Returns the rows measured so far and the error
+    /// that stopped the API, if one did.
+    fn measure(&self, backend: &mut dyn Backend, prepared: bool, how: SweepRun<'_>) -> Measured;
 }
+
+/// One API's result, and the error that stopped it where one did.
+pub type Measured = (SweepResult, Option<SweepError>);
 
 /// Where a run's workload comes from: asked once, as the APIs start to open (the caller may
 /// still be making it: generating a frame or a kernel's buffers takes a while).

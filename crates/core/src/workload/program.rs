@@ -6,15 +6,15 @@
 use std::sync::Mutex;
 
 use super::references::{Checked, References};
-use super::Workload;
+use super::{Measured, Workload};
 use crate::backend::{Api, Backend, BackendError, DeviceKind, ErrorKind, GridSize, Launch, Stamps};
 use crate::frame::FrameInfo;
 use crate::limits::Limits;
 use crate::measure::measure;
 use crate::spec::{CompareMode, GridMode, InitDecl, Instance, KernelSpec};
 use crate::sweep::{
-    self, launch_refusal, measure_copy, shape_row, Observer, Plan, PlannedRow, ProgramInfo,
-    SweepConfig, SweepError, SweepResult,
+    self, measure_copy, skip_rejected, Plan, PlannedRow, ProgramInfo, RowResult, SweepConfig,
+    SweepError, SweepResult, SweepRun,
 };
 use crate::Work;
 
@@ -143,58 +143,41 @@ impl ProgramWorkload {
         r
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Every row of `plan`: its launch, then a checked dispatch, then (where it matched) the
+    /// timed batches.
     fn run_rows(
         &self,
         backend: &mut dyn Backend,
         plan: &Plan,
-        config: &SweepConfig,
-        observer: &mut dyn Observer,
-        on_row: &mut dyn FnMut(&SweepResult),
+        how: &mut SweepRun<'_>,
         result: &mut SweepResult,
-    ) -> Result<(), SweepError> {
+    ) -> RowResult {
         let api = backend.api();
-        result.suggestion = backend.occupancy_suggestion()?;
-        let blocks: Vec<_> = plan.rows.iter().map(|r| r.block).collect();
-        backend.prepare(&blocks);
+        let protocol = how.config.protocol;
         let mut own = None;
-        for (i, planned) in plan.rows.iter().enumerate() {
-            observer.row_started(api, i, plan.rows.len(), planned.block);
-            let mut row = shape_row(&result.limits, planned);
-            row.skipped = launch_refusal(result, planned, config.strict_kernel_limit);
+        how.each_row(backend, plan, result, |backend, planned, row| {
             let launch = match self.launch(planned) {
-                Ok(l) => Some(l),
+                Ok(l) => l,
                 Err(why) => {
-                    row.skipped.get_or_insert(why);
-                    None
+                    row.skipped = Some(why);
+                    return Ok(());
                 }
             };
-            if let (None, Some(launch)) = (&row.skipped, launch) {
-                row.grid = launch.grid.blocks();
-                match self.checked_dispatch(backend, launch, &mut own) {
-                    // The API's own refusal is a result worth showing, not a reason to stop.
-                    Err(e) if e.kind == ErrorKind::LaunchRejected => {
-                        row.skipped = Some(format!("rejected by {api}: {}", e.message));
-                    }
-                    Err(e) => return Err(e.into()),
-                    Ok(Err(mismatch)) => return Err(mismatch),
-                    Ok(Ok(())) => {
-                        let timing = measure(backend, Work::Kernel(launch), &config.protocol)?;
-                        row.verified = true;
-                        row.gbps = self
-                            .instance
-                            .bytes_moved
-                            .map(|b| b / (timing.stats.mean * 1e6));
-                        row.timing = Some(timing);
-                    }
-                }
+            row.grid = launch.grid.blocks();
+            match self.checked_dispatch(backend, launch, &mut own) {
+                Err(e) => return skip_rejected(api, row, e),
+                Ok(Err(mismatch)) => return Err(mismatch),
+                Ok(Ok(())) => {}
             }
-            observer.row_finished(api, &row);
-            result.rows.push(row);
-            result.fill_relative();
-            on_row(result);
-        }
-        Ok(())
+            let timing = measure(backend, Work::Kernel(launch), &protocol)?;
+            row.verified = true;
+            row.gbps = self
+                .instance
+                .bytes_moved
+                .map(|b| b / (timing.stats.mean * 1e6));
+            row.timing = Some(timing);
+            Ok(())
+        })
     }
 }
 
@@ -255,42 +238,31 @@ impl Workload for ProgramWorkload {
         &self,
         backend: &mut dyn Backend,
         prepared: bool,
-        config: &SweepConfig,
-        shared: Option<&Plan>,
-        observer: &mut dyn Observer,
-        on_row: &mut dyn FnMut(&SweepResult),
-    ) -> (SweepResult, Option<SweepError>) {
+        mut how: SweepRun<'_>,
+    ) -> Measured {
+        let config = how.config;
         let empty = Plan {
             rows: Vec::new(),
             policy: config.grid,
             grid_source: String::new(),
         };
+        // Stopped before its first row: the API's result with no rows, and why.
+        let stopped = |backend: &dyn Backend, e: BackendError| -> Measured {
+            let mut r = self.new_result(backend, &empty, config);
+            r.error = Some(e.message.clone());
+            (r, Some(e.into()))
+        };
         if !prepared {
             if let Err(e) = self.prepare(backend) {
-                let mut r = self.new_result(backend, &empty, config);
-                r.error = Some(e.message.clone());
-                return (r, Some(e.into()));
+                return stopped(backend, e);
             }
         }
-        let owned;
-        let plan = match shared {
-            Some(p) => p,
-            None => match sweep::plan(backend, self.items(), config) {
-                Ok(p) => {
-                    owned = p;
-                    &owned
-                }
-                Err(e) => {
-                    let mut r = self.new_result(backend, &empty, config);
-                    r.error = Some(e.message.clone());
-                    return (r, Some(e.into()));
-                }
-            },
+        let plan = match how.plan(backend, self.items()) {
+            Ok(p) => p,
+            Err(e) => return stopped(backend, e),
         };
-        let mut result = self.new_result(backend, plan, config);
-        let mut err = self
-            .run_rows(backend, plan, config, observer, on_row, &mut result)
-            .err();
+        let mut result = self.new_result(backend, &plan, config);
+        let mut err = self.run_rows(backend, &plan, &mut how, &mut result).err();
         if err.is_none() && config.copy {
             if let Some(bytes) = self.instance.bytes_moved.filter(|b| *b >= 2.0) {
                 match measure_copy(backend, (bytes / 2.0) as u64, config) {

@@ -11,7 +11,7 @@ use super::plan::{CopyPlan, ELEMENT_BYTES};
 use crate::context::DeviceContext;
 use crate::error::VulkanResult;
 use crate::kernel::{
-    bind_storage, compute_pipeline, shader_module, storage_layouts, DescriptorPool,
+    bind_storage, compute_pipeline, shader_module, DescriptorPool, StorageLayouts,
 };
 use crate::memory::{Buffer, MemoryKind};
 use crate::{command, memory};
@@ -24,28 +24,28 @@ pub const COPY_SPIRV: &[u8] = include_bytes!("../../../../shaders/copy.spv");
 pub(crate) struct CopyShader {
     device: Arc<DeviceContext>,
     module: vk::ShaderModule,
-    set_layout: vk::DescriptorSetLayout,
-    layout: vk::PipelineLayout,
     pipeline: vk::Pipeline,
+    // Dropped after the pipeline made with them.
+    layouts: StorageLayouts,
 }
 
 impl CopyShader {
     pub fn new(device: &Arc<DeviceContext>, workgroup: u32) -> VulkanResult<CopyShader> {
         let d = &device.raw;
+        // Two buffers; the push constant is `uint n`, the element count.
+        let layouts = StorageLayouts::new(device, 2, 4)?;
         // Each handle goes into `s` as soon as it exists, so an early return destroys it.
         let mut s = CopyShader {
             device: device.clone(),
             module: vk::ShaderModule::null(),
-            set_layout: vk::DescriptorSetLayout::null(),
-            layout: vk::PipelineLayout::null(),
             pipeline: vk::Pipeline::null(),
+            layouts,
         };
         s.module = shader_module(d, COPY_SPIRV, "shaders/copy.spv")?;
-        // Two buffers; the push constant is `uint n`, the element count.
-        (s.set_layout, s.layout) = storage_layouts(d, 2, 4)?;
         // constant_id 0 = local_size_x_id.
         let flags = vk::PipelineCreateFlags::empty();
-        s.pipeline = compute_pipeline(d, s.module, s.layout, &[workgroup], flags)?;
+        let layout = s.layouts.pipeline;
+        s.pipeline = compute_pipeline(d, s.module, layout, &[workgroup], flags)?;
         Ok(s)
     }
 }
@@ -53,12 +53,10 @@ impl CopyShader {
 impl Drop for CopyShader {
     fn drop(&mut self) {
         let d = &self.device.raw;
-        // SAFETY: the backend waited for the queue; children before parents; null handles of
-        // a half-built `CopyShader` are no-ops.
+        // SAFETY: the backend waited for the queue; the pipeline before the module it was made
+        // from; null handles of a half-built `CopyShader` are no-ops.
         unsafe {
             d.destroy_pipeline(self.pipeline, None);
-            d.destroy_pipeline_layout(self.layout, None);
-            d.destroy_descriptor_set_layout(self.set_layout, None);
             d.destroy_shader_module(self.module, None);
         }
     }
@@ -97,7 +95,7 @@ impl CopyBuffers {
         };
         let (src, dst) = (buffer()?, buffer()?);
         let count = plan.chunks.len() as u32;
-        let (pool, sets) = DescriptorPool::with_sets(device, shader.set_layout, count, 2)?;
+        let (pool, sets) = DescriptorPool::with_sets(device, shader.layouts.set, count, 2)?;
         for (&set, c) in sets.iter().zip(&plan.chunks) {
             bind_storage(
                 &device.raw,
@@ -131,7 +129,7 @@ impl CopyBuffers {
                 d,
                 cb,
                 shader.pipeline,
-                shader.layout,
+                shader.layouts.pipeline,
                 set,
                 &[elements],
                 GridSize::linear(grid),

@@ -1,0 +1,137 @@
+//! Batches through `run_batch` directly: the stamps protocol and ordering, a refused launch,
+//! and device-to-device copies.
+
+use blocksweep_core::grid::blocks_to_cover;
+use blocksweep_core::verify::verify;
+use blocksweep_core::{Backend, BlockSize, ErrorKind, Frame, KernelVariant, Launch, Stamps, Work};
+
+use super::positive;
+
+/// Device-to-device copies: per-dispatch and batch intervals, positive and finite, at a
+/// plausible rate; the buffers serve a second batch, and another size.
+pub fn copy_timing(b: &mut dyn Backend) {
+    let bytes: u64 = 16 << 20;
+    assert!(!b.copy_method().trim().is_empty());
+    let copy = Work::Copy { bytes };
+    let warm = b.run_batch(copy, 1, Stamps::None).expect("warm-up copy");
+    assert_eq!(warm, Default::default(), "Stamps::None takes no stamps");
+    let each = b
+        .run_batch(copy, 4, Stamps::Each)
+        .expect("timed copies")
+        .each_ms;
+    assert_eq!(each.len(), 4, "{each:?}");
+    assert!(each.iter().all(|&t| positive(t)), "{each:?}");
+    let mean = each.iter().sum::<f64>() / each.len() as f64;
+    let gbps = 2.0 * bytes as f64 / (mean * 1e6);
+    // Bytes read + written per second: above a floppy disk, below any memory system built.
+    assert!(gbps > 0.01 && gbps < 100_000.0, "{gbps} GB/s");
+    crate::show!(
+        "{}: copy of {bytes} bytes by {}: {each:?} ms = {gbps:.1} GB/s",
+        b.identity().name,
+        b.copy_method()
+    );
+    // The same buffers serve a second batch.
+    let batch = b.run_batch(copy, 2, Stamps::Batch).expect("a second batch");
+    assert!(batch.batch_ms.is_some_and(positive), "{batch:?}");
+    assert!(batch.each_ms.is_empty(), "{batch:?}");
+    // Another size gets buffers of its own.
+    let other = b
+        .run_batch(Work::Copy { bytes: 1 << 20 }, 1, Stamps::Each)
+        .expect("a copy of another size")
+        .each_ms;
+    assert!(other.len() == 1 && positive(other[0]), "{other:?}");
+}
+
+/// The batch protocol: Stamps::Batch gives one interval, Stamps::Each one per dispatch,
+/// Stamps::None nothing; dispatches enqueued back to back verify; the poison after a batch
+/// lands after it (the read-back sees NaN only), and the read-back after a batch sees it
+/// finished; a read-back into a slice of the wrong size is refused.
+pub fn batch_protocol(b: &mut dyn Backend) {
+    let frame = Frame::generate(320, 90, 13);
+    let reference = frame.reference();
+    b.upload(&frame).expect("upload");
+    // A quarter of the covering grid: each thread strides over four pixels.
+    let launch = Launch::linear(
+        BlockSize::linear(64),
+        blocks_to_cover(frame.pixels(), 64).div_ceil(4) as u32,
+    );
+    let work = Work::Kernel(launch);
+    let mut out = vec![0f32; frame.pixels() as usize];
+
+    b.poison_output().unwrap();
+    let t = b.run_batch(work, 5, Stamps::Batch).unwrap();
+    assert!(
+        t.batch_ms.is_some_and(positive) && t.each_ms.is_empty(),
+        "{t:?}"
+    );
+    let t = b.run_batch(work, 5, Stamps::Each).unwrap();
+    assert!(t.batch_ms.is_none(), "{t:?}");
+    assert_eq!(t.each_ms.len(), 5, "{t:?}");
+    assert!(t.each_ms.iter().all(|&x| positive(x)), "{t:?}");
+    let t = b.run_batch(work, 3, Stamps::None).unwrap();
+    assert!(t.batch_ms.is_none() && t.each_ms.is_empty(), "{t:?}");
+    b.read_output(&mut out).unwrap();
+    verify(&out, &reference).unwrap_or_else(|m| panic!("after three batches: {m:?}"));
+
+    // Poison after a batch: ordered after it, so nothing the batch wrote survives.
+    b.run_batch(work, 8, Stamps::None).unwrap();
+    b.poison_output().unwrap();
+    b.read_output(&mut out).unwrap();
+    let written = out.iter().filter(|v| !v.is_nan()).count();
+    assert_eq!(
+        written, 0,
+        "{written} pixels escaped the poison after a batch"
+    );
+    // A back-to-back batch straight after the poison, read back at once.
+    b.run_batch(work, 8, Stamps::None).unwrap();
+    b.read_output(&mut out).unwrap();
+    verify(&out, &reference).unwrap_or_else(|m| panic!("after 8 back-to-back: {m:?}"));
+
+    // The one-pixel-per-thread kernel, with a covering grid, in one batch.
+    b.set_kernel(KernelVariant::OnePixelPerThread).unwrap();
+    b.poison_output().unwrap();
+    let full = Launch::linear(
+        BlockSize::linear(64),
+        blocks_to_cover(frame.pixels(), 64) as u32,
+    );
+    b.run_batch(Work::Kernel(full), 4, Stamps::Each).unwrap();
+    b.read_output(&mut out).unwrap();
+    b.set_kernel(KernelVariant::GridStride).unwrap();
+    verify(&out, &reference).unwrap_or_else(|m| panic!("one pixel per thread: {m:?}"));
+
+    // A read-back into a slice of the wrong size is refused, not truncated.
+    let e = b
+        .read_output(&mut out[1..])
+        .expect_err("a read-back one pixel short");
+    assert_eq!(e.kind, ErrorKind::Driver, "{e}");
+}
+
+/// A launch above every block limit the backend reports is rejected (by the backend before
+/// the driver, or by the driver) as LaunchRejected naming the block's size; the refusal is
+/// not sticky: a legal launch after it runs and verifies.
+pub fn rejected_launch(b: &mut dyn Backend) {
+    let frame = Frame::generate(64, 16, 3);
+    b.upload(&frame).expect("upload");
+    let device_max = b.limits().max_threads_per_block.as_ref().unwrap().value;
+    // NVIDIA's OpenCL runs blocks above its kernel limit: only above both is a refusal sure.
+    let kernel_max = b.kernel_facts().max_block.as_ref().map_or(0, |m| m.value);
+    let threads = (device_max.max(kernel_max) + 1).min(u32::MAX as u64);
+    let launch = Launch::linear(BlockSize::linear(threads as u32), 1);
+    let e = b
+        .run_batch(Work::Kernel(launch), 1, Stamps::Each)
+        .expect_err("a block above the limits must be refused");
+    assert_eq!(e.kind, ErrorKind::LaunchRejected, "{e}");
+    assert_eq!(e.api, b.api());
+    assert!(
+        e.message.contains(&threads.to_string()),
+        "{e} should name the block ({threads} threads)"
+    );
+    crate::show!("refused: {e}");
+    b.poison_output().unwrap();
+    let ok = Launch::linear(BlockSize::linear(64), 4);
+    let t = b.run_batch(Work::Kernel(ok), 2, Stamps::Each).unwrap();
+    assert_eq!(t.each_ms.len(), 2);
+    let mut out = vec![0f32; frame.pixels() as usize];
+    b.read_output(&mut out).unwrap();
+    verify(&out, &frame.reference()).unwrap_or_else(|m| panic!("after a refusal: {m:?}"));
+}

@@ -1,0 +1,96 @@
+//! The scenarios' bodies, each written once over `dyn Backend`. They panic (assert) on a
+//! failure; each is also callable on its own, e.g. on a backend opened with options the kit
+//! does not use (Vulkan's validation layers). The helpers the files share are here.
+
+mod batches;
+mod device;
+mod memory;
+mod sweeps;
+
+pub use batches::{batch_protocol, copy_timing, rejected_launch};
+pub use device::{identity, limits, open_past_last_device};
+pub use memory::frame_too_large;
+pub use sweeps::{block_3d, full_sweep, one_block_short, oversize_block};
+
+use blocksweep_core::sweep::{self, Quiet, SweepConfig, SweepResult, SweepRun};
+use blocksweep_core::verify::verify;
+use blocksweep_core::{Backend, Discipline, Frame, Launch, Protocol, Reps, Stamps, Work};
+
+/// The small frame the sweeps use: 640 x 360, the seed's aspect ratio.
+pub const SMALL: (u32, u32) = (640, 360);
+
+/// Warm-ups and an exact count of timed dispatches, under the default (batch) discipline.
+fn fixed(warmups: u32, reps: u32) -> Protocol {
+    Protocol {
+        warmups,
+        reps: Reps::Fixed(reps),
+        discipline: Discipline::Batch,
+    }
+}
+
+fn positive(t: f64) -> bool {
+    t > 0.0 && t.is_finite()
+}
+
+/// A frame that only claims its size ([`Frame::sized`]): at least `pixels` pixels, 65536 wide.
+pub fn claimed_frame(pixels: u64) -> Frame {
+    let width = 65536u32;
+    let height = u32::try_from(pixels.div_ceil(width as u64)).expect("claimed frame height");
+    Frame::sized(width, height)
+}
+
+/// Uploads `frame`, poisons the output, runs `launch` `count` times back to back, reads the
+/// output back and verifies every pixel.
+fn run_and_verify(b: &mut dyn Backend, frame: &Frame, launch: Launch, count: u32) {
+    b.upload(frame).expect("upload");
+    b.poison_output().expect("poison");
+    b.run_batch(Work::Kernel(launch), count, Stamps::None)
+        .unwrap_or_else(|e| panic!("{launch}: {e}"));
+    let mut out = vec![0f32; frame.pixels() as usize];
+    b.read_output(&mut out).expect("read back");
+    if let Err(m) = verify(&out, &frame.reference()) {
+        panic!("{} {launch} after upload: {m:?}", b.api());
+    }
+}
+
+/// Runs a whole sweep (plan, rows, copy ceiling as `config` says) of `frame`; a sweep that
+/// stops on an error fails the trial, naming the API and the error.
+pub fn sweep(b: &mut dyn Backend, frame: &Frame, config: &SweepConfig) -> SweepResult {
+    let reference = frame.reference();
+    let how = SweepRun {
+        config,
+        shared: None,
+        observer: &mut Quiet,
+        on_row: &mut |_| {},
+    };
+    let (result, err) = sweep::run(b, frame, &reference, how);
+    if let Some(e) = err {
+        panic!(
+            "{} sweep of {}x{} failed: {e}",
+            b.api(),
+            frame.width,
+            frame.height
+        );
+    }
+    result
+}
+
+/// Prints a sweep's rows under `--nocapture`: the seed's table as the device ran it.
+pub fn show_rows(result: &SweepResult) {
+    crate::show!(
+        "{} ({}): grid source {}",
+        result.device.name,
+        result.device.driver,
+        result.grid_source
+    );
+    for r in &result.rows {
+        crate::show!(
+            "  block {:>5} grid {:>6} mean {:>9.4} ms  of best {:.2}  {}",
+            r.block.to_string(),
+            r.grid,
+            r.mean_ms().unwrap_or(f64::NAN),
+            r.of_best.unwrap_or(f64::NAN),
+            r.skipped.as_deref().unwrap_or("")
+        );
+    }
+}

@@ -1,0 +1,165 @@
+//! The row loop every workload's sweep shares: how one API's sweep runs ([`SweepRun`]), each
+//! planned row shaped, refused where the limits refuse it, else run by the workload; and the
+//! result an API starts from.
+
+use std::borrow::Cow;
+
+use super::{
+    device_limit_violation, limit_violation, plan, Observer, Plan, PlannedRow, SweepConfig,
+    SweepError, SweepResult, SweepRow,
+};
+use crate::backend::{Api, Backend, BackendError, ErrorKind};
+use crate::limits::Limits;
+
+/// How one API's sweep runs beside its backend and its work: the configuration, the plan
+/// every API on the device runs (`None`: the backend plans its own), and who hears of the rows
+/// as they run (`on_row` sees the result after every row, so a caller can save as it goes).
+pub struct SweepRun<'a> {
+    pub config: &'a SweepConfig,
+    pub shared: Option<&'a Plan>,
+    pub observer: &'a mut dyn Observer,
+    pub on_row: &'a mut dyn FnMut(&SweepResult),
+}
+
+impl<'a> SweepRun<'a> {
+    /// The shared plan, else the backend's own for `items` work items.
+    pub(crate) fn plan(
+        &self,
+        backend: &mut dyn Backend,
+        items: u64,
+    ) -> Result<Cow<'a, Plan>, BackendError> {
+        match self.shared {
+            Some(p) => Ok(Cow::Borrowed(p)),
+            None => plan(backend, items, self.config).map(Cow::Owned),
+        }
+    }
+
+    /// Runs every row of `plan` on `backend` into `result`: tells the observer, shapes the row,
+    /// refuses what the limits refuse, and hands the rest to `run_row`, which runs, checks and
+    /// times it (see [`skip_rejected`]). `on_row` sees the result after every row.
+    pub(crate) fn each_row(
+        &mut self,
+        backend: &mut dyn Backend,
+        plan: &Plan,
+        result: &mut SweepResult,
+        mut run_row: impl FnMut(&mut dyn Backend, &PlannedRow, &mut SweepRow) -> RowResult,
+    ) -> RowResult {
+        let api = backend.api();
+        result.suggestion = backend.occupancy_suggestion()?;
+        let blocks: Vec<_> = plan.rows.iter().map(|r| r.block).collect();
+        backend.prepare(&blocks);
+        for (i, planned) in plan.rows.iter().enumerate() {
+            self.observer
+                .row_started(api, i, plan.rows.len(), planned.block);
+            let mut row = shape_row(&result.limits, planned);
+            row.skipped = launch_refusal(result, planned, self.config.strict_kernel_limit);
+            if row.skipped.is_none() {
+                run_row(backend, planned, &mut row)?;
+            }
+            self.observer.row_finished(api, &row);
+            result.rows.push(row);
+            result.fill_relative();
+            (self.on_row)(result);
+        }
+        Ok(())
+    }
+}
+
+/// What running a row, or all of them, comes to: done, or the error that stops the sweep.
+pub(crate) type RowResult = Result<(), SweepError>;
+
+/// The API's own refusal of a row's launch is a result worth showing (the row skipped, in the
+/// API's words), not a reason to stop; any other error stops the sweep.
+pub(crate) fn skip_rejected(api: Api, row: &mut SweepRow, e: BackendError) -> RowResult {
+    if e.kind != ErrorKind::LaunchRejected {
+        return Err(e.into());
+    }
+    row.skipped = Some(format!("rejected by {api}: {}", e.message));
+    Ok(())
+}
+
+/// An API's result before its first row: who it is, its limits and kernel, how it will be
+/// timed, and what it runs (`frame`: the frame's, or a user kernel's work).
+pub(crate) fn new_result(
+    backend: &dyn Backend,
+    frame: crate::frame::FrameInfo,
+    plan: &Plan,
+    config: &SweepConfig,
+) -> SweepResult {
+    SweepResult {
+        api: backend.api(),
+        device: backend.identity().clone(),
+        limits: backend.limits().clone(),
+        kernel: backend.kernel_facts().clone(),
+        timer: backend.timer(),
+        frame,
+        policy: plan.policy,
+        grid_source: plan.grid_source.clone(),
+        protocol: config.protocol,
+        rows: Vec::new(),
+        suggestion: None,
+        copy: None,
+        error: None,
+        program: None,
+    }
+}
+
+/// Why the core will not hand this planned launch to the API: a device limit on the block or
+/// the grid (always), or the kernel's own limit (with `strict`).
+pub(crate) fn launch_refusal(
+    result: &SweepResult,
+    planned: &PlannedRow,
+    strict: bool,
+) -> Option<String> {
+    let block = match strict {
+        true => limit_violation(&result.limits, &result.kernel, planned.block),
+        false => device_limit_violation(&result.limits, planned.block),
+    };
+    block.or_else(|| grid_violation(&result.limits, planned.grid))
+}
+
+/// A grid above the device's x limit, or one that does not fit the 32-bit launch field.
+pub fn grid_violation(limits: &Limits, grid: u64) -> Option<String> {
+    if let Some(max) = limits
+        .max_grid_dims
+        .as_ref()
+        .filter(|m| grid > m.value.0[0])
+    {
+        return Some(format!(
+            "grid {grid} > {}[x] = {}",
+            max.name, max.value.0[0]
+        ));
+    }
+    (grid > u32::MAX as u64).then(|| format!("grid {grid} does not fit the 32-bit launch field"))
+}
+
+/// The seed's static columns for one row: warps, idle lanes, residency, occupancy.
+pub(crate) fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
+    let threads = planned.block.threads();
+    let warp = limits
+        .mp_model
+        .as_ref()
+        .map(|m| m.warp_size as u64)
+        .or_else(|| Limits::value(&limits.warp_size))
+        .filter(|&w| w > 0);
+    let warps = warp.map(|w| threads.div_ceil(w));
+    let idle_lanes = warp.zip(warps).map(|(w, n)| n * w - threads);
+    let blocks_per_mp = planned.residency.as_ref().map(|r| r.blocks_per_mp);
+    let warps_per_mp = blocks_per_mp.zip(warps).map(|(b, w)| b as u64 * w);
+    let occupancy = limits
+        .mp_model
+        .as_ref()
+        .zip(warps_per_mp)
+        .map(|(m, w)| w as f64 / m.max_warps.max(1) as f64);
+    SweepRow {
+        block: planned.block,
+        threads,
+        warps,
+        idle_lanes,
+        blocks_per_mp,
+        warps_per_mp,
+        occupancy,
+        grid: planned.grid,
+        ..SweepRow::new(planned.block)
+    }
+}
