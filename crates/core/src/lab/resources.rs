@@ -150,84 +150,93 @@ pub fn resolve(
     limits: &Limits,
     kernel: &KernelFacts,
 ) -> Result<ResourceLaunch, String> {
-    let device_threads = Limits::value(&limits.max_threads_per_block);
     match probe {
-        Probe::Shared(size) => {
-            let threads = device_threads
-                .map_or(SHARED_PROBE_THREADS as u64, |m| {
-                    m.min(SHARED_PROBE_THREADS as u64)
-                })
-                .max(1) as u32;
-            let limit = limits.shared_mem_per_block.as_ref();
-            let bytes = match size {
-                SharedSize::Bytes(b) => b,
-                SharedSize::DeviceLimit => {
-                    limit
-                        .ok_or("the device reports no shared-memory limit per block")?
-                        .value
-                }
-                SharedSize::AboveDeviceLimit(extra) => limit
-                    .ok_or("the device reports no shared-memory limit per block")?
-                    .value
-                    .saturating_add(extra),
-            };
-            let limits_say = limit.filter(|l| bytes > l.value).map(|l| {
-                format!(
-                    "{} > {} = {}",
-                    show_bytes(bytes),
-                    l.name,
-                    show_bytes(l.value)
-                )
-            });
-            Ok(ResourceLaunch {
-                kernel: ProbeKernel::Shared,
-                block: BlockSize::linear(threads),
-                grid: PROBE_GRID,
-                shared_bytes: bytes,
-                limits_say,
-            })
+        Probe::Shared(size) => resolve_shared(size, limits),
+        Probe::Registers(pick) => resolve_registers(pick, limits, kernel),
+    }
+}
+
+/// The shared-memory probe: [`SHARED_PROBE_THREADS`] (or the device's fewer) asking for `size`.
+fn resolve_shared(size: SharedSize, limits: &Limits) -> Result<ResourceLaunch, String> {
+    let threads = Limits::value(&limits.max_threads_per_block)
+        .map_or(SHARED_PROBE_THREADS as u64, |m| {
+            m.min(SHARED_PROBE_THREADS as u64)
+        })
+        .max(1) as u32;
+    let limit = limits.shared_mem_per_block.as_ref();
+    let bytes = match size {
+        SharedSize::Bytes(b) => b,
+        SharedSize::DeviceLimit => {
+            limit
+                .ok_or("the device reports no shared-memory limit per block")?
+                .value
         }
-        Probe::Registers(pick) => {
-            let device =
-                device_threads.ok_or("the device reports no limit on threads per block")?;
-            let threads = match pick {
-                BlockPick::DeviceLimit => device,
-                BlockPick::KernelLimit => kernel
-                    .max_block
-                    .as_ref()
-                    .map_or(device, |k| k.value.min(device)),
-            };
-            let threads = u32::try_from(threads.max(1)).unwrap_or(u32::MAX);
-            let block = BlockSize::linear(threads);
-            let mut say = Vec::new();
-            if let Some(k) = kernel
-                .max_block
-                .as_ref()
-                .filter(|k| threads as u64 > k.value)
-            {
-                say.push(format!("{threads} threads > {} = {}", k.name, k.value));
-            }
-            if let (Some(r), Some(file)) = (
-                kernel.registers.as_ref(),
-                limits.registers_per_block.as_ref(),
-            ) {
-                let need = r.value.saturating_mul(threads as u64);
-                if need > file.value {
-                    say.push(format!(
-                        "{} registers x {threads} threads = {need} > {} = {}",
-                        r.value, file.name, file.value
-                    ));
-                }
-            }
-            Ok(ResourceLaunch {
-                kernel: ProbeKernel::Registers,
-                block,
-                grid: PROBE_GRID,
-                shared_bytes: 0,
-                limits_say: (!say.is_empty()).then(|| say.join("; ")),
-            })
+        SharedSize::AboveDeviceLimit(extra) => limit
+            .ok_or("the device reports no shared-memory limit per block")?
+            .value
+            .saturating_add(extra),
+    };
+    let limits_say = limit.filter(|l| bytes > l.value).map(|l| {
+        format!(
+            "{} > {} = {}",
+            show_bytes(bytes),
+            l.name,
+            show_bytes(l.value)
+        )
+    });
+    Ok(ResourceLaunch {
+        kernel: ProbeKernel::Shared,
+        block: BlockSize::linear(threads),
+        grid: PROBE_GRID,
+        shared_bytes: bytes,
+        limits_say,
+    })
+}
+
+/// The register-heavy probe at the block `pick` names, with what the kernel's block limit and
+/// the register file say about it.
+fn resolve_registers(
+    pick: BlockPick,
+    limits: &Limits,
+    kernel: &KernelFacts,
+) -> Result<ResourceLaunch, String> {
+    let device = Limits::value(&limits.max_threads_per_block)
+        .ok_or("the device reports no limit on threads per block")?;
+    let threads = match pick {
+        BlockPick::DeviceLimit => device,
+        BlockPick::KernelLimit => kernel
+            .max_block
+            .as_ref()
+            .map_or(device, |k| k.value.min(device)),
+    };
+    let threads = u32::try_from(threads.max(1)).unwrap_or(u32::MAX);
+    let mut say = Vec::new();
+    if let Some(k) = kernel
+        .max_block
+        .as_ref()
+        .filter(|k| threads as u64 > k.value)
+    {
+        say.push(format!("{threads} threads > {} = {}", k.name, k.value));
+    }
+    if let (Some(r), Some(file)) = (
+        kernel.registers.as_ref(),
+        limits.registers_per_block.as_ref(),
+    ) {
+        let need = r.value.saturating_mul(threads as u64);
+        if need > file.value {
+            say.push(format!(
+                "{} registers x {threads} threads = {need} > {} = {}",
+                r.value, file.name, file.value
+            ));
         }
     }
+    Ok(ResourceLaunch {
+        kernel: ProbeKernel::Registers,
+        block: BlockSize::linear(threads),
+        grid: PROBE_GRID,
+        shared_bytes: 0,
+        limits_say: (!say.is_empty()).then(|| say.join("; ")),
+    })
 }
 
 /// A resource check as one device made it: the claim, who promises it, and the launch.

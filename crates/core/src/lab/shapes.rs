@@ -286,14 +286,7 @@ pub struct ShapeResult {
 impl ShapeResult {
     /// Fills `of_best` from the fastest shape.
     pub fn fill_relative(&mut self) {
-        let best = self
-            .rows
-            .iter()
-            .filter_map(|r| r.gbps)
-            .fold(None, |a: Option<f64>, g| Some(a.map_or(g, |a| a.max(g))));
-        for r in &mut self.rows {
-            r.of_best = best.zip(r.gbps).map(|(b, g)| g / b);
-        }
+        super::row::fill_of_best(self.rows.iter_mut());
     }
 
     /// The fastest shape that ran.

@@ -358,15 +358,7 @@ impl WaveResult {
     /// Fills `of_best` per series.
     pub fn fill_relative(&mut self) {
         for s in Series::ALL {
-            let best = self
-                .rows
-                .iter()
-                .filter(|r| r.point.series == s)
-                .filter_map(|r| r.gbps)
-                .fold(None, |a: Option<f64>, g| Some(a.map_or(g, |a| a.max(g))));
-            for r in self.rows.iter_mut().filter(|r| r.point.series == s) {
-                r.of_best = best.zip(r.gbps).map(|(b, g)| g / b);
-            }
+            super::row::fill_of_best(self.rows.iter_mut().filter(|r| r.point.series == s));
         }
     }
 }

@@ -8,13 +8,14 @@ use crate::backend::{Api, Backend, BackendError, DeviceIdentity, ErrorKind, Laun
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
 use crate::lab::resources::ResourceResult;
-use crate::report::layout::{Column, Layout, Notes, Table};
+use crate::report::layout::Layout;
 use crate::report::text::Doc;
 use crate::report::{to_csv, Envelope, Render};
 use crate::subgroup::{self, ApiSubgroups};
 use crate::sweep::limit_violation;
 use crate::verify::verify;
 
+pub(crate) mod claims;
 mod render;
 pub use render::render;
 use render::render_group;
