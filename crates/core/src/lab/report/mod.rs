@@ -102,6 +102,26 @@ trait LabReport: Serialize {
     fn csv_lines(&self) -> Vec<Vec<String>>;
 }
 
+/// [`LabReport`]'s `made` and `devices` for a report of `command` whose fields `tool`, `date`,
+/// `results` (each naming its device) and `failures` say them, as both sweeps' reports do.
+macro_rules! made_of_fields {
+    ($command:literal) => {
+        fn made(&self) -> $crate::lab::report::Made<'_> {
+            $crate::lab::report::Made {
+                command: $command,
+                tool: &self.tool,
+                date: &self.date,
+                failures: &self.failures,
+            }
+        }
+
+        fn devices(&self) -> Vec<&$crate::backend::DeviceIdentity> {
+            self.results.iter().map(|r| &r.device).collect()
+        }
+    };
+}
+use made_of_fields;
+
 impl<T: LabReport> Render for T {
     fn text(&self, layout: Layout, md: bool) -> String {
         let made = self.made();

@@ -4,7 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::DeviceIdentity;
 use crate::frame::FrameInfo;
 use crate::lab::shapes::{beyond_parts, coalescing, Coalescing, ShapeMeasured, ShapeResult};
 use crate::lab::{guaranteed_block_dims, guaranteed_threads};
@@ -16,7 +15,8 @@ use crate::report::Failure;
 use crate::lab::row::LabRow;
 
 use super::{
-    device_lines, measured_cell, measured_csv, opt, protocol_words, stopped_line, LabReport, Made,
+    device_lines, made_of_fields, measured_cell, measured_csv, opt, protocol_words, stopped_line,
+    LabReport,
 };
 
 /// What `blocksweep shapes` prints: every API's shape sweep for each thread count.
@@ -240,18 +240,7 @@ impl LabReport for ShapeReport {
         "beyond_guarantee",
     ];
 
-    fn made(&self) -> Made<'_> {
-        Made {
-            command: "shapes",
-            tool: &self.tool,
-            date: &self.date,
-            failures: &self.failures,
-        }
-    }
-
-    fn devices(&self) -> Vec<&DeviceIdentity> {
-        self.results.iter().map(|r| &r.device).collect()
-    }
+    made_of_fields!("shapes");
 
     /// Per thread count, its section.
     fn body(&self, doc: &mut Doc) {

@@ -4,7 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::DeviceIdentity;
 use crate::blocks::BlockSize;
 use crate::lab::waves::{show_waves, Series, WaveResult, WaveRow, WaveSpec};
 use crate::measure::Protocol;
@@ -15,7 +14,8 @@ use crate::report::Failure;
 use crate::lab::row::LabRow;
 
 use super::{
-    device_lines, measured_cell, measured_csv, protocol_words, stopped_line, LabReport, Made,
+    device_lines, made_of_fields, measured_cell, measured_csv, protocol_words, stopped_line,
+    LabReport,
 };
 
 /// What `blocksweep tail` prints: every API's grid sweep for one block.
@@ -232,18 +232,7 @@ impl LabReport for WaveReport {
         "skipped",
     ];
 
-    fn made(&self) -> Made<'_> {
-        Made {
-            command: "tail",
-            tool: &self.tool,
-            date: &self.date,
-            failures: &self.failures,
-        }
-    }
-
-    fn devices(&self) -> Vec<&DeviceIdentity> {
-        self.results.iter().map(|r| &r.device).collect()
-    }
+    made_of_fields!("tail");
 
     fn body(&self, doc: &mut Doc) {
         self.render_series(doc);
