@@ -149,10 +149,13 @@ fn tail_verifies_on_vulkan() {
     tail_verifies("vulkan");
 }
 
-/// Validate's resource rows on one API: seven, each with a launch; the shared-memory limit's
-/// row runs and verifies; what 1 KiB above it does is the API's (or, in Vulkan, blocksweep's
-/// refusal naming maxComputeSharedMemorySize).
-fn resources(key: &str) -> Vec<serde_json::Value> {
+/// Validate's resource rows on one API, and `None` where it is not here: seven, each with a
+/// launch; the shared-memory limit's row runs and verifies; what 1 KiB above it does is the
+/// API's (or, in Vulkan, blocksweep's refusal naming maxComputeSharedMemorySize).
+fn resources(key: &str) -> Option<Vec<serde_json::Value>> {
+    if !available(api(key)) {
+        return None;
+    }
     let v = json(&["validate", "--backend", key, "--format", "json"]);
     let all = v["checks"].as_array().unwrap().clone();
     let res: Vec<serde_json::Value> = all
@@ -167,15 +170,14 @@ fn resources(key: &str) -> Vec<serde_json::Value> {
     }
     // Row 4: the device's own limit runs and verifies.
     assert_eq!(res[3]["outcome"], "ran", "{}", res[3]);
-    res
+    Some(res)
 }
 
 #[test]
 fn validate_resources_on_vulkan_refuse_above_max_compute_shared_memory_size() {
-    if !available(api("vulkan")) {
+    let Some(res) = resources("vulkan") else {
         return;
-    }
-    let res = resources("vulkan");
+    };
     let above = &res[4];
     let msg = above["outcome"]["rejected"]["message"]
         .as_str()
@@ -187,10 +189,9 @@ fn validate_resources_on_vulkan_refuse_above_max_compute_shared_memory_size() {
 
 #[test]
 fn validate_resources_on_opencl() {
-    if !available(api("opencl")) {
+    let Some(res) = resources("opencl") else {
         return;
-    }
-    let res = resources("opencl");
+    };
     // 1 KiB above CL_DEVICE_LOCAL_MEM_SIZE: refused, or (PoCL) run and verified with the
     // limit named beside it.
     let above = &res[4];

@@ -253,16 +253,7 @@ fn registered() -> Vec<Api> {
 fn every_figure_of_the_h200_limits_tables_is_in_their_csv_and_json() {
     let apis = registered();
     let run = parse_report(H200).expect("the fixture parses");
-    let mut views: Vec<ApiLimits> = run
-        .results
-        .iter()
-        .map(|x| ApiLimits {
-            device: x.device.clone(),
-            limits: x.limits.clone(),
-            kernel: x.kernel.clone(),
-            timer: x.timer.clone(),
-        })
-        .collect();
+    let mut views: Vec<ApiLimits> = run.results.iter().map(ApiLimits::from).collect();
     // A limit one API does not report beside the others: the table shows "—" and the
     // guarantee, which the files must hold too.
     let opencl = views.iter_mut().find(|v| v.device.api == api("opencl"));

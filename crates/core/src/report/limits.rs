@@ -18,6 +18,7 @@ use super::text::Doc;
 use super::Render;
 use crate::backend::{DeviceIdentity, KernelFacts, TimerInfo};
 use crate::limits::Limits;
+use crate::sweep::SweepResult;
 
 /// One API's view, as the limits tables need it.
 #[derive(Debug, Clone, Serialize)]
@@ -26,6 +27,18 @@ pub struct ApiLimits {
     pub limits: Limits,
     pub kernel: KernelFacts,
     pub timer: TimerInfo,
+}
+
+/// A saved sweep's view of its API: its limits as `limits` showed them when it ran.
+impl From<&SweepResult> for ApiLimits {
+    fn from(r: &SweepResult) -> ApiLimits {
+        ApiLimits {
+            device: r.device.clone(),
+            limits: r.limits.clone(),
+            kernel: r.kernel.clone(),
+            timer: r.timer.clone(),
+        }
+    }
 }
 
 /// The limits of one physical device (or of the devices one `limits` call named), one view
