@@ -183,6 +183,31 @@ pub struct LimitsArgs {
     pub wide: bool,
 }
 
+/// `--reps` and `--min-time`: how many dispatches each row times, for the sweep and the lab.
+#[derive(Args, Debug, Clone)]
+pub struct Timed {
+    /// Timed dispatches per row, exactly. Default: adaptive, at least 10 and enough for --min-time.
+    #[arg(long, short, value_parser = trim(clap::value_parser!(u32).range(1..=100000)))]
+    pub reps: Option<u32>,
+    /// Device time one timed batch should last, in milliseconds, when --reps is not given.
+    #[arg(long, default_value_t = DEFAULT_MIN_TIME_MS, value_parser = parse_min_time)]
+    pub min_time: f64,
+}
+
+impl Timed {
+    /// The timed dispatches per row these flags ask for.
+    pub fn reps(&self) -> Reps {
+        match self.reps {
+            Some(n) => Reps::Fixed(n),
+            None => Reps::Adaptive {
+                min: 10,
+                min_time_ms: self.min_time,
+                max: 100_000,
+            },
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct SweepArgs {
     #[command(flatten)]
@@ -207,12 +232,8 @@ pub struct SweepArgs {
     /// Untimed dispatches before the timed ones, per row (one back-to-back batch).
     #[arg(long, default_value = "3", value_parser = trim(clap::value_parser!(u32).range(0..=1000)))]
     pub warmups: u32,
-    /// Timed dispatches per row, exactly. Default: adaptive, at least 10 and enough for --min-time.
-    #[arg(long, short, value_parser = trim(clap::value_parser!(u32).range(1..=100000)))]
-    pub reps: Option<u32>,
-    /// Device time one timed batch should last, in milliseconds, when --reps is not given.
-    #[arg(long, default_value_t = DEFAULT_MIN_TIME_MS, value_parser = parse_min_time)]
-    pub min_time: f64,
+    #[command(flatten)]
+    pub timed: Timed,
     /// How dispatches are timed: batch (back to back, one device interval around the batch; the course's),
     /// each (back to back, an interval around each), synced (a host wait after each: reads low, for teaching).
     #[arg(long, default_value = "batch", value_parser = parse_discipline)]
@@ -325,14 +346,7 @@ impl SweepArgs {
             grid: self.grid,
             protocol: Protocol {
                 warmups: self.warmups,
-                reps: match self.reps {
-                    Some(n) => Reps::Fixed(n),
-                    None => Reps::Adaptive {
-                        min: 10,
-                        min_time_ms: self.min_time,
-                        max: 100_000,
-                    },
-                },
+                reps: self.timed.reps(),
                 discipline: self.timing,
             },
             strict_kernel_limit: self.strict_kernel_limit,

@@ -41,7 +41,7 @@ fn numbers_and_names_are_trimmed_like_sizes() {
         "--format",
         " csv",
     ]);
-    assert_eq!(a.reps, Some(7));
+    assert_eq!(a.timed.reps, Some(7));
     assert_eq!(a.warmups, 2);
     assert_eq!(a.seed, 9);
     assert_eq!(a.grid, GridPolicy::Fixed(64));

@@ -6,11 +6,10 @@ use std::path::PathBuf;
 
 use blocksweep_core::lab::shapes::parse_threads;
 use blocksweep_core::lab::waves::WaveSpec;
-use blocksweep_core::measure::DEFAULT_MIN_TIME_MS;
-use blocksweep_core::{Protocol, Reps};
+use blocksweep_core::Protocol;
 use clap::Args;
 
-use crate::args::{parse_min_time, parse_size, parse_svg_path, trim, DeviceArgs, FormatChoice};
+use crate::args::{parse_size, parse_svg_path, trim, DeviceArgs, FormatChoice, Timed};
 use crate::output::files::Where;
 
 /// Flags every lab command shares: the measurement protocol and where results go.
@@ -22,12 +21,8 @@ pub struct LabRun {
     /// Untimed dispatches before the timed ones, per row.
     #[arg(long, default_value = "3", value_parser = trim(clap::value_parser!(u32).range(0..=1000)))]
     pub warmups: u32,
-    /// Timed dispatches per row, exactly. Default: adaptive, at least 10 and enough for --min-time.
-    #[arg(long, short, value_parser = trim(clap::value_parser!(u32).range(1..=100000)))]
-    pub reps: Option<u32>,
-    /// Device time one timed batch should last, in milliseconds, when --reps is not given.
-    #[arg(long, default_value_t = DEFAULT_MIN_TIME_MS, value_parser = parse_min_time)]
-    pub min_time: f64,
+    #[command(flatten)]
+    pub timed: Timed,
     /// Random seed for the frame's pixel values.
     #[arg(long, default_value = "42", value_parser = trim(clap::value_parser!(u64)))]
     pub seed: u64,
@@ -60,14 +55,7 @@ impl LabRun {
     pub fn protocol(&self) -> Protocol {
         Protocol {
             warmups: self.warmups,
-            reps: match self.reps {
-                Some(n) => Reps::Fixed(n),
-                None => Reps::Adaptive {
-                    min: 10,
-                    min_time_ms: self.min_time,
-                    max: 100_000,
-                },
-            },
+            reps: self.timed.reps(),
             ..Protocol::default()
         }
     }

@@ -7,7 +7,7 @@ use blocksweep_core::Api;
 use super::succeeds_json;
 
 /// The API with this key, from the driver list the binary is built with.
-fn api(key: &str) -> Api {
+pub fn api(key: &str) -> Api {
     blocksweep_drivers::all()
         .iter()
         .map(|d| d.api())

@@ -150,84 +150,93 @@ pub fn resolve(
     limits: &Limits,
     kernel: &KernelFacts,
 ) -> Result<ResourceLaunch, String> {
-    let device_threads = Limits::value(&limits.max_threads_per_block);
     match probe {
-        Probe::Shared(size) => {
-            let threads = device_threads
-                .map_or(SHARED_PROBE_THREADS as u64, |m| {
-                    m.min(SHARED_PROBE_THREADS as u64)
-                })
-                .max(1) as u32;
-            let limit = limits.shared_mem_per_block.as_ref();
-            let bytes = match size {
-                SharedSize::Bytes(b) => b,
-                SharedSize::DeviceLimit => {
-                    limit
-                        .ok_or("the device reports no shared-memory limit per block")?
-                        .value
-                }
-                SharedSize::AboveDeviceLimit(extra) => limit
-                    .ok_or("the device reports no shared-memory limit per block")?
-                    .value
-                    .saturating_add(extra),
-            };
-            let limits_say = limit.filter(|l| bytes > l.value).map(|l| {
-                format!(
-                    "{} > {} = {}",
-                    show_bytes(bytes),
-                    l.name,
-                    show_bytes(l.value)
-                )
-            });
-            Ok(ResourceLaunch {
-                kernel: ProbeKernel::Shared,
-                block: BlockSize::linear(threads),
-                grid: PROBE_GRID,
-                shared_bytes: bytes,
-                limits_say,
-            })
+        Probe::Shared(size) => resolve_shared(size, limits),
+        Probe::Registers(pick) => resolve_registers(pick, limits, kernel),
+    }
+}
+
+/// The shared-memory probe: [`SHARED_PROBE_THREADS`] (or the device's fewer) asking for `size`.
+fn resolve_shared(size: SharedSize, limits: &Limits) -> Result<ResourceLaunch, String> {
+    let threads = Limits::value(&limits.max_threads_per_block)
+        .map_or(SHARED_PROBE_THREADS as u64, |m| {
+            m.min(SHARED_PROBE_THREADS as u64)
+        })
+        .max(1) as u32;
+    let limit = limits.shared_mem_per_block.as_ref();
+    let bytes = match size {
+        SharedSize::Bytes(b) => b,
+        SharedSize::DeviceLimit => {
+            limit
+                .ok_or("the device reports no shared-memory limit per block")?
+                .value
         }
-        Probe::Registers(pick) => {
-            let device =
-                device_threads.ok_or("the device reports no limit on threads per block")?;
-            let threads = match pick {
-                BlockPick::DeviceLimit => device,
-                BlockPick::KernelLimit => kernel
-                    .max_block
-                    .as_ref()
-                    .map_or(device, |k| k.value.min(device)),
-            };
-            let threads = u32::try_from(threads.max(1)).unwrap_or(u32::MAX);
-            let block = BlockSize::linear(threads);
-            let mut say = Vec::new();
-            if let Some(k) = kernel
-                .max_block
-                .as_ref()
-                .filter(|k| threads as u64 > k.value)
-            {
-                say.push(format!("{threads} threads > {} = {}", k.name, k.value));
-            }
-            if let (Some(r), Some(file)) = (
-                kernel.registers.as_ref(),
-                limits.registers_per_block.as_ref(),
-            ) {
-                let need = r.value.saturating_mul(threads as u64);
-                if need > file.value {
-                    say.push(format!(
-                        "{} registers x {threads} threads = {need} > {} = {}",
-                        r.value, file.name, file.value
-                    ));
-                }
-            }
-            Ok(ResourceLaunch {
-                kernel: ProbeKernel::Registers,
-                block,
-                grid: PROBE_GRID,
-                shared_bytes: 0,
-                limits_say: (!say.is_empty()).then(|| say.join("; ")),
-            })
+        SharedSize::AboveDeviceLimit(extra) => limit
+            .ok_or("the device reports no shared-memory limit per block")?
+            .value
+            .saturating_add(extra),
+    };
+    let limits_say = limit.filter(|l| bytes > l.value).map(|l| {
+        format!(
+            "{} > {} = {}",
+            show_bytes(bytes),
+            l.name,
+            show_bytes(l.value)
+        )
+    });
+    Ok(ResourceLaunch {
+        kernel: ProbeKernel::Shared,
+        block: BlockSize::linear(threads),
+        grid: PROBE_GRID,
+        shared_bytes: bytes,
+        limits_say,
+    })
+}
+
+/// The register-heavy probe at the block `pick` names, with what the kernel's block limit and
+/// the register file say about it.
+fn resolve_registers(
+    pick: BlockPick,
+    limits: &Limits,
+    kernel: &KernelFacts,
+) -> Result<ResourceLaunch, String> {
+    let device = Limits::value(&limits.max_threads_per_block)
+        .ok_or("the device reports no limit on threads per block")?;
+    let threads = match pick {
+        BlockPick::DeviceLimit => device,
+        BlockPick::KernelLimit => kernel
+            .max_block
+            .as_ref()
+            .map_or(device, |k| k.value.min(device)),
+    };
+    let threads = u32::try_from(threads.max(1)).unwrap_or(u32::MAX);
+    let mut say = Vec::new();
+    if let Some(k) = kernel
+        .max_block
+        .as_ref()
+        .filter(|k| threads as u64 > k.value)
+    {
+        say.push(format!("{threads} threads > {} = {}", k.name, k.value));
+    }
+    if let (Some(r), Some(file)) = (
+        kernel.registers.as_ref(),
+        limits.registers_per_block.as_ref(),
+    ) {
+        let need = r.value.saturating_mul(threads as u64);
+        if need > file.value {
+            say.push(format!(
+                "{} registers x {threads} threads = {need} > {} = {}",
+                r.value, file.name, file.value
+            ));
         }
     }
+    Ok(ResourceLaunch {
+        kernel: ProbeKernel::Registers,
+        block: BlockSize::linear(threads),
+        grid: PROBE_GRID,
+        shared_bytes: 0,
+        limits_say: (!say.is_empty()).then(|| say.join("; ")),
+    })
 }
 
 /// A resource check as one device made it: the claim, who promises it, and the launch.
@@ -298,101 +307,5 @@ impl ResourceResult {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::limits::Named;
-
-    fn h200_cuda() -> (Limits, KernelFacts) {
-        let limits = Limits {
-            max_threads_per_block: Some(Named::new(
-                1024,
-                "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
-            )),
-            shared_mem_per_block: Some(Named::new(
-                48 << 10,
-                "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK",
-            )),
-            registers_per_block: Some(Named::new(
-                65536,
-                "CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK",
-            )),
-            ..Limits::default()
-        };
-        let kernel = KernelFacts {
-            max_block: Some(Named::new(512, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK")),
-            registers: Some(Named::new(105, "CU_FUNC_ATTRIBUTE_NUM_REGS")),
-            ..KernelFacts::default()
-        };
-        (limits, kernel)
-    }
-
-    #[test]
-    fn shared_probes_follow_the_device_limit() {
-        let (limits, kernel) = h200_cuda();
-        let r = |p| resolve(p, &limits, &kernel).unwrap();
-        let a = r(RESOURCE_CHECKS[2].probe);
-        assert_eq!(
-            (a.shared_bytes, a.block.x, a.limits_say.clone()),
-            (48 << 10, 256, None)
-        );
-        let over = r(RESOURCE_CHECKS[4].probe);
-        assert_eq!(over.shared_bytes, 49 << 10);
-        assert_eq!(
-            over.limits_say.as_deref(),
-            Some("49 KiB > CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 48 KiB")
-        );
-        assert_eq!(over.kernel, ProbeKernel::Shared);
-        // A 32 KiB device (lavapipe) and a small one: the limit names itself, the block shrinks.
-        let small = Limits {
-            max_threads_per_block: Some(Named::new(128, "maxComputeWorkGroupInvocations")),
-            shared_mem_per_block: Some(Named::new(32 << 10, "maxComputeSharedMemorySize")),
-            ..Limits::default()
-        };
-        let k = resolve(RESOURCE_CHECKS[2].probe, &small, &kernel).unwrap();
-        assert_eq!(k.block.x, 128);
-        assert_eq!(
-            k.limits_say.as_deref(),
-            Some("48 KiB > maxComputeSharedMemorySize = 32 KiB")
-        );
-        assert!(resolve(RESOURCE_CHECKS[3].probe, &Limits::default(), &kernel).is_err());
-    }
-
-    #[test]
-    fn register_probes_name_the_register_file() {
-        let (limits, kernel) = h200_cuda();
-        let at_kernel = resolve(RESOURCE_CHECKS[5].probe, &limits, &kernel).unwrap();
-        assert_eq!(
-            (at_kernel.block.x, at_kernel.limits_say.clone()),
-            (512, None)
-        );
-        assert_eq!(at_kernel.kernel, ProbeKernel::Registers);
-        let at_device = resolve(RESOURCE_CHECKS[6].probe, &limits, &kernel).unwrap();
-        assert_eq!(at_device.block.x, 1024);
-        let say = at_device.limits_say.unwrap();
-        assert!(
-            say.contains("1024 threads > CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 512"),
-            "{say}"
-        );
-        assert!(
-            say.contains("105 registers x 1024 threads = 107520 > CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK = 65536"),
-            "{say}"
-        );
-        // No kernel limit known (Vulkan): the device's.
-        let vk = KernelFacts::default();
-        assert_eq!(
-            resolve(RESOURCE_CHECKS[5].probe, &limits, &vk)
-                .unwrap()
-                .block
-                .x,
-            1024
-        );
-    }
-
-    #[test]
-    fn every_check_is_labelled_and_distinct() {
-        let mut claims: Vec<_> = RESOURCE_CHECKS.iter().map(|c| c.claim).collect();
-        claims.dedup();
-        assert_eq!(claims.len(), RESOURCE_CHECKS.len());
-        assert!(RESOURCE_CHECKS.iter().all(|c| !c.guarantee.is_empty()));
-    }
-}
+#[path = "resources_tests.rs"]
+mod tests;

@@ -14,6 +14,7 @@ use crate::validate::Outcome;
 use crate::verify::verify;
 
 use super::resources::{resolve, ProbeKernel, ResourceResult, RESOURCE_CHECKS};
+use super::row::{LabRow, Measured};
 use super::shapes::{self, coalescing, ShapeMeasured, ShapeResult, ShapeRow};
 use super::waves::{self, slots_busy, Series, Wave, WavePoint, WaveResult, WaveRow, WaveSpec};
 
@@ -28,38 +29,57 @@ pub fn warp_size(limits: &Limits) -> Option<u64> {
         .filter(|&w| w > 0)
 }
 
-/// What measuring one launch gave: its timing and GB/s, or why it did not run, or the first
-/// wrong pixel.
-enum Measured {
-    Ran(crate::measure::Timing, f64),
-    Refused(String),
-    Wrong(String),
+/// Why a lab sweep stopped early: its first wrong pixel, or a driver error's message.
+struct Stopped(String);
+
+impl From<BackendError> for Stopped {
+    fn from(e: BackendError) -> Stopped {
+        Stopped(e.message)
+    }
 }
 
-impl Measured {
-    /// Writes the outcome into a row's fields; returns the mismatch that stops the series.
-    fn record(
-        self,
-        timing: &mut Option<crate::measure::Timing>,
-        gbps: &mut Option<f64>,
-        verified: &mut bool,
-        skipped: &mut Option<String>,
-    ) -> Option<String> {
-        match self {
-            Measured::Ran(t, g) => {
-                (*timing, *gbps, *verified) = (Some(t), Some(g), true);
-                None
-            }
-            Measured::Refused(why) => {
-                *skipped = Some(why);
-                None
-            }
-            Measured::Wrong(why) => {
-                *skipped = Some("WRONG".into());
-                Some(why)
-            }
+/// What one sweep's rows are measured with: the protocol, and the buffer each row's output is
+/// read back into.
+struct Bench<'p> {
+    protocol: &'p Protocol,
+    output: Vec<f32>,
+}
+
+impl Bench<'_> {
+    fn new(protocol: &Protocol) -> Bench<'_> {
+        Bench {
+            protocol,
+            output: Vec::new(),
         }
     }
+
+    /// Measures `row`'s launch on `frame` unless a limit skipped it, and keeps the row; a
+    /// wrong pixel stops the sweep (the row is kept with it).
+    fn measure<R: LabRow>(
+        &mut self,
+        b: &mut dyn Backend,
+        (frame, reference): (&Frame, &[f32]),
+        launch: Launch,
+        mut row: R,
+        rows: &mut Vec<R>,
+    ) -> Result<(), Stopped> {
+        let mut wrong = None;
+        if row.measurement().skipped.is_none() {
+            let m = measure_launch(b, frame, reference, launch, self.protocol, &mut self.output)?;
+            wrong = row.record(m);
+        }
+        rows.push(row);
+        wrong.map_or(Ok(()), |why| Err(Stopped(why)))
+    }
+}
+
+/// How every lab sweep ends: the reason it stopped kept in `error`, and the grid-stride kernel
+/// set again for whatever runs next.
+fn finish(b: &mut dyn Backend, outcome: Result<(), Stopped>, error: &mut Option<String>) {
+    if let Err(Stopped(why)) = outcome {
+        *error = Some(why);
+    }
+    let _ = b.set_kernel(KernelVariant::GridStride);
 }
 
 /// Poisons, measures `launch` under `protocol`, reads back and verifies against `reference`.
@@ -121,17 +141,17 @@ pub fn run_shapes(
         rows: Vec::new(),
         error: None,
     };
-    let err = (|| -> Result<(), BackendError> {
+    let mut bench = Bench::new(protocol);
+    let outcome = (|| -> Result<(), Stopped> {
         b.set_kernel(KernelVariant::GridStride2D)?;
         result.kernel = b.kernel_facts().clone();
         // Vulkan builds the shapes' pipelines now, in parallel (the others need nothing).
         let blocks: Vec<BlockSize> = rows.iter().map(|r| r.block).collect();
         b.prepare(&blocks);
         b.upload(frame)?;
-        let mut output = Vec::new();
         for row in rows {
             let limits = b.limits().clone();
-            let mut m = ShapeMeasured {
+            let m = ShapeMeasured {
                 row: row.clone(),
                 coalescing: result.warp.map(|w| coalescing(row.block, w)),
                 beyond_guarantee: shapes::beyond_guarantee(api, row.block, &limits),
@@ -142,26 +162,12 @@ pub fn run_shapes(
                 skipped: device_limit_violation(&limits, row.block)
                     .or_else(|| grid_violation(&limits, row.grid.x, row.grid.y)),
             };
-            if m.skipped.is_none() {
-                let launch = Launch::new(row.block, row.grid);
-                let measured = measure_launch(b, frame, reference, launch, protocol, &mut output)?;
-                if let Some(why) =
-                    measured.record(&mut m.timing, &mut m.gbps, &mut m.verified, &mut m.skipped)
-                {
-                    result.rows.push(m);
-                    result.error = Some(why);
-                    return Ok(());
-                }
-            }
-            result.rows.push(m);
+            let launch = Launch::new(row.block, row.grid);
+            bench.measure(b, (frame, reference), launch, m, &mut result.rows)?;
         }
         Ok(())
-    })()
-    .err();
-    if let Some(e) = err {
-        result.error = Some(e.message);
-    }
-    let _ = b.set_kernel(KernelVariant::GridStride);
+    })();
+    finish(b, outcome, &mut result.error);
     result.fill_relative();
     result
 }
@@ -209,76 +215,84 @@ pub fn run_waves(
         rows: Vec::new(),
         error: None,
     };
-    let err = (|| -> Result<(), BackendError> {
-        let limits = b.limits().clone();
-        let mut output = Vec::new();
-        for series in Series::ALL {
-            let points = waves::plan(spec, wave, series, (frame.width, frame.height));
-            let variant = match series {
-                Series::GridStride => KernelVariant::GridStride,
-                Series::OnePerThread => KernelVariant::OnePixelPerThread,
-            };
-            b.set_kernel(variant)?;
-            if series == Series::GridStride {
-                b.upload(frame)?;
-            }
-            for point in points {
-                let mut row = WaveRow {
-                    slots_busy: slots_busy(point.waves),
-                    point: point.clone(),
-                    timing: None,
-                    gbps: None,
-                    of_best: None,
-                    verified: false,
-                    skipped: None,
-                };
-                let grid = u32::try_from(point.grid).unwrap_or(u32::MAX);
-                row.skipped = grid_violation(&limits, grid, 1)
-                    .or_else(|| device_limit_violation(&limits, wave.block));
-                let own;
-                let (f, r) = match series {
-                    Series::GridStride => (frame, reference),
-                    Series::OnePerThread if row.skipped.is_none() => {
-                        match one_per_thread_frame(&limits, &point, seed) {
-                            Ok(pair) => {
-                                own = pair;
-                                b.upload(&own.0)?;
-                                (&own.0, &own.1[..])
-                            }
-                            Err(why) => {
-                                row.skipped = Some(why);
-                                (frame, reference)
-                            }
-                        }
-                    }
-                    Series::OnePerThread => (frame, reference),
-                };
-                if row.skipped.is_none() {
-                    let launch = Launch::linear(wave.block, grid);
-                    let measured = measure_launch(b, f, r, launch, protocol, &mut output)?;
-                    if let Some(why) = measured.record(
-                        &mut row.timing,
-                        &mut row.gbps,
-                        &mut row.verified,
-                        &mut row.skipped,
-                    ) {
-                        result.rows.push(row);
-                        result.error = Some(why);
-                        return Ok(());
-                    }
-                }
-                result.rows.push(row);
-            }
-        }
-        Ok(())
-    })()
-    .err();
-    if let Some(e) = err {
-        result.error = Some(e.message);
-    }
-    let _ = b.set_kernel(KernelVariant::GridStride);
+    let mut bench = Bench::new(protocol);
+    let limits = b.limits().clone();
+    let outcome = Series::ALL.into_iter().try_for_each(|series| {
+        let points = waves::plan(spec, wave, series, (frame.width, frame.height));
+        let series_run = SeriesRun {
+            limits: &limits,
+            wave,
+            seed,
+        };
+        series_run.measure(
+            b,
+            &mut bench,
+            (frame, reference),
+            series,
+            points,
+            &mut result.rows,
+        )
+    });
+    finish(b, outcome, &mut result.error);
     result.fill_relative();
     result
+}
+
+/// What every point of one grid series is measured against.
+struct SeriesRun<'a> {
+    limits: &'a Limits,
+    wave: &'a Wave,
+    seed: u64,
+}
+
+impl SeriesRun<'_> {
+    /// The points of `series`, each on its frame: the grid-stride series on `input`, the
+    /// one-pixel-per-thread series on a frame of its own per point.
+    fn measure(
+        &self,
+        b: &mut dyn Backend,
+        bench: &mut Bench,
+        input: (&Frame, &[f32]),
+        series: Series,
+        points: Vec<WavePoint>,
+        rows: &mut Vec<WaveRow>,
+    ) -> Result<(), Stopped> {
+        let variant = match series {
+            Series::GridStride => KernelVariant::GridStride,
+            Series::OnePerThread => KernelVariant::OnePixelPerThread,
+        };
+        b.set_kernel(variant)?;
+        if series == Series::GridStride {
+            b.upload(input.0)?;
+        }
+        for point in points {
+            let grid = u32::try_from(point.grid).unwrap_or(u32::MAX);
+            let mut row = WaveRow {
+                slots_busy: slots_busy(point.waves),
+                point,
+                timing: None,
+                gbps: None,
+                of_best: None,
+                verified: false,
+                skipped: grid_violation(self.limits, grid, 1)
+                    .or_else(|| device_limit_violation(self.limits, self.wave.block)),
+            };
+            let mut own = None;
+            if series == Series::OnePerThread && row.skipped.is_none() {
+                match one_per_thread_frame(self.limits, &row.point, self.seed) {
+                    Ok(pair) => {
+                        b.upload(&pair.0)?;
+                        own = Some(pair);
+                    }
+                    Err(why) => row.skipped = Some(why),
+                }
+            }
+            let on = own.as_ref().map_or(input, |(f, r)| (f, &r[..]));
+            let launch = Launch::linear(self.wave.block, grid);
+            bench.measure(b, on, launch, row, rows)?;
+        }
+        Ok(())
+    }
 }
 
 /// The one-pixel-per-thread point's frame (`grid` rows of one block's width) and its

@@ -8,13 +8,15 @@ use crate::backend::{Api, Backend, BackendError, DeviceIdentity, ErrorKind, Laun
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
 use crate::lab::resources::ResourceResult;
-use crate::report::layout::{Column, Layout, Notes, Table};
+use crate::report::layout::Layout;
+use crate::report::limits::per_device;
 use crate::report::text::Doc;
 use crate::report::{to_csv, Envelope, Render};
 use crate::subgroup::{self, ApiSubgroups};
 use crate::sweep::limit_violation;
 use crate::verify::verify;
 
+pub(crate) mod claims;
 mod render;
 pub use render::render;
 use render::render_group;
@@ -287,21 +289,17 @@ impl ValidateReport {
     }
 
     fn render_text(&self, layout: Layout, md: bool) -> String {
-        let mut out = Vec::new();
-        for g in &self.groups {
-            let mut doc = Doc::new(layout, md);
-            if self.groups.len() > 1 {
-                if let Some(h) = &g.heading {
-                    doc.heading(1, h);
-                }
-            }
-            render_group(&g.checks, &g.apis, &mut doc);
-            let apis: Vec<Api> = g.apis.iter().map(|(a, _)| *a).collect();
-            crate::lab::report::render_resources(&g.resources, &apis, &mut doc);
-            subgroup::render(&g.subgroups, &apis, &mut doc);
-            out.push(doc.finish());
-        }
-        out.join("\n")
+        per_device(
+            &self.groups,
+            (layout, md),
+            |g| g.heading.as_deref(),
+            |g, doc| {
+                render_group(&g.checks, &g.apis, doc);
+                let apis: Vec<Api> = g.apis.iter().map(|(a, _)| *a).collect();
+                crate::lab::report::render_resources(&g.resources, &apis, doc);
+                subgroup::render(&g.subgroups, &apis, doc);
+            },
+        )
     }
 }
 

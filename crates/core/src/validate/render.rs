@@ -1,36 +1,8 @@
 //! `validate`'s tables: the assumptions (one row each, one column per API, the APIs' own words
 //! as footnotes) in text, markdown, CSV and JSON.
 
+use super::claims::{Answer, ClaimTable};
 use super::*;
-
-/// A short verdict for the cell; the API's own words, when there are any, as a footnote.
-fn cell(c: &Check, notes: &mut Notes) -> String {
-    let api = c.api;
-    match (&c.outcome, &c.limits_say) {
-        // The interesting disagreement: a limit says no, and the API ran it anyway.
-        (Outcome::Ran, Some(l)) => format!(
-            "runs, verified {}",
-            notes.mark(format!("{api} ran it although {l}"))
-        ),
-        (Outcome::Ran, None) => "runs, verified".to_string(),
-        (Outcome::Wrong { index }, _) => format!(
-            "WRONG {}",
-            notes.mark(format!("{api} ran it but left pixel {index} wrong"))
-        ),
-        (Outcome::Rejected { message }, _) => {
-            format!("rejected {}", notes.mark(format!("{api}: {message}")))
-        }
-        (Outcome::Failed { message }, _) => {
-            format!("FAILED {}", notes.mark(format!("{api}: {message}")))
-        }
-        (Outcome::Unchecked { why }, _) => {
-            format!("runs, not checked {}", notes.mark(format!("{api}: {why}")))
-        }
-        (Outcome::NotLaunched { why }, _) => {
-            format!("not launched {}", notes.mark(format!("{api}: {why}")))
-        }
-    }
-}
 
 /// One row per assumption, one column per API; the APIs' messages and who guarantees each
 /// assumption under the table.
@@ -40,38 +12,23 @@ pub(super) fn render_group(checks: &[Check], apis: &[(Api, String)], doc: &mut D
         .map(|(api, name)| format!("{api}: {name}"))
         .collect();
     doc.lines(&devices);
-    let mut cols = vec![
-        Column::right("#"),
-        Column::left("assumption [block x grid]").wrap(24),
-    ];
-    cols.extend(apis.iter().map(|(api, _)| Column::left(api.to_string())));
-    let mut t = Table::new(cols);
-    let mut notes = Notes::new();
-    let mut who = Vec::new();
+    let ids: Vec<Api> = apis.iter().map(|(api, _)| *api).collect();
+    let mut t = ClaimTable::new("assumption [block x grid]", &ids, None);
     for (i, asm) in ASSUMPTIONS.iter().enumerate() {
-        let mut row = vec![
-            (i + 1).to_string(),
-            format!("{} [{} x {}]", asm.claim, asm.launch.block, asm.launch.grid),
-        ];
-        for (api, _) in apis {
+        let claim = format!("{} [{} x {}]", asm.claim, asm.launch.block, asm.launch.grid);
+        t.row(&(i + 1).to_string(), claim, asm.guarantee, |api| {
             let c = checks
                 .iter()
-                .find(|c| c.api == *api && c.assumption.claim == asm.claim);
-            row.push(c.map(|c| cell(c, &mut notes)).unwrap_or_else(|| "—".into()));
-        }
-        t.push(row);
-        who.push(format!("{}. {}", i + 1, asm.guarantee));
+                .find(|c| c.api == api && c.assumption.claim == asm.claim)?;
+            Some(Answer {
+                api,
+                outcome: &c.outcome,
+                limits_say: c.limits_say.as_deref(),
+                launch: None,
+            })
+        });
     }
-    doc.raw(t.to_text(doc.layout, doc.md));
-    if !notes.is_empty() {
-        doc.raw(format!(
-            "What each API said:\n{}",
-            notes.render(doc.layout, doc.md)
-        ));
-    }
-    let mut who_text = vec!["Who guarantees it:".to_string()];
-    who_text.extend(who);
-    doc.lines(&who_text);
+    t.render(doc);
     doc.para(
         "Each launch was handed to the API as is; a launch that ran was verified pixel by \
          pixel. Vulkan launches beyond a device limit are refused by blocksweep before the \
@@ -101,14 +58,7 @@ impl Render for ValidateReport {
         for g in &self.groups {
             for c in &g.checks {
                 let device = g.device_name(c.api);
-                let (outcome, message) = match &c.outcome {
-                    Outcome::Ran => ("ran", String::new()),
-                    Outcome::Wrong { index } => ("wrong", format!("first wrong pixel {index}")),
-                    Outcome::Rejected { message } => ("rejected", message.clone()),
-                    Outcome::Failed { message } => ("failed", message.clone()),
-                    Outcome::Unchecked { why } => ("unchecked", why.clone()),
-                    Outcome::NotLaunched { why } => ("not launched", why.clone()),
-                };
+                let (outcome, message) = outcome_words(&c.outcome);
                 rec.push(vec![
                     c.api.key().into(),
                     device,

@@ -1,0 +1,328 @@
+//! What `blocksweep tail` prints: for one block, one table per series (a row per grid, a GB/s
+//! column per API, or a table per API where their waves differ), then each API's GB/s just
+//! past a whole wave against the whole wave.
+
+use serde::{Deserialize, Serialize};
+
+use crate::blocks::BlockSize;
+use crate::lab::waves::{show_waves, Series, WaveResult, WaveRow, WaveSpec};
+use crate::measure::Protocol;
+use crate::report::layout::{Column, Notes, Table};
+use crate::report::text::Doc;
+use crate::report::Failure;
+
+use crate::lab::row::LabRow;
+
+use super::{
+    device_lines, made_of_fields, measured_cell, measured_csv, protocol_words, stopped_line,
+    LabReport,
+};
+
+/// What `blocksweep tail` prints: every API's grid sweep for one block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaveReport {
+    pub tool: String,
+    pub date: String,
+    pub spec: WaveSpec,
+    pub block: BlockSize,
+    pub protocol: Protocol,
+    /// Whether every API ran the same grids (one physical device, one wave).
+    pub shared_wave: bool,
+    pub results: Vec<WaveResult>,
+    pub failures: Vec<Failure>,
+}
+
+impl WaveReport {
+    pub fn failed(&self) -> bool {
+        self.made().failed(self.results.iter().map(|r| &r.error))
+    }
+
+    /// The heading, each API's wave, and one table per series (per API where their waves
+    /// differ); nothing when no API ran.
+    fn render_series(&self, doc: &mut Doc) {
+        let Some(first) = self.results.first() else {
+            return;
+        };
+        doc.heading(
+            2,
+            &format!(
+                "The tail effect: block {}, grids of {} waves",
+                self.block,
+                self.spec.to_string().trim_start_matches("waves:")
+            ),
+        );
+        doc.lines(&self.wave_lines());
+        let same = self
+            .results
+            .iter()
+            .all(|r| r.wave.blocks == first.wave.blocks);
+        for series in Series::ALL {
+            let title = format!(
+                "{}, {}: {}",
+                series.key(),
+                match series {
+                    Series::GridStride =>
+                        format!("frame {} x {}", first.frame.width, first.frame.height),
+                    Series::OnePerThread => "frame of grid x threads pixels".into(),
+                },
+                series.describe()
+            );
+            doc.heading(3, &title);
+            if same {
+                let all: Vec<&WaveResult> = self.results.iter().collect();
+                wave_table(&all, series, doc);
+            } else {
+                for r in &self.results {
+                    wave_table(&[r], series, doc);
+                }
+            }
+        }
+        self.render_summary(doc);
+    }
+
+    /// Each API's device and its wave: "one wave = 8 blocks per SM x 132 SMs = 1056 blocks".
+    fn wave_lines(&self) -> Vec<String> {
+        device_lines(self.results.iter().map(|r| {
+            let w = &r.wave;
+            let words = r.api.words();
+            let plural = |n: u64, word: &str| match n {
+                1 => format!("{n} {word}"),
+                _ => format!("{n} {word}s"),
+            };
+            (
+                r.api,
+                r.device.name.as_str(),
+                format!(
+                    "; one wave = {} per {} x {} = {} ({})",
+                    plural(w.blocks_per_mp.into(), words.block),
+                    words.multiprocessor,
+                    plural(w.multiprocessors, words.multiprocessor),
+                    plural(w.blocks, words.block),
+                    w.source
+                ),
+            )
+        }))
+    }
+
+    /// Just past a whole wave against the whole wave, per API and series, and what the
+    /// columns mean.
+    fn render_summary(&self, doc: &mut Doc) {
+        let mut summary = Vec::new();
+        for r in &self.results {
+            summary.extend(tail_lines(r));
+            summary.extend(stopped_line(r.api, &r.error));
+        }
+        if !summary.is_empty() {
+            doc.para("Just past a whole wave, against the whole wave:");
+            doc.list(&summary);
+        }
+        doc.para(format!(
+            "slots busy: waves / ceil(waves), the share of the block slots busy over the run if \
+             every block took the same time and a wave were the unit of scheduling: the sawtooth \
+             to read the measured GB/s against. of best: over that series' fastest grid. Timing: \
+             {}.",
+            protocol_words(&self.protocol)
+        ));
+    }
+}
+
+/// One series as a table: a row per grid, a GB/s column per API.
+fn wave_table(results: &[&WaveResult], series: Series, doc: &mut Doc) {
+    let Some(first) = results.first() else { return };
+    let mut cols = vec![
+        Column::right("waves\nasked").key(),
+        Column::right("grid"),
+        Column::right("waves").drop(2),
+        Column::right("slots\nbusy").drop(1),
+    ];
+    if series == Series::OnePerThread {
+        cols.push(Column::right("pixels").drop(3));
+    }
+    cols.extend(
+        results
+            .iter()
+            .map(|r| Column::right(format!("{}\nGB/s (of best)", r.api))),
+    );
+    let mut t = Table::new(cols);
+    let mut notes = Notes::new();
+    let rows: Vec<&WaveRow> = first
+        .rows
+        .iter()
+        .filter(|r| r.point.series == series)
+        .collect();
+    for row in rows {
+        let p = &row.point;
+        let mut cells = vec![
+            show_waves(p.asked),
+            p.grid.to_string(),
+            format!("{:.3}", p.waves),
+            format!("{:.2}", row.slots_busy),
+        ];
+        if series == Series::OnePerThread {
+            cells.push(p.pixels().to_string());
+        }
+        for r in results {
+            let m = r
+                .rows
+                .iter()
+                .find(|x| x.point.series == series && x.point.grid == p.grid);
+            cells.push(match m {
+                Some(m) => measured_cell(r.api, &m.measurement(), &mut notes),
+                None => "—".into(),
+            });
+        }
+        t.push(cells);
+    }
+    let legend = if results.len() == 1 {
+        format!(
+            "{} only (its wave differs from the other APIs').",
+            first.api
+        )
+    } else {
+        String::new()
+    };
+    doc.table(&t, &legend, &notes);
+}
+
+/// "CUDA, grid_stride: 1.1 waves (grid 1162) at 0.71 of 1 wave (grid 1056); slots busy 0.55".
+fn tail_lines(r: &WaveResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for series in Series::ALL {
+        let at = |asked: u64| {
+            r.rows
+                .iter()
+                .find(|x| x.point.series == series && x.point.asked == asked && x.gbps.is_some())
+        };
+        for k in 1..=3u64 {
+            if let (Some(whole), Some(past)) = (at(k * 1000), at(k * 1000 + 100)) {
+                let ratio = past.gbps.unwrap_or(0.0) / whole.gbps.unwrap_or(1.0);
+                out.push(format!(
+                    "{}, {}: {} waves (grid {}) at {:.2} of {} waves (grid {}); slots busy {:.2}",
+                    r.api,
+                    series.key(),
+                    show_waves(k * 1000 + 100),
+                    past.point.grid,
+                    ratio,
+                    k,
+                    whole.point.grid,
+                    past.slots_busy
+                ));
+            }
+        }
+    }
+    out
+}
+
+impl LabReport for WaveReport {
+    const COLUMNS: &'static [&'static str] = &[
+        "api",
+        "device",
+        "block",
+        "wave_blocks",
+        "series",
+        "waves_asked",
+        "grid",
+        "waves",
+        "slots_busy",
+        "pixels",
+        "mean_ms",
+        "gbps",
+        "of_best",
+        "verified",
+        "skipped",
+    ];
+
+    made_of_fields!("tail");
+
+    fn body(&self, doc: &mut Doc) {
+        self.render_series(doc);
+    }
+
+    /// One line per (API, series, grid).
+    fn csv_lines(&self) -> Vec<Vec<String>> {
+        let mut rec = Vec::new();
+        for r in &self.results {
+            for row in &r.rows {
+                let p = &row.point;
+                let mut line = vec![
+                    r.api.key().into(),
+                    r.device.name.clone(),
+                    r.wave.block.to_string(),
+                    r.wave.blocks.to_string(),
+                    p.series.key().into(),
+                    show_waves(p.asked),
+                    p.grid.to_string(),
+                    format!("{:.4}", p.waves),
+                    format!("{:.4}", row.slots_busy),
+                    p.pixels().to_string(),
+                ];
+                line.extend(measured_csv(&row.measurement()));
+                rec.push(line);
+            }
+        }
+        rec
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{host_run, quick};
+    use super::*;
+    use crate::backend::{DeviceKind, Residency};
+    use crate::lab::run::{run_waves, wave_of};
+    use crate::lab::waves::Wave;
+    use crate::report::{Layout, Render};
+
+    #[test]
+    fn waves_run_both_series_with_the_same_grids() {
+        let (mut b, frame, reference) = host_run(200, 100, 3);
+        let wave = wave_of(&mut b, BlockSize::linear(128)).unwrap();
+        // The host's model: sm_75, 16 registers, 4 MPs -> 8 blocks of 128 per MP.
+        assert_eq!((wave.blocks_per_mp, wave.blocks), (8, 32));
+        let spec: WaveSpec = "0.5..2:0.25".parse().unwrap();
+        let r = run_waves(&mut b, &frame, &reference, &spec, &wave, &quick(), 5);
+        assert_eq!(r.error, None);
+        let grids = |series| -> Vec<u64> {
+            r.rows
+                .iter()
+                .filter(|x| x.point.series == series)
+                .map(|x| x.point.grid)
+                .collect()
+        };
+        let gs = grids(Series::GridStride);
+        assert_eq!(gs, [16, 24, 32, 40, 48, 56, 64]);
+        assert_eq!(gs, grids(Series::OnePerThread));
+        assert!(r.rows.iter().all(|x| x.verified), "{:?}", r.rows);
+        let report = WaveReport {
+            tool: "t".into(),
+            date: "d".into(),
+            spec,
+            block: BlockSize::linear(128),
+            protocol: quick(),
+            shared_wave: false,
+            results: vec![r],
+            failures: Vec::new(),
+        };
+        let text = report.markdown(Layout::default());
+        assert!(
+            text.contains("one wave = 8 blocks per MP x 4 MPs = 32 blocks"),
+            "{text}"
+        );
+        assert!(text.contains("slots busy"), "{text}");
+        assert_eq!(report.csv().lines().count(), 15);
+    }
+
+    #[test]
+    fn a_cpu_wave_is_one_block_per_compute_unit() {
+        let w = Wave::new(BlockSize::linear(64), None, 2, DeviceKind::Cpu);
+        assert_eq!(w.blocks, 2);
+        let r = Residency {
+            blocks_per_mp: 2,
+            source: "x".into(),
+        };
+        assert_eq!(
+            Wave::new(BlockSize::linear(1024), Some(&r), 132, DeviceKind::Gpu).blocks,
+            264
+        );
+    }
+}
