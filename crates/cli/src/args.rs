@@ -82,6 +82,11 @@ Every column of the table is explained in docs/guide.md (section 3, \"Reading th
         after_help = "Example:\n  blocksweep replay docs/results/h200-2026-12-01/call3/core/h200-2026-12-01.json   # on any machine"
     )]
     Replay(ReplayArgs),
+    /// The APIs this blocksweep drives, one key per line for scripts; csv and json add which have a device here.
+    #[command(
+        after_help = "Examples:\n  blocksweep apis                  # one key per line: what --backend takes\n  blocksweep apis --format json    # with each API's name and whether it has a device here"
+    )]
+    Apis(crate::commands::apis::ApisArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
