@@ -52,14 +52,9 @@ fn csv(reg: &Registry) -> String {
     let mut records = vec![header.map(String::from).to_vec()];
     for api in reg.apis() {
         let why = reg.unavailable(api);
-        let (key, name) = (api.key().to_string(), api.name().to_string());
-        let available = why.is_none().to_string();
-        records.push(vec![
-            key,
-            name,
-            available,
-            why.unwrap_or_default().to_string(),
-        ]);
+        let available = if why.is_none() { "true" } else { "false" };
+        let row = [api.key(), api.name(), available, why.unwrap_or_default()];
+        records.push(row.map(String::from).to_vec());
     }
     to_csv(&records)
 }
