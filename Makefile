@@ -1,6 +1,7 @@
 # Two commands after cloning:  `make sweep` (the main job) and `make test` (the tests).
-# Both first make sure an OpenCL and a Vulkan driver exist; where none does, they install the
-# CPU drivers (PoCL, Mesa lavapipe) with apt-get, so a machine with no GPU still runs for real.
+# Both first make sure a driver exists for every API that has a CPU driver (CPU_DRIVER_APIS);
+# where none does, they install the CPU driver with apt-get, so a machine with no GPU still runs
+# for real.
 #
 # stdout carries results only: every set-up message and all of apt-get's output go to stderr,
 # and no command is echoed, so `make sweep > run.txt` holds blocksweep's own output and nothing else.
@@ -32,8 +33,19 @@ OPENCL_VENDOR_DIRS ?= $(or $(OCL_ICD_VENDORS),/etc/OpenCL/vendors)
 # Commands the tests run (validation layer aside): glslang rebuilds the SPIR-V, spirv-val checks it.
 TEST_TOOL_COMMANDS ?= glslangValidator spirv-val
 
-OPENCL_PACKAGES := ocl-icd-libopencl1 pocl-opencl-icd
-VULKAN_PACKAGES := libvulkan1 mesa-vulkan-drivers
+# The APIs with a CPU driver: `make drivers` installs it where the loader finds no driver, and
+# CI requires these APIs (.ci/run reads `make -s cpu-driver-apis`). Per API key: its display
+# name, the CPU driver, its packages, and the check that a driver is there (an ICD file where
+# the loader looks, and the loader library). An API without a CPU driver needs no line here.
+CPU_DRIVER_APIS := opencl vulkan
+opencl_NAME := OpenCL
+opencl_CPU_DRIVER := PoCL
+opencl_PACKAGES := ocl-icd-libopencl1 pocl-opencl-icd
+opencl_FOUND = ( $(call have_file,$(OPENCL_VENDOR_DIRS),*.icd) ) && $(call have_lib,libOpenCL.so.1)
+vulkan_NAME := Vulkan
+vulkan_CPU_DRIVER := Mesa lavapipe
+vulkan_PACKAGES := libvulkan1 mesa-vulkan-drivers
+vulkan_FOUND = ( $(call have_file,$(VULKAN_ICD_DIRS),*.json) ) && $(call have_lib,libvulkan.so.1)
 # What the tests also need: the validation layer, and the tools that rebuild and check the SPIR-V.
 TEST_TOOLS := vulkan-validationlayers glslang-tools spirv-tools
 SLURM_PACKAGES := slurmctld slurmd slurm-client munge
@@ -47,13 +59,13 @@ have_lib = $(LDCONFIG) -p 2>/dev/null | grep -q '[[:space:]]$(1)[[:space:]]'
 # $(call apt_install,PACKAGES): one update, one install, all of it on stderr.
 apt_install = { $(APT) update -qq && $(APT) install -y -qq $(1); } >&2
 
-.PHONY: sweep test drivers test-tools slurm slurm-packages lint
+.PHONY: sweep test drivers cpu-driver-apis test-tools slurm slurm-packages lint
 
 ## make sweep ARGS="--size 640x360": the seed's sweep on the first GPU, else the first device.
 sweep: drivers
 	@$(CARGO) run --release -p blocksweep-cli -- sweep $(ARGS)
 
-## make test: every test, on the real drivers (BLOCKSWEEP_REQUIRE=opencl,vulkan makes a missing one fail).
+## make test: every test, on the real drivers (BLOCKSWEEP_REQUIRE=<api>,... makes a missing one fail).
 test: drivers test-tools
 	@$(CARGO) test --workspace
 
@@ -73,11 +85,13 @@ lint:
 
 drivers:
 	@missing=; \
-	 if ( $(call have_file,$(OPENCL_VENDOR_DIRS),*.icd) ) && $(call have_lib,libOpenCL.so.1); then :; \
-	 else echo "make: no OpenCL driver: installing PoCL (CPU)" >&2; missing="$$missing $(OPENCL_PACKAGES)"; fi; \
-	 if ( $(call have_file,$(VULKAN_ICD_DIRS),*.json) ) && $(call have_lib,libvulkan.so.1); then :; \
-	 else echo "make: no Vulkan driver: installing Mesa lavapipe (CPU)" >&2; missing="$$missing $(VULKAN_PACKAGES)"; fi; \
+	 $(foreach api,$(CPU_DRIVER_APIS),if $($(api)_FOUND); then :; else \
+	   echo "make: no $($(api)_NAME) driver: installing $($(api)_CPU_DRIVER) (CPU)" >&2; \
+	   missing="$$missing $($(api)_PACKAGES)"; fi;) \
 	 if [ -n "$$missing" ]; then $(call apt_install,$$missing); fi
+
+cpu-driver-apis:
+	@echo $(CPU_DRIVER_APIS)
 
 test-tools:
 	@ok=1; for c in $(TEST_TOOL_COMMANDS); do command -v "$$c" >/dev/null 2>&1 || ok=; done; \

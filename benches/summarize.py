@@ -4,6 +4,8 @@
     python3 benches/summarize.py DIR        (DIR = the run's folder, $OUT/bench)
 
 Reads, from DIR:
+  env.txt                                  the run's APIs in order, from "APIS=<keys> ROUNDS="
+                                           (bench.sh: `blocksweep apis`, unless APIS names some)
   plain-<api>-<W>x<H>-r<round>.csv         a plain program's CSV (disciplines A, B, C, copy rows)
   bs-<api>-<W>x<H>-<timing>-r<round>.csv   blocksweep's CSV (timing: batch or synced)
   bs-<api>-<W>x<H>-<timing>-r<round>.json  blocksweep's JSON (copy.gbps: the copy ceiling)
@@ -22,11 +24,37 @@ import re
 import statistics
 import sys
 
-APIS = ["cuda", "vulkan", "opencl"]
 # Issue 8's thresholds.
 PLAIN_RATIO = 0.99
 COPY_RATIO_8K = 0.93
 WALL_LIMIT_S = 1.2
+
+
+def run_apis(d):
+    """The run's API keys in order: the APIS bench.sh wrote to env.txt, else the keys its CSV files
+    are named for, in the order its every-API runs list them (display order)."""
+    try:
+        with open(os.path.join(d, "env.txt")) as f:
+            m = re.search(r"\bAPIS=(.*?) ROUNDS=", f.read())
+        if m:
+            return m.group(1).split()
+    except OSError:
+        pass
+    named = set()
+    for p in glob.glob(os.path.join(d, "*-r*.csv")):
+        m = re.match(r"(?:bs|plain)-(\w+)-\d+x\d+-", os.path.basename(p))
+        if m:
+            named.add(m.group(1))
+    order = []
+    for p in sorted(glob.glob(os.path.join(d, "wall-*.json"))):
+        order += [res.get("api", "").lower() for res in read_json(p).get("results", [])]
+    return sorted(named, key=lambda k: (order.index(k) if k in order else len(order), k))
+
+
+def wall_api_count(d):
+    """How many APIs the every-API runs (wall-*.json) measured."""
+    counts = [len(read_json(p).get("results", [])) for p in glob.glob(os.path.join(d, "wall-*.json"))]
+    return max(counts, default=0)
 
 
 def read_csv(path):
@@ -124,7 +152,7 @@ def read_json(path):
 
 
 def merged_rows(path):
-    """{(api, block): (GB/s, per-dispatch CV)} of one 3-API run's JSON."""
+    """{(api, block): (GB/s, per-dispatch CV)} of one every-API run's JSON."""
     doc = read_json(path)
     out = {}
     for res in doc.get("results", []):
@@ -138,7 +166,7 @@ def merged_rows(path):
     return out
 
 
-# A row of a 3-API run that reads this much below the median of the same API's one-API batch
+# A row of an every-API run that reads this much below the median of the same API's one-API batch
 # runs (`bs-<api>-3840x2160-batch-r*.csv`: no other API in the process) for its block, or whose
 # per-dispatch CV is above MAX_CV, was disturbed.
 ROW_RATIO = 0.97
@@ -146,20 +174,20 @@ MAX_CV = 0.15
 MODES = ("default", "overlap-close")
 
 
-def one_api_medians(d):
+def one_api_medians(d, apis):
     """{(api, block): median GB/s} of the one-API batch runs at 4K."""
     acc = {}
-    for api in APIS:
+    for api in apis:
         for p in glob.glob(os.path.join(d, f"bs-{api}-3840x2160-batch-r*.csv")):
             for blk, g in bs_rows(read_csv(p), api).items():
                 acc.setdefault((api, str(blk)), []).append(g)
     return {k: statistics.median(v) for k, v in acc.items()}
 
 
-def disturbed_rows(d):
-    """Per mode: the rows of its 3-API runs disturbed against the one-API runs, and how many
+def disturbed_rows(d, apis):
+    """Per mode: the rows of its every-API runs disturbed against the one-API runs, and how many
     rows were compared."""
-    med = one_api_medians(d)
+    med = one_api_medians(d, apis)
     if not med:
         return None
     out = {}
@@ -178,7 +206,7 @@ def disturbed_rows(d):
 
 
 def merged_best(path):
-    """{api: best GB/s} of one 3-API run's JSON (stdout of `sweep --format json`)."""
+    """{api: best GB/s} of one every-API run's JSON (stdout of `sweep --format json`)."""
     doc = read_json(path)
     out = {}
     for res in doc.get("results", []):
@@ -188,12 +216,14 @@ def merged_best(path):
     return out
 
 
-def wall_section(d):
-    """The whole 3-API process at 4K, by default and with --overlap-close: wall times, and each
+def wall_section(d, apis):
+    """The whole every-API process at 4K, by default and with --overlap-close: wall times, and each
     API's best row in those runs against the plain program's best (plain A, mean of rounds)."""
     checks = []
     plain_a = {}
-    for api in APIS:
+    n_apis = wall_api_count(d)
+    every = f"{n_apis}-API"
+    for api in apis:
         bests = [plain_best(read_csv(p), "A") for p in glob.glob(os.path.join(d, f"plain-{api}-3840x2160-r*.csv"))]
         bests = [b[0] for b in bests if b]
         if bests:
@@ -211,11 +241,11 @@ def wall_section(d):
             checks.append((f"wall <= {WALL_LIMIT_S} s ({mode})", None, None, False))
             continue
         print(
-            f"wall of the whole `blocksweep sweep` process ({mode}; --device H200, 3 APIs, 4K, defaults), s: "
+            f"wall of the whole `blocksweep sweep` process ({mode}; --device H200, {n_apis} APIs, 4K, defaults), s: "
             + " ".join(f"{w:.2f}" for w in walls)
             + f" (median {statistics.median(walls):.2f}, max {max(walls):.2f})"
         )
-        for api in APIS:
+        for api in apis:
             if api not in best:
                 continue
             r = [g / plain_a[api] for g in best[api]] if api in plain_a else []
@@ -225,7 +255,7 @@ def wall_section(d):
             )
             if r and mode == "default":
                 checks.append(
-                    (f"{api} 3840x2160 in the 3-API {mode} run: best >= {PLAIN_RATIO} x plain A best",
+                    (f"{api} 3840x2160 in the {every} {mode} run: best >= {PLAIN_RATIO} x plain A best",
                      min(r), statistics.mean(r), statistics.mean(r) >= PLAIN_RATIO)
                 )
         if mode == "default":
@@ -233,7 +263,7 @@ def wall_section(d):
                 (f"wall <= {WALL_LIMIT_S} s (median of {len(walls)}, {mode})", max(walls),
                  statistics.median(walls), statistics.median(walls) <= WALL_LIMIT_S)
             )
-    dist = disturbed_rows(d)
+    dist = disturbed_rows(d, apis)
     if dist:
         print(f"\nevery row of those runs against the one-API batch runs' median for its API and block "
               f"(disturbed: below {ROW_RATIO} of it, or a per-dispatch CV above {MAX_CV:.0%}):")
@@ -245,12 +275,15 @@ def wall_section(d):
                 print(f"    ... and {len(bad) - 12} more")
         if "default" in dist:
             bad, total = dist["default"]
-            checks.append((f"no row of the default 3-API runs disturbed ({len(bad)} of {total})",
+            checks.append((f"no row of the default {every} runs disturbed ({len(bad)} of {total})",
                            None, None, not bad))
     return checks
 
 
 def main(argv):
+    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
@@ -263,9 +296,10 @@ def main(argv):
             rounds.add(int(m.group(2)))
     sizes = sorted(sizes, key=lambda s: int(s.split("x")[0]) * int(s.split("x")[1]))
     rounds = sorted(rounds)
+    apis = run_apis(d)
     checks = []
     print("GB/s of the best row (block in brackets); ratios are blocksweep / plain")
-    for api in APIS:
+    for api in apis:
         for size in sizes:
             if not glob.glob(os.path.join(d, f"*-{api}-{size}-*")):
                 continue  # not run (APIS left it out)
@@ -339,7 +373,7 @@ def main(argv):
                     "(synced reproduces the host-wait figures when near 1)"
                 )
 
-    checks.extend(wall_section(d))
+    checks.extend(wall_section(d, apis))
 
     print("\nchecks (worst round, mean of rounds):")
     for name, worst, mean, ok in checks:

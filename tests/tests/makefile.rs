@@ -6,7 +6,8 @@
 //!   ships an empty /etc/vulkan/icd.d beside the JSON files in /usr/share/vulkan/icd.d);
 //! - a missing driver, loader library or test tool does call apt-get, and none of its output nor
 //!   make's own messages reach stdout;
-//! - `make sweep` prints on stdout exactly what the program prints, no echoed command.
+//! - `make sweep` prints on stdout exactly what the program prints, no echoed command;
+//! - the APIs it installs CPU drivers for (which CI requires) are APIs of the driver list.
 //!
 //! The fakes are first on PATH too, so an older Makefile that hard-codes `apt-get` runs the fake
 //! rather than the real one. BLOCKSWEEP_TEST_MAKEFILE=path runs these tests against another
@@ -336,4 +337,24 @@ fn make_sweep_prints_only_the_program_output() {
         describe(&out)
     );
     assert_eq!(f.apt_calls(), Vec::<String>::new(), "{}", describe(&out));
+}
+
+#[test]
+fn cpu_driver_apis_are_in_the_driver_list() {
+    let f = Fakes::new("cpu-driver-apis", true);
+    let out = f.make(true, &["cpu-driver-apis"], &[]);
+    assert!(out.status.success(), "{}", describe(&out));
+    let listed = text(&out.stdout);
+    let apis: Vec<&str> = listed.split_whitespace().collect();
+    assert!(!apis.is_empty(), "{}", describe(&out));
+    let keys: Vec<&str> = blocksweep_drivers::all()
+        .iter()
+        .map(|d| d.api().key())
+        .collect();
+    for api in apis {
+        assert!(
+            keys.contains(&api),
+            "{api} is not in the driver list {keys:?}"
+        );
+    }
 }

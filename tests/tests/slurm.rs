@@ -1,9 +1,9 @@
 //! A real Slurm run: tools/slurm/local-cluster.sh starts munged, slurmctld and slurmd on this
-//! machine, submits tools/slurm/blocksweep-array.sbatch (one array task per API) with the built
-//! `blocksweep` binary, waits, runs `blocksweep compare` on the tasks' JSON files and stops the
-//! daemons. The test checks that Slurm ran every task (each task's Slurm log), that every API
-//! `blocksweep devices` finds wrote a complete, verified sweep, that every other API left a
-//! `.skipped` note instead, and that compare's output names every run.
+//! machine, submits tools/slurm/blocksweep-array.sbatch (one array task per API of the driver
+//! list) with the built `blocksweep` binary, waits, runs `blocksweep compare` on the tasks' JSON
+//! files and stops the daemons. The test checks that Slurm ran every task (each task's Slurm
+//! log), that every API `blocksweep apis` finds available wrote a complete, verified sweep, that
+//! every other API left a `.skipped` note instead, and that compare's output names every run.
 //!
 //! Without Slurm and munge installed (apt-get install slurmctld slurmd slurm-client munge) or
 //! without root, it prints SKIPPED, unless BLOCKSWEEP_REQUIRE names `slurm` (CI), then it fails.
@@ -17,7 +17,6 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const APIS: [&str; 3] = ["cuda", "vulkan", "opencl"];
 const BLOCKS: [u64; 2] = [64, 256];
 
 fn required() -> bool {
@@ -80,23 +79,29 @@ fn blocksweep_bin() -> PathBuf {
     bin
 }
 
-/// The APIs `blocksweep devices` does not list as unavailable.
+/// The driver list's keys, in order: array task i sweeps the i-th.
+fn api_keys() -> Vec<&'static str> {
+    blocksweep_drivers::all()
+        .iter()
+        .map(|d| d.api().key())
+        .collect()
+}
+
+/// The APIs `blocksweep apis` says are available here; it lists the driver list's APIs, in order,
+/// as the job script reads them.
 fn available_apis(bin: &Path) -> BTreeSet<String> {
     let out = Command::new(bin)
-        .args(["devices", "--format", "json"])
+        .args(["apis", "--format", "json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "blocksweep devices failed: {out:?}");
+    assert!(out.status.success(), "blocksweep apis failed: {out:?}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let unavailable: BTreeSet<String> = v["unavailable"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|u| u["api"].as_str().unwrap().to_owned())
-        .collect();
-    APIS.iter()
-        .map(|a| a.to_string())
-        .filter(|a| !unavailable.contains(a))
+    let apis = v["apis"].as_array().unwrap();
+    let keys: Vec<&str> = apis.iter().map(|a| a["key"].as_str().unwrap()).collect();
+    assert_eq!(keys, api_keys(), "blocksweep apis against the driver list");
+    apis.iter()
+        .filter(|a| a["available"] == true)
+        .map(|a| a["key"].as_str().unwrap().to_owned())
         .collect()
 }
 
@@ -201,8 +206,17 @@ fn array_job_on_a_local_slurm_sweeps_every_api_and_compares() {
         results.display()
     );
     let job = jobs[0];
+    let task_logs = names
+        .iter()
+        .filter(|n| n.starts_with(&format!("slurm-{job}_")))
+        .count();
+    assert_eq!(
+        task_logs,
+        api_keys().len(),
+        "one array task per API of the list: {names:?}\n{report}"
+    );
     let mut stems = Vec::new();
-    for (task, api) in APIS.iter().enumerate() {
+    for (task, api) in api_keys().into_iter().enumerate() {
         let log = results.join(format!("slurm-{job}_{task}.out"));
         let log_text = fs::read_to_string(&log).unwrap_or_else(|e| {
             panic!(
@@ -218,7 +232,7 @@ fn array_job_on_a_local_slurm_sweeps_every_api_and_compares() {
         let stem = format!("{job}-{api}-{task}");
         let json = results.join(format!("{stem}.json"));
         let skipped = results.join(format!("{stem}.skipped"));
-        if available.contains(*api) {
+        if available.contains(api) {
             check_run(&json, api);
             assert!(!skipped.exists(), "{api} is available but was skipped");
             stems.push(stem);

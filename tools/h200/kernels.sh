@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Your kernel through every API on the lent H200, in one device call: every example of
-# examples/kernels/ swept (`sweep --kernel`) and validated (`validate --kernel`) through CUDA,
-# Vulkan and OpenCL; the grayscale spec beside the built-in sweep in the same call (the proof
+# examples/kernels/ swept (`sweep --kernel`) and validated (`validate --kernel`) through every
+# API (`blocksweep apis`); the grayscale spec beside the built-in sweep in the same call (the proof
 # that they are one path); the broken kernel's message. The backends' user-kernel test binaries
 # run in run.sh's kit part.
 #
@@ -37,7 +37,7 @@ for k in grayscale saxpy transpose reduce; do
 done
 run validate-json validate --kernel examples/kernels/saxpy/kernel.toml --device "$DEV" --format json
 # One API at a time too, so that each API's rows are seen without the others.
-for api in cuda vulkan opencl; do
+for api in $("$B" apis); do
   run "saxpy-$api" sweep --kernel examples/kernels/saxpy/kernel.toml --backend "$api" --device "$DEV"
 done
 # Faults: a kernel that never finishes, under a 2 s deadline (the other APIs keep their rows).

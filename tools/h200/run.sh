@@ -40,7 +40,7 @@ for part in $PARTS; do
       run "$R" devices-json devices --format json
       run "$R" limits limits --device "$DEV"
       run "$R" limits-md limits --device "$DEV" --format markdown
-      for api in cuda vulkan opencl; do run "$R" "limits-$api" limits --backend $api --device "$DEV"; done
+      for api in $("$B" apis); do run "$R" "limits-$api" limits --backend "$api" --device "$DEV"; done
       ;;
     core)
       # The merged run that the README and the guide quote, at 4K and 8K.
@@ -72,12 +72,14 @@ for part in $PARTS; do
     kit)
       # The conformance kit and the backends' own tests, built here with
       # `cargo test --release --no-run` and carried in $KIT (one binary per file, named for
-      # what it tests); every API required, one test at a time. KIT_SRC: the checkout they were
-      # built in, linked to this one, for the tests that read the crate's own sources.
+      # what it tests); every API required (`blocksweep apis`), one test at a time. KIT_SRC: the
+      # checkout they were built in, linked to this one, for the tests that read the crate's own
+      # sources.
       if [ -n "${KIT_SRC:-}" ] && [ ! -e "$KIT_SRC" ]; then mkdir -p "$(dirname "$KIT_SRC")"; ln -s "$PWD" "$KIT_SRC"; fi
+      require=$("$B" apis | paste -sd, -)
       for t in "${KIT:-.h1/kit}"/*; do
-        { echo "\$ BLOCKSWEEP_REQUIRE=cuda,vulkan,opencl $(basename "$t") --test-threads=1"
-          BLOCKSWEEP_REQUIRE=cuda,vulkan,opencl timeout 180 "$t" --test-threads=1 2>&1; echo "exit $?"; } > "$R/$(basename "$t").txt"
+        { echo "\$ BLOCKSWEEP_REQUIRE=$require $(basename "$t") --test-threads=1"
+          BLOCKSWEEP_REQUIRE=$require timeout 180 "$t" --test-threads=1 2>&1; echo "exit $?"; } > "$R/$(basename "$t").txt"
       done
       ;;
     big)

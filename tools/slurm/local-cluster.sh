@@ -3,7 +3,8 @@
 #
 #   1. munged with a fresh key, slurmctld and slurmd (as root), all of their state, sockets, logs
 #      and configuration in a temporary directory; nothing under /etc is read or written;
-#   2. sbatch --wait submits the array job (the same file a real cluster gets), one task per API;
+#   2. sbatch --wait submits the array job (the same file a real cluster gets), one task per API
+#      that `blocksweep apis` lists;
 #   3. `blocksweep compare` on the JSON files the tasks wrote: its output is this script's stdout;
 #   4. the daemons are stopped and the temporary directory removed on any exit (trap).
 #
@@ -167,11 +168,13 @@ pids+=($!)
 node_idle() { [[ $(sinfo -h -n "$host" -o %T) == idle ]]; }
 wait_for 60 "the node to be idle" node_idle
 
-# --- the job array ---
-say "sbatch --wait $job_script (BLOCKSWEEP_ARGS=$args)"
+# --- the job array: one task per API of the binary's list ---
+apis=$("$bin" apis)
+array=0-$(($(wc -l <<<"$apis") - 1))
+say "sbatch --wait --array=$array $job_script (${apis//$'\n'/ }; BLOCKSWEEP_ARGS=$args)"
 set +e
 job=$(cd "$results" && BLOCKSWEEP_BIN=$bin BLOCKSWEEP_RESULTS=$results BLOCKSWEEP_ARGS=$args \
-    timeout "$timeout_s" sbatch --parsable --wait --chdir="$results" \
+    timeout "$timeout_s" sbatch --parsable --wait --array="$array" --chdir="$results" \
     --output="$results/slurm-%A_%a.out" "$job_script")
 job_status=$?
 set -e

@@ -25,20 +25,35 @@ pub use parse::{parse_size, trim, Blocks};
 const GUIDE: &str =
     "Every column of the tables is explained in docs/guide.md (section 3, \"Reading the output\"); your own kernel in docs/kernels.md.";
 
-#[derive(Parser, Debug)]
-#[command(
-    name = "blocksweep",
-    version,
-    about = "Which block size and grid size should I launch? Measured, across CUDA, Vulkan and OpenCL on the same GPU.",
-    long_about = "blocksweep runs the same memory-bound grayscale kernel (three planar float planes in, one out, \
-grid-stride loop) over a sweep of block / work-group sizes through CUDA, Vulkan and OpenCL, checks every output \
+/// The command line, its help naming the APIs of the driver list ("CUDA, Vulkan and OpenCL").
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let names: Vec<&str> = blocksweep_drivers::all()
+        .iter()
+        .map(|d| d.api().name())
+        .collect();
+    let apis = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    };
+    Cli::command()
+        .about(format!(
+            "Which block size and grid size should I launch? Measured, across {apis} on the same GPU."
+        ))
+        .long_about(format!(
+            "blocksweep runs the same memory-bound grayscale kernel (three planar float planes in, one out, \
+grid-stride loop) over a sweep of block / work-group sizes through {apis}, checks every output \
 pixel against a CPU reference at every size, times it on each API's own device clock, and prints the table from \
 the 100 Days of GPU course: thr/blk, warps, idle lanes, blocks/SM, occupancy, grid, ms, GB/s, of best. \
-With --kernel it does the same for your own kernel, declared once for the three APIs in a spec file.\n\n\
+With --kernel it does the same for your own kernel, declared once for all of them in a spec file.\n\n\
 Exit codes: 0 success; 1 a sweep failed (verification mismatch, driver error) — results measured before the \
-failure are still written; 2 bad input (arguments, unknown device, a frame too large for the device).",
-    after_help = GUIDE
-)]
+failure are still written; 2 bad input (arguments, unknown device, a frame too large for the device)."
+        ))
+}
+
+/// The arguments; parse them with [`command`], whose help names the APIs.
+#[derive(Parser, Debug)]
+#[command(name = "blocksweep", version, after_help = GUIDE)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -85,6 +100,11 @@ Every column of the table is explained in docs/guide.md (section 3, \"Reading th
         after_help = "Example:\n  blocksweep replay docs/results/h200-2026-12-01/call3/core/h200-2026-12-01.json   # on any machine"
     )]
     Replay(ReplayArgs),
+    /// The APIs this blocksweep drives, one key per line for scripts; csv and json add which have a device here.
+    #[command(
+        after_help = "Examples:\n  blocksweep apis                  # one key per line: what --backend takes\n  blocksweep apis --format json    # with each API's name and whether it has a device here"
+    )]
+    Apis(crate::commands::apis::ApisArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

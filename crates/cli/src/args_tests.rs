@@ -108,6 +108,14 @@ fn grids_with_more_blocks_than_pixels_are_refused() {
 }
 
 #[test]
+fn the_help_names_every_api_of_the_driver_list() {
+    let help = command().render_long_help().to_string();
+    for d in blocksweep_drivers::all() {
+        assert!(help.contains(d.api().name()), "{help}");
+    }
+}
+
+#[test]
 fn clap_is_consistent() {
     use clap::CommandFactory;
     Cli::command().debug_assert();

@@ -16,7 +16,7 @@ mod session;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches;
 
 /// Bad input: printed as one line, exit code 2.
 #[derive(Debug)]
@@ -38,7 +38,8 @@ fn main() -> ExitCode {
     for d in blocksweep_drivers::all() {
         blocksweep_core::Api::register(d.api());
     }
-    let cli = match args::Cli::try_parse() {
+    let parsed = args::command().try_get_matches();
+    let cli = match parsed.and_then(|m| args::Cli::from_arg_matches(&m)) {
         Ok(c) => c,
         Err(e) => {
             use clap::error::ErrorKind::*;
@@ -127,8 +128,7 @@ fn clap_error_line(e: &clap::Error) -> String {
     if let Some(values) = strings(ContextKind::ValidValue) {
         hint = format!("possible values: {}; ", values.join(", "));
     } else if e.kind() == ErrorKind::InvalidSubcommand && suggestion_missing(&line) {
-        use clap::CommandFactory;
-        let names: Vec<String> = args::Cli::command()
+        let names: Vec<String> = args::command()
             .get_subcommands()
             .map(|c| c.get_name().to_string())
             .collect();

@@ -28,9 +28,13 @@ fn sweep_help_speaks_plainly_and_points_to_the_guide() {
 
 #[test]
 fn errors_keep_the_valid_values_and_the_suggestion() {
+    let keys: Vec<&str> = blocksweep_drivers::all()
+        .iter()
+        .map(|d| d.api().key())
+        .collect();
     bad_input(
         &["sweep", "--backend", "metal"],
-        "possible values: cuda, vulkan, opencl, all",
+        &format!("possible values: {}, all", keys.join(", ")),
     );
     bad_input(&["swep"], "did you mean 'sweep'?");
     bad_input(&["frobnicate"], "subcommands: devices, limits, sweep");

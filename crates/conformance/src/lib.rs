@@ -43,8 +43,8 @@ pub fn main(driver: &'static dyn Driver) -> ExitCode {
     Suite::new(driver).kit().run()
 }
 
-/// The APIs named in `BLOCKSWEEP_REQUIRE` (comma-separated keys: cuda, vulkan, opencl) among
-/// those registered in this process.
+/// The APIs named in `BLOCKSWEEP_REQUIRE` (comma-separated keys, as `blocksweep apis` lists
+/// them) among those registered in this process.
 pub fn required_apis() -> Vec<Api> {
     std::env::var("BLOCKSWEEP_REQUIRE")
         .unwrap_or_default()

@@ -1,6 +1,7 @@
 //! One module per subcommand, each arguments → core → render → write ([`crate::session`]
 //! reaches the core), plus the report lines and exit codes they share.
 
+pub mod apis;
 mod compare;
 mod devices;
 mod lab;
@@ -23,6 +24,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Validate(a) => validate::run(&a),
         Command::Shapes(a) => lab::shapes(&a),
         Command::Tail(a) => lab::tail(&a),
+        Command::Apis(a) => apis::run(&a),
     }
 }
 
