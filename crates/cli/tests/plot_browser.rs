@@ -1,7 +1,9 @@
 //! The plot, as a reader sees it: a real sweep's SVG rendered by headless Chromium, where a
 //! script measures the legend, every data marker and whisker, and every x label with the
 //! browser's own fonts (getBoundingClientRect). It fails when the legend covers a data point,
-//! when two x labels overlap, or when a measured block size has no label.
+//! when two x labels overlap, when a measured block size has no label, when the data leave the
+//! upper part of the plotting area empty (an axis stretched past them), or when the canvas has a
+//! large empty area below its content.
 //!
 //! Chromium is `chromium` on PATH (Debian's package; .ci/run installs it), or the program
 //! BLOCKSWEEP_CHROMIUM names. Without it the test prints SKIPPED, unless BLOCKSWEEP_REQUIRE
@@ -123,6 +125,7 @@ const result = {
   whiskers: all('.whisker').map(box),
   labels: all('.x-label').map(e => Object.assign(box(e), {text: e.textContent})),
   font: getComputedStyle(document.querySelector('.x-label')).fontFamily,
+  content_bottom: Math.max(...all('svg text, svg line, svg path, svg circle, svg polyline, #plot-area, #legend').map(e => e.getBoundingClientRect().bottom)),
 };
 document.getElementById('result').textContent = 'RESULT:' + JSON.stringify(result) + ':END';
 </script>
@@ -243,14 +246,35 @@ fn check(m: &Value, what: &str) -> Result<String, String> {
         legend.x + legend.w <= svg.x + svg.w + 0.5 && legend.y + legend.h <= svg.y + svg.h + 0.5,
         "{what}: the legend {legend:?} runs off the drawing {svg:?}"
     );
+    let plot = Rect::of(&m["plot"]);
+    // The axis' top is the data's plus headroom (and at most a fifth more for whiskers).
+    let highest = points
+        .iter()
+        .map(|(p, _)| p.y)
+        .fold(f64::INFINITY, f64::min);
+    let near_the_top = highest <= plot.y + plot.h * 0.25;
+    ensure!(
+        near_the_top,
+        "{what}: the highest point is {:.0} px below the plot's top of {:.0} px",
+        highest - plot.y,
+        plot.h
+    );
+    let content_bottom = m["content_bottom"].as_f64().unwrap();
+    let empty = svg.y + svg.h - content_bottom;
+    ensure!(
+        (0.0..=40.0).contains(&empty),
+        "{what}: {empty:.0} px of canvas below the content ({svg:?})"
+    );
     Ok(format!(
-        "{what}: {} points, {} whiskers, {} x labels, legend at x {:.0}..{:.0} (plot ends at {:.0}), font {}",
+        "{what}: {} points, {} whiskers, {} x labels, legend at x {:.0}..{:.0} (plot ends at {:.0}), \
+         highest point {:.0} px below the plot's top, {empty:.0} px below the content, font {}",
         points.len(),
         whiskers.len(),
         labels.len(),
         legend.x,
         legend.x + legend.w,
-        Rect::of(&m["plot"]).x + Rect::of(&m["plot"]).w,
+        plot.x + plot.w,
+        highest - plot.y,
         m["font"]
     ))
 }

@@ -2,26 +2,29 @@
 //! per API, marker per kernel: circles for the seed's grid-stride kernel, squares for one pixel
 //! per thread), with the sawtooth of the model, waves / ceil(waves) times the best grid-stride
 //! GB/s, drawn in grey for reference. Whiskers: ±1 sd of one dispatch, as on the sweep's plot.
-//! Built on the sweep plot's chart (`chart.rs`).
+//! Drawn by `chart.rs`, as the sweep's plot is.
 
 use blocksweep_core::lab::report::WaveReport;
 use blocksweep_core::lab::waves::{slots_busy, Series as Kernel, WaveRow};
 
-use crate::plot::chart::{self, Axis, Chart, Colour, Marker, Point, Scale, Series, Tick};
-
-/// The sweep plot's colours (ColorBrewer Dark2), one per API in the order they ran.
-const COLOURS: [Colour; 4] = [
-    Colour(0x1b, 0x9e, 0x77),
-    Colour(0xd9, 0x5f, 0x02),
-    Colour(0x75, 0x70, 0xb3),
-    Colour(0xe7, 0x29, 0x8a),
-];
+use super::chart::{self, Axis, Chart, Colour, Glyph, Marker, Note, Point, Scale, Series, Tick};
+use super::{api_colour, whisker, whiskers_note};
 
 const MODEL: Colour = Colour(0x99, 0x99, 0x99);
+
+const Y_TITLE: &str = "GB/s (16 bytes per pixel / mean time)";
 
 /// The SVG text; an error when no row ran.
 pub fn render_svg(report: &WaveReport) -> anyhow::Result<String> {
     Ok(waves_chart(report)?.to_svg())
+}
+
+/// Each kernel's marker, the same on every API.
+fn marker(kernel: Kernel) -> Marker {
+    match kernel {
+        Kernel::GridStride => Marker::Circle,
+        Kernel::OnePerThread => Marker::Square,
+    }
 }
 
 fn point(api: &str, kernel: Kernel, row: &WaveRow) -> Option<Point> {
@@ -30,7 +33,7 @@ fn point(api: &str, kernel: Kernel, row: &WaveRow) -> Option<Point> {
     Some(Point {
         x: row.point.waves,
         y: gbps,
-        whisker: Some(((gbps * (1.0 - cv)).max(0.0), gbps * (1.0 + cv))),
+        whisker: Some(whisker(gbps, cv)),
         tip: format!(
             "{api}, {}: grid {} ({:.3} waves), {gbps:.1} GB/s, spread ±{:.1}%",
             kernel.key(),
@@ -41,14 +44,44 @@ fn point(api: &str, kernel: Kernel, row: &WaveRow) -> Option<Point> {
     })
 }
 
-/// GB/s against waves for every API and both kernels of the report.
+/// GB/s against waves for every API and both kernels of the report, and the model.
 pub fn waves_chart(report: &WaveReport) -> anyhow::Result<Chart> {
+    let mut series = measured(report);
+    let top = chart::data_top(series.iter().flat_map(|s| &s.points));
+    if series.is_empty() || top <= 0.0 {
+        anyhow::bail!("nothing to plot: no grid ran");
+    }
+    let xmax = series
+        .iter()
+        .flat_map(|s| &s.points)
+        .map(|p| p.x)
+        .fold(0.0, f64::max);
+    series.extend(model(report));
+    Ok(Chart {
+        title: title(report),
+        x: waves_axis(xmax),
+        y: Axis::from_zero(Y_TITLE, top),
+        series,
+        guides: Vec::new(),
+        notes: vec![
+            whiskers_note(),
+            Note {
+                glyph: Glyph::Marker(marker(Kernel::GridStride)),
+                text: "circles: grid-stride, fixed frame".into(),
+            },
+            Note {
+                glyph: Glyph::Marker(marker(Kernel::OnePerThread)),
+                text: "squares: one pixel per thread, frame = grid x block".into(),
+            },
+        ],
+    })
+}
+
+/// One series per API and kernel that ran: colour per API, marker per kernel.
+fn measured(report: &WaveReport) -> Vec<Series> {
     let mut series = Vec::new();
-    let (mut xmax, mut ymax, mut best_grid_stride): (f64, f64, f64) = (0.0, 0.0, 0.0);
-    let mut model_x: Vec<f64> = Vec::new();
     for (i, r) in report.results.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
-        for (k, kernel) in Kernel::ALL.into_iter().enumerate() {
+        for kernel in Kernel::ALL {
             let points: Vec<Point> = r
                 .rows
                 .iter()
@@ -58,79 +91,71 @@ pub fn waves_chart(report: &WaveReport) -> anyhow::Result<Chart> {
             if points.is_empty() {
                 continue;
             }
-            for p in &points {
-                xmax = xmax.max(p.x);
-                ymax = ymax.max(p.whisker.map_or(p.y, |w| w.1.min(p.y * 1.5)));
-                if kernel == Kernel::GridStride {
-                    best_grid_stride = best_grid_stride.max(p.y);
-                    model_x.push(p.x);
-                }
-            }
+            let name = match kernel {
+                Kernel::GridStride => "grid-stride",
+                Kernel::OnePerThread => "one pixel per thread",
+            };
             series.push(Series {
-                name: format!(
-                    "{}, {}",
-                    r.api,
-                    match kernel {
-                        Kernel::GridStride => "grid-stride",
-                        Kernel::OnePerThread => "one pixel per thread",
-                    }
-                ),
-                colour,
-                marker: [Marker::Circle, Marker::Square][k],
+                name: format!("{}, {name}", r.api),
+                colour: api_colour(i),
+                marker: marker(kernel),
                 points,
             });
         }
     }
-    if series.is_empty() || ymax <= 0.0 {
-        anyhow::bail!("nothing to plot: no grid ran");
+    series
+}
+
+/// The sawtooth waves / ceil(waves) times the best grid-stride GB/s, at every grid-stride
+/// grid that ran; `None` without one.
+fn model(report: &WaveReport) -> Option<Series> {
+    let grid_stride: Vec<(f64, f64)> = report
+        .results
+        .iter()
+        .flat_map(|r| &r.rows)
+        .filter(|row| row.point.series == Kernel::GridStride)
+        .filter_map(|row| Some((row.point.waves, row.gbps?)))
+        .collect();
+    let best = grid_stride.iter().map(|p| p.1).fold(0.0, f64::max);
+    if best <= 0.0 {
+        return None;
     }
-    if best_grid_stride > 0.0 {
-        model_x.sort_by(f64::total_cmp);
-        model_x.dedup();
-        series.push(Series {
-            name: "model: best grid-stride GB/s x waves / ceil(waves)".into(),
-            colour: MODEL,
-            marker: Marker::Diamond,
-            points: model_x
-                .iter()
-                .map(|&x| Point {
-                    x,
-                    y: best_grid_stride * slots_busy(x),
-                    whisker: None,
-                    tip: format!("model at {x:.3} waves: slots busy {:.2}", slots_busy(x)),
-                })
-                .collect(),
-        });
-    }
-    let xhi = (xmax * 2.0).ceil() / 2.0 + 0.25;
-    let x = Axis {
+    let mut xs: Vec<f64> = grid_stride.iter().map(|p| p.0).collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    Some(Series {
+        name: "model: best grid-stride GB/s x waves / ceil(waves)".into(),
+        colour: MODEL,
+        marker: Marker::Diamond,
+        points: xs
+            .iter()
+            .map(|&x| Point {
+                x,
+                y: best * slots_busy(x),
+                whisker: None,
+                tip: format!("model at {x:.3} waves: slots busy {:.2}", slots_busy(x)),
+            })
+            .collect(),
+    })
+}
+
+/// Waves from 0 past the largest grid, a labelled tick every half wave.
+fn waves_axis(xmax: f64) -> Axis {
+    let hi = (xmax * 2.0).ceil() / 2.0 + 0.25;
+    Axis {
         title: "grid in waves (one wave: resident blocks per SM x SMs)".into(),
         scale: Scale::Linear,
         lo: 0.0,
-        hi: xhi,
+        hi,
         ticks: (0..)
             .map(|k| k as f64 * 0.5)
-            .take_while(|&w| w <= xhi)
+            .take_while(|&w| w <= hi)
             .map(|at| Tick {
                 at,
                 label: chart::tick_label(at, 0.5),
             })
             .collect(),
-    };
-    let yhi = ymax * 1.08;
-    let y = Axis::gbps(yhi);
-    Ok(Chart {
-        title: title(report),
-        x,
-        y,
-        series,
-        guides: Vec::new(),
-        notes: vec![
-            "whiskers: ±1 sd of one dispatch".into(),
-            "circles: grid-stride, fixed frame".into(),
-            "squares: one pixel per thread, frame = grid x block".into(),
-        ],
-    })
+    }
 }
 
 fn title(report: &WaveReport) -> Vec<String> {
@@ -243,5 +268,23 @@ mod tests {
         let svg = c.to_svg();
         assert!(svg.contains("The tail effect"));
         assert!(svg.contains("class=\"point\""));
+        // Each legend line about a kernel's marker shows that marker.
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let swatch = |text: &str| {
+            let entry = doc
+                .descendants()
+                .filter(|n| n.attribute("class") == Some("legend-entry"))
+                .find(|e| e.children().any(|c| c.text() == Some(text)))
+                .unwrap_or_else(|| panic!("no legend entry {text:?}"));
+            entry.first_element_child().unwrap().tag_name().name()
+        };
+        assert_eq!(swatch("circles: grid-stride, fixed frame"), "circle");
+        assert_eq!(
+            swatch("squares: one pixel per thread, frame = grid x block"),
+            "rect"
+        );
+        assert_eq!(swatch("whiskers: ±1 sd of one dispatch"), "path");
+        assert_eq!(c.series[0].marker, Marker::Circle);
+        assert_eq!(c.series[1].marker, Marker::Square);
     }
 }
