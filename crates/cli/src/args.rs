@@ -283,7 +283,8 @@ pub struct SweepArgs {
     /// Repeatable. Each file is rewritten atomically after every measured row.
     #[arg(long, short)]
     pub output: Vec<PathBuf>,
-    /// Also draw GB/s against block size, one line per API with its spread, to this SVG file.
+    /// Also draw GB/s (ms for a kernel that declares no bytes) against block size, one line per API
+    /// with its spread, to this SVG file.
     #[arg(long, value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,
     /// No table on stdout when --output files are given, and no progress on stderr

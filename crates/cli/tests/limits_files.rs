@@ -8,8 +8,8 @@ use blocksweep_core::report::layout::Layout;
 use blocksweep_core::report::limits::{human_bytes, ApiLimits, LimitsGroup, LimitsReport};
 use blocksweep_core::report::{parse_report, Render};
 use blocksweep_core::Api;
-use support::{api, available, succeeds};
 use serde_json::Value;
+use support::{api, available, succeeds};
 
 const H200: &str = include_str!("../../core/src/report/testdata/h200-2026-11-30-v2.json");
 
