@@ -74,7 +74,7 @@ pub const SCENARIOS: &[Scenario] = &[
     ),
     device(
         "sweep_13_sizes",
-        "the seed's 13 sizes: every row the limits allow runs and verifies, with a batch \
+        "the default 13 sizes: every row the limits allow runs and verifies, with a batch \
          interval and per-dispatch samples; the rest are skipped naming a limit",
         |t| {
             let result = checks::full_sweep(&mut *t.open());

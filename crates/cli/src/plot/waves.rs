@@ -1,5 +1,5 @@
 //! `blocksweep tail --plot FILE.svg`: GB/s against waves, one line per API and kernel (colour
-//! per API, marker per kernel: circles for the seed's grid-stride kernel, squares for one pixel
+//! per API, marker per kernel: circles for the sweep's grid-stride kernel, squares for one pixel
 //! per thread), with the sawtooth of the model, waves / ceil(waves) times the best grid-stride
 //! GB/s, drawn in grey for reference. Whiskers: ±1 sd of one dispatch, as on the sweep's plot.
 //! Drawn by `chart.rs`, as the sweep's plot is.

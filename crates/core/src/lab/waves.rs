@@ -231,7 +231,7 @@ impl Wave {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Series {
-    /// The seed's grid-stride kernel on a fixed frame.
+    /// The sweep's grid-stride kernel on a fixed frame.
     GridStride,
     /// One pixel per thread with a data-sized grid: the frame is grid x threads pixels.
     OnePerThread,
@@ -249,7 +249,7 @@ impl Series {
 
     pub fn describe(self) -> &'static str {
         match self {
-            Series::GridStride => "the seed's grid-stride kernel, fixed frame",
+            Series::GridStride => "the sweep's grid-stride kernel, fixed frame",
             Series::OnePerThread => {
                 "one pixel per thread, data-sized grid (frame = grid x threads pixels)"
             }
