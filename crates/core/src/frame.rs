@@ -260,7 +260,7 @@ mod tests {
     /// bits), and the H200's 50000 x 50000 frame is 2.5 G pixels, 10 GB per plane and 40 GB
     /// per pass (all three past 2^32); a limit's refusal names the plane's bytes. The data grid
     /// that covers 2^32 pixels one thread per block is 2^32 blocks (0 in 32 bits: the plan
-    /// then refuses it for the launch field, sweep/run.rs). No pixel is allocated: the sizes
+    /// then refuses it for the launch field, sweep/rows.rs). No pixel is allocated: the sizes
     /// come from the sides alone.
     #[test]
     fn sizes_past_2_pow_32_are_64_bit() {
