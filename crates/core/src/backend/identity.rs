@@ -50,6 +50,15 @@ pub struct DeviceIdentity {
 }
 
 impl DeviceIdentity {
+    /// "Vulkan 1.3.230"; a version string that already names its API ("OpenCL 3.0 PoCL ...")
+    /// as it is.
+    pub fn api_version_named(&self) -> String {
+        match self.api_version.starts_with(&self.api.to_string()) {
+            true => self.api_version.clone(),
+            false => format!("{} {}", self.api, self.api_version),
+        }
+    }
+
     /// The UUID as 32 lower-case hex digits in the usual 8-4-4-4-12 grouping.
     pub fn uuid_string(&self) -> Option<String> {
         self.uuid.map(|u| format_uuid(&u))

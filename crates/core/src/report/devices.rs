@@ -146,12 +146,7 @@ impl DevicesReport {
 
 /// "llvmpipe — CPU, driver Mesa 22.3.6, Vulkan 1.3.230, platform llvmpipe, PCI ...".
 fn describe(d: &DeviceIdentity) -> String {
-    // Some APIs' version strings already start with the API's name ("OpenCL 3.0 PoCL ...").
-    let version = if d.api_version.starts_with(&d.api.to_string()) {
-        d.api_version.clone()
-    } else {
-        format!("{} {}", d.api, d.api_version)
-    };
+    let version = d.api_version_named();
     format!(
         "{} — {}, driver {}, {version}{}{}",
         d.name,

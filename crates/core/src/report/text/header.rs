@@ -85,12 +85,7 @@ fn capability(r: &SweepResult) -> String {
 /// "NVIDIA H200 (GPU, compute capability 9.0; driver 580.159.04; CUDA 13.0)".
 fn device_words(r: &SweepResult) -> String {
     let d = &r.device;
-    // Some APIs' version strings already start with the API's name ("OpenCL 3.0 PoCL ...").
-    let version = if d.api_version.starts_with(&r.api.to_string()) {
-        d.api_version.clone()
-    } else {
-        format!("{} {}", r.api, d.api_version)
-    };
+    let version = d.api_version_named();
     format!(
         "{} ({}{}; driver {}; {version})",
         d.name,
