@@ -11,12 +11,14 @@ use std::path::PathBuf;
 
 use blocksweep_core::measure::DEFAULT_MIN_TIME_MS;
 use blocksweep_core::sweep::SweepConfig;
-use blocksweep_core::{Api, ApiChoice, Discipline, GridPolicy, KernelSource, OpenOptions};
+use blocksweep_core::{Api, ApiChoice, Discipline, GridPolicy, OpenOptions};
 use blocksweep_core::{Protocol, Reps};
 use clap::builder::{EnumValueParser, PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod options;
 mod parse;
+pub use options::DriverArgs;
 use parse::{parse_block_list, parse_discipline, parse_grid};
 pub(crate) use parse::{parse_min_time, parse_svg_path};
 pub use parse::{parse_size, trim, Blocks};
@@ -115,14 +117,6 @@ pub enum FormatChoice {
     Json,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CudaCompilerChoice {
-    /// NVRTC when libnvrtc is present, else the embedded PTX.
-    Auto,
-    Nvrtc,
-    Ptx,
-}
-
 #[derive(Args, Debug, Clone)]
 pub struct DeviceArgs {
     /// API to use, or `all` (every API: on the selected device where it sees it, else on its own default device).
@@ -133,12 +127,9 @@ pub struct DeviceArgs {
     /// or a comma-separated list. Default: the first GPU, else the first device.
     #[arg(long, short)]
     pub device: Option<String>,
-    /// How the CUDA kernel is compiled.
-    #[arg(long, default_value = "auto", value_parser = trim(EnumValueParser::<CudaCompilerChoice>::new()))]
-    pub cuda_compiler: CudaCompilerChoice,
-    /// Enable the Khronos validation layer (Vulkan) and fail on any message.
-    #[arg(long)]
-    pub vk_validation: bool,
+    /// The options each API's driver declares (`--cuda-compiler`, `--vk-validation`).
+    #[command(flatten)]
+    pub driver: DriverArgs,
 }
 
 impl DeviceArgs {
@@ -152,14 +143,7 @@ impl DeviceArgs {
     }
 
     pub fn open_options(&self) -> OpenOptions {
-        OpenOptions {
-            kernel_source: match self.cuda_compiler {
-                CudaCompilerChoice::Auto => KernelSource::Auto,
-                CudaCompilerChoice::Nvrtc => KernelSource::Compiler,
-                CudaCompilerChoice::Ptx => KernelSource::Embedded,
-            },
-            validation: self.vk_validation,
-        }
+        self.driver.0.clone()
     }
 }
 

@@ -120,3 +120,36 @@ fn clap_is_consistent() {
     use clap::CommandFactory;
     Cli::command().debug_assert();
 }
+
+/// Each driver's declared options reach the command line and come back as the options a
+/// device is opened with; nothing else is set.
+#[test]
+fn the_drivers_declared_options_are_offered_and_read_back() {
+    let declared: Vec<&str> = blocksweep_drivers::all()
+        .iter()
+        .flat_map(|d| d.api().info().options.iter().map(|o| o.flag))
+        .collect();
+    assert!(declared.contains(&"cuda-compiler") && declared.contains(&"vk-validation"));
+    let help = command()
+        .find_subcommand_mut("sweep")
+        .unwrap()
+        .render_long_help()
+        .to_string();
+    for flag in &declared {
+        assert!(
+            help.contains(&format!("--{flag}")),
+            "--{flag} not in sweep --help"
+        );
+    }
+
+    let given = sweep(&["--cuda-compiler", " ptx", "--vk-validation"])
+        .device
+        .open_options();
+    assert_eq!(given.choice("cuda-compiler"), Some("ptx"));
+    assert!(given.switch("vk-validation"));
+    let default = sweep(&[]).device.open_options();
+    assert_eq!(default.choice("cuda-compiler"), Some("auto"));
+    assert!(!default.switch("vk-validation"));
+    let err = parse(&["sweep", "--cuda-compiler", "clang"]).unwrap_err();
+    assert_eq!(err.kind(), clap::error::ErrorKind::InvalidValue);
+}

@@ -160,3 +160,24 @@ fn a_frame_too_large_for_the_device_is_refused_before_allocation() {
         "frame 65535x65535",
     );
 }
+
+/// `--cl-build-options`, declared by the OpenCL driver, reaches clBuildProgram: an option the
+/// compiler knows builds and sweeps; one it does not fails the run, naming the option.
+#[test]
+fn the_drivers_build_options_reach_the_compiler() {
+    if !available("opencl") {
+        return;
+    }
+    let quick = words("limits --backend opencl --format json --cl-build-options");
+    succeeds(&[&quick[..], &["-cl-mad-enable"]].concat());
+    let out = support::blocksweep()
+        .args([&quick[..], &["-no-such-option"]].concat())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("CL_INVALID_BUILD_OPTIONS") && err.contains("-no-such-option"),
+        "{err}"
+    );
+}

@@ -15,6 +15,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
 use crate::limits::Concept;
+use crate::options::DriverOption;
 
 /// What an API calls the things a launch is made of. Used for headers, legends and sentences,
 /// so each API's output reads in its own vocabulary.
@@ -55,6 +56,9 @@ pub struct ApiInfo {
     /// Host bytes per pixel this API's backend holds beyond the core's own planes (a
     /// host-visible staging plane), for the host-memory estimate ([`crate::hostmem`]).
     pub host_bytes_per_pixel: u64,
+    /// What opening its devices may be told ([`crate::options`]); the command line offers
+    /// these on every command that opens a device.
+    pub options: &'static [DriverOption],
 }
 
 /// A handle on one API's static facts; cheap to copy, compared by key.
@@ -136,6 +140,7 @@ impl Api {
             guarantees: &[],
             install_hint: "",
             host_bytes_per_pixel: 0,
+            options: &[],
         }));
         Api::register(Api(info));
         Api(info)

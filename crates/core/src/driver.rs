@@ -9,29 +9,8 @@ use std::thread;
 
 use crate::api::Api;
 use crate::backend::{Backend, BackendError, BackendResult, DeviceIdentity, DeviceKind};
+use crate::options::OpenOptions;
 use crate::physical::{self, PhysicalDevice};
-
-/// How the kernel is obtained, where an API has more than one way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum KernelSource {
-    /// The API's runtime compiler where it will produce code the driver loads, else the
-    /// embedded binary.
-    #[default]
-    Auto,
-    /// The runtime compiler only (CUDA NVRTC).
-    Compiler,
-    /// The binary embedded at build time only (CUDA PTX).
-    Embedded,
-}
-
-/// What opening a device may be told. Each API uses what applies to it and ignores the rest.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct OpenOptions {
-    pub kernel_source: KernelSource,
-    /// Turn on the API's own checking layer where it has one (Vulkan validation layers); its
-    /// messages come back through [`Backend::diagnostics`].
-    pub validation: bool,
-}
 
 /// One API: its static facts, its devices, and how to open one.
 pub trait Driver: Sync {

@@ -16,6 +16,7 @@ pub mod hostmem;
 pub mod lab;
 pub mod limits;
 pub mod measure;
+pub mod options;
 pub mod physical;
 pub mod program;
 pub mod report;
@@ -43,11 +44,12 @@ pub use backend::{
     TimerInfo, Work,
 };
 pub use blocks::{BlockSize, BlockSpecError};
-pub use driver::{ApiChoice, ApiDriver, Driver, KernelSource, OpenOptions, Registry, Targets};
+pub use driver::{ApiChoice, ApiDriver, Driver, Registry, Targets};
 pub use frame::{Frame, BYTES_PER_PIXEL, WEIGHTS};
 pub use grid::GridPolicy;
 pub use limits::{Concept, Limits, Named};
 pub use measure::{Discipline, Protocol, Reps};
+pub use options::{DriverOption, OpenOptions, OptionKind};
 pub use program::{Language, ProgramArg, ProgramSource, ScalarType};
 pub use spec::{KernelSpec, SpecError};
 pub use sweep::{SweepConfig, SweepError, SweepResult, SweepRow};

@@ -34,6 +34,7 @@ static ALPHA: ApiInfo = ApiInfo {
     guarantees: &[],
     install_hint: "install alpha",
     host_bytes_per_pixel: 0,
+    options: &[],
 };
 
 static BETA: ApiInfo = ApiInfo {
@@ -48,6 +49,7 @@ static BETA: ApiInfo = ApiInfo {
     guarantees: &[(Concept::MaxThreadsPerBlock, "128")],
     install_hint: "install beta",
     host_bytes_per_pixel: 4,
+    options: &[],
 };
 
 static GAMMA: ApiInfo = ApiInfo {
@@ -59,6 +61,7 @@ static GAMMA: ApiInfo = ApiInfo {
     guarantees: &[(Concept::MaxThreadsPerBlock, "1")],
     install_hint: "install gamma",
     host_bytes_per_pixel: 0,
+    options: &[],
 };
 
 /// Three made-up APIs for the core's own tests.

@@ -1,7 +1,7 @@
 //! CUDA as the core sees it: its name and words, the limits every device since compute
 //! capability 2.0 shares, and the [`DRIVER`] that probes and opens devices.
 
-use blocksweep_core::{Api, ApiDriver, ApiInfo, Concept, KernelSource, Vocabulary};
+use blocksweep_core::{Api, ApiDriver, ApiInfo, Concept, DriverOption, OptionKind, Vocabulary};
 
 use crate::{CudaCompiler, CudaOptions};
 
@@ -30,7 +30,26 @@ static INFO: ApiInfo = ApiInfo {
     ],
     install_hint: "install NVIDIA driver R525 or newer (CUDA 12.0; libcuda.so.1)",
     host_bytes_per_pixel: 0,
+    options: &[DriverOption {
+        flag: COMPILER_FLAG,
+        help: "How the CUDA kernel is compiled.",
+        kind: OptionKind::Choice {
+            value_name: "COMPILER",
+            values: &[
+                (
+                    "auto",
+                    "NVRTC when libnvrtc is present, else the embedded PTX.",
+                ),
+                ("nvrtc", "NVRTC only."),
+                ("ptx", "The embedded PTX only."),
+            ],
+            default: "auto",
+        },
+    }],
 };
+
+/// `--cuda-compiler`: NVRTC, the embedded PTX, or the automatic choice ([`CudaCompiler`]).
+const COMPILER_FLAG: &str = "cuda-compiler";
 
 /// CUDA, for the core.
 pub const API: Api = Api::new(&INFO);
@@ -39,13 +58,11 @@ pub const API: Api = Api::new(&INFO);
 pub static DRIVER: ApiDriver = ApiDriver {
     api: API,
     probe: || Ok(crate::probe()?),
-    // `kernel_source` picks NVRTC (Compiler), the embedded PTX (Embedded) or the automatic
-    // choice.
     open: |index, options| {
-        let compiler = match options.kernel_source {
-            KernelSource::Auto => CudaCompiler::Auto,
-            KernelSource::Compiler => CudaCompiler::Nvrtc,
-            KernelSource::Embedded => CudaCompiler::Ptx,
+        let compiler = match options.choice(COMPILER_FLAG) {
+            Some("nvrtc") => CudaCompiler::Nvrtc,
+            Some("ptx") => CudaCompiler::Ptx,
+            _ => CudaCompiler::Auto,
         };
         Ok(Box::new(crate::open(index, &CudaOptions { compiler })?))
     },

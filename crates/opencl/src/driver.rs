@@ -1,7 +1,7 @@
 //! OpenCL as the core sees it: its name and words, what its specification guarantees, and the
 //! [`DRIVER`] that probes and opens devices.
 
-use blocksweep_core::{Api, ApiDriver, ApiInfo, Concept, Vocabulary};
+use blocksweep_core::{Api, ApiDriver, ApiInfo, Concept, DriverOption, OptionKind, Vocabulary};
 
 use crate::OpenClOptions;
 
@@ -31,7 +31,17 @@ static INFO: ApiInfo = ApiInfo {
     ],
     install_hint: "apt-get install ocl-icd-libopencl1 pocl-opencl-icd (CPU driver) or a GPU vendor's OpenCL ICD",
     host_bytes_per_pixel: 0,
+    options: &[DriverOption {
+        flag: BUILD_OPTIONS_FLAG,
+        help: "Added to the OpenCL C build options of blocksweep's own kernels (after -cl-std=CL1.2), e.g. \"-cl-mad-enable\".",
+        kind: OptionKind::Text {
+            value_name: "OPTIONS",
+        },
+    }],
 };
+
+/// `--cl-build-options`: [`OpenClOptions::extra_build_options`].
+const BUILD_OPTIONS_FLAG: &str = "cl-build-options";
 
 /// OpenCL, for the core.
 pub const API: Api = Api::new(&INFO);
@@ -40,5 +50,11 @@ pub const API: Api = Api::new(&INFO);
 pub static DRIVER: ApiDriver = ApiDriver {
     api: API,
     probe: || Ok(crate::probe()?),
-    open: |index, _options| Ok(Box::new(crate::open(index, &OpenClOptions::default())?)),
+    open: |index, options| {
+        let extra_build_options = options.choice(BUILD_OPTIONS_FLAG).unwrap_or("").to_string();
+        let options = OpenClOptions {
+            extra_build_options,
+        };
+        Ok(Box::new(crate::open(index, &options)?))
+    },
 };

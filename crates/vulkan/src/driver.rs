@@ -1,7 +1,7 @@
 //! Vulkan as the core sees it: its name and words, what its specification guarantees, and the
 //! [`DRIVER`] that probes and opens devices.
 
-use blocksweep_core::{Api, ApiDriver, ApiInfo, Concept, Vocabulary};
+use blocksweep_core::{Api, ApiDriver, ApiInfo, Concept, DriverOption, OptionKind, Vocabulary};
 
 use crate::VulkanOptions;
 
@@ -33,7 +33,16 @@ static INFO: ApiInfo = ApiInfo {
     // The host-visible staging plane that feeds and drains the device planes: on an H200
     // (driver 580.159.04) Vulkan alone peaked at 24.0 host bytes per pixel against CUDA's 19.9.
     host_bytes_per_pixel: 4,
+    options: &[DriverOption {
+        flag: VALIDATION_FLAG,
+        help: "Enable the Khronos validation layer (Vulkan) and fail on any message.",
+        kind: OptionKind::Switch,
+    }],
 };
+
+/// `--vk-validation`: the Khronos validation layer on (as BLOCKSWEEP_VK_VALIDATION=1 turns it
+/// on); its messages come back as diagnostics.
+const VALIDATION_FLAG: &str = "vk-validation";
 
 /// Vulkan, for the core.
 pub const API: Api = Api::new(&INFO);
@@ -42,10 +51,8 @@ pub const API: Api = Api::new(&INFO);
 pub static DRIVER: ApiDriver = ApiDriver {
     api: API,
     probe: || Ok(crate::probe()?),
-    // `validation` turns the Khronos validation layer on (as does BLOCKSWEEP_VK_VALIDATION=1);
-    // its messages come back as diagnostics.
     open: |index, options| {
-        let validation = options.validation || VulkanOptions::default().validation;
+        let validation = options.switch(VALIDATION_FLAG) || VulkanOptions::default().validation;
         Ok(Box::new(crate::open(index, &VulkanOptions { validation })?))
     },
 };

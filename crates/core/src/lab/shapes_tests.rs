@@ -27,6 +27,7 @@ static VK_LIKE: ApiInfo = ApiInfo {
     ],
     install_hint: "",
     host_bytes_per_pixel: 0,
+    options: &[],
 };
 
 fn names(v: &[BlockSize]) -> Vec<String> {

@@ -11,8 +11,9 @@ pub mod pipeline;
 pub use pipeline::SweepJob;
 
 use crate::backend::{Api, Backend, BackendError, ErrorKind};
-use crate::driver::{OpenOptions, Registry, Targets};
+use crate::driver::{Registry, Targets};
 use crate::frame::Frame;
+use crate::options::OpenOptions;
 use crate::report::{Failure, Report};
 use crate::sweep::Observer;
 

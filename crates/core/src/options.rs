@@ -1,0 +1,83 @@
+//! Options an API's driver declares for opening its devices (CUDA's compiler, Vulkan's checking
+//! layer). The core only carries them: each driver lists its own in [`crate::ApiInfo::options`],
+//! the command line offers what the drivers list, and each driver reads its own back out of
+//! [`OpenOptions`] when it opens a device.
+
+use std::collections::BTreeMap;
+
+/// One option a driver declares; its `flag` is the command line's `--<flag>`, which is also
+/// the key its value travels under.
+#[derive(Debug)]
+pub struct DriverOption {
+    /// The long flag without its dashes, prefixed by the API ("cuda-compiler").
+    pub flag: &'static str,
+    /// One line for `--help`.
+    pub help: &'static str,
+    pub kind: OptionKind,
+}
+
+/// What an option takes.
+#[derive(Debug)]
+pub enum OptionKind {
+    /// On or off; off unless given.
+    Switch,
+    /// One of these values (each with a line of help); `default` unless given. `value_name`
+    /// stands for the value in `--help` ("COMPILER").
+    Choice {
+        value_name: &'static str,
+        values: &'static [(&'static str, &'static str)],
+        default: &'static str,
+    },
+    /// Free text, passed through; absent unless given.
+    Text { value_name: &'static str },
+}
+
+/// The options given for one run, by flag: what opening a device is told. Each driver reads
+/// the flags it declared and ignores the rest.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OpenOptions {
+    given: BTreeMap<String, String>,
+}
+
+impl OpenOptions {
+    /// These options with `flag` set to `value` (a switch's value is "true").
+    pub fn with(mut self, flag: &str, value: &str) -> OpenOptions {
+        self.given.insert(flag.to_string(), value.to_string());
+        self
+    }
+
+    /// Whether the switch `flag` was given.
+    pub fn switch(&self, flag: &str) -> bool {
+        self.given.get(flag).is_some_and(|v| v == "true")
+    }
+
+    /// The value given for the choice or text `flag`, if any (the driver applies its default).
+    pub fn choice(&self, flag: &str) -> Option<&str> {
+        self.given.get(flag).map(String::as_str)
+    }
+
+    /// Every flag given and its value, in flag order.
+    pub fn given(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.given.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_driver_reads_back_what_was_given_and_nothing_else() {
+        let o = OpenOptions::default()
+            .with("vk-validation", "true")
+            .with("cuda-compiler", "ptx");
+        assert!(o.switch("vk-validation"));
+        assert!(!o.switch("other-switch"));
+        assert_eq!(o.choice("cuda-compiler"), Some("ptx"));
+        assert_eq!(o.choice("vk-validation"), Some("true"));
+        assert_eq!(o.choice("missing"), None);
+        let flags: Vec<&str> = o.given().map(|(k, _)| k).collect();
+        assert_eq!(flags, ["cuda-compiler", "vk-validation"]);
+        assert!(!OpenOptions::default().switch("vk-validation"));
+    }
+}
