@@ -30,14 +30,8 @@ const GUIDE: &str =
 /// The command line, its help naming the APIs of the driver list ("CUDA, Vulkan and OpenCL").
 pub fn command() -> clap::Command {
     use clap::CommandFactory;
-    let names: Vec<&str> = blocksweep_drivers::all()
-        .iter()
-        .map(|d| d.api().name())
-        .collect();
-    let apis = match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => names.concat(),
-    };
+    let apis: Vec<Api> = blocksweep_drivers::all().iter().map(|d| d.api()).collect();
+    let apis = blocksweep_core::api::named_in_words(&apis);
     Cli::command()
         .about(format!(
             "Which block size and grid size should I launch? Measured, across {apis} on the same GPU."

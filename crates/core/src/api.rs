@@ -14,6 +14,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
+use crate::guarantee::Guarantee;
 use crate::limits::Concept;
 use crate::options::DriverOption;
 
@@ -50,7 +51,7 @@ pub struct ApiInfo {
     /// The minimum the API's specification promises for a limit concept, in words ("128",
     /// "16 KiB"); concepts it makes no promise about are absent. `docs/limits.md` names the
     /// sections quoted.
-    pub guarantees: &'static [(Concept, &'static str)],
+    pub guarantees: &'static [Guarantee],
     /// One sentence on how to get a driver, for "unavailable" messages.
     pub install_hint: &'static str,
     /// Host bytes per pixel this API's backend holds beyond the core's own planes (a
@@ -59,6 +60,47 @@ pub struct ApiInfo {
     /// What opening its devices may be told ([`crate::options`]); the command line offers
     /// these on every command that opens a device.
     pub options: &'static [DriverOption],
+    pub conduct: Conduct,
+}
+
+/// "CUDA", "CUDA and OpenCL", "CUDA, Vulkan and OpenCL": APIs named in a sentence.
+pub fn named_in_words(apis: &[Api]) -> String {
+    let names: Vec<&str> = apis.iter().map(|a| a.name()).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
+}
+
+/// How an API answers what its limits do not settle, in its own words, for the "who
+/// guarantees it" notes of `validate` and the lab.
+#[derive(Debug)]
+pub struct Conduct {
+    /// A launch beyond a limit the device states is undefined behaviour (so the backend
+    /// refuses it before the driver), not an error the API returns.
+    pub undefined_beyond_limits: bool,
+    /// The query for a compiled kernel's own limit on threads per block, where there is one.
+    pub kernel_block_query: Option<&'static str>,
+    /// Its answer to a block within the thread limit whose registers do not fit.
+    pub too_many_registers: &'static str,
+    /// What fixes the subgroup size, and where it is answered.
+    pub subgroup_size: &'static str,
+    /// Whether subgroups are consecutive invocations, where the API documents it.
+    pub subgroup_layout: Option<&'static str>,
+    /// How a kernel may require a subgroup size, where it can.
+    pub subgroup_request: Option<&'static str>,
+}
+
+impl Conduct {
+    /// An API that says nothing about any of it (test doubles, a key read from a report).
+    pub const UNSTATED: Conduct = Conduct {
+        undefined_beyond_limits: false,
+        kernel_block_query: None,
+        too_many_registers: "not stated",
+        subgroup_size: "not stated",
+        subgroup_layout: None,
+        subgroup_request: None,
+    };
 }
 
 /// A handle on one API's static facts; cheap to copy, compared by key.
@@ -94,13 +136,9 @@ impl Api {
         self.0.words.block
     }
 
-    /// The specification's minimum for `concept`, where it promises one.
-    pub fn guarantee(self, concept: Concept) -> Option<&'static str> {
-        self.0
-            .guarantees
-            .iter()
-            .find(|(c, _)| *c == concept)
-            .map(|(_, g)| *g)
+    /// What the specification promises for `concept`, where it promises anything.
+    pub fn guarantee(self, concept: Concept) -> Option<&'static Guarantee> {
+        self.0.guarantees.iter().find(|g| g.concept == concept)
     }
 
     /// Makes `api` resolvable by key in this process (idempotent).
@@ -109,6 +147,20 @@ impl Api {
         if !known.iter().any(|k| k.key == api.0.key) {
             known.push(api.0);
         }
+    }
+
+    /// Every API registered in this process, in rank order: the ones "who guarantees it"
+    /// speaks of.
+    pub fn known() -> Vec<Api> {
+        let known = REGISTERED.lock().unwrap_or_else(|p| p.into_inner());
+        let mut apis: Vec<Api> = known.iter().map(|k| Api(k)).collect();
+        apis.sort();
+        apis
+    }
+
+    /// How the API answers launches its limits do not cover.
+    pub fn conduct(self) -> &'static Conduct {
+        &self.0.conduct
     }
 
     /// The registered API whose key or alias is `s` (case-insensitive).
@@ -141,6 +193,7 @@ impl Api {
             install_hint: "",
             host_bytes_per_pixel: 0,
             options: &[],
+            conduct: Conduct::UNSTATED,
         }));
         Api::register(Api(info));
         Api(info)
@@ -220,8 +273,10 @@ mod tests {
         assert!(TEST_API_A < TEST_API_B);
         assert_eq!(Api::from_key("b"), Some(TEST_API_B));
         assert_eq!(
-            TEST_API_B.guarantee(Concept::MaxThreadsPerBlock),
-            Some("128")
+            TEST_API_B
+                .guarantee(Concept::MaxThreadsPerBlock)
+                .map(|g| g.to_string()),
+            Some("128".into())
         );
         assert_eq!(TEST_API_A.guarantee(Concept::MaxThreadsPerBlock), None);
     }

@@ -12,6 +12,7 @@ pub mod blocks;
 pub mod driver;
 pub mod frame;
 pub mod grid;
+pub mod guarantee;
 pub mod hostmem;
 pub mod lab;
 pub mod limits;
@@ -37,7 +38,7 @@ pub mod validate;
 pub mod verify;
 pub mod workload;
 
-pub use api::{Api, ApiInfo, Vocabulary};
+pub use api::{Api, ApiInfo, Conduct, Vocabulary};
 pub use backend::{
     Backend, BackendError, BackendResult, BatchTimes, DeviceIdentity, DeviceKind, ErrorKind,
     GridSize, KernelFacts, KernelVariant, Launch, OccupancySuggestion, Residency, Stamps,
@@ -47,6 +48,7 @@ pub use blocks::{BlockSize, BlockSpecError};
 pub use driver::{ApiChoice, ApiDriver, Driver, Registry, Targets};
 pub use frame::{Frame, BYTES_PER_PIXEL, WEIGHTS};
 pub use grid::GridPolicy;
+pub use guarantee::{Amount, Guarantee};
 pub use limits::{Concept, Limits, Named};
 pub use measure::{Discipline, Protocol, Reps};
 pub use options::{DriverOption, OpenOptions, OptionKind};

@@ -9,11 +9,12 @@
 
 use std::time::Instant;
 
-use crate::api::{Api, ApiInfo, Vocabulary};
+use crate::api::{Api, ApiInfo, Conduct, Vocabulary};
 use crate::backend::*;
 use crate::blocks::BlockSize;
 use crate::frame::{Frame, WEIGHTS};
 use crate::grid::nvidia_model;
+use crate::guarantee::{Amount, Guarantee};
 use crate::limits::{Concept, Dims, Limits, Named};
 
 const WORDS: Vocabulary = Vocabulary {
@@ -35,6 +36,7 @@ static ALPHA: ApiInfo = ApiInfo {
     install_hint: "install alpha",
     host_bytes_per_pixel: 0,
     options: &[],
+    conduct: Conduct::UNSTATED,
 };
 
 static BETA: ApiInfo = ApiInfo {
@@ -46,10 +48,15 @@ static BETA: ApiInfo = ApiInfo {
         block: "workgroup",
         ..WORDS
     },
-    guarantees: &[(Concept::MaxThreadsPerBlock, "128")],
+    guarantees: &[Guarantee::at_least(
+        Concept::MaxThreadsPerBlock,
+        Amount::Count(128),
+        "maxThreads",
+    )],
     install_hint: "install beta",
     host_bytes_per_pixel: 4,
     options: &[],
+    conduct: Conduct::UNSTATED,
 };
 
 static GAMMA: ApiInfo = ApiInfo {
@@ -58,10 +65,15 @@ static GAMMA: ApiInfo = ApiInfo {
     name: "Gamma",
     rank: 2,
     words: WORDS,
-    guarantees: &[(Concept::MaxThreadsPerBlock, "1")],
+    guarantees: &[Guarantee::at_least(
+        Concept::MaxThreadsPerBlock,
+        Amount::Count(1),
+        "MAX_THREADS",
+    )],
     install_hint: "install gamma",
     host_bytes_per_pixel: 0,
     options: &[],
+    conduct: Conduct::UNSTATED,
 };
 
 /// Three made-up APIs for the core's own tests.

@@ -1,7 +1,10 @@
 //! CUDA as the core sees it: its name and words, the limits every device since compute
 //! capability 2.0 shares, and the [`DRIVER`] that probes and opens devices.
 
-use blocksweep_core::{Api, ApiDriver, ApiInfo, Concept, DriverOption, OptionKind, Vocabulary};
+use blocksweep_core::{
+    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, OptionKind,
+    Vocabulary,
+};
 
 use crate::{CudaCompiler, CudaOptions};
 
@@ -22,11 +25,34 @@ static INFO: ApiInfo = ApiInfo {
         launch: "cuLaunchKernel",
     },
     guarantees: &[
-        (Concept::MaxThreadsPerBlock, "1024 (cc ≥ 2.0)"),
-        (Concept::MaxBlockDims, "(1024, 1024, 64)"),
-        (Concept::MaxGridDims, "(2^31-1, 65535, 65535)"),
-        (Concept::WarpSize, "32"),
-        (Concept::SharedMemPerBlock, "48 KiB (no opt-in)"),
+        Guarantee::fixed(
+            Concept::MaxThreadsPerBlock,
+            Amount::Count(1024),
+            "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
+        )
+        .when("cc ≥ 2.0"),
+        Guarantee::fixed(
+            Concept::MaxBlockDims,
+            Amount::Dims([1024, 1024, 64]),
+            "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X/Y/Z",
+        ),
+        Guarantee::fixed(
+            Concept::MaxGridDims,
+            Amount::Dims([0x7fff_ffff, 65535, 65535]),
+            "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X/Y/Z",
+        ),
+        // An attribute, not a promise: 32 on every NVIDIA GPU so far.
+        Guarantee::at_least(
+            Concept::WarpSize,
+            Amount::Count(32),
+            "CU_DEVICE_ATTRIBUTE_WARP_SIZE",
+        ),
+        Guarantee::fixed(
+            Concept::SharedMemPerBlock,
+            Amount::Bytes(48 << 10),
+            "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK",
+        )
+        .when("no opt-in"),
     ],
     install_hint: "install NVIDIA driver R525 or newer (CUDA 12.0; libcuda.so.1)",
     host_bytes_per_pixel: 0,
@@ -46,6 +72,14 @@ static INFO: ApiInfo = ApiInfo {
             default: "auto",
         },
     }],
+    conduct: Conduct {
+        undefined_beyond_limits: false,
+        kernel_block_query: Some("CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK"),
+        too_many_registers: "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+        subgroup_size: "one warpSize per device, an attribute (CU_DEVICE_ATTRIBUTE_WARP_SIZE), 32 on every NVIDIA GPU so far",
+        subgroup_layout: Some("consecutive threads, documented"),
+        subgroup_request: None,
+    },
 };
 
 /// `--cuda-compiler`: NVRTC, the embedded PTX, or the automatic choice ([`CudaCompiler`]).

@@ -1,7 +1,10 @@
 //! OpenCL as the core sees it: its name and words, what its specification guarantees, and the
 //! [`DRIVER`] that probes and opens devices.
 
-use blocksweep_core::{Api, ApiDriver, ApiInfo, Concept, DriverOption, OptionKind, Vocabulary};
+use blocksweep_core::{
+    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, OptionKind,
+    Vocabulary,
+};
 
 use crate::OpenClOptions;
 
@@ -23,11 +26,34 @@ static INFO: ApiInfo = ApiInfo {
         launch: "clEnqueueNDRangeKernel",
     },
     guarantees: &[
-        (Concept::MaxThreadsPerBlock, "1"),
-        (Concept::MaxBlockDims, "(1, 1, 1)"),
-        (Concept::Multiprocessors, "1"),
-        (Concept::SharedMemPerBlock, "32 KiB"),
-        (Concept::MaxAlloc, "max(global/4, 128 MiB)"),
+        Guarantee::at_least(
+            Concept::MaxThreadsPerBlock,
+            Amount::Count(1),
+            "CL_DEVICE_MAX_WORK_GROUP_SIZE",
+        ),
+        Guarantee::at_least(
+            Concept::MaxBlockDims,
+            Amount::Dims([1, 1, 1]),
+            "CL_DEVICE_MAX_WORK_ITEM_SIZES",
+        ),
+        Guarantee::at_least(
+            Concept::Multiprocessors,
+            Amount::Count(1),
+            "CL_DEVICE_MAX_COMPUTE_UNITS",
+        ),
+        Guarantee::at_least(
+            Concept::SharedMemPerBlock,
+            Amount::Bytes(32 << 10),
+            "CL_DEVICE_LOCAL_MEM_SIZE",
+        ),
+        Guarantee::at_least(
+            Concept::MaxAlloc,
+            Amount::ShareOfGlobal {
+                divisor: 4,
+                floor: 128 << 20,
+            },
+            "CL_DEVICE_MAX_MEM_ALLOC_SIZE",
+        ),
     ],
     install_hint: "apt-get install ocl-icd-libopencl1 pocl-opencl-icd (CPU driver) or a GPU vendor's OpenCL ICD",
     host_bytes_per_pixel: 0,
@@ -38,6 +64,14 @@ static INFO: ApiInfo = ApiInfo {
             value_name: "OPTIONS",
         },
     }],
+    conduct: Conduct {
+        undefined_beyond_limits: false,
+        kernel_block_query: Some("CL_KERNEL_WORK_GROUP_SIZE"),
+        too_many_registers: "CL_INVALID_WORK_GROUP_SIZE (above CL_KERNEL_WORK_GROUP_SIZE) or CL_OUT_OF_RESOURCES",
+        subgroup_size: "the device's, answered per kernel and launch (clGetKernelSubGroupInfo)",
+        subgroup_layout: None,
+        subgroup_request: None,
+    },
 };
 
 /// `--cl-build-options`: [`OpenClOptions::extra_build_options`].

@@ -1,7 +1,10 @@
 //! Vulkan as the core sees it: its name and words, what its specification guarantees, and the
 //! [`DRIVER`] that probes and opens devices.
 
-use blocksweep_core::{Api, ApiDriver, ApiInfo, Concept, DriverOption, OptionKind, Vocabulary};
+use blocksweep_core::{
+    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, OptionKind,
+    Vocabulary,
+};
 
 use crate::VulkanOptions;
 
@@ -21,13 +24,37 @@ static INFO: ApiInfo = ApiInfo {
         launch: "vkCmdDispatch",
     },
     guarantees: &[
-        (Concept::MaxThreadsPerBlock, "128"),
-        (Concept::MaxBlockDims, "(128, 128, 64)"),
-        (Concept::MaxGridDims, "(65535, 65535, 65535)"),
-        (Concept::WarpSize, "1"),
-        (Concept::SharedMemPerBlock, "16 KiB"),
-        (Concept::MaxAlloc, "1 GiB"),
-        (Concept::MaxBufferBinding, "128 MiB"),
+        Guarantee::at_least(
+            Concept::MaxThreadsPerBlock,
+            Amount::Count(128),
+            "maxComputeWorkGroupInvocations",
+        ),
+        Guarantee::at_least(
+            Concept::MaxBlockDims,
+            Amount::Dims([128, 128, 64]),
+            "maxComputeWorkGroupSize",
+        ),
+        Guarantee::at_least(
+            Concept::MaxGridDims,
+            Amount::Dims([65535, 65535, 65535]),
+            "maxComputeWorkGroupCount",
+        ),
+        Guarantee::at_least(Concept::WarpSize, Amount::Count(1), "subgroupSize"),
+        Guarantee::at_least(
+            Concept::SharedMemPerBlock,
+            Amount::Bytes(16 << 10),
+            "maxComputeSharedMemorySize",
+        ),
+        Guarantee::at_least(
+            Concept::MaxAlloc,
+            Amount::Bytes(1 << 30),
+            "maxMemoryAllocationSize",
+        ),
+        Guarantee::at_least(
+            Concept::MaxBufferBinding,
+            Amount::Bytes(128 << 20),
+            "maxStorageBufferRange",
+        ),
     ],
     install_hint: "apt-get install libvulkan1 mesa-vulkan-drivers (CPU driver) or a GPU vendor's Vulkan driver",
     // The host-visible staging plane that feeds and drains the device planes: on an H200
@@ -38,6 +65,14 @@ static INFO: ApiInfo = ApiInfo {
         help: "Enable the Khronos validation layer (Vulkan) and fail on any message.",
         kind: OptionKind::Switch,
     }],
+    conduct: Conduct {
+        undefined_beyond_limits: true,
+        kernel_block_query: None,
+        too_many_registers: "no such error: a driver must run any workgroup up to maxComputeWorkGroupInvocations",
+        subgroup_size: "the device's subgroupSize, fixed only where minSubgroupSize = maxSubgroupSize (a pipeline may vary or require a size, VK_EXT_subgroup_size_control)",
+        subgroup_layout: None,
+        subgroup_request: Some("VkPipelineShaderStageRequiredSubgroupSizeCreateInfo where the compute stage is in requiredSubgroupSizeStages (Vulkan 1.3, VK_EXT_subgroup_size_control)"),
+    },
 };
 
 /// `--vk-validation`: the Khronos validation layer on (as BLOCKSWEEP_VK_VALIDATION=1 turns it

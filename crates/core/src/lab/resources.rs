@@ -15,13 +15,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::Api;
+use crate::api::{named_in_words, Api};
 use crate::backend::{KernelFacts, Launch};
 use crate::blocks::BlockSize;
 use crate::limits::Limits;
 use crate::validate::Outcome;
 
-use super::show_bytes;
+use crate::guarantee::{bytes_in_words, who_guarantees, Amount, Need};
+use crate::limits::Concept;
 
 /// Threads per block of the shared-memory probes: 256, or the device's maximum if lower.
 pub const SHARED_PROBE_THREADS: u32 = 256;
@@ -81,50 +82,98 @@ impl Probe {
     }
 }
 
-/// A resource assumption, as `validate` states it.
+/// A resource assumption, as `validate` states it; who guarantees it is made from each API's
+/// figures and words ([`ResourceCheck::guarantee`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ResourceCheck {
     pub claim: &'static str,
-    /// Who promises it, if anyone.
-    pub guarantee: &'static str,
     pub probe: Probe,
 }
 
-/// The resource checks, from the seed's fourth limit and the specifications' minimums.
+impl ResourceCheck {
+    /// Who guarantees it, over every API of this process.
+    pub fn guarantee(&self) -> String {
+        let apis = Api::known();
+        let each = |say: &dyn Fn(Api) -> String| -> String {
+            let said: Vec<String> = apis.iter().map(|&api| say(api)).collect();
+            said.join("; ")
+        };
+        match self.probe {
+            Probe::Shared(SharedSize::Bytes(bytes)) => {
+                let need = Need::new(Concept::SharedMemPerBlock, Amount::Bytes(bytes));
+                who_guarantees(&apis, &[need])
+            }
+            Probe::Shared(SharedSize::DeviceLimit) => format!(
+                "each device's own figure: {}",
+                each(&|api| match api.guarantee(Concept::SharedMemPerBlock) {
+                    Some(g) => format!("{api} {}", g.name),
+                    None => format!("{api} (not stated)"),
+                })
+            ),
+            Probe::Shared(SharedSize::AboveDeviceLimit(_)) => {
+                let (undefined, refuse): (Vec<Api>, Vec<Api>) = apis
+                    .iter()
+                    .partition(|api| api.conduct().undefined_beyond_limits);
+                let mut said = vec![];
+                if !refuse.is_empty() {
+                    said.push(format!(
+                        "{} refuse the launch with an error",
+                        named_in_words(&refuse)
+                    ));
+                }
+                if !undefined.is_empty() {
+                    said.push(format!(
+                        "in {} it is invalid usage (undefined behaviour), refused by blocksweep \
+                         before the driver",
+                        named_in_words(&undefined)
+                    ));
+                }
+                format!("beyond the limit the device states: {}", said.join("; "))
+            }
+            Probe::Registers(BlockPick::KernelLimit) => format!(
+                "the compiled kernel's own limit: {}",
+                each(&|api| match api.conduct().kernel_block_query {
+                    Some(q) => format!("{api} {q}"),
+                    None => format!("{api} has no such query (the device's limit instead)"),
+                })
+            ),
+            Probe::Registers(BlockPick::DeviceLimit) => format!(
+                "within the thread limit, not the register file: {}",
+                each(&|api| format!("{api}: {}", api.conduct().too_many_registers))
+            ),
+        }
+    }
+}
+
+/// The resource checks: shared memory at each API's minimum and at the device's own limit,
+/// and a register-heavy kernel at the kernel's and the device's block limits.
 pub const RESOURCE_CHECKS: [ResourceCheck; 7] = [
     ResourceCheck {
         claim: "16 KiB of shared memory per block run",
-        guarantee: "every API: Vulkan's minimum maxComputeSharedMemorySize (OpenCL promises 32 KiB, CUDA 48 KiB)",
         probe: Probe::Shared(SharedSize::Bytes(16 << 10)),
     },
     ResourceCheck {
         claim: "32 KiB of shared memory per block run",
-        guarantee: "OpenCL's minimum CL_DEVICE_LOCAL_MEM_SIZE and CUDA; above Vulkan's 16 KiB",
         probe: Probe::Shared(SharedSize::Bytes(32 << 10)),
     },
     ResourceCheck {
         claim: "48 KiB of shared memory per block run",
-        guarantee: "CUDA without opt-in (every compute capability since 2.0); above Vulkan's and OpenCL's minimums",
         probe: Probe::Shared(SharedSize::Bytes(48 << 10)),
     },
     ResourceCheck {
         claim: "the device's own shared-memory limit per block runs",
-        guarantee: "each device's figure (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, maxComputeSharedMemorySize, CL_DEVICE_LOCAL_MEM_SIZE)",
         probe: Probe::Shared(SharedSize::DeviceLimit),
     },
     ResourceCheck {
         claim: "1 KiB above that limit is refused",
-        guarantee: "beyond the limit the device states: CUDA and OpenCL are to refuse the launch with an error; in Vulkan it is invalid usage (undefined behaviour), refused by blocksweep before the driver",
         probe: Probe::Shared(SharedSize::AboveDeviceLimit(1 << 10)),
     },
     ResourceCheck {
         claim: "the register-heavy kernel runs at its own block limit",
-        guarantee: "the compiled kernel's limit (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CL_KERNEL_WORK_GROUP_SIZE); Vulkan has no such query",
         probe: Probe::Registers(BlockPick::KernelLimit),
     },
     ResourceCheck {
         claim: "the register-heavy kernel at the device's largest block",
-        guarantee: "within the thread limit, not the register file: CUDA's answer is CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES; OpenCL's CL_INVALID_WORK_GROUP_SIZE (above CL_KERNEL_WORK_GROUP_SIZE) or CL_OUT_OF_RESOURCES; Vulkan has no such error: a driver must run any workgroup up to maxComputeWorkGroupInvocations",
         probe: Probe::Registers(BlockPick::DeviceLimit),
     },
 ];
@@ -179,9 +228,9 @@ fn resolve_shared(size: SharedSize, limits: &Limits) -> Result<ResourceLaunch, S
     let limits_say = limit.filter(|l| bytes > l.value).map(|l| {
         format!(
             "{} > {} = {}",
-            show_bytes(bytes),
+            bytes_in_words(bytes),
             l.name,
-            show_bytes(l.value)
+            bytes_in_words(l.value)
         )
     });
     Ok(ResourceLaunch {
@@ -245,7 +294,7 @@ fn resolve_registers(
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResourceAssumption {
     pub claim: &'static str,
-    pub guarantee: &'static str,
+    pub guarantee: String,
     /// `None` when the probe could not be formed on this device.
     pub launch: Option<Launch>,
     pub kernel: ProbeKernel,
@@ -277,7 +326,7 @@ impl ResourceResult {
             api,
             assumption: ResourceAssumption {
                 claim: check.claim,
-                guarantee: check.guarantee,
+                guarantee: check.guarantee(),
                 launch: launch.map(|l| {
                     Launch::linear(l.block, l.grid)
                         .with_shared(u32::try_from(l.shared_bytes).unwrap_or(u32::MAX))
@@ -299,7 +348,7 @@ impl ResourceResult {
                 "{} x {}, {}",
                 l.block,
                 l.grid,
-                show_bytes(l.shared_bytes as u64)
+                bytes_in_words(l.shared_bytes as u64)
             ),
             Some(l) => format!("{} x {}", l.block, l.grid),
         }

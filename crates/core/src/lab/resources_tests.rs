@@ -95,5 +95,5 @@ fn every_check_is_labelled_and_distinct() {
     let mut claims: Vec<_> = RESOURCE_CHECKS.iter().map(|c| c.claim).collect();
     claims.dedup();
     assert_eq!(claims.len(), RESOURCE_CHECKS.len());
-    assert!(RESOURCE_CHECKS.iter().all(|c| !c.guarantee.is_empty()));
+    assert!(RESOURCE_CHECKS.iter().all(|c| !c.guarantee().is_empty()));
 }

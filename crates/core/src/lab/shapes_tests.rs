@@ -2,7 +2,8 @@
 //! each shape does to a warp's loads, and where it goes past a specification's promise.
 
 use super::*;
-use crate::api::{ApiInfo, Vocabulary};
+use crate::api::{ApiInfo, Conduct, Vocabulary};
+use crate::guarantee::{Amount, Guarantee};
 use crate::limits::Concept;
 use crate::limits::{Dims, Named};
 use crate::testing::{TEST_API_A, TEST_API_B};
@@ -22,12 +23,21 @@ static VK_LIKE: ApiInfo = ApiInfo {
         launch: "vkCmdDispatch",
     },
     guarantees: &[
-        (Concept::MaxThreadsPerBlock, "128"),
-        (Concept::MaxBlockDims, "(128, 128, 64)"),
+        Guarantee::at_least(
+            Concept::MaxThreadsPerBlock,
+            Amount::Count(128),
+            "maxComputeWorkGroupInvocations",
+        ),
+        Guarantee::at_least(
+            Concept::MaxBlockDims,
+            Amount::Dims([128, 128, 64]),
+            "maxComputeWorkGroupSize",
+        ),
     ],
     install_hint: "",
     host_bytes_per_pixel: 0,
     options: &[],
+    conduct: Conduct::UNSTATED,
 };
 
 fn names(v: &[BlockSize]) -> Vec<String> {

@@ -22,7 +22,7 @@ use crate::limits::{Limits, Named};
 pub use probe::{probe, PROBE_BLOCKS, REQUIRED_SIZE_OPTION};
 pub(crate) use report::render;
 pub use report::{csv_rows, json_rows};
-pub use verdict::{evaluate, Cell, SubgroupAssumption, SUBGROUP_ASSUMPTIONS};
+pub use verdict::{evaluate, promise, Cell, SubgroupAssumption, SUBGROUP_ASSUMPTIONS};
 
 /// Words each invocation writes: reported size, subgroup id, active lanes.
 pub const WORDS: usize = 3;

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::verdict::{evaluate, SUBGROUP_ASSUMPTIONS};
+use super::verdict::{evaluate, promise, SUBGROUP_ASSUMPTIONS};
 use super::{join, ApiSubgroups, Dispatch, Ran};
 use crate::backend::Api;
 use crate::report::layout::{Column, Notes, Table};
@@ -80,14 +80,14 @@ pub(crate) fn render(subgroups: &[ApiSubgroups], apis: &[Api], doc: &mut Doc) {
     cols.extend(apis.iter().map(|a| Column::left(a.to_string()).wrap(16)));
     let mut t = Table::new(cols);
     let mut who = vec!["Who promises it:".to_string()];
-    for (i, (which, claim, promise)) in SUBGROUP_ASSUMPTIONS.iter().enumerate() {
+    for (i, (which, claim)) in SUBGROUP_ASSUMPTIONS.iter().enumerate() {
         let mut row = vec![format!("S{}", i + 1), claim.to_string()];
         for api in apis {
             let s = subgroups.iter().find(|s| s.api == *api);
             row.push(s.map_or_else(|| "—".into(), |s| evaluate(s, *which).text()));
         }
         t.push(row);
-        who.push(format!("S{}. {promise}", i + 1));
+        who.push(format!("S{}. {}", i + 1, promise(*which)));
     }
     let mut notes = Notes::new();
     for s in subgroups {
@@ -106,7 +106,7 @@ pub(crate) fn render(subgroups: &[ApiSubgroups], apis: &[Api], doc: &mut Doc) {
 /// limits_say, outcome, message): one per (API, assumption), then one per dispatch.
 pub fn csv_rows(s: &ApiSubgroups, device: &str) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
-    for (which, claim, promise) in SUBGROUP_ASSUMPTIONS {
+    for (which, claim) in SUBGROUP_ASSUMPTIONS {
         let c = evaluate(s, which);
         let outcome = match c.holds {
             Some(true) => "holds",
@@ -119,7 +119,7 @@ pub fn csv_rows(s: &ApiSubgroups, device: &str) -> Vec<Vec<String>> {
             claim.into(),
             String::new(),
             String::new(),
-            promise.into(),
+            promise(which),
             c.claims.clone(),
             outcome.into(),
             c.text(),
@@ -153,10 +153,10 @@ pub fn csv_rows(s: &ApiSubgroups, device: &str) -> Vec<Vec<String>> {
 pub fn json_rows(s: &ApiSubgroups) -> Vec<Value> {
     let mut rows: Vec<Value> = SUBGROUP_ASSUMPTIONS
         .iter()
-        .map(|&(which, claim, promise)| {
+        .map(|&(which, claim)| {
             json!({
                 "api": s.api,
-                "assumption": { "claim": claim, "guarantee": promise, "subgroups": which },
+                "assumption": { "claim": claim, "guarantee": promise(which), "subgroups": which },
                 "subgroups": evaluate(s, which),
             })
         })

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::{join, ApiSubgroups, Dispatch};
+use crate::api::{named_in_words, Api};
 
 /// An assumption about subgroups carried from one API or GPU to another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -16,40 +17,64 @@ pub enum SubgroupAssumption {
     Required,
 }
 
-/// Each assumption, its words, and who promises it.
-pub const SUBGROUP_ASSUMPTIONS: [(SubgroupAssumption, &str, &str); 5] = [
-    (
-        SubgroupAssumption::Warp32,
-        "a warp is 32 lanes",
-        "nobody: CUDA's warpSize has been 32 on every NVIDIA GPU so far, but it is an attribute \
-         (CU_DEVICE_ATTRIBUTE_WARP_SIZE); Vulkan's subgroupSize and OpenCL's sub-group size are \
-         the device's",
-    ),
-    (
-        SubgroupAssumption::Fixed,
-        "the subgroup size is fixed",
-        "CUDA (one warpSize per device); Vulkan only where minSubgroupSize = maxSubgroupSize \
-         (a pipeline may vary or require a size, VK_EXT_subgroup_size_control); OpenCL answers \
-         per kernel and launch (clGetKernelSubGroupInfo)",
-    ),
+/// Each assumption and its words.
+pub const SUBGROUP_ASSUMPTIONS: [(SubgroupAssumption, &str); 5] = [
+    (SubgroupAssumption::Warp32, "a warp is 32 lanes"),
+    (SubgroupAssumption::Fixed, "the subgroup size is fixed"),
     (
         SubgroupAssumption::Last100,
         "a 100-thread block's last subgroup has 4 active lanes",
-        "follows from the width when subgroups are consecutive invocations (CUDA documents it; \
-         Vulkan and OpenCL do not promise the layout)",
     ),
     (
         SubgroupAssumption::Two48,
         "a block of 48 on a 32-wide machine is two subgroups",
-        "the same layout, where the width is 32",
     ),
     (
         SubgroupAssumption::Required,
         "a pipeline gets the subgroup size it requires",
-        "Vulkan 1.3 / VK_EXT_subgroup_size_control (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo, \
-         where the compute stage is in requiredSubgroupSizeStages); no such request in CUDA or OpenCL",
     ),
 ];
+
+/// Who promises `which`, in each API's own words ([`crate::Conduct`]), over every API of
+/// this process.
+pub fn promise(which: SubgroupAssumption) -> String {
+    let apis = Api::known();
+    let each = |say: &dyn Fn(Api) -> String| -> String {
+        let said: Vec<String> = apis
+            .iter()
+            .map(|&api| format!("{api}: {}", say(api)))
+            .collect();
+        said.join("; ")
+    };
+    match which {
+        SubgroupAssumption::Warp32 => {
+            "nobody: the width is each device's (S2 says what each API fixes)".into()
+        }
+        SubgroupAssumption::Fixed => each(&|api| api.conduct().subgroup_size.to_string()),
+        SubgroupAssumption::Last100 => format!(
+            "follows from the width where subgroups are consecutive invocations: {}",
+            each(&|api| api
+                .conduct()
+                .subgroup_layout
+                .unwrap_or("not promised")
+                .to_string())
+        ),
+        SubgroupAssumption::Two48 => "the same layout, where the width is 32".into(),
+        SubgroupAssumption::Required => {
+            let (can, cannot): (Vec<Api>, Vec<Api>) = apis
+                .iter()
+                .partition(|api| api.conduct().subgroup_request.is_some());
+            let mut said: Vec<String> = can
+                .iter()
+                .map(|api| format!("{api}: {}", api.conduct().subgroup_request.unwrap_or("")))
+                .collect();
+            if !cannot.is_empty() {
+                said.push(format!("no such request in {}", named_in_words(&cannot)));
+            }
+            said.join("; ")
+        }
+    }
+}
 
 /// One assumption on one API.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::backend::{Api, Backend, BackendError, DeviceIdentity, ErrorKind, Launch, Stamps, Work};
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
+use crate::guarantee::{who_guarantees, Amount, Need};
 use crate::lab::resources::ResourceResult;
+use crate::limits::Concept;
 use crate::report::layout::Layout;
 use crate::report::limits::per_device;
 use crate::report::text::Doc;
@@ -21,128 +23,125 @@ mod render;
 pub use render::render;
 use render::render_group;
 
-/// A sizing assumption people carry from one API or GPU to another.
+/// A sizing assumption people carry from one API or GPU to another. Who guarantees it is
+/// made from each API's own figures ([`crate::guarantee`]); `note` adds what they cannot say.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(into = "Stated")]
 pub struct Assumption {
     pub claim: &'static str,
-    /// Who promises it, if anyone.
-    pub guarantee: &'static str,
+    pub note: Option<&'static str>,
+    /// Whether the claim is about the block or the grid (the other is incidental).
+    pub about: Subject,
     pub launch: Launch,
+}
+
+/// What a claim is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    Block,
+    Grid,
+}
+
+/// An assumption as the JSON carries it: claim, who guarantees it, launch.
+#[derive(Serialize)]
+struct Stated {
+    claim: &'static str,
+    guarantee: String,
+    launch: Launch,
+}
+
+impl From<Assumption> for Stated {
+    fn from(a: Assumption) -> Stated {
+        Stated {
+            claim: a.claim,
+            guarantee: a.guarantee(),
+            launch: a.launch,
+        }
+    }
+}
+
+impl Assumption {
+    /// What the claim asks of each limit: threads per block and each extent, or the grid.
+    pub fn needs(&self) -> Vec<Need> {
+        let b = self.launch.block;
+        let g = self.launch.grid;
+        match self.about {
+            Subject::Block => vec![
+                Need::new(Concept::MaxThreadsPerBlock, Amount::Count(b.threads())),
+                Need::new(
+                    Concept::MaxBlockDims,
+                    Amount::Dims([b.x, b.y, b.z].map(u64::from)),
+                ),
+            ],
+            Subject::Grid => vec![Need::new(
+                Concept::MaxGridDims,
+                Amount::Dims([g.x.into(), g.y.into(), 1]),
+            )],
+        }
+    }
+
+    /// Who guarantees it, over every API of this process, and the note.
+    pub fn guarantee(&self) -> String {
+        let who = who_guarantees(&Api::known(), &self.needs());
+        match self.note {
+            Some(note) => format!("{who}. {note}"),
+            None => who,
+        }
+    }
 }
 
 const fn a(
     claim: &'static str,
-    guarantee: &'static str,
-    x: u32,
-    y: u32,
-    z: u32,
+    note: Option<&'static str>,
+    block: [u32; 3],
     grid: u32,
 ) -> Assumption {
+    let [x, y, z] = block;
     Assumption {
         claim,
-        guarantee,
+        note,
+        about: Subject::Block,
         launch: Launch::linear(BlockSize { x, y, z }, grid),
     }
 }
 
-/// The assumptions checked, from the seed's pitfalls and the specifications' minimums.
-pub const ASSUMPTIONS: [Assumption; 12] = [
-    a(
-        "128 threads per block run",
-        "Vulkan (maxComputeWorkGroupInvocations >= 128); OpenCL promises 1",
-        128,
-        1,
-        1,
-        8,
-    ),
-    a(
-        "256 threads per block run",
-        "CUDA (every compute capability); Vulkan and OpenCL: device-specific",
-        256,
-        1,
-        1,
-        8,
-    ),
-    a(
-        "1024 threads per block run",
-        "CUDA since compute capability 2.0; elsewhere device-specific",
-        1024,
-        1,
-        1,
-        4,
-    ),
-    a(
-        "1025 threads per block are rejected",
-        "above CUDA's fixed 1024",
-        1025,
-        1,
-        1,
-        4,
-    ),
-    a(
-        "a 32x32 block (1024 threads) runs",
-        "CUDA; Vulkan only if maxComputeWorkGroupSize[1] >= 32 and invocations >= 1024",
-        32,
-        32,
-        1,
-        4,
-    ),
-    a(
-        "a 32x32x2 block is rejected",
-        "each dimension fits, the product (2048) does not",
-        32,
-        32,
-        2,
-        4,
-    ),
-    a(
-        "a 1x1x64 block runs",
-        "CUDA (z <= 64); Vulkan (maxComputeWorkGroupSize[2] >= 64)",
-        1,
-        1,
-        64,
-        64,
-    ),
-    a(
-        "a 1x1x65 block is rejected",
-        "above CUDA's z limit of 64",
-        1,
-        1,
-        65,
-        64,
-    ),
-    a(
-        "100 threads per block run (not a multiple of 32)",
-        "legal everywhere; on NVIDIA 28 lanes idle in every block",
-        100,
-        1,
-        1,
-        16,
-    ),
-    a(
-        "a grid of 65535 blocks runs",
-        "Vulkan (maxComputeWorkGroupCount[0] >= 65535); CUDA 2^31-1",
-        32,
-        1,
-        1,
-        65535,
-    ),
-    a(
-        "a grid of 65536 blocks runs",
-        "CUDA (2^31-1 in x); above Vulkan's guarantee",
-        32,
-        1,
-        1,
-        65536,
-    ),
+/// A claim about the grid, launched with blocks of 32.
+const fn grid(claim: &'static str, x: u32, y: u32) -> Assumption {
     Assumption {
-        claim: "a grid of 65536 blocks in y runs",
-        guarantee: "none: CUDA's y and z stop at 65535, Vulkan promises 65535",
+        claim,
+        note: None,
+        about: Subject::Grid,
         launch: Launch::new(
             BlockSize { x: 32, y: 1, z: 1 },
-            crate::backend::GridSize { x: 1, y: 65536 },
+            crate::backend::GridSize { x, y },
         ),
-    },
+    }
+}
+
+/// The assumptions checked: the pitfalls of porting a launch, and the specifications' minimums.
+pub const ASSUMPTIONS: [Assumption; 12] = [
+    a("128 threads per block run", None, [128, 1, 1], 8),
+    a("256 threads per block run", None, [256, 1, 1], 8),
+    a("1024 threads per block run", None, [1024, 1, 1], 4),
+    a("1025 threads per block are rejected", None, [1025, 1, 1], 4),
+    a("a 32x32 block (1024 threads) runs", None, [32, 32, 1], 4),
+    a(
+        "a 32x32x2 block is rejected",
+        Some("Each dimension fits, the product (2048) does not"),
+        [32, 32, 2],
+        4,
+    ),
+    a("a 1x1x64 block runs", None, [1, 1, 64], 64),
+    a("a 1x1x65 block is rejected", None, [1, 1, 65], 64),
+    a(
+        "100 threads per block run (not a multiple of 32)",
+        Some("No API asks for a multiple of the warp; on a 32-wide machine 28 lanes idle in each block's last warp"),
+        [100, 1, 1],
+        16,
+    ),
+    grid("a grid of 65535 blocks runs", 65535, 1),
+    grid("a grid of 65536 blocks runs", 65536, 1),
+    grid("a grid of 65536 blocks in y runs", 1, 65536),
 ];
 
 /// What happened when one API was handed one launch.

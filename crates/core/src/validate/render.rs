@@ -16,7 +16,7 @@ pub(super) fn render_group(checks: &[Check], apis: &[(Api, String)], doc: &mut D
     let mut t = ClaimTable::new("assumption [block x grid]", &ids, None);
     for (i, asm) in ASSUMPTIONS.iter().enumerate() {
         let claim = format!("{} [{} x {}]", asm.claim, asm.launch.block, asm.launch.grid);
-        t.row(&(i + 1).to_string(), claim, asm.guarantee, |api| {
+        t.row(&(i + 1).to_string(), claim, &asm.guarantee(), |api| {
             let c = checks
                 .iter()
                 .find(|c| c.api == api && c.assumption.claim == asm.claim)?;
@@ -29,11 +29,22 @@ pub(super) fn render_group(checks: &[Check], apis: &[(Api, String)], doc: &mut D
         });
     }
     t.render(doc);
-    doc.para(
-        "Each launch was handed to the API as is; a launch that ran was verified pixel by \
-         pixel. Vulkan launches beyond a device limit are refused by blocksweep before the \
-         driver sees them (dispatching them is undefined behaviour), naming the limit.",
-    );
+    let mut said = "Each launch was handed to the API as is; a launch that ran was verified \
+                    pixel by pixel."
+        .to_string();
+    let undefined: Vec<Api> = ids
+        .iter()
+        .copied()
+        .filter(|api| api.conduct().undefined_beyond_limits)
+        .collect();
+    if !undefined.is_empty() {
+        said.push_str(&format!(
+            " {} launches beyond a device limit are refused by blocksweep before the driver \
+             sees them (dispatching them is undefined behaviour), naming the limit.",
+            crate::api::named_in_words(&undefined)
+        ));
+    }
+    doc.para(&said);
 }
 
 impl Render for ValidateReport {
@@ -65,7 +76,7 @@ impl Render for ValidateReport {
                     c.assumption.claim.into(),
                     c.assumption.launch.block.to_string(),
                     c.assumption.launch.grid.to_string(),
-                    c.assumption.guarantee.into(),
+                    c.assumption.guarantee(),
                     c.limits_say.clone().unwrap_or_default(),
                     outcome.into(),
                     message,
@@ -81,7 +92,7 @@ impl Render for ValidateReport {
                     format!("{} [{}]", r.assumption.claim, r.launch_text()),
                     launch.map(|l| l.block.to_string()).unwrap_or_default(),
                     launch.map(|l| l.grid.to_string()).unwrap_or_default(),
-                    r.assumption.guarantee.into(),
+                    r.assumption.guarantee.clone(),
                     r.limits_say.clone().unwrap_or_default(),
                     outcome.into(),
                     message,

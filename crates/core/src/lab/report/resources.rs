@@ -34,7 +34,7 @@ pub(crate) fn render_resources(results: &[ResourceResult], apis: &[Api], doc: &m
         t.row(
             &format!("R{}", i + 1),
             check.claim.to_string(),
-            check.guarantee,
+            &check.guarantee(),
             |api| {
                 results
                     .iter()

@@ -23,7 +23,7 @@ struct Line {
     concept: String,
     value: String,
     name: String,
-    guaranteed: Option<&'static str>,
+    guaranteed: Option<String>,
 }
 
 /// `api,concept,value,native_name,device,guaranteed`: one line per limit each API reported.
@@ -149,7 +149,14 @@ fn view_json(v: &ApiLimits) -> Value {
         .info()
         .guarantees
         .iter()
-        .map(|(c, min)| serde_json::json!({ "concept": c, "minimum": min }))
+        .map(|g| {
+            serde_json::json!({
+                "concept": g.concept,
+                "minimum": g.to_string(),
+                "fixed": g.fixed,
+                "native_name": g.name,
+            })
+        })
         .collect();
     if let Some(m) = o.as_object_mut() {
         m.insert("guarantees".into(), guarantees.into());

@@ -160,7 +160,7 @@ pub(super) const ROWS: &[Row] = &[
 
 /// What `api`'s specification guarantees for the limit the CSV and JSON call `key` (the
 /// table's "spec ≥"), where it promises anything.
-pub(super) fn guarantee(api: Api, key: &str) -> Option<&'static str> {
+pub(super) fn guarantee(api: Api, key: &str) -> Option<String> {
     let row = ROWS.iter().find(|r| r.key == key)?;
-    api.guarantee(row.concept)
+    api.guarantee(row.concept).map(|g| g.to_string())
 }

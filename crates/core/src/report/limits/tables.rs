@@ -48,7 +48,10 @@ pub(super) fn render_cross(g: &LimitsGroup, doc: &mut Doc) {
             let (value, name) = val.clone().unwrap_or_else(|| ("—".into(), String::new()));
             let mut row = vec![format!("{indent}{api}"), value];
             if promises {
-                row.push(api.guarantee(c.concept).unwrap_or("—").to_string());
+                row.push(
+                    api.guarantee(c.concept)
+                        .map_or("—".into(), |g| g.to_string()),
+                );
             }
             row.push(name);
             t.push(row);
