@@ -39,8 +39,8 @@ pub fn command() -> clap::Command {
         .long_about(format!(
             "blocksweep runs the same memory-bound grayscale kernel (three planar float planes in, one out, \
 grid-stride loop) over a sweep of block / work-group sizes through {apis}, checks every output \
-pixel against a CPU reference at every size, times it on each API's own device clock, and prints the table from \
-the 100 Days of GPU course: thr/blk, warps, idle lanes, blocks/SM, occupancy, grid, ms, GB/s, of best. \
+pixel against a CPU reference at every size, times it on each API's own device clock, and prints a table \
+per API: thr/blk, warps, idle lanes, blocks/SM, occupancy, grid, ms, GB/s, of best. \
 With --kernel it does the same for your own kernel, declared once for all of them in a spec file.\n\n\
 Exit codes: 0 success; 1 a sweep failed (verification mismatch, driver error) — results measured before the \
 failure are still written; 2 bad input (arguments, unknown device, a frame too large for the device)."
@@ -67,7 +67,7 @@ pub enum Command {
     Limits(LimitsArgs),
     /// Sweep block sizes on one device through one or more APIs; verify and time every row.
     #[command(
-        after_help = "Examples:\n  blocksweep sweep                                   # the 13 sizes of the course's sweep (16 ... 1024), 4K frame\n  blocksweep sweep --backend opencl --size 640x360\n  blocksweep sweep --blocks 32..1024:32 --grid data\n  blocksweep sweep -o results.json --plot results.svg   # table on stdout too; --quiet for files only\n  blocksweep sweep --kernel examples/kernels/saxpy/kernel.toml   # your own kernel (docs/kernels.md)\n\n\
+        after_help = "Examples:\n  blocksweep sweep                                   # the 13 default sizes (16 ... 1024), 4K frame\n  blocksweep sweep --backend opencl --size 640x360\n  blocksweep sweep --blocks 32..1024:32 --grid data\n  blocksweep sweep -o results.json --plot results.svg   # table on stdout too; --quiet for files only\n  blocksweep sweep --kernel examples/kernels/saxpy/kernel.toml   # your own kernel (docs/kernels.md)\n\n\
 Every column of the table is explained in docs/guide.md (section 3, \"Reading the output\")."
     )]
     Sweep(SweepArgs),
@@ -220,7 +220,7 @@ pub struct SweepArgs {
     pub size: Option<String>,
     /// Block sizes (threads per block) to sweep: a list (64,128,256), ranges with a step (32..1024:32),
     /// or 3-D blocks (32x32x2). [default: 16,32,64,96,100,128,160,192,256,384,512,768,1024, the 13 sizes
-    /// of the course's sweep]
+    /// of the guide's tables]
     #[arg(long, value_name = "LIST", value_parser = parse_block_list)]
     pub blocks: Option<Blocks>,
     /// Grid (blocks launched) per row: wave (one full wave: resident blocks per SM x SMs), data (one thread
@@ -232,7 +232,7 @@ pub struct SweepArgs {
     pub warmups: u32,
     #[command(flatten)]
     pub timed: Timed,
-    /// How dispatches are timed: batch (back to back, one device interval around the batch; the course's),
+    /// How dispatches are timed: batch (back to back, one device interval around the batch; the default),
     /// each (back to back, an interval around each), synced (a host wait after each: reads low, for teaching).
     #[arg(long, default_value = "batch", value_parser = parse_discipline)]
     pub timing: Discipline,

@@ -106,7 +106,7 @@ impl WorkloadSource for FrameJob<'_> {
     }
 }
 
-/// The frame's size: `--size`, else the course's 4K frame on a GPU and a 1280x720 one where
+/// The frame's size: `--size`, else the default 4K frame on a GPU and a 1280x720 one where
 /// every target is a CPU device (said once): there the 4K sweep takes about a minute on two
 /// cores, and no frame size makes a CPU's figures say anything about a GPU.
 pub fn frame_size(
@@ -123,7 +123,7 @@ pub fn frame_size(
     let (w, h) = blocksweep_core::frame::CPU_DEFAULT_SIZE;
     if !args.quiet {
         crate::output::stdio::eprint_line(&format!(
-            "blocksweep: no GPU among the devices: a {w}x{h} frame instead of the course's \
+            "blocksweep: no GPU among the devices: a {w}x{h} frame instead of the default \
              3840x2160 (a CPU driver's figures say nothing about a GPU; --size 3840x2160 for it)"
         ));
     }

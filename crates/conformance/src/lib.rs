@@ -23,8 +23,8 @@
 pub mod checks;
 mod harness;
 pub mod lab;
-pub mod lent;
 mod scenarios;
+pub mod staged;
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};

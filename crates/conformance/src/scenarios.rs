@@ -3,7 +3,7 @@
 use blocksweep_core::{Backend, DeviceIdentity, Driver, OpenOptions};
 use libtest_mimic::Completion;
 
-use crate::{checks, lab, lent};
+use crate::{checks, lab, staged};
 
 /// Where a scenario runs: one device of one driver, among all the devices it listed.
 pub struct Target {
@@ -160,11 +160,11 @@ pub const SCENARIOS: &[Scenario] = &[
         },
     ),
     device(
-        "lent_read_back",
-        "where read_output_lent lends the backend's host copy of the output, it equals \
+        "staged_read_back",
+        "where read_output_staged lends the backend's host copy of the output, it equals \
          read_output's pixel for pixel after the poison, a dispatch, one block short and a \
          re-upload of another size",
-        |t| lent::lent_read_back(&mut *t.open()),
+        |t| staged::staged_read_back(&mut *t.open()),
     ),
     Scenario {
         name: "open_past_last_device",

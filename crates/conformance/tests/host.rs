@@ -46,7 +46,7 @@ enum Fault {
     /// Runs the grid-stride kernel whichever kernel is chosen.
     OneKernelOnly,
     /// Lends the output it first lent, ever after, instead of reading it back again.
-    StaleLentView,
+    StaleStagedView,
 }
 
 struct Faulty {
@@ -55,7 +55,7 @@ struct Faulty {
     refused: bool,
     /// The z dimension of the last block dispatched.
     last_z: u32,
-    /// What a backend with [`Fault::StaleLentView`] lends.
+    /// What a backend with [`Fault::StaleStagedView`] lends.
     stale: Option<Vec<f32>>,
 }
 
@@ -137,17 +137,17 @@ impl Backend for Faulty {
         }
         Ok(())
     }
-    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
+    fn read_output_staged(&mut self) -> BackendResult<Option<&[f32]>> {
         match self.fault {
             // Its garbage is written into read_output's copy: lend nothing, so it shows.
             Some(Fault::Broken3d) => Ok(None),
-            Some(Fault::StaleLentView) => {
+            Some(Fault::StaleStagedView) => {
                 if self.stale.is_none() {
-                    self.stale = self.inner.read_output_lent()?.map(<[f32]>::to_vec);
+                    self.stale = self.inner.read_output_staged()?.map(<[f32]>::to_vec);
                 }
                 Ok(self.stale.as_deref())
             }
-            _ => self.inner.read_output_lent(),
+            _ => self.inner.read_output_staged(),
         }
     }
     fn copy_method(&self) -> String {
@@ -261,9 +261,9 @@ const CAUGHT: &[(Fault, &str, &str)] = &[
     (Fault::UntimedCopy, "copy_timing", "[0.0, 0.0, 0.0, 0.0]"),
     (Fault::Broken3d, "block_3d", "failed at block 8x4x2"),
     (
-        Fault::StaleLentView,
-        "lent_read_back",
-        "the lent view differs from read_output at pixel 0",
+        Fault::StaleStagedView,
+        "staged_read_back",
+        "the staged view differs from read_output at pixel 0",
     ),
 ];
 

@@ -67,10 +67,10 @@ pub struct BatchTimes {
 ///   the answer.
 /// - `poison_output` fills the output plane with NaN on the device and waits for it.
 /// - `read_output` copies the whole output plane back and waits for it.
-/// - [`read_output_lent`](Backend::read_output_lent) copies the whole output plane back into
+/// - [`read_output_staged`](Backend::read_output_staged) copies the whole output plane back into
 ///   host memory the backend owns (pinned or mapped, so the copy runs at the bus's speed),
 ///   waits, and lends it until the next call on the backend; `None` where the backend has no
-///   such memory (the core then uses `read_output`). Lent or not, the values are the same.
+///   such memory (the core then uses `read_output`). Staged or not, the values are the same.
 pub trait Backend: Send {
     fn identity(&self) -> &DeviceIdentity;
     fn limits(&self) -> &Limits;
@@ -114,7 +114,7 @@ pub trait Backend: Send {
     /// writes at full speed, with no second copy on the host. `None` where there is no such
     /// memory, or it could not be had (the core then calls [`Backend::read_output`] with a
     /// buffer of its own); a failed copy is an error, as in `read_output`.
-    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
+    fn read_output_staged(&mut self) -> BackendResult<Option<&[f32]>> {
         Ok(None)
     }
 
@@ -171,7 +171,7 @@ pub trait Backend: Send {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KernelVariant {
-    /// The seed's kernel: a grid-stride loop, correct for any launch.
+    /// The grayscale kernel: a grid-stride loop, correct for any launch.
     #[default]
     GridStride,
     /// One pixel per thread with an `i < n` guard: correct only when grid * block >= n. Tests
@@ -181,10 +181,10 @@ pub enum KernelVariant {
     /// The lab's 2-D kernel: the frame as width x height, a grid-stride loop in x and in y,
     /// correct for any 2-D block and grid (CUDA `grayscale_2d`).
     GridStride2D,
-    /// The seed's loop with its weights read from shared (local) memory of the launch's
+    /// The grid-stride loop with its weights read from shared (local) memory of the launch's
     /// [`Launch::shared_bytes`], all of it written first (CUDA `grayscale_shared`).
     SharedProbe,
-    /// The seed's loop plus about a hundred live values per thread, so the largest block
+    /// The grid-stride loop plus about a hundred live values per thread, so the largest block
     /// overflows the register file (CUDA `grayscale_registers`).
     RegisterHeavy,
 }

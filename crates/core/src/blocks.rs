@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// The seed's thirteen block sizes.
+/// The thirteen default block sizes.
 pub const DEFAULT_BLOCKS: [u32; 13] =
     [16, 32, 64, 96, 100, 128, 160, 192, 256, 384, 512, 768, 1024];
 

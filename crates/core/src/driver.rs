@@ -58,12 +58,12 @@ impl Driver for ApiDriver {
 }
 
 /// What probing one API found: its devices, or why it has none.
-pub struct Probe {
+pub struct Probed {
     pub driver: &'static dyn Driver,
     pub devices: Result<Vec<DeviceIdentity>, String>,
 }
 
-impl Probe {
+impl Probed {
     pub fn api(&self) -> Api {
         self.driver.api()
     }
@@ -71,7 +71,7 @@ impl Probe {
 
 /// Every API's devices, and the physical devices they make up.
 pub struct Registry {
-    pub probes: Vec<Probe>,
+    pub probes: Vec<Probed>,
     pub physical: Vec<PhysicalDevice>,
 }
 
@@ -83,14 +83,14 @@ impl Registry {
             Api::register(d.api());
         }
         let _t = crate::trace::span("core", "probe, every API in parallel");
-        let probes: Vec<Probe> = thread::scope(|s| {
+        let probes: Vec<Probed> = thread::scope(|s| {
             let handles: Vec<_> = drivers
                 .iter()
                 .map(|&driver| (driver, s.spawn(move || probe_one(driver))))
                 .collect();
             handles
                 .into_iter()
-                .map(|(driver, h)| Probe {
+                .map(|(driver, h)| Probed {
                     driver,
                     devices: h
                         .join()
@@ -102,7 +102,7 @@ impl Registry {
     }
 
     /// A registry from probes already made (tests build fake enumerations with this).
-    pub fn from_probes(probes: Vec<Probe>) -> Registry {
+    pub fn from_probes(probes: Vec<Probed>) -> Registry {
         let all: Vec<DeviceIdentity> = probes
             .iter()
             .filter_map(|p| p.devices.as_ref().ok())
@@ -114,10 +114,10 @@ impl Registry {
     }
 
     pub fn apis(&self) -> impl Iterator<Item = Api> + '_ {
-        self.probes.iter().map(Probe::api)
+        self.probes.iter().map(Probed::api)
     }
 
-    fn probe_of(&self, api: Api) -> Option<&Probe> {
+    fn probe_of(&self, api: Api) -> Option<&Probed> {
         self.probes.iter().find(|p| p.api() == api)
     }
 

@@ -21,7 +21,7 @@ fn gpu(api: Api, index: usize, uuid: u8, pci: Option<&str>) -> DeviceIdentity {
         index,
         name: "NVIDIA H200".into(),
         vendor: "NVIDIA".into(),
-        driver: "580".into(),
+        driver_version: "580".into(),
         api_version: String::new(),
         platform: String::new(),
         kind: DeviceKind::Gpu,
@@ -46,18 +46,18 @@ fn two_gpus() -> Registry {
     let a2 = gpu(TEST_API_A, 1, 2, Some("0000:3b:00.0"));
     a1.pci_bus_id = Some("0000:19:00.0".into());
     Registry::from_probes(vec![
-        Probe {
+        Probed {
             driver: &A,
             devices: Ok(vec![a1, a2]),
         },
-        Probe {
+        Probed {
             driver: &B,
             devices: Ok(vec![
                 gpu(TEST_API_B, 0, 2, None),
                 gpu(TEST_API_B, 1, 1, None),
             ]),
         },
-        Probe {
+        Probed {
             driver: &C,
             devices: Ok(vec![cpu, c1, c2]),
         },

@@ -11,7 +11,7 @@ pub const WEIGHTS: [f32; 3] = [0.299, 0.587, 0.114];
 /// Bytes moved per pixel: three f32 reads and one f32 write.
 pub const BYTES_PER_PIXEL: u64 = 16;
 
-/// The seed's default frame: 3840 x 2160 (4K UHD).
+/// The default frame: 3840 x 2160 (4K UHD).
 pub const DEFAULT_SIZE: (u32, u32) = (3840, 2160);
 
 /// The frame `sweep` uses without `--size` when every device is a CPU (see the CLI).

@@ -18,7 +18,7 @@ use crate::limits::MultiprocessorModel;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GridPolicy {
-    /// The seed's choice: one full wave, resident blocks per multiprocessor x
+    /// The default: one full wave, resident blocks per multiprocessor x
     /// multiprocessors, capped at ceil(n / T) and at least 1.
     #[default]
     Wave,
@@ -73,7 +73,7 @@ impl GridPolicy {
         mps: u64,
         max_grid_x: Option<u64>,
     ) -> u64 {
-        // Only x does work in the seed's kernel, so coverage is measured in x-threads.
+        // Only x does work in the grayscale kernel, so coverage is measured in x-threads.
         let needed = blocks_to_cover(pixels, block.x as u64);
         let g = match self {
             GridPolicy::Wave => (resident.unwrap_or(1) as u64 * mps.max(1))
@@ -155,7 +155,7 @@ mod tests {
         nvidia_model(7, 5, "test").unwrap()
     }
 
-    /// The seed's T4 table: blk/SM for each of the thirteen sizes.
+    /// The published T4 table (docs/guide.md): blk/SM for each of the thirteen sizes.
     #[test]
     fn reproduces_the_seeds_t4_column() {
         let want = [16, 16, 16, 10, 8, 8, 6, 5, 4, 2, 2, 1, 1];

@@ -1,7 +1,7 @@
 //! The measurement protocol, written once for every API: warm-ups, the timed batch, the spread,
 //! adaptive repetition, and when two rows are a tie.
 //!
-//! The seed's rule is "the mean of ten timed runs, launches only inside the timed region": the
+//! The classic rule is "the mean of ten timed runs, launches only inside the timed region": the
 //! dispatches go back to back, ordered on the device, and one device-clock interval spans them.
 //! A host wait between dispatches puts launch latency into every dispatch and compresses the
 //! differences the sweep exists to show (docs/guide.md, section 2). So by default ([`Discipline::Batch`]) a row's
@@ -18,7 +18,7 @@ use crate::backend::{Backend, BackendError, BatchTimes, Stamps, Work};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Discipline {
-    /// One device interval around all timed dispatches, enqueued back to back (the seed's).
+    /// One device interval around all timed dispatches, enqueued back to back (the default).
     /// The spread comes from a second batch timed per dispatch.
     #[default]
     Batch,

@@ -232,7 +232,7 @@ mod tests {
             index,
             name: name.into(),
             vendor: String::new(),
-            driver: String::new(),
+            driver_version: String::new(),
             api_version: String::new(),
             platform: String::new(),
             kind,

@@ -103,9 +103,9 @@ pub struct HostBackend {
     pub drop_log: Option<DropLog>,
     /// Counts the uploads, for tests of when the core uploads.
     pub uploads: Option<std::sync::Arc<std::sync::atomic::AtomicUsize>>,
-    /// Lends its output plane through `read_output_lent`, as a backend with pinned or mapped
-    /// memory does (the default); `false` lends none, so the core falls back to `read_output`.
-    pub lends: bool,
+    /// Lends its output plane through `read_output_staged`, as a backend with pinned or mapped
+    /// memory does (the default); `false` stages none, so the core falls back to `read_output`.
+    pub stages: bool,
     /// What its "checking layer" says, as Vulkan's validation layers would.
     pub said: Vec<String>,
 }
@@ -152,7 +152,7 @@ impl HostBackend {
                 index: 0,
                 name: "host test device".into(),
                 vendor: "test".into(),
-                driver: "0".into(),
+                driver_version: "0".into(),
                 api_version: "0".into(),
                 platform: String::new(),
                 kind: DeviceKind::Cpu,
@@ -172,7 +172,7 @@ impl HostBackend {
             residency: None,
             drop_log: None,
             uploads: None,
-            lends: true,
+            stages: true,
             said: Vec::new(),
         }
     }
@@ -333,10 +333,10 @@ impl Backend for HostBackend {
         out.copy_from_slice(plane);
         Ok(())
     }
-    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
-        let lends = self.lends;
+    fn read_output_staged(&mut self) -> BackendResult<Option<&[f32]>> {
+        let stages = self.stages;
         let plane = &self.planes()?[0];
-        Ok(lends.then_some(plane.as_slice()))
+        Ok(stages.then_some(plane.as_slice()))
     }
     fn copy_method(&self) -> String {
         "slice copy (test double)".into()

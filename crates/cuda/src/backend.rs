@@ -316,12 +316,12 @@ impl Backend for CudaBackend {
     }
 
     /// Reads into page-locked memory (`cuMemAllocHost`) kept with the frame's planes.
-    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
+    fn read_output_staged(&mut self) -> BackendResult<Option<&[f32]>> {
         self.guarded(|b| {
             let stream = &b.dev.stream;
-            b.planes.as_mut().ok_or_else(no_frame)?.fill_lent(stream)
+            b.planes.as_mut().ok_or_else(no_frame)?.fill_staged(stream)
         })?;
-        Ok(self.planes.as_ref().and_then(Planes::lent))
+        Ok(self.planes.as_ref().and_then(Planes::staged))
     }
 
     fn copy_method(&self) -> String {

@@ -151,7 +151,8 @@ fn identity(index: usize, dev: CUdevice, version: (i32, i32)) -> Result<DeviceId
         index,
         name: device_name(dev)?,
         vendor: "NVIDIA".into(),
-        driver: kernel_module_version().unwrap_or_else(|| format!("CUDA {api_version} driver")),
+        driver_version: kernel_module_version()
+            .unwrap_or_else(|| format!("CUDA {api_version} driver")),
         api_version,
         platform: String::new(),
         kind: DeviceKind::Gpu,

@@ -136,12 +136,12 @@ impl Drop for PinnedHost {
     }
 }
 
-/// The page-locked copy of the output plane that `read_output_lent` lends, made at its first
+/// The page-locked copy of the output plane that `read_output_staged` lends, made at its first
 /// call for a frame and kept with that frame's planes.
 enum HostCopy {
     Untried,
     Pinned(PinnedHost),
-    /// The driver refused the memory: `read_output_lent` lends nothing for this frame.
+    /// The driver refused the memory: `read_output_staged` lends nothing for this frame.
     Refused,
 }
 
@@ -254,8 +254,8 @@ impl Planes {
 
     /// Copies the whole output plane into page-locked host memory this frame keeps and
     /// waits, where the driver grants that memory (else nothing); a failed copy is an error.
-    /// Split from [`Planes::lent`] so that the caller can act on an error before lending.
-    pub(crate) fn fill_lent(&mut self, stream: &Stream) -> Result<(), CudaError> {
+    /// Split from [`Planes::staged`] so that the caller can act on an error before lending.
+    pub(crate) fn fill_staged(&mut self, stream: &Stream) -> Result<(), CudaError> {
         if let HostCopy::Untried = self.host {
             let len = self.out.bytes() / size_of::<f32>();
             self.host = PinnedHost::alloc(len).map_or(HostCopy::Refused, HostCopy::Pinned);
@@ -266,8 +266,8 @@ impl Planes {
         }
     }
 
-    /// What the last [`Planes::fill_lent`] copied; `None` where the driver refused the memory.
-    pub(crate) fn lent(&self) -> Option<&[f32]> {
+    /// What the last [`Planes::fill_staged`] copied; `None` where the driver refused the memory.
+    pub(crate) fn staged(&self) -> Option<&[f32]> {
         match &self.host {
             HostCopy::Pinned(host) => host.values(),
             HostCopy::Untried | HostCopy::Refused => None,

@@ -3,7 +3,7 @@
 //!
 //! One stream carries everything. A batch issues its launches back to back in stream order,
 //! with event records around the batch or between launches, and the host waits once at the
-//! end, like the seed's harness ("launches only inside the timed region"). Nothing but our
+//! end, like a plain harness ("launches only inside the timed region"). Nothing but our
 //! records and the operations themselves lands inside the timed region: buffers are plain
 //! allocations that record no events of their own.
 

@@ -39,7 +39,7 @@ fn identity_is_cudas(d: &DeviceIdentity) {
         d.index,
         d.name,
         d.uuid_string().unwrap(),
-        d.driver,
+        d.driver_version,
         d.api_version
     );
 }
@@ -176,7 +176,7 @@ fn a_frame_larger_than_free_memory_names_cumemgetinfo(d: &DeviceIdentity) {
     assert!(err.message.contains("cuMemGetInfo"), "{err}");
 }
 
-/// The seed's full sweep on a 4K frame (13 rows, 3 warm-ups, adaptive timed runs), with the
+/// The default full sweep on a 4K frame (13 rows, 3 warm-ups, adaptive timed runs), with the
 /// copy ceiling. Run with `--include-ignored` (it takes a few seconds).
 fn seed_sweep_on_a_4k_frame(d: &DeviceIdentity) {
     let mut b = open_device(d);

@@ -235,12 +235,12 @@ impl Backend for OpenClBackend {
     }
 
     /// Reads into a mapped CL_MEM_ALLOC_HOST_PTR buffer kept with the frame's planes.
-    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
+    fn read_output_staged(&mut self) -> BackendResult<Option<&[f32]>> {
         self.usable()?;
         let planes = self.planes.as_mut().ok_or_else(|| {
-            OpenClError::Usage("read_output_lent before upload(): no frame on the device".into())
+            OpenClError::Usage("read_output_staged before upload(): no frame on the device".into())
         })?;
-        Ok(planes.read_output_lent(&self.context)?)
+        Ok(planes.read_output_staged(&self.context)?)
     }
 
     fn copy_method(&self) -> String {

@@ -191,7 +191,7 @@ pub(crate) fn identity(index: usize, entry: &DeviceEntry) -> Result<DeviceIdenti
         index,
         name: string(d, info!(CL_DEVICE_NAME))?,
         vendor: string(d, info!(CL_DEVICE_VENDOR))?,
-        driver: string(d, info!(CL_DRIVER_VERSION))?,
+        driver_version: string(d, info!(CL_DRIVER_VERSION))?,
         api_version: string(d, info!(CL_DEVICE_VERSION))?,
         platform: entry.platform_name.clone(),
         kind,

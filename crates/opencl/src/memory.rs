@@ -40,7 +40,7 @@ pub(crate) struct Planes {
     fill: std::cell::OnceCell<crate::fill::FillKernel>,
 }
 
-/// The mapped host buffer that `read_output_lent` lends, made at upload (which stages the
+/// The mapped host buffer that `read_output_staged` lends, made at upload (which stages the
 /// frame through it) and kept with that frame's planes.
 enum HostCopy {
     Mapped(HostPlane),
@@ -132,7 +132,10 @@ impl Planes {
     /// Copies the whole output plane into a mapped host buffer this frame keeps, waits, and
     /// lends it; `None` where the driver refuses that buffer or its mapping (the caller then
     /// reads into memory of its own). A failed copy is an error.
-    pub fn read_output_lent(&mut self, ctx: &DeviceContext) -> Result<Option<&[f32]>, OpenClError> {
+    pub fn read_output_staged(
+        &mut self,
+        ctx: &DeviceContext,
+    ) -> Result<Option<&[f32]>, OpenClError> {
         match &mut self.host {
             HostCopy::Mapped(host) => host.fill_from(&ctx.queue, &self.out).map(Some),
             HostCopy::Refused => Ok(None),

@@ -86,7 +86,7 @@ impl VulkanBackend {
         let build = trace::span("vulkan", "open: build");
         let mut pipelines = Pipelines::new(&device)?;
         let driver = adapter.driver_name.clone();
-        let driver = driver.unwrap_or_else(|| identity.driver.clone());
+        let driver = driver.unwrap_or_else(|| identity.driver_version.clone());
         let kernel = kernel::facts(
             &mut pipelines,
             &dispatch_limits,
@@ -248,9 +248,9 @@ impl VulkanBackend {
         f.read_output(&mut self.commands, out)
     }
 
-    fn read_back_lent(&mut self) -> VulkanResult<Option<&[f32]>> {
+    fn read_back_staged(&mut self) -> VulkanResult<Option<&[f32]>> {
         let f = self.frame.as_mut().ok_or_else(no_frame)?;
-        f.read_output_lent(&mut self.commands)
+        f.read_output_staged(&mut self.commands)
     }
 
     /// Both methods of the last successful copy preparation ([`Work::Copy`]), with their
@@ -367,8 +367,8 @@ impl Backend for VulkanBackend {
 
     /// Lends the persistently mapped staging buffer after the copy into it, where its memory
     /// is HOST_CACHED.
-    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
-        Ok(self.read_back_lent()?)
+    fn read_output_staged(&mut self) -> BackendResult<Option<&[f32]>> {
+        Ok(self.read_back_staged()?)
     }
 
     fn copy_method(&self) -> String {

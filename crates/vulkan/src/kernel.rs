@@ -1,5 +1,5 @@
 //! Building the kernels and their facts. The grayscale shaders and their pipelines: one shader
-//! module per shader (the seed's two variants share `grayscale.comp`; the lab's 2-D,
+//! module per shader (the grid-stride and one-pixel variants share `grayscale.comp`; the lab's 2-D,
 //! shared-memory and register-heavy kernels have one each), one descriptor set (bindings 0..3 =
 //! r, g, b, gray), a pipeline layout with two 32-bit push constants (the pixel count, or the
 //! lab kernels' width and height, or count and salt), and one compute pipeline per (workgroup

@@ -166,7 +166,7 @@ impl Buffer {
             return Ok(());
         }
         // SAFETY: the mapping covers `bytes` bytes, is f32-aligned (checked above), and
-        // `&mut self` rules out a lent view of it; HOST_COHERENT needs no flush, and the next
+        // `&mut self` rules out a staged view of it; HOST_COHERENT needs no flush, and the next
         // vkQueueSubmit makes host writes visible to the device.
         let dst = unsafe { std::slice::from_raw_parts_mut(p.cast::<f32>(), data.len()) };
         blocksweep_core::frame::copy_parallel(dst, data);
@@ -187,7 +187,7 @@ impl Buffer {
     pub fn write_bytes(&mut self, data: &[u8]) -> VulkanResult<()> {
         let p = self.mapped(data.len())?;
         // SAFETY: the mapping covers `data.len()` bytes (checked by `mapped`) and `&mut self`
-        // rules out a lent view of it; HOST_COHERENT needs no flush.
+        // rules out a staged view of it; HOST_COHERENT needs no flush.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
         Ok(())
     }
@@ -209,7 +209,7 @@ impl Buffer {
     ///
     /// The caller has waited for every device write to the buffer (and the barrier to
     /// HOST_READ), and records none while the slice lives.
-    pub unsafe fn lend(&self, len: usize) -> VulkanResult<Option<&[f32]>> {
+    pub unsafe fn staged_view(&self, len: usize) -> VulkanResult<Option<&[f32]>> {
         let p = self.mapped(len * std::mem::size_of::<f32>())?;
         // Vulkan maps at least minMemoryMapAlignment (>= 64) bytes aligned; checked anyway.
         if !self.host_cached() || !p.cast::<f32>().is_aligned() {
@@ -352,7 +352,7 @@ impl FramePlanes {
 
     /// Copies the gray plane into the staging buffer and lends it in place, with no host copy;
     /// `None` (and no copy) where the staging memory is not HOST_CACHED.
-    pub fn read_output_lent(&mut self, commands: &mut Commands) -> VulkanResult<Option<&[f32]>> {
+    pub fn read_output_staged(&mut self, commands: &mut Commands) -> VulkanResult<Option<&[f32]>> {
         if !self.staging.host_cached() {
             return Ok(None);
         }
@@ -360,7 +360,7 @@ impl FramePlanes {
         // SAFETY: the copy into the staging buffer and its barrier to HOST_READ are waited
         // for; `&mut self` is borrowed while the slice lives, so no other command of these
         // planes writes the staging buffer until it is dropped.
-        unsafe { self.staging.lend(self.pixels as usize) }
+        unsafe { self.staging.staged_view(self.pixels as usize) }
     }
 
     /// Copies the gray plane into the staging buffer, makes it visible to the host, and waits.

@@ -359,7 +359,7 @@ mod tests {
         assert!(check_loop_iterations(launch(1, 1, 1, 2), 131071, Some(65535)).is_err());
         // y and z repeat x's work: they add no stride.
         assert!(check_loop_iterations(launch(16, 8, 1, 1), 16 * 65536, Some(65535)).is_err());
-        // The seed's 4K frame at block 16 and one workgroup: 518400 iterations.
+        // The default 4K frame at block 16 and one workgroup: 518400 iterations.
         let e = check_loop_iterations(launch(16, 1, 1, 1), 3840 * 2160, Some(65535)).unwrap_err();
         assert!(e.to_string().contains("518400 loop iterations"), "{e}");
         assert!(check_loop_iterations(launch(16, 1, 1, 1), 1 << 40, None).is_ok());

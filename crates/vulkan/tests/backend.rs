@@ -30,7 +30,11 @@ fn identity_is_vulkans(d: &DeviceIdentity) {
     if d.name.contains("llvmpipe") {
         assert_eq!(d.kind, DeviceKind::Cpu);
         assert_eq!(d.vendor, "Mesa");
-        assert!(d.driver.starts_with("Mesa "), "{}", d.driver);
+        assert!(
+            d.driver_version.starts_with("Mesa "),
+            "{}",
+            d.driver_version
+        );
     }
 }
 

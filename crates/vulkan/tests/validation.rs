@@ -1,5 +1,5 @@
 //! Under VK_LAYER_KHRONOS_validation with synchronization validation, the kit's sweep, fault,
-//! batch-protocol, refusal and lent read-back scenarios, both copy methods (the shader's in one
+//! batch-protocol, refusal and staged read-back scenarios, both copy methods (the shader's in one
 //! dispatch and in several), a poison/read-back and the backend's destruction produce no
 //! warning or error at all.
 
@@ -7,7 +7,7 @@ mod common;
 
 use std::process::ExitCode;
 
-use blocksweep_conformance::{checks, lent, skip_unless_required, BatchExt, Completion, Suite};
+use blocksweep_conformance::{checks, skip_unless_required, staged, BatchExt, Completion, Suite};
 use blocksweep_core::{Backend, DeviceIdentity, DeviceKind, Frame};
 use blocksweep_vulkan::{open, VulkanBackend, VulkanError, VulkanOptions};
 use common::run_in_child;
@@ -40,10 +40,10 @@ fn the_kit_copies_and_teardown_are_clean_under_validation(devs: &[DeviceIdentity
     checks::rejected_launch(&mut b);
     // lavapipe's staging memory is HOST_CACHED, so it lends its persistent mapping (a GPU's
     // may not be, and then lends nothing).
-    let lent = lent::lent_read_back(&mut b);
-    let lent = matches!(lent, Completion::Completed);
+    let staged = staged::staged_read_back(&mut b);
+    let staged = matches!(staged, Completion::Completed);
     assert!(
-        lent || d.kind != DeviceKind::Cpu,
+        staged || d.kind != DeviceKind::Cpu,
         "lavapipe lends its staging"
     );
     let times = b.copy_each(1 << 20, 1, 2).unwrap();

@@ -1,5 +1,5 @@
 use super::*;
-use blocksweep_core::driver::Probe;
+use blocksweep_core::driver::Probed;
 use blocksweep_core::{DeviceIdentity, DeviceKind};
 
 fn list_keys() -> Vec<&'static str> {
@@ -15,7 +15,7 @@ fn registry() -> Registry {
     let probes = blocksweep_drivers::all()
         .iter()
         .enumerate()
-        .map(|(i, &driver)| Probe {
+        .map(|(i, &driver)| Probed {
             driver,
             devices: match i {
                 0 => Ok(vec![DeviceIdentity {
@@ -23,7 +23,7 @@ fn registry() -> Registry {
                     index: 0,
                     name: "cpu-device".into(),
                     vendor: String::new(),
-                    driver: String::new(),
+                    driver_version: String::new(),
                     api_version: String::new(),
                     platform: String::new(),
                     kind: DeviceKind::Cpu,

@@ -85,7 +85,7 @@ fn result(key: &str, device: &str, scale: f64, cv: f64) -> SweepResult {
             index: 0,
             name: device.into(),
             vendor: "NVIDIA".into(),
-            driver: "580".into(),
+            driver_version: "580".into(),
             api_version: "1".into(),
             platform: String::new(),
             kind: DeviceKind::Gpu,

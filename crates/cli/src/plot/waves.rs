@@ -5,7 +5,7 @@
 //! Drawn by `chart.rs`, as the sweep's plot is.
 
 use blocksweep_core::lab::report::WaveReport;
-use blocksweep_core::lab::waves::{slots_busy, Series as Kernel, WaveRow};
+use blocksweep_core::lab::waves::{slots_busy, WaveKernel as Kernel, WaveRow};
 
 use super::chart::{self, Axis, Chart, Colour, Glyph, Marker, Note, Point, Scale, Series, Tick};
 use super::{api_colour, whisker, whiskers_note};
@@ -229,7 +229,7 @@ mod tests {
                 index: 0,
                 name: "test device".into(),
                 vendor: "v".into(),
-                driver: "d".into(),
+                driver_version: "d".into(),
                 api_version: "1".into(),
                 platform: String::new(),
                 kind: DeviceKind::Gpu,

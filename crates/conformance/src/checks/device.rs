@@ -14,7 +14,7 @@ pub fn identity(t: &Target) {
     for (what, v) in [
         ("name", &d.name),
         ("vendor", &d.vendor),
-        ("driver", &d.driver),
+        ("driver", &d.driver_version),
         ("api_version", &d.api_version),
     ] {
         assert!(!v.trim().is_empty(), "{what} is empty: {d:?}");

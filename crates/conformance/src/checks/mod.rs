@@ -16,7 +16,7 @@ use blocksweep_core::sweep::{self, Quiet, SweepConfig, SweepResult, SweepRun};
 use blocksweep_core::verify::verify;
 use blocksweep_core::{Backend, Discipline, Frame, Launch, Protocol, Reps, Stamps, Work};
 
-/// The small frame the sweeps use: 640 x 360, the seed's aspect ratio.
+/// The small frame the sweeps use: 640 x 360, the 4K frame's aspect ratio.
 pub const SMALL: (u32, u32) = (640, 360);
 
 /// Warm-ups and an exact count of timed dispatches, under the default (batch) discipline.
@@ -75,12 +75,12 @@ pub fn sweep(b: &mut dyn Backend, frame: &Frame, config: &SweepConfig) -> SweepR
     result
 }
 
-/// Prints a sweep's rows under `--nocapture`: the seed's table as the device ran it.
+/// Prints a sweep's rows under `--nocapture`: the sweep's table as the device ran it.
 pub fn show_rows(result: &SweepResult) {
     crate::show!(
         "{} ({}): grid source {}",
         result.device.name,
-        result.device.driver,
+        result.device.driver_version,
         result.grid_source
     );
     for r in &result.rows {

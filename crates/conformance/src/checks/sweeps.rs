@@ -1,4 +1,4 @@
-//! Sweeps over block sizes: the seed's thirteen, a launch one block short, a block above the
+//! Sweeps over block sizes: the thirteen default ones, a launch one block short, a block above the
 //! limit, 3-D and 2-D blocks.
 
 use blocksweep_core::blocks::{default_blocks, BlockSize};
@@ -9,7 +9,7 @@ use libtest_mimic::Completion;
 
 use super::{fixed, positive, run_and_verify, sweep, SMALL};
 
-/// The seed's thirteen sizes on a small frame: every row that the device allows runs, is
+/// The thirteen default sizes on a small frame: every row that the device allows runs, is
 /// verified and carries its timing (the batch interval and the per-dispatch samples); those
 /// it does not allow are skipped with a reason.
 pub fn full_sweep(b: &mut dyn Backend) -> SweepResult {

@@ -34,8 +34,10 @@ pub struct DeviceIdentity {
     pub index: usize,
     pub name: String,
     pub vendor: String,
-    /// The driver's own version string (e.g. "580.159.03", "Mesa 22.3.6", "PoCL 3.1").
-    pub driver: String,
+    /// The vendor driver's own version string (e.g. "580.159.03", "Mesa 22.3.6", "PoCL 3.1");
+    /// "driver" in reports.
+    #[serde(rename = "driver")]
+    pub driver_version: String,
     /// API version the device reports (e.g. "OpenCL 3.0 CUDA", "1.4.312", "9.0").
     pub api_version: String,
     /// Platform (OpenCL) or other grouping the API uses; empty where there is none.

@@ -1,4 +1,4 @@
-//! The lab: the three questions the seed's block-size sweep leaves open, asked of every API on
+//! The lab: the three questions a block-size sweep leaves open, asked of every API on
 //! the same device (docs/lab.md).
 //!
 //! - [`shapes`]: for one thread count, every power-of-two block shape (256x1 ... 1x256) of the

@@ -1,5 +1,5 @@
 //! Resources in `validate`: launches within every thread limit that ask a block for more shared
-//! memory or more registers than it may have, the seed's fourth limit ("too many resources
+//! memory or more registers than it may have, the fourth launch limit ("too many resources
 //! requested for launch").
 //!
 //! Two kernels carry the probes. The shared-memory kernel takes its shared (local) memory size

@@ -16,7 +16,7 @@ use crate::verify::verify;
 use super::resources::{resolve, ProbeKernel, ResourceResult, RESOURCE_CHECKS};
 use super::row::{LabRow, Measured};
 use super::shapes::{self, coalescing, ShapeMeasured, ShapeResult, ShapeRow};
-use super::waves::{self, slots_busy, Series, Wave, WavePoint, WaveResult, WaveRow, WaveSpec};
+use super::waves::{self, slots_busy, Wave, WaveKernel, WavePoint, WaveResult, WaveRow, WaveSpec};
 
 /// The warp (subgroup) size the coalescing columns use: the residency model's, else the
 /// API's own query.
@@ -217,7 +217,7 @@ pub fn run_waves(
     };
     let mut bench = Bench::new(protocol);
     let limits = b.limits().clone();
-    let outcome = Series::ALL.into_iter().try_for_each(|series| {
+    let outcome = WaveKernel::ALL.into_iter().try_for_each(|series| {
         let points = waves::plan(spec, wave, series, (frame.width, frame.height));
         let series_run = SeriesRun {
             limits: &limits,
@@ -253,16 +253,16 @@ impl SeriesRun<'_> {
         b: &mut dyn Backend,
         bench: &mut Bench,
         input: (&Frame, &[f32]),
-        series: Series,
+        series: WaveKernel,
         points: Vec<WavePoint>,
         rows: &mut Vec<WaveRow>,
     ) -> Result<(), Stopped> {
         let variant = match series {
-            Series::GridStride => KernelVariant::GridStride,
-            Series::OnePerThread => KernelVariant::OnePixelPerThread,
+            WaveKernel::GridStride => KernelVariant::GridStride,
+            WaveKernel::OnePerThread => KernelVariant::OnePixelPerThread,
         };
         b.set_kernel(variant)?;
-        if series == Series::GridStride {
+        if series == WaveKernel::GridStride {
             b.upload(input.0)?;
         }
         for point in points {
@@ -278,7 +278,7 @@ impl SeriesRun<'_> {
                     .or_else(|| device_limit_violation(self.limits, self.wave.block)),
             };
             let mut own = None;
-            if series == Series::OnePerThread && row.skipped.is_none() {
+            if series == WaveKernel::OnePerThread && row.skipped.is_none() {
                 match one_per_thread_frame(self.limits, &row.point, self.seed) {
                     Ok(pair) => {
                         b.upload(&pair.0)?;

@@ -7,7 +7,7 @@
 //! each warp over several image rows, and each row's piece is narrower than a memory sector.
 //!
 //! The grid is sized to the data, `(ceil(width / x), ceil(height / y))`, the same for every
-//! API. Why not one wave, as in the seed's sweep: the kernel loops in x and y, so a wave-sized
+//! API. Why not one wave, as in the default sweep: the kernel loops in x and y, so a wave-sized
 //! grid is correct too, but it must be split into a 2-D grid somehow, and that split (how many
 //! blocks across, how many down) would be a second variable changing with the shape. A
 //! data-sized grid gives every shape one pixel per thread, the way image kernels are usually

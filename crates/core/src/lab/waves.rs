@@ -2,15 +2,15 @@
 //!
 //! A wave is as many blocks as the device holds at once: resident blocks per multiprocessor x
 //! multiprocessors (CUDA's occupancy API where CUDA sees the device, else the core's model; a
-//! CPU device has no block slots, so one block per compute unit). The seed's sweep launches
+//! CPU device has no block slots, so one block per compute unit). The default sweep launches
 //! exactly one wave and so "never sees the tail effect, where a grid of 1.1 waves spends its
 //! last tenth running on almost nothing". This sweep walks the grid in steps of a tenth of a
 //! wave (or any step) and measures two kernels:
 //!
-//! - [`Series::GridStride`]: the seed's kernel on a fixed frame. Each block does
+//! - [`WaveKernel::GridStride`]: the grayscale kernel on a fixed frame. Each block does
 //!   pixels / (grid x threads) pixels, so every block takes about as long as every other, and
 //!   a grid of 1.1 waves runs a full wave and then a tenth of one;
-//! - [`Series::OnePerThread`]: the guarded one-pixel-per-thread kernel with a data-sized grid.
+//! - [`WaveKernel::OnePerThread`]: the guarded one-pixel-per-thread kernel with a data-sized grid.
 //!   Its grid is fixed by the data, so the frame changes with the row: `grid` rows of one
 //!   block's width, n = grid x threads pixels (re-uploaded and verified per row).
 //!
@@ -230,34 +230,34 @@ impl Wave {
 /// The two kernels of the grid sweep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Series {
+pub enum WaveKernel {
     /// The sweep's grid-stride kernel on a fixed frame.
     GridStride,
     /// One pixel per thread with a data-sized grid: the frame is grid x threads pixels.
     OnePerThread,
 }
 
-impl Series {
-    pub const ALL: [Series; 2] = [Series::GridStride, Series::OnePerThread];
+impl WaveKernel {
+    pub const ALL: [WaveKernel; 2] = [WaveKernel::GridStride, WaveKernel::OnePerThread];
 
     pub fn key(self) -> &'static str {
         match self {
-            Series::GridStride => "grid_stride",
-            Series::OnePerThread => "one_per_thread",
+            WaveKernel::GridStride => "grid_stride",
+            WaveKernel::OnePerThread => "one_per_thread",
         }
     }
 
     pub fn describe(self) -> &'static str {
         match self {
-            Series::GridStride => "the sweep's grid-stride kernel, fixed frame",
-            Series::OnePerThread => {
+            WaveKernel::GridStride => "the sweep's grid-stride kernel, fixed frame",
+            WaveKernel::OnePerThread => {
                 "one pixel per thread, data-sized grid (frame = grid x threads pixels)"
             }
         }
     }
 }
 
-impl fmt::Display for Series {
+impl fmt::Display for WaveKernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.key())
     }
@@ -275,7 +275,7 @@ pub fn slots_busy(waves: f64) -> f64 {
 /// One planned point: the same grid on every API.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WavePoint {
-    pub series: Series,
+    pub series: WaveKernel,
     /// The waves asked for, in thousandths.
     pub asked: u64,
     pub grid: u64,
@@ -296,7 +296,7 @@ impl WavePoint {
 /// The points of one series. `frame` is the fixed frame of the grid-stride series. Points
 /// whose one-pixel-per-thread frame would not fit 32-bit extents are left out (they cannot be
 /// reached with [`MAX_WAVES`] and a block below 2^22 threads).
-pub fn plan(spec: &WaveSpec, wave: &Wave, series: Series, frame: (u32, u32)) -> Vec<WavePoint> {
+pub fn plan(spec: &WaveSpec, wave: &Wave, series: WaveKernel, frame: (u32, u32)) -> Vec<WavePoint> {
     let threads = wave.block.threads();
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -307,8 +307,8 @@ pub fn plan(spec: &WaveSpec, wave: &Wave, series: Series, frame: (u32, u32)) -> 
             continue;
         }
         let (width, height) = match series {
-            Series::GridStride => frame,
-            Series::OnePerThread => match (u32::try_from(threads), u32::try_from(grid)) {
+            WaveKernel::GridStride => frame,
+            WaveKernel::OnePerThread => match (u32::try_from(threads), u32::try_from(grid)) {
                 (Ok(w), Ok(h)) => (w, h),
                 _ => continue,
             },
@@ -357,7 +357,7 @@ pub struct WaveResult {
 impl WaveResult {
     /// Fills `of_best` per series.
     pub fn fill_relative(&mut self) {
-        for s in Series::ALL {
+        for s in WaveKernel::ALL {
             super::row::fill_of_best(self.rows.iter_mut().filter(|r| r.point.series == s));
         }
     }

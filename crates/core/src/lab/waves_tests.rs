@@ -77,8 +77,8 @@ fn waves_become_grids() {
 fn series_plans_same_grids_and_the_data_sized_frame_follows_the_grid() {
     let w = h200_wave();
     let spec: WaveSpec = "0.5..4:0.1".parse().unwrap();
-    let a = plan(&spec, &w, Series::GridStride, (3840, 2160));
-    let b = plan(&spec, &w, Series::OnePerThread, (3840, 2160));
+    let a = plan(&spec, &w, WaveKernel::GridStride, (3840, 2160));
+    let b = plan(&spec, &w, WaveKernel::OnePerThread, (3840, 2160));
     assert_eq!(a.len(), 36);
     assert_eq!(
         a.iter().map(|p| p.grid).collect::<Vec<_>>(),
@@ -95,7 +95,7 @@ fn series_plans_same_grids_and_the_data_sized_frame_follows_the_grid() {
     // On a 2-block wave, 0.5..1:0.1 rounds to grids 1, 1, 1, 2, 2, 2: measured once each.
     let cpu = Wave::new(BlockSize::linear(64), None, 2, DeviceKind::Cpu);
     let spec: WaveSpec = "0.5..1".parse().unwrap();
-    let p = plan(&spec, &cpu, Series::GridStride, (64, 64));
+    let p = plan(&spec, &cpu, WaveKernel::GridStride, (64, 64));
     assert_eq!(p.iter().map(|p| p.grid).collect::<Vec<_>>(), [1, 2]);
 }
 

@@ -1,4 +1,4 @@
-//! Results from different GPUs or machines side by side (the seed's "T4 vs 5090 vs H100"
+//! Results from different GPUs or machines side by side (a "T4 vs 5090 vs H100"
 //! view): per block size, each (file, API)'s fraction of its own best, and each one's fastest
 //! size. Absolute times from different GPUs do not compare; ratios within one run do, provided
 //! the runs measured the same thing: runs that differ in frame size, protocol or grid policy

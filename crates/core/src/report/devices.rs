@@ -151,7 +151,7 @@ fn describe(d: &DeviceIdentity) -> String {
         "{} — {}, driver {}, {version}{}{}",
         d.name,
         d.kind,
-        d.driver,
+        d.driver_version,
         if d.platform.is_empty() {
             String::new()
         } else {
@@ -204,7 +204,7 @@ impl Render for DevicesReport {
                     // As in the JSON: "gpu", "cpu", "other".
                     d.kind.to_string().to_lowercase(),
                     d.vendor.clone(),
-                    d.driver.clone(),
+                    d.driver_version.clone(),
                     d.api_version.clone(),
                     d.platform.clone(),
                     d.uuid_string().unwrap_or_default(),

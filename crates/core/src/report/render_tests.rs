@@ -210,7 +210,7 @@ fn the_short_report_answers_in_fifty_lines_and_verbose_adds_each_api() {
     assert!(!full.contains("--verbose"), "{full}");
 }
 
-/// One API: its own table stays (the seed's columns), the protocol goes behind verbose.
+/// One API: its own table stays (the sweep's columns), the protocol goes behind verbose.
 #[test]
 fn one_api_keeps_its_table_in_the_short_report() {
     let mut r = h200();

@@ -85,7 +85,7 @@ pub struct Plan {
     pub grid_source: String,
 }
 
-/// One row of the seed's table, for one API.
+/// One row of the sweep's table, for one API.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepRow {
     pub block: BlockSize,
@@ -182,7 +182,7 @@ pub enum Verdict {
     Short,
 }
 
-/// Rows at least this fraction of their API's best are "good" (the course's 95 percent).
+/// Rows at least this fraction of their API's best are "good" (95 percent, as the guide reads them).
 pub const GOOD_FRACTION: f64 = 0.95;
 
 impl Verdict {

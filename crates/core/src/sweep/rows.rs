@@ -133,7 +133,7 @@ pub fn grid_violation(limits: &Limits, grid: u64) -> Option<String> {
     (grid > u32::MAX as u64).then(|| format!("grid {grid} does not fit the 32-bit launch field"))
 }
 
-/// The seed's static columns for one row: warps, idle lanes, residency, occupancy.
+/// The static columns of one row: warps, idle lanes, residency, occupancy.
 pub(crate) fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
     let threads = planned.block.threads();
     let warp = limits

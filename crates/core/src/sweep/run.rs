@@ -102,7 +102,7 @@ fn read_and_verify(
     let started = phases.start();
     let api = backend.api();
     let reading = crate::trace::activity(api.key(), "reading back", 0);
-    let lent = backend.read_output_lent()?;
+    let lent = backend.read_output_staged()?;
     let output: &[f32] = match lent {
         Some(view) if view.len() != reference.len() => {
             let message = format!(

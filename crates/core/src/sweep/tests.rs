@@ -1,5 +1,5 @@
-//! The sweep's read-back: through the host memory a backend lends, and through `read_output`
-//! where it lends none; both verify the same rows and name a mismatch the same way.
+//! The sweep's read-back: through the host memory a backend stages, and through `read_output`
+//! where it stages none; both verify the same rows and name a mismatch the same way.
 
 use super::{execute, Plan, PlannedRow, Quiet, SweepConfig, SweepError};
 use crate::backend::*;
@@ -12,19 +12,19 @@ use crate::{Discipline, GridPolicy, Protocol, Reps};
 /// The host backend, counting how the core read each row back.
 struct Counted {
     inner: HostBackend,
-    lent: u32,
+    staged: u32,
     copied: u32,
-    /// Lends one value too few (a broken backend).
+    /// Stages one value too few (a broken backend).
     short: bool,
 }
 
 impl Counted {
-    fn new(lends: bool) -> Self {
+    fn new(stages: bool) -> Self {
         let mut inner = HostBackend::new(TEST_API_A);
-        inner.lends = lends;
+        inner.stages = stages;
         Counted {
             inner,
-            lent: 0,
+            staged: 0,
             copied: 0,
             short: false,
         }
@@ -60,9 +60,9 @@ impl Backend for Counted {
         self.copied += 1;
         self.inner.read_output(out)
     }
-    fn read_output_lent(&mut self) -> BackendResult<Option<&[f32]>> {
-        let view = self.inner.read_output_lent()?;
-        self.lent += view.is_some() as u32;
+    fn read_output_staged(&mut self) -> BackendResult<Option<&[f32]>> {
+        let view = self.inner.read_output_staged()?;
+        self.staged += view.is_some() as u32;
         Ok(view.map(|v| if self.short { &v[1..] } else { v }))
     }
     fn copy_method(&self) -> String {
@@ -115,22 +115,22 @@ fn sweep(b: &mut Counted, grids: &[u64]) -> (super::SweepResult, Option<SweepErr
 }
 
 #[test]
-fn every_row_verifies_through_the_lent_view_and_through_the_fallback() {
-    for lends in [true, false] {
-        let mut b = Counted::new(lends);
+fn every_row_verifies_through_the_staged_view_and_through_the_fallback() {
+    for stages in [true, false] {
+        let mut b = Counted::new(stages);
         let (r, err) = sweep(&mut b, &[1, 4, 16]);
-        assert!(err.is_none(), "lends {lends}: {err:?}");
+        assert!(err.is_none(), "stages {stages}: {err:?}");
         assert!(r.rows.iter().all(|row| row.verified), "{:?}", r.rows);
-        let expected = if lends { (3, 0) } else { (0, 3) };
-        assert_eq!((b.lent, b.copied), expected, "lends {lends}");
+        let expected = if stages { (3, 0) } else { (0, 3) };
+        assert_eq!((b.staged, b.copied), expected, "stages {stages}");
     }
 }
 
 #[test]
-fn a_mismatch_seen_through_the_lent_view_names_the_first_bad_index() {
+fn a_mismatch_seen_through_the_staged_view_names_the_first_bad_index() {
     let mut messages = Vec::new();
-    for lends in [true, false] {
-        let mut b = Counted::new(lends);
+    for stages in [true, false] {
+        let mut b = Counted::new(stages);
         b.inner
             .set_kernel(KernelVariant::OnePixelPerThread)
             .unwrap();
@@ -151,18 +151,18 @@ fn a_mismatch_seen_through_the_lent_view_names_the_first_bad_index() {
                 assert_eq!((index, bad_pixels, pixels), (15 * 64, 64, 1024));
                 assert!(got.is_nan(), "the poison shows: {got}");
             }
-            other => panic!("lends {lends}: one block short was not caught: {other:?}"),
+            other => panic!("stages {stages}: one block short was not caught: {other:?}"),
         }
         assert!(r.rows[0].verified && r.rows.len() == 1, "{:?}", r.rows);
-        assert_eq!(b.lent + b.copied, 2, "lends {lends}");
+        assert_eq!(b.staged + b.copied, 2, "stages {stages}");
         messages.push(r.error.expect("the error is recorded"));
     }
     assert!(messages[0].contains("index 960"), "{}", messages[0]);
-    assert_eq!(messages[0], messages[1], "lent or not, the same failure");
+    assert_eq!(messages[0], messages[1], "staged or not, the same failure");
 }
 
 #[test]
-fn a_lent_view_of_the_wrong_length_is_the_backends_error() {
+fn a_staged_view_of_the_wrong_length_is_the_backends_error() {
     let mut b = Counted::new(true);
     b.short = true;
     let (_, err) = sweep(&mut b, &[16]);
@@ -171,6 +171,6 @@ fn a_lent_view_of_the_wrong_length_is_the_backends_error() {
             assert_eq!(e.kind, ErrorKind::Driver, "{e}");
             assert!(e.message.contains("1023 values"), "{e}");
         }
-        other => panic!("a short lent view must fail the row: {other:?}"),
+        other => panic!("a short staged view must fail the row: {other:?}"),
     }
 }

@@ -1,5 +1,5 @@
 //! Building the kernels: build options, clBuildProgram with its log, one program per kernel
-//! (the seed's two and the lab's three), each built when first used, and their arguments.
+//! (the sweep's two and the lab's three), each built when first used, and their arguments.
 //! What the driver says about each built kernel is `facts`.
 
 use std::ffi::{c_void, CString};

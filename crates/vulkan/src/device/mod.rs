@@ -260,7 +260,7 @@ pub(crate) fn identity(index: usize, adapter: &AdapterInfo) -> DeviceIdentity {
         index,
         name: conv::fixed_c_str(&p.device_name),
         vendor: conv::vendor_name(p.vendor_id),
-        driver,
+        driver_version: driver,
         api_version: conv::version_string(p.api_version),
         platform: adapter.driver_name.clone().unwrap_or_default(),
         kind: conv::device_kind(p.device_type),

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::blocks::BlockSize;
-use crate::lab::waves::{show_waves, Series, WaveResult, WaveRow, WaveSpec};
+use crate::lab::waves::{show_waves, WaveKernel, WaveResult, WaveRow, WaveSpec};
 use crate::measure::Protocol;
 use crate::report::layout::{Column, Notes, Table};
 use crate::report::text::Doc;
@@ -56,14 +56,14 @@ impl WaveReport {
             .results
             .iter()
             .all(|r| r.wave.blocks == first.wave.blocks);
-        for series in Series::ALL {
+        for series in WaveKernel::ALL {
             let title = format!(
                 "{}, {}: {}",
                 series.key(),
                 match series {
-                    Series::GridStride =>
+                    WaveKernel::GridStride =>
                         format!("frame {} x {}", first.frame.width, first.frame.height),
-                    Series::OnePerThread => "frame of grid x threads pixels".into(),
+                    WaveKernel::OnePerThread => "frame of grid x threads pixels".into(),
                 },
                 series.describe()
             );
@@ -127,7 +127,7 @@ impl WaveReport {
 }
 
 /// One series as a table: a row per grid, a GB/s column per API.
-fn wave_table(results: &[&WaveResult], series: Series, doc: &mut Doc) {
+fn wave_table(results: &[&WaveResult], series: WaveKernel, doc: &mut Doc) {
     let Some(first) = results.first() else { return };
     let mut cols = vec![
         Column::right("waves\nasked").key(),
@@ -135,7 +135,7 @@ fn wave_table(results: &[&WaveResult], series: Series, doc: &mut Doc) {
         Column::right("waves").drop(2),
         Column::right("slots\nbusy").drop(1),
     ];
-    if series == Series::OnePerThread {
+    if series == WaveKernel::OnePerThread {
         cols.push(Column::right("pixels").drop(3));
     }
     cols.extend(
@@ -158,7 +158,7 @@ fn wave_table(results: &[&WaveResult], series: Series, doc: &mut Doc) {
             format!("{:.3}", p.waves),
             format!("{:.2}", row.slots_busy),
         ];
-        if series == Series::OnePerThread {
+        if series == WaveKernel::OnePerThread {
             cells.push(p.pixels().to_string());
         }
         for r in results {
@@ -187,7 +187,7 @@ fn wave_table(results: &[&WaveResult], series: Series, doc: &mut Doc) {
 /// "CUDA, grid_stride: 1.1 waves (grid 1162) at 0.71 of 1 wave (grid 1056); slots busy 0.55".
 fn tail_lines(r: &WaveResult) -> Vec<String> {
     let mut out = Vec::new();
-    for series in Series::ALL {
+    for series in WaveKernel::ALL {
         let at = |asked: u64| {
             r.rows
                 .iter()
@@ -289,9 +289,9 @@ mod tests {
                 .map(|x| x.point.grid)
                 .collect()
         };
-        let gs = grids(Series::GridStride);
+        let gs = grids(WaveKernel::GridStride);
         assert_eq!(gs, [16, 24, 32, 40, 48, 56, 64]);
-        assert_eq!(gs, grids(Series::OnePerThread));
+        assert_eq!(gs, grids(WaveKernel::OnePerThread));
         assert!(r.rows.iter().all(|x| x.verified), "{:?}", r.rows);
         let report = WaveReport {
             tool: "t".into(),

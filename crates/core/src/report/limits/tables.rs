@@ -8,7 +8,10 @@ use crate::report::layout::{Column, Notes, Table};
 use crate::report::text::Doc;
 
 fn device_line(d: &DeviceIdentity) -> String {
-    format!("{}: {} ({}, driver {})", d.api, d.name, d.kind, d.driver)
+    format!(
+        "{}: {} ({}, driver {})",
+        d.api, d.name, d.kind, d.driver_version
+    )
 }
 
 /// APIs side by side for one physical device, concept by concept: each API's value under its
@@ -94,7 +97,7 @@ pub(super) fn render_single(v: &ApiLimits, doc: &mut Doc) {
             d.name,
             d.kind,
             d.vendor,
-            d.driver,
+            d.driver_version,
             d.uuid_string()
                 .map(|u| format!(", UUID {u}"))
                 .unwrap_or_default(),

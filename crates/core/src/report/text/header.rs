@@ -48,7 +48,7 @@ pub(super) fn brief(r: &SweepResult, failures: &[Failure]) -> Vec<String> {
         d.name,
         d.kind,
         capability(r),
-        d.driver,
+        d.driver_version,
         r.timer.resolution_ns
     )];
     lines.extend(validation_line(r, failures).map(|v| format!("  {v}")));
@@ -91,7 +91,7 @@ fn device_words(r: &SweepResult) -> String {
         d.name,
         d.kind,
         capability(r),
-        d.driver
+        d.driver_version
     )
 }
 

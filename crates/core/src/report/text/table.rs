@@ -1,4 +1,4 @@
-//! One API's table in its own words (the seed's columns), its legend, and the summary lines
+//! One API's table in its own words (the sweep's columns), its legend, and the summary lines
 //! under it.
 
 use super::answer::tied_with_best;
@@ -117,7 +117,7 @@ fn row_cells(
     c
 }
 
-/// Summary lines like the seed's: the occupancy API's suggestion, the fastest row, the count
+/// Summary lines: the occupancy API's suggestion, the fastest row, the count
 /// within 95 percent.
 pub(super) fn summary(r: &SweepResult, verbose: bool) -> Vec<String> {
     let mut s = Vec::new();

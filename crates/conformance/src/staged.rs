@@ -1,4 +1,4 @@
-//! The lent read-back (`Backend::read_output_lent`): where a backend lends its own host copy of
+//! The staged read-back (`Backend::read_output_staged`): where a backend lends its own host copy of
 //! the output plane, it holds what `read_output` copies, pixel for pixel and bit for bit, after
 //! each kind of write to the plane (the poison, a full dispatch, a dispatch one block short,
 //! a frame of another size), so the sweep verifies the same values either way.
@@ -11,13 +11,13 @@ use libtest_mimic::Completion;
 
 use crate::checks::SMALL;
 
-/// The lent view (read first, so it cannot borrow what `read_output` just copied) against
+/// The staged view (read first, so it cannot borrow what `read_output` just copied) against
 /// `read_output`'s copy; `None` where the backend lends nothing.
 fn both(b: &mut dyn Backend, when: &str) -> Option<Vec<f32>> {
     let api = b.api();
     let lent = b
-        .read_output_lent()
-        .unwrap_or_else(|e| panic!("{api} read_output_lent {when}: {e}"))?
+        .read_output_staged()
+        .unwrap_or_else(|e| panic!("{api} read_output_staged {when}: {e}"))?
         .to_vec();
     let mut copied = vec![0f32; lent.len()];
     b.read_output(&mut copied).unwrap_or_else(|e| {
@@ -33,7 +33,7 @@ fn both(b: &mut dyn Backend, when: &str) -> Option<Vec<f32>> {
         .position(|(l, c)| l.to_bits() != c.to_bits());
     if let Some(i) = differs {
         panic!(
-            "{} {when}: the lent view differs from read_output at pixel {i}: {} against {}",
+            "{} {when}: the staged view differs from read_output at pixel {i}: {} against {}",
             b.api(),
             lent[i],
             copied[i]
@@ -44,19 +44,19 @@ fn both(b: &mut dyn Backend, when: &str) -> Option<Vec<f32>> {
 
 /// Poison, a full dispatch, the one-pixel-per-thread kernel one block short and a re-upload
 /// of another size, each read back both ways; skipped where the backend lends nothing.
-pub fn lent_read_back(b: &mut dyn Backend) -> Completion {
+pub fn staged_read_back(b: &mut dyn Backend) -> Completion {
     let frame = Frame::generate(SMALL.0, SMALL.1, 17);
     let reference = frame.reference();
     let api = b.api();
     b.upload(&frame).expect("upload");
     b.poison_output().expect("poison");
     let Some(poisoned) = both(b, "after the poison") else {
-        return crate::skip("read_output_lent lends nothing on this device (None)");
+        return crate::skip("read_output_staged lends nothing on this device (None)");
     };
     assert_eq!(poisoned.len() as u64, frame.pixels(), "one value per pixel");
     assert!(
         poisoned.iter().all(|v| v.is_nan()),
-        "the lent view after the poison is NaN"
+        "the staged view after the poison is NaN"
     );
 
     let block = BlockSize::linear(64);
@@ -88,10 +88,10 @@ pub fn lent_read_back(b: &mut dyn Backend) -> Completion {
     );
     assert!(
         m.got.is_nan(),
-        "the poison shows through the lent view: {m:?}"
+        "the poison shows through the staged view: {m:?}"
     );
 
-    // A frame of another size: the lent view follows it.
+    // A frame of another size: the staged view follows it.
     let other = Frame::generate(320, 90, 19);
     b.upload(&other).expect("re-upload");
     b.poison_output().expect("poison");
