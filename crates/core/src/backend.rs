@@ -18,7 +18,7 @@ mod identity;
 mod launch;
 
 pub use error::{BackendError, BackendResult, ErrorKind};
-pub use identity::{DeviceIdentity, DeviceKind, KernelFacts, TimerInfo};
+pub use identity::{pci_bus_id, DeviceIdentity, DeviceKind, KernelFacts, TimerInfo};
 pub use launch::{GridSize, Launch, OccupancySuggestion, Residency};
 
 /// What one timed batch runs, many times over.

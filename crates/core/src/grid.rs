@@ -122,6 +122,34 @@ pub fn nvidia_model(major: u32, minor: u32, origin: &str) -> Option<Multiprocess
     })
 }
 
+/// NVIDIA's model for an API that reports warps per SM but not the compute capability
+/// (Vulkan with VK_NV_shader_sm_builtins). Blocks per SM are NVIDIA's for that warp count: 32
+/// where an SM holds 64 warps, 16 where it holds 32 or 48 (sm_75, sm_86/87; sm_89's 24 is then
+/// under-counted); 64K registers per SM in units of 256 on every architecture since sm_50.
+pub fn nvidia_model_from_warps(
+    warp_size: u32,
+    warps_per_sm: u32,
+    origin: &str,
+) -> MultiprocessorModel {
+    let max_blocks = if warps_per_sm == 32 || warps_per_sm == 48 {
+        16
+    } else {
+        32
+    };
+    MultiprocessorModel {
+        warp_size,
+        max_warps: warps_per_sm,
+        max_blocks,
+        registers: Some(65536),
+        register_granularity: 256,
+        source: format!(
+            "model: {origin} ({warps_per_sm} warps/SM, warp {warp_size}) + assumed {max_blocks} \
+             blocks/SM and 65536 registers/SM (NVIDIA's published limits; the API does not \
+             expose them)"
+        ),
+    }
+}
+
 /// Blocks of `threads` threads, each thread using `regs_per_thread` registers, that fit on one
 /// multiprocessor at once. Zero means the block cannot be resident at all.
 pub fn model_blocks_per_mp(
@@ -150,6 +178,17 @@ pub fn model_blocks_per_mp(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nvidia_block_slots_follow_warp_slots() {
+        let m = |warps| nvidia_model_from_warps(32, warps, "VK_NV_shader_sm_builtins");
+        assert_eq!(m(64).max_blocks, 32);
+        assert_eq!(m(32).max_blocks, 16);
+        assert_eq!(m(48).max_blocks, 16);
+        assert!(m(64)
+            .source
+            .contains("VK_NV_shader_sm_builtins (64 warps/SM"));
+    }
 
     fn t4() -> MultiprocessorModel {
         nvidia_model(7, 5, "test").unwrap()

@@ -96,8 +96,9 @@ pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaErro
     let t = blocksweep_core::trace::span("cuda", "open: primary context");
     let ctx = PrimaryContext::retain(device::device_handle(index)?, &driver.words)?;
     t.end();
-    let limits =
-        blocksweep_core::trace::time("cuda", "open: limits", || device::limits(ctx.device()))?;
+    let limits = blocksweep_core::trace::time("cuda", "open: limits", || {
+        crate::limits::limits(ctx.device())
+    })?;
     let cc = limits
         .compute_capability
         .as_ref()

@@ -18,10 +18,11 @@
 //! |---|---|
 //! | `lib.rs` | these docs, re-exports, [`probe`] / [`open`] |
 //! | `driver.rs` | [`API`] (the `ApiInfo`) and [`DRIVER`] (the core's `Driver`) |
-//! | `device.rs` | driver start-up (`cuInit`), enumeration, identity, limits (`cuDeviceGetAttribute`) |
+//! | `device.rs` | driver start-up (`cuInit`), enumeration, identity (`cuDeviceGetAttribute`) |
+//! | `limits.rs` | the launch limits under CUDA's names, the per-SM figures, the memory |
 //! | `context.rs` | the primary context and the stream, RAII |
 //! | `kernel.rs` | building the kernels (NVRTC PTX / cubin, embedded PTX), function attributes, occupancy |
-//! | `memory.rs` | device buffers (RAII), the four planes, upload, poison, read-back (and the page-locked host copy it lends), the copy buffers |
+//! | `memory.rs` | device buffers (RAII), the four planes, upload, poison, read-back (and the page-locked host copy it stages the output in), the copy buffers |
 //! | `timing.rs` | `run_batch`: back-to-back launches between CUDA events; the launch itself; the deadline's wait |
 //! | `program.rs` | a user's kernel: NVRTC build, entry lookup, buffers, copies, the launch |
 //! | `params.rs` | a user's arguments as `cuLaunchKernel` parameters: checked and packed |
@@ -40,6 +41,7 @@ mod driver;
 mod entry_points;
 pub mod error;
 mod kernel;
+mod limits;
 mod memory;
 mod nvrtc;
 mod params;
@@ -51,7 +53,6 @@ use blocksweep_core::DeviceIdentity;
 
 pub use backend::{CudaBackend, CudaOptions};
 pub use codes::{CuCode, NvrtcCode};
-pub use device::{pci_bus_id, theoretical_gbps};
 pub use driver::{API, DRIVER};
 pub use entry_points::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS, OPTIONAL_DRIVER_ENTRY_POINTS};
 pub use error::{CudaError, MIN_DRIVER};
@@ -59,6 +60,7 @@ pub use kernel::{
     CudaCompiler, GRID_2D_ENTRY, GRID_STRIDE_ENTRY, KERNEL_PTX, KERNEL_SOURCE,
     ONE_PER_THREAD_ENTRY, REGISTERS_ENTRY, SHARED_ENTRY,
 };
+pub use limits::theoretical_gbps;
 pub use nvrtc::{nvrtc_available, nvrtc_compile, nvrtc_compile_cubin, NvrtcCubin, NvrtcPtx};
 pub use program::nvrtc_compile_program;
 pub use timing::{EVENT_RESOLUTION_NS, TIMER_METHOD};

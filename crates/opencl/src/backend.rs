@@ -50,7 +50,7 @@ impl OpenClBackend {
             blocksweep_core::trace::time("opencl", "open: identity, limits", || {
                 Ok::<_, OpenClError>((
                     device::identity(index, entry)?,
-                    device::limits(entry.device)?,
+                    crate::limits::limits(entry.device)?,
                 ))
             })?;
         let context = blocksweep_core::trace::time("opencl", "open: context", || {

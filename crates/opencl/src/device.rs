@@ -1,5 +1,5 @@
-//! Device enumeration, identity and limits: everything clGetPlatformIDs, clGetDeviceIDs and
-//! clGetDeviceInfo answer, without building a program.
+//! Device enumeration and identity: what clGetPlatformIDs, clGetDeviceIDs and clGetDeviceInfo
+//! answer, without building a program (the launch limits are in `limits.rs`).
 //!
 //! Every query goes through [`Info`], which carries the query's OpenCL name so that the
 //! limits keep it (`CL_DEVICE_MAX_WORK_GROUP_SIZE`) and a failure names it. Replies are read
@@ -8,18 +8,10 @@
 
 use std::sync::Mutex;
 
-use blocksweep_core::grid::nvidia_model;
-use blocksweep_core::limits::Dims;
-use blocksweep_core::{trace, DeviceIdentity, DeviceKind, Limits, Named};
+use blocksweep_core::{trace, DeviceIdentity, DeviceKind};
 use opencl3::device::{
-    get_device_data, get_device_ids, CL_DEVICE_ADDRESS_BITS, CL_DEVICE_EXTENSIONS,
-    CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE,
-    CL_DEVICE_GLOBAL_MEM_SIZE, CL_DEVICE_HOST_UNIFIED_MEMORY, CL_DEVICE_LOCAL_MEM_SIZE,
-    CL_DEVICE_MAX_CLOCK_FREQUENCY, CL_DEVICE_MAX_COMPUTE_UNITS, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
-    CL_DEVICE_MAX_WORK_GROUP_SIZE, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS,
-    CL_DEVICE_MAX_WORK_ITEM_SIZES, CL_DEVICE_NAME, CL_DEVICE_OPENCL_C_VERSION,
-    CL_DEVICE_PCI_BUS_INFO_KHR, CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
-    CL_DEVICE_PROFILING_TIMER_RESOLUTION, CL_DEVICE_TYPE, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU,
+    get_device_data, get_device_ids, CL_DEVICE_EXTENSIONS, CL_DEVICE_NAME,
+    CL_DEVICE_PCI_BUS_INFO_KHR, CL_DEVICE_TYPE, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU,
     CL_DEVICE_TYPE_GPU, CL_DEVICE_UUID_KHR, CL_DEVICE_VENDOR, CL_DEVICE_VERSION, CL_DRIVER_VERSION,
 };
 use opencl3::platform::platform::{get_platform_data, get_platform_ids, CL_PLATFORM_NAME};
@@ -29,16 +21,16 @@ use crate::error::{cl_error_name, map_platform_query, map_query, OpenClError};
 
 // cl_nv_device_attribute_query (values from the extension's registry entry; the PCI queries
 // are undocumented but stable, and the ones clinfo uses).
-const CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV: cl_device_info = 0x4000;
-const CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV: cl_device_info = 0x4001;
-const CL_DEVICE_REGISTERS_PER_BLOCK_NV: cl_device_info = 0x4002;
-const CL_DEVICE_WARP_SIZE_NV: cl_device_info = 0x4003;
-const CL_DEVICE_GPU_OVERLAP_NV: cl_device_info = 0x4004;
-const CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV: cl_device_info = 0x4005;
-const CL_DEVICE_INTEGRATED_MEMORY_NV: cl_device_info = 0x4006;
-const CL_DEVICE_PCI_BUS_ID_NV: cl_device_info = 0x4008;
-const CL_DEVICE_PCI_SLOT_ID_NV: cl_device_info = 0x4009;
-const CL_DEVICE_PCI_DOMAIN_ID_NV: cl_device_info = 0x400A;
+pub(crate) const CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV: cl_device_info = 0x4000;
+pub(crate) const CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV: cl_device_info = 0x4001;
+pub(crate) const CL_DEVICE_REGISTERS_PER_BLOCK_NV: cl_device_info = 0x4002;
+pub(crate) const CL_DEVICE_WARP_SIZE_NV: cl_device_info = 0x4003;
+pub(crate) const CL_DEVICE_GPU_OVERLAP_NV: cl_device_info = 0x4004;
+pub(crate) const CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV: cl_device_info = 0x4005;
+pub(crate) const CL_DEVICE_INTEGRATED_MEMORY_NV: cl_device_info = 0x4006;
+pub(crate) const CL_DEVICE_PCI_BUS_ID_NV: cl_device_info = 0x4008;
+pub(crate) const CL_DEVICE_PCI_SLOT_ID_NV: cl_device_info = 0x4009;
+pub(crate) const CL_DEVICE_PCI_DOMAIN_ID_NV: cl_device_info = 0x400A;
 
 /// A clGetDeviceInfo query and its OpenCL name.
 #[derive(Clone, Copy)]
@@ -55,6 +47,7 @@ macro_rules! info {
         }
     };
 }
+pub(crate) use info;
 
 /// One device in enumeration order (platform order, then device order).
 pub(crate) struct DeviceEntry {
@@ -131,7 +124,7 @@ pub(crate) fn uint(device: cl_device_id, q: Info) -> Result<u64, OpenClError> {
     decode_uint(q.name, &bytes(device, q)?)
 }
 
-fn decode_uint(name: &str, b: &[u8]) -> Result<u64, OpenClError> {
+pub(crate) fn decode_uint(name: &str, b: &[u8]) -> Result<u64, OpenClError> {
     match b.len() {
         4 => Ok(u32::from_ne_bytes([b[0], b[1], b[2], b[3]]) as u64),
         8 => Ok(u64::from_ne_bytes([
@@ -205,7 +198,8 @@ pub(crate) fn identity(index: usize, entry: &DeviceEntry) -> Result<DeviceIdenti
 /// a guessed domain would match the wrong GPU on a multi-domain server.
 fn pci_bus_id(d: cl_device_id, ext: &Extensions) -> Option<String> {
     let format = |domain: u64, bus: u64, dev: u64, func: u64| {
-        format!("{domain:04x}:{bus:02x}:{dev:02x}.{func:x}")
+        let part = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+        blocksweep_core::backend::pci_bus_id(part(domain), part(bus), part(dev), part(func))
     };
     if ext.has("cl_khr_pci_bus_info") {
         // struct cl_device_pci_bus_info_khr { cl_uint domain, bus, device, function; }
@@ -225,92 +219,6 @@ fn pci_bus_id(d: cl_device_id, ext: &Extensions) -> Option<String> {
         return Some(format(domain, bus & 0xff, (slot >> 3) & 0xff, slot & 7));
     }
     None
-}
-
-/// The device's launch limits under their OpenCL names. `warp_size` is left for the backend
-/// to fill from the built kernel on devices without cl_nv_device_attribute_query.
-pub(crate) fn limits(d: cl_device_id) -> Result<Limits, OpenClError> {
-    let ext = Extensions::query(d)?;
-    let named =
-        |q: Info| -> Result<Named<u64>, OpenClError> { Ok(Named::new(uint(d, q)?, q.name)) };
-    let dims_q = info!(CL_DEVICE_MAX_WORK_ITEM_SIZES);
-    let sizes: Vec<u64> = bytes(d, dims_q)?
-        .chunks(std::mem::size_of::<usize>())
-        .map(|c| decode_uint(dims_q.name, c))
-        .collect::<Result<_, _>>()?;
-    // Fewer than three dimensions means y and z cannot exceed 1.
-    let dim = |i: usize| sizes.get(i).copied().unwrap_or(1);
-    let mut limits = Limits {
-        max_threads_per_block: Some(named(info!(CL_DEVICE_MAX_WORK_GROUP_SIZE))?),
-        max_block_dims: Some(Named::new(Dims([dim(0), dim(1), dim(2)]), dims_q.name)),
-        // OpenCL bounds the global size only by size_t.
-        max_grid_dims: None,
-        multiprocessors: Some(named(info!(CL_DEVICE_MAX_COMPUTE_UNITS))?),
-        shared_mem_per_block: Some(named(info!(CL_DEVICE_LOCAL_MEM_SIZE))?),
-        max_alloc_bytes: Some(named(info!(CL_DEVICE_MAX_MEM_ALLOC_SIZE))?),
-        global_mem_bytes: Some(named(info!(CL_DEVICE_GLOBAL_MEM_SIZE))?),
-        l2_bytes: Some(named(info!(CL_DEVICE_GLOBAL_MEM_CACHE_SIZE))?).filter(|n| n.value > 0),
-        timer_resolution_ns: {
-            let q = info!(CL_DEVICE_PROFILING_TIMER_RESOLUTION);
-            Some(Named::new(uint(d, q)? as f64, q.name))
-        },
-        ..Limits::default()
-    };
-    if ext.has("cl_nv_device_attribute_query") {
-        add_nvidia(d, &mut limits)?;
-    }
-    for q in [
-        info!(CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS),
-        info!(CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE),
-        info!(CL_DEVICE_MAX_CLOCK_FREQUENCY),
-        info!(CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE),
-        info!(CL_DEVICE_ADDRESS_BITS),
-        info!(CL_DEVICE_HOST_UNIFIED_MEMORY),
-        info!(CL_DEVICE_GPU_OVERLAP_NV),
-        info!(CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV),
-        info!(CL_DEVICE_INTEGRATED_MEMORY_NV),
-    ] {
-        // Facts for the reader, not inputs: a device that does not answer one (a 1.2 device
-        // has no CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE) simply does not list it.
-        if q.name.ends_with("_NV") && !ext.has("cl_nv_device_attribute_query") {
-            continue;
-        }
-        if let Ok(v) = uint(d, q) {
-            limits.extra.push((q.name.to_string(), v.to_string()));
-        }
-    }
-    if let Ok(v) = string(d, info!(CL_DEVICE_OPENCL_C_VERSION)) {
-        limits.extra.push(("CL_DEVICE_OPENCL_C_VERSION".into(), v));
-    }
-    Ok(limits)
-}
-
-/// NVIDIA's cl_nv_device_attribute_query: warp size, registers, compute capability, and from
-/// the capability the per-SM model the core's residency calculation needs.
-fn add_nvidia(d: cl_device_id, limits: &mut Limits) -> Result<(), OpenClError> {
-    let warp = uint(d, info!(CL_DEVICE_WARP_SIZE_NV))?;
-    limits.warp_size = Some(Named::new(warp, "CL_DEVICE_WARP_SIZE_NV"));
-    let regs = uint(d, info!(CL_DEVICE_REGISTERS_PER_BLOCK_NV))?;
-    limits.registers_per_block = Some(Named::new(regs, "CL_DEVICE_REGISTERS_PER_BLOCK_NV"));
-    let major = uint(d, info!(CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV))? as u32;
-    let minor = uint(d, info!(CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV))? as u32;
-    limits.compute_capability = Some(Named::new(
-        (major, minor),
-        "CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV/MINOR_NV",
-    ));
-    limits.mp_model = nvidia_model(major, minor, "cl_nv_device_attribute_query");
-    if let Some(m) = &limits.mp_model {
-        let origin = format!("model (sm_{major}{minor})");
-        limits.max_threads_per_mp = Some(Named::new(
-            m.max_warps as u64 * m.warp_size as u64,
-            origin.clone(),
-        ));
-        limits.max_blocks_per_mp = Some(Named::new(m.max_blocks as u64, origin.clone()));
-        if let Some(r) = m.registers {
-            limits.registers_per_mp = Some(Named::new(r as u64, origin));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

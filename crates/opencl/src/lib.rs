@@ -14,14 +14,16 @@
 //! ```text
 //! lib.rs      this overview, re-exports, probe() and open()
 //! driver.rs   ApiInfo (OpenCL's name, words, guarantees) and the Driver the core calls
-//! device.rs   which devices exist and what they are: platforms, devices, identity, limits
+//! device.rs   which devices exist and what they are: platforms, devices, identity
+//! limits.rs   the launch limits under OpenCL's names, NVIDIA's attribute queries
 //! context.rs  the handle the rest hangs off: context + in-order profiling queue, event waits
-//! kernel/     building the kernels, one program each when first used: clBuildProgram,
-//!             arguments; facts.rs: clGetKernelWorkGroupInfo, ptxas's register count
+//! kernel.rs   building the kernels, one program each when first used: clBuildProgram,
+//!             arguments
+//! facts.rs    a kernel's facts: clGetKernelWorkGroupInfo, ptxas's register count
 //! program.rs  a user's kernel: clBuildProgram of its OpenCL C, its arguments in the spec's
 //!             order, its buffers and their copies in and out
 //! memory.rs   buffers: the four planes (upload staged through a mapped host copy, poison,
-//!             read-back into that copy, lent out) and the copy buffers
+//!             read-back into that copy, staged there) and the copy buffers
 //! transfer.rs fills, writes and reads in pieces of at most 1 GiB, waited for once
 //! timing.rs   run_batch: back-to-back enqueues timed by profiling events; the NDRange
 //! backend.rs  the Backend impl, tying the above together
@@ -34,9 +36,11 @@ mod context;
 mod device;
 mod driver;
 pub mod error;
+mod facts;
 mod fill;
 mod handles;
 mod kernel;
+mod limits;
 mod memory;
 mod program;
 mod timing;

@@ -86,11 +86,6 @@ pub fn driver_version_string(vendor_id: u32, v: u32) -> String {
     }
 }
 
-/// "dddd:bb:dd.f", the form CUDA and nvidia-smi print.
-pub fn pci_bus_id(domain: u32, bus: u32, device: u32, function: u32) -> String {
-    format!("{domain:04x}:{bus:02x}:{device:02x}.{function:x}")
-}
-
 /// A NUL-terminated fixed-size C string from a Vulkan struct, lossily decoded.
 pub fn fixed_c_str(bytes: &[std::ffi::c_char]) -> String {
     let bytes: Vec<u8> = bytes
@@ -165,7 +160,6 @@ mod tests {
         // NVIDIA 580.65.6 packed as 10.8.8.6 bits.
         let nv = (580 << 22) | (65 << 14) | (6 << 6);
         assert_eq!(driver_version_string(0x10DE, nv), "580.65.6.0");
-        assert_eq!(pci_bus_id(0, 0x1b, 0, 0), "0000:1b:00.0");
         assert_eq!(device_kind(vk::PhysicalDeviceType::CPU), DeviceKind::Cpu);
         assert_eq!(
             device_kind(vk::PhysicalDeviceType::DISCRETE_GPU),

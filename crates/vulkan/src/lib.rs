@@ -26,18 +26,20 @@
 //! is refused too ([`check_loop_iterations`]): gallivm silently ends a shader's loops there.
 //!
 //! One file per role, the same files as in the CUDA and OpenCL backends, plus what only Vulkan
-//! needs (`instance`, `command`, `conv`, `copy/`):
+//! needs (`instance`, `command`, `conv`, `copy*`, `subgroups`):
 //!
 //! ```text
 //! lib.rs       this overview, re-exports, probe() and open()
 //! driver.rs    ApiInfo (Vulkan's name, words, guarantees) and the Driver the core calls
-//! device/      which devices exist and what they are: enumeration, the properties2 chain,
-//!              identity (mod.rs); the Limits under Vulkan's names (limits.rs)
+//! device.rs    which devices exist and what they are: enumeration, the properties2 chain,
+//!              identity
+//! limits.rs    the launch limits under Vulkan's names
+//! subgroups.rs the subgroup size control and the workgroup checks it implies
 //! context.rs   the handle the rest hangs off: logical device + compute queue
 //! kernel.rs    building the kernels and their facts: shader module, layouts, the pipeline
 //!              per (workgroup size, variant), pipeline statistics
 //! memory.rs    buffers: the four planes and staging, mapped for good (upload, poison,
-//!              read-back, the staging lent in place), fill/copy
+//!              read-back, the output staged in place), fill/copy
 //! timing.rs    run_batch: back-to-back recording with barriers, timestamp queries; the
 //!              launch checks made before anything is recorded
 //! backend.rs   the Backend impl, tying the above together
@@ -45,7 +47,8 @@
 //! instance.rs  loader, VkInstance, validation layer and debug messenger
 //! command.rs   the one command buffer and fence: record, submit, wait; barriers; dispatch
 //! conv.rs      pure conversions of Vulkan numbers and enums
-//! copy/        the copy ceiling: its plan, its shader, the selection between two methods
+//! copy.rs      the copy ceiling: the selection between two methods (copy_plan.rs: its
+//!              layout; copy_shader.rs: its shader)
 //! pipeline.rs  layouts, modules, pipelines, descriptor pools, pipeline statistics
 //! program.rs   a user's kernel: its module, buffers, push constants, pipelines, copies
 //! glsl.rs      GLSL to SPIR-V through libshaderc, opened at run time
@@ -57,6 +60,8 @@ mod command;
 mod context;
 mod conv;
 mod copy;
+mod copy_plan;
+mod copy_shader;
 mod device;
 mod driver;
 pub mod error;
@@ -64,11 +69,13 @@ mod glsl;
 mod glslang;
 mod instance;
 mod kernel;
+mod limits;
 mod memory;
 mod objects;
 mod pipeline;
 mod program;
 mod reflect;
+mod subgroups;
 mod timing;
 
 use std::sync::Arc;

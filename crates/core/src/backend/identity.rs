@@ -25,6 +25,12 @@ impl fmt::Display for DeviceKind {
     }
 }
 
+/// "dddd:bb:dd.f", the PCI address as nvidia-smi and lspci print it, from its four parts
+/// (every API that reports one gives these, in its own form).
+pub fn pci_bus_id(domain: u32, bus: u32, device: u32, function: u32) -> String {
+    format!("{domain:04x}:{bus:02x}:{device:02x}.{function:x}")
+}
+
 /// Who a device is, as one API sees it. `uuid` and `pci_bus_id` let the layers above match the
 /// same physical GPU across APIs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,4 +101,13 @@ pub struct KernelFacts {
     pub compiled_by: String,
     /// Anything else worth showing, under its native name.
     pub extra: Vec<(String, String)>,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn pci_addresses_read_as_lspci_prints_them() {
+        assert_eq!(super::pci_bus_id(0, 0x1b, 0, 0), "0000:1b:00.0");
+        assert_eq!(super::pci_bus_id(1, 0xc3, 0x1f, 7), "0001:c3:1f.7");
+    }
 }

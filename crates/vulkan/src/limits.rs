@@ -2,11 +2,12 @@
 //! Vulkan's own names; no driver calls.
 
 use ash::vk;
-use blocksweep_core::limits::{Dims, MultiprocessorModel};
+use blocksweep_core::grid::nvidia_model_from_warps;
+use blocksweep_core::limits::Dims;
 use blocksweep_core::{Limits, Named};
 
-use super::AdapterInfo;
 use crate::conv;
+use crate::device::AdapterInfo;
 
 /// How reports name the llvmpipe loop limit.
 pub const LOOP_LIMIT_NAME: &str =
@@ -68,7 +69,8 @@ impl AdapterInfo {
             max_loop_iterations: self
                 .max_loop_iterations()
                 .map(|v| Named::new(v, LOOP_LIMIT_NAME)),
-            mp_model: sm.map(|(_, warps)| nvidia_model(warp, warps)),
+            mp_model: sm
+                .map(|(_, warps)| nvidia_model_from_warps(warp, warps, "VK_NV_shader_sm_builtins")),
             extra,
             ..Limits::default()
         }
@@ -178,45 +180,4 @@ fn cpu_threads(kind: vk::PhysicalDeviceType) -> Option<Named<u64>> {
             "host hardware threads (CPU device; Vulkan has no compute-unit query)",
         )
     })
-}
-
-/// The residency model for an NVIDIA GPU seen through VK_NV_shader_sm_builtins.
-fn nvidia_model(warp_size: u32, warps_per_sm: u32) -> MultiprocessorModel {
-    // blocks/SM limit 32 assumed: NVIDIA's limit for SMs with 64 warps; Vulkan does not
-    // expose it. SMs with 32 or 48 warps (sm_75, sm_86/87/89) allow 16 (24 on sm_89, which this
-    // then under-counts), again assumed from NVIDIA's compute-capability table.
-    let max_blocks = if warps_per_sm == 32 || warps_per_sm == 48 {
-        16
-    } else {
-        32
-    };
-    MultiprocessorModel {
-        warp_size,
-        max_warps: warps_per_sm,
-        max_blocks,
-        // 64K 32-bit registers per SM on every architecture since sm_50, allocated per warp
-        // in units of 256: NVIDIA's published figures, not a Vulkan query.
-        registers: Some(65536),
-        register_granularity: 256,
-        source: format!(
-            "model: VK_NV_shader_sm_builtins ({warps_per_sm} warps/SM, subgroupSize {warp_size}) \
-             + assumed {max_blocks} blocks/SM and 65536 registers/SM (NVIDIA's published limits; \
-             Vulkan does not expose them)"
-        ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nvidia_block_slots_follow_warp_slots() {
-        assert_eq!(nvidia_model(32, 64).max_blocks, 32);
-        assert_eq!(nvidia_model(32, 32).max_blocks, 16);
-        assert_eq!(nvidia_model(32, 48).max_blocks, 16);
-        assert!(nvidia_model(32, 64)
-            .source
-            .contains("VK_NV_shader_sm_builtins"));
-    }
 }

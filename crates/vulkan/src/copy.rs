@@ -14,9 +14,6 @@
 //! from the asked count, is then conservative by that much). [`CopyMeasurement`] keeps both
 //! counts, and its description names the padding when there is any.
 
-mod plan;
-mod shader;
-
 use std::sync::Arc;
 
 use ash::vk;
@@ -24,14 +21,14 @@ use blocksweep_core::{BlockSize, Launch, Limits, Stamps};
 
 use crate::command::Commands;
 use crate::context::DeviceContext;
+pub(crate) use crate::copy_plan::CopyLimits;
+use crate::copy_plan::CopyPlan;
+pub use crate::copy_shader::COPY_SPIRV;
+use crate::copy_shader::{CopyBuffers, CopyShader};
 use crate::device::HEAP_NAME;
 use crate::error::{VulkanError, VulkanResult};
 use crate::memory::{self, Buffer, MemoryKind};
 use crate::timing::Timestamps;
-pub(crate) use plan::CopyLimits;
-use plan::CopyPlan;
-pub use shader::COPY_SPIRV;
-use shader::{CopyBuffers, CopyShader};
 
 /// The copy ceiling's part of a backend: the copy shader, the limits that lay a copy out, the
 /// buffers of the current size and which method copies them.
@@ -228,7 +225,7 @@ fn settle<T>(device: &DeviceContext, result: VulkanResult<T>) -> VulkanResult<T>
 }
 
 /// The launch one dispatch of the copy shader makes, for the launch checks.
-fn launch(workgroup: u32, grid: u32) -> Launch {
+pub(crate) fn launch(workgroup: u32, grid: u32) -> Launch {
     Launch::linear(BlockSize::linear(workgroup), grid)
 }
 

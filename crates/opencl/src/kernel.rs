@@ -17,11 +17,10 @@ use crate::error::{map_build, map_create, OpenClError};
 use crate::handles::{Context, DeviceId, Kernel, Program};
 use crate::memory::Planes;
 
-mod facts;
-pub(crate) use facts::facts;
+pub(crate) use crate::facts::facts;
 
 /// kernels/grayscale.cl, compiled into the binary.
-pub const KERNEL_SOURCE: &str = include_str!("../../../../kernels/grayscale.cl");
+pub const KERNEL_SOURCE: &str = include_str!("../../../kernels/grayscale.cl");
 
 /// The OpenCL C standard the source is written to.
 const STD_OPTION: &str = "-cl-std=CL1.2";

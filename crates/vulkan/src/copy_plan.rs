@@ -4,7 +4,7 @@
 
 use ash::vk;
 
-use super::launch;
+use crate::copy::launch;
 use crate::error::{VulkanError, VulkanResult};
 use crate::timing::{check_launch, check_loop_iterations, DispatchLimits};
 

@@ -9,9 +9,9 @@ use opencl3::kernel::{
 };
 use opencl3::types::cl_kernel_work_group_info;
 
-use super::NV_VERBOSE_OPTION;
 use crate::error::{map_query, OpenClError};
 use crate::handles::{DeviceId, Kernel};
+use crate::kernel::NV_VERBOSE_OPTION;
 
 /// Where the register count comes from, as shown next to it.
 const REGISTERS_SOURCE: &str = "ptxas (-cl-nv-verbose)";

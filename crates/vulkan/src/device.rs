@@ -2,9 +2,6 @@
 //! reports (read once: the properties2 chain, memory heaps, queue families, extensions), who it
 //! is ([`identity`]) and, in `limits`, its launch limits under Vulkan's own names.
 
-mod limits;
-mod subgroups;
-
 use std::ffi::CStr;
 
 use ash::vk;
@@ -16,8 +13,10 @@ use crate::error::{
 };
 use crate::instance::InstanceShared;
 
-pub use limits::HEAP_NAME;
-pub(crate) use subgroups::{check_block, most_invocations, required_size, SubgroupSizeControl};
+pub use crate::limits::HEAP_NAME;
+pub(crate) use crate::subgroups::{
+    check_block, most_invocations, required_size, SubgroupSizeControl,
+};
 
 /// gallivm's LP_MAX_TGSI_LOOP_ITERATIONS (src/gallium/auxiliary/gallivm/lp_bld_limits.h).
 pub const LLVMPIPE_LOOP_LIMIT: u64 = 65535;
@@ -98,8 +97,8 @@ impl AdapterInfo {
         // cannot run either): the 1.0 properties above are all we report.
         if info.effective_version >= vk::API_VERSION_1_1 {
             info.read_properties2(i);
-            info.size_control_feature =
-                info.subgroup_size_control.is_some() && subgroups::size_control_feature(i, raw);
+            info.size_control_feature = info.subgroup_size_control.is_some()
+                && crate::subgroups::size_control_feature(i, raw);
             info.executable_statistics = info
                 .has_extension(ash::khr::pipeline_executable_properties::NAME)
                 && pipeline_executable_info(i, raw);
@@ -265,9 +264,9 @@ pub(crate) fn identity(index: usize, adapter: &AdapterInfo) -> DeviceIdentity {
         platform: adapter.driver_name.clone().unwrap_or_default(),
         kind: conv::device_kind(p.device_type),
         uuid: adapter.uuid,
-        pci_bus_id: adapter
-            .pci
-            .map(|(domain, bus, device, function)| conv::pci_bus_id(domain, bus, device, function)),
+        pci_bus_id: adapter.pci.map(|(domain, bus, device, function)| {
+            blocksweep_core::backend::pci_bus_id(domain, bus, device, function)
+        }),
     }
 }
 

@@ -7,8 +7,8 @@ use ash::vk;
 use blocksweep_core::GridSize;
 use blocksweep_core::Named;
 
-use super::plan::{CopyPlan, ELEMENT_BYTES};
 use crate::context::DeviceContext;
+use crate::copy_plan::{CopyPlan, ELEMENT_BYTES};
 use crate::error::VulkanResult;
 use crate::kernel::{
     bind_storage, compute_pipeline, shader_module, DescriptorPool, StorageLayouts,
@@ -18,7 +18,7 @@ use crate::{command, memory};
 
 /// shaders/copy.spv, compiled from shaders/copy.comp with
 /// `glslangValidator -V --target-env vulkan1.1 -o shaders/copy.spv shaders/copy.comp`.
-pub const COPY_SPIRV: &[u8] = include_bytes!("../../../../shaders/copy.spv");
+pub const COPY_SPIRV: &[u8] = include_bytes!("../../../shaders/copy.spv");
 
 /// The copy shader's module, layouts and its one pipeline (workgroup size specialized).
 pub(crate) struct CopyShader {
