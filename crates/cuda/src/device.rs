@@ -9,7 +9,7 @@ use std::ffi::c_char;
 use blocksweep_core::{DeviceIdentity, DeviceKind, Named};
 use cudarc::driver::sys::{CUdevice, CUdevice_attribute as A, CUuuid};
 
-use crate::entry_points::{cu, file_version, load_driver};
+use crate::entry_points::{cu, driver_words, load_driver};
 use crate::error::{map_driver, map_init, CudaError, OrMap, MIN_DRIVER};
 
 /// The CUDA driver, started: its version and the words that name it in messages.
@@ -40,19 +40,6 @@ pub(crate) fn start_driver() -> Result<DriverInfo, CudaError> {
         cuda: (v / 1000, (v % 1000) / 10),
         words,
     })
-}
-
-/// "535.309.01 (CUDA 12.2)", from what is known of a driver: its library file's version and
-/// cuDriverGetVersion's number.
-pub(crate) fn driver_words(file: Option<&str>, version: Option<i32>) -> String {
-    let file = file.and_then(file_version);
-    let cuda = version.map(|v| format!("CUDA {}.{}", v / 1000, (v % 1000) / 10));
-    match (file, cuda) {
-        (Some(f), Some(c)) => format!("{f} ({c})"),
-        (Some(f), None) => f,
-        (None, Some(c)) => format!("for {c}"),
-        (None, None) => "(libcuda.so.1)".into(),
-    }
 }
 
 /// The NVIDIA kernel module's version ("580.159.03") where Linux exposes it; the driver API

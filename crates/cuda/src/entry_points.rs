@@ -340,6 +340,19 @@ pub(crate) fn file_version(file: &str) -> Option<String> {
     (v.contains('.') && v.chars().all(|c| c.is_ascii_digit() || c == '.')).then(|| v.to_string())
 }
 
+/// "535.309.01 (CUDA 12.2)", from what is known of a driver: its library file's version and
+/// cuDriverGetVersion's number.
+pub(crate) fn driver_words(file: Option<&str>, version: Option<i32>) -> String {
+    let file = file.and_then(file_version);
+    let cuda = version.map(|v| format!("CUDA {}.{}", v / 1000, (v % 1000) / 10));
+    match (file, cuda) {
+        (Some(f), Some(c)) => format!("{f} ({c})"),
+        (Some(f), None) => f,
+        (None, Some(c)) => format!("for {c}"),
+        (None, None) => "(libcuda.so.1)".into(),
+    }
+}
+
 #[cfg(test)]
 #[path = "entry_points_tests.rs"]
 mod tests;

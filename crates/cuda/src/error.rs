@@ -9,8 +9,7 @@
 use blocksweep_core::{BackendError, ErrorKind};
 
 use crate::codes::{error_string, CuCode, NvrtcCode};
-use crate::device::driver_words;
-use crate::entry_points::{CuFailure, DriverLoadError};
+use crate::entry_points::{driver_words, CuFailure, DriverLoadError};
 
 /// What the install hints name: the oldest driver whose CUDA (12.0) every entry point in
 /// [`crate::DRIVER_ENTRY_POINTS`] and the embedded PTX (ISA 8.0) need.
