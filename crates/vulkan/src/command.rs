@@ -258,3 +258,40 @@ pub fn record_dispatch_bytes(
         d.cmd_dispatch(cb, grid.x, grid.y, 1);
     }
 }
+
+/// Fills a whole buffer with the NaN poison.
+pub fn record_poison(d: &ash::Device, cb: vk::CommandBuffer, buffer: vk::Buffer) {
+    unsafe {
+        d.cmd_fill_buffer(
+            cb,
+            buffer,
+            0,
+            vk::WHOLE_SIZE,
+            blocksweep_core::verify::POISON_BITS,
+        )
+    };
+}
+
+/// Copies `size` bytes from the start of `src` to the start of `dst`.
+pub fn record_copy(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    src: vk::Buffer,
+    dst: vk::Buffer,
+    size: u64,
+) {
+    let region = [vk::BufferCopy::default().size(size)];
+    unsafe { d.cmd_copy_buffer(cb, src, dst, &region) };
+}
+
+/// Makes transfer writes visible to the host, before it maps a staging buffer.
+pub fn record_host_read_barrier(d: &ash::Device, cb: vk::CommandBuffer) {
+    barrier(
+        d,
+        cb,
+        vk::PipelineStageFlags::TRANSFER,
+        vk::AccessFlags::TRANSFER_WRITE,
+        vk::PipelineStageFlags::HOST,
+        vk::AccessFlags::HOST_READ,
+    );
+}

@@ -27,7 +27,7 @@ pub use crate::copy_shader::COPY_SPIRV;
 use crate::copy_shader::{CopyBuffers, CopyShader};
 use crate::device::HEAP_NAME;
 use crate::error::{VulkanError, VulkanResult};
-use crate::memory::{self, Buffer, MemoryKind};
+use crate::memory::{Buffer, MemoryKind};
 use crate::timing::Timestamps;
 
 /// The copy ceiling's part of a backend: the copy shader, the limits that lay a copy out, the
@@ -132,7 +132,7 @@ impl Copier {
         let src = buffers.src.raw;
         let shader = &self.shader;
         let mut run = || {
-            commands.run(|d, cb| memory::record_poison(d, cb, src))?;
+            commands.run(|d, cb| crate::command::record_poison(d, cb, src))?;
             let mut time = |record: &dyn Fn(&ash::Device, vk::CommandBuffer)| {
                 timestamps.run_batch(commands, SELECTION_COPIES, Stamps::None, record)?;
                 timestamps.run_batch(commands, SELECTION_COPIES, Stamps::Each, record)
@@ -192,18 +192,18 @@ impl Copier {
         staging.write(&as_f32)?;
         let (src, dst, stage) = (buffers.src.raw, buffers.dst.raw, staging.raw);
         let mut run = || {
-            commands.run(|d, cb| memory::record_poison(d, cb, src))?;
-            commands.run(|d, cb| memory::record_copy(d, cb, stage, src, bytes))?;
+            commands.run(|d, cb| crate::command::record_poison(d, cb, src))?;
+            commands.run(|d, cb| crate::command::record_copy(d, cb, stage, src, bytes))?;
             let mut out = [Vec::new(), Vec::new()];
             for (method, result) in out.iter_mut().enumerate() {
-                commands.run(|d, cb| memory::record_poison(d, cb, dst))?;
+                commands.run(|d, cb| crate::command::record_poison(d, cb, dst))?;
                 commands.run(|d, cb| match method {
                     0 => buffers.record_transfer(d, cb),
                     _ => buffers.record_shader(d, cb, &self.shader),
                 })?;
                 commands.run(|d, cb| {
-                    memory::record_copy(d, cb, dst, stage, bytes);
-                    memory::record_host_read_barrier(d, cb);
+                    crate::command::record_copy(d, cb, dst, stage, bytes);
+                    crate::command::record_host_read_barrier(d, cb);
                 })?;
                 let mut back = vec![0f32; words.len()];
                 staging.read(&mut back)?;

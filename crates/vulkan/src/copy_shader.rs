@@ -14,7 +14,6 @@ use crate::kernel::{
     bind_storage, compute_pipeline, shader_module, DescriptorPool, StorageLayouts,
 };
 use crate::memory::{Buffer, MemoryKind};
-use crate::{command, memory};
 
 /// shaders/copy.spv, compiled from shaders/copy.comp with
 /// `glslangValidator -V --target-env vulkan1.1 -o shaders/copy.spv shaders/copy.comp`.
@@ -119,13 +118,13 @@ impl CopyBuffers {
 
     /// Records the whole copy as one vkCmdCopyBuffer.
     pub fn record_transfer(&self, d: &ash::Device, cb: vk::CommandBuffer) {
-        memory::record_copy(d, cb, self.src.raw, self.dst.raw, self.bytes);
+        crate::command::record_copy(d, cb, self.src.raw, self.dst.raw, self.bytes);
     }
 
     /// Records the whole copy as shader dispatches (disjoint ranges: no barrier between them).
     pub fn record_shader(&self, d: &ash::Device, cb: vk::CommandBuffer, shader: &CopyShader) {
         for &(set, elements, grid) in &self.dispatches {
-            command::record_dispatch(
+            crate::command::record_dispatch(
                 d,
                 cb,
                 shader.pipeline,

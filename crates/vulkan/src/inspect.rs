@@ -7,7 +7,7 @@ use ash::vk;
 use super::VulkanBackend;
 use crate::copy::CopyMeasurement;
 use crate::instance::MessageLog;
-use crate::memory::{self, Buffer, MemoryKind};
+use crate::memory::{Buffer, MemoryKind};
 
 impl VulkanBackend {
     /// Validation-layer findings at WARNING or ERROR severity so far (never the loader's
@@ -33,8 +33,8 @@ impl VulkanBackend {
         let scratch = Buffer::new(&self.device, 256, usage, MemoryKind::DeviceLocal, None)?;
         let raw = scratch.raw;
         self.commands.run(|d, cb| {
-            memory::record_poison(d, cb, raw);
-            memory::record_poison(d, cb, raw);
+            crate::command::record_poison(d, cb, raw);
+            crate::command::record_poison(d, cb, raw);
         })?;
         Ok(())
     }

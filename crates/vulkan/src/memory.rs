@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ash::vk;
 use blocksweep_core::{Frame, Named};
 
-use crate::command::{barrier, Commands};
+use crate::command::{record_copy, record_host_read_barrier, record_poison, Commands};
 use crate::context::DeviceContext;
 use crate::error::{
     map_allocate_memory, map_bind_memory, map_host_device_oom, map_map_memory, VulkanError,
@@ -371,41 +371,4 @@ impl FramePlanes {
             record_host_read_barrier(d, cb);
         })
     }
-}
-
-/// Fills a whole buffer with the NaN poison.
-pub fn record_poison(d: &ash::Device, cb: vk::CommandBuffer, buffer: vk::Buffer) {
-    unsafe {
-        d.cmd_fill_buffer(
-            cb,
-            buffer,
-            0,
-            vk::WHOLE_SIZE,
-            blocksweep_core::verify::POISON_BITS,
-        )
-    };
-}
-
-/// Copies `size` bytes from the start of `src` to the start of `dst`.
-pub fn record_copy(
-    d: &ash::Device,
-    cb: vk::CommandBuffer,
-    src: vk::Buffer,
-    dst: vk::Buffer,
-    size: u64,
-) {
-    let region = [vk::BufferCopy::default().size(size)];
-    unsafe { d.cmd_copy_buffer(cb, src, dst, &region) };
-}
-
-/// Makes transfer writes visible to the host, before it maps a staging buffer.
-pub fn record_host_read_barrier(d: &ash::Device, cb: vk::CommandBuffer) {
-    barrier(
-        d,
-        cb,
-        vk::PipelineStageFlags::TRANSFER,
-        vk::AccessFlags::TRANSFER_WRITE,
-        vk::PipelineStageFlags::HOST,
-        vk::AccessFlags::HOST_READ,
-    );
 }

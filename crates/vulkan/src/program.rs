@@ -13,11 +13,11 @@ use blocksweep_core::{
     BatchTimes, BlockSize, KernelFacts, Language, Launch, Named, ProgramArg, ProgramSource, Stamps,
 };
 
-use crate::command::{self, Commands};
+use crate::command::Commands;
 use crate::context::DeviceContext;
 use crate::error::{VulkanError, VulkanResult};
 use crate::kernel::{self, DescriptorPool, PipelineCache, Stage, StorageLayouts};
-use crate::memory::{self, Buffer, MemoryKind};
+use crate::memory::{Buffer, MemoryKind};
 use crate::timing::{check_launch, check_shared, DispatchLimits, Timestamps};
 use crate::{device, glsl, reflect};
 
@@ -334,7 +334,7 @@ impl Program {
         let pipeline = self.pipeline_for(self.key(launch))?;
         let (layout, set, push) = (self.layouts.pipeline, self.set, &self.push);
         timestamps.run_batch(commands, count, stamps, |d, cb| {
-            command::record_dispatch_bytes(d, cb, pipeline, layout, set, push, launch.grid)
+            crate::command::record_dispatch_bytes(d, cb, pipeline, layout, set, push, launch.grid)
         })
     }
 
@@ -378,7 +378,7 @@ impl Program {
         let staging = self.staging()?;
         staging.write_bytes(data)?;
         let src = staging.raw;
-        commands.run(|d, cb| memory::record_copy(d, cb, src, dst, size))
+        commands.run(|d, cb| crate::command::record_copy(d, cb, src, dst, size))
     }
 
     /// Copies argument `arg`'s buffer through the staging buffer into `out`, and waits.
@@ -391,8 +391,8 @@ impl Program {
         let (src, size) = self.buffer(arg, out.len())?;
         let dst = self.staging()?.raw;
         commands.run(|d, cb| {
-            memory::record_copy(d, cb, src, dst, size);
-            memory::record_host_read_barrier(d, cb);
+            crate::command::record_copy(d, cb, src, dst, size);
+            crate::command::record_host_read_barrier(d, cb);
         })?;
         self.staging()?.read_bytes(out)
     }
