@@ -14,6 +14,9 @@ fn grayscale_spec() -> PathBuf {
 /// (one whose backend runs no user kernel) is said on stderr and not checked.
 fn grayscale_sources() -> Vec<(&'static str, ProgramSource)> {
     let path = grayscale_spec();
+    for d in blocksweep_drivers::all() {
+        blocksweep_core::Api::register(d.api());
+    }
     let spec = KernelSpec::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let keys: Vec<&'static str> = blocksweep_drivers::all()
         .iter()

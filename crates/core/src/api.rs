@@ -17,6 +17,7 @@ use std::sync::Mutex;
 use crate::guarantee::Guarantee;
 use crate::limits::Concept;
 use crate::options::DriverOption;
+use crate::program::Language;
 
 /// What an API calls the things a launch is made of. Used for headers, legends and sentences,
 /// so each API's output reads in its own vocabulary.
@@ -61,6 +62,12 @@ pub struct ApiInfo {
     /// these on every command that opens a device.
     pub options: &'static [DriverOption],
     pub conduct: Conduct,
+    /// What a user's kernel for this API may be written in (`[sources]` in a spec file): file
+    /// extensions and their languages; one language takes a file of any name. Empty where the
+    /// backend runs no user kernel.
+    pub kernel_languages: &'static [(&'static str, Language)],
+    /// The entry point a spec may leave out ("main" for a GLSL shader); `None`: it must say.
+    pub default_entry: Option<&'static str>,
 }
 
 /// "CUDA", "CUDA and OpenCL", "CUDA, Vulkan and OpenCL": APIs named in a sentence.
@@ -107,6 +114,9 @@ impl Conduct {
 #[derive(Clone, Copy)]
 pub struct Api(&'static ApiInfo);
 
+/// The rank of an API known only by a key read from a report.
+const UNKNOWN_RANK: u16 = u16::MAX;
+
 /// APIs known to this process, so that a report read back resolves its keys.
 static REGISTERED: Mutex<Vec<&'static ApiInfo>> = Mutex::new(Vec::new());
 
@@ -144,8 +154,11 @@ impl Api {
     /// Makes `api` resolvable by key in this process (idempotent).
     pub fn register(api: Api) {
         let mut known = REGISTERED.lock().unwrap_or_else(|p| p.into_inner());
-        if !known.iter().any(|k| k.key == api.0.key) {
-            known.push(api.0);
+        match known.iter_mut().find(|k| k.key == api.0.key) {
+            // A key first met in a report read back stood for an API not yet registered.
+            Some(k) if k.rank == UNKNOWN_RANK => *k = api.0,
+            Some(_) => {}
+            None => known.push(api.0),
         }
     }
 
@@ -180,7 +193,7 @@ impl Api {
             key,
             aliases: &[],
             name: key,
-            rank: u16::MAX,
+            rank: UNKNOWN_RANK,
             words: Vocabulary {
                 thread: "thread",
                 block: "block",
@@ -194,6 +207,8 @@ impl Api {
             host_bytes_per_pixel: 0,
             options: &[],
             conduct: Conduct::UNSTATED,
+            kernel_languages: &[],
+            default_entry: None,
         }));
         Api::register(Api(info));
         Api(info)
@@ -265,6 +280,36 @@ mod tests {
         let hip: Api = serde_json::from_str("\"hip\"").unwrap();
         assert_eq!((hip.key(), hip.name()), ("hip", "hip"));
         assert_eq!(Api::from_key("HIP"), Some(hip));
+    }
+
+    /// A key read from a report before its API registered stands in for it until it does.
+    #[test]
+    fn a_registered_api_supersedes_the_key_a_report_named() {
+        static LATE: ApiInfo = ApiInfo {
+            key: "late-api",
+            aliases: &[],
+            name: "Late",
+            rank: 5,
+            words: Vocabulary {
+                thread: "thread",
+                block: "block",
+                grid: "grid",
+                warp: "warp",
+                multiprocessor: "SM",
+                launch: "launch",
+            },
+            guarantees: &[],
+            install_hint: "",
+            host_bytes_per_pixel: 0,
+            options: &[],
+            conduct: Conduct::UNSTATED,
+            kernel_languages: &[],
+            default_entry: None,
+        };
+        let read: Api = serde_json::from_str("\"late-api\"").unwrap();
+        assert_eq!(read.name(), "late-api");
+        Api::register(Api::new(&LATE));
+        assert_eq!(Api::from_key("late-api").map(|a| a.name()), Some("Late"));
     }
 
     #[test]

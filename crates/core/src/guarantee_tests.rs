@@ -29,6 +29,8 @@ static FIXED: ApiInfo = ApiInfo {
     host_bytes_per_pixel: 0,
     options: &[],
     conduct: Conduct::UNSTATED,
+    kernel_languages: &[],
+    default_entry: None,
 };
 
 /// Minimums, as Vulkan's; no promise on block extents.
@@ -47,6 +49,8 @@ static MINIMUM: ApiInfo = ApiInfo {
     host_bytes_per_pixel: 0,
     options: &[],
     conduct: Conduct::UNSTATED,
+    kernel_languages: &[],
+    default_entry: None,
 };
 
 fn needs(threads: u64, dims: [u64; 3]) -> [Need; 2] {

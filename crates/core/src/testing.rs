@@ -16,6 +16,7 @@ use crate::frame::{Frame, WEIGHTS};
 use crate::grid::nvidia_model;
 use crate::guarantee::{Amount, Guarantee};
 use crate::limits::{Concept, Dims, Limits, Named};
+use crate::program::Language;
 
 const WORDS: Vocabulary = Vocabulary {
     thread: "thread",
@@ -25,6 +26,52 @@ const WORDS: Vocabulary = Vocabulary {
     multiprocessor: "MP",
     launch: "launch",
 };
+
+/// APIs under the keys a spec file's `[sources]` uses, each with its languages as its driver
+/// declares them, for the spec's tests (the core knows no real API).
+static KERNEL_APIS: [ApiInfo; 3] = [
+    kernel_api("cuda", "CUDA", &[("cu", Language::Cuda)], None),
+    kernel_api("opencl", "OpenCL", &[("cl", Language::OpenCl)], None),
+    kernel_api(
+        "vulkan",
+        "Vulkan",
+        &[
+            ("comp", Language::Glsl),
+            ("glsl", Language::Glsl),
+            ("spv", Language::SpirV),
+        ],
+        Some("main"),
+    ),
+];
+
+const fn kernel_api(
+    key: &'static str,
+    name: &'static str,
+    kernel_languages: &'static [(&'static str, Language)],
+    default_entry: Option<&'static str>,
+) -> ApiInfo {
+    ApiInfo {
+        key,
+        aliases: &[],
+        name,
+        rank: 10,
+        words: WORDS,
+        guarantees: &[],
+        install_hint: "",
+        host_bytes_per_pixel: 0,
+        options: &[],
+        conduct: Conduct::UNSTATED,
+        kernel_languages,
+        default_entry,
+    }
+}
+
+/// Registers the APIs a spec's `[sources]` names (cuda, opencl, vulkan).
+pub fn register_kernel_apis() {
+    for info in &KERNEL_APIS {
+        Api::register(Api::new(info));
+    }
+}
 
 static ALPHA: ApiInfo = ApiInfo {
     key: "alpha",
@@ -37,6 +84,8 @@ static ALPHA: ApiInfo = ApiInfo {
     host_bytes_per_pixel: 0,
     options: &[],
     conduct: Conduct::UNSTATED,
+    kernel_languages: &[],
+    default_entry: None,
 };
 
 static BETA: ApiInfo = ApiInfo {
@@ -57,6 +106,8 @@ static BETA: ApiInfo = ApiInfo {
     host_bytes_per_pixel: 4,
     options: &[],
     conduct: Conduct::UNSTATED,
+    kernel_languages: &[],
+    default_entry: None,
 };
 
 static GAMMA: ApiInfo = ApiInfo {
@@ -74,6 +125,8 @@ static GAMMA: ApiInfo = ApiInfo {
     host_bytes_per_pixel: 0,
     options: &[],
     conduct: Conduct::UNSTATED,
+    kernel_languages: &[],
+    default_entry: None,
 };
 
 /// Three made-up APIs for the core's own tests.

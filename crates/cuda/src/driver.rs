@@ -2,8 +2,8 @@
 //! capability 2.0 shares, and the [`DRIVER`] that probes and opens devices.
 
 use blocksweep_core::{
-    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, OptionKind,
-    Vocabulary,
+    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, Language,
+    OptionKind, Vocabulary,
 };
 
 use crate::{CudaCompiler, CudaOptions};
@@ -80,6 +80,8 @@ static INFO: ApiInfo = ApiInfo {
         subgroup_layout: Some("consecutive threads, documented"),
         subgroup_request: None,
     },
+    kernel_languages: &[("cu", Language::Cuda)],
+    default_entry: None,
 };
 
 /// `--cuda-compiler`: NVRTC, the embedded PTX, or the automatic choice ([`CudaCompiler`]).

@@ -2,8 +2,8 @@
 //! [`DRIVER`] that probes and opens devices.
 
 use blocksweep_core::{
-    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, OptionKind,
-    Vocabulary,
+    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, Language,
+    OptionKind, Vocabulary,
 };
 
 use crate::OpenClOptions;
@@ -72,6 +72,8 @@ static INFO: ApiInfo = ApiInfo {
         subgroup_layout: None,
         subgroup_request: None,
     },
+    kernel_languages: &[("cl", Language::OpenCl)],
+    default_entry: None,
 };
 
 /// `--cl-build-options`: [`OpenClOptions::extra_build_options`].

@@ -2,8 +2,8 @@
 //! [`DRIVER`] that probes and opens devices.
 
 use blocksweep_core::{
-    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, OptionKind,
-    Vocabulary,
+    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, Language,
+    OptionKind, Vocabulary,
 };
 
 use crate::VulkanOptions;
@@ -73,6 +73,12 @@ static INFO: ApiInfo = ApiInfo {
         subgroup_layout: None,
         subgroup_request: Some("VkPipelineShaderStageRequiredSubgroupSizeCreateInfo where the compute stage is in requiredSubgroupSizeStages (Vulkan 1.3, VK_EXT_subgroup_size_control)"),
     },
+    kernel_languages: &[
+        ("comp", Language::Glsl),
+        ("glsl", Language::Glsl),
+        ("spv", Language::SpirV),
+    ],
+    default_entry: Some("main"),
 };
 
 /// `--vk-validation`: the Khronos validation layer on (as BLOCKSWEEP_VK_VALIDATION=1 turns it

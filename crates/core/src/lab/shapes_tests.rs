@@ -38,6 +38,8 @@ static VK_LIKE: ApiInfo = ApiInfo {
     host_bytes_per_pixel: 0,
     options: &[],
     conduct: Conduct::UNSTATED,
+    kernel_languages: &[],
+    default_entry: None,
 };
 
 fn names(v: &[BlockSize]) -> Vec<String> {

@@ -94,7 +94,7 @@ impl KernelSpec {
             .map(|(_, s)| s.clone())
     }
 
-    /// The API keys the spec has a source for, in the order cuda, opencl, vulkan.
+    /// The API keys the spec has a source for, in key order.
     pub fn apis(&self) -> Vec<&'static str> {
         self.sources.iter().map(|(k, _)| *k).collect()
     }

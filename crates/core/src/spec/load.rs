@@ -1,13 +1,15 @@
 //! Reading a spec file: TOML into the raw structs, then each value checked and turned into a
 //! [`KernelSpec`], every error naming its key.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::args::{parse_arg, size_expr, KeyError};
 use super::decl::*;
 use super::error::{from_toml, SpecError};
 use super::expr::Expr;
-use super::raw::{RawCheck, RawLaunch, RawSource, RawSources, RawSpec};
+use super::raw::{RawCheck, RawLaunch, RawSource, RawSpec};
+use crate::api::Api;
 use crate::blocks::parse_blocks;
 use crate::program::{Language, ProgramSource};
 
@@ -130,54 +132,74 @@ fn parse_work(value: &toml::Value, sizes: &Sizes) -> Result<Vec<String>, String>
 }
 
 fn parse_sources(
-    raw: &RawSources,
+    raw: &BTreeMap<String, RawSource>,
     dir: &Path,
     file: &str,
 ) -> Result<Vec<(&'static str, ProgramSource)>, SpecError> {
+    let runs_kernels: Vec<Api> = Api::known()
+        .into_iter()
+        .filter(|a| !a.info().kernel_languages.is_empty())
+        .collect();
+    let keys: Vec<&str> = runs_kernels.iter().map(|a| a.key()).collect();
     let mut out = Vec::new();
-    let all = [
-        ("cuda", &raw.cuda),
-        ("opencl", &raw.opencl),
-        ("vulkan", &raw.vulkan),
-    ];
-    for (api, src) in all {
-        if let Some(src) = src {
-            out.push((api, read_source(api, src, dir, file)?));
-        }
+    for (key, src) in raw {
+        let api = Api::from_key(key).filter(|a| runs_kernels.contains(a));
+        let Some(api) = api else {
+            let msg = format!(
+                "no API of this blocksweep that runs a user's kernel is called '{key}' ({})",
+                keys.join(", ")
+            );
+            return Err(SpecError::new(file, format!("sources.{key}"), msg));
+        };
+        out.push((api.key(), read_source(api, src, dir, file)?));
     }
     if out.is_empty() {
-        return Err(SpecError::new(
-            file,
-            "sources",
-            "names no source (cuda, opencl, vulkan): a kernel needs at least one",
-        ));
+        let msg = format!(
+            "names no source ({}): a kernel needs at least one",
+            keys.join(", ")
+        );
+        return Err(SpecError::new(file, "sources", msg));
     }
     Ok(out)
 }
 
+/// The language of `path` for `api`: its one language, else the one its extension names.
+fn language(api: Api, path: &Path, name: &str) -> Result<Language, String> {
+    let declared = api.info().kernel_languages;
+    if let [(_, only)] = declared {
+        return Ok(*only);
+    }
+    let ext = path.extension().and_then(|e| e.to_str());
+    if let Some((_, l)) = declared.iter().find(|(e, _)| Some(*e) == ext) {
+        return Ok(*l);
+    }
+    // ".comp or .glsl (GLSL) or .spv (SPIR-V)"
+    let mut said: Vec<String> = Vec::new();
+    for (i, (e, l)) in declared.iter().enumerate() {
+        let last_of_its_language = declared.get(i + 1).is_none_or(|(_, next)| next != l);
+        let tail = if last_of_its_language {
+            format!(" ({l})")
+        } else {
+            String::new()
+        };
+        said.push(format!(".{e}{tail}"));
+    }
+    Err(format!(
+        "'{name}': a {api} source ends in {}",
+        said.join(" or ")
+    ))
+}
+
 fn read_source(
-    api: &'static str,
+    api: Api,
     src: &RawSource,
     dir: &Path,
     file: &str,
 ) -> Result<ProgramSource, SpecError> {
-    let key = format!("sources.{api}");
+    let key = format!("sources.{}", api.key());
     let path = dir.join(&src.file);
-    let language = match api {
-        "cuda" => Language::Cuda,
-        "opencl" => Language::OpenCl,
-        _ => match path.extension().and_then(|e| e.to_str()) {
-            Some("comp" | "glsl") => Language::Glsl,
-            Some("spv") => Language::SpirV,
-            _ => {
-                let msg = format!(
-                    "'{}': a Vulkan source ends in .comp or .glsl (GLSL) or .spv (SPIR-V)",
-                    src.file
-                );
-                return Err(SpecError::new(file, format!("{key}.file"), msg));
-            }
-        },
-    };
+    let language = language(api, &path, &src.file)
+        .map_err(|msg| SpecError::new(file, format!("{key}.file"), msg))?;
     let code = std::fs::read(&path).map_err(|e| {
         SpecError::new(
             file,
@@ -185,9 +207,9 @@ fn read_source(
             format!("cannot read {}: {e}", path.display()),
         )
     })?;
-    let entry = match (&src.entry, api) {
+    let entry = match (&src.entry, api.info().default_entry) {
         (Some(e), _) if !e.trim().is_empty() => e.clone(),
-        (_, "vulkan") => "main".to_string(),
+        (_, Some(default)) => default.to_string(),
         _ => {
             return Err(SpecError::new(
                 file,

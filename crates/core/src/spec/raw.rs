@@ -14,21 +14,14 @@ pub(crate) struct RawSpec {
     pub description: Option<String>,
     pub work: toml::Value,
     pub sizes: BTreeMap<String, u64>,
-    pub sources: RawSources,
+    /// One source per API key; the keys are checked against the APIs registered.
+    pub sources: BTreeMap<String, RawSource>,
     #[serde(default)]
     pub args: Vec<RawArg>,
     #[serde(default)]
     pub check: RawCheck,
     #[serde(default)]
     pub launch: RawLaunch,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawSources {
-    pub cuda: Option<RawSource>,
-    pub opencl: Option<RawSource>,
-    pub vulkan: Option<RawSource>,
 }
 
 #[derive(Debug, Deserialize)]
