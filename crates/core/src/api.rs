@@ -285,27 +285,7 @@ mod tests {
     /// A key read from a report before its API registered stands in for it until it does.
     #[test]
     fn a_registered_api_supersedes_the_key_a_report_named() {
-        static LATE: ApiInfo = ApiInfo {
-            key: "late-api",
-            aliases: &[],
-            name: "Late",
-            rank: 5,
-            words: Vocabulary {
-                thread: "thread",
-                block: "block",
-                grid: "grid",
-                warp: "warp",
-                multiprocessor: "SM",
-                launch: "launch",
-            },
-            guarantees: &[],
-            install_hint: "",
-            host_bytes_per_pixel: 0,
-            options: &[],
-            conduct: Conduct::UNSTATED,
-            kernel_languages: &[],
-            default_entry: None,
-        };
+        static LATE: ApiInfo = crate::testing::bare_api("late-api", "Late", 5, &[]);
         let read: Api = serde_json::from_str("\"late-api\"").unwrap();
         assert_eq!(read.name(), "late-api");
         Api::register(Api::new(&LATE));

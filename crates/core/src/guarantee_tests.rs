@@ -1,23 +1,13 @@
 use super::*;
-use crate::api::{ApiInfo, Conduct, Vocabulary};
-
-const WORDS: Vocabulary = Vocabulary {
-    thread: "thread",
-    block: "block",
-    grid: "grid",
-    warp: "warp",
-    multiprocessor: "SM",
-    launch: "launch",
-};
+use crate::api::ApiInfo;
+use crate::testing::bare_api;
 
 /// Fixed limits, as CUDA's.
-static FIXED: ApiInfo = ApiInfo {
-    key: "fixed-api",
-    aliases: &[],
-    name: "Fixed",
-    rank: 0,
-    words: WORDS,
-    guarantees: &[
+static FIXED: ApiInfo = bare_api(
+    "fixed-api",
+    "Fixed",
+    0,
+    &[
         Guarantee::fixed(Concept::MaxThreadsPerBlock, Amount::Count(1024), "THREADS").when("v2"),
         Guarantee::fixed(
             Concept::MaxBlockDims,
@@ -25,33 +15,19 @@ static FIXED: ApiInfo = ApiInfo {
             "DIMS",
         ),
     ],
-    install_hint: "",
-    host_bytes_per_pixel: 0,
-    options: &[],
-    conduct: Conduct::UNSTATED,
-    kernel_languages: &[],
-    default_entry: None,
-};
+);
 
 /// Minimums, as Vulkan's; no promise on block extents.
-static MINIMUM: ApiInfo = ApiInfo {
-    key: "minimum-api",
-    name: "Minimum",
-    rank: 1,
-    guarantees: &[Guarantee::at_least(
+static MINIMUM: ApiInfo = bare_api(
+    "minimum-api",
+    "Minimum",
+    1,
+    &[Guarantee::at_least(
         Concept::MaxThreadsPerBlock,
         Amount::Count(128),
         "maxThreads",
     )],
-    aliases: &[],
-    words: WORDS,
-    install_hint: "",
-    host_bytes_per_pixel: 0,
-    options: &[],
-    conduct: Conduct::UNSTATED,
-    kernel_languages: &[],
-    default_entry: None,
-};
+);
 
 fn needs(threads: u64, dims: [u64; 3]) -> [Need; 2] {
     [

@@ -51,18 +51,32 @@ const fn kernel_api(
     default_entry: Option<&'static str>,
 ) -> ApiInfo {
     ApiInfo {
+        kernel_languages,
+        default_entry,
+        ..bare_api(key, name, 10, &[])
+    }
+}
+
+/// An API's facts with nothing but a key, a name, a rank and its guarantees.
+pub const fn bare_api(
+    key: &'static str,
+    name: &'static str,
+    rank: u16,
+    guarantees: &'static [Guarantee],
+) -> ApiInfo {
+    ApiInfo {
         key,
         aliases: &[],
         name,
-        rank: 10,
+        rank,
         words: WORDS,
-        guarantees: &[],
+        guarantees,
         install_hint: "",
         host_bytes_per_pixel: 0,
         options: &[],
         conduct: Conduct::UNSTATED,
-        kernel_languages,
-        default_entry,
+        kernel_languages: &[],
+        default_entry: None,
     }
 }
 

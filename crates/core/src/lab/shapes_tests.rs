@@ -2,18 +2,14 @@
 //! each shape does to a warp's loads, and where it goes past a specification's promise.
 
 use super::*;
-use crate::api::{ApiInfo, Conduct, Vocabulary};
+use crate::api::{ApiInfo, Vocabulary};
 use crate::guarantee::{Amount, Guarantee};
 use crate::limits::Concept;
 use crate::limits::{Dims, Named};
-use crate::testing::{TEST_API_A, TEST_API_B};
+use crate::testing::{bare_api, TEST_API_A, TEST_API_B};
 
 /// An API with Vulkan's promises.
 static VK_LIKE: ApiInfo = ApiInfo {
-    key: "vk-like",
-    aliases: &[],
-    name: "VkLike",
-    rank: 9,
     words: Vocabulary {
         thread: "invocation",
         block: "workgroup",
@@ -22,25 +18,18 @@ static VK_LIKE: ApiInfo = ApiInfo {
         multiprocessor: "SM",
         launch: "vkCmdDispatch",
     },
-    guarantees: &[
-        Guarantee::at_least(
-            Concept::MaxThreadsPerBlock,
-            Amount::Count(128),
-            "maxComputeWorkGroupInvocations",
-        ),
-        Guarantee::at_least(
-            Concept::MaxBlockDims,
-            Amount::Dims([128, 128, 64]),
-            "maxComputeWorkGroupSize",
-        ),
-    ],
-    install_hint: "",
-    host_bytes_per_pixel: 0,
-    options: &[],
-    conduct: Conduct::UNSTATED,
-    kernel_languages: &[],
-    default_entry: None,
+    ..bare_api("vk-like", "VkLike", 9, &VK_PROMISES)
 };
+
+/// Vulkan's minimums for a block: invocations, and each extent.
+const VK_PROMISES: [Guarantee; 2] = [
+    Guarantee::at_least(
+        Concept::MaxThreadsPerBlock,
+        Amount::Count(128),
+        "invocations",
+    ),
+    Guarantee::at_least(Concept::MaxBlockDims, Amount::Dims([128, 128, 64]), "size"),
+];
 
 fn names(v: &[BlockSize]) -> Vec<String> {
     v.iter().map(|b| format!("{}x{}", b.x, b.y)).collect()
