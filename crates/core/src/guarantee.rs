@@ -49,13 +49,6 @@ impl Amount {
             _ => None,
         }
     }
-
-    pub fn bytes(self) -> Option<u64> {
-        match self {
-            Amount::Bytes(b) => Some(b),
-            _ => None,
-        }
-    }
 }
 
 /// "2^31-1" for the largest 32-bit signed value, as the specifications write it.

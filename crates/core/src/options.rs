@@ -55,11 +55,6 @@ impl OpenOptions {
     pub fn choice(&self, flag: &str) -> Option<&str> {
         self.given.get(flag).map(String::as_str)
     }
-
-    /// Every flag given and its value, in flag order.
-    pub fn given(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.given.iter().map(|(k, v)| (k.as_str(), v.as_str()))
-    }
 }
 
 #[cfg(test)]
@@ -76,8 +71,6 @@ mod tests {
         assert_eq!(o.choice("cuda-compiler"), Some("ptx"));
         assert_eq!(o.choice("vk-validation"), Some("true"));
         assert_eq!(o.choice("missing"), None);
-        let flags: Vec<&str> = o.given().map(|(k, _)| k).collect();
-        assert_eq!(flags, ["cuda-compiler", "vk-validation"]);
         assert!(!OpenOptions::default().switch("vk-validation"));
     }
 }

@@ -35,11 +35,10 @@ pub use target::OutputTarget;
 /// "5 rows kept in int.json" (or, before the first row, that they are as they were).
 pub fn kept_on_interrupt(rows: usize, files: &[&std::path::Path]) {
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
-    let names = match names.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-        None => return,
-    };
+    if names.is_empty() {
+        return;
+    }
+    let names = blocksweep_core::report::and_list(&names);
     cleanup::set_kept(match rows {
         0 => format!("no row was measured yet; {names} left as it was"),
         1 => format!("1 row kept in {names}"),

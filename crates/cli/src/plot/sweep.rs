@@ -13,7 +13,7 @@
 //! A kernel that declared no bytes moved (`sweep --kernel` without `bytes_per_item`) has no
 //! GB/s: its plot shows the mean time per dispatch in ms instead.
 
-use blocksweep_core::report::Report;
+use blocksweep_core::report::{and_list, Report};
 use blocksweep_core::sweep::{SweepResult, SweepRow};
 
 use super::chart::{
@@ -238,15 +238,6 @@ fn title(report: &Report, q: Quantity) -> Vec<String> {
             .join("; ")
     });
     lines
-}
-
-/// "A", "A and B", "A, B and C".
-fn and_list(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
 }
 
 #[cfg(test)]

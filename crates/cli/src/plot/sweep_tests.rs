@@ -227,14 +227,6 @@ fn nothing_ran_is_an_error() {
     assert!(e.to_string().contains("no row ran"));
 }
 
-#[test]
-fn lists_read_as_words() {
-    let s = |v: &[&str]| and_list(&v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
-    assert_eq!(s(&["CUDA"]), "CUDA");
-    assert_eq!(s(&["CUDA", "OpenCL"]), "CUDA and OpenCL");
-    assert_eq!(s(&["CUDA", "Vulkan", "OpenCL"]), "CUDA, Vulkan and OpenCL");
-}
-
 fn svg_doc(svg: &str) -> roxmltree::Document<'_> {
     roxmltree::Document::parse(svg).expect("the SVG is well-formed XML")
 }

@@ -39,6 +39,7 @@ pub use self::envelope::{Envelope, EnvelopeDevice};
 pub use self::fleet::{heading, render_runs, Fleet, Runs};
 pub use self::json::{parse_report, parse_reports};
 pub use self::layout::Layout;
+pub use self::text::and_list;
 
 /// Bumped whenever a field of the JSON changes meaning or goes away. 3: rows carry a
 /// `verdict`, the portable answer names why each API falls short, timing statistics name their

@@ -11,6 +11,16 @@ mod header;
 mod table;
 
 pub(super) use cells::{gbps, ms, of_best};
+
+/// "A", "A and B", "A, B and C": a list in a sentence.
+pub fn and_list<S: AsRef<str>>(items: &[S]) -> String {
+    let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
 pub(crate) use doc::Doc;
 pub(super) use header::reps_words;
 
@@ -101,5 +111,17 @@ fn more(several: bool) -> &'static str {
     match several {
         true => "Each API's own table and how it was timed: --verbose (every -o file has them).",
         false => "How it was timed and built: --verbose (every -o file has it).",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lists_read_as_words() {
+        let s = super::and_list::<&str>;
+        assert_eq!(s(&[]), "");
+        assert_eq!(s(&["CUDA"]), "CUDA");
+        assert_eq!(s(&["CUDA", "OpenCL"]), "CUDA and OpenCL");
+        assert_eq!(s(&["CUDA", "Vulkan", "OpenCL"]), "CUDA, Vulkan and OpenCL");
     }
 }
