@@ -200,6 +200,12 @@ fn cited(api: Api, g: Option<&Guarantee>) -> String {
     }
 }
 
+/// What each API says, in its turn, joined into one note: "CUDA …; Vulkan …; OpenCL …".
+pub fn each_api(apis: &[Api], say: impl Fn(Api) -> String) -> String {
+    let said: Vec<String> = apis.iter().map(|&api| say(api)).collect();
+    said.join("; ")
+}
+
 /// Who guarantees a claim, made from each API's figures: "every device runs it: CUDA (…),
 /// Vulkan (…); device-specific: OpenCL (…)". Groups with no API are left out.
 pub fn who_guarantees(apis: &[Api], needs: &[Need]) -> String {

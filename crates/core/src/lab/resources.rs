@@ -21,7 +21,7 @@ use crate::blocks::BlockSize;
 use crate::limits::Limits;
 use crate::validate::Outcome;
 
-use crate::guarantee::{bytes_in_words, who_guarantees, Amount, Need};
+use crate::guarantee::{bytes_in_words, each_api, who_guarantees, Amount, Need};
 use crate::limits::Concept;
 
 /// Threads per block of the shared-memory probes: 256, or the device's maximum if lower.
@@ -94,10 +94,7 @@ impl ResourceCheck {
     /// Who guarantees it, over every API of this process.
     pub fn guarantee(&self) -> String {
         let apis = Api::known();
-        let each = |say: &dyn Fn(Api) -> String| -> String {
-            let said: Vec<String> = apis.iter().map(|&api| say(api)).collect();
-            said.join("; ")
-        };
+        let each = |say: &dyn Fn(Api) -> String| each_api(&apis, say);
         match self.probe {
             Probe::Shared(SharedSize::Bytes(bytes)) => {
                 let need = Need::new(Concept::SharedMemPerBlock, Amount::Bytes(bytes));

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::{join, ApiSubgroups, Dispatch};
 use crate::api::{named_in_words, Api};
+use crate::guarantee::each_api;
 
 /// An assumption about subgroups carried from one API or GPU to another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -39,13 +40,7 @@ pub const SUBGROUP_ASSUMPTIONS: [(SubgroupAssumption, &str); 5] = [
 /// this process.
 pub fn promise(which: SubgroupAssumption) -> String {
     let apis = Api::known();
-    let each = |say: &dyn Fn(Api) -> String| -> String {
-        let said: Vec<String> = apis
-            .iter()
-            .map(|&api| format!("{api}: {}", say(api)))
-            .collect();
-        said.join("; ")
-    };
+    let each = |say: &dyn Fn(Api) -> String| each_api(&apis, |api| format!("{api}: {}", say(api)));
     match which {
         SubgroupAssumption::Warp32 => {
             "nobody: the width is each device's (S2 says what each API fixes)".into()
