@@ -101,6 +101,10 @@ Every column of the table is explained in docs/guide.md (section 3, \"Reading th
         after_help = "Examples:\n  blocksweep apis                  # one key per line: what --backend takes\n  blocksweep apis --format json    # with each API's name and whether it has a device here"
     )]
     Apis(crate::commands::apis::ApisArgs),
+    /// One API's worker process: blocksweep starts itself in this role for a user's kernel,
+    /// and drives it over its stdin and stdout. Not for people.
+    #[command(hide = true)]
+    Worker,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -124,6 +128,11 @@ pub struct DeviceArgs {
     /// The options each API's driver declares (`--cuda-compiler`, `--vk-validation`).
     #[command(flatten)]
     pub driver: DriverArgs,
+    /// Run a user's kernel (--kernel) in this process instead of in one worker process per
+    /// API: a little faster to start, but a kernel that crashes its driver then ends
+    /// blocksweep, and a hung one holds the device for the APIs after it.
+    #[arg(long)]
+    pub in_process: bool,
 }
 
 impl DeviceArgs {
@@ -138,6 +147,21 @@ impl DeviceArgs {
 
     pub fn open_options(&self) -> OpenOptions {
         self.driver.0.clone()
+    }
+
+    /// The options for running a user's kernel: each API in a worker process of its own
+    /// (this executable, `worker`), unless `--in-process`.
+    pub fn kernel_options(&self) -> anyhow::Result<OpenOptions> {
+        let options = self.open_options();
+        if self.in_process {
+            return Ok(options);
+        }
+        let program = std::env::current_exe()
+            .map_err(|e| anyhow::anyhow!("cannot start worker processes: {e}"))?;
+        Ok(options.in_workers(blocksweep_core::worker::WorkerCommand {
+            program,
+            args: vec!["worker".into()],
+        }))
     }
 }
 

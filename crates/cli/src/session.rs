@@ -37,10 +37,18 @@ pub struct Answers<T> {
 /// failure said on stderr. Returns the answers per device, and whether anything failed.
 pub fn ask_each<T>(
     args: &DeviceArgs,
+    work: impl FnMut(&mut dyn Backend) -> Result<T, BackendError>,
+) -> anyhow::Result<(Vec<Answers<T>>, bool)> {
+    ask_each_with(args, args.open_options(), work)
+}
+
+/// [`ask_each`] with the devices opened with `options` (a user's kernel: in workers).
+pub fn ask_each_with<T>(
+    args: &DeviceArgs,
+    options: blocksweep_core::OpenOptions,
     mut work: impl FnMut(&mut dyn Backend) -> Result<T, BackendError>,
 ) -> anyhow::Result<(Vec<Answers<T>>, bool)> {
     let reg = registry();
-    let options = args.open_options();
     let mut out = Vec::new();
     let mut failed = false;
     for targets in resolve_each(&reg, args)? {
@@ -163,7 +171,11 @@ impl Sweep<'_> {
             r.refresh_answer();
             save(&r);
         };
-        let options = self.args.device.open_options();
+        // A user's kernel runs where its faults cannot end this process.
+        let options = match self.frame_size {
+            Some(_) => self.args.device.open_options(),
+            None => self.args.device.kernel_options()?,
+        };
         let open = |d: &DeviceIdentity| self.reg.open(d, &options);
         let outcome = pipeline::sweep(&open, &job, work, &mut report, &mut bar, &mut on_row);
         bar.finish();

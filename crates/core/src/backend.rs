@@ -22,7 +22,7 @@ pub use identity::{pci_bus_id, DeviceIdentity, DeviceKind, KernelFacts, TimerInf
 pub use launch::{GridSize, Launch, OccupancySuggestion, Residency};
 
 /// What one timed batch runs, many times over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Work {
     /// The current kernel variant with this launch, on the uploaded frame.
     Kernel(Launch),
@@ -33,7 +33,7 @@ pub enum Work {
 }
 
 /// Which device timestamps a batch takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Stamps {
     /// None: warm-ups.
     None,
@@ -44,7 +44,7 @@ pub enum Stamps {
 }
 
 /// Device-clock intervals of one batch, in milliseconds.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BatchTimes {
     /// With [`Stamps::Batch`]: the whole batch.
     pub batch_ms: Option<f64>,
@@ -147,8 +147,8 @@ pub trait Backend: Send {
         ))
     }
 
-    /// Copies `bytes` into the buffer of argument `arg` (an index into the arguments given to
-    /// `load_program`) and waits for it.
+    /// Copies `bytes` into the whole buffer of argument `arg` (an index into the arguments
+    /// given to `load_program`), guard bands included, and waits for it.
     fn write_buffer(&mut self, _arg: usize, _bytes: &[u8]) -> BackendResult<()> {
         Err(BackendError::new(
             self.api(),
@@ -157,8 +157,10 @@ pub trait Backend: Send {
         ))
     }
 
-    /// Copies the buffer of argument `arg` back into `out` (its whole length) and waits for it.
-    fn read_buffer(&mut self, _arg: usize, _out: &mut [u8]) -> BackendResult<()> {
+    /// Copies `out.len()` bytes of the buffer of argument `arg`, from `offset` into its
+    /// allocation (guard bands included: the kernel's first element is at the guard), back
+    /// into `out`, and waits for it.
+    fn read_buffer(&mut self, _arg: usize, _offset: u64, _out: &mut [u8]) -> BackendResult<()> {
         Err(BackendError::new(
             self.api(),
             ErrorKind::Unavailable,

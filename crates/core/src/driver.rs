@@ -164,15 +164,22 @@ impl Registry {
         format!("no GPU API found a device ({})", reasons.join("; "))
     }
 
-    /// Opens `device` through its API's driver.
+    /// Opens `device` through its API's driver: here, or in a worker process of its own where
+    /// the options say so.
     pub fn open(
         &self,
         device: &DeviceIdentity,
         options: &OpenOptions,
     ) -> Result<Box<dyn Backend>, BackendError> {
-        match self.probe_of(device.api) {
-            Some(p) => p.driver.open(device, options),
-            None => Err(BackendError::new(
+        match (self.probe_of(device.api), &options.worker) {
+            (Some(_), Some(command)) => {
+                let mut options = options.clone();
+                options.worker = None;
+                crate::worker::RemoteBackend::open(command, device, &options)
+                    .map(|b| Box::new(b) as Box<dyn Backend>)
+            }
+            (Some(p), None) => p.driver.open(device, options),
+            (None, _) => Err(BackendError::new(
                 device.api,
                 crate::ErrorKind::Unavailable,
                 "not built into this blocksweep",

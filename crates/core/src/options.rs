@@ -34,15 +34,26 @@ pub enum OptionKind {
 
 /// The options given for one run, by flag: what opening a device is told. Each driver reads
 /// the flags it declared and ignores the rest.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpenOptions {
     given: BTreeMap<String, String>,
+    /// Open each device in a worker process started so, instead of in this one
+    /// ([`crate::worker`]). Not a driver's option: the registry acts on it, and a worker is
+    /// never told it.
+    #[serde(skip)]
+    pub worker: Option<crate::worker::WorkerCommand>,
 }
 
 impl OpenOptions {
     /// These options with `flag` set to `value` (a switch's value is "true").
     pub fn with(mut self, flag: &str, value: &str) -> OpenOptions {
         self.given.insert(flag.to_string(), value.to_string());
+        self
+    }
+
+    /// These options, opened in worker processes started by `command`.
+    pub fn in_workers(mut self, command: crate::worker::WorkerCommand) -> OpenOptions {
+        self.worker = Some(command);
         self
     }
 

@@ -62,7 +62,7 @@ impl fmt::Display for Language {
 }
 
 /// One API's source of a user's kernel.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProgramSource {
     pub language: Language,
     /// Source text (UTF-8) or, for SPIR-V, the binary.
@@ -138,11 +138,14 @@ impl fmt::Display for ScalarType {
 }
 
 /// One kernel argument as the backend binds it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ProgramArg {
-    /// A device buffer of this many bytes; its contents come from
-    /// [`Backend::write_buffer`](crate::Backend::write_buffer).
-    Buffer { bytes: u64 },
+    /// A device buffer the kernel sees as `bytes` bytes, allocated with `guard` more bytes
+    /// before and after it (guard bands: a write there is found, not lost in someone else's
+    /// memory). The kernel's pointer (binding, sub-buffer) starts `guard` bytes in; whole-
+    /// buffer copies ([`Backend::write_buffer`](crate::Backend::write_buffer)) cover all
+    /// `bytes + 2 * guard` bytes, bands included.
+    Buffer { bytes: u64, guard: u64 },
     /// A scalar passed by value: `bytes` are its little-endian representation.
     Scalar { ty: ScalarType, bytes: Vec<u8> },
     /// OpenCL only: a `__local` argument of the launch's
@@ -154,41 +157,17 @@ impl ProgramArg {
     pub fn is_buffer(&self) -> bool {
         matches!(self, ProgramArg::Buffer { .. })
     }
-}
 
-/// Byte offsets of each scalar in Vulkan's push-constant block (std430: every scalar aligned to
-/// its own size, in argument order), and the block's size rounded up to 4 bytes.
-pub fn push_constant_layout(args: &[ProgramArg]) -> (Vec<usize>, usize) {
-    let mut offsets = Vec::new();
-    let mut at = 0usize;
-    for a in args {
-        if let ProgramArg::Scalar { ty, .. } = a {
-            let size = ty.size();
-            at = at.div_ceil(size) * size;
-            offsets.push(at);
-            at += size;
-        }
+    /// A buffer of `bytes` with no guard bands.
+    pub fn buffer(bytes: u64) -> ProgramArg {
+        ProgramArg::Buffer { bytes, guard: 0 }
     }
-    (offsets, at.div_ceil(4) * 4)
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn push_constants_align_each_scalar_to_its_size() {
-        let s = |ty: ScalarType| ProgramArg::Scalar {
-            ty,
-            bytes: vec![0; ty.size()],
-        };
-        let args = [
-            ProgramArg::Buffer { bytes: 4 },
-            s(ScalarType::F32),
-            s(ScalarType::U64),
-            s(ScalarType::U32),
-        ];
-        assert_eq!(push_constant_layout(&args), (vec![0, 8, 16], 20));
-        assert_eq!(push_constant_layout(&[]), (vec![], 0));
+    /// The bytes a buffer argument allocates, its guard bands included (0 for the others).
+    pub fn allocation(&self) -> u64 {
+        match *self {
+            ProgramArg::Buffer { bytes, guard } => bytes.saturating_add(guard.saturating_mul(2)),
+            _ => 0,
+        }
     }
 }

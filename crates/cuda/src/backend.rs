@@ -348,9 +348,9 @@ impl Backend for CudaBackend {
         })
     }
 
-    fn read_buffer(&mut self, arg: usize, out: &mut [u8]) -> BackendResult<()> {
+    fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
         self.guarded(|b| {
-            b.program()?.read(arg, out, &b.dev.stream)?;
+            b.program()?.read(arg, offset, out, &b.dev.stream)?;
             b.wait_copy()
         })
     }

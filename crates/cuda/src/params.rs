@@ -145,8 +145,8 @@ mod tests {
     /// saxpy's arguments with a local one in the middle: y, x, a local, a = 2.5, n = 1000.
     fn saxpy_args() -> Vec<ProgramArg> {
         vec![
-            ProgramArg::Buffer { bytes: 4000 },
-            ProgramArg::Buffer { bytes: 4000 },
+            ProgramArg::buffer(4000),
+            ProgramArg::buffer(4000),
             ProgramArg::Local,
             scalar(ScalarType::F32, &2.5f32.to_le_bytes()),
             scalar(ScalarType::U64, &1000u64.to_le_bytes()),

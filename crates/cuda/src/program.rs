@@ -80,7 +80,7 @@ impl Program {
     /// pageable memory the driver returns once `bytes` is staged (CUDA's "API synchronization
     /// behavior"), so `bytes` is not read after this returns; the caller waits for the copy.
     pub(crate) fn write(&self, arg: usize, bytes: &[u8], stream: &Stream) -> Result<(), CudaError> {
-        let buf = self.buffer(arg, bytes.len(), "write_buffer")?;
+        let buf = self.buffer(arg, Some(bytes.len()), "write_buffer")?;
         // SAFETY: `buf` holds exactly `bytes.len()` bytes; the source is staged before return.
         unsafe {
             cu!(cuMemcpyHtoDAsync_v2(
@@ -93,20 +93,31 @@ impl Program {
         .or_map(map_driver)
     }
 
-    /// Copies argument `arg`'s whole buffer into `out`. Into pageable memory the driver
-    /// returns only once the copy has completed, so `out` is not written after this returns.
+    /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` into `out`. Into
+    /// pageable memory the driver returns only once the copy has completed, so `out` is not
+    /// written after this returns.
     pub(crate) fn read(
         &self,
         arg: usize,
+        offset: u64,
         out: &mut [u8],
         stream: &Stream,
     ) -> Result<(), CudaError> {
-        let buf = self.buffer(arg, out.len(), "read_buffer")?;
-        // SAFETY: `out` holds exactly the buffer's bytes and is complete on return (above).
+        let buf = self.buffer(arg, None, "read_buffer")?;
+        let end = offset.checked_add(out.len() as u64);
+        if end.is_none_or(|e| e > buf.bytes() as u64) {
+            return Err(CudaError::Usage(format!(
+                "read_buffer({arg}): {} bytes at {offset} of a {}-byte buffer",
+                out.len(),
+                buf.bytes()
+            )));
+        }
+        // SAFETY: the range [offset, offset + out.len()) lies in the buffer (checked above);
+        // `out` is complete on return (above).
         unsafe {
             cu!(cuMemcpyDtoHAsync_v2(
                 out.as_mut_ptr().cast::<c_void>(),
-                buf.ptr(),
+                buf.ptr() + offset,
                 out.len(),
                 stream.raw()
             ))
@@ -114,8 +125,13 @@ impl Program {
         .or_map(map_driver)
     }
 
-    /// Argument `arg`'s buffer, if it is a buffer of `len` bytes.
-    fn buffer(&self, arg: usize, len: usize, call: &str) -> Result<&DeviceBuffer, CudaError> {
+    /// Argument `arg`'s buffer, if it is a buffer (of `len` bytes, where given).
+    fn buffer(
+        &self,
+        arg: usize,
+        len: Option<usize>,
+        call: &str,
+    ) -> Result<&DeviceBuffer, CudaError> {
         let buf = match self.buffers.get(arg) {
             Some(Some(buf)) => buf,
             Some(None) => {
@@ -130,7 +146,7 @@ impl Program {
                 )))
             }
         };
-        if buf.bytes() != len {
+        if let Some(len) = len.filter(|&l| l != buf.bytes()) {
             return Err(CudaError::Usage(format!(
                 "{call}({arg}): {len} bytes for a {}-byte buffer",
                 buf.bytes()
@@ -193,9 +209,14 @@ pub(crate) fn load(
     };
     provenance.notes.push(("parameters".into(), checked));
     let buffers = alloc_buffers(args)?;
+    // The kernel sees each buffer from its guard band's end.
     let pointers: Vec<Option<CUdeviceptr>> = buffers
         .iter()
-        .map(|b| b.as_ref().map(DeviceBuffer::ptr))
+        .zip(args)
+        .map(|(b, a)| match a {
+            ProgramArg::Buffer { guard, .. } => b.as_ref().map(|b| b.ptr() + guard),
+            _ => None,
+        })
         .collect();
     let params = Params::pack(args, &pointers)?;
     let facts = kernel::facts(function, &source.entry, &provenance)?;
@@ -329,10 +350,7 @@ fn param_sizes(f: CUfunction) -> Option<Vec<usize>> {
 fn alloc_buffers(args: &[ProgramArg]) -> Result<Vec<Option<DeviceBuffer>>, CudaError> {
     let total = args
         .iter()
-        .map(|a| match a {
-            ProgramArg::Buffer { bytes } => *bytes,
-            _ => 0,
-        })
+        .map(ProgramArg::allocation)
         .fold(0u64, u64::saturating_add);
     if total > 0 {
         check_free(total, &format!("the kernel's buffers need {total} bytes"))?;
@@ -340,11 +358,12 @@ fn alloc_buffers(args: &[ProgramArg]) -> Result<Vec<Option<DeviceBuffer>>, CudaE
     args.iter()
         .enumerate()
         .map(|(arg, a)| match a {
-            ProgramArg::Buffer { bytes: 0 } => Err(CudaError::Usage(format!(
+            ProgramArg::Buffer { bytes: 0, .. } => Err(CudaError::Usage(format!(
                 "argument {arg}: a buffer of 0 bytes"
             ))),
-            ProgramArg::Buffer { bytes } => {
-                let len = usize::try_from(*bytes).map_err(|_| {
+            ProgramArg::Buffer { .. } => {
+                let bytes = a.allocation();
+                let len = usize::try_from(bytes).map_err(|_| {
                     CudaError::TooLarge(format!("argument {arg}: {bytes} bytes do not fit usize"))
                 })?;
                 DeviceBuffer::alloc(len).map(Some)

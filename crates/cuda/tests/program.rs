@@ -82,12 +82,8 @@ fn scalar<const K: usize>(ty: ScalarType, bytes: [u8; K]) -> ProgramArg {
 /// y, x, a local argument (OpenCL's; CUDA passes nothing for it), a = 2, n.
 fn saxpy_args() -> Vec<ProgramArg> {
     vec![
-        ProgramArg::Buffer {
-            bytes: 4 * N as u64,
-        },
-        ProgramArg::Buffer {
-            bytes: 4 * N as u64,
-        },
+        ProgramArg::buffer(4 * N as u64),
+        ProgramArg::buffer(4 * N as u64),
         ProgramArg::Local,
         scalar(ScalarType::F32, 2.0f32.to_le_bytes()),
         scalar(ScalarType::U32, N.to_le_bytes()),
@@ -100,7 +96,7 @@ fn floats(v: &[f32]) -> Vec<u8> {
 
 fn read_floats(b: &mut CudaBackend, arg: usize) -> Vec<f32> {
     let mut bytes = vec![0u8; 4 * N as usize];
-    b.read_buffer(arg, &mut bytes).expect("read_buffer");
+    b.read_buffer(arg, 0, &mut bytes).expect("read_buffer");
     bytes
         .chunks(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -207,9 +203,7 @@ fn a_cpp_entry_is_found_by_its_lowered_name(d: &DeviceIdentity) -> Completion {
     }
     let mut b = open_device(d);
     let args = vec![
-        ProgramArg::Buffer {
-            bytes: 4 * N as u64,
-        },
+        ProgramArg::buffer(4 * N as u64),
         scalar(ScalarType::F32, 3.0f32.to_le_bytes()),
         scalar(ScalarType::U32, N.to_le_bytes()),
     ];
@@ -240,7 +234,7 @@ fn build_errors_say_why(d: &DeviceIdentity) -> Completion {
     let mut b = open_device(d);
     let bad = "extern \"C\" __global__ void k(float* y) { this is not C++ }";
     let e = b
-        .load_program(&cuda(bad, "k"), &[ProgramArg::Buffer { bytes: 4 }])
+        .load_program(&cuda(bad, "k"), &[ProgramArg::buffer(4)])
         .unwrap_err();
     assert_eq!(e.kind, ErrorKind::Build, "{e}");
     assert!(e.message.contains("NVRTC_ERROR_COMPILATION"), "{e}");
@@ -348,7 +342,7 @@ fn a_fault_then_a_missed_deadline_leave_the_backend_failed(d: &DeviceIdentity) -
 
     let mut b = open_device(d);
     let args = [
-        ProgramArg::Buffer { bytes: 4096 },
+        ProgramArg::buffer(4096),
         scalar(ScalarType::U64, (1u64 << 40).to_le_bytes()),
     ];
     b.load_program(&cuda(SCRIBBLE, "scribble"), &args).unwrap();

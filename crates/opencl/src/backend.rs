@@ -282,11 +282,11 @@ impl Backend for OpenClBackend {
             .write(&self.context.queue, arg, bytes)?)
     }
 
-    fn read_buffer(&mut self, arg: usize, out: &mut [u8]) -> BackendResult<()> {
+    fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
         self.usable()?;
         Ok(self
             .program("read_buffer")?
-            .read(&self.context.queue, arg, out)?)
+            .read(&self.context.queue, arg, offset, out)?)
     }
 }
 

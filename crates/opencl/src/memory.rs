@@ -23,7 +23,7 @@ use crate::context::{wait, DeviceContext};
 use crate::error::{map_alloc, map_create, map_enqueue, map_wait, OpenClError};
 use crate::handles::{record_release_error, Context, Event, Mem, Queue};
 use crate::transfer::{enqueue_write, fill, pieces, read_into, Pieces, PIECE};
-pub(crate) use crate::transfer::{read_bytes, write_bytes};
+pub(crate) use crate::transfer::{read_range, write_bytes};
 
 /// The four planes of one uploaded frame.
 pub(crate) struct Planes {

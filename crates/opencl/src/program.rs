@@ -14,7 +14,9 @@ use opencl3::error_codes::{
     CL_INVALID_SAMPLER,
 };
 use opencl3::kernel::{get_kernel_info, set_kernel_arg, CL_KERNEL_NUM_ARGS};
-use opencl3::memory::CL_MEM_READ_WRITE;
+use opencl3::memory::{
+    cl_buffer_region, create_sub_buffer, CL_BUFFER_CREATE_TYPE_REGION, CL_MEM_READ_WRITE,
+};
 use opencl3::program::{get_program_info, CL_PROGRAM_KERNEL_NAMES};
 use opencl3::types::{cl_int, cl_uint};
 
@@ -22,14 +24,16 @@ use crate::context::DeviceContext;
 use crate::error::{cl_error_name, map_create, map_query, OpenClError};
 use crate::handles::{Kernel, Mem, Program, Queue};
 use crate::kernel::{self, cache_miss_kernel, facts, NV_VERBOSE_OPTION};
-use crate::memory::{alloc, read_bytes, write_bytes};
+use crate::memory::{alloc, read_range, write_bytes};
 
 /// The size a `__local` argument gets at load, before a launch gives it its own: any size a
 /// `__local` argument takes, so that the driver's answer tells whether the argument is one.
 const PROBE_LOCAL_BYTES: usize = 4;
 
-/// One argument's buffer and its size.
+/// One argument's buffer and its size (guard bands included); the kernel sees `window`, a
+/// sub-buffer past the leading band, where there are bands.
 struct ArgBuffer {
+    _window: Option<Mem>,
     mem: Mem,
     bytes: usize,
 }
@@ -121,14 +125,39 @@ impl UserProgram {
         write_bytes(queue, self.buffer(arg, data.len(), "write_buffer")?, data)
     }
 
-    /// Copies argument `arg`'s whole buffer into `out`, which must be as long; returns when
-    /// the copy is done.
-    pub fn read(&self, queue: &Queue, arg: usize, out: &mut [u8]) -> Result<(), OpenClError> {
-        read_bytes(queue, self.buffer(arg, out.len(), "read_buffer")?, out)
+    /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` into `out`; returns
+    /// when the copy is done.
+    pub fn read(
+        &self,
+        queue: &Queue,
+        arg: usize,
+        offset: u64,
+        out: &mut [u8],
+    ) -> Result<(), OpenClError> {
+        let (mem, bytes) = self.slot(arg, "read_buffer")?;
+        let end = offset.checked_add(out.len() as u64);
+        if end.is_none_or(|e| e > bytes as u64) {
+            return Err(OpenClError::Usage(format!(
+                "read_buffer({arg}): {} bytes at {offset} of a {bytes}-byte buffer",
+                out.len()
+            )));
+        }
+        read_range(queue, mem, offset as usize, out)
     }
 
     /// Argument `arg`'s buffer, if it is a buffer of `len` bytes.
     fn buffer(&self, arg: usize, len: usize, call: &str) -> Result<&Mem, OpenClError> {
+        let (mem, bytes) = self.slot(arg, call)?;
+        if bytes != len {
+            return Err(OpenClError::Usage(format!(
+                "{call}({arg}): {len} bytes, but the buffer holds {bytes}"
+            )));
+        }
+        Ok(mem)
+    }
+
+    /// Argument `arg`'s buffer and its size, if it is a buffer.
+    fn slot(&self, arg: usize, call: &str) -> Result<(&Mem, usize), OpenClError> {
         let usage = |why: String| OpenClError::Usage(format!("{call}({arg}): {why}"));
         let slot = self
             .buffers
@@ -137,13 +166,7 @@ impl UserProgram {
         let b = slot
             .as_ref()
             .ok_or_else(|| usage(format!("argument {arg} is not a buffer")))?;
-        if b.bytes != len {
-            return Err(usage(format!(
-                "{len} bytes, but the buffer holds {}",
-                b.bytes
-            )));
-        }
-        Ok(&b.mem)
+        Ok((&b.mem, b.bytes))
     }
 }
 
@@ -265,20 +288,27 @@ fn bind(
         let index = i as cl_uint;
         let mut buffer = None;
         match arg {
-            ProgramArg::Buffer { bytes: 0 } => {
+            ProgramArg::Buffer { bytes: 0, .. } => {
                 return Err(OpenClError::Program(format!(
                     "argument {i} is a buffer of 0 bytes: an OpenCL buffer holds at least one"
                 )))
             }
-            ProgramArg::Buffer { bytes } => {
-                let mem = alloc(&ctx.context, CL_MEM_READ_WRITE, *bytes)?;
+            ProgramArg::Buffer { bytes, guard } => {
+                let total = arg.allocation();
+                let mem = alloc(&ctx.context, CL_MEM_READ_WRITE, total)?;
+                let window = match *guard {
+                    0 => None,
+                    g => Some(sub_buffer(&mem, g, *bytes)?),
+                };
                 // A cl_mem argument's value is the handle itself (a pointer's bytes).
-                let handle = (mem.raw() as usize).to_ne_bytes();
+                let seen = window.as_ref().unwrap_or(&mem);
+                let handle = (seen.raw() as usize).to_ne_bytes();
                 set_arg(kernel, index, ArgValue::Bytes(&handle), arg)?;
                 // The allocation succeeded, so the size fits size_t.
                 buffer = Some(ArgBuffer {
+                    _window: window,
                     mem,
-                    bytes: *bytes as usize,
+                    bytes: total as usize,
                 });
             }
             ProgramArg::Scalar { ty, bytes } => {
@@ -298,6 +328,27 @@ fn bind(
         buffers.push(buffer);
     }
     Ok((buffers, locals))
+}
+
+/// The `bytes` of `mem` from byte `origin` on, as a buffer of their own (clCreateSubBuffer):
+/// what the kernel sees of a buffer with guard bands.
+fn sub_buffer(mem: &Mem, origin: u64, bytes: u64) -> Result<Mem, OpenClError> {
+    let region = cl_buffer_region {
+        origin: origin as usize,
+        size: bytes as usize,
+    };
+    // SAFETY: `mem` is a live buffer of at least origin + bytes bytes; `region` is read during
+    // the call only.
+    let raw = unsafe {
+        create_sub_buffer(
+            mem.raw(),
+            CL_MEM_READ_WRITE,
+            CL_BUFFER_CREATE_TYPE_REGION,
+            (&raw const region).cast::<c_void>(),
+        )
+    }
+    .map_err(map_create("clCreateSubBuffer"))?;
+    Ok(Mem::from_raw(raw))
 }
 
 /// Sets argument `index` to `value`; a value the kernel's argument cannot take (its size, or a
@@ -330,7 +381,7 @@ fn set_arg(
 /// An argument as the spec declares it, in words.
 fn describe(arg: &ProgramArg) -> String {
     match arg {
-        ProgramArg::Buffer { bytes } => format!("a buffer of {bytes} bytes"),
+        ProgramArg::Buffer { bytes, .. } => format!("a buffer of {bytes} bytes"),
         ProgramArg::Scalar { ty, .. } => format!("a {ty} scalar ({} bytes)", ty.size()),
         ProgramArg::Local => "a __local argument".into(),
     }

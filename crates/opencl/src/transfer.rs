@@ -202,9 +202,17 @@ unsafe fn enqueue_write_in_pieces(
 
 /// Copies the start of `mem` (at least `out.len()` bytes: the caller checked) into `out`;
 /// returns when the copy is done.
-pub(crate) fn read_bytes(queue: &Queue, mem: &Mem, out: &mut [u8]) -> Result<(), OpenClError> {
-    // SAFETY: `out` is exclusively borrowed for the call and holds `out.len()` bytes.
-    unsafe { read_into(queue, mem, out.as_mut_ptr(), out.len()) }
+/// Copies `out.len()` bytes of `mem` from byte `offset` into `out`; returns when done. The
+/// range must lie in `mem`.
+pub(crate) fn read_range(
+    queue: &Queue,
+    mem: &Mem,
+    offset: usize,
+    out: &mut [u8],
+) -> Result<(), OpenClError> {
+    // SAFETY: `out` is exclusively borrowed for the call and holds `out.len()` bytes; the
+    // caller keeps the range inside `mem`.
+    unsafe { read_into_pieces(queue, mem, offset, out.as_mut_ptr(), out.len(), PIECE) }
 }
 
 /// Copies the first `bytes` bytes of `mem` to `dst`, in pieces; returns when all are done.
@@ -220,7 +228,7 @@ pub(crate) unsafe fn read_into(
     bytes: usize,
 ) -> Result<(), OpenClError> {
     // SAFETY: as the caller vouches.
-    unsafe { read_into_pieces(queue, mem, dst, bytes, PIECE) }
+    unsafe { read_into_pieces(queue, mem, 0, dst, bytes, PIECE) }
 }
 
 /// [`read_into`] in pieces of `piece` bytes.
@@ -231,6 +239,7 @@ pub(crate) unsafe fn read_into(
 unsafe fn read_into_pieces(
     queue: &Queue,
     mem: &Mem,
+    offset: usize,
     dst: *mut u8,
     bytes: usize,
     piece: usize,
@@ -244,7 +253,7 @@ unsafe fn read_into_pieces(
                 queue.raw(),
                 mem.raw(),
                 CL_NON_BLOCKING,
-                at,
+                offset + at,
                 len,
                 dst.add(at).cast::<c_void>(),
                 0,
@@ -283,7 +292,7 @@ mod tests {
         let mut out = [0f32; 10];
         let read = |out: &mut [f32; 10]| {
             // SAFETY: `out` is exclusively borrowed and holds 40 bytes.
-            unsafe { read_into_pieces(&ctx.queue, &mem, out.as_mut_ptr().cast(), 40, piece) }
+            unsafe { read_into_pieces(&ctx.queue, &mem, 0, out.as_mut_ptr().cast(), 40, piece) }
                 .unwrap()
         };
         read(&mut out);

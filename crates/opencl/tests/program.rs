@@ -35,9 +35,7 @@ fn source(code: &str, entry: &str) -> ProgramSource {
 }
 
 fn buffer(bytes: usize) -> ProgramArg {
-    ProgramArg::Buffer {
-        bytes: bytes as u64,
-    }
+    ProgramArg::buffer(bytes as u64)
 }
 
 fn scalar<const N: usize>(ty: ScalarType, bytes: [u8; N]) -> ProgramArg {
@@ -99,7 +97,7 @@ fn saxpy_is_right_at_two_block_sizes(d: &DeviceIdentity) {
         let times = b.dispatch_each(launch, 0, 1).unwrap();
         assert!(times.iter().all(|t| t.is_finite() && *t > 0.0), "{times:?}");
         let mut out = vec![0u8; n * 4];
-        b.read_buffer(1, &mut out).unwrap();
+        b.read_buffer(1, 0, &mut out).unwrap();
         for (i, v) in u32s(&out).into_iter().map(f32::from_bits).enumerate() {
             assert_eq!(v, (5 * i) as f32, "y[{i}] at block {block}");
         }
@@ -110,9 +108,9 @@ fn saxpy_is_right_at_two_block_sizes(d: &DeviceIdentity) {
         e.message.contains("12 bytes") && e.message.contains("40028"),
         "{e}"
     );
-    let e = b.read_buffer(2, &mut [0u8; 4]).unwrap_err();
+    let e = b.read_buffer(2, 0, &mut [0u8; 4]).unwrap_err();
     assert!(e.message.contains("not a buffer"), "{e}");
-    assert!(b.read_buffer(9, &mut [0u8; 4]).is_err());
+    assert!(b.read_buffer(9, 0, &mut [0u8; 4]).is_err());
 }
 
 /// set_kernel switches back to the built-in kernels, which still run and verify, and a batch
@@ -138,7 +136,7 @@ fn set_kernel_switches_back(d: &DeviceIdentity) {
     b.read_output(&mut out).unwrap();
     blocksweep_core::verify::verify(&out, &frame.reference()).unwrap();
     // The program's buffers stay readable after the switch.
-    b.read_buffer(0, &mut [0u8; 64]).unwrap();
+    b.read_buffer(0, 0, &mut [0u8; 64]).unwrap();
     drop(b);
     assert_eq!(take_release_errors(), Vec::<String>::new());
 }
@@ -233,7 +231,7 @@ fn local_arguments_take_the_launchs_shared_bytes(d: &DeviceIdentity) {
         let launch = Launch::linear(BlockSize::linear(block), groups).with_shared(block * 4);
         b.dispatch_each(launch, 1, 1).unwrap();
         let mut out = vec![0u8; n * 4];
-        b.read_buffer(1, &mut out).unwrap();
+        b.read_buffer(1, 0, &mut out).unwrap();
         let sums = u32s(&out);
         for (g, chunk) in input.chunks(block as usize).enumerate() {
             assert_eq!(sums[g], chunk.iter().sum::<u32>(), "group {g} of {block}");
@@ -278,7 +276,7 @@ fn scalars_arrive_intact(d: &DeviceIdentity) {
     b.dispatch_each(Launch::linear(BlockSize::linear(1), 1), 0, 1)
         .unwrap();
     let mut out = vec![0u8; 5 * 8];
-    b.read_buffer(0, &mut out).unwrap();
+    b.read_buffer(0, 0, &mut out).unwrap();
     let got: Vec<u64> = out
         .chunks_exact(8)
         .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
@@ -341,7 +339,7 @@ fn child_deadline() {
         assert_eq!(e.kind, ErrorKind::Driver, "{e}");
         assert!(e.message.contains("did not finish within 0.5 s"), "{e}");
         assert!(took < Duration::from_millis(1500), "{took:?}");
-        let later = b.read_buffer(0, &mut [0u8; 4]).unwrap_err();
+        let later = b.read_buffer(0, 0, &mut [0u8; 4]).unwrap_err();
         assert!(later.message.contains("unusable"), "{later}");
         assert!(b.run_batch(Work::Kernel(one), 1, Stamps::None).is_err());
         let dropped = Instant::now();

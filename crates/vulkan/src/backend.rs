@@ -375,8 +375,8 @@ impl Backend for VulkanBackend {
         Ok(p.write(&mut self.commands, arg, bytes)?)
     }
 
-    fn read_buffer(&mut self, arg: usize, out: &mut [u8]) -> BackendResult<()> {
+    fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
         let p = self.program.as_mut().ok_or_else(no_program)?;
-        Ok(p.read(&mut self.commands, arg, out)?)
+        Ok(p.read(&mut self.commands, arg, offset, out)?)
     }
 }

@@ -280,7 +280,18 @@ pub fn record_copy(
     dst: vk::Buffer,
     size: u64,
 ) {
-    let region = [vk::BufferCopy::default().size(size)];
+    record_copy_from(d, cb, (src, 0), dst, size);
+}
+
+/// Records a copy of `size` bytes of `src` from byte `from` to the start of `dst`.
+pub fn record_copy_from(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    (src, from): (vk::Buffer, u64),
+    dst: vk::Buffer,
+    size: u64,
+) {
+    let region = [vk::BufferCopy::default().src_offset(from).size(size)];
     unsafe { d.cmd_copy_buffer(cb, src, dst, &region) };
 }
 

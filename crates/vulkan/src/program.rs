@@ -8,7 +8,6 @@ use std::ffi::CString;
 use std::sync::Arc;
 
 use ash::vk;
-use blocksweep_core::program::push_constant_layout;
 use blocksweep_core::{
     BatchTimes, BlockSize, KernelFacts, Language, Launch, Named, ProgramArg, ProgramSource, Stamps,
 };
@@ -18,6 +17,7 @@ use crate::context::DeviceContext;
 use crate::error::{VulkanError, VulkanResult};
 use crate::kernel::{self, DescriptorPool, PipelineCache, Stage, StorageLayouts};
 use crate::memory::{Buffer, MemoryKind};
+use crate::reflect::PushLayout;
 use crate::timing::{check_launch, check_shared, DispatchLimits, Timestamps};
 use crate::{device, glsl, reflect};
 
@@ -91,6 +91,25 @@ fn words_of(source: &ProgramSource, options: &[String]) -> VulkanResult<(Vec<u32
     }
 }
 
+/// Where each scalar goes in the push-constant block: std430, every scalar aligned to its own
+/// size, in argument order; the block's size rounded up to 4 bytes.
+pub(crate) fn push_layout(args: &[ProgramArg]) -> PushLayout {
+    let mut layout = PushLayout::default();
+    let mut at = 0u32;
+    for (i, a) in args.iter().enumerate() {
+        if let ProgramArg::Scalar { ty, .. } = a {
+            let size = ty.size() as u32;
+            at = at.div_ceil(size) * size;
+            layout
+                .scalars
+                .push((format!("argument {i}"), ty.to_string(), at, size));
+            at += size;
+        }
+    }
+    layout.bytes = at.div_ceil(4) * 4;
+    layout
+}
+
 /// The push-constant block: each scalar's bytes at its std430 offset.
 fn push_block(args: &[ProgramArg], offsets: &[usize], size: usize) -> VulkanResult<Vec<u8>> {
     let mut block = vec![0u8; size];
@@ -124,7 +143,7 @@ fn allocate(dev: &Device, args: &[ProgramArg]) -> VulkanResult<Vec<Option<Buffer
         ))
     };
     let one = |(i, a): (usize, &ProgramArg)| -> VulkanResult<Option<Buffer>> {
-        let ProgramArg::Buffer { bytes } = *a else {
+        let ProgramArg::Buffer { bytes, .. } = *a else {
             return Ok(None);
         };
         if bytes == 0 {
@@ -132,13 +151,15 @@ fn allocate(dev: &Device, args: &[ProgramArg]) -> VulkanResult<Vec<Option<Buffer
                 "argument {i}: a buffer of 0 bytes (Vulkan has no empty buffers)"
             )));
         }
-        for limit in [dev.max_range, dev.max_alloc].into_iter().flatten() {
-            if bytes > limit.value {
-                return Err(too_large(i, bytes, limit));
-            }
+        if let Some(limit) = dev.max_range.filter(|l| bytes > l.value) {
+            return Err(too_large(i, bytes, limit));
+        }
+        let total = a.allocation();
+        if let Some(limit) = dev.max_alloc.filter(|l| total > l.value) {
+            return Err(too_large(i, total, limit));
         }
         let kind = MemoryKind::DeviceLocal;
-        Buffer::new(dev.context, bytes, usage, kind, dev.max_alloc).map(Some)
+        Buffer::new(dev.context, total, usage, kind, dev.max_alloc).map(Some)
     };
     args.iter().enumerate().map(one).collect()
 }
@@ -150,11 +171,13 @@ impl Program {
         let (required, options) = device::required_size(&source.options, dev.context.size_control)?;
         let (words, made_by) = words_of(source, &options)?;
         let buffers = args.iter().filter(|a| a.is_buffer()).count();
-        let (offsets, push_bytes) = push_constant_layout(args);
+        let push = push_layout(args);
+        let offsets: Vec<usize> = push.scalars.iter().map(|s| s.2 as usize).collect();
+        let push_bytes = push.bytes as usize;
         let found =
             reflect::reflect(&words).map_err(|e| build(format!("{}: {e}", source.origin)))?;
         found
-            .check(&source.entry, buffers, push_bytes)
+            .check(&source.entry, buffers, &push)
             .map_err(|e| build(format!("{}: {e}", source.origin)))?;
         if push_bytes > dev.max_push_bytes as usize {
             return Err(build(format!(
@@ -187,14 +210,22 @@ impl Program {
         };
         p.module = kernel::shader_module_of_words(d, &words)?;
         p.buffers = allocate(dev, args)?;
+        // Each binding starts past its buffer's leading guard band.
         let ranges: Vec<_> = p
             .buffers
             .iter()
-            .flatten()
-            .map(|b| (b.raw, 0, b.size))
+            .zip(args)
+            .filter_map(|(b, a)| match (b, a) {
+                (Some(b), ProgramArg::Buffer { bytes, guard }) => Some((b.raw, *guard, *bytes)),
+                _ => None,
+            })
             .collect();
         kernel::bind_storage(d, p.set, &ranges);
         p.facts = p.build_facts(dev, made_by, &source.origin)?;
+        p.facts.shared_bytes = Some(Named::new(
+            found.workgroup_bytes,
+            "Workgroup variables of constant size in the SPIR-V",
+        ));
         Ok(p)
     }
 
@@ -338,14 +369,14 @@ impl Program {
         })
     }
 
-    /// The device buffer of argument `arg`, whose whole length `bytes` must be.
-    fn buffer(&self, arg: usize, bytes: usize) -> VulkanResult<(vk::Buffer, u64)> {
+    /// The device buffer of argument `arg`, whose whole length `bytes` must be (where given).
+    fn buffer(&self, arg: usize, bytes: Option<usize>) -> VulkanResult<(vk::Buffer, u64)> {
         let Some(Some(b)) = self.buffers.get(arg) else {
             return Err(VulkanError::Usage(format!(
                 "argument {arg} is not a buffer of the loaded program"
             )));
         };
-        if bytes as u64 != b.size {
+        if let Some(bytes) = bytes.filter(|&n| n as u64 != b.size) {
             return Err(VulkanError::Usage(format!(
                 "argument {arg} is a buffer of {} bytes; {bytes} given (whole buffers only)",
                 b.size
@@ -374,24 +405,32 @@ impl Program {
 
     /// Copies `data` through the staging buffer into argument `arg`'s buffer, and waits.
     pub fn write(&mut self, commands: &mut Commands, arg: usize, data: &[u8]) -> VulkanResult<()> {
-        let (dst, size) = self.buffer(arg, data.len())?;
+        let (dst, size) = self.buffer(arg, Some(data.len()))?;
         let staging = self.staging()?;
         staging.write_bytes(data)?;
         let src = staging.raw;
         commands.run(|d, cb| crate::command::record_copy(d, cb, src, dst, size))
     }
 
-    /// Copies argument `arg`'s buffer through the staging buffer into `out`, and waits.
+    /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` through the staging
+    /// buffer into `out`, and waits.
     pub fn read(
         &mut self,
         commands: &mut Commands,
         arg: usize,
+        offset: u64,
         out: &mut [u8],
     ) -> VulkanResult<()> {
-        let (src, size) = self.buffer(arg, out.len())?;
+        let (src, whole) = self.buffer(arg, None)?;
+        let size = out.len() as u64;
+        if offset.checked_add(size).is_none_or(|end| end > whole) {
+            return Err(VulkanError::Usage(format!(
+                "argument {arg} is a buffer of {whole} bytes; {size} asked at {offset}"
+            )));
+        }
         let dst = self.staging()?.raw;
         commands.run(|d, cb| {
-            crate::command::record_copy(d, cb, src, dst, size);
+            crate::command::record_copy_from(d, cb, (src, offset), dst, size);
             crate::command::record_host_read_barrier(d, cb);
         })?;
         self.staging()?.read_bytes(out)

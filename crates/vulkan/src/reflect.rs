@@ -12,10 +12,12 @@ const OP_ENTRY_POINT: u32 = 15;
 const OP_TYPE_INT: u32 = 21;
 const OP_TYPE_FLOAT: u32 = 22;
 const OP_TYPE_VECTOR: u32 = 23;
+const OP_TYPE_MATRIX: u32 = 24;
 const OP_TYPE_ARRAY: u32 = 28;
 const OP_TYPE_RUNTIME_ARRAY: u32 = 29;
 const OP_TYPE_STRUCT: u32 = 30;
 const OP_TYPE_POINTER: u32 = 32;
+const OP_CONSTANT: u32 = 43;
 const OP_VARIABLE: u32 = 59;
 const OP_DECORATE: u32 = 71;
 const OP_MEMBER_DECORATE: u32 = 72;
@@ -25,6 +27,7 @@ const DECORATION_BINDING: u32 = 33;
 const DECORATION_DESCRIPTOR_SET: u32 = 34;
 const DECORATION_OFFSET: u32 = 35;
 const STORAGE_UNIFORM: u32 = 2;
+const STORAGE_WORKGROUP: u32 = 4;
 const STORAGE_PUSH_CONSTANT: u32 = 9;
 const STORAGE_STORAGE_BUFFER: u32 = 12;
 const MODEL_GL_COMPUTE: u32 = 5;
@@ -45,6 +48,12 @@ pub(crate) struct Reflection {
     pub push_constants: Option<Option<u32>>,
     /// Every SpecId decoration's constant ID.
     pub spec_ids: BTreeSet<u32>,
+    /// The push-constant block's members: (offset, size where known), in member order.
+    pub push_members: Vec<(u32, Option<u32>)>,
+    /// Bytes of the Workgroup (shared) variables whose sizes are constants: the shader's
+    /// static shared memory. An array sized by a specialisation constant is not counted
+    /// (it is the launch's dynamic part).
+    pub workgroup_bytes: u64,
 }
 
 /// The types and decorations gathered in one pass, resolved afterwards.
@@ -57,6 +66,12 @@ struct Module {
     sizes: HashMap<u32, u32>,
     structs: HashMap<u32, Vec<u32>>,
     arrays: BTreeSet<u32>,
+    /// Array type id → (element type, length id), for sized arrays.
+    sized_arrays: HashMap<u32, (u32, u32)>,
+    /// Matrix type id → (column type, columns).
+    matrices: HashMap<u32, (u32, u32)>,
+    /// Integer constants' values by id.
+    constants: HashMap<u32, u64>,
     pointers: HashMap<u32, u32>,
     /// (pointer type, storage class) of each global variable.
     variables: Vec<(u32, u32, u32)>,
@@ -120,6 +135,15 @@ impl Module {
             }
             OP_TYPE_ARRAY | OP_TYPE_RUNTIME_ARRAY => {
                 self.arrays.insert(at(0));
+                if op == OP_TYPE_ARRAY {
+                    self.sized_arrays.insert(at(0), (at(1), at(2)));
+                }
+            }
+            OP_TYPE_MATRIX => {
+                self.matrices.insert(at(0), (at(1), at(2)));
+            }
+            OP_CONSTANT => {
+                self.constants.insert(at(1), at(2) as u64);
             }
             OP_TYPE_STRUCT => {
                 self.structs
@@ -139,7 +163,11 @@ impl Module {
             let get = |d| self.decorations.get(&(id, d)).copied().unwrap_or(0);
             let place = (get(DECORATION_DESCRIPTOR_SET), get(DECORATION_BINDING));
             match class {
-                STORAGE_PUSH_CONSTANT => r.push_constants = Some(self.extent(pointee)),
+                STORAGE_PUSH_CONSTANT => {
+                    r.push_constants = Some(self.extent(pointee));
+                    r.push_members = self.members(pointee);
+                }
+                STORAGE_WORKGROUP => r.workgroup_bytes += self.size_of(pointee).unwrap_or(0),
                 STORAGE_STORAGE_BUFFER | STORAGE_UNIFORM => {
                     if self.arrays.contains(&pointee) {
                         r.arrays.insert(place);
@@ -154,6 +182,37 @@ impl Module {
         }
     }
 
+    /// A type's size in bytes, where it is made of scalars, vectors, matrices, constant-sized
+    /// arrays and structs (packed: Workgroup variables have no explicit layout).
+    fn size_of(&self, ty: u32) -> Option<u64> {
+        if let Some(&s) = self.sizes.get(&ty) {
+            return Some(s as u64);
+        }
+        if let Some(&(elem, len)) = self.sized_arrays.get(&ty) {
+            return Some(self.size_of(elem)? * self.constants.get(&len)?);
+        }
+        if let Some(&(column, count)) = self.matrices.get(&ty) {
+            return Some(self.size_of(column)? * count as u64);
+        }
+        let members = self.structs.get(&ty)?;
+        members.iter().map(|&m| self.size_of(m)).sum()
+    }
+
+    /// A block's members as (offset, size where known).
+    fn members(&self, ty: u32) -> Vec<(u32, Option<u32>)> {
+        let Some(members) = self.structs.get(&ty) else {
+            return Vec::new();
+        };
+        members
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| {
+                let offset = *self.member_offsets.get(&(ty, i as u32))?;
+                Some((offset, self.sizes.get(m).copied()))
+            })
+            .collect()
+    }
+
     /// The end of a struct's last byte, where every member is a scalar or a vector.
     fn extent(&self, ty: u32) -> Option<u32> {
         let members = self.structs.get(&ty)?;
@@ -163,6 +222,90 @@ impl Module {
             end = end.max(offset + self.sizes.get(member)?);
         }
         Some(end)
+    }
+}
+
+/// Where the spec's scalars sit in the push-constant block (std430, in argument order): each
+/// as (name, type, offset), and the block's size.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct PushLayout {
+    pub scalars: Vec<(String, String, u32, u32)>,
+    pub bytes: u32,
+}
+
+impl PushLayout {
+    /// "k (f32) at 0, n (u64) at 8".
+    fn describe(&self) -> String {
+        let each: Vec<String> = self
+            .scalars
+            .iter()
+            .map(|(name, ty, at, _)| format!("{name} ({ty}) at {at}"))
+            .collect();
+        each.join(", ")
+    }
+
+    /// The scalar whose bytes hold `offset`, if any.
+    fn holding(&self, offset: u32) -> Option<&(String, String, u32, u32)> {
+        self.scalars
+            .iter()
+            .find(|(_, _, at, size)| offset >= *at && offset < at + size)
+    }
+}
+
+impl Reflection {
+    /// The push-constant block against the spec's scalars, both ways: the same size, and no
+    /// member in the padding between two scalars or across one's edge.
+    fn check_push(&self, push: &PushLayout) -> Result<(), String> {
+        let spec = || match push.scalars.is_empty() {
+            true => "the spec has no scalars".to_string(),
+            false => format!(
+                "the spec's scalars take {} bytes ({})",
+                push.bytes,
+                push.describe()
+            ),
+        };
+        match self.push_constants {
+            None if push.bytes > 0 => {
+                return Err(format!(
+                    "the shader declares no push-constant block, but {}: declare them as one \
+                     `layout(push_constant) uniform` block, std430, in argument order",
+                    spec()
+                ))
+            }
+            None => return Ok(()),
+            Some(_) if push.bytes == 0 => {
+                return Err("the shader declares push constants, the spec no scalars".into())
+            }
+            Some(Some(extent)) if extent != push.bytes => {
+                let which = if extent < push.bytes {
+                    "smaller"
+                } else {
+                    "larger"
+                };
+                return Err(format!(
+                    "the shader's push-constant block is {extent} bytes, {which} than the \
+                     spec's: {} (std430, in argument order; a u64 is 8 bytes: uvec2 or uint64_t)",
+                    spec()
+                ));
+            }
+            _ => {}
+        }
+        for (i, &(offset, size)) in self.push_members.iter().enumerate() {
+            let size = size.unwrap_or(1);
+            let held = push.holding(offset);
+            let fits = held.is_some_and(|(_, _, at, s)| offset + size <= at + s);
+            if !fits {
+                let place = match held {
+                    Some((name, ty, _, _)) => format!("crosses the end of {name} ({ty})"),
+                    None => "lies in the padding between the spec's scalars".to_string(),
+                };
+                return Err(format!(
+                    "push-constant member {i} (offset {offset}, {size} bytes) {place}: {}",
+                    spec()
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -178,8 +321,8 @@ fn literal_string(words: &[u32]) -> String {
 
 impl Reflection {
     /// Whether this module fits the contract for entry point `entry`, `buffers` storage buffers
-    /// and a push-constant block of `push_bytes`; `Err` says how it does not.
-    pub fn check(&self, entry: &str, buffers: usize, push_bytes: usize) -> Result<(), String> {
+    /// and the spec's scalars in the push-constant block (`push`); `Err` says how it does not.
+    pub fn check(&self, entry: &str, buffers: usize, push: &PushLayout) -> Result<(), String> {
         if !self.entry_points.iter().any(|e| e == entry) {
             return Err(format!(
                 "the SPIR-V has no compute entry point `{entry}` (it has: {})",
@@ -216,18 +359,7 @@ impl Reflection {
                  spec's {buffers} buffers at 0..{buffers}"
             ));
         }
-        match self.push_constants {
-            Some(_) if push_bytes == 0 => {
-                return Err("the shader declares push constants, the spec no scalars".into())
-            }
-            Some(Some(extent)) if extent as usize > push_bytes => {
-                return Err(format!(
-                    "the shader's push constants take {extent} bytes, the spec's scalars \
-                     {push_bytes} (std430, in argument order)"
-                ))
-            }
-            _ => {}
-        }
+        self.check_push(push)?;
         if !self.spec_ids.contains(&0) {
             return Err(
                 "the workgroup size is fixed: declare `layout(local_size_x_id = 0, \
@@ -247,37 +379,79 @@ mod tests {
         ash::util::read_spv(&mut std::io::Cursor::new(spirv)).unwrap()
     }
 
+    /// The push layout of scalars of these types, in order.
+    fn scalars(types: &[blocksweep_core::ScalarType]) -> PushLayout {
+        let args: Vec<_> = types
+            .iter()
+            .map(|&ty| blocksweep_core::ProgramArg::Scalar {
+                ty,
+                bytes: vec![0; ty.size()],
+            })
+            .collect();
+        crate::program::push_layout(&args)
+    }
+
     #[test]
     fn the_grayscale_shader_is_read_right() {
+        use blocksweep_core::ScalarType::{U32, U64};
         let r = reflect(&words(crate::SPIRV)).unwrap();
         assert_eq!(r.entry_points, ["main"]);
         assert_eq!(r.storage, (0..4).map(|b| (0, b)).collect());
         assert!(r.uniform.is_empty() && r.arrays.is_empty());
         assert_eq!(r.push_constants, Some(Some(4)));
+        assert_eq!(r.push_members, [(0, Some(4))]);
         assert!((0..4).all(|i| r.spec_ids.contains(&i)), "{:?}", r.spec_ids);
-        assert_eq!(r.check("main", 4, 8), Ok(()));
-        let e = r.check("main", 3, 8).unwrap_err();
+        assert_eq!(r.check("main", 4, &scalars(&[U32])), Ok(()));
+        let e = r.check("main", 3, &scalars(&[U32])).unwrap_err();
         assert_eq!(
             e,
             "the shader binds 4 storage buffers, the spec declares 3 buffers"
         );
         assert!(r
-            .check("grayscale", 4, 8)
+            .check("grayscale", 4, &scalars(&[U32]))
             .unwrap_err()
             .contains("`grayscale`"));
-        assert!(r.check("main", 4, 0).unwrap_err().contains("no scalars"));
+        assert!(r
+            .check("main", 4, &scalars(&[]))
+            .unwrap_err()
+            .contains("no scalars"));
+        // A 4-byte block where the spec has a u64: smaller than the spec's, named both ways.
+        let e = r.check("main", 4, &scalars(&[U64])).unwrap_err();
+        assert!(e.contains("is 4 bytes, smaller than the spec's"), "{e}");
+        assert!(e.contains("argument 0 (u64) at 0"), "{e}");
     }
 
     #[test]
-    fn a_short_push_block_and_bad_bindings_are_named() {
+    fn a_push_block_of_another_size_and_bad_bindings_are_named() {
+        use blocksweep_core::ScalarType::{F32, U32, U64};
         let mut r = reflect(&words(crate::SPIRV_2D)).unwrap();
         assert_eq!(r.push_constants, Some(Some(8)));
-        assert!(r.check("main", 4, 4).unwrap_err().contains("take 8 bytes"));
+        let e = r.check("main", 4, &scalars(&[U32])).unwrap_err();
+        assert!(e.contains("is 8 bytes, larger than the spec's"), "{e}");
+        // Two 4-byte members at 0 and 4 against (f32, u64): the second lies in the padding.
+        r.push_constants = Some(Some(16));
+        let e = r.check("main", 4, &scalars(&[F32, U64])).unwrap_err();
+        assert!(
+            e.contains("member 1 (offset 4, 4 bytes) lies in the padding"),
+            "{e}"
+        );
+        r.push_constants = Some(Some(8));
         r.storage.remove(&(0, 0));
         r.storage.insert((0, 7));
-        assert!(r.check("main", 4, 8).unwrap_err().contains("[1, 2, 3, 7]"));
+        let two = scalars(&[U32, U32]);
+        assert!(r
+            .check("main", 4, &two)
+            .unwrap_err()
+            .contains("[1, 2, 3, 7]"));
         r.storage.insert((1, 0));
-        assert!(r.check("main", 5, 8).unwrap_err().contains("set 1"));
+        assert!(r.check("main", 5, &two).unwrap_err().contains("set 1"));
+    }
+
+    #[test]
+    fn static_workgroup_arrays_are_counted_and_spec_sized_ones_are_not() {
+        // The shared-memory probe sizes its array by specialisation constant 3.
+        let r = reflect(&words(crate::SPIRV_SHARED)).unwrap();
+        assert_eq!(r.workgroup_bytes, 0);
     }
 
     #[test]

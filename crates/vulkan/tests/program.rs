@@ -84,8 +84,8 @@ fn scalar(ty: ScalarType, bytes: &[u8]) -> ProgramArg {
 fn saxpy_args() -> Vec<ProgramArg> {
     let bytes = (N * 4) as u64;
     vec![
-        ProgramArg::Buffer { bytes },
-        ProgramArg::Buffer { bytes },
+        ProgramArg::buffer(bytes),
+        ProgramArg::buffer(bytes),
         scalar(ScalarType::F32, &2.5f32.to_le_bytes()),
         scalar(ScalarType::U64, &(N as u64).to_le_bytes()),
     ]
@@ -142,7 +142,7 @@ fn run_saxpy(b: &mut VulkanBackend, block: u32) -> Vec<f32> {
     let t = b.run_batch(Work::Kernel(launch), 1, Stamps::Batch).unwrap();
     assert!(t.batch_ms.is_some_and(|ms| ms > 0.0), "{t:?}");
     let mut out = vec![0u8; N * 4];
-    b.read_buffer(1, &mut out).unwrap();
+    b.read_buffer(1, 0, &mut out).unwrap();
     let out: Vec<f32> = out
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
@@ -275,7 +275,7 @@ fn a_compile_error_names_the_line(d: &blocksweep_core::DeviceIdentity) -> Comple
 fn build_errors_name_the_counts(d: &blocksweep_core::DeviceIdentity) -> Completion {
     let mut b = open_device(d);
     let mut three = saxpy_args();
-    three.insert(2, ProgramArg::Buffer { bytes: 16 });
+    three.insert(2, ProgramArg::buffer(16));
     let e = match load_any(&mut b, "saxpy.comp", SAXPY, &three) {
         Ok(r) => r.unwrap_err(),
         Err(skip) => return skip,
@@ -296,9 +296,7 @@ fn build_errors_name_the_counts(d: &blocksweep_core::DeviceIdentity) -> Completi
     // A buffer above maxStorageBufferRange is refused by name before any allocation.
     let range = b.limits().max_buffer_binding_bytes.clone().unwrap();
     let mut huge = saxpy_args();
-    huge[1] = ProgramArg::Buffer {
-        bytes: range.value + 4,
-    };
+    huge[1] = ProgramArg::buffer(range.value + 4);
     let e = match load_any(&mut b, "saxpy.comp", SAXPY, &huge) {
         Ok(r) => r.unwrap_err(),
         Err(skip) => return skip,
@@ -312,7 +310,7 @@ fn a_16x16_workgroup(d: &blocksweep_core::DeviceIdentity) -> Completion {
     let (width, height) = (100u32, 70u32);
     let bytes = (width * height * 4) as u64;
     let args = [
-        ProgramArg::Buffer { bytes },
+        ProgramArg::buffer(bytes),
         scalar(ScalarType::U32, &width.to_le_bytes()),
         scalar(ScalarType::U32, &height.to_le_bytes()),
     ];
@@ -326,7 +324,7 @@ fn a_16x16_workgroup(d: &blocksweep_core::DeviceIdentity) -> Completion {
     let launch = Launch::new(BlockSize { x: 16, y: 16, z: 1 }, GridSize { x: 2, y: 3 });
     b.run_batch(Work::Kernel(launch), 1, Stamps::None).unwrap();
     let mut out = vec![0u8; bytes as usize];
-    b.read_buffer(0, &mut out).unwrap();
+    b.read_buffer(0, 0, &mut out).unwrap();
     for (i, c) in out.chunks_exact(4).enumerate() {
         let (x, y) = (i as u32 % width, i as u32 / width);
         assert_eq!(
@@ -353,7 +351,7 @@ fn a_kernel_past_the_deadline(d: &blocksweep_core::DeviceIdentity) -> Completion
         });
     }
     let mut b = open_device(d);
-    let spin = [ProgramArg::Buffer { bytes: 4096 * 4 }];
+    let spin = [ProgramArg::buffer(4096 * 4)];
     match load_any(&mut b, "spin.comp", SPIN, &spin) {
         Ok(r) => r.unwrap(),
         Err(skip) => return skip,
@@ -381,7 +379,7 @@ fn a_kernel_past_the_deadline(d: &blocksweep_core::DeviceIdentity) -> Completion
         "{waited:?}"
     );
     // Unusable from now on, whatever is asked.
-    let e = b.read_buffer(0, &mut [0; 4096 * 4]).unwrap_err();
+    let e = b.read_buffer(0, 0, &mut [0; 4096 * 4]).unwrap_err();
     assert!(e.message.contains("unusable"), "{e}");
     let e = b
         .set_kernel(blocksweep_core::KernelVariant::GridStride)

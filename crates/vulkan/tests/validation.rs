@@ -177,7 +177,7 @@ fn subgroup_probe_is_consistent_and_clean_under_validation(devs: &[DeviceIdentit
         origin: "empty.comp".into(),
         options: vec!["--required-subgroup-size=3".into()],
     };
-    let args = [blocksweep_core::ProgramArg::Buffer { bytes: 4 }];
+    let args = [blocksweep_core::ProgramArg::buffer(4)];
     let e = b.load_program(&source, &args).unwrap_err();
     assert!(
         e.message.contains("power of two") || e.message.contains("cannot require"),

@@ -9,6 +9,7 @@ mod limits;
 mod replay;
 mod sweep;
 mod validate;
+mod worker;
 
 use std::process::ExitCode;
 
@@ -25,6 +26,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Shapes(a) => lab::shapes(&a),
         Command::Tail(a) => lab::tail(&a),
         Command::Apis(a) => apis::run(&a),
+        Command::Worker => Ok(worker::run()),
     }
 }
 

@@ -25,7 +25,11 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     // Small, and not a multiple of any block size, so coverage bugs cannot hide.
     let frame = Frame::generate(509, 253, 3);
     let reference = frame.reference();
-    let (each, failed) = crate::session::ask_each(&args.device, |b| {
+    let options = match &work {
+        Some(_) => args.device.kernel_options()?,
+        None => args.device.open_options(),
+    };
+    let (each, mut failed) = crate::session::ask_each_with(&args.device, options, |b| {
         let name = b.identity().clone();
         match &work {
             Some(w) => {
@@ -38,6 +42,11 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
             }
         }
     })?;
+    // Outputs the APIs disagree on, once every API has run: the odd one out is named.
+    for blame in work.iter().flat_map(|w| w.blames()) {
+        warn!("{}: {}", blame.api, blame.message);
+        failed = true;
+    }
     let mut groups = Vec::new();
     for device in each {
         let mut group = ValidateGroup {

@@ -17,6 +17,9 @@ pub enum ErrorKind {
     Build,
     /// Anything else the driver reported.
     Driver,
+    /// The kernel took its process down or never finished: a worker killed by a signal, or
+    /// silent past the deadline (and killed). The API is over for this run.
+    Fault,
 }
 
 /// An error from a backend, classified so the driver can decide what to do with it (skip a
@@ -53,6 +56,20 @@ impl BackendError {
             message: source.to_string(),
             source: Some(Box::new(source)),
         }
+    }
+}
+
+impl BackendError {
+    /// The error with the launch it happened at: "... at block 256, grid 2; the rows before
+    /// it are kept". A refusal of the launch is left as it is (its row says so).
+    pub fn at(mut self, launch: crate::backend::Launch) -> Self {
+        if self.kind != ErrorKind::LaunchRejected {
+            self.message = format!(
+                "{} (at block {}, grid {}; the rows before it are kept)",
+                self.message, launch.block, launch.grid
+            );
+        }
+        self
     }
 }
 

@@ -155,6 +155,7 @@ impl<'j> Run<'j> {
                 Err(_) => break,
             }
         }
+        self.blame(work);
         self.publish(report);
         report.shared_plan = matches!(self.plan, Some(Some(_))) && report.results.len() > 1;
         if !self.measured_any {
@@ -345,6 +346,31 @@ impl<'j> Run<'j> {
             false => {
                 s.spawn(move || close(backend));
             }
+        }
+    }
+
+    /// The APIs the workload blames once all were measured (outputs the other APIs
+    /// contradict): each fails, and its rows no longer count as checked.
+    fn blame(&mut self, work: &dyn Workload) {
+        for blame in work.conclude() {
+            let Some(i) = self
+                .results
+                .iter()
+                .position(|r| r.as_ref().is_some_and(|r| r.api == blame.api))
+            else {
+                continue;
+            };
+            if let Some(r) = self.results[i].as_mut() {
+                r.error = Some(blame.message.clone());
+                for row in &mut r.rows {
+                    row.verified = false;
+                }
+            }
+            self.failures[i].push(Failure {
+                api: blame.api,
+                message: blame.message,
+            });
+            self.outcome.failed = true;
         }
     }
 

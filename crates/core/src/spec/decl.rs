@@ -187,4 +187,8 @@ pub struct KernelSpec {
     pub shared_bytes: Option<Expr>,
     /// The only blocks the kernel takes (a fixed tile), when it says so.
     pub blocks: Option<Vec<BlockSize>>,
+    /// `[check] nonfinite = "allowed"`: outputs may hold NaN and Inf (else each is an error).
+    pub nonfinite_allowed: bool,
+    /// `[check] timing_only = true`: no buffer is written, and no row claims a check.
+    pub timing_only: bool,
 }

@@ -47,6 +47,10 @@ pub struct Instance {
     pub max_grid: Option<u64>,
     /// The only blocks the kernel takes, when the spec says.
     pub blocks: Option<Vec<BlockSize>>,
+    /// Outputs may hold NaN and Inf (`[check] nonfinite = "allowed"`).
+    pub nonfinite_allowed: bool,
+    /// Nothing is written, so nothing is checked (`[check] timing_only = true`).
+    pub timing_only: bool,
     shared: Option<super::expr::Expr>,
     file: String,
 }
@@ -113,9 +117,7 @@ impl KernelSpec {
                 ArgDecl::Buffer(b) => {
                     let buf =
                         self.buffer(i, b, eval(format!("args[{i}].elements"), &b.elements)?)?;
-                    args.push(ProgramArg::Buffer {
-                        bytes: buf.initial.len() as u64,
-                    });
+                    args.push(ProgramArg::buffer(buf.initial.len() as u64));
                     buffers.push(buf);
                 }
                 ArgDecl::Scalar(s) => {
@@ -155,6 +157,8 @@ impl KernelSpec {
             grid: self.grid,
             max_grid,
             blocks: self.blocks.clone(),
+            nonfinite_allowed: self.nonfinite_allowed,
+            timing_only: self.timing_only,
             shared: self.shared_bytes.clone(),
             file: self.file.clone(),
         })

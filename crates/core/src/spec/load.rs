@@ -73,10 +73,44 @@ pub fn parse(file: &str, text: &str, dir: &Path) -> Result<KernelSpec, SpecError
         max_grid: None,
         shared_bytes: None,
         blocks: None,
+        nonfinite_allowed: match raw.check.nonfinite.as_deref() {
+            None | Some("error") => false,
+            Some("allowed") => true,
+            Some(o) => {
+                let why = format!("'{o}' is neither \"error\" (the default) nor \"allowed\"");
+                return Err(err("check.nonfinite", why));
+            }
+        },
+        timing_only: raw.check.timing_only.unwrap_or(false),
     };
     parse_launch(&raw.launch, &mut spec).map_err(|(k, m)| err(&format!("launch.{k}"), m))?;
     check_local(&spec)?;
+    check_written(&spec)?;
     Ok(spec)
+}
+
+/// A kernel is checked through what it writes: a spec with no written buffer checks nothing,
+/// which is an error unless it says it is for timing only; one that says so writes nothing
+/// the harness would check.
+fn check_written(spec: &KernelSpec) -> Result<(), SpecError> {
+    let written = spec
+        .args
+        .iter()
+        .any(|a| matches!(a, ArgDecl::Buffer(b) if b.written));
+    match (written, spec.timing_only) {
+        (false, false) => Err(SpecError::new(
+            &spec.file,
+            "args",
+            "no buffer is `written = true`, so nothing the kernel does would be checked: mark \
+             its outputs written, or say `[check] timing_only = true` to time it unchecked",
+        )),
+        (true, true) => Err(SpecError::new(
+            &spec.file,
+            "check.timing_only",
+            "is true, but a buffer is `written = true`: a timing-only spec checks nothing",
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// A `local` argument takes its size from `launch.shared_bytes`, so it needs one, and one

@@ -60,6 +60,8 @@ pub(crate) struct RawCheck {
     pub tolerance_ulps: Option<u64>,
     pub tolerance_abs: Option<f64>,
     pub tolerance_rel: Option<f64>,
+    pub nonfinite: Option<String>,
+    pub timing_only: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]

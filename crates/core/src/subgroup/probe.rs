@@ -118,7 +118,7 @@ fn load(backend: &mut dyn Backend, required: Option<u32>) -> Result<&'static str
         return Err("blocksweep has no subgroup probe for this API".into());
     }
     let bytes = PROBE_BLOCKS.iter().max().copied().unwrap_or(1) as u64 * WORDS as u64 * 4;
-    let args = [ProgramArg::Buffer { bytes }];
+    let args = [ProgramArg::buffer(bytes)];
     let mut failed = Vec::new();
     for mut a in list {
         a.source
@@ -169,7 +169,7 @@ fn dispatch(backend: &mut dyn Backend, block: u32) -> Result<Ran, BackendError> 
         Err(e) => return Err(e),
     }
     let mut out = vec![0u8; words * 4];
-    backend.read_buffer(0, &mut out)?;
+    backend.read_buffer(0, 0, &mut out)?;
     let words: Vec<u32> = out
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))

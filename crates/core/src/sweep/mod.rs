@@ -17,6 +17,7 @@ mod tests;
 
 pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
+    shared_violation,
 };
 pub use rows::{grid_violation, SweepRun};
 pub(crate) use rows::{new_result, skip_rejected, RowResult};
@@ -367,6 +368,15 @@ pub enum SweepError {
         grid: String,
         buffer: String,
         against: String,
+        detail: String,
+    },
+    /// A row's output failed a check of its own, before any comparison: a write in a guard
+    /// band, elements never written, NaN or Inf.
+    #[error("block {block}, grid {grid} {detail}")]
+    Row {
+        api: Api,
+        block: BlockSize,
+        grid: String,
         detail: String,
     },
     #[error("{0}")]

@@ -31,6 +31,35 @@ pub fn kernel_limit_violation(kernel: &KernelFacts, block: BlockSize) -> Option<
     })
 }
 
+/// Why a launch's shared memory cannot fit: the compiled kernel's static shared memory (its
+/// facts) plus the launch's dynamic `dynamic` bytes above the device's limit per block. Checked
+/// before anything is dispatched, since some drivers answer such a launch by losing the device
+/// (NVIDIA's Vulkan did, with a 64 KiB shared array against 48 KiB).
+pub fn shared_violation(limits: &Limits, kernel: &KernelFacts, dynamic: u64) -> Option<String> {
+    let max = limits.shared_mem_per_block.as_ref()?;
+    let fixed = kernel.shared_bytes.as_ref();
+    let total = fixed.map_or(0, |f| f.value) + dynamic;
+    if total <= max.value {
+        return None;
+    }
+    let parts = match (fixed.filter(|f| f.value > 0), dynamic) {
+        (Some(f), 0) => format!(
+            "the kernel's static shared memory, {} bytes ({})",
+            f.value, f.name
+        ),
+        (Some(f), d) => format!(
+            "the kernel's static shared memory ({} bytes, {}) plus the launch's {d} bytes of \
+             dynamic shared memory, {total} bytes",
+            f.value, f.name
+        ),
+        (None, d) => format!("the launch's {d} bytes of dynamic shared memory"),
+    };
+    Some(format!(
+        "{parts}, > {} = {} (refused before the driver)",
+        max.name, max.value
+    ))
+}
+
 /// The device's limits on block shape and size.
 pub fn device_limit_violation(limits: &Limits, block: BlockSize) -> Option<String> {
     let t = block.threads();

@@ -4,12 +4,15 @@
 //! whether an API can hold it, how to ready a backend for it, and how to run and check a row.
 
 mod frame;
+pub mod guard;
+pub mod own;
 mod program;
 mod references;
 mod validate;
 
 pub use frame::FrameWorkload;
 pub use program::ProgramWorkload;
+pub use references::Blame;
 
 use crate::backend::{Api, Backend, BackendError, DeviceKind};
 use crate::limits::Limits;
@@ -39,6 +42,12 @@ pub trait Workload: Sync {
     /// [`Workload::prepare`] succeeded on it). Returns the rows measured so far and the error
     /// that stopped the API, if one did.
     fn measure(&self, backend: &mut dyn Backend, prepared: bool, how: SweepRun<'_>) -> Measured;
+
+    /// Once every API has been measured: the APIs whose results the others contradict (a
+    /// user's kernel whose outputs disagree across APIs), each with why. Nothing by default.
+    fn conclude(&self) -> Vec<Blame> {
+        Vec::new()
+    }
 }
 
 /// One API's result, and the error that stopped it where one did.

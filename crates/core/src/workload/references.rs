@@ -1,103 +1,272 @@
-//! The two references a user's kernel is checked against at every size: the same API's output
-//! at the first size that ran, and the first API's output. Outputs compared by their sum
-//! (partials per block, which depend on the launch) are checked against the first API's at the
-//! same block only; element-wise outputs against its first size, which its own check showed is
-//! the output at every size.
+//! What a user's kernel is compared with. At every size: the same API's output at its first
+//! size (a correct kernel does not depend on its launch). Across APIs: once every API has
+//! been measured, the reference outputs of the APIs that passed their own checks are
+//! compared pairwise, and the API that disagrees with the others is the one named
+//! ([`References::conclude`]); an API that failed its own checks is compared with nobody.
+//! Outputs compared by their sum (partials per block, which depend on the launch) are
+//! compared across APIs at the same block only.
 
 use crate::backend::{Api, Launch};
 use crate::blocks::BlockSize;
-use crate::spec::{compare, BufferInstance, CompareMode, Instance};
+use crate::spec::{compare, CompareMode, Instance};
 use crate::sweep::SweepError;
 
-/// The written buffers' contents after one checked dispatch, in written-buffer order.
+/// The written buffers' contents after one checked dispatch (the kernel's part of each, in
+/// written-buffer order), with the launch that made them.
 #[derive(Clone)]
 pub(crate) struct Checked {
     pub api: Api,
     pub block: BlockSize,
+    pub grid: String,
     pub outputs: Vec<Vec<u8>>,
 }
 
 #[derive(Default)]
 pub(crate) struct References {
-    /// The first API's output at its first size.
-    first: Option<Checked>,
-    /// The first API's outputs at each block, kept for the sum-compared buffers only.
-    sums: Vec<(BlockSize, Vec<Vec<u8>>)>,
+    /// Each API's reference: its output at its first size.
+    firsts: Vec<Checked>,
+    /// Each API's outputs at each block, of the sum-compared buffers only (the others empty).
+    sums: Vec<Checked>,
+    /// APIs that failed a check of their own: compared with no other.
+    failed: Vec<Api>,
+}
+
+/// One API blamed once every API ran: why, for its failure line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Blame {
+    pub api: Api,
+    pub message: String,
 }
 
 impl References {
-    /// Checks one dispatch's `outputs`; the first call of an API (`own` empty) makes them its
-    /// own reference, and the first API's first call makes them everyone's.
+    /// Notes that `api` failed a check of its own (a row's own check, or its launch
+    /// independence): its outputs are compared with no other API's.
+    pub fn fail(&mut self, api: Api) {
+        if !self.failed.contains(&api) {
+            self.failed.push(api);
+        }
+    }
+
+    /// Checks one dispatch's `outputs` (which passed the row's own checks) against the API's
+    /// own first size; the first call of an API (`own` empty) makes them its reference.
     pub fn check(
         &mut self,
-        api: Api,
         launch: Launch,
         instance: &Instance,
-        outputs: Vec<Vec<u8>>,
+        here: Checked,
         own: &mut Option<Checked>,
     ) -> Result<(), SweepError> {
-        let written: Vec<&BufferInstance> = instance.written().collect();
-        let mismatch =
-            |buffer: &BufferInstance, against: String, detail: String| SweepError::Output {
-                api,
-                block: launch.block,
-                grid: launch.grid.to_string(),
-                buffer: buffer.decl.name.clone(),
-                against,
-                detail,
-            };
-        let here = Checked {
-            api,
-            block: launch.block,
-            outputs,
-        };
-        match own {
-            Some(o) => {
-                let against = format!("its own output at block {}", o.block);
-                for (j, b) in written.iter().enumerate() {
-                    let (want, got) = (&o.outputs[j], &here.outputs[j]);
-                    compare(&b.decl, want, got, &instance.tolerance).map_err(|m| {
-                        let detail = format!(
-                            "{m}. The kernel's result depends on the launch: a loop that misses \
+        let api = here.api;
+        if let Some(o) = own {
+            let against = format!("its own output at block {} (its reference)", o.block);
+            for (j, b) in instance.written().enumerate() {
+                compare(
+                    &b.decl,
+                    &o.outputs[j],
+                    &here.outputs[j],
+                    &instance.tolerance,
+                )
+                .map_err(|m| {
+                    self.fail(api);
+                    let detail = format!(
+                        "{m}. The kernel's result depends on the launch: a loop that misses \
                              elements, or a kernel that needs the grid to cover the work \
                              (docs/kernels.md, \"What each check means\")"
-                        );
-                        mismatch(b, against.clone(), detail)
-                    })?;
-                }
+                    );
+                    SweepError::Output {
+                        api,
+                        block: launch.block,
+                        grid: launch.grid.to_string(),
+                        buffer: b.decl.name.clone(),
+                        against: against.clone(),
+                        detail,
+                    }
+                })?;
             }
-            None => *own = Some(here.clone()),
+        } else {
+            *own = Some(here.clone());
+            self.firsts.push(here.clone());
         }
-        let first = self.first.get_or_insert_with(|| here.clone());
-        if first.api == api {
-            let kept = written
-                .iter()
-                .enumerate()
-                .map(|(j, b)| match b.decl.compare {
-                    CompareMode::Sum => here.outputs[j].clone(),
-                    CompareMode::Exact => Vec::new(),
-                })
-                .collect();
-            self.sums.push((launch.block, kept));
-            return Ok(());
-        }
-        for (j, b) in written.iter().enumerate() {
-            let (expected, against) = match b.decl.compare {
-                CompareMode::Exact => (
-                    &first.outputs[j],
-                    format!("{}'s output (block {})", first.api, first.block),
-                ),
-                CompareMode::Sum => match self.sums.iter().find(|(k, _)| *k == launch.block) {
-                    Some((_, kept)) => (
-                        &kept[j],
-                        format!("{}'s output at the same block", first.api),
-                    ),
-                    None => continue,
-                },
-            };
-            compare(&b.decl, expected, &here.outputs[j], &instance.tolerance)
-                .map_err(|m| mismatch(b, against, m.to_string()))?;
-        }
+        let kept = instance
+            .written()
+            .zip(here.outputs)
+            .map(|(b, out)| match b.decl.compare {
+                CompareMode::Sum => out,
+                CompareMode::Exact => Vec::new(),
+            })
+            .collect();
+        self.sums.push(Checked {
+            outputs: kept,
+            ..here
+        });
         Ok(())
+    }
+
+    /// Once every API has run: the APIs whose outputs disagree with the others', each with
+    /// why. With three or more APIs, those outside the largest group that agrees are blamed;
+    /// with two that disagree (or no two that agree), each is, since nothing says which is
+    /// right.
+    pub fn conclude(&self, instance: &Instance) -> Vec<Blame> {
+        let apis: Vec<Api> = self
+            .firsts
+            .iter()
+            .map(|c| c.api)
+            .filter(|a| !self.failed.contains(a))
+            .collect();
+        if apis.len() < 2 {
+            return Vec::new();
+        }
+        let n = apis.len();
+        let mut differ = vec![vec![None; n]; n];
+        for i in 0..n {
+            for j in i + 1..n {
+                let d = self.difference(apis[i], apis[j], instance);
+                differ[i][j] = d.clone();
+                differ[j][i] = d;
+            }
+        }
+        let group = largest_agreeing(&differ);
+        let mut blames = Vec::new();
+        for i in (0..n).filter(|i| !group.contains(i)) {
+            let message = match group.len() {
+                g if g >= 2 => {
+                    let names: Vec<String> = group.iter().map(|&k| apis[k].to_string()).collect();
+                    let k = group[0];
+                    format!(
+                        "its output differs from {}'s, which agree with each other: {}'s port \
+                         is the wrong one ({})",
+                        crate::report::and_list(&names),
+                        apis[i],
+                        differ[i][k].clone().unwrap_or_default()
+                    )
+                }
+                _ => {
+                    let others: Vec<String> = (0..n)
+                        .filter(|&k| k != i)
+                        .map(|k| apis[k].to_string())
+                        .collect();
+                    let first = (0..n)
+                        .find_map(|k| differ[i][k].clone())
+                        .unwrap_or_default();
+                    format!(
+                        "its output differs from {}'s, and no two APIs agree, so blocksweep \
+                         cannot tell whose port is wrong (a third API's source would; {first})",
+                        crate::report::and_list(&others)
+                    )
+                }
+            };
+            blames.push(Blame {
+                api: apis[i],
+                message,
+            });
+        }
+        blames
+    }
+
+    /// How `b`'s outputs differ from `a`'s, in words; `None` where they agree.
+    fn difference(&self, a: Api, b: Api, instance: &Instance) -> Option<String> {
+        let first = |api| self.firsts.iter().find(|c| c.api == api);
+        let (fa, fb) = (first(a)?, first(b)?);
+        for (j, buf) in instance.written().enumerate() {
+            let found = match buf.decl.compare {
+                CompareMode::Exact => compare(
+                    &buf.decl,
+                    &fa.outputs[j],
+                    &fb.outputs[j],
+                    &instance.tolerance,
+                )
+                .err()
+                .map(|m| {
+                    format!(
+                        "'{}' at block {}, grid {} against {a}'s at block {}, grid {}: \
+                                 {m}",
+                        buf.decl.name, fb.block, fb.grid, fa.block, fa.grid
+                    )
+                }),
+                CompareMode::Sum => self.sums_differ(a, b, j, instance),
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+
+    /// The first block both APIs ran where buffer `j`'s sums differ, in words.
+    fn sums_differ(&self, a: Api, b: Api, j: usize, instance: &Instance) -> Option<String> {
+        let decl = &instance.written().nth(j)?.decl;
+        for x in self.sums.iter().filter(|c| c.api == a) {
+            let Some(y) = self.sums.iter().find(|c| c.api == b && c.block == x.block) else {
+                continue;
+            };
+            if let Err(m) = compare(decl, &x.outputs[j], &y.outputs[j], &instance.tolerance) {
+                return Some(format!(
+                    "'{}' at block {} against {a}'s at the same block: {m}",
+                    decl.name, x.block
+                ));
+            }
+        }
+        None
+    }
+}
+
+/// The indices of the largest set whose members all agree (`differ[i][j]` is `None`); the
+/// first such set in index order where several are as large.
+fn largest_agreeing(differ: &[Vec<Option<String>>]) -> Vec<usize> {
+    let n = differ.len();
+    let mut best: Vec<usize> = Vec::new();
+    for mask in 1u32..(1 << n) {
+        let members: Vec<usize> = (0..n).filter(|i| mask & (1 << i) != 0).collect();
+        let agree = members
+            .iter()
+            .all(|&i| members.iter().all(|&j| i == j || differ[i][j].is_none()));
+        let better = members.len() > best.len() || (members.len() == best.len() && members < best);
+        if agree && better {
+            best = members;
+        }
+    }
+    // Two groups of the same size: no majority, so nobody is "the" group.
+    let ties = (1u32..(1 << n)).filter(|mask| {
+        let members: Vec<usize> = (0..n).filter(|i| mask & (1 << i) != 0).collect();
+        members.len() == best.len()
+            && members != best
+            && members
+                .iter()
+                .all(|&i| members.iter().all(|&j| i == j || differ[i][j].is_none()))
+    });
+    match ties.count() {
+        0 => best,
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::largest_agreeing;
+
+    fn matrix(n: usize, disagree: &[(usize, usize)]) -> Vec<Vec<Option<String>>> {
+        let mut m = vec![vec![None; n]; n];
+        for &(i, j) in disagree {
+            m[i][j] = Some("differs".into());
+            m[j][i] = Some("differs".into());
+        }
+        m
+    }
+
+    #[test]
+    fn the_api_that_disagrees_with_two_that_agree_is_outside_the_group() {
+        // 0 and 2 agree; 1 disagrees with both.
+        assert_eq!(largest_agreeing(&matrix(3, &[(0, 1), (1, 2)])), vec![0, 2]);
+    }
+
+    #[test]
+    fn two_that_disagree_leave_no_group() {
+        assert!(largest_agreeing(&matrix(2, &[(0, 1)])).len() < 2);
+        assert!(largest_agreeing(&matrix(3, &[(0, 1), (1, 2), (0, 2)])).len() < 2);
+    }
+
+    #[test]
+    fn all_agreeing_is_one_group() {
+        assert_eq!(largest_agreeing(&matrix(3, &[])), vec![0, 1, 2]);
     }
 }

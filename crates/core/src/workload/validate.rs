@@ -54,6 +54,14 @@ impl ProgramWorkload {
         if let Some(why) = self.not_launched_because(launch) {
             return Outcome::NotLaunched { why };
         }
+        let dynamic = launch.shared_bytes as u64;
+        if let Some(why) =
+            crate::sweep::shared_violation(backend.limits(), backend.kernel_facts(), dynamic)
+        {
+            return Outcome::Rejected {
+                message: format!("{why}: the launch would be invalid"),
+            };
+        }
         let ran = match self.unchecked_because(launch) {
             Some(why) => self
                 .unchecked_dispatch(backend, launch)

@@ -201,15 +201,17 @@ fn program_line(p: &crate::sweep::ProgramInfo, f: &crate::frame::FrameInfo) -> S
         ),
         false => "bytes moved not declared (no GB/s)".to_string(),
     };
+    let checked = match p.checked.is_empty() {
+        true => "not checked (the spec is timing-only)".to_string(),
+        false => format!(
+            "checked at every size on its own (guard bands, unwritten elements, NaN and Inf), \
+             against its first size, and across the APIs: {}",
+            p.checked.join(", ")
+        ),
+    };
     format!(
-        "Your kernel: {} ({}) at {}, {} work items, {moved}; source {}; checked at every size \
-         against its first size and the first API: {}",
-        p.name,
-        p.spec,
-        p.sizes,
-        f.pixels,
-        p.source,
-        p.checked.join(", ")
+        "Your kernel: {} ({}) at {}, {} work items, {moved}; source {}; {checked}",
+        p.name, p.spec, p.sizes, f.pixels, p.source,
     )
 }
 

@@ -101,6 +101,7 @@ fn row_cells(
             c.push(match (row.verified, &row.note) {
                 (true, None) => "ok".into(),
                 (true, Some(n)) => format!("ok {}", notes.mark(format!("{}: {n}", row.block))),
+                (false, Some(n)) if n.starts_with("not checked") => "not checked".into(),
                 (false, _) => "NOT VERIFIED".into(),
             });
         }

@@ -67,7 +67,7 @@ fn saxpy_instance_matches_the_contract() {
     let inst = spec.instantiate(&spec.with_size("1000").unwrap()).unwrap();
     assert_eq!(inst.work, (1000, 1));
     assert_eq!(inst.bytes_moved, Some(12_000.0));
-    assert_eq!(inst.args[0], ProgramArg::Buffer { bytes: 4000 });
+    assert_eq!(inst.args[0], ProgramArg::buffer(4000));
     let a = ProgramArg::Scalar {
         ty: ScalarType::F32,
         bytes: 2.5f32.to_le_bytes().to_vec(),
@@ -205,14 +205,16 @@ fn misplaced_and_kindless_args_are_errors() {
 
 #[test]
 fn overflowing_expression_names_key_and_values() {
-    let spec = parse("[[args]]\nscalar = \"u32\"\nname = \"a\"\nvalue = 1\n[[args]]\nscalar = \"u32\"\nname = \"b\"\nvalue = 1\n[[args]]\nscalar = \"u32\"\nname = \"c\"\nvalue = 1\n[[args]]\nbuffer = \"f32\"\nname = \"x\"\nelements = \"n * n * n\"\n").unwrap();
+    let spec = parse("[[args]]\nscalar = \"u32\"\nname = \"a\"\nvalue = 1\n[[args]]\nscalar = \"u32\"\nname = \"b\"\nvalue = 1\n[[args]]\nscalar = \"u32\"\nname = \"c\"\nvalue = 1\n[[args]]\nbuffer = \"f32\"\nname = \"x\"\nelements = \"n * n * n\"\nwritten = true\n").unwrap();
     let sizes = spec.with_size("n=4294967296").unwrap();
     let e = spec.instantiate(&sizes).unwrap_err().to_string();
     assert_eq!(
         e,
         "t/kernel.toml: args[3].elements: 'n * n * n' overflows 64 bits at n = 4294967296"
     );
-    let spec = parse("[[args]]\nscalar = \"u32\"\nname = \"a\"\nvalue = \"n * 8\"\n").unwrap();
+    let timing = "[check]\ntiming_only = true\n";
+    let body = format!("[[args]]\nscalar = \"u32\"\nname = \"a\"\nvalue = \"n * 8\"\n{timing}");
+    let spec = parse(&body).unwrap();
     let e = spec
         .instantiate(&spec.with_size("1000000000").unwrap())
         .unwrap_err()
@@ -256,8 +258,10 @@ fn with_size_forms_and_errors() {
 
 #[test]
 fn zero_sized_buffer_and_bad_work_are_errors() {
-    let spec =
-        parse("[[args]]\nbuffer = \"f32\"\nname = \"x\"\nelements = \"n - 1000\"\n").unwrap();
+    let spec = parse(
+        "[[args]]\nbuffer = \"f32\"\nname = \"x\"\nelements = \"n - 1000\"\nwritten = true\n",
+    )
+    .unwrap();
     assert!(spec
         .instantiate_default()
         .unwrap_err()
@@ -269,4 +273,25 @@ fn zero_sized_buffer_and_bad_work_are_errors() {
         e.to_string(),
         "t/kernel.toml: work: 'm' is not in sizes (n=1000)"
     );
+}
+
+#[test]
+fn a_spec_that_writes_nothing_checks_nothing_unless_it_says_so() {
+    let x = "[[args]]\nbuffer = \"f32\"\nname = \"x\"\nelements = \"n\"\n";
+    let e = parse_err(x);
+    assert!(e.contains("args: no buffer is `written = true`"), "{e}");
+    let timing = parse(&format!("{x}[check]\ntiming_only = true\n")).unwrap();
+    assert!(timing.timing_only && timing.instantiate_default().unwrap().timing_only);
+    let both = format!("{x}written = true\n[check]\ntiming_only = true\n");
+    assert!(parse_err(&both).contains("check.timing_only: is true, but a buffer is"));
+}
+
+#[test]
+fn nonfinite_outputs_are_errors_unless_allowed() {
+    let y = "[[args]]\nbuffer = \"f32\"\nname = \"y\"\nelements = \"n\"\nwritten = true\n";
+    assert!(!parse(y).unwrap().nonfinite_allowed);
+    let allowed = parse(&format!("{y}[check]\nnonfinite = \"allowed\"\n")).unwrap();
+    assert!(allowed.instantiate_default().unwrap().nonfinite_allowed);
+    let e = parse_err(&format!("{y}[check]\nnonfinite = \"ok\"\n"));
+    assert!(e.contains("check.nonfinite: 'ok' is neither"), "{e}");
 }

@@ -1,0 +1,94 @@
+//! What the parent asks a worker and what it answers: one JSON value per line each way.
+//! Buffer contents never travel here: they are in the shared region ([`super::shared`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::{
+    BatchTimes, DeviceIdentity, ErrorKind, KernelFacts, KernelVariant, OccupancySuggestion,
+    Residency, Stamps, TimerInfo, Work,
+};
+use crate::blocks::BlockSize;
+use crate::limits::Limits;
+use crate::options::OpenOptions;
+use crate::program::{ProgramArg, ProgramSource};
+
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum Request {
+    /// The first request: open this device with these options.
+    Open {
+        device: DeviceIdentity,
+        options: OpenOptions,
+    },
+    /// Map the shared region at `path`, `len` bytes (replacing any earlier one).
+    Map {
+        path: String,
+        len: u64,
+    },
+    Residency {
+        block: BlockSize,
+    },
+    Suggestion,
+    Prepare {
+        blocks: Vec<BlockSize>,
+    },
+    SetKernel {
+        variant: KernelVariant,
+    },
+    /// Regenerate the frame from its seed (it is deterministic) and upload it.
+    Upload {
+        width: u32,
+        height: u32,
+        seed: u64,
+    },
+    Poison,
+    /// The output plane into the shared region, as f32 values.
+    ReadOutput,
+    RunBatch {
+        work: Work,
+        count: u32,
+        stamps: Stamps,
+    },
+    LoadProgram {
+        source: ProgramSource,
+        args: Vec<ProgramArg>,
+    },
+    /// The shared region's first `len` bytes into argument `arg`'s buffer.
+    WriteBuffer {
+        arg: usize,
+        len: u64,
+    },
+    /// `len` bytes of argument `arg`'s buffer from `offset` into the shared region's start.
+    ReadBuffer {
+        arg: usize,
+        offset: u64,
+        len: u64,
+    },
+    Diagnostics,
+    Close,
+}
+
+/// What the worker knows of its backend once it is open.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Opened {
+    pub identity: DeviceIdentity,
+    pub limits: Limits,
+    pub facts: KernelFacts,
+    pub timer: TimerInfo,
+    pub copy_method: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum Reply {
+    Opened(Box<Opened>),
+    Done,
+    Residency(Option<Residency>),
+    Suggestion(Option<OccupancySuggestion>),
+    /// The kernel facts after a request that changes the current kernel.
+    Facts(KernelFacts),
+    Times(BatchTimes),
+    Diagnostics(Vec<String>),
+    Error {
+        kind: ErrorKind,
+        message: String,
+    },
+}

@@ -1,0 +1,81 @@
+//! Memory the parent and its worker both map: a file in /dev/shm (else the temporary
+//! directory), created by the parent, opened by the worker by path, and unlinked as soon as
+//! both have it mapped, so nothing is left behind.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use memmap2::MmapMut;
+
+/// The smallest region made: one page.
+const MIN_LEN: u64 = 4096;
+
+pub(crate) struct Shared {
+    map: MmapMut,
+    _file: File,
+}
+
+impl Shared {
+    /// A new region of at least `len` bytes, and the path the worker opens it by.
+    pub fn create(len: u64) -> io::Result<(Shared, PathBuf)> {
+        let len = len.max(MIN_LEN);
+        let dir = Path::new("/dev/shm");
+        let dir = match dir.is_dir() {
+            true => dir.to_path_buf(),
+            false => std::env::temp_dir(),
+        };
+        let named = tempfile::Builder::new()
+            .prefix("blocksweep-worker-")
+            .tempfile_in(dir)?;
+        let (file, path) = named.keep().map_err(|e| e.error)?;
+        file.set_len(len)?;
+        Ok((Shared::map(file)?, path))
+    }
+
+    /// The region the parent made at `path`, `len` bytes.
+    pub fn open(path: &Path, len: u64) -> io::Result<Shared> {
+        let file = OpenOptions::new().read(true).write(true).open(path)?;
+        if file.metadata()?.len() < len {
+            return Err(io::Error::other(format!(
+                "{} is shorter than {len} bytes",
+                path.display()
+            )));
+        }
+        Shared::map(file)
+    }
+
+    fn map(file: File) -> io::Result<Shared> {
+        // SAFETY: the file is this run's own (a fresh temporary file of the parent's, opened
+        // only by its one worker), so no other process truncates it while it is mapped; both
+        // sides touch it only between a request and its reply, never at the same time.
+        let map = unsafe { MmapMut::map_mut(&file)? };
+        Ok(Shared { map, _file: file })
+    }
+
+    pub fn len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    pub fn bytes(&self, len: u64) -> &[u8] {
+        &self.map[..len as usize]
+    }
+
+    pub fn bytes_mut(&mut self, len: u64) -> &mut [u8] {
+        &mut self.map[..len as usize]
+    }
+
+    /// The first `count` values as f32 (the mapping is page-aligned).
+    pub fn floats(&self, count: usize) -> &[f32] {
+        let bytes = &self.map[..count * 4];
+        // SAFETY: the mapping starts on a page boundary, so it is aligned for f32; every bit
+        // pattern is a valid f32; the slice borrows the map.
+        unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<f32>(), count) }
+    }
+
+    pub fn floats_mut(&mut self, count: usize) -> &mut [f32] {
+        let bytes = &mut self.map[..count * 4];
+        // SAFETY: as in `floats`, and the borrow is unique.
+        unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<f32>(), count) }
+    }
+}
