@@ -8,12 +8,13 @@ use crate::report::Report;
 use crate::sweep::SweepResult;
 
 /// The answer, before any table: which sizes are good on every API (several APIs), and each
-/// API's fastest size with the sizes the noise cannot tell from it.
+/// API's fastest size with the sizes the noise cannot tell from it. An API that failed (its
+/// result has an error) is given no speed: the failure leads instead.
 pub(super) fn answer(report: &Report, doc: &mut Doc) {
     let ran: Vec<&SweepResult> = report
         .results
         .iter()
-        .filter(|r| r.best().is_some())
+        .filter(|r| r.best().is_some() && r.error.is_none())
         .collect();
     let mut items = Vec::new();
     if let Some(a) = report.portable.as_ref().filter(|a| a.apis.len() > 1) {

@@ -1,0 +1,138 @@
+//! The bug zoo (examples/kernels/bugs/) through the real binary on the CPU drivers: every
+//! kernel there has one porting bug in all three sources, and blocksweep must catch each one
+//! by name, exit 1 (never by a signal, never a hang), and keep the rows of the APIs the bug
+//! did not stop. What catches a bug depends on the driver (lavapipe drops a store past its
+//! binding, so nothing of it shows there; PoCL runs the kernel on the host's heap, where the
+//! guard band or the worker's crash catches it), so each case names the API and the words.
+
+#[path = "kernel_e2e/support.rs"]
+mod kernel_support;
+mod support;
+
+use kernel_support::{example, result, sweep};
+use serde_json::Value;
+use std::os::unix::process::ExitStatusExt;
+use support::{both, read_json, scratch, stderr};
+
+/// A zoo kernel, the API that must be stopped, and words its failure line must hold.
+const CASES: &[(&str, &str, &[&str])] = &[
+    (
+        "no-guard",
+        "OpenCL",
+        &["past the end of 'y'", "first at index 1000003"],
+    ),
+    (
+        "flat-guard",
+        "Vulkan",
+        &["differs from its own output", "depends on the launch"],
+    ),
+    ("divergent-barrier", "OpenCL", &["past the end of 'y'"]),
+    (
+        "pow2-reduction",
+        "OpenCL",
+        &["'partials' at block 96", "differs from its own output"],
+    ),
+    (
+        "warp-sync-reduction",
+        "Vulkan",
+        &["cannot tell whose port is wrong", "'partials'"],
+    ),
+    (
+        "missing-barrier",
+        "OpenCL",
+        &["differs from its own output at block 16"],
+    ),
+    (
+        "uninit-shared",
+        "Vulkan",
+        &["differs from its own output at block 16"],
+    ),
+    (
+        "far-write",
+        "OpenCL",
+        &["the kernel crashed the driver", "SIGSEGV", "rows before it"],
+    ),
+    (
+        "endless-loop",
+        "OpenCL",
+        &["did not finish within 2 s", "worker process"],
+    ),
+    (
+        "shared-over-limit",
+        "Vulkan",
+        &["static shared memory, 65536 bytes", "maxComputeShared"],
+    ),
+    (
+        "push-constant-mismatch",
+        "Vulkan",
+        &["push-constant block is 8 bytes, smaller"],
+    ),
+];
+
+#[test]
+fn every_bug_in_the_zoo_is_caught_by_name_and_the_process_survives() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("bug-zoo");
+    for (name, api, needles) in CASES {
+        let spec = example(&format!("bugs/{name}"));
+        let json = dir.join(format!("{name}.json"));
+        let out = sweep_with_deadline(&spec, &json);
+        let err = stderr(&out);
+        assert_eq!(
+            out.status.signal(),
+            None,
+            "{name}: killed by a signal: {err}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        let line = err
+            .lines()
+            .find(|l| l.starts_with(&format!("blocksweep: {api}: ")))
+            .unwrap_or_else(|| panic!("{name}: {api} not named: {err}"));
+        for n in *needles {
+            assert!(line.contains(n), "{name}: {n:?} not in {line}");
+        }
+        let report = read_json(&json);
+        let key = api.to_lowercase();
+        assert!(
+            result(&report, &key)["error"].is_string(),
+            "{name}: {report}"
+        );
+        // Every API stays in the report, its rows kept.
+        for other in ["vulkan", "opencl"] {
+            assert!(result(&report, other)["rows"].is_array(), "{name}: {other}");
+        }
+        assert_eq!(
+            report["portable"]["everywhere"],
+            Value::Array(vec![]),
+            "{name}"
+        );
+    }
+}
+
+/// A bug that stops one API leaves the other's checked rows standing: the no-guard kernel's
+/// store past the end is dropped by lavapipe (a robust driver), and caught on PoCL.
+#[test]
+fn the_api_a_bug_did_not_reach_keeps_its_verified_rows() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("bug-zoo-kept");
+    let json = dir.join("far.json");
+    let out = sweep_with_deadline(&example("bugs/far-write"), &json);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report = read_json(&json);
+    let vulkan = result(&report, "vulkan")["rows"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(!vulkan.is_empty());
+    assert!(vulkan.iter().all(|r| r["verified"] == true), "{vulkan:?}");
+}
+
+fn sweep_with_deadline(spec: &std::path::Path, json: &std::path::Path) -> std::process::Output {
+    // The deadline is set through the environment the binary (and its workers) inherit.
+    std::env::set_var("BLOCKSWEEP_DEADLINE_S", "2");
+    sweep(spec, json, &[])
+}
