@@ -82,6 +82,17 @@ impl Registry {
         for d in drivers {
             Api::register(d.api());
         }
+        if serial() {
+            let _t = crate::trace::span("core", "probe, one API at a time");
+            let probes = drivers
+                .iter()
+                .map(|&driver| Probed {
+                    driver,
+                    devices: probe_one(driver),
+                })
+                .collect();
+            return Registry::from_probes(probes);
+        }
         let _t = crate::trace::span("core", "probe, every API in parallel");
         let probes: Vec<Probed> = thread::scope(|s| {
             let handles: Vec<_> = drivers
@@ -197,6 +208,18 @@ impl Registry {
         } else {
             format!("{api} is unavailable: {why}; to use it, {hint}")
         }
+    }
+}
+
+/// Whether the APIs are probed one at a time: `BLOCKSWEEP_PROBE=serial` (or `parallel`), and
+/// by default under a CUDA tool that injects itself into the process (compute-sanitizer sets
+/// `CUDA_INJECTION64_PATH`): `compute-sanitizer blocksweep devices` had never returned with
+/// every driver starting on a thread of its own.
+pub fn serial() -> bool {
+    match std::env::var("BLOCKSWEEP_PROBE").as_deref() {
+        Ok("serial") => true,
+        Ok("parallel") => false,
+        _ => std::env::var_os("CUDA_INJECTION64_PATH").is_some(),
     }
 }
 

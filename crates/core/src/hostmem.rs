@@ -90,6 +90,19 @@ pub enum HostMemError {
     Alloc { bytes: u64 },
     #[error("the host memory for {0} elements does not fit in 64 bits")]
     Overflow(u64),
+    #[error(
+        "{what} needs about {} MiB of host memory ({detail}), but only {} MiB is available \
+         (bound by {})",
+        need >> 20,
+        available.bytes >> 20,
+        available.bound
+    )]
+    KernelTooLarge {
+        what: String,
+        need: u64,
+        detail: String,
+        available: Available,
+    },
 }
 
 /// The largest value a limit file may hold and still mean a limit: cgroup v1 writes
@@ -329,6 +342,98 @@ pub fn check_frame_against(
             width,
             height,
             need,
+            available,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// One buffer of a user's kernel, for the host-memory model: its bytes (guard bands
+/// included) and whether the kernel writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelBuffer {
+    pub bytes: u64,
+    pub written: bool,
+}
+
+/// Host bytes a sweep of a user's kernel takes, with the words that say where they go: the
+/// buffers' initial contents; two read-backs of the written buffers (a checked dispatch can
+/// read twice) and one reset image of the largest; per API its reference outputs and the
+/// region it shares with its worker (as large as the largest buffer); per API on a device
+/// that is not a discrete GPU, every buffer again (there device memory is host memory).
+/// Before the APIs are known (`apis` empty), one API on a GPU is assumed. With `made` (the
+/// buffers generated, the APIs open and holding theirs), only what is still to come counts:
+/// the read-backs and each API's references.
+pub fn kernel_bytes(
+    buffers: &[KernelBuffer],
+    apis: &[(Api, DeviceKind)],
+    made: bool,
+) -> Option<(u64, String)> {
+    let all: u64 = buffers
+        .iter()
+        .try_fold(0u64, |a, b| a.checked_add(b.bytes))?;
+    let written: u64 = buffers
+        .iter()
+        .filter(|b| b.written)
+        .try_fold(0u64, |a, b| a.checked_add(b.bytes))?;
+    let largest = buffers.iter().map(|b| b.bytes).max().unwrap_or(0);
+    let (n, cpus) = match apis.is_empty() {
+        true => (1, 0),
+        false => (
+            apis.len() as u64,
+            apis.iter().filter(|(_, k)| *k != DeviceKind::Gpu).count() as u64,
+        ),
+    };
+    let (all, per_api, cpus) = match made {
+        true => (0, written, 0),
+        false => (all, written.checked_add(largest)?, cpus),
+    };
+    let need = all
+        .checked_add(written.checked_mul(2)?)?
+        .checked_add(largest)?
+        .checked_add(per_api.checked_mul(n)?)?
+        .checked_add(all.checked_mul(cpus)?)?
+        .checked_add(HEADROOM_BYTES)?;
+    let mib = |b: u64| b >> 20;
+    let detail = format!(
+        "buffers {} MiB, read-backs {} MiB, {n} API(s) x {} MiB of references and shared \
+         memory{}",
+        mib(all),
+        mib(2 * written + largest),
+        mib(per_api),
+        match cpus {
+            0 => String::new(),
+            c => format!(", {c} CPU device(s) x {} MiB of buffers", mib(all)),
+        }
+    );
+    Some((need, detail))
+}
+
+/// Refuses a user's kernel whose [`kernel_bytes`] exceed what [`available`] finds (`what`
+/// names it in the message); Ok when it fits or nothing could be read.
+pub fn check_kernel(
+    what: &str,
+    buffers: &[KernelBuffer],
+    apis: &[(Api, DeviceKind)],
+    made: bool,
+) -> Result<(), HostMemError> {
+    check_kernel_against(what, buffers, (apis, made), available())
+}
+
+/// [`check_kernel`] against a given reading.
+pub fn check_kernel_against(
+    what: &str,
+    buffers: &[KernelBuffer],
+    (apis, made): (&[(Api, DeviceKind)], bool),
+    available: Option<Available>,
+) -> Result<(), HostMemError> {
+    let total: u64 = buffers.iter().map(|b| b.bytes).fold(0, u64::saturating_add);
+    let (need, detail) = kernel_bytes(buffers, apis, made).ok_or(HostMemError::Overflow(total))?;
+    match available {
+        Some(available) if need > available.bytes => Err(HostMemError::KernelTooLarge {
+            what: what.to_string(),
+            need,
+            detail,
             available,
         }),
         _ => Ok(()),

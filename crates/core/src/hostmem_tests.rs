@@ -310,3 +310,42 @@ fn allocation_failure_is_an_error() {
     assert!(matches!(e, HostMemError::Alloc { .. }), "{e:?}");
     assert!(e.to_string().starts_with("could not allocate"), "{e}");
 }
+
+#[test]
+fn a_kernel_counts_its_buffers_read_backs_references_and_cpu_copies() {
+    let gib = 1u64 << 30;
+    let buffers = [
+        KernelBuffer {
+            bytes: 4 * gib,
+            written: false,
+        },
+        KernelBuffer {
+            bytes: 4 * gib,
+            written: true,
+        },
+    ];
+    // Before the APIs are known: 8 of buffers, 2 x 4 + 4 of read-backs, 4 + 4 for one API.
+    let (need, _) = kernel_bytes(&buffers, &[], false).unwrap();
+    assert_eq!(need, 28 * gib + HEADROOM_BYTES);
+    let cpu = [(TEST_API_A, DeviceKind::Cpu)];
+    let (need_cpu, detail) = kernel_bytes(&buffers, &cpu, false).unwrap();
+    assert_eq!(
+        need_cpu,
+        need + 8 * gib,
+        "a CPU device holds every buffer again"
+    );
+    assert!(detail.contains("1 CPU device(s) x 8192 MiB"), "{detail}");
+    // Once made, only what is to come: two read-backs, a reset image, one reference per API.
+    let (later, _) = kernel_bytes(&buffers, &cpu, true).unwrap();
+    assert_eq!(later, 16 * gib + HEADROOM_BYTES);
+    let room = Available {
+        bytes: 20 * gib,
+        bound: Bound::MemAvailable,
+    };
+    let e = check_kernel_against("kernel 'k'", &buffers, (&[], false), Some(room)).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("kernel 'k' needs about 28736 MiB"),
+        "{e}"
+    );
+}

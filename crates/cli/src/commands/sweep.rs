@@ -10,7 +10,7 @@
 use std::process::ExitCode;
 
 use blocksweep_core::hostmem;
-use blocksweep_core::workload::WorkloadSource;
+use blocksweep_core::workload::{ProgramWorkload, WorkloadSource};
 
 use crate::args::SweepArgs;
 use crate::jobs::{self, FrameJob, KernelJob};
@@ -29,7 +29,20 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let reg = crate::session::registry();
     let each = crate::session::resolve_each(&reg, &args.device)?;
     let frame_size = match &spec {
-        Some(_) => None,
+        Some((spec, sizes)) => {
+            // Every host allocation of the run, counted before any buffer is generated.
+            let buffers = ProgramWorkload::planned_buffers(spec, sizes)
+                .map_err(|e| usage(e.to_string()))?;
+            let kinds: Vec<_> = each
+                .iter()
+                .flat_map(|t| &t.devices)
+                .map(|d| (d.api, d.kind))
+                .collect();
+            let what = format!("kernel '{}' at {sizes}", spec.name);
+            hostmem::check_kernel(&what, &buffers, &kinds, false)
+                .map_err(|e| usage(e.to_string()))?;
+            None
+        }
         None => {
             let (w, h) = jobs::frame_size(args, &each)?;
             hostmem::check_frame(w, h, &[]).map_err(|e| usage(e.to_string()))?;

@@ -17,6 +17,11 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         Some(path) => {
             // 4096 per dimension unless --size says: validate launches, it does not time.
             let (spec, sizes) = crate::jobs::load(path, args.size.as_deref(), Some(4096))?;
+            let buffers = ProgramWorkload::planned_buffers(&spec, &sizes)
+                .map_err(|e| usage(e.to_string()))?;
+            let what = format!("kernel '{}' at {sizes}", spec.name);
+            blocksweep_core::hostmem::check_kernel(&what, &buffers, &[], false)
+                .map_err(|e| usage(e.to_string()))?;
             let instance = spec.instantiate(&sizes).map_err(|e| usage(e.to_string()))?;
             Some(ProgramWorkload::new(spec, instance))
         }

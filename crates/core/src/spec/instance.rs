@@ -103,6 +103,27 @@ impl KernelSpec {
         self.sources.iter().map(|(k, _)| *k).collect()
     }
 
+    /// Each buffer's bytes and whether it is written, at `sizes`, without making any: what
+    /// the host-memory check needs before the buffers are generated.
+    pub fn buffer_sizes(&self, sizes: &Sizes) -> Result<Vec<(u64, bool)>, SpecError> {
+        let lookup = |n: &str| sizes.get(n);
+        let mut out = Vec::new();
+        for (i, a) in self.args.iter().enumerate() {
+            if let ArgDecl::Buffer(b) = a {
+                let key = format!("args[{i}].elements");
+                let n = b
+                    .elements
+                    .eval(&lookup)
+                    .map_err(|m| SpecError::new(&self.file, &key, m))?;
+                let bytes = n.checked_mul(b.ty.size() as u64).ok_or_else(|| {
+                    SpecError::new(&self.file, &key, format!("{n} elements overflow 64 bits"))
+                })?;
+                out.push((bytes, b.written));
+            }
+        }
+        Ok(out)
+    }
+
     /// Sizes the arguments and generates the buffers' initial contents.
     pub fn instantiate(&self, sizes: &Sizes) -> Result<Instance, SpecError> {
         let lookup = |n: &str| sizes.get(n);

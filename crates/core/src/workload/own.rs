@@ -9,8 +9,8 @@ use crate::program::ScalarType;
 use crate::spec::{BufferInstance, CompareMode, InitDecl};
 
 /// What a poisoned output is filled with before a checked dispatch: every byte 0xFF (a NaN
-/// with every payload bit set in floats, a bit pattern arithmetic does not produce), and the
-/// second poison, for telling an integer -1 the kernel wrote from one it never wrote.
+/// with every payload bit set in floats, -1 in integers), and the second poison, for telling
+/// an element never written from one written with the first poison's bits.
 pub const POISON: u8 = 0xFF;
 pub const SECOND_POISON: u8 = 0x5A;
 
@@ -19,12 +19,6 @@ pub const SECOND_POISON: u8 = 0x5A;
 /// contents (the kernel may read it).
 pub fn poisoned(b: &BufferInstance) -> bool {
     b.decl.written && b.decl.init == InitDecl::Zeros && b.decl.compare == CompareMode::Exact
-}
-
-/// Whether an integer output needs the second poison to tell "never written" from "wrote
-/// the poison's value".
-pub fn needs_second_poison(b: &BufferInstance) -> bool {
-    poisoned(b) && !b.decl.ty.is_float()
 }
 
 /// Elements of `data` (elements of `ty`) whose bytes are all `byte`: their count and first

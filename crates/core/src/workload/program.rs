@@ -5,27 +5,19 @@
 
 use std::sync::Mutex;
 
-use super::references::{Checked, References};
-use super::{guard, own, Measured, Workload};
-use crate::backend::{Api, Backend, BackendError, DeviceKind, ErrorKind, GridSize, Launch, Stamps};
+use super::references::References;
+use super::{guard, Measured, Workload};
+use crate::backend::{Api, Backend, BackendError, DeviceKind, ErrorKind, GridSize, Launch};
 use crate::frame::FrameInfo;
 use crate::limits::Limits;
 use crate::measure::measure;
 use crate::program::ProgramArg;
-use crate::spec::{BufferInstance, GridMode, Instance, KernelSpec};
+use crate::spec::{GridMode, Instance, KernelSpec};
 use crate::sweep::{
     self, measure_copy, skip_rejected, Plan, PlannedRow, ProgramInfo, RowResult, SweepConfig,
-    SweepError, SweepResult, SweepRun,
+    SweepResult, SweepRun,
 };
 use crate::Work;
-
-/// One checked dispatch's buffers as read back: each written buffer whole (guard bands
-/// included), and the two bands of each other buffer, in buffer order.
-#[derive(Default)]
-struct Readback {
-    written: Vec<Vec<u8>>,
-    bands: Vec<(Vec<u8>, Vec<u8>)>,
-}
 
 /// One spec at one choice of sizes, shared by every API of the run.
 pub struct ProgramWorkload {
@@ -47,6 +39,22 @@ impl ProgramWorkload {
             instance,
             references: Mutex::new(References::default()),
         }
+    }
+
+    /// The buffers of `spec` at `sizes` as the host-memory model counts them (guard bands
+    /// included), before any is made.
+    pub fn planned_buffers(
+        spec: &KernelSpec,
+        sizes: &crate::spec::Sizes,
+    ) -> Result<Vec<crate::hostmem::KernelBuffer>, crate::SpecError> {
+        Ok(spec
+            .buffer_sizes(sizes)?
+            .into_iter()
+            .map(|(bytes, written)| crate::hostmem::KernelBuffer {
+                bytes: bytes.saturating_add(2 * guard::GUARD),
+                written,
+            })
+            .collect())
     }
 
     fn info(&self, api: Api) -> ProgramInfo {
@@ -89,174 +97,6 @@ impl ProgramWorkload {
         };
         let shared = self.instance.shared_bytes(b).map_err(|e| e.to_string())?;
         Ok(Launch::new(b, grid).with_shared(shared))
-    }
-
-    /// Makes the written buffers what a checked dispatch must start from: a poisoned output
-    /// ([`own::poisoned`]) filled with `poison` bytes, so an element the kernel skips shows;
-    /// every other written buffer its initial contents (a kernel that reads what it writes
-    /// gets the same input every time, and a sum-compared buffer's unused slots add nothing).
-    /// Guard bands around each, refilled.
-    fn reset_outputs(&self, backend: &mut dyn Backend, poison: u8) -> Result<(), BackendError> {
-        for b in self.instance.written() {
-            let image = match own::poisoned(b) {
-                true => guard::padded(&vec![poison; b.initial.len()]),
-                false => guard::padded(&b.initial),
-            };
-            backend.write_buffer(b.decl.index, &image)?;
-        }
-        Ok(())
-    }
-
-    /// One dispatch from reset outputs, not checked.
-    pub(super) fn unchecked_dispatch(
-        &self,
-        backend: &mut dyn Backend,
-        launch: Launch,
-    ) -> Result<(), BackendError> {
-        self.reset_outputs(backend, own::POISON)?;
-        backend.run_batch(Work::Kernel(launch), 1, Stamps::None)?;
-        Ok(())
-    }
-
-    /// One dispatch from outputs reset with `poison`: every written buffer read back whole
-    /// (bands included), and the bands of every other buffer.
-    fn dispatch_and_read(
-        &self,
-        backend: &mut dyn Backend,
-        launch: Launch,
-        poison: u8,
-    ) -> Result<Readback, BackendError> {
-        let api = backend.api();
-        let t = crate::trace::span(api.key(), "checked dispatch: reset the outputs");
-        self.reset_outputs(backend, poison)?;
-        t.end();
-        backend.run_batch(Work::Kernel(launch), 1, Stamps::None)?;
-        let _t = crate::trace::span(api.key(), "checked dispatch: read back");
-        let mut read = Readback::default();
-        for b in &self.instance.buffers {
-            let len = b.initial.len() as u64;
-            if b.decl.written {
-                let mut whole = vec![0u8; (len + 2 * guard::GUARD) as usize];
-                backend.read_buffer(b.decl.index, 0, &mut whole)?;
-                read.written.push(whole);
-            } else {
-                let mut lead = vec![0u8; guard::GUARD as usize];
-                let mut tail = lead.clone();
-                backend.read_buffer(b.decl.index, 0, &mut lead)?;
-                backend.read_buffer(b.decl.index, guard::GUARD + len, &mut tail)?;
-                read.bands.push((lead, tail));
-            }
-        }
-        Ok(read)
-    }
-
-    /// One dispatch from reset outputs, read back, checked on its own (guard bands, elements
-    /// never written, NaN and Inf), then against the API's own reference; the API's first
-    /// checked dispatch becomes that reference.
-    pub(super) fn checked_dispatch(
-        &self,
-        backend: &mut dyn Backend,
-        launch: Launch,
-        own: &mut Option<Checked>,
-    ) -> Result<Result<(), SweepError>, BackendError> {
-        let api = backend.api();
-        let read = self.dispatch_and_read(backend, launch, own::POISON)?;
-        // The reference row of an integer output is read twice, from two poisons.
-        let second = match own.is_none() && self.instance.written().any(own::needs_second_poison) {
-            true => Some(self.dispatch_and_read(backend, launch, own::SECOND_POISON)?),
-            false => None,
-        };
-        let _t = crate::trace::span(api.key(), "checked dispatch: compare");
-        let mut refs = self.references.lock().unwrap_or_else(|p| p.into_inner());
-        if let Err(detail) = self.row_checks(&read, second.as_ref()) {
-            refs.fail(api);
-            return Ok(Err(SweepError::Row {
-                api,
-                block: launch.block,
-                grid: launch.grid.to_string(),
-                detail,
-            }));
-        }
-        let here = Checked {
-            api,
-            block: launch.block,
-            grid: launch.grid.to_string(),
-            outputs: read
-                .written
-                .iter()
-                .map(|w| guard::data(w).to_vec())
-                .collect(),
-        };
-        Ok(refs.check(launch, &self.instance, here, own))
-    }
-
-    /// The checks a row's output must pass on its own; `Err` says what it did, in words.
-    fn row_checks(&self, read: &Readback, second: Option<&Readback>) -> Result<(), String> {
-        let g = guard::GUARD as usize;
-        let mut written = read.written.iter();
-        let mut bands = read.bands.iter();
-        for (k, b) in self.instance.buffers.iter().enumerate() {
-            let (lead, tail) = match b.decl.written {
-                true => {
-                    let w = written.next().ok_or("a written buffer was not read")?;
-                    (&w[..g], &w[w.len() - g..])
-                }
-                false => {
-                    let (l, t) = bands.next().ok_or("a buffer's bands were not read")?;
-                    (&l[..], &t[..])
-                }
-            };
-            if let Some(breach) = guard::breach(b.decl.ty, b.elements, lead, tail) {
-                return Err(breach.describe(&b.decl.name, b.elements));
-            }
-            let _ = k;
-        }
-        let seconds = second.map(|s| s.written.iter());
-        let mut seconds = seconds.into_iter().flatten();
-        for (b, whole) in self.instance.written().zip(&read.written) {
-            let data = guard::data(whole);
-            let again = seconds.next().map(|w| guard::data(w));
-            self.own_checks(b, data, again)?;
-        }
-        Ok(())
-    }
-
-    /// Elements never written and non-finite values of one written buffer.
-    fn own_checks(
-        &self,
-        b: &BufferInstance,
-        data: &[u8],
-        again: Option<&[u8]>,
-    ) -> Result<(), String> {
-        let name = &b.decl.name;
-        let never = match (own::poisoned(b), b.decl.ty.is_float(), again) {
-            (false, _, _) => None,
-            (true, true, _) => own::holding(b.decl.ty, data, own::POISON),
-            (true, false, Some(again)) => {
-                own::holding_both(b.decl.ty, data, again, (own::POISON, own::SECOND_POISON))
-            }
-            // A later row of an integer output: its reference showed every element written,
-            // so an unwritten one shows as a difference from it.
-            (true, false, None) => None,
-        };
-        if let Some((n, first)) = never {
-            return Err(format!(
-                "left {n} of {} elements of '{name}' unwritten (they still hold the poison; \
-                 first at index {first}): the kernel does not reach every element at this \
-                 launch",
-                b.elements
-            ));
-        }
-        if b.decl.ty.is_float() && !self.instance.nonfinite_allowed {
-            let skip = own::poisoned(b).then_some(own::POISON);
-            if let Some(found) = own::nonfinite(b.decl.ty, data, skip) {
-                return Err(format!(
-                    "{}; a spec whose outputs may hold them says [check] nonfinite = \"allowed\"",
-                    found.describe(name, b.elements)
-                ));
-            }
-        }
-        Ok(())
     }
 
     fn new_result(&self, backend: &dyn Backend, plan: &Plan, config: &SweepConfig) -> SweepResult {
@@ -348,6 +188,13 @@ impl Workload for ProgramWorkload {
     }
 
     fn fits(&self, limits: &Limits) -> Result<(), String> {
+        let total: u64 = self.instance.args.iter().map(ProgramArg::allocation).sum();
+        if let Some(g) = limits.global_mem_bytes.as_ref().filter(|g| total > g.value) {
+            return Err(format!(
+                "its buffers, guard bands included, are {total} bytes > {} = {}",
+                g.name, g.value
+            ));
+        }
         for b in &self.instance.buffers {
             let bytes = b.initial.len() as u64 + 2 * guard::GUARD;
             for limit in [&limits.max_alloc_bytes, &limits.max_buffer_binding_bytes]
@@ -365,10 +212,20 @@ impl Workload for ProgramWorkload {
         Ok(())
     }
 
-    fn check_host(&self, _apis: &[(Api, DeviceKind)]) -> Result<(), String> {
-        // The buffers are made already: what remains is one read-back of each written buffer
-        // and each API's first outputs, bounded by the same sizes.
-        Ok(())
+    fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
+        // Checked in full before the buffers were made (by the command, with the targets'
+        // kinds); here, what is still to come with the APIs that opened.
+        let buffers: Vec<_> = self
+            .instance
+            .buffers
+            .iter()
+            .map(|b| crate::hostmem::KernelBuffer {
+                bytes: b.initial.len() as u64 + 2 * guard::GUARD,
+                written: b.decl.written,
+            })
+            .collect();
+        crate::hostmem::check_kernel(&self.describe(), &buffers, apis, true)
+            .map_err(|e| e.to_string())
     }
 
     fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {

@@ -1,0 +1,190 @@
+//! One checked dispatch of a user's kernel: outputs reset (poisoned or restored) inside fresh
+//! guard bands, one launch, every written buffer read back whole and every other buffer's
+//! bands, then the row's own checks ([`super::guard`], [`super::own`]) before the comparison
+//! with the API's reference.
+
+use super::program::ProgramWorkload;
+use super::references::Checked;
+use super::{guard, own};
+use crate::backend::{Backend, BackendError, Launch, Stamps};
+use crate::spec::BufferInstance;
+use crate::sweep::SweepError;
+use crate::Work;
+
+/// One checked dispatch's buffers as read back: each written buffer whole (guard bands
+/// included), and the two bands of each other buffer, in buffer order.
+#[derive(Default)]
+struct Readback {
+    written: Vec<Vec<u8>>,
+    bands: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+impl ProgramWorkload {
+    /// Makes the written buffers what a checked dispatch must start from: a poisoned output
+    /// ([`own::poisoned`]) filled with `poison` bytes, so an element the kernel skips shows;
+    /// every other written buffer its initial contents (a kernel that reads what it writes
+    /// gets the same input every time, and a sum-compared buffer's unused slots add nothing).
+    /// Guard bands around each, refilled.
+    fn reset_outputs(&self, backend: &mut dyn Backend, poison: u8) -> Result<(), BackendError> {
+        for b in self.instance.written() {
+            let image = match own::poisoned(b) {
+                true => guard::padded(&vec![poison; b.initial.len()]),
+                false => guard::padded(&b.initial),
+            };
+            backend.write_buffer(b.decl.index, &image)?;
+        }
+        Ok(())
+    }
+
+    /// One dispatch from reset outputs, not checked.
+    pub(super) fn unchecked_dispatch(
+        &self,
+        backend: &mut dyn Backend,
+        launch: Launch,
+    ) -> Result<(), BackendError> {
+        self.reset_outputs(backend, own::POISON)?;
+        backend.run_batch(Work::Kernel(launch), 1, Stamps::None)?;
+        Ok(())
+    }
+
+    /// One dispatch from outputs reset with `poison`: every written buffer read back whole
+    /// (bands included), and the bands of every other buffer.
+    fn dispatch_and_read(
+        &self,
+        backend: &mut dyn Backend,
+        launch: Launch,
+        poison: u8,
+    ) -> Result<Readback, BackendError> {
+        let api = backend.api();
+        let t = crate::trace::span(api.key(), "checked dispatch: reset the outputs");
+        self.reset_outputs(backend, poison)?;
+        t.end();
+        backend.run_batch(Work::Kernel(launch), 1, Stamps::None)?;
+        let _t = crate::trace::span(api.key(), "checked dispatch: read back");
+        let mut read = Readback::default();
+        for b in &self.instance.buffers {
+            let len = b.initial.len() as u64;
+            if b.decl.written {
+                let mut whole = vec![0u8; (len + 2 * guard::GUARD) as usize];
+                backend.read_buffer(b.decl.index, 0, &mut whole)?;
+                read.written.push(whole);
+            } else {
+                let mut lead = vec![0u8; guard::GUARD as usize];
+                let mut tail = lead.clone();
+                backend.read_buffer(b.decl.index, 0, &mut lead)?;
+                backend.read_buffer(b.decl.index, guard::GUARD + len, &mut tail)?;
+                read.bands.push((lead, tail));
+            }
+        }
+        Ok(read)
+    }
+
+    /// One dispatch from reset outputs, read back, checked on its own (guard bands, elements
+    /// never written, NaN and Inf), then against the API's own reference; the API's first
+    /// checked dispatch becomes that reference.
+    pub(super) fn checked_dispatch(
+        &self,
+        backend: &mut dyn Backend,
+        launch: Launch,
+        own: &mut Option<Checked>,
+    ) -> Result<Result<(), SweepError>, BackendError> {
+        let api = backend.api();
+        let read = self.dispatch_and_read(backend, launch, own::POISON)?;
+        // Elements that hold the poison after the dispatch were never written, or were
+        // written with the poison's bits (an integer -1, a NaN carried over from something
+        // the kernel read): the same dispatch from a second poison tells the two apart.
+        let suspect = self.instance.written().zip(&read.written).any(|(b, w)| {
+            own::poisoned(b) && own::holding(b.decl.ty, guard::data(w), own::POISON).is_some()
+        });
+        let second = match suspect {
+            true => Some(self.dispatch_and_read(backend, launch, own::SECOND_POISON)?),
+            false => None,
+        };
+        let _t = crate::trace::span(api.key(), "checked dispatch: compare");
+        let mut refs = self.references.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(detail) = self.row_checks(&read, second.as_ref()) {
+            refs.fail(api);
+            return Ok(Err(SweepError::Row {
+                api,
+                block: launch.block,
+                grid: launch.grid.to_string(),
+                detail,
+            }));
+        }
+        let here = Checked {
+            api,
+            block: launch.block,
+            grid: launch.grid.to_string(),
+            outputs: read
+                .written
+                .iter()
+                .map(|w| guard::data(w).to_vec())
+                .collect(),
+        };
+        Ok(refs.check(launch, &self.instance, here, own))
+    }
+
+    /// The checks a row's output must pass on its own; `Err` says what it did, in words.
+    fn row_checks(&self, read: &Readback, second: Option<&Readback>) -> Result<(), String> {
+        let g = guard::GUARD as usize;
+        let mut written = read.written.iter();
+        let mut bands = read.bands.iter();
+        for b in &self.instance.buffers {
+            let (lead, tail) = match b.decl.written {
+                true => {
+                    let w = written.next().ok_or("a written buffer was not read")?;
+                    (&w[..g], &w[w.len() - g..])
+                }
+                false => {
+                    let (l, t) = bands.next().ok_or("a buffer's bands were not read")?;
+                    (&l[..], &t[..])
+                }
+            };
+            if let Some(breach) = guard::breach(b.decl.ty, b.elements, lead, tail) {
+                return Err(breach.describe(&b.decl.name, b.elements));
+            }
+        }
+        let seconds = second.map(|s| s.written.iter());
+        let mut seconds = seconds.into_iter().flatten();
+        for (b, whole) in self.instance.written().zip(&read.written) {
+            let data = guard::data(whole);
+            let again = seconds.next().map(|w| guard::data(w));
+            self.own_checks(b, data, again)?;
+        }
+        Ok(())
+    }
+
+    /// Elements never written and non-finite values of one written buffer.
+    fn own_checks(
+        &self,
+        b: &BufferInstance,
+        data: &[u8],
+        again: Option<&[u8]>,
+    ) -> Result<(), String> {
+        let name = &b.decl.name;
+        let never = match (own::poisoned(b), again) {
+            (true, Some(again)) => {
+                own::holding_both(b.decl.ty, data, again, (own::POISON, own::SECOND_POISON))
+            }
+            _ => None,
+        };
+        if let Some((n, first)) = never {
+            return Err(format!(
+                "left {n} of {} elements of '{name}' unwritten (they still hold the poison; \
+                 first at index {first}): the kernel does not reach every element at this \
+                 launch",
+                b.elements
+            ));
+        }
+        if b.decl.ty.is_float() && !self.instance.nonfinite_allowed {
+            let skip = own::poisoned(b).then_some(own::POISON);
+            if let Some(found) = own::nonfinite(b.decl.ty, data, skip) {
+                return Err(format!(
+                    "{}; a spec whose outputs may hold them says [check] nonfinite = \"allowed\"",
+                    found.describe(name, b.elements)
+                ));
+            }
+        }
+        Ok(())
+    }
+}
