@@ -2,7 +2,11 @@
 # Everything blocksweep measures on the lent NVIDIA H200, in one device call. Runs in the
 # repository root there, with the release binary, benches/bin and .gl/ (Debian's Vulkan/OpenCL
 # loaders and glvnd, see ../shared/device.md) carried. PARTS selects what runs (default: all):
-#   env core trace cuda bench lab kit multi kernels big
+#   env core trace cuda bench lab kit multi kernels big zoo wall sanitizer
+# (zoo: the bug zoo and kernels written on the spot, tools/h200/zoo.sh; wall: the default
+# sweep's wall time against the binary $BASE of an earlier commit, and a user's kernel in
+# workers against --in-process; sanitizer: devices and sweeps under compute-sanitizer's
+# default options.)
 # (big: issue 21's 50000x50000 frame with its trace, wall time, peak RSS and the floors; not in
 # the default list: it needs about 70 GB of host memory and a minute.)
 # Results: $OUT/h200-<part>.tgz, one per part (a call brings back at most 8 files).
@@ -69,6 +73,38 @@ for part in $PARTS; do
     bench) bash tools/h200/bench.sh > "$R/bench-run.log" 2>&1; mv "$OUT/bench" "$R/" 2>/dev/null ;;
     lab) [ -f tools/h200/lab.sh ] && bash tools/h200/lab.sh > "$R/lab-run.log" 2>&1 ;;
     kernels) bash tools/h200/kernels.sh > "$OUT/kernels-run.log" 2>&1; mv "$OUT/kernels-run.log" "$R/" ;;
+    zoo) bash tools/h200/zoo.sh > "$OUT/zoo-run.log" 2>&1; mv "$OUT/zoo-run.log" "$R/" ;;
+    wall)
+      # The default three-API sweep, this binary against $BASE (an earlier commit's), alternated;
+      # then the grayscale spec in workers (the default for --kernel) against --in-process, and
+      # the built-in sweep with --workers: wall time, and each run's JSON for its best rows.
+      for i in 1 2 3 4 5; do
+        /usr/bin/time -f "%e" -o "$R/wall-now-$i.txt" "$B" sweep --device "$DEV" -o "$R/now-$i.json" > /dev/null 2>&1
+        [ -x "${BASE:-}" ] && /usr/bin/time -f "%e" -o "$R/wall-base-$i.txt" "$BASE" sweep --device "$DEV" -o "$R/base-$i.json" > /dev/null 2>&1
+      done
+      spec=examples/kernels/grayscale/kernel.toml
+      for i in 1 2 3; do
+        /usr/bin/time -f "%e" -o "$R/wall-spec-workers-$i.txt" "$B" sweep --kernel $spec --device "$DEV" -o "$R/spec-workers-$i.json" > /dev/null 2>&1
+        /usr/bin/time -f "%e" -o "$R/wall-spec-inproc-$i.txt" "$B" sweep --kernel $spec --device "$DEV" --in-process -o "$R/spec-inproc-$i.json" > /dev/null 2>&1
+        /usr/bin/time -f "%e" -o "$R/wall-builtin-workers-$i.txt" "$B" sweep --device "$DEV" --workers -o "$R/builtin-workers-$i.json" > /dev/null 2>&1
+      done
+      python3 tools/h200/wall-summary.py "$R" > "$R/summary.txt" 2>&1
+      ;;
+    sanitizer)
+      # compute-sanitizer with its default options (memcheck): devices, and CUDA sweeps of the
+      # built-in kernel and of a user's kernel (its worker process is followed by default).
+      CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+      san() {
+        local name=$1 limit=$2; shift 2
+        local t0=$SECONDS
+        { echo "\$ $*"; timeout "$limit" "$@" 2>&1; echo "exit $? after $((SECONDS - t0)) s"; } > "$R/$name.txt"
+      }
+      san devices 90 "$CS" "$B" devices
+      BLOCKSWEEP_PROBE=parallel san devices-parallel-probe 60 "$CS" "$B" devices
+      BLOCKSWEEP_TRACE=1 BLOCKSWEEP_PROBE=parallel san devices-parallel-trace 45 "$CS" "$B" devices
+      san sweep-cuda 150 "$CS" "$B" sweep --backend cuda --device "$DEV" --size 1280x720 --warmups 1 --reps 5 --no-copy
+      san kernel-cuda 150 "$CS" "$B" sweep --kernel examples/kernels/saxpy/kernel.toml --backend cuda --device "$DEV" --size 1048576 --warmups 1 --reps 5 --no-copy
+      ;;
     kit)
       # The conformance kit and the backends' own tests, built here with
       # `cargo test --release --no-run` and carried in $KIT (one binary per file, named for

@@ -131,8 +131,12 @@ pub struct DeviceArgs {
     /// Run a user's kernel (--kernel) in this process instead of in one worker process per
     /// API: a little faster to start, but a kernel that crashes its driver then ends
     /// blocksweep, and a hung one holds the device for the APIs after it.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "workers")]
     pub in_process: bool,
+    /// Run every API in a worker process of its own, the built-in kernel too (the default for
+    /// --kernel only): for measuring what the workers cost.
+    #[arg(long)]
+    pub workers: bool,
 }
 
 impl DeviceArgs {

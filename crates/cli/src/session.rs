@@ -172,9 +172,9 @@ impl Sweep<'_> {
             save(&r);
         };
         // A user's kernel runs where its faults cannot end this process.
-        let options = match self.frame_size {
-            Some(_) => self.args.device.open_options(),
-            None => self.args.device.kernel_options()?,
+        let options = match (self.frame_size, self.args.device.workers) {
+            (Some(_), false) => self.args.device.open_options(),
+            _ => self.args.device.kernel_options()?,
         };
         let open = |d: &DeviceIdentity| self.reg.open(d, &options);
         let outcome = pipeline::sweep(&open, &job, work, &mut report, &mut bar, &mut on_row);
