@@ -15,12 +15,12 @@ export BLOCKSWEEP_DEADLINE_S=${BLOCKSWEEP_DEADLINE_S:-5}
 # one NAME SPEC: sweep SPEC through every API; its output, exit code (or signal) and wall time.
 one() {
   local name=$1 spec=$2 start code
-  start=$(date +%s.%N)
+  start=$SECONDS
   { echo "\$ BLOCKSWEEP_DEADLINE_S=$BLOCKSWEEP_DEADLINE_S blocksweep sweep --kernel $spec ${devarg[*]}"
     timeout 300 "$B" sweep --kernel "$spec" "${devarg[@]}" -o "$R/$name.json" 2>&1
     code=$?; echo "exit $code"; } > "$R/$name.txt"
   code=$(tail -1 "$R/$name.txt" | cut -d' ' -f2)
-  printf '%-24s exit %-3s %5.1f s  %s\n' "$name" "$code" "$(echo "$(date +%s.%N) - $start" | bc)" \
+  printf '%-24s exit %-3s %4d s  %s\n' "$name" "$code" "$((SECONDS - start))" \
     "$(grep '^blocksweep: ' "$R/$name.txt" | grep -v '^blocksweep: wrote ' | cut -c1-160 | paste -sd'|')" >> "$R/summary.txt"
 }
 
@@ -82,7 +82,8 @@ for k in onewrong vkpast cudafar; do
     vkpast) p_vk='if (gl_GlobalInvocationID.x == 0u) { y[n.x + 2u] = 1.0; }' ;;
     cudafar) f_cu='if (blockIdx.x == 0 && threadIdx.x == 0 && blockDim.x == 256) y[1ull << 34] = 1.0f;' ;;
   esac
-  echo "${cu/EXTRA_CU/$e_cu}" | sed "s|FAR_CU|$f_cu|" > "$U/$k/k.cu"
+  src=${cu/EXTRA_CU/$e_cu}
+  echo "${src/FAR_CU/$f_cu}" > "$U/$k/k.cu"
   echo "$cl" > "$U/$k/k.cl"
   echo "${comp/PAST_VK/$p_vk}" > "$U/$k/k.comp"
   cp -r "$U/$k" "$R/src-$k"

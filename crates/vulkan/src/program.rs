@@ -164,6 +164,36 @@ fn allocate(dev: &Device, args: &[ProgramArg]) -> VulkanResult<Vec<Option<Buffer
     args.iter().enumerate().map(one).collect()
 }
 
+/// Each buffer's binding: from past its leading guard band, over the kernel's bytes and the
+/// trailing band too, so that a store past the end lands in the band and is found (lavapipe and
+/// NVIDIA drop a store past a binding's range, which would hide it). Where the shader reads the
+/// array's length (`.length()`), or the range would pass maxStorageBufferRange, the binding
+/// ends with the kernel's bytes.
+fn bound_ranges(
+    buffers: &[Option<Buffer>],
+    args: &[ProgramArg],
+    found: &reflect::Reflection,
+    max_range: Option<&Named<u64>>,
+) -> Vec<(vk::Buffer, u64, u64)> {
+    let mut binding = 0u32;
+    let mut ranges = Vec::new();
+    for (b, a) in buffers.iter().zip(args) {
+        let (Some(b), ProgramArg::Buffer { bytes, guard }) = (b, a) else {
+            continue;
+        };
+        let reads_length = found.length_read.contains(&(0, binding));
+        let with_tail = bytes + guard;
+        let fits = max_range.is_none_or(|m| with_tail <= m.value);
+        let range = match reads_length || !fits {
+            true => *bytes,
+            false => with_tail,
+        };
+        ranges.push((b.raw, *guard, range));
+        binding += 1;
+    }
+    ranges
+}
+
 impl Program {
     /// Builds `source` for `args`: checks its bindings, push constants and entry point against
     /// them, allocates and binds the buffers, and builds one pipeline for the facts.
@@ -210,16 +240,7 @@ impl Program {
         };
         p.module = kernel::shader_module_of_words(d, &words)?;
         p.buffers = allocate(dev, args)?;
-        // Each binding starts past its buffer's leading guard band.
-        let ranges: Vec<_> = p
-            .buffers
-            .iter()
-            .zip(args)
-            .filter_map(|(b, a)| match (b, a) {
-                (Some(b), ProgramArg::Buffer { bytes, guard }) => Some((b.raw, *guard, *bytes)),
-                _ => None,
-            })
-            .collect();
+        let ranges = bound_ranges(&p.buffers, args, &found, dev.max_range);
         kernel::bind_storage(d, p.set, &ranges);
         p.facts = p.build_facts(dev, made_by, &source.origin)?;
         p.facts.shared_bytes = Some(Named::new(

@@ -18,6 +18,7 @@ const OP_TYPE_RUNTIME_ARRAY: u32 = 29;
 const OP_TYPE_STRUCT: u32 = 30;
 const OP_TYPE_POINTER: u32 = 32;
 const OP_CONSTANT: u32 = 43;
+const OP_ARRAY_LENGTH: u32 = 68;
 const OP_VARIABLE: u32 = 59;
 const OP_DECORATE: u32 = 71;
 const OP_MEMBER_DECORATE: u32 = 72;
@@ -50,6 +51,9 @@ pub(crate) struct Reflection {
     pub spec_ids: BTreeSet<u32>,
     /// The push-constant block's members: (offset, size where known), in member order.
     pub push_members: Vec<(u32, Option<u32>)>,
+    /// Bindings (set, binding) whose runtime array's length the shader reads (`.length()`,
+    /// OpArrayLength): their binding must end where the kernel's buffer ends.
+    pub length_read: BTreeSet<(u32, u32)>,
     /// Bytes of the Workgroup (shared) variables whose sizes are constants: the shader's
     /// static shared memory. An array sized by a specialisation constant is not counted
     /// (it is the launch's dynamic part).
@@ -75,6 +79,8 @@ struct Module {
     pointers: HashMap<u32, u32>,
     /// (pointer type, storage class) of each global variable.
     variables: Vec<(u32, u32, u32)>,
+    /// Variables whose runtime array's length is read.
+    length_of: BTreeSet<u32>,
 }
 
 /// Reads `words` (a whole module); `Err` says why they are not SPIR-V.
@@ -153,6 +159,9 @@ impl Module {
                 self.pointers.insert(at(0), at(2));
             }
             OP_VARIABLE => self.variables.push((at(0), at(1), at(2))),
+            OP_ARRAY_LENGTH => {
+                self.length_of.insert(at(2));
+            }
             _ => {}
         }
     }
@@ -175,6 +184,9 @@ impl Module {
                         r.uniform.insert(place);
                     } else {
                         r.storage.insert(place);
+                        if self.length_of.contains(&id) {
+                            r.length_read.insert(place);
+                        }
                     }
                 }
                 _ => {}

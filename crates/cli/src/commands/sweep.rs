@@ -31,8 +31,8 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let frame_size = match &spec {
         Some((spec, sizes)) => {
             // Every host allocation of the run, counted before any buffer is generated.
-            let buffers = ProgramWorkload::planned_buffers(spec, sizes)
-                .map_err(|e| usage(e.to_string()))?;
+            let buffers =
+                ProgramWorkload::planned_buffers(spec, sizes).map_err(|e| usage(e.to_string()))?;
             let kinds: Vec<_> = each
                 .iter()
                 .flat_map(|t| &t.devices)

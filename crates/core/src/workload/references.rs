@@ -130,27 +130,34 @@ impl References {
         for i in (0..n).filter(|i| !group.contains(i)) {
             let message = match group.len() {
                 g if g >= 2 => {
-                    let names: Vec<String> = group.iter().map(|&k| apis[k].to_string()).collect();
-                    let k = group[0];
+                    let names: Vec<String> =
+                        group.iter().map(|&k| format!("{}'s", apis[k])).collect();
+                    // Worded from the group's side: its output is what was expected.
+                    let how = self.difference(apis[group[0]], apis[i], instance);
                     format!(
-                        "its output differs from {}'s, which agree with each other: {}'s port \
+                        "its output differs from {}, which agree with each other: {}'s port \
                          is the wrong one ({})",
                         crate::report::and_list(&names),
                         apis[i],
-                        differ[i][k].clone().unwrap_or_default()
+                        how.unwrap_or_default()
                     )
                 }
                 _ => {
                     let others: Vec<String> = (0..n)
                         .filter(|&k| k != i)
-                        .map(|k| apis[k].to_string())
+                        .map(|k| format!("{}'s", apis[k]))
                         .collect();
                     let first = (0..n)
-                        .find_map(|k| differ[i][k].clone())
+                        .find(|&k| differ[i][k].is_some())
+                        .and_then(|k| self.difference(apis[k], apis[i], instance))
                         .unwrap_or_default();
+                    let hint = match n {
+                        2 => "a third API's source would; ",
+                        _ => "",
+                    };
                     format!(
-                        "its output differs from {}'s, and no two APIs agree, so blocksweep \
-                         cannot tell whose port is wrong (a third API's source would; {first})",
+                        "its output differs from {}, and no two APIs agree, so blocksweep \
+                         cannot tell whose port is wrong ({hint}{first})",
                         crate::report::and_list(&others)
                     )
                 }
