@@ -6,7 +6,7 @@
 # (zoo: the bug zoo and kernels written on the spot, tools/h200/zoo.sh; wall: the default
 # sweep's wall time against the binary $BASE of an earlier commit, and a user's kernel in
 # workers against --in-process; sanitizer: devices and sweeps under compute-sanitizer's
-# default options.)
+# default options; sandiag: where a sweep under it waits.)
 # (big: issue 21's 50000x50000 frame with its trace, wall time, peak RSS and the floors; not in
 # the default list: it needs about 70 GB of host memory and a minute.)
 # Results: $OUT/h200-<part>.tgz, one per part (a call brings back at most 8 files).
@@ -109,6 +109,29 @@ for part in $PARTS; do
       san racecheck-warp-sync-reduction 90 "$CS" --tool racecheck "$B" sweep --kernel $bugs/warp-sync-reduction/kernel.toml --backend cuda --device "$DEV" --blocks 256 --warmups 1 --reps 2 --no-copy
       # Were the drivers starting on several threads at once what hung `devices` before?
       BLOCKSWEEP_PROBE=parallel san devices-parallel-probe 40 "$CS" "$B" devices
+      ;;
+    sandiag)
+      # Where the built-in CUDA sweep waits under compute-sanitizer's default options: in
+      # workers (CUDA's context made on the worker's main thread); traced, with every thread's
+      # kernel wait channel and stack after 20 s; and how long it takes with --launch-timeout 60.
+      CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+      san() {
+        local name=$1 limit=$2; shift 2
+        local t0=$SECONDS
+        { echo "\$ $*"; timeout "$limit" "$@" 2>&1; echo "exit $? after $((SECONDS - t0)) s"; } > "$R/$name.txt"
+      }
+      small=(--backend cuda --device "$DEV" --size 1280x720 --warmups 1 --reps 5 --no-copy)
+      san sweep-cuda-workers 90 "$CS" "$B" sweep "${small[@]}" --workers
+      (BLOCKSWEEP_TRACE=1 timeout 45 "$CS" "$B" sweep "${small[@]}" > "$R/sweep-cuda-trace.txt" 2>&1 &
+       sleep 20
+       for p in $(pgrep -x blocksweep); do
+         echo "== pid $p: $(tr '\0' ' ' < /proc/$p/cmdline)"
+         for t in /proc/$p/task/*; do echo "  $(cat $t/comm): $(cat $t/wchan) $(cat $t/stat | cut -d' ' -f3)"; done
+         command -v gdb > /dev/null && timeout 20 gdb -batch -p "$p" -ex 'thread apply all bt 12' 2>&1 | grep -E '^(Thread|#)' | head -80
+       done > "$R/stacks.txt" 2>&1
+       wait)
+      san sweep-cuda-launch-timeout-60 120 "$CS" --launch-timeout 60 "$B" sweep "${small[@]}"
+      san kernel-cuda 90 "$CS" "$B" sweep --kernel examples/kernels/saxpy/kernel.toml --backend cuda --device "$DEV" --size 1048576 --warmups 1 --reps 5 --no-copy
       ;;
     kit)
       # The conformance kit and the backends' own tests, built here with
