@@ -74,6 +74,7 @@ for part in $PARTS; do
     lab) [ -f tools/h200/lab.sh ] && bash tools/h200/lab.sh > "$R/lab-run.log" 2>&1 ;;
     kernels) bash tools/h200/kernels.sh > "$OUT/kernels-run.log" 2>&1; mv "$OUT/kernels-run.log" "$R/" ;;
     zoo) bash tools/h200/zoo.sh > "$OUT/zoo-run.log" 2>&1; mv "$OUT/zoo-run.log" "$R/" ;;
+    sanhang) bash tools/h200/sanitizer-hang.sh > "$OUT/sanhang-run.log" 2>&1; mv "$OUT/sanhang-run.log" "$R/" ;;
     wall)
       # The default three-API sweep, this binary against $BASE (an earlier commit's), alternated;
       # then the grayscale spec in workers (the default for --kernel) against --in-process, and

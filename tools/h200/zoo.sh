@@ -80,8 +80,9 @@ for k in onewrong vkpast cudafar; do
   case $k in
     onewrong) e_cu='+ (i == 1000 ? 1.0f : 0.0f)' ;;
     vkpast) p_vk='if (gl_GlobalInvocationID.x == 0u) { y[n.x + 2u] = 1.0; }' ;;
-    cudafar) f_cu='if (blockIdx.x == 0 && threadIdx.x == 0 && blockDim.x == 256) y[1ull << 34] = 1.0f;' ;;
+    cudafar) f_cu='if (blockIdx.x == 0) { if (threadIdx.x == 0) { if (blockDim.x == 256) y[1ull << 34] = 1.0f; } }' ;;
   esac
+  # No `&` in the replacements: bash 5.2 puts the matched text there.
   src=${cu/EXTRA_CU/$e_cu}
   echo "${src/FAR_CU/$f_cu}" > "$U/$k/k.cu"
   echo "$cl" > "$U/$k/k.cl"
