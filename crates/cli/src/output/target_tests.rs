@@ -386,7 +386,9 @@ fn permission_denied_names_the_cause() {
         .env("BLOCKSWEEP_TEST_PERM_DIR", &d.0)
         .output();
     let Ok(out) = out else {
-        println!("SKIPPED: setpriv is not installed; the permission checks need a non-root user");
+        blocksweep_conformance::note_skip(
+            "setpriv is not installed; as root the permission checks need it to drop to nobody",
+        );
         return;
     };
     let text =
