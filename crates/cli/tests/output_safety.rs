@@ -7,7 +7,7 @@ mod support;
 use std::fs::File;
 use std::os::fd::FromRawFd;
 use std::process::{Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::{bad_input, blocksweep};
 
@@ -111,7 +111,7 @@ fn a_reader_that_has_gone_ends_the_run_quietly() {
 
 #[test]
 fn compare_caps_what_it_reads() {
-    let started = Instant::now();
+    // /dev/zero never ends: without the cap this would run until the timeout kills it.
     let out = blocksweep()
         .args(["compare", "/dev/zero", "x.json"])
         .timeout(Duration::from_secs(60))
@@ -124,7 +124,6 @@ fn compare_caps_what_it_reads() {
         stderr,
         "blocksweep: error: /dev/zero holds more than 64 MiB: not a blocksweep results file\n"
     );
-    assert!(started.elapsed() < Duration::from_secs(30));
     bad_input(
         &["compare", "/", "x.json"],
         "/ is a directory, not a results file",
