@@ -48,8 +48,7 @@ fn gpu(api: Api, delay_ms: u64) -> Opening {
 /// When each API finished opening and first started a row, on one clock.
 #[derive(Default)]
 struct Events {
-    /// When each API's opening began and ended.
-    began: Mutex<Vec<(Api, Instant)>>,
+    /// When each API's opening ended.
     opened: Mutex<Vec<(Api, Instant)>>,
     /// When each API's backend was dropped (closed).
     closed: Arc<Mutex<Vec<(Api, Instant)>>>,
@@ -77,10 +76,6 @@ impl Events {
     fn opened(&self, api: Api) -> Instant {
         let o = self.opened.lock().unwrap();
         o.iter().find(|(a, _)| *a == api).expect("opened").1
-    }
-    fn began(&self, api: Api) -> Instant {
-        let b = self.began.lock().unwrap();
-        b.iter().find(|(a, _)| *a == api).expect("began").1
     }
     fn closed(&self, api: Api) -> Instant {
         let c = self.closed.lock().unwrap();
@@ -149,14 +144,13 @@ fn run_sized(
         config: &config,
         overlap_close,
     };
-    let (began_at, opened_at) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
-    let (began, opened) = (&began_at, &opened_at);
+    let opened_at = Mutex::new(Vec::new());
+    let opened = &opened_at;
     let closed_at = Arc::new(Mutex::new(Vec::new()));
     let uploads = Arc::new(AtomicUsize::new(0));
     let (meeting, missed) = ((Mutex::new(0usize), Condvar::new()), AtomicBool::new(false));
     let meeting_size = openings.iter().filter(|o| o.meet).count();
     let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
-        began.lock().unwrap().push((d.api, Instant::now()));
         let o = openings.iter().find(|o| o.api == d.api).unwrap();
         if o.meet {
             let (here, arrived) = &meeting;
@@ -192,7 +186,6 @@ fn run_sized(
         &mut |_| {},
     );
     events.opened = opened_at;
-    events.began = began_at;
     events.closed = closed_at;
     events.uploads = uploads.load(Ordering::SeqCst);
     events.missed_the_meeting = missed.load(Ordering::SeqCst);
