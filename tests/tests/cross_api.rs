@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use blocksweep_conformance::{probe, skip, Harness};
 use blocksweep_core::physical;
-use blocksweep_core::verify::{verify, TOLERANCE};
+use blocksweep_core::verify::verify;
 use blocksweep_core::{
     Backend, BlockSize, DeviceIdentity, Driver, Frame, Launch, OpenOptions, Stamps, Work,
 };
