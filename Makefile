@@ -68,9 +68,10 @@ sweep: drivers
 	@$(CARGO) run --release -p blocksweep-cli -- sweep $(ARGS)
 
 ## make test: every test, on the real drivers (BLOCKSWEEP_REQUIRE=<api>,... makes a missing one fail);
-## at its end, how many tests were skipped and why (tools/test-run.sh).
+## at its end, how many tests were skipped and why (tools/test-run.sh). --no-fail-fast: every test
+## binary runs, so one failure neither hides the others nor cuts the count short.
 test: drivers test-tools
-	@$(ROOT)tools/test-run.sh $(CARGO) test --workspace
+	@$(ROOT)tools/test-run.sh $(CARGO) test --workspace --no-fail-fast
 
 ## make slurm: a one-node Slurm on this machine runs tools/slurm/blocksweep-array.sbatch (one
 ## array task per API), then `blocksweep compare` on the task's JSON files; see docs/slurm.md.
