@@ -18,11 +18,14 @@ status=${PIPESTATUS[0]}
 
 # One line per skipped test: its reason. libtest: "test NAME ... ignored[, REASON]";
 # libtest-mimic pads NAME and writes "ignored (REASON)"; the skip log: "BIN TEST: REASON".
+# A child trial (child_*, ignored) is no skip: its parent test runs it in a process of its own.
+ignored_lines() { grep -E '^test .* \.\.\. ignored' "$notes/output.txt"; }
 {
-  sed -n -E 's/^test .* \.\.\. ignored(, (.*)| \((.*)\))?$/\2\3/p' "$notes/output.txt" \
-    | sed 's/^$/(no reason given)/'
+  ignored_lines | grep -Ev '^test child_[^ ]* +\.\.\. ignored$' \
+    | sed -E 's/^test .* \.\.\. ignored(, (.*)| \((.*)\))?$/\2\3/; s/^$/(no reason given)/'
   sed -E 's/^[^ ]+ [^:]+: //' "$notes/skips.txt"
 } > "$notes/reasons.txt"
+children=$(ignored_lines | grep -cE '^test child_[^ ]* +\.\.\. ignored$')
 n=$(wc -l < "$notes/reasons.txt")
 case $n in
   0) echo "make test: no test skipped" ;;
@@ -30,6 +33,7 @@ case $n in
   *) echo "make test: $n tests skipped:" ;;
 esac
 sort "$notes/reasons.txt" | uniq -c | sort -rn | sed -E 's/^ *([0-9]+) /  \1 × /'
+[ "$children" = 0 ] || echo "  ($children child trials listed as ignored ran inside their parent tests)"
 [ "$n" = 0 ] || echo "  (each test's name: $notes/skips.txt and the ignored lines above;" \
   "BLOCKSWEEP_REQUIRE=<api>,slurm,browser makes a missing driver or tool fail instead)"
 exit "$status"

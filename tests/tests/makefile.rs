@@ -346,12 +346,14 @@ fn make_test_counts_the_skipped_tests_and_keeps_the_status() {
     let f = Fakes::new("test", true);
     let mut vars = f.installed_dirs();
     // A cargo whose tests: one ran, two were ignored by libtest (with and without padding),
-    // and one returned early after noting its skip in the log, then one failed.
+    // a child trial was listed as ignored (its parent runs it: no skip), and one returned
+    // early after noting its skip in the log; then it fails.
     let cargo = f.sb.script(
         "fake-test-cargo",
         "echo 'test a ... ok'\n\
          echo 'test b ... ignored, needs a CUDA GPU'\n\
          echo 'test c::d     ... ignored (Vulkan unavailable: no ICD)'\n\
+         echo 'test child_g  ... ignored'\n\
          echo 'e-0123 f: Vulkan unavailable: no ICD' >> \"$BLOCKSWEEP_SKIP_LOG\"\n\
          exit 101",
     );
