@@ -10,6 +10,8 @@
 # is how tests/tests/makefile.rs runs them against fake ICD directories and a fake apt-get.
 
 MAKEFLAGS += --no-print-directory
+# This Makefile's directory (tests run it with -f from elsewhere).
+ROOT := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 
 SUDO ?= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_GET ?= apt-get
@@ -65,9 +67,11 @@ apt_install = { $(APT) update -qq && $(APT) install -y -qq $(1); } >&2
 sweep: drivers
 	@$(CARGO) run --release -p blocksweep-cli -- sweep $(ARGS)
 
-## make test: every test, on the real drivers (BLOCKSWEEP_REQUIRE=<api>,... makes a missing one fail).
+## make test: every test, on the real drivers (BLOCKSWEEP_REQUIRE=<api>,... makes a missing one fail);
+## at its end, how many tests were skipped and why (tools/test-run.sh). --no-fail-fast: every test
+## binary runs, so one failure neither hides the others nor cuts the count short.
 test: drivers test-tools
-	@$(CARGO) test --workspace
+	@$(ROOT)tools/test-run.sh $(CARGO) test --workspace --no-fail-fast
 
 ## make slurm: a one-node Slurm on this machine runs tools/slurm/blocksweep-array.sbatch (one
 ## array task per API), then `blocksweep compare` on the task's JSON files; see docs/slurm.md.

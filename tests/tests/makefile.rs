@@ -7,6 +7,8 @@
 //! - a missing driver, loader library or test tool does call apt-get, and none of its output nor
 //!   make's own messages reach stdout;
 //! - `make sweep` prints on stdout exactly what the program prints, no echoed command;
+//! - `make test` ends by counting the tests that were skipped, with their reasons, and keeps
+//!   cargo's exit status;
 //! - the APIs it installs CPU drivers for (which CI requires) are APIs of the driver list.
 //!
 //! The fakes are first on PATH too, so an older Makefile that hard-codes `apt-get` runs the fake
@@ -337,6 +339,48 @@ fn make_sweep_prints_only_the_program_output() {
         describe(&out)
     );
     assert_eq!(f.apt_calls(), Vec::<String>::new(), "{}", describe(&out));
+}
+
+#[test]
+fn make_test_counts_the_skipped_tests_and_keeps_the_status() {
+    let f = Fakes::new("test", true);
+    let mut vars = f.installed_dirs();
+    // A cargo whose tests: one ran, two were ignored by libtest (with and without padding),
+    // a child trial was listed as ignored (its parent runs it: no skip), and one returned
+    // early after noting its skip in the log; then it fails.
+    let cargo = f.sb.script(
+        "fake-test-cargo",
+        "echo 'test a ... ok'\n\
+         echo 'test b ... ignored, needs a CUDA GPU'\n\
+         echo 'test c::d     ... ignored (Vulkan unavailable: no ICD)'\n\
+         echo 'test child_g  ... ignored'\n\
+         echo 'e-0123 f: Vulkan unavailable: no ICD' >> \"$BLOCKSWEEP_SKIP_LOG\"\n\
+         exit 101",
+    );
+    vars.push(("CARGO", cargo.display().to_string()));
+    vars.push(("TEST_NOTES", f.sb.path("notes").display().to_string()));
+    let out = f.make(true, &["test"], &vars);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "make reports the failure: {}",
+        describe(&out)
+    );
+    let stdout = text(&out.stdout);
+    let summary: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("make test:"))
+        .collect();
+    assert_eq!(
+        summary[..3],
+        [
+            "make test: 3 tests skipped:",
+            "  2 × Vulkan unavailable: no ICD",
+            "  1 × needs a CUDA GPU"
+        ],
+        "{}",
+        describe(&out)
+    );
 }
 
 #[test]

@@ -6,14 +6,15 @@
 # (zoo: the bug zoo and kernels written on the spot, tools/h200/zoo.sh; wall: the default
 # sweep's wall time against the binary $BASE of an earlier commit, and a user's kernel in
 # workers against --in-process; sanitizer: devices and sweeps under compute-sanitizer's
-# default options; sandiag: where a sweep under it waits.)
+# default options; sandiag, sanhang: where a sweep under it waits, and how often.)
+# (kit: every GPU-only test, from the binaries tools/h200/kit-build.sh builds and carries in .h1/kit.)
 # (big: issue 21's 50000x50000 frame with its trace, wall time, peak RSS and the floors; not in
 # the default list: it needs about 70 GB of host memory and a minute.)
 # Results: $OUT/h200-<part>.tgz, one per part (a call brings back at most 8 files).
 set -u
 export OUT=${OUT:?}
 export B=${B:-./target/release/blocksweep}
-PARTS=${PARTS:-env core trace cuda bench lab}
+PARTS=${PARTS:-env core trace cuda bench lab kit}
 DEV=${DEV:-H200}
 D=$(date -u +%F)
 
@@ -135,16 +136,31 @@ for part in $PARTS; do
       san kernel-cuda 90 "$CS" "$B" sweep --kernel examples/kernels/saxpy/kernel.toml --backend cuda --device "$DEV" --size 1048576 --warmups 1 --reps 5 --no-copy
       ;;
     kit)
-      # The conformance kit and the backends' own tests, built here with
-      # `cargo test --release --no-run` and carried in $KIT (one binary per file, named for
-      # what it tests); every API required (`blocksweep apis`), one test at a time. KIT_SRC: the
-      # checkout they were built in, linked to this one, for the tests that read the crate's own
-      # sources.
+      # Every GPU-only test: the conformance kit and the backends' own tests (CUDA's user-kernel
+      # tests, crates/cuda/tests/program.rs, among them), built by tools/h200/kit-build.sh and
+      # carried in $KIT (one binary per file, <crate>-<target>); every API required (`blocksweep
+      # apis`), one test at a time, with --include-ignored: the trials ignored for want of a GPU
+      # or for their length (the 4K seed sweep) run here. --skip child_: a child trial is run by
+      # its parent, in the process environment it needs. KIT_SRC: the checkout they were built
+      # in, linked to this one, for the tests that read the crate's own sources.
       if [ -n "${KIT_SRC:-}" ] && [ ! -e "$KIT_SRC" ]; then mkdir -p "$(dirname "$KIT_SRC")"; ln -s "$PWD" "$KIT_SRC"; fi
       require=$("$B" apis | paste -sd, -)
-      for t in "${KIT:-.h1/kit}"/*; do
-        { echo "\$ BLOCKSWEEP_REQUIRE=$require $(basename "$t") --test-threads=1"
-          BLOCKSWEEP_REQUIRE=$require timeout 180 "$t" --test-threads=1 2>&1; echo "exit $?"; } > "$R/$(basename "$t").txt"
+      kit=${KIT:-.h1/kit}
+      for need in cuda-conformance cuda-device cuda-program cuda-lib vulkan-conformance vulkan-program \
+                  opencl-conformance opencl-program tests-cross_api; do
+        [ -x "$kit/$need" ] || echo "kit: MISSING $need (tools/h200/kit-build.sh builds it)" >> "$R/summary.txt"
+      done
+      for t in "$kit"/*; do
+        [ -x "$t" ] || continue
+        { echo "\$ BLOCKSWEEP_REQUIRE=$require $(basename "$t") --include-ignored --skip child_ --test-threads=1"
+          BLOCKSWEEP_REQUIRE=$require timeout 600 "$t" --include-ignored --skip child_ --test-threads=1 2>&1
+          echo "exit $?"; } > "$R/$(basename "$t").txt"
+      done
+      # The summary the closing note quotes: each binary's result line and exit code.
+      for f in "$R"/*.txt; do
+        [ "$f" = "$R/summary.txt" ] && continue
+        printf '%s: %s; %s\n' "$(basename "$f" .txt)" \
+          "$(grep -h '^test result:' "$f" | tail -n 1)" "$(tail -n 1 "$f")" >> "$R/summary.txt"
       done
       ;;
     big)

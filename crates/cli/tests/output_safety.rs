@@ -7,15 +7,17 @@ mod support;
 use std::fs::File;
 use std::os::fd::FromRawFd;
 use std::process::{Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::{bad_input, blocksweep};
 
+/// Whether any API has a device here: one is enough, so a missing one is no skip.
 fn any_api() -> bool {
-    // Quietly: `available` prints SKIPPED lines, and one found API is enough here.
-    blocksweep_drivers::all()
-        .iter()
-        .any(|d| support::available(d.api().key()))
+    let any = !support::physical_devices().is_empty();
+    if !any {
+        blocksweep_conformance::note_skip("no API has a device here");
+    }
+    any
 }
 
 fn no_panic(out: &Output) {
@@ -111,7 +113,7 @@ fn a_reader_that_has_gone_ends_the_run_quietly() {
 
 #[test]
 fn compare_caps_what_it_reads() {
-    let started = Instant::now();
+    // /dev/zero never ends: without the cap this would run until the timeout kills it.
     let out = blocksweep()
         .args(["compare", "/dev/zero", "x.json"])
         .timeout(Duration::from_secs(60))
@@ -124,7 +126,6 @@ fn compare_caps_what_it_reads() {
         stderr,
         "blocksweep: error: /dev/zero holds more than 64 MiB: not a blocksweep results file\n"
     );
-    assert!(started.elapsed() < Duration::from_secs(30));
     bad_input(
         &["compare", "/", "x.json"],
         "/ is a directory, not a results file",

@@ -5,8 +5,8 @@
 mod support;
 
 use support::{
-    a_device_serves_several_apis, available, both, flat, physical_devices, quick_sweep, run_at,
-    scratch, succeeds_at,
+    a_device_serves_several_apis, available, both, csv_field, csv_rows, flat, physical_devices,
+    quick_sweep, run_at, scratch, succeeds_at,
 };
 
 #[test]
@@ -14,7 +14,11 @@ fn a_merged_run_answers_first_and_names_each_apis_device() {
     if !both() {
         return;
     }
-    let s = succeeds_at("100", &quick_sweep("all", &["--verbose"]));
+    let d = scratch("answer");
+    let csv = d.join("run.csv");
+    let mut args = quick_sweep("all", &["--verbose"]);
+    args.extend(["-o", csv.to_str().unwrap()]);
+    let s = succeeds_at("100", &args);
     let first: Vec<&str> = s.lines().take(2).collect();
     assert_eq!(first[0], "Answer", "{s}");
     assert!(
@@ -57,11 +61,32 @@ fn a_merged_run_answers_first_and_names_each_apis_device() {
         "{s}"
     );
     assert!(phrases.contains("grid: blocks launched"), "{s}");
-    // Ties and spread stay visible.
-    assert!(
-        s.contains(" ≈") && s.contains("spread") && s.contains('±'),
-        "{s}"
-    );
+    // Ties and spread stay visible: each answer's ≈ list is the rows the CSV's verdict calls
+    // tied with the best (not the best itself, nor a row below 95 % the noise cannot rank).
+    assert!(s.contains("spread") && s.contains('±'), "{s}");
+    let rows = csv_rows(&std::fs::read_to_string(&csv).unwrap());
+    for (key, name) in [("vulkan", "Vulkan"), ("opencl", "OpenCL")] {
+        let tied: Vec<&str> = rows[1..]
+            .iter()
+            .filter(|r| r[0] == key && csv_field(&rows[0], r, "verdict") == "tied")
+            .map(|r| csv_field(&rows[0], r, "block"))
+            .collect();
+        let item = &phrases[phrases.find(&format!("- {name} on ")).unwrap()..];
+        let item = &item[..item.find("sizes within 95 %").unwrap()];
+        match item.split_once("within the measurement noise of it (≈): ") {
+            Some((_, list)) => {
+                let said: Vec<&str> = list.split(';').next().unwrap().split(", ").collect();
+                assert_eq!(said, tied, "{name}'s ≈ list against the CSV: {item}");
+            }
+            None => {
+                assert!(tied.is_empty(), "{name}: the CSV ties {tied:?}: {item}");
+                assert!(
+                    item.contains("no other size is within the measurement noise"),
+                    "{item}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

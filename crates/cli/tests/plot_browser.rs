@@ -43,7 +43,9 @@ fn chromium() -> Option<PathBuf> {
             "BLOCKSWEEP_REQUIRE names browser, but no chromium is on PATH \
              (apt-get install chromium, or set BLOCKSWEEP_CHROMIUM)"
         );
-        println!("SKIPPED: no chromium on PATH (set BLOCKSWEEP_REQUIRE=browser to make this fail)");
+        blocksweep_conformance::note_skip(
+            "no chromium on PATH (set BLOCKSWEEP_REQUIRE=browser to make this fail)",
+        );
     }
     found
 }

@@ -41,6 +41,8 @@ enum Fault {
     WrongIdentity,
     /// Copies take no time.
     UntimedCopy,
+    /// Copy times in seconds where milliseconds are due (a unit slip of 1000).
+    CopyInSeconds,
     /// Writes garbage when a block has a z dimension.
     Broken3d,
     /// Runs the grid-stride kernel whichever kernel is chosen.
@@ -124,6 +126,10 @@ impl Backend for Faulty {
                 Some(Fault::UntimedCopy) if matches!(work, Work::Copy { .. }) => {
                     t.each_ms.iter_mut().for_each(|x| *x = 0.0);
                     t.batch_ms = t.batch_ms.map(|_| 0.0);
+                }
+                Some(Fault::CopyInSeconds) if matches!(work, Work::Copy { .. }) => {
+                    t.each_ms.iter_mut().for_each(|x| *x /= 1e3);
+                    t.batch_ms = t.batch_ms.map(|x| x / 1e3);
                 }
                 _ => {}
             }
@@ -259,6 +265,7 @@ const CAUGHT: &[(Fault, &str, &str)] = &[
     (Fault::ZeroBlockDim, "limits", "inconsistent"),
     (Fault::WrongIdentity, "identity", "open() must describe"),
     (Fault::UntimedCopy, "copy_timing", "[0.0, 0.0, 0.0, 0.0]"),
+    (Fault::CopyInSeconds, "copy_timing", "the host waited"),
     (Fault::Broken3d, "block_3d", "failed at block 8x4x2"),
     (
         Fault::StaleStagedView,

@@ -209,12 +209,28 @@ fn this_process_reads_something() {
     assert!(a.bytes > 0);
 }
 
-/// Run as a child under a real `ulimit -v` by the test below.
 #[test]
-fn child_under_ulimit_v() {
-    if std::env::var_os("BLOCKSWEEP_HOSTMEM_CHILD").is_none() {
-        return;
+fn a_real_ulimit_v_bounds_and_refuses() {
+    // The child's part: this test again, under the limit the parent set.
+    if std::env::var_os("BLOCKSWEEP_HOSTMEM_CHILD").is_some() {
+        return under_ulimit_v();
     }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 3000000 && exec \"$0\" --exact hostmem::tests::a_real_ulimit_v_bounds_and_refuses --nocapture --test-threads=1")
+        .arg(exe)
+        .env("BLOCKSWEEP_HOSTMEM_CHILD", "1")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("CHILD-OK"), "{text}");
+}
+
+/// What the child asserts under `ulimit -v 3000000`.
+fn under_ulimit_v() {
     let a = available().unwrap();
     assert_eq!(a.bound, Bound::AddressSpace, "{a:?}");
     assert!(a.bytes < 3_000_000 * 1024, "{a:?}");
@@ -227,22 +243,6 @@ fn child_under_ulimit_v() {
         }
     );
     println!("CHILD-OK {}", a.bytes);
-}
-
-#[test]
-fn a_real_ulimit_v_bounds_and_refuses() {
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -v 3000000 && exec \"$0\" --exact hostmem::tests::child_under_ulimit_v --nocapture --test-threads=1")
-        .arg(exe)
-        .env("BLOCKSWEEP_HOSTMEM_CHILD", "1")
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{text}");
-    assert!(text.contains("CHILD-OK"), "{text}");
 }
 
 #[test]

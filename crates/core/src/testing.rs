@@ -175,6 +175,11 @@ pub struct HostBackend {
     pub stages: bool,
     /// What its "checking layer" says, as Vulkan's validation layers would.
     pub said: Vec<String>,
+    /// A fault: runs only the grid's first row of blocks (y = 0), as an API that dropped the
+    /// others would. Only the 2-D kernel, which reads blockIdx.y, leaves pixels unwritten.
+    pub first_block_row_only: bool,
+    /// The uploaded frame's width, for the 2-D kernel's rows.
+    width: u32,
 }
 
 /// Appends its API and the time to a shared log when dropped, with the backend holding it.
@@ -241,6 +246,8 @@ impl HostBackend {
             uploads: None,
             stages: true,
             said: Vec::new(),
+            first_block_row_only: false,
+            width: 0,
         }
     }
 
@@ -283,6 +290,7 @@ impl HostBackend {
                 ),
             ));
         }
+        let (rows_dropped, width) = (self.first_block_row_only, self.width as usize);
         let planes = self.planes()?;
         // Thread t writes pixel t and, in the grid-stride kernel, every `threads`-th pixel
         // after it: together, the pixels below `covered`, whatever the launch's shape.
@@ -296,6 +304,17 @@ impl HostBackend {
             _ => 0,
         } as usize;
         let [out, values] = planes;
+        if rows_dropped && variant == KernelVariant::GridStride2D && covered > 0 {
+            // Rows of the 2-D grid-stride loop that blocks of row y = 0 own.
+            let rows = launch.block.y as usize;
+            let stride = launch.grid.y as usize * rows;
+            for (r, row) in out.chunks_mut(width).enumerate() {
+                if r % stride < rows {
+                    row.copy_from_slice(&values[r * width..(r + 1) * width]);
+                }
+            }
+            return Ok(());
+        }
         out[..covered].copy_from_slice(&values[..covered]);
         Ok(())
     }
@@ -344,6 +363,7 @@ impl Backend for HostBackend {
             .map(|i| WEIGHTS[0] * frame.r[i] + WEIGHTS[1] * frame.g[i] + WEIGHTS[2] * frame.b[i])
             .collect();
         self.planes = Some([vec![0.0; pixels as usize], values]);
+        self.width = frame.width;
         Ok(())
     }
     fn residency(&mut self, _block: BlockSize) -> BackendResult<Option<Residency>> {

@@ -10,9 +10,15 @@ use std::path::{Path, PathBuf};
 
 use blocksweep_cuda::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS, OPTIONAL_DRIVER_ENTRY_POINTS};
 
-/// The list `env` names, else the vendored one.
+/// The list `env` names, else (unset) the vendored one. Set but empty is a caller's mistake,
+/// not "the vendored list": it fails naming the variable.
 fn exports(env: &str, vendored: &str) -> (PathBuf, BTreeSet<String>) {
-    let path = std::env::var_os(env).map(PathBuf::from).unwrap_or_else(|| {
+    let given = std::env::var_os(env);
+    assert!(
+        given.as_ref().is_none_or(|p| !p.is_empty()),
+        "{env} is set but empty: unset it for the vendored list, or name an export list"
+    );
+    let path = given.map(PathBuf::from).unwrap_or_else(|| {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/data")
             .join(vendored)

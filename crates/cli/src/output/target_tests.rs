@@ -246,26 +246,27 @@ fn a_failed_rename_leaves_no_temporary_file() {
     assert!(!cleanup::registered().iter().any(|t| t.starts_with(&d.0)));
 }
 
-/// The child of the signal tests: writes `new` over BLOCKSWEEP_TEST_TARGET, pausing between
-/// the fsynced temporary file and the rename. Does nothing when run as a plain test.
-#[test]
-fn signal_child() {
+/// The child's part of the signal tests, in the process [`interrupt_a_write`] starts (the same
+/// test, BLOCKSWEEP_TEST_TARGET set): writes over the target, pausing between the fsynced
+/// temporary file and the rename. Returns false in the parent, which goes on as the test.
+fn as_signal_child() -> bool {
     let Some(target) = std::env::var_os("BLOCKSWEEP_TEST_TARGET") else {
-        return;
+        return false;
     };
     let t = OutputTarget::check(Path::new(&target)).unwrap();
     PAUSE_BEFORE_RENAME_MS.store(60_000, std::sync::atomic::Ordering::SeqCst);
     t.write(b"new complete report").unwrap();
     println!("NOT INTERRUPTED");
+    true
 }
 
-/// Starts `signal_child` writing over `target`, waits until it holds its temporary file, then
-/// sends `sig`; returns how the child ended.
-fn interrupt_a_write(target: &Path, sig: i32) -> std::process::ExitStatus {
+/// Starts the test `test` again as the child writing over `target` ([`as_signal_child`]),
+/// waits until it holds its temporary file, then sends `sig`; returns how the child ended.
+fn interrupt_a_write(target: &Path, sig: i32, test: &str) -> std::process::ExitStatus {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "output::target::tests::signal_child",
+            &format!("output::target::tests::{test}"),
             "--nocapture",
             "--test-threads=1",
         ])
@@ -299,10 +300,14 @@ fn interrupt_a_write(target: &Path, sig: i32) -> std::process::ExitStatus {
 
 #[test]
 fn sigterm_between_write_and_rename_removes_the_temporary_file() {
+    if as_signal_child() {
+        return;
+    }
     let d = Dir::new("sigterm");
     let p = d.join("run.json");
     fs::write(&p, "old").unwrap();
-    let status = interrupt_a_write(&p, libc::SIGTERM);
+    let test = "sigterm_between_write_and_rename_removes_the_temporary_file";
+    let status = interrupt_a_write(&p, libc::SIGTERM, test);
     assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
     assert_eq!(
         fs::read_to_string(&p).unwrap(),
@@ -314,23 +319,16 @@ fn sigterm_between_write_and_rename_removes_the_temporary_file() {
 
 #[test]
 fn sigint_between_write_and_rename_removes_the_temporary_file() {
+    if as_signal_child() {
+        return;
+    }
     let d = Dir::new("sigint");
     let p = d.join("new.csv");
-    let status = interrupt_a_write(&p, libc::SIGINT);
+    let test = "sigint_between_write_and_rename_removes_the_temporary_file";
+    let status = interrupt_a_write(&p, libc::SIGINT, test);
     assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
     assert!(!p.exists(), "no half file appears");
     assert!(d.temps().is_empty(), "{:?}", d.temps());
-}
-
-/// The child of the permission test, run as an unprivileged user (as root every permission
-/// check passes). Does nothing when run as a plain test.
-#[test]
-fn permission_child() {
-    let Some(d) = std::env::var_os("BLOCKSWEEP_TEST_PERM_DIR") else {
-        return;
-    };
-    check_permissions(Path::new(&d));
-    println!("PERMISSION-CHECKS-RAN");
 }
 
 fn check_permissions(d: &Path) {
@@ -356,6 +354,13 @@ fn check_permissions(d: &Path) {
 
 #[test]
 fn permission_denied_names_the_cause() {
+    // The child's part: this test again, as an unprivileged user (as root every permission
+    // check passes), in the directory the parent made.
+    if let Some(d) = std::env::var_os("BLOCKSWEEP_TEST_PERM_DIR") {
+        check_permissions(Path::new(&d));
+        println!("PERMISSION-CHECKS-RAN");
+        return;
+    }
     let d = Dir::new("perm");
     fs::set_permissions(&d.0, fs::Permissions::from_mode(0o755)).unwrap();
     fs::create_dir(d.join("locked")).unwrap();
@@ -374,14 +379,16 @@ fn permission_denied_names_the_cause() {
         .arg(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "output::target::tests::permission_child",
+            "output::target::tests::permission_denied_names_the_cause",
             "--nocapture",
             "--test-threads=1",
         ])
         .env("BLOCKSWEEP_TEST_PERM_DIR", &d.0)
         .output();
     let Ok(out) = out else {
-        println!("SKIPPED: setpriv is not installed; the permission checks need a non-root user");
+        blocksweep_conformance::note_skip(
+            "setpriv is not installed; as root the permission checks need it to drop to nobody",
+        );
         return;
     };
     let text =

@@ -13,8 +13,10 @@ mod text;
 
 pub use apis::{api, available, available_apis, both};
 pub use json::{a_device_serves_several_apis, physical_devices, read_json, succeeds_json};
-pub use run::{bad_input, blocksweep, run_at, stderr, succeeds, succeeds_at, words};
-pub use text::{assert_fits, csv_rows, flat, line_starting, widest};
+pub use run::{
+    bad_input, bad_input_before_any_phase, blocksweep, run_at, stderr, succeeds, succeeds_at, words,
+};
+pub use text::{assert_fits, csv_field, csv_rows, flat, line_starting, widest};
 
 use std::path::PathBuf;
 

@@ -58,7 +58,20 @@ pub fn succeeds_at(columns: &str, args: &[&str]) -> String {
 
 /// Runs the binary, expects exit code 2 and a one-line error containing `needle`.
 pub fn bad_input(args: &[&str], needle: &str) {
-    let out = blocksweep().args(args).output().unwrap();
+    bad_input_of(blocksweep(), args, needle);
+}
+
+/// [`bad_input`] with BLOCKSWEEP_TRACE=1, which prints a line as each phase (probing an API,
+/// opening it, making the frame) ends: the one line allowed is the error, so the input was
+/// refused before any phase ran.
+pub fn bad_input_before_any_phase(args: &[&str], needle: &str) {
+    let mut cmd = blocksweep();
+    cmd.env("BLOCKSWEEP_TRACE", "1");
+    bad_input_of(cmd, args, needle);
+}
+
+fn bad_input_of(mut cmd: Command, args: &[&str], needle: &str) {
+    let out = cmd.args(args).output().unwrap();
     let stderr = stderr(&out);
     assert_eq!(
         out.status.code(),

@@ -13,11 +13,37 @@ pub fn line_starting<'a>(text: &'a str, start: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no line starting {start:?}:\n{text}"))
 }
 
-/// CSV text as rows of fields, the header first.
+/// CSV text as rows of fields, the header first. A quoted field keeps its commas (a device
+/// name such as "llvmpipe (LLVM 15.0.6, 256 bits)"); `""` inside one is a quote.
 pub fn csv_rows(text: &str) -> Vec<Vec<String>> {
-    text.lines()
-        .map(|l| l.split(',').map(str::to_string).collect())
-        .collect()
+    text.lines().map(csv_fields).collect()
+}
+
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut fields, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(std::mem::take(&mut field)),
+            c => field.push(c),
+        }
+    }
+    fields.push(field);
+    fields
+}
+
+/// The field of `row` under the header's `column`; panics naming the column when it is absent.
+pub fn csv_field<'a>(header: &[String], row: &'a [String], column: &str) -> &'a str {
+    let i = header
+        .iter()
+        .position(|h| h == column)
+        .unwrap_or_else(|| panic!("no CSV column {column:?} in {header:?}"));
+    &row[i]
 }
 
 /// The widest line, in characters, with the line itself for the message.

@@ -8,6 +8,7 @@ mod memory;
 mod sweeps;
 
 pub use batches::{batch_protocol, copy_timing, rejected_launch};
+
 pub use device::{identity, limits, open_past_last_device};
 pub use memory::frame_too_large;
 pub use sweeps::{block_3d, full_sweep, one_block_short, oversize_block};
@@ -30,6 +31,40 @@ fn fixed(warmups: u32, reps: u32) -> Protocol {
 
 fn positive(t: f64) -> bool {
     t > 0.0 && t.is_finite()
+}
+
+/// How much shorter than the host's wait around a batch the batch's device time may read: the
+/// host also pays for submission, the wait and reading the stamps, which on an idle GPU can be
+/// most of a short batch. A unit slip (ms read as s or as µs) is a factor of 1000.
+pub const HOST_CLOCK_FACTOR: f64 = 100.0;
+
+/// Checks a device interval against an independent clock: the host's, around the batch. The
+/// device cannot be busy longer than the host waited (plus 1 ms for the clocks' granularity),
+/// nor for less than 1/[`HOST_CLOCK_FACTOR`] of it.
+pub fn device_time_fits_host(device_ms: f64, host: std::time::Duration, what: &str) {
+    let host_ms = host.as_secs_f64() * 1e3;
+    assert!(
+        device_ms <= host_ms + 1.0 && device_ms >= host_ms / HOST_CLOCK_FACTOR,
+        "{what}: the device says {device_ms:.4} ms, the host waited {host_ms:.4} ms around it \
+         (allowed: {:.4} to {:.4} ms)",
+        host_ms / HOST_CLOCK_FACTOR,
+        host_ms + 1.0
+    );
+}
+
+/// Runs `count` of `work` as one batch with `stamps`; returns its times and the host's clock
+/// around it, for [`device_time_fits_host`].
+pub fn timed(
+    b: &mut dyn Backend,
+    work: Work,
+    count: u32,
+    stamps: Stamps,
+) -> (blocksweep_core::BatchTimes, std::time::Duration) {
+    let start = std::time::Instant::now();
+    let t = b
+        .run_batch(work, count, stamps)
+        .unwrap_or_else(|e| panic!("{} batch of {count}: {e}", b.api()));
+    (t, start.elapsed())
 }
 
 /// A frame that only claims its size ([`Frame::sized`]): at least `pixels` pixels, 65536 wide.

@@ -4,7 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Api, Backend, BackendError, DeviceIdentity, ErrorKind, Launch, Stamps, Work};
+use crate::backend::{
+    Api, Backend, BackendError, DeviceIdentity, ErrorKind, KernelVariant, Launch, Stamps, Work,
+};
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
 use crate::guarantee::{who_guarantees, Amount, Need};
@@ -220,6 +222,14 @@ pub fn run(
     let mut out = vec![0f32; frame.pixels() as usize];
     let mut checks = Vec::new();
     for asm in ASSUMPTIONS {
+        // A grid in y runs the 2-D kernel: the 1-D one ignores blockIdx.y, so every row of
+        // blocks would redo the whole frame (65536 times over: 39 s on PoCL) and its output
+        // could not show whether the rows past the first ran at all.
+        let two_d = asm.launch.grid.y > 1;
+        backend.set_kernel(match two_d {
+            true => KernelVariant::GridStride2D,
+            false => KernelVariant::GridStride,
+        })?;
         let limits_say =
             limit_violation(backend.limits(), backend.kernel_facts(), asm.launch.block);
         backend.poison_output()?;
@@ -236,6 +246,9 @@ pub fn run(
             }
             Err(e) => return Err(e),
         };
+        if two_d {
+            backend.set_kernel(KernelVariant::GridStride)?;
+        }
         checks.push(Check {
             api: backend.api(),
             assumption: asm,
@@ -320,5 +333,30 @@ mod tests {
         loud.said = vec!["VUID-vkCmdDispatch-None-02859".into()];
         let v = run_api(&mut loud, &frame, &reference).unwrap();
         assert_eq!(v.diagnostics, ["VUID-vkCmdDispatch-None-02859"]);
+    }
+
+    /// An API that ran only the grid's first row of blocks fails the claim about a grid in y
+    /// (the 1-D kernel's output could not show it), and no other claim.
+    #[test]
+    fn a_grid_in_y_whose_rows_did_not_all_run_is_wrong() {
+        let frame = Frame::generate(61, 7, 3);
+        let reference = frame.reference();
+        let mut good = HostBackend::new(TEST_API_A);
+        let checks = run(&mut good, &frame, &reference).unwrap();
+        let y = checks
+            .iter()
+            .find(|c| c.assumption.launch.grid.y > 1)
+            .unwrap();
+        assert_eq!(y.outcome, Outcome::Ran, "{checks:?}");
+        assert!(!checks.iter().any(Check::went_wrong), "{checks:?}");
+        let mut dropped = HostBackend::new(TEST_API_A);
+        dropped.first_block_row_only = true;
+        let checks = run(&mut dropped, &frame, &reference).unwrap();
+        let wrong: Vec<&str> = checks
+            .iter()
+            .filter(|c| matches!(c.outcome, Outcome::Wrong { .. }))
+            .map(|c| c.assumption.claim)
+            .collect();
+        assert_eq!(wrong, ["a grid of 65536 blocks in y runs"], "{checks:?}");
     }
 }
