@@ -38,6 +38,12 @@ fn main() -> ExitCode {
     for d in blocksweep_drivers::all() {
         blocksweep_core::Api::register(d.api());
     }
+    // Before any thread starts: a tool that injects itself into the drivers gets them one at a
+    // time (blocksweep_drivers::under_injection_tool).
+    if blocksweep_drivers::under_injection_tool() && std::env::var_os("BLOCKSWEEP_PROBE").is_none()
+    {
+        std::env::set_var("BLOCKSWEEP_PROBE", "serial");
+    }
     let parsed = args::command().try_get_matches();
     let cli = match parsed.and_then(|m| args::Cli::from_arg_matches(&m)) {
         Ok(c) => c,

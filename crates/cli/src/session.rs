@@ -172,7 +172,8 @@ impl Sweep<'_> {
             save(&r);
         };
         // A user's kernel runs where its faults cannot end this process.
-        let options = match (self.frame_size, self.args.device.workers) {
+        let workers = self.args.device.workers || blocksweep_drivers::under_injection_tool();
+        let options = match (self.frame_size, workers) {
             (Some(_), false) => self.args.device.open_options(),
             _ => self.args.device.kernel_options()?,
         };

@@ -211,16 +211,10 @@ impl Registry {
     }
 }
 
-/// Whether the APIs are probed one at a time: `BLOCKSWEEP_PROBE=serial` (or `parallel`), and
-/// by default under a CUDA tool that injects itself into the process (compute-sanitizer sets
-/// `CUDA_INJECTION64_PATH`): `compute-sanitizer blocksweep devices` had never returned with
-/// every driver starting on a thread of its own.
+/// Whether the APIs are probed one at a time (`BLOCKSWEEP_PROBE=serial`) instead of each on a
+/// thread of its own; the CLI asks for it under a tool that injects itself into the process.
 pub fn serial() -> bool {
-    match std::env::var("BLOCKSWEEP_PROBE").as_deref() {
-        Ok("serial") => true,
-        Ok("parallel") => false,
-        _ => std::env::var_os("CUDA_INJECTION64_PATH").is_some(),
-    }
+    std::env::var("BLOCKSWEEP_PROBE").is_ok_and(|v| v == "serial")
 }
 
 /// Whether a `--device` value names several devices (`all`, or a comma-separated list).

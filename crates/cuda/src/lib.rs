@@ -72,6 +72,15 @@ pub fn probe() -> Result<Vec<DeviceIdentity>, CudaError> {
 }
 
 /// Opens device `index` of [`probe`]'s list: its primary context, a stream, the kernels.
+/// Whether a CUDA tool has injected itself into this process: compute-sanitizer (its target
+/// gets `NV_SANITIZER_INJECTION_PORT_BASE`, seen on the H200 on 2026-12-02) or another tool of
+/// the CUDA injection interface (`CUDA_INJECTION64_PATH`).
+pub fn under_cuda_tool() -> bool {
+    ["NV_SANITIZER_INJECTION_PORT_BASE", "CUDA_INJECTION64_PATH"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+}
+
 pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaError> {
     backend::open(index, options)
 }

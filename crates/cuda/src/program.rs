@@ -200,9 +200,9 @@ pub(crate) fn load(
     let (module, function, mut provenance) = with_unit(source, None, |unit| {
         entry_function(source, unit, cc, driver)
     })?;
-    // Under a CUDA tool (compute-sanitizer sets CUDA_INJECTION64_PATH), the probe past the
-    // last parameter is an API error the tool reports: only the declared ones are asked.
-    let tool = std::env::var_os("CUDA_INJECTION64_PATH").is_some();
+    // Under a CUDA tool, the probe past the last parameter is an API error the tool reports:
+    // only the declared ones are asked.
+    let tool = crate::under_cuda_tool();
     let limit = tool.then_some(declared.len());
     let checked = match param_sizes(function, limit) {
         Some(actual) if tool => {

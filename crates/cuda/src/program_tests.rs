@@ -6,7 +6,7 @@ use blocksweep_core::ErrorKind;
 #[test]
 fn without_a_driver_there_is_no_parameter_info() {
     // No libcuda in unit tests: skipped, never a guess.
-    assert_eq!(param_sizes(ptr::null_mut()), None);
+    assert_eq!(param_sizes(ptr::null_mut(), None), None);
 }
 
 fn cuda_source(entry: &str, options: &[&str]) -> ProgramSource {

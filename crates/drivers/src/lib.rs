@@ -12,6 +12,14 @@ static DRIVERS: &[&dyn Driver] = &[
     &blocksweep_opencl::DRIVER,
 ];
 
+/// Whether a tool injects itself into this process's drivers (compute-sanitizer): blocksweep
+/// then starts its drivers one at a time and runs every API of a sweep in a worker, as under
+/// compute-sanitizer a sweep's own process hung 1 run of 5 and its workers 0 of 5 (H200,
+/// 2026-12-02: docs/results/h200-2026-12-02/call7).
+pub fn under_injection_tool() -> bool {
+    blocksweep_cuda::under_cuda_tool()
+}
+
 /// Every driver, in display order.
 pub fn all() -> &'static [&'static dyn Driver] {
     DRIVERS

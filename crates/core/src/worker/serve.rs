@@ -19,8 +19,8 @@ pub fn serve(drivers: &[&'static dyn Driver], input: impl BufRead, mut output: i
     };
     let mut state = match open(drivers, &first) {
         Ok(s) => s,
-        Err(refusal) => {
-            let _ = answer(&mut output, &refusal);
+        Err((kind, message)) => {
+            let _ = answer(&mut output, &Reply::Error { kind, message });
             return 0;
         }
     };
@@ -65,12 +65,9 @@ struct State {
     pixels: usize,
 }
 
-/// Opens the device the first request names; an error is the reply the parent gets.
-fn open(drivers: &[&'static dyn Driver], first: &str) -> Result<State, Reply> {
-    let refuse = |message: String| Reply::Error {
-        kind: ErrorKind::Driver,
-        message,
-    };
+/// Opens the device the first request names; an error is (its kind, its words) for the reply.
+fn open(drivers: &[&'static dyn Driver], first: &str) -> Result<State, (ErrorKind, String)> {
+    let refuse = |message: String| (ErrorKind::Driver, message);
     let request: Request = serde_json::from_str(first).map_err(|e| {
         refuse(format!(
             "the worker's first request is not understood ({e})"
@@ -85,7 +82,9 @@ fn open(drivers: &[&'static dyn Driver], first: &str) -> Result<State, Reply> {
         .iter()
         .find(|d| d.api() == device.api)
         .ok_or_else(|| refuse(format!("{} is not in this worker", device.api)))?;
-    let backend = driver.open(&device, &options).map_err(error)?;
+    let backend = driver
+        .open(&device, &options)
+        .map_err(|e| (e.kind, e.message))?;
     Ok(State {
         backend,
         shared: None,
