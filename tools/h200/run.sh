@@ -75,6 +75,24 @@ for part in $PARTS; do
     lab) [ -f tools/h200/lab.sh ] && bash tools/h200/lab.sh > "$R/lab-run.log" 2>&1 ;;
     kernels) bash tools/h200/kernels.sh > "$OUT/kernels-run.log" 2>&1; mv "$OUT/kernels-run.log" "$R/" ;;
     zoo) bash tools/h200/zoo.sh > "$OUT/zoo-run.log" 2>&1; mv "$OUT/zoo-run.log" "$R/" ;;
+    sanfinal)
+      # After the fix: devices three times and the CUDA sweep five times under the default
+      # options (every API of a sweep in a worker there), the three-API 4K sweep once, and a
+      # user's kernel.
+      CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+      san() {
+        local name=$1 limit=$2; shift 2
+        local t0=$SECONDS
+        { echo "\$ $*"; timeout "$limit" "$@" 2>&1; echo "exit $? after $((SECONDS - t0)) s"; } > "$R/$name.txt"
+        echo "$name: $(grep -E 'ERROR SUMMARY|No attachable' "$R/$name.txt" | tail -1) $(tail -1 "$R/$name.txt")" >> "$R/summary.txt"
+      }
+      for i in 1 2 3; do san "devices-$i" 40 "$CS" "$B" devices; done
+      for i in 1 2 3 4 5; do
+        san "sweep-cuda-$i" 60 "$CS" "$B" sweep --backend cuda --device "$DEV" --size 1280x720 --warmups 1 --reps 5 --no-copy
+      done
+      san kernel-cuda 60 "$CS" "$B" sweep --kernel examples/kernels/saxpy/kernel.toml --backend cuda --device "$DEV" --size 1048576 --warmups 1 --reps 5 --no-copy
+      san sweep-all-4k 150 "$CS" "$B" sweep --device "$DEV"
+      ;;
     sanhang) bash tools/h200/sanitizer-hang.sh > "$OUT/sanhang-run.log" 2>&1; mv "$OUT/sanhang-run.log" "$R/" ;;
     wall)
       # The default three-API sweep, this binary against $BASE (an earlier commit's), alternated;
