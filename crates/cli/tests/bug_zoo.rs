@@ -147,3 +147,51 @@ fn sweep_with_deadline(spec: &std::path::Path, json: &std::path::Path) -> std::p
     std::env::set_var("BLOCKSWEEP_DEADLINE_S", "2");
     sweep(spec, json, &[])
 }
+
+/// A correct kernel whose inner loop runs past llvmpipe's cap on loop iterations: lavapipe cuts
+/// it short, the row's own check finds the elements it never reached, and the message says
+/// why, so that nobody blames the kernel (or another API).
+#[test]
+fn a_loop_past_llvmpipes_cap_is_told_so() {
+    if !support::available("vulkan") {
+        return;
+    }
+    let dir = scratch("loop-cap");
+    let spec = "name = \"inner\"\nwork = \"n\"\nsizes = { n = 4096 }\n\
+        [sources]\nvulkan = { file = \"k.comp\" }\n\
+        [[args]]\nbuffer = \"f32\"\nname = \"x\"\nelements = \"n\"\ninit = \"random\"\n\
+        [[args]]\nbuffer = \"f32\"\nname = \"y\"\nelements = \"n\"\nwritten = true\n\
+        [[args]]\nscalar = \"u64\"\nname = \"n\"\nvalue = \"n\"\n";
+    std::fs::write(dir.join("kernel.toml"), spec).unwrap();
+    std::fs::write(dir.join("k.comp"), INNER_LOOP).unwrap();
+    let json = dir.join("inner.json");
+    let out = kernel_support::sweep(&dir.join("kernel.toml"), &json, &["--blocks", "64"]);
+    let err = stderr(&out);
+    let llvmpipe = read_json(&json)["results"][0]["device"]["name"]
+        .as_str()
+        .is_some_and(|n| n.starts_with("llvmpipe"));
+    if !llvmpipe {
+        return; // Another Vulkan driver runs the loop to its end: nothing to tell.
+    }
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("ends a shader's loops after 65535 iterations"),
+        "{err}"
+    );
+}
+
+/// 100000 passes of an inner loop per element: past llvmpipe's 65535.
+const INNER_LOOP: &str = "#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) buffer Y { float y[]; };
+layout(push_constant) uniform P { uvec2 n; };
+void main() {
+    uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    for (uint i = gl_GlobalInvocationID.x; i < n.x; i += step) {
+        float acc = 0.0;
+        for (uint k = 0u; k < 100000u; k++) acc += x[i];
+        y[i] = acc;
+    }
+}
+";

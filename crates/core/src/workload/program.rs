@@ -15,7 +15,7 @@ use crate::program::ProgramArg;
 use crate::spec::{GridMode, Instance, KernelSpec};
 use crate::sweep::{
     self, measure_copy, skip_rejected, Plan, PlannedRow, ProgramInfo, RowResult, SweepConfig,
-    SweepResult, SweepRun,
+    SweepError, SweepResult, SweepRun,
 };
 use crate::Work;
 
@@ -143,7 +143,7 @@ impl ProgramWorkload {
             let first = own.is_none();
             match self.checked_dispatch(backend, launch, &mut own) {
                 Err(e) => return skip_rejected(api, row, e.at(launch)),
-                Ok(Err(mismatch)) => return Err(mismatch),
+                Ok(Err(mismatch)) => return Err(self.loop_cap_hint(backend, launch, mismatch)),
                 Ok(Ok(())) => {}
             }
             let timing =
@@ -167,6 +167,66 @@ impl ProgramWorkload {
 }
 
 impl ProgramWorkload {
+    /// A failed check on a driver that ends loops early (llvmpipe stops any shader loop after
+    /// 65535 iterations): says so, with this launch's grid-stride count where it is past it.
+    fn loop_cap_hint(&self, backend: &dyn Backend, launch: Launch, e: SweepError) -> SweepError {
+        let Some(cap) = backend.limits().max_loop_iterations.as_ref() else {
+            return e;
+        };
+        let threads = launch
+            .grid
+            .blocks()
+            .saturating_mul(launch.block.threads())
+            .max(1);
+        let passes = self.instance.work_items().div_ceil(threads);
+        let why = match self.instance.grid == GridMode::Stride && passes > cap.value {
+            true => format!(
+                "; this launch's grid-stride loop makes {passes} passes and {} ends a shader's \
+                 loops after {} ({}): a larger grid (--grid with a number) or fewer work items \
+                 keeps it under",
+                backend.identity().name,
+                cap.value,
+                cap.name
+            ),
+            false => format!(
+                "; note that {} ends a shader's loops after {} iterations ({}): a loop of this \
+                 kernel that runs longer is cut short there, and on no other driver",
+                backend.identity().name,
+                cap.value,
+                cap.name
+            ),
+        };
+        match e {
+            SweepError::Row {
+                api,
+                block,
+                grid,
+                detail,
+            } => SweepError::Row {
+                api,
+                block,
+                grid,
+                detail: detail + &why,
+            },
+            SweepError::Output {
+                api,
+                block,
+                grid,
+                buffer,
+                against,
+                detail,
+            } => SweepError::Output {
+                api,
+                block,
+                grid,
+                buffer,
+                against,
+                detail: detail + &why,
+            },
+            other => other,
+        }
+    }
+
     /// The APIs whose outputs the others contradict, once every API has run.
     pub fn blames(&self) -> Vec<super::Blame> {
         let refs = self.references.lock().unwrap_or_else(|p| p.into_inner());
