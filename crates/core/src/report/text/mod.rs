@@ -77,11 +77,22 @@ fn render(report: &Report, layout: Layout, md: bool) -> String {
     doc.finish()
 }
 
-/// Each API that failed or stopped, in its own words.
+/// Each API that failed or stopped, in its own words: those the answer has not said already
+/// (it leads with every API that stopped, where several APIs ran), so each is said once.
 fn failures(report: &Report, doc: &mut Doc) {
+    let said = |f: &crate::report::Failure| {
+        report.portable.as_ref().is_some_and(|a| {
+            a.apis.len() > 1
+                && a
+                    .stopped
+                    .iter()
+                    .any(|s| s.api == f.api && s.why.contains(f.message.as_str()))
+        })
+    };
     let failed: Vec<String> = report
         .failures
         .iter()
+        .filter(|f| !said(f))
         .map(|f| format!("{}: FAILED: {}", f.api, f.message))
         .collect();
     match doc.md {
