@@ -10,7 +10,7 @@ use blocksweep_core::lab::report::{ShapeReport, WaveReport};
 use blocksweep_core::lab::run::{failure, run_shapes, run_waves, shared_wave, wave_of};
 use blocksweep_core::lab::shapes;
 use blocksweep_core::report::Failure;
-use blocksweep_core::session::Session;
+use blocksweep_core::session::{Said, Session};
 use blocksweep_core::sweep::Quiet;
 use blocksweep_core::{Frame, Registry, Targets};
 
@@ -24,6 +24,8 @@ pub struct Opened {
     pub session: Session,
     pub frame: Frame,
     pub reference: Vec<f32>,
+    /// What each API's checking layer said that was reported already.
+    pub said: Said,
 }
 
 /// Opens the session for one physical device and generates the frame and its reference.
@@ -43,12 +45,13 @@ pub fn open(
         session,
         frame,
         reference,
+        said: Said::default(),
     })
 }
 
 /// The API's validation messages since the last look, as one failure.
-fn said(b: &dyn Backend, failures: &mut Vec<Failure>) {
-    let said = b.diagnostics();
+fn said(b: &dyn Backend, seen: &mut Said, failures: &mut Vec<Failure>) {
+    let said = seen.new_messages(b);
     if !said.is_empty() {
         failures.push(failure(
             b.api(),
@@ -77,7 +80,7 @@ pub fn shapes_on(
                 &rows,
                 &report.protocol,
             );
-            said(b.as_ref(), &mut report.failures);
+            said(b.as_ref(), &mut o.said, &mut report.failures);
             report.results.push(r);
         }
     }
@@ -116,7 +119,7 @@ pub fn waves_on(
             &report.protocol,
             args.run.seed,
         );
-        said(b.as_ref(), &mut report.failures);
+        said(b.as_ref(), &mut o.said, &mut report.failures);
         report.results.push(r);
     }
     Ok(())

@@ -7,8 +7,10 @@ use std::thread;
 
 mod openers;
 pub mod pipeline;
+mod said;
 
 pub use pipeline::SweepJob;
+pub use said::Said;
 
 use crate::backend::{Api, Backend, BackendError, ErrorKind};
 use crate::driver::{Registry, Targets};

@@ -83,8 +83,7 @@ fn failures(report: &Report, doc: &mut Doc) {
     let said = |f: &crate::report::Failure| {
         report.portable.as_ref().is_some_and(|a| {
             a.apis.len() > 1
-                && a
-                    .stopped
+                && a.stopped
                     .iter()
                     .any(|s| s.api == f.api && s.why.contains(f.message.as_str()))
         })
