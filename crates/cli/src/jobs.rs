@@ -106,6 +106,41 @@ impl WorkloadSource for FrameJob<'_> {
     }
 }
 
+/// A user's kernel's sizes: `--size` or the spec's own, except that where every target is a
+/// CPU device and `--size` is not given, each work dimension is capped (2^20 work items in
+/// 1-D, 1024 x 1024 in 2-D), as the built-in frame is, and that is said once: a CPU driver's
+/// figures say nothing about a GPU, and the spec's GPU sizes take minutes there.
+pub fn kernel_sizes(
+    args: &crate::args::SweepArgs,
+    spec: &KernelSpec,
+    sizes: Sizes,
+    each: &[blocksweep_core::Targets],
+) -> Sizes {
+    if args.size.is_some() || !cpu_only(each) {
+        return sizes;
+    }
+    let per_dim = match spec.work.len() {
+        1 => 1 << 20,
+        _ => 1 << 10,
+    };
+    let capped = spec.capped_sizes(per_dim);
+    if capped != sizes && !args.quiet {
+        crate::output::stdio::eprint_line(&format!(
+            "blocksweep: no GPU among the devices: {} at {capped} instead of its {sizes} (a CPU \
+             driver's figures say nothing about a GPU; --size for another)",
+            spec.name
+        ));
+    }
+    capped
+}
+
+/// Whether every target of the run is a CPU device.
+fn cpu_only(each: &[blocksweep_core::Targets]) -> bool {
+    each.iter()
+        .flat_map(|t| &t.devices)
+        .all(|d| d.kind != blocksweep_core::DeviceKind::Gpu)
+}
+
 /// The frame's size: `--size`, else the default 4K frame on a GPU and a 1280x720 one where
 /// every target is a CPU device (said once): there the 4K sweep takes about a minute on two
 /// cores, and no frame size makes a CPU's figures say anything about a GPU.
@@ -113,11 +148,7 @@ pub fn frame_size(
     args: &crate::args::SweepArgs,
     each: &[blocksweep_core::Targets],
 ) -> anyhow::Result<(u32, u32)> {
-    let cpu_only = each
-        .iter()
-        .flat_map(|t| &t.devices)
-        .all(|d| d.kind != blocksweep_core::DeviceKind::Gpu);
-    if args.size.is_some() || !cpu_only {
+    if args.size.is_some() || !cpu_only(each) {
         return args.frame_size().map_err(crate::usage);
     }
     let (w, h) = blocksweep_core::frame::CPU_DEFAULT_SIZE;

@@ -403,3 +403,39 @@ fn a_vulkan_kernel_past_the_deadline_is_abandoned_not_waited_for() {
         "{err}"
     );
 }
+
+/// On CPU drivers alone, a spec's GPU-sized default work is capped as the built-in frame is,
+/// and the run says so once; `--size` keeps the size asked for.
+#[test]
+fn a_spec_on_cpu_drivers_alone_runs_at_a_cpu_size_and_says_so() {
+    if !both() {
+        return;
+    }
+    let dir = saxpy_scratch("cpu-size");
+    let json = dir.join("cpu.json");
+    let out = sweep(&example("saxpy"), &json, &["--blocks", "64"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let said: Vec<&str> = err.lines().filter(|l| l.contains("no GPU among")).collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(
+        said[0].contains("saxpy at n=1048576 instead of its n=16777216"),
+        "{err}"
+    );
+    let report = read_json(&json);
+    assert_eq!(result(&report, "opencl")["program"]["sizes"], "n=1048576");
+    let asked = sweep(
+        &example("saxpy"),
+        &json,
+        &["--blocks", "64", "--size", "65536"],
+    );
+    assert!(
+        !stderr(&asked).contains("no GPU among"),
+        "{}",
+        stderr(&asked)
+    );
+    assert_eq!(
+        result(&read_json(&json), "opencl")["program"]["sizes"],
+        "n=65536"
+    );
+}

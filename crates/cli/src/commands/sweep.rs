@@ -28,6 +28,10 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let mut outputs = Outputs::check(args)?;
     let reg = crate::session::registry();
     let each = crate::session::resolve_each(&reg, &args.device)?;
+    let spec = spec.map(|(spec, sizes)| {
+        let sizes = jobs::kernel_sizes(args, &spec, sizes, &each);
+        (spec, sizes)
+    });
     let frame_size = match &spec {
         Some((spec, sizes)) => {
             // Every host allocation of the run, counted before any buffer is generated.
