@@ -30,7 +30,10 @@ pub fn shapes(args: &ShapesArgs) -> anyhow::Result<ExitCode> {
     };
     for targets in each {
         let mut opened = lab::open(&reg, targets, &args.device, &args.run)?;
-        lab::shapes_on(&mut opened, &args.threads.0, &args.run, &mut report)?;
+        let ran = lab::shapes_on(&mut opened, &args.threads.0, &args.run, &mut report);
+        // Closed as a sweep closes: every API at once, each on its own thread.
+        opened.session.close();
+        ran?;
     }
     for r in report.results.iter().filter(|r| r.error.is_some()) {
         warn!("{}: {}", r.api, r.error.as_deref().unwrap_or_default());
@@ -61,7 +64,9 @@ pub fn tail(args: &TailArgs) -> anyhow::Result<ExitCode> {
     for targets in each {
         let one = targets.one_physical_device;
         let mut opened = lab::open(&reg, targets, &args.device, &args.run)?;
-        lab::waves_on(&mut opened, one, args, &mut report)?;
+        let ran = lab::waves_on(&mut opened, one, args, &mut report);
+        opened.session.close();
+        ran?;
     }
     if let Some(why) = no_grid_ran(&report) {
         return Err(usage(why));

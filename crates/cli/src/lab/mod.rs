@@ -51,13 +51,7 @@ pub fn open(
 
 /// The API's validation messages since the last look, as one failure.
 fn said(b: &dyn Backend, seen: &mut Said, failures: &mut Vec<Failure>) {
-    let said = seen.new_messages(b);
-    if !said.is_empty() {
-        failures.push(failure(
-            b.api(),
-            &format!("validation: {}", said.join(" | ")),
-        ));
-    }
+    failures.extend(seen.failure(b));
 }
 
 /// Every block shape of each of `threads` on every API of one device, into `report`.

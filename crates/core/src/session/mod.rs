@@ -149,13 +149,7 @@ impl Session {
                     message: e.message,
                 }),
             }
-            let said = b.diagnostics();
-            if !said.is_empty() {
-                failures.push(Failure {
-                    api: b.api(),
-                    message: format!("{} validation message(s): {}", said.len(), said.join(" | ")),
-                });
-            }
+            failures.extend(Said::default().failure(b.as_ref()));
         }
         session.close();
         (out, failures)

@@ -329,14 +329,9 @@ impl<'j> Run<'j> {
         if let Some(e) = err {
             self.record_error(i, work, &result, e);
         }
-        let said = backend.diagnostics();
-        if !said.is_empty() {
-            // The API's own checking spoke: the run is not clean, whatever the pixels say.
+        if let Some(f) = super::Said::default().failure(backend.as_ref()) {
             self.outcome.failed = true;
-            self.failures[i].push(Failure {
-                api,
-                message: format!("{} validation message(s): {}", said.len(), said.join(" | ")),
-            });
+            self.failures[i].push(f);
         }
         self.results[i] = Some(result);
         self.publish(report);

@@ -3,6 +3,7 @@
 //! once per thread count) reports each message once.
 
 use crate::backend::{Api, Backend};
+use crate::report::Failure;
 
 /// How many messages of each API were reported already.
 #[derive(Debug, Default)]
@@ -26,6 +27,17 @@ impl Said {
         *seen = all.len();
         new
     }
+
+    /// What `backend`'s checking layer said since the last look, as the API's failure (the
+    /// run is not clean, whatever its outputs say); `None` where it said nothing new. The one
+    /// wording every command uses.
+    pub fn failure(&mut self, backend: &dyn Backend) -> Option<Failure> {
+        let said = self.new_messages(backend);
+        (!said.is_empty()).then(|| Failure {
+            api: backend.api(),
+            message: format!("{} validation message(s): {}", said.len(), said.join(" | ")),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -43,5 +55,9 @@ mod tests {
         assert!(said.new_messages(&b).is_empty(), "said twice");
         b.said.push("VUID-2".into());
         assert_eq!(said.new_messages(&b), ["VUID-2"]);
+        b.said.push("VUID-3".into());
+        let f = said.failure(&b).unwrap();
+        assert_eq!(f.message, "1 validation message(s): VUID-3");
+        assert!(said.failure(&b).is_none());
     }
 }
