@@ -8,7 +8,7 @@ use blocksweep_core::report::Report;
 use blocksweep_core::session::{pipeline, Session, SessionError, SweepJob};
 use blocksweep_core::sweep::SweepConfig;
 use blocksweep_core::workload::WorkloadSource;
-use blocksweep_core::{hostmem, Backend, BackendError, DeviceIdentity, Registry, Targets};
+use blocksweep_core::{Backend, BackendError, DeviceIdentity, Registry, Targets};
 
 use crate::args::{DeviceArgs, SweepArgs};
 use crate::progress::Bar;
@@ -155,12 +155,6 @@ impl Sweep<'_> {
         save: &mut dyn FnMut(&Report),
     ) -> anyhow::Result<(Report, Ended)> {
         let mut bar = Bar::new();
-        // The host's memory with each API's share, from the targets alone; checked again before
-        // the first API is measured, with the APIs still in the run.
-        if let Some((w, h)) = self.frame_size {
-            let kinds: Vec<_> = targets.devices.iter().map(|d| (d.api, d.kind)).collect();
-            hostmem::check_frame(w, h, &kinds).map_err(|e| usage(e.to_string()))?;
-        }
         let job = SweepJob {
             targets,
             config: self.config,

@@ -32,24 +32,28 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         let sizes = jobs::kernel_sizes(args, &spec, sizes, &each);
         (spec, sizes)
     });
+    // Every host allocation of the run, counted here once per physical device (they are swept
+    // one after another) with its APIs' device kinds, before any buffer or frame is generated;
+    // the sweep checks again with the APIs that opened.
+    let kinds = |t: &blocksweep_core::Targets| -> Vec<_> {
+        t.devices.iter().map(|d| (d.api, d.kind)).collect()
+    };
     let frame_size = match &spec {
         Some((spec, sizes)) => {
-            // Every host allocation of the run, counted before any buffer is generated.
             let buffers =
                 ProgramWorkload::planned_buffers(spec, sizes).map_err(|e| usage(e.to_string()))?;
-            let kinds: Vec<_> = each
-                .iter()
-                .flat_map(|t| &t.devices)
-                .map(|d| (d.api, d.kind))
-                .collect();
             let what = format!("kernel '{}' at {sizes}", spec.name);
-            hostmem::check_kernel(&what, &buffers, &kinds, false)
-                .map_err(|e| usage(e.to_string()))?;
+            for t in &each {
+                hostmem::check_kernel(&what, &buffers, &kinds(t), false)
+                    .map_err(|e| usage(e.to_string()))?;
+            }
             None
         }
         None => {
             let (w, h) = jobs::frame_size(args, &each)?;
-            hostmem::check_frame(w, h, &[]).map_err(|e| usage(e.to_string()))?;
+            for t in &each {
+                hostmem::check_frame(w, h, &kinds(t)).map_err(|e| usage(e.to_string()))?;
+            }
             Some((w, h))
         }
     };
