@@ -9,7 +9,7 @@ use crate::frame::Frame;
 use crate::limits::Limits;
 use crate::measure::{measure, Protocol};
 use crate::report::Failure;
-use crate::sweep::device_limit_violation;
+use crate::sweep::{device_limit_violation, grid_violation};
 use crate::validate::Outcome;
 use crate::verify::verify;
 
@@ -159,7 +159,7 @@ pub fn run_shapes(
                 of_best: None,
                 verified: false,
                 skipped: device_limit_violation(&limits, row.block)
-                    .or_else(|| grid_violation(&limits, row.grid.x, row.grid.y)),
+                    .or_else(|| grid_violation(&limits, row.grid.x as u64, row.grid.y as u64)),
             };
             let launch = Launch::new(row.block, row.grid);
             bench.measure(b, (frame, reference), launch, m, &mut result.rows)?;
@@ -169,17 +169,6 @@ pub fn run_shapes(
     finish(b, outcome, &mut result.error);
     result.fill_relative();
     result
-}
-
-/// A grid above the device's limits in x or y, naming the limit.
-fn grid_violation(limits: &Limits, x: u32, y: u32) -> Option<String> {
-    let d = limits.max_grid_dims.as_ref()?;
-    for (axis, want, max) in [("x", x, d.value.0[0]), ("y", y, d.value.0[1])] {
-        if want as u64 > max {
-            return Some(format!("grid {axis} = {want} > {}[{axis}] = {max}", d.name));
-        }
-    }
-    None
 }
 
 /// The resource probes of `validate` on one backend: each check's launch resolved against this

@@ -12,7 +12,8 @@ use crate::sweep::{device_limit_violation, modelled_residency};
 use super::super::waves::{
     self, slots_busy, Wave, WaveKernel, WavePoint, WaveResult, WaveRow, WaveSpec,
 };
-use super::{finish, grid_violation, Bench, Stopped};
+use super::{finish, Bench, Stopped};
+use crate::sweep::grid_violation;
 
 /// One wave of `block` on `b`: its occupancy query where it has one, else the core's model,
 /// else one block per compute unit.
@@ -105,7 +106,7 @@ impl WaveRun<'_> {
                 gbps: None,
                 of_best: None,
                 verified: false,
-                skipped: grid_violation(self.limits, grid, 1)
+                skipped: grid_violation(self.limits, grid as u64, 1)
                     .or_else(|| device_limit_violation(self.limits, self.wave.block)),
             };
             let mut own = None;

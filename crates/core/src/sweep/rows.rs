@@ -115,22 +115,24 @@ pub(crate) fn launch_refusal(
         true => limit_violation(&result.limits, &result.kernel, planned.block),
         false => device_limit_violation(&result.limits, planned.block),
     };
-    block.or_else(|| grid_violation(&result.limits, planned.grid))
+    block.or_else(|| grid_violation(&result.limits, planned.grid, 1))
 }
 
-/// A grid above the device's x limit, or one that does not fit the 32-bit launch field.
-pub fn grid_violation(limits: &Limits, grid: u64) -> Option<String> {
-    if let Some(max) = limits
-        .max_grid_dims
-        .as_ref()
-        .filter(|m| grid > m.value.0[0])
-    {
-        return Some(format!(
-            "grid {grid} > {}[x] = {}",
-            max.name, max.value.0[0]
-        ));
+/// A grid of `x` by `y` blocks above the device's limit in either axis (naming it), or one
+/// that does not fit the 32-bit launch field: the one grid check of every command.
+pub fn grid_violation(limits: &Limits, x: u64, y: u64) -> Option<String> {
+    if let Some(d) = limits.max_grid_dims.as_ref() {
+        for (axis, want, max) in [("x", x, d.value.0[0]), ("y", y, d.value.0[1])] {
+            if want > max {
+                return Some(match axis {
+                    "x" if y == 1 => format!("grid {want} > {}[x] = {max}", d.name),
+                    _ => format!("grid {axis} = {want} > {}[{axis}] = {max}", d.name),
+                });
+            }
+        }
     }
-    (grid > u32::MAX as u64).then(|| format!("grid {grid} does not fit the 32-bit launch field"))
+    (x > u32::MAX as u64 || y > u32::MAX as u64)
+        .then(|| format!("grid {x}x{y} does not fit the 32-bit launch field"))
 }
 
 /// The static columns of one row: warps, idle lanes, residency, occupancy.
