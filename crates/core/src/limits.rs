@@ -121,6 +121,16 @@ impl Limits {
         field.as_ref().map(|n| n.value)
     }
 
+    /// The warp (subgroup) size every column that counts warps uses: the residency model's,
+    /// else the API's own query; `None` where neither says (or says 0).
+    pub fn warp(&self) -> Option<u64> {
+        self.mp_model
+            .as_ref()
+            .map(|m| m.warp_size as u64)
+            .or_else(|| Limits::value(&self.warp_size))
+            .filter(|&w| w > 0)
+    }
+
     /// Whether a frame of `pixels` fits this device: four f32 planes, each one allocation
     /// bound to the kernel as one buffer. Checked before anything is allocated, host or device.
     pub fn frame_fits(&self, pixels: u64) -> Result<(), String> {

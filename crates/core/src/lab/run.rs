@@ -6,7 +6,6 @@
 use crate::backend::{Api, Backend, BackendError, ErrorKind, KernelVariant, Launch, Stamps, Work};
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
-use crate::limits::Limits;
 use crate::measure::{measure, Protocol};
 use crate::report::Failure;
 use crate::sweep::{device_limit_violation, grid_violation};
@@ -16,17 +15,6 @@ use crate::verify::verify;
 use super::resources::{resolve, ProbeKernel, ResourceResult, RESOURCE_CHECKS};
 use super::row::{LabRow, Measured};
 use super::shapes::{self, coalescing, ShapeMeasured, ShapeResult, ShapeRow};
-
-/// The warp (subgroup) size the coalescing columns use: the residency model's, else the
-/// API's own query.
-pub fn warp_size(limits: &Limits) -> Option<u64> {
-    limits
-        .mp_model
-        .as_ref()
-        .map(|m| m.warp_size as u64)
-        .or_else(|| Limits::value(&limits.warp_size))
-        .filter(|&w| w > 0)
-}
 
 /// Why a lab sweep stopped early: its first wrong pixel, or a driver error's message.
 struct Stopped(String);
@@ -134,7 +122,7 @@ pub fn run_shapes(
         api,
         device: b.identity().clone(),
         threads,
-        warp: warp_size(b.limits()),
+        warp: b.limits().warp(),
         kernel: b.kernel_facts().clone(),
         frame: frame.info(),
         rows: Vec::new(),

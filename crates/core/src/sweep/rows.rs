@@ -138,12 +138,7 @@ pub fn grid_violation(limits: &Limits, x: u64, y: u64) -> Option<String> {
 /// The static columns of one row: warps, idle lanes, residency, occupancy.
 pub(crate) fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
     let threads = planned.block.threads();
-    let warp = limits
-        .mp_model
-        .as_ref()
-        .map(|m| m.warp_size as u64)
-        .or_else(|| Limits::value(&limits.warp_size))
-        .filter(|&w| w > 0);
+    let warp = limits.warp();
     let warps = warp.map(|w| threads.div_ceil(w));
     let idle_lanes = warp.zip(warps).map(|(w, n)| n * w - threads);
     let blocks_per_mp = planned.residency.as_ref().map(|r| r.blocks_per_mp);
