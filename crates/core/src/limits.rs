@@ -140,15 +140,15 @@ impl Limits {
         self.buffers_fit(4, plane, 0, "one plane", "four planes")
     }
 
-    /// Whether the copy ceiling's two buffers of `bytes` fit beside the frame's four planes.
-    pub fn copy_fits(&self, bytes: u64, frame_pixels: u64) -> Result<(), String> {
-        let planes = frame_pixels.saturating_mul(16);
+    /// Whether the copy ceiling's two buffers of `bytes` fit beside the `resident` bytes the
+    /// workload holds on the device (the frame's four planes, a kernel's buffers).
+    pub fn copy_fits(&self, bytes: u64, resident: u64) -> Result<(), String> {
         self.buffers_fit(
             2,
             bytes,
-            planes,
+            resident,
             "one copy buffer",
-            "the copy's two buffers and the frame",
+            "the copy's two buffers and the workload's",
         )
     }
 

@@ -21,7 +21,7 @@ pub use plan::{
 };
 pub use rows::{grid_violation, SweepRun};
 pub(crate) use rows::{new_result, skip_rejected, RowResult};
-pub use run::{execute, measure_copy, run};
+pub use run::{copy_ceiling, execute, measure_copy, run};
 
 pub use crate::measure::{Discipline, Protocol, Reps, TimeStats, Timing};
 

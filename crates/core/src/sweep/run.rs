@@ -219,25 +219,20 @@ pub fn run(
         }
     };
     let (mut result, err) = execute(backend, frame, reference, &plan, config, observer, on_row);
-    if err.is_some() || !config.copy || result.rows_run() == 0 {
+    if err.is_some() {
         return (result, err);
     }
-    observer.status(Some(backend.api()), "timing the copy ceiling");
     let bytes = frame.bytes_per_pass() / 2;
-    if let Err(why) = result.limits.copy_fits(bytes, frame.pixels()) {
-        let e = BackendError::new(
-            backend.api(),
-            ErrorKind::OutOfMemory,
-            format!("copy ceiling: {why}"),
-        );
-        result.error = Some(e.to_string());
-        return (result, Some(e.into()));
-    }
-    let copied = crate::trace::time(backend.api().key(), "copy ceiling", || {
-        measure_copy(backend, bytes, config)
-    });
-    match copied {
-        Ok(c) => {
+    match copy_ceiling(
+        backend,
+        &result,
+        bytes,
+        frame.pixels().saturating_mul(16),
+        config,
+        observer,
+    ) {
+        Ok(None) => (result, None),
+        Ok(Some(c)) => {
             result.copy = Some(c);
             result.fill_relative();
             on_row(&result);
@@ -248,4 +243,32 @@ pub fn run(
             (result, Some(e.into()))
         }
     }
+}
+
+/// The copy ceiling of one API's sweep, the one policy for every workload: none unless asked
+/// (`config.copy`) and a row ran; two buffers of `bytes` checked against the device's limits
+/// beside the `resident` bytes the workload holds, then timed under the sweep's protocol.
+pub fn copy_ceiling(
+    backend: &mut dyn Backend,
+    result: &SweepResult,
+    bytes: u64,
+    resident: u64,
+    config: &SweepConfig,
+    observer: &mut dyn Observer,
+) -> Result<Option<CopyCeiling>, BackendError> {
+    if !config.copy || result.rows_run() == 0 || bytes == 0 {
+        return Ok(None);
+    }
+    observer.status(Some(backend.api()), "timing the copy ceiling");
+    if let Err(why) = result.limits.copy_fits(bytes, resident) {
+        let message = format!("copy ceiling: {why}");
+        return Err(BackendError::new(
+            backend.api(),
+            ErrorKind::OutOfMemory,
+            message,
+        ));
+    }
+    crate::trace::time(backend.api().key(), "copy ceiling", || {
+        measure_copy(backend, bytes, config).map(Some)
+    })
 }

@@ -14,8 +14,8 @@ use crate::measure::measure;
 use crate::program::ProgramArg;
 use crate::spec::{GridMode, Instance, KernelSpec};
 use crate::sweep::{
-    self, measure_copy, skip_rejected, Plan, PlannedRow, ProgramInfo, RowResult, SweepConfig,
-    SweepError, SweepResult, SweepRun,
+    self, skip_rejected, Plan, PlannedRow, ProgramInfo, RowResult, SweepConfig, SweepError,
+    SweepResult, SweepRun,
 };
 use crate::Work;
 
@@ -343,12 +343,13 @@ impl Workload for ProgramWorkload {
         };
         let mut result = self.new_result(backend, &plan, config);
         let mut err = self.run_rows(backend, &plan, &mut how, &mut result).err();
-        if err.is_none() && config.copy {
-            if let Some(bytes) = self.instance.bytes_moved.filter(|b| *b >= 2.0) {
-                match measure_copy(backend, (bytes / 2.0) as u64, config) {
-                    Ok(c) => result.copy = Some(c),
-                    Err(e) => err = Some(e.into()),
-                }
+        if err.is_none() {
+            // A kernel that declares no bytes moved has no ceiling to compare with.
+            let bytes = self.instance.bytes_moved.map_or(0, |b| (b / 2.0) as u64);
+            let resident = self.instance.args.iter().map(ProgramArg::allocation).sum();
+            match sweep::copy_ceiling(backend, &result, bytes, resident, config, how.observer) {
+                Ok(c) => result.copy = c,
+                Err(e) => err = Some(e.into()),
             }
         }
         result.fill_relative();
