@@ -295,7 +295,7 @@ pub struct SweepArgs {
     pub plot: Option<PathBuf>,
     /// No table on stdout when --output files are given, and no progress on stderr
     /// (the environment variable BLOCKSWEEP_QUIET turns progress off too).
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "verbose")]
     pub quiet: bool,
     /// Everything on stdout: each API's own table beside the side-by-side one, and how each API
     /// was timed and built (--output files always hold it all).

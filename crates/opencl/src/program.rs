@@ -85,7 +85,22 @@ impl UserProgram {
                 facts,
             })
         };
-        load().map_err(|e| e.in_program(&source.origin))
+        load()
+            .map_err(|e| match e {
+                OpenClError::Build {
+                    name,
+                    code,
+                    options,
+                    log,
+                } => OpenClError::Build {
+                    name,
+                    code,
+                    options,
+                    log: with_origin(&log, &source.origin),
+                },
+                other => other,
+            })
+            .map_err(|e| e.in_program(&source.origin))
     }
 
     pub fn kernel(&self) -> &Kernel {
@@ -330,6 +345,27 @@ fn bind(
     Ok((buffers, locals))
 }
 
+/// `log` with each path of a compiler's temporary copy of the source (PoCL builds
+/// `.../pocl/kcache/tempfile_XXXXXX.cl`) replaced by the user's file, so that an error's
+/// "file:line:column" points at what they wrote.
+fn with_origin(log: &str, origin: &str) -> String {
+    let mut out = String::with_capacity(log.len());
+    let mut rest = log;
+    while let Some(at) = rest.find("tempfile_") {
+        let start = rest[..at]
+            .rfind(|c: char| c.is_whitespace() || c == '\'' || c == '"')
+            .map_or(0, |i| i + 1);
+        let Some(end) = rest[at..].find(".cl").map(|e| at + e + 3) else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        out.push_str(origin);
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The `bytes` of `mem` from byte `origin` on, as a buffer of their own (clCreateSubBuffer):
 /// what the kernel sees of a buffer with guard bands.
 fn sub_buffer(mem: &Mem, origin: u64, bytes: u64) -> Result<Mem, OpenClError> {
@@ -390,6 +426,18 @@ fn describe(arg: &ProgramArg) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_compilers_temporary_file_is_named_as_the_users_source() {
+        let log = "/root/.cache/pocl/kcache/tempfile_7tTq1B.cl:9:9: error: use of undeclared \
+                   identifier 'q'\n1 error generated.";
+        let named = with_origin(log, "examples/kernels/saxpy/saxpy.cl");
+        assert!(
+            named.starts_with("examples/kernels/saxpy/saxpy.cl:9:9: error"),
+            "{named}"
+        );
+        assert_eq!(with_origin("no path here", "k.cl"), "no path here");
+    }
 
     #[test]
     fn options_are_the_specs_plus_nv_verbose_once_on_nvidia() {

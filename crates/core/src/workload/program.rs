@@ -57,6 +57,36 @@ impl ProgramWorkload {
             .collect())
     }
 
+    /// How a written buffer is compared, in words: "exact", "within 3e-7", "sum, within
+    /// 1e-5 of the magnitudes".
+    fn how_compared(&self, b: &crate::spec::BufferInstance) -> String {
+        let t = &self.instance.tolerance;
+        let mut within = Vec::new();
+        if b.decl.ty.is_float() {
+            if t.ulps > 0 {
+                within.push(format!("{} ulps", t.ulps));
+            }
+            if let Some(a) = t.abs {
+                within.push(format!("{a:e} absolute"));
+            }
+            if let Some(r) = t
+                .rel
+                .filter(|_| b.decl.compare == crate::spec::CompareMode::Exact)
+            {
+                within.push(format!("{r:e} relative"));
+            }
+        }
+        match (b.decl.compare, within.is_empty()) {
+            (crate::spec::CompareMode::Sum, _) => format!(
+                "sum, within {:e} of the magnitudes{}",
+                t.sum_rel(b.decl.ty),
+                t.abs.map(|a| format!(" + {a:e}")).unwrap_or_default()
+            ),
+            (_, true) => "exact".to_string(),
+            (_, false) => format!("element by element, within {}", within.join(" or ")),
+        }
+    }
+
     fn info(&self, api: Api) -> ProgramInfo {
         let source = self
             .spec
@@ -71,7 +101,7 @@ impl ProgramWorkload {
             checked: self
                 .instance
                 .written()
-                .map(|b| format!("{} ({})", b.decl.name, b.decl.compare))
+                .map(|b| format!("{} ({})", b.decl.name, self.how_compared(b)))
                 .collect(),
             bytes_known: self.instance.bytes_moved.is_some(),
         }
