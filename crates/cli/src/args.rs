@@ -297,6 +297,10 @@ pub struct SweepArgs {
     /// (the environment variable BLOCKSWEEP_QUIET turns progress off too).
     #[arg(long, short, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Progress notes on stderr where it is not a terminal (a log, a pipe, CI): a line every
+    /// 10 s or so once a run has lasted 10 s. On a terminal the progress line is always drawn.
+    #[arg(long, conflicts_with = "quiet")]
+    pub progress: bool,
     /// Everything on stdout: each API's own table beside the side-by-side one, and how each API
     /// was timed and built (--output files always hold it all).
     #[arg(long, short)]

@@ -77,6 +77,7 @@ fn main() -> ExitCode {
         }
         progress::configure(progress::Settings {
             quiet: a.quiet || std::env::var_os("BLOCKSWEEP_QUIET").is_some_and(|v| !v.is_empty()),
+            notes: a.progress,
             max_time: (a.max_time > 0).then(|| std::time::Duration::from_secs(a.max_time)),
             saves_rows: !a.output.is_empty(),
         });

@@ -1,5 +1,6 @@
-//! Progress where stderr is not a terminal (a pipe here): a short run says nothing, and a run
-//! whose measured pace exceeds --max-time says so once per API, and goes on.
+//! Progress where stderr is not a terminal (a pipe here): nothing unless --progress asks, and
+//! then a short run says nothing; a run whose measured pace exceeds --max-time says so once
+//! per API either way, and goes on.
 
 mod support;
 
@@ -23,7 +24,7 @@ fn a_run_slower_than_max_time_is_warned_about_once_and_goes_on() {
     if !available("opencl") {
         return;
     }
-    let (ok, stderr, took) = slow_sweep(&["--max-time", "1"]);
+    let (ok, stderr, took) = slow_sweep(&["--max-time", "1", "--progress"]);
     assert!(ok, "{stderr}");
     let warnings: Vec<&str> = stderr
         .lines()

@@ -6,7 +6,8 @@
 //!   "OpenCL [=====>      ] row 7 of 13 (block 256), 12 s left". Either is followed by the long
 //!   phases other threads are in (blocksweep_core::trace::activity): "; making the frame 40 %,
 //!   3 s left; CUDA: uploading the frame 50000x50000 (2 s)", "; OpenCL: verifying 60 %, ...".
-//! - Anywhere else (a log file, a pipe, CI), a plain line now and then: none in the first 10 s
+//! - Anywhere else (a log file, a pipe, CI), nothing, as hyperfine does, unless `--progress`
+//!   asks for it; then a plain line now and then: none in the first 10 s
 //!   (a short run says nothing), then at most one every 10 s, and only when the phase changed
 //!   (or what other threads are busy with) or a minute passed, plus one line when an API has
 //!   finished its rows:
@@ -37,6 +38,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 pub struct Settings {
     /// No bar, no notes (`--quiet`, BLOCKSWEEP_QUIET).
     pub quiet: bool,
+    /// Notes where stderr is not a terminal (`--progress`); off by default there.
+    pub notes: bool,
     /// `--max-time`; `None` never warns.
     pub max_time: Option<Duration>,
     /// `--output` files are rewritten after every row (so Ctrl-C loses nothing measured).
@@ -100,6 +103,12 @@ pub struct Bar {
     ticker: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
 }
 
+/// Whether plain notes go to stderr: not on a terminal (the line is drawn there), and only when
+/// `--progress` asked and `--quiet` did not.
+fn notes_wanted(terminal: bool, settings: &Settings) -> bool {
+    !terminal && !settings.quiet && settings.notes
+}
+
 impl Bar {
     pub fn new() -> Bar {
         let settings = SETTINGS.get().copied().unwrap_or_default();
@@ -109,7 +118,11 @@ impl Bar {
         } else {
             ProgressDrawTarget::hidden()
         };
-        Bar::with_target(target, settings, !terminal && !settings.quiet)
+        Bar::with_target(
+            target,
+            settings,
+            !terminal && !settings.quiet && settings.notes,
+        )
     }
 
     /// indicatif ignores the errors of its draws (a full or closed terminal is not a panic);

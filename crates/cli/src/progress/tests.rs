@@ -126,6 +126,7 @@ fn notes_come_late_and_seldom() {
 fn a_run_too_long_for_max_time_is_warned_about_once() {
     let settings = Settings {
         quiet: true,
+        notes: false,
         max_time: Some(Duration::from_millis(1)),
         saves_rows: false,
     };
@@ -198,4 +199,26 @@ fn a_full_terminal_never_panics() {
         attempts.load(Ordering::SeqCst) > 0,
         "the bar tried to draw on the failing terminal"
     );
+}
+
+#[test]
+fn a_pipe_gets_notes_only_when_asked() {
+    let asked = Settings {
+        notes: true,
+        ..Settings::default()
+    };
+    assert!(
+        !super::notes_wanted(false, &Settings::default()),
+        "a pipe, not asked"
+    );
+    assert!(super::notes_wanted(false, &asked), "a pipe, --progress");
+    assert!(
+        !super::notes_wanted(true, &asked),
+        "a terminal draws its line instead"
+    );
+    let quiet = Settings {
+        quiet: true,
+        ..asked
+    };
+    assert!(!super::notes_wanted(false, &quiet));
 }
