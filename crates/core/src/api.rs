@@ -73,7 +73,7 @@ pub struct ApiInfo {
 /// "CUDA", "CUDA and OpenCL", "CUDA, Vulkan and OpenCL": APIs named in a sentence.
 pub fn named_in_words(apis: &[Api]) -> String {
     let names: Vec<&str> = apis.iter().map(|a| a.name()).collect();
-    crate::report::and_list(&names)
+    crate::words::and_list(&names)
 }
 
 /// How an API answers what its limits do not settle, in its own words, for the "who

@@ -36,6 +36,7 @@ pub mod trace;
 pub mod uuid;
 pub mod validate;
 pub mod verify;
+pub mod words;
 pub mod worker;
 pub mod workload;
 

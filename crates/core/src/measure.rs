@@ -247,7 +247,7 @@ pub fn measure(
     let stats = TimeStats::of(&samples, batch_ms.map(|b| b / reps as f64)).ok_or_else(|| {
         BackendError::new(
             backend.api(),
-            crate::ErrorKind::Driver,
+            crate::backend::ErrorKind::Driver,
             "the timed batch returned no per-dispatch times",
         )
     })?;

@@ -137,7 +137,7 @@ impl References {
                     format!(
                         "its output differs from {}, which agree with each other: {}'s port \
                          is the wrong one ({})",
-                        crate::report::and_list(&names),
+                        crate::words::and_list(&names),
                         apis[i],
                         how.unwrap_or_default()
                     )
@@ -158,7 +158,7 @@ impl References {
                     format!(
                         "its output differs from {}, and no two APIs agree, so blocksweep \
                          cannot tell whose port is wrong ({hint}{first})",
-                        crate::report::and_list(&others)
+                        crate::words::and_list(&others)
                     )
                 }
             };

@@ -12,15 +12,7 @@ mod table;
 
 pub(super) use cells::{gbps, ms, of_best};
 
-/// "A", "A and B", "A, B and C": a list in a sentence.
-pub fn and_list<S: AsRef<str>>(items: &[S]) -> String {
-    let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
-    match items.split_last() {
-        None => String::new(),
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-    }
-}
+pub use crate::words::and_list;
 pub(crate) use doc::Doc;
 pub(super) use header::reps_words;
 
