@@ -118,11 +118,7 @@ impl Bar {
         } else {
             ProgressDrawTarget::hidden()
         };
-        Bar::with_target(
-            target,
-            settings,
-            !terminal && !settings.quiet && settings.notes,
-        )
+        Bar::with_target(target, settings, notes_wanted(terminal, &settings))
     }
 
     /// indicatif ignores the errors of its draws (a full or closed terminal is not a panic);
