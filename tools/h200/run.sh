@@ -34,6 +34,15 @@ run() {
   { echo "\$ blocksweep $*"; "$B" "$@" 2>&1; echo "exit $?"; } > "$dir/$name.txt"
 }
 pack() { tar czf "$OUT/h200-$1.tgz" -C "$OUT" "$1" && rm -rf "${OUT:?}/$1"; }
+# san NAME LIMIT CMD...: one command under compute-sanitizer ($CS) or not, killed after LIMIT
+# seconds; its command line, output, exit code and time in $R/NAME.txt, a line in summary.txt.
+CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+san() {
+  local name=$1 limit=$2; shift 2
+  local t0=$SECONDS
+  { echo "\$ $*"; timeout "$limit" "$@" 2>&1; echo "exit $? after $((SECONDS - t0)) s"; } > "$R/$name.txt"
+  echo "$name: $(grep -E 'ERROR SUMMARY|No attachable' "$R/$name.txt" | tail -1) $(tail -1 "$R/$name.txt")" >> "$R/summary.txt"
+}
 
 for part in $PARTS; do
   R=$OUT/$part
@@ -79,13 +88,6 @@ for part in $PARTS; do
       # After the fix: devices three times and the CUDA sweep five times under the default
       # options (every API of a sweep in a worker there), the three-API 4K sweep once, and a
       # user's kernel.
-      CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-      san() {
-        local name=$1 limit=$2; shift 2
-        local t0=$SECONDS
-        { echo "\$ $*"; timeout "$limit" "$@" 2>&1; echo "exit $? after $((SECONDS - t0)) s"; } > "$R/$name.txt"
-        echo "$name: $(grep -E 'ERROR SUMMARY|No attachable' "$R/$name.txt" | tail -1) $(tail -1 "$R/$name.txt")" >> "$R/summary.txt"
-      }
       for i in 1 2 3; do san "devices-$i" 40 "$CS" "$B" devices; done
       for i in 1 2 3 4 5; do
         san "sweep-cuda-$i" 60 "$CS" "$B" sweep --backend cuda --device "$DEV" --size 1280x720 --warmups 1 --reps 5 --no-copy
@@ -113,12 +115,6 @@ for part in $PARTS; do
     sanitizer)
       # compute-sanitizer with its default options (memcheck): devices, and CUDA sweeps of the
       # built-in kernel and of a user's kernel (its worker process is followed by default).
-      CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-      san() {
-        local name=$1 limit=$2; shift 2
-        local t0=$SECONDS
-        { echo "\$ $*"; timeout "$limit" "$@" 2>&1; echo "exit $? after $((SECONDS - t0)) s"; } > "$R/$name.txt"
-      }
       san devices 60 "$CS" "$B" devices
       san sweep-cuda 120 "$CS" "$B" sweep --backend cuda --device "$DEV" --size 1280x720 --warmups 1 --reps 5 --no-copy
       san kernel-cuda 120 "$CS" "$B" sweep --kernel examples/kernels/saxpy/kernel.toml --backend cuda --device "$DEV" --size 1048576 --warmups 1 --reps 5 --no-copy
@@ -134,12 +130,6 @@ for part in $PARTS; do
       # Where the built-in CUDA sweep waits under compute-sanitizer's default options: in
       # workers (CUDA's context made on the worker's main thread); traced, with every thread's
       # kernel wait channel and stack after 20 s; and how long it takes with --launch-timeout 60.
-      CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-      san() {
-        local name=$1 limit=$2; shift 2
-        local t0=$SECONDS
-        { echo "\$ $*"; timeout "$limit" "$@" 2>&1; echo "exit $? after $((SECONDS - t0)) s"; } > "$R/$name.txt"
-      }
       small=(--backend cuda --device "$DEV" --size 1280x720 --warmups 1 --reps 5 --no-copy)
       san sweep-cuda-workers 90 "$CS" "$B" sweep "${small[@]}" --workers
       (BLOCKSWEEP_TRACE=1 timeout 45 "$CS" "$B" sweep "${small[@]}" > "$R/sweep-cuda-trace.txt" 2>&1 &
