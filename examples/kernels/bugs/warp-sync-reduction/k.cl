@@ -1,5 +1,5 @@
 // partials[group] = the sum of this work-group's share of in[0..n): a grid-stride loop, a
-// tree in __local memory down to 64 slots, then the last 32 work-items unrolled.
+// tree in __local memory down to 128 slots, then the last 64 work-items unrolled.
 // BUG: the unrolled steps have no barrier and scratch is not volatile: nothing makes one
 // work-item's add visible to another before it reads that slot.
 __kernel void reduce(__global const float* in, __global float* partials, const ulong n,
@@ -13,13 +13,14 @@ __kernel void reduce(__global const float* in, __global float* partials, const u
     }
     scratch[tid] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = size / 2; s > 32; s >>= 1) {
+    for (uint s = size / 2; s > 64; s >>= 1) {
         if (tid < s) {
             scratch[tid] += scratch[tid + s];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (tid < 32) {  // BUG: "one warp needs no synchronisation"
+    if (tid < 64) {  // BUG: "one wavefront needs no synchronisation"
+        scratch[tid] += scratch[tid + 64];
         scratch[tid] += scratch[tid + 32];
         scratch[tid] += scratch[tid + 16];
         scratch[tid] += scratch[tid + 8];

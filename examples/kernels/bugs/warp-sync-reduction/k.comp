@@ -1,5 +1,5 @@
 // partials[workgroup] = the sum of this workgroup's share of in[0..n): a grid-stride loop, a
-// tree in shared memory (specialisation constant 3) down to 64 slots, then 32 lanes unrolled.
+// tree in shared memory (specialisation constant 3) down to 128 slots, then 64 lanes unrolled.
 // BUG: the unrolled steps have no barrier() and scratch is not volatile/coherent: nothing
 // makes one invocation's add visible to another before it reads that slot.
 #version 450
@@ -25,12 +25,13 @@ void main() {
     scratch[tid] = acc;
     memoryBarrierShared();
     barrier();
-    for (uint s = gl_WorkGroupSize.x / 2; s > 32; s >>= 1) {
+    for (uint s = gl_WorkGroupSize.x / 2; s > 64; s >>= 1) {
         if (tid < s) scratch[tid] += scratch[tid + s];
         memoryBarrierShared();
         barrier();
     }
-    if (tid < 32) {  // BUG: "one warp needs no synchronisation"
+    if (tid < 64) {  // BUG: "one wavefront needs no synchronisation"
+        scratch[tid] += scratch[tid + 64];
         scratch[tid] += scratch[tid + 32];
         scratch[tid] += scratch[tid + 16];
         scratch[tid] += scratch[tid + 8];
