@@ -152,6 +152,8 @@ static GAMMA: ApiInfo = ApiInfo {
 /// Three made-up APIs for the core's own tests.
 mod scripted;
 pub use scripted::ScriptedBackend;
+/// A fourth, with its own kernel language and subgroup probe, run through the whole core.
+pub mod metal_like;
 
 pub const TEST_API_A: Api = Api::new(&ALPHA);
 pub const TEST_API_B: Api = Api::new(&BETA);
