@@ -45,11 +45,11 @@ fn grayscale_sources() -> Vec<(&'static str, ProgramSource)> {
 
 /// The built-in a grid-stride loop strides by: the number of groups in x, per language.
 fn group_count_builtin(language: Language) -> Option<&'static str> {
-    match language {
-        Language::Cuda => Some("gridDim.x"),
-        Language::OpenCl => Some("get_num_groups(0)"),
-        Language::Glsl => Some("gl_NumWorkGroups.x"),
-        Language::SpirV => None,
+    match language.key {
+        "cuda" => Some("gridDim.x"),
+        "opencl" => Some("get_num_groups(0)"),
+        "glsl" => Some("gl_NumWorkGroups.x"),
+        _ => None,
     }
 }
 

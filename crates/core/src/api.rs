@@ -18,6 +18,7 @@ use crate::guarantee::Guarantee;
 use crate::limits::Concept;
 use crate::options::DriverOption;
 use crate::program::Language;
+use crate::subgroup::SubgroupProbe;
 
 /// What an API calls the things a launch is made of. Used for headers, legends and sentences,
 /// so each API's output reads in its own vocabulary.
@@ -68,6 +69,9 @@ pub struct ApiInfo {
     pub kernel_languages: &'static [(&'static str, Language)],
     /// The entry point a spec may leave out ("main" for a GLSL shader); `None`: it must say.
     pub default_entry: Option<&'static str>,
+    /// How `validate` measures its subgroups ([`crate::subgroup::SubgroupProbe`]); `None`:
+    /// no probe row.
+    pub subgroup_probe: Option<&'static dyn SubgroupProbe>,
 }
 
 /// "CUDA", "CUDA and OpenCL", "CUDA, Vulkan and OpenCL": APIs named in a sentence.
@@ -206,6 +210,7 @@ impl Api {
             conduct: Conduct::UNSTATED,
             kernel_languages: &[],
             default_entry: None,
+            subgroup_probe: None,
         }));
         Api::register(Api(info));
         Api(info)

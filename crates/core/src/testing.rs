@@ -27,19 +27,21 @@ const WORDS: Vocabulary = Vocabulary {
     launch: "launch",
 };
 
+/// The languages the drivers of [`KERNEL_APIS`] declare, as they declare them.
+pub const CUDA_CPP: Language = Language::new("cuda", "CUDA C++");
+pub const OPENCL_C: Language = Language::new("opencl", "OpenCL C");
+pub const GLSL: Language = Language::new("glsl", "GLSL");
+pub const SPIR_V: Language = Language::new("spirv", "SPIR-V");
+
 /// APIs under the keys a spec file's `[sources]` uses, each with its languages as its driver
 /// declares them, for the spec's tests (the core knows no real API).
 static KERNEL_APIS: [ApiInfo; 3] = [
-    kernel_api("cuda", "CUDA", &[("cu", Language::Cuda)], None),
-    kernel_api("opencl", "OpenCL", &[("cl", Language::OpenCl)], None),
+    kernel_api("cuda", "CUDA", &[("cu", CUDA_CPP)], None),
+    kernel_api("opencl", "OpenCL", &[("cl", OPENCL_C)], None),
     kernel_api(
         "vulkan",
         "Vulkan",
-        &[
-            ("comp", Language::Glsl),
-            ("glsl", Language::Glsl),
-            ("spv", Language::SpirV),
-        ],
+        &[("comp", GLSL), ("glsl", GLSL), ("spv", SPIR_V)],
         Some("main"),
     ),
 ];
@@ -77,6 +79,7 @@ pub const fn bare_api(
         conduct: Conduct::UNSTATED,
         kernel_languages: &[],
         default_entry: None,
+        subgroup_probe: None,
     }
 }
 
@@ -100,6 +103,7 @@ static ALPHA: ApiInfo = ApiInfo {
     conduct: Conduct::UNSTATED,
     kernel_languages: &[],
     default_entry: None,
+    subgroup_probe: None,
 };
 
 static BETA: ApiInfo = ApiInfo {
@@ -122,6 +126,7 @@ static BETA: ApiInfo = ApiInfo {
     conduct: Conduct::UNSTATED,
     kernel_languages: &[],
     default_entry: None,
+    subgroup_probe: None,
 };
 
 static GAMMA: ApiInfo = ApiInfo {
@@ -141,11 +146,14 @@ static GAMMA: ApiInfo = ApiInfo {
     conduct: Conduct::UNSTATED,
     kernel_languages: &[],
     default_entry: None,
+    subgroup_probe: None,
 };
 
 /// Three made-up APIs for the core's own tests.
 mod scripted;
 pub use scripted::ScriptedBackend;
+/// A fourth, with its own kernel language and subgroup probe, run through the whole core.
+pub mod metal_like;
 
 pub const TEST_API_A: Api = Api::new(&ALPHA);
 pub const TEST_API_B: Api = Api::new(&BETA);

@@ -1,8 +1,9 @@
 //! CUDA as the core sees it: its name and words, the limits every device since compute
 //! capability 2.0 shares, and the [`DRIVER`] that probes and opens devices.
 
+use blocksweep_core::subgroup::{ProbeBuild, SubgroupProbe};
 use blocksweep_core::{
-    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, Language,
+    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, Language, Limits,
     OptionKind, Vocabulary,
 };
 
@@ -80,9 +81,29 @@ static INFO: ApiInfo = ApiInfo {
         subgroup_layout: Some("consecutive threads, documented"),
         subgroup_request: None,
     },
-    kernel_languages: &[("cu", Language::Cuda)],
+    kernel_languages: &[("cu", CUDA_CPP)],
     default_entry: None,
+    subgroup_probe: Some(&Probe),
 };
+
+/// CUDA C++, built with NVRTC: the one language of a user's kernel for CUDA.
+pub const CUDA_CPP: Language = Language::new("cuda", "CUDA C++");
+
+/// The subgroup probe: a warp's size, index and active mask, in CUDA C++.
+#[derive(Debug)]
+struct Probe;
+
+impl SubgroupProbe for Probe {
+    fn builds(&self, _limits: &Limits) -> Result<Vec<ProbeBuild>, String> {
+        Ok(vec![ProbeBuild::new(
+            CUDA_CPP,
+            include_str!("../../../kernels/subgroup.cu"),
+            "kernels/subgroup.cu",
+            "subgroup_probe",
+            "warpSize, linear thread index / warpSize, __popc(__activemask())",
+        )])
+    }
+}
 
 /// `--cuda-compiler`: NVRTC, the embedded PTX, or the automatic choice ([`CudaCompiler`]).
 const COMPILER_FLAG: &str = "cuda-compiler";

@@ -53,7 +53,7 @@ use blocksweep_core::DeviceIdentity;
 
 pub use backend::{CudaBackend, CudaOptions};
 pub use codes::{CuCode, NvrtcCode};
-pub use driver::{API, DRIVER};
+pub use driver::{API, CUDA_CPP, DRIVER};
 pub use entry_points::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS, OPTIONAL_DRIVER_ENTRY_POINTS};
 pub use error::{CudaError, MIN_DRIVER};
 pub use kernel::{

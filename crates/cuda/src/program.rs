@@ -10,12 +10,13 @@ use std::ffi::c_void;
 use std::path::Path;
 use std::ptr;
 
-use blocksweep_core::{KernelFacts, Language, Launch, ProgramArg, ProgramSource};
+use blocksweep_core::{KernelFacts, Launch, ProgramArg, ProgramSource};
 use cudarc::driver::sys::{CUdeviceptr, CUfunction};
 
 use crate::codes::CuCode;
 use crate::context::Stream;
 use crate::device::DriverInfo;
+use crate::driver::CUDA_CPP;
 use crate::entry_points::{cu, optional_fns};
 use crate::error::{map_driver, map_launch, CudaError, OrMap};
 use crate::kernel::{self, Module, Provenance};
@@ -302,7 +303,7 @@ fn by_lowered_name(
 /// override the architecture the plan chose (and with it PTX or cubin).
 fn check_source(source: &ProgramSource) -> Result<(), CudaError> {
     let origin = &source.origin;
-    if source.language != Language::Cuda {
+    if source.language != CUDA_CPP {
         return Err(CudaError::Program(format!(
             "{origin}: {} source; the CUDA backend builds CUDA C++ (NVRTC) only",
             source.language

@@ -11,7 +11,7 @@ fn without_a_driver_there_is_no_parameter_info() {
 
 fn cuda_source(entry: &str, options: &[&str]) -> ProgramSource {
     ProgramSource {
-        language: Language::Cuda,
+        language: CUDA_CPP,
         code: b"extern \"C\" __global__ void saxpy() {}".to_vec(),
         entry: entry.into(),
         origin: "examples/kernels/saxpy/saxpy.cu".into(),
@@ -23,7 +23,7 @@ fn cuda_source(entry: &str, options: &[&str]) -> ProgramSource {
 fn only_cuda_cpp_is_built_and_the_architecture_is_blocksweeps() {
     assert!(check_source(&cuda_source("saxpy", &["-DN=4", "--std=c++20"])).is_ok());
     let mut cl = cuda_source("saxpy", &[]);
-    cl.language = Language::OpenCl;
+    cl.language = blocksweep_core::Language::new("opencl", "OpenCL C");
     let e = check_source(&cl).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Build);
     assert_eq!(

@@ -7,7 +7,7 @@ mod common;
 use std::process::ExitCode;
 
 use blocksweep_conformance::{show, skip, Completion, Harness};
-use blocksweep_core::{ErrorKind, Language, ProgramSource};
+use blocksweep_core::{ErrorKind, ProgramSource};
 use blocksweep_cuda::{
     nvrtc_compile, nvrtc_compile_cubin, nvrtc_compile_program, CudaError, KERNEL_SOURCE,
 };
@@ -87,7 +87,7 @@ fn a_syntax_error_is_a_build_error_with_the_log() -> Completion {
 /// A user's kernel as a spec file gives it.
 fn user(code: &str, entry: &str, origin: &str, options: &[&str]) -> ProgramSource {
     ProgramSource {
-        language: Language::Cuda,
+        language: blocksweep_cuda::CUDA_CPP,
         code: code.as_bytes().to_vec(),
         entry: entry.into(),
         origin: origin.into(),

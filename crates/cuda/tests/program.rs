@@ -64,7 +64,7 @@ const N: u32 = 10_000;
 
 fn cuda(code: &str, entry: &str) -> ProgramSource {
     ProgramSource {
-        language: Language::Cuda,
+        language: blocksweep_cuda::CUDA_CPP,
         code: code.as_bytes().to_vec(),
         entry: entry.into(),
         origin: format!("tests/program.rs/{entry}.cu"),
@@ -249,7 +249,7 @@ fn build_errors_say_why(d: &DeviceIdentity) -> Completion {
         "{e}"
     );
     let mut cl = cuda("__kernel void saxpy() {}", "saxpy");
-    cl.language = Language::OpenCl;
+    cl.language = Language::new("opencl", "OpenCL C");
     let e = b.load_program(&cl, &[]).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Build, "{e}");
     // Three arguments for four parameters: refused where the driver can tell (CUDA 12.4+).

@@ -72,9 +72,13 @@ static INFO: ApiInfo = ApiInfo {
         subgroup_layout: None,
         subgroup_request: None,
     },
-    kernel_languages: &[("cl", Language::OpenCl)],
+    kernel_languages: &[("cl", OPENCL_C)],
     default_entry: None,
+    subgroup_probe: Some(&crate::subgroups::Probe),
 };
+
+/// OpenCL C, built with clBuildProgram: the one language of a user's kernel for OpenCL.
+pub const OPENCL_C: Language = Language::new("opencl", "OpenCL C");
 
 /// `--cl-build-options`: [`OpenClOptions::extra_build_options`].
 const BUILD_OPTIONS_FLAG: &str = "cl-build-options";

@@ -43,13 +43,14 @@ mod kernel;
 mod limits;
 mod memory;
 mod program;
+mod subgroups;
 mod timing;
 mod transfer;
 
 use blocksweep_core::{trace, DeviceIdentity};
 
 pub use backend::OpenClBackend;
-pub use driver::{API, DRIVER};
+pub use driver::{API, DRIVER, OPENCL_C};
 pub use error::{cl_error_name, OpenClError};
 pub use handles::take_release_errors;
 pub use kernel::KERNEL_SOURCE;

@@ -6,7 +6,6 @@
 use std::ffi::c_void;
 use std::ptr;
 
-use blocksweep_core::program::Language;
 use blocksweep_core::{KernelFacts, Launch, ProgramArg, ProgramSource};
 use cl3::info_type::InfoType;
 use opencl3::error_codes::{
@@ -21,6 +20,7 @@ use opencl3::program::{get_program_info, CL_PROGRAM_KERNEL_NAMES};
 use opencl3::types::{cl_int, cl_uint};
 
 use crate::context::DeviceContext;
+use crate::driver::OPENCL_C;
 use crate::error::{cl_error_name, map_create, map_query, OpenClError};
 use crate::handles::{Kernel, Mem, Program, Queue};
 use crate::kernel::{self, cache_miss_kernel, facts, NV_VERBOSE_OPTION};
@@ -193,11 +193,10 @@ fn build(
     nvidia: bool,
     source: &ProgramSource,
 ) -> Result<(Program, String, String), OpenClError> {
-    if source.language != Language::OpenCl {
+    if source.language != OPENCL_C {
         return Err(OpenClError::Program(format!(
-            "the source is {}, but OpenCL builds {}",
-            source.language,
-            Language::OpenCl
+            "the source is {}, but OpenCL builds {OPENCL_C}",
+            source.language
         )));
     }
     let options = program_options(nvidia, &source.options);

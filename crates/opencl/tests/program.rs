@@ -26,7 +26,7 @@ __kernel void saxpy(__global const float* x, __global float* y, float a, ulong n
 
 fn source(code: &str, entry: &str) -> ProgramSource {
     ProgramSource {
-        language: Language::OpenCl,
+        language: blocksweep_opencl::OPENCL_C,
         code: code.as_bytes().to_vec(),
         entry: entry.into(),
         origin: format!("tests/{entry}.cl"),
@@ -159,7 +159,7 @@ fn build_errors_carry_the_compilers_log(d: &DeviceIdentity) {
     assert!(b.dispatch_each(launch, 0, 1).is_err());
 
     let mut cuda = source(SAXPY, "saxpy");
-    cuda.language = Language::Cuda;
+    cuda.language = Language::new("cuda", "CUDA C++");
     let e = b.load_program(&cuda, &saxpy_args(4, 1.0)).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Build, "{e}");
     assert!(

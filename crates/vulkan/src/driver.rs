@@ -73,13 +73,15 @@ static INFO: ApiInfo = ApiInfo {
         subgroup_layout: None,
         subgroup_request: Some("VkPipelineShaderStageRequiredSubgroupSizeCreateInfo where the compute stage is in requiredSubgroupSizeStages (Vulkan 1.3, VK_EXT_subgroup_size_control)"),
     },
-    kernel_languages: &[
-        ("comp", Language::Glsl),
-        ("glsl", Language::Glsl),
-        ("spv", Language::SpirV),
-    ],
+    kernel_languages: &[("comp", GLSL), ("glsl", GLSL), ("spv", SPIR_V)],
     default_entry: Some("main"),
+    subgroup_probe: Some(&crate::subgroups::Probe),
 };
+
+/// A GLSL compute shader, compiled to SPIR-V at run time (glsl.rs).
+pub const GLSL: Language = Language::new("glsl", "GLSL");
+/// A SPIR-V binary (little-endian words), built as given.
+pub const SPIR_V: Language = Language::new("spirv", "SPIR-V");
 
 /// `--vk-validation`: the Khronos validation layer on (as BLOCKSWEEP_VK_VALIDATION=1 turns it
 /// on); its messages come back as diagnostics.

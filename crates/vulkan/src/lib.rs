@@ -82,10 +82,11 @@ use std::sync::Arc;
 
 pub use backend::VulkanBackend;
 pub use copy::{CopyMeasurement, COPY_SPIRV};
-pub use driver::{API, DRIVER};
+pub use driver::{API, DRIVER, GLSL, SPIR_V};
 pub use error::VulkanError;
 pub use instance::MessageLog;
 pub use kernel::{SPIRV, SPIRV_2D, SPIRV_REGISTERS, SPIRV_SHARED};
+pub use subgroups::REQUIRED_SIZE_OPTION;
 pub use timing::{
     check_launch, check_loop_iterations, check_loop_iterations_2d, check_shared, DispatchLimits,
 };

@@ -9,11 +9,12 @@ use std::sync::Arc;
 
 use ash::vk;
 use blocksweep_core::{
-    BatchTimes, BlockSize, KernelFacts, Language, Launch, Named, ProgramArg, ProgramSource, Stamps,
+    BatchTimes, BlockSize, KernelFacts, Launch, Named, ProgramArg, ProgramSource, Stamps,
 };
 
 use crate::command::Commands;
 use crate::context::DeviceContext;
+use crate::driver::{GLSL, SPIR_V};
 use crate::error::{VulkanError, VulkanResult};
 use crate::kernel::{self, DescriptorPool, PipelineCache, Stage, StorageLayouts};
 use crate::memory::{Buffer, MemoryKind};
@@ -72,12 +73,12 @@ fn build(detail: String) -> VulkanError {
 /// The source as SPIR-V words (GLSL compiled with `options`), and who made them.
 fn words_of(source: &ProgramSource, options: &[String]) -> VulkanResult<(Vec<u32>, String)> {
     match source.language {
-        Language::SpirV => {
+        l if l == SPIR_V => {
             let words = ash::util::read_spv(&mut std::io::Cursor::new(&source.code))
                 .map_err(|e| build(format!("{} is not SPIR-V: {e}", source.origin)))?;
             Ok((words, format!("SPIR-V given ({})", source.origin)))
         }
-        Language::Glsl => {
+        l if l == GLSL => {
             let text = std::str::from_utf8(&source.code)
                 .map_err(|e| build(format!("{} is not UTF-8: {e}", source.origin)))?;
             let words = glsl::compile(text, &source.origin, &source.entry, options)?;

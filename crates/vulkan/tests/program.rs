@@ -66,7 +66,7 @@ const N: usize = 10_000;
 
 fn glsl(name: &str, text: &str) -> ProgramSource {
     ProgramSource {
-        language: Language::Glsl,
+        language: blocksweep_vulkan::GLSL,
         code: text.as_bytes().to_vec(),
         entry: "main".into(),
         origin: name.into(),
@@ -122,7 +122,7 @@ fn load_any(
     match b.load_program(&glsl(name, text), args) {
         Err(e) if e.kind == ErrorKind::Unavailable && e.message.contains("libshaderc") => {
             let source = ProgramSource {
-                language: Language::SpirV,
+                language: blocksweep_vulkan::SPIR_V,
                 code: glslang(name, text)?,
                 ..glsl(name, "")
             };
@@ -238,7 +238,7 @@ fn saxpy_from_spirv(d: &blocksweep_core::DeviceIdentity) -> Completion {
     };
     let mut b = open_device(d);
     let source = ProgramSource {
-        language: Language::SpirV,
+        language: blocksweep_vulkan::SPIR_V,
         code,
         entry: "main".into(),
         origin: "saxpy.spv".into(),
@@ -287,7 +287,7 @@ fn build_errors_name_the_counts(d: &blocksweep_core::DeviceIdentity) -> Completi
         "{e}"
     );
     let cuda = ProgramSource {
-        language: Language::Cuda,
+        language: Language::new("cuda", "CUDA C++"),
         ..glsl("saxpy.cu", "")
     };
     let e = b.load_program(&cuda, &saxpy_args()).unwrap_err();

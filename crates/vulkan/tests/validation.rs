@@ -171,7 +171,7 @@ fn subgroup_probe_is_consistent_and_clean_under_validation(devs: &[DeviceIdentit
         );
     }
     let source = blocksweep_core::ProgramSource {
-        language: blocksweep_core::Language::Glsl,
+        language: blocksweep_vulkan::GLSL,
         code: b"#version 450\nvoid main() {}\n".to_vec(),
         entry: "main".into(),
         origin: "empty.comp".into(),

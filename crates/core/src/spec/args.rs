@@ -66,7 +66,7 @@ pub(crate) fn parse_arg(i: usize, a: &RawArg, sizes: &Sizes) -> Result<ArgDecl, 
     if a.local != Some(true) {
         return Err(key_err(
             "local",
-            "is only ever true (an OpenCL __local argument)",
+            "is only ever true (an argument in the block's local memory, sized by launch.shared_bytes)",
         ));
     }
     Ok(ArgDecl::Local {

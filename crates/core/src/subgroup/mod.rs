@@ -4,10 +4,11 @@
 //! active lanes of its subgroup counted by a ballot. A reported size is not trusted alone: a
 //! driver has reported `gl_SubgroupSize` 32 while 8 invocations ran.
 //!
-//! `probe` runs the three probe sources (kernels/subgroup.cu, kernels/subgroup.cl,
-//! shaders/subgroup.comp) through the user-kernel seam, `verdict` judges the assumptions people
+//! `declared` is what a driver declares (its probe kernel, how to build it, what its limits
+//! claim), `probe` runs that through the user-kernel seam, `verdict` judges the assumptions people
 //! port, `report` renders them for `validate`.
 
+mod declared;
 mod probe;
 mod report;
 mod verdict;
@@ -19,7 +20,8 @@ use serde::{Deserialize, Serialize};
 use crate::backend::Api;
 use crate::limits::{Limits, Named};
 
-pub use probe::{probe, PROBE_BLOCKS, REQUIRED_SIZE_OPTION};
+pub use declared::{ProbeBuild, SubgroupProbe};
+pub use probe::{probe, PROBE_BLOCKS};
 pub(crate) use report::render;
 pub use report::{csv_rows, json_rows};
 pub use verdict::{evaluate, promise, Cell, SubgroupAssumption, SUBGROUP_ASSUMPTIONS};
@@ -37,7 +39,8 @@ pub struct Claims {
     /// A width that is no subgroup claim (OpenCL's CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE
     /// where a device has no warp size query): shown, never judged.
     pub hint: Option<Named<u64>>,
-    /// Vulkan's minSubgroupSize..maxSubgroupSize (VK_EXT_subgroup_size_control, Vulkan 1.3).
+    /// The sizes a kernel may run at, where the API says (Vulkan's
+    /// minSubgroupSize..maxSubgroupSize); [`SubgroupProbe::range_names`] names its ends.
     pub range: Option<(u32, u32)>,
     /// The sizes a compute pipeline may require (powers of two within `range`); empty where
     /// none may be required, and then `required_not` says why.
@@ -48,52 +51,25 @@ pub struct Claims {
     pub per_kernel: Vec<(String, String)>,
 }
 
-/// The name OpenCL's backend gives its stand-in width where a device has no warp size query.
-const PREFERRED_MULTIPLE: &str = "CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE";
-
 impl Claims {
-    /// The claims a device's limits carry: the warp size, and Vulkan's size-control facts from
-    /// `extra` (minSubgroupSize, maxSubgroupSize, subgroupSizeControl,
-    /// requiredSubgroupSizeStages), under the names the Vulkan backend gives them.
+    /// The claim every API's limits carry: the warp size query, under its native name.
     pub fn of(limits: &Limits) -> Claims {
-        let extra = |k: &str| {
-            limits
-                .extra
-                .iter()
-                .find(|(n, _)| n == k)
-                .map(|(_, v)| v.clone())
-        };
-        let number = |k: &str| extra(k).and_then(|v| v.trim().parse::<u32>().ok());
-        let (size, hint) = match &limits.warp_size {
-            Some(w) if w.name.contains(PREFERRED_MULTIPLE) => (None, Some(w.clone())),
-            w => (w.clone(), None),
-        };
-        let range = number("minSubgroupSize").zip(number("maxSubgroupSize"));
-        let mut c = Claims {
-            size,
-            hint,
-            range,
+        Claims {
+            size: limits.warp_size.clone(),
             ..Claims::default()
-        };
-        let Some((min, max)) = range else {
-            return c;
-        };
-        let control = extra("subgroupSizeControl").map(|v| v == "true");
-        let stages = extra("requiredSubgroupSizeStages").unwrap_or_default();
-        c.required_not = match (control, stages.contains("COMPUTE")) {
-            (Some(true), true) => None,
-            (Some(true), false) => Some(format!(
-                "requiredSubgroupSizeStages ({stages}) lacks the compute stage"
-            )),
-            (Some(false), _) => Some("the subgroupSizeControl feature is not supported".into()),
-            (None, _) => {
-                Some("the device does not say whether subgroupSizeControl is supported".into())
-            }
-        };
-        if c.required_not.is_none() {
-            c.required = powers_of_two(min, max);
         }
-        c
+    }
+
+    /// These claims with the sizes a kernel may vary between, `min..=max`, and the sizes it
+    /// may require: each power of two in that range, or none for the reason given.
+    pub fn with_range(mut self, (min, max): (u32, u32), required_not: Option<String>) -> Claims {
+        self.range = Some((min, max));
+        self.required = match required_not {
+            None => powers_of_two(min, max),
+            Some(_) => Vec::new(),
+        };
+        self.required_not = required_not;
+        self
     }
 
     /// The size claimed, as a number.

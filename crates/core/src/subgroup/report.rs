@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::declared::UNNAMED_RANGE;
 use super::verdict::{evaluate, promise, SUBGROUP_ASSUMPTIONS};
 use super::{join, ApiSubgroups, Dispatch, Ran};
 use crate::backend::Api;
@@ -48,7 +49,9 @@ fn detail(s: &ApiSubgroups) -> String {
             .map(|n| format!("{} {} (a hint, no subgroup size)", n.name, n.value)),
     );
     if let Some((min, max)) = c.range {
-        claims.push(format!("minSubgroupSize {min}, maxSubgroupSize {max}"));
+        let declared = s.api.info().subgroup_probe;
+        let (lo, hi) = declared.map_or(UNNAMED_RANGE, |p| p.range_names());
+        claims.push(format!("{lo} {min}, {hi} {max}"));
     }
     match (&c.required_not, c.required.is_empty()) {
         (Some(why), _) => claims.push(format!("no size may be required: {why}")),

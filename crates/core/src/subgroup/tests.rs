@@ -169,30 +169,17 @@ fn unwritten_invocations_and_miscounted_ballots_are_named() {
 }
 
 #[test]
-fn claims_come_from_the_limits_native_names() {
-    let mut b = HostBackend::new(TEST_API_A);
-    let extra = |k: &str, v: &str| (k.to_string(), v.to_string());
-    b.limits.extra = vec![
-        extra("minSubgroupSize", "8"),
-        extra("maxSubgroupSize", "32"),
-        extra("subgroupSizeControl", "true"),
-        extra("requiredSubgroupSizeStages", "COMPUTE"),
-    ];
+fn claims_are_the_warp_size_and_a_range_may_require_its_powers_of_two() {
+    let b = HostBackend::new(TEST_API_A);
     let c = Claims::of(&b.limits);
-    assert_eq!(c.claimed(), Some(32));
+    assert_eq!((c.claimed(), c.range), (Some(32), None));
+    let c = Claims::of(&b.limits).with_range((8, 32), None);
     assert_eq!(
-        (c.range, c.required.clone()),
-        (Some((8, 32)), vec![8, 16, 32])
+        (c.range, c.required.clone(), c.required_not),
+        (Some((8, 32)), vec![8, 16, 32], None)
     );
-    b.limits.extra[3] = extra("requiredSubgroupSizeStages", "FRAGMENT");
-    let c = Claims::of(&b.limits);
-    assert!(c.required.is_empty() && c.required_not.unwrap().contains("compute"));
-    b.limits.warp_size = Some(Named::new(
-        8,
-        "CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE",
-    ));
-    let c = Claims::of(&b.limits);
-    assert_eq!((c.claimed(), c.hint.map(|h| h.value)), (None, Some(8)));
+    let c = Claims::of(&b.limits).with_range((4, 4), Some("no control".into()));
+    assert!(c.required.is_empty() && c.required_not.as_deref() == Some("no control"));
 }
 
 #[test]

@@ -86,6 +86,10 @@ fn native_names_are_never_cut() {
     assert!(is_native_name("(CU_FUNC_ATTRIBUTE_NUM_REGS)"));
     assert!(!is_native_name("BLOCKSWEEP_KERNEL_grayscale"));
     assert!(!is_native_name("pthread-x86_64-pc-linux-gnu"));
+    assert!(is_native_name("cl_khr_subgroups;"));
+    assert!(is_native_name("vkCmdDispatch"));
+    assert!(!is_native_name("current"));
+    assert!(is_native_name("CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X/Y/Z"));
 }
 
 #[test]

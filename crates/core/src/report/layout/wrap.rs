@@ -66,16 +66,20 @@ pub fn wrap_line(line: &str, width: usize, hang: &str) -> String {
     s
 }
 
-/// An API's own name for something: `CL_DEVICE_MAX_WORK_GROUP_SIZE`, `CU_FUNC_ATTRIBUTE_NUM_REGS`,
-/// `VK_KHR_...`, `cl_khr_subgroups`, `maxComputeWorkGroupInvocations` (maybe in brackets).
+/// An API's own name for something, known by its shape: a C macro (`CL_DEVICE_MAX_WORK_GROUP_SIZE`,
+/// `CU_FUNC_ATTRIBUTE_NUM_REGS`, `VK_KHR_...`), a C extension name (`cl_khr_subgroups`), or a
+/// camel-case identifier (`maxComputeWorkGroupInvocations`, `vkCmdDispatch`), maybe in brackets.
 pub(super) fn is_native_name(word: &str) -> bool {
     let w = word.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_');
-    let prefixed = ["CL_", "CU_", "VK_", "cl_", "vk", "cu"]
-        .iter()
-        .any(|p| w.starts_with(p));
-    let camel = w.len() >= 8
-        && w.starts_with(|c: char| c.is_ascii_lowercase())
-        && w.chars().any(|c| c.is_ascii_uppercase())
-        && w.chars().all(|c| c.is_ascii_alphanumeric());
-    (prefixed && w.len() >= 6) || camel
+    // `/` joins a macro's variants: CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X/Y/Z.
+    let identifier = w.starts_with(|c: char| c.is_ascii_alphabetic())
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/');
+    let underscores = w.matches('_').count();
+    let has_upper = w.chars().any(|c| c.is_ascii_uppercase());
+    let has_lower = w.chars().any(|c| c.is_ascii_lowercase());
+    let c_macro = underscores >= 1 && !has_lower;
+    let c_extension = underscores >= 2 && !has_upper;
+    let camel = w.len() >= 8 && w.starts_with(|c: char| c.is_ascii_lowercase()) && has_upper;
+    identifier && w.len() >= 6 && (c_macro || c_extension || (camel && !w.contains(['_', '/'])))
 }

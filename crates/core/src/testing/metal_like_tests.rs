@@ -1,0 +1,180 @@
+//! The made-up API registered here, and nothing in the core changed for it: a user's kernel in
+//! its language sweeps and validates, and `validate` runs its subgroup probe into the table.
+
+use super::*;
+use crate::driver::{ApiChoice, Driver, Registry, Targets};
+use crate::options::OpenOptions;
+use crate::report::{Layout, Render, Report};
+use crate::session::{pipeline, Session, SweepJob};
+use crate::spec::KernelSpec;
+use crate::sweep::{Quiet, SweepConfig};
+use crate::validate::{self, Outcome, ValidateGroup, ValidateReport};
+use crate::workload::{ProgramWorkload, Workload};
+
+const SPEC: &str = r#"
+name = "scale"
+work = "n"
+sizes = { n = 1000 }
+
+[sources]
+metal-like = { file = "scale.metal", entry = "scale" }
+
+[[args]]
+buffer = "f32"
+name = "x"
+elements = "n"
+init = "random"
+
+[[args]]
+buffer = "f32"
+name = "y"
+elements = "n"
+written = true
+
+[[args]]
+scalar = "f32"
+name = "k"
+value = 2.5
+
+[[args]]
+scalar = "u32"
+name = "n"
+value = "n"
+
+[check]
+bytes_per_item = 8
+"#;
+
+const SCALE: &str = "kernel void scale(device const float *x [[buffer(0)]], \
+    device float *y [[buffer(1)]], constant float &k, constant uint &n, \
+    uint i [[thread_position_in_grid]]) { if (i < n) y[i] = k * x[i]; }\n";
+
+/// The registry a driver list of this one API makes, and its one device as the target.
+fn registered() -> (Registry, Targets) {
+    let drivers: [&'static dyn Driver; 1] = [&METAL_LIKE_DRIVER];
+    let registry = Registry::probe(&drivers);
+    let targets = registry
+        .targets(&ApiChoice::Only(METAL_LIKE), None)
+        .unwrap();
+    (registry, targets)
+}
+
+/// The spec, read from a directory holding it and its source, at its default sizes.
+fn scale_workload() -> ProgramWorkload {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scale.metal"), SCALE).unwrap();
+    let spec = KernelSpec::parse("scale.toml", SPEC, dir.path()).unwrap();
+    let instance = spec.instantiate_default().unwrap();
+    ProgramWorkload::new(spec, instance)
+}
+
+#[test]
+fn a_made_up_api_brings_its_language_and_probe_through_sweep_validate_and_subgroups() {
+    let (registry, targets) = registered();
+    let mut work = scale_workload();
+    let source = work.spec.sources_for("metal-like").unwrap();
+    assert_eq!(source.language, METAL_LIKE_SL);
+
+    // sweep --kernel: every row runs, checked against the API's own first size.
+    let config = SweepConfig {
+        blocks: crate::blocks::parse_blocks("32,64,256").unwrap(),
+        protocol: crate::Protocol {
+            warmups: 0,
+            reps: crate::Reps::Fixed(2),
+            ..crate::Protocol::default()
+        },
+        copy: false,
+        ..SweepConfig::default()
+    };
+    let job = SweepJob {
+        targets: targets.clone(),
+        config: &config,
+        overlap_close: false,
+    };
+    let open = |d: &DeviceIdentity| registry.open(d, &OpenOptions::default());
+    let mut report = Report::new("t", "d");
+    let outcome = pipeline::sweep(&open, &job, &mut work, &mut report, &mut Quiet, &mut |_| {});
+    assert!(!outcome.unwrap().failed, "{:?}", report.failures);
+    let result = &report.results[0];
+    assert_eq!(result.api, METAL_LIKE);
+    assert!(result.error.is_none(), "{:?}", result.error);
+    assert_eq!(result.rows.iter().filter(|r| r.ran()).count(), 3);
+    let program = result.program.as_ref().unwrap();
+    assert!(
+        program
+            .source
+            .contains("(Metal-like shading language), entry scale"),
+        "{program:?}"
+    );
+
+    // validate --kernel: the assumptions launched, the output checked where it ran.
+    let work = scale_workload();
+    let (checks, failures) =
+        Session::each(&registry, targets.clone(), &OpenOptions::default(), |b| {
+            work.prepare(b)?;
+            work.validate(b)
+        });
+    assert!(failures.is_empty(), "{failures:?}");
+    let outcomes: Vec<&Outcome> = checks[0].iter().map(|c| &c.outcome).collect();
+    assert!(
+        outcomes.iter().any(|o| matches!(o, Outcome::Ran)),
+        "{outcomes:?}"
+    );
+    assert!(
+        outcomes
+            .iter()
+            .any(|o| matches!(o, Outcome::Rejected { .. })),
+        "{outcomes:?}"
+    );
+    assert!(!checks[0].iter().any(|c| c.went_wrong()), "{:?}", checks[0]);
+
+    // validate: the driver's probe measured, and the subgroup table shows it.
+    let frame = Frame::generate(509, 253, 3);
+    let reference = frame.reference();
+    let (mut each, failures) = Session::each(&registry, targets, &OpenOptions::default(), |b| {
+        validate::run_api(b, &frame, &reference)
+    });
+    assert!(failures.is_empty(), "{failures:?}");
+    let v = each.remove(0);
+    let sg = &v.subgroups;
+    assert_eq!(sg.unmeasured, None);
+    assert!(
+        sg.probe.ends_with("(kernels/subgroup.metal)"),
+        "{}",
+        sg.probe
+    );
+    assert_eq!(
+        sg.block(100).map(|d| d.lanes_text()).as_deref(),
+        Some("12 x 8 + 4")
+    );
+    sg.self_consistent().unwrap();
+    let report = ValidateReport {
+        groups: vec![ValidateGroup {
+            heading: None,
+            apis: vec![(METAL_LIKE, "host test device".into())],
+            devices: Vec::new(),
+            checks: v.checks,
+            resources: v.resources,
+            subgroups: vec![v.subgroups],
+        }],
+    };
+    let text = report.text(Layout::WIDE, false);
+    assert!(
+        text.contains("Subgroups: what each API claims, and what ran"),
+        "{text}"
+    );
+    assert!(text.contains("MetalLike: threadExecutionWidth 8"), "{text}");
+}
+
+#[test]
+fn its_backend_refuses_a_source_in_another_language() {
+    let mut b = MetalLikeBackend::new();
+    let mut work = scale_workload().spec.sources_for("metal-like").unwrap();
+    work.language = Language::new("glsl", "GLSL");
+    let e = b.load_program(&work, &[]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Build);
+    assert!(
+        e.message.contains("is GLSL; MetalLike builds Metal-like"),
+        "{e}"
+    );
+}
