@@ -129,15 +129,11 @@ impl OutputTarget {
         })
     }
 
-    // Called by sweep.rs once it writes through OutputTarget (docs/output-files.md).
-    #[allow(dead_code)]
     /// The path as given.
     pub fn path(&self) -> &Path {
         &self.shown
     }
 
-    // Called by sweep.rs once it writes through OutputTarget (docs/output-files.md).
-    #[allow(dead_code)]
     /// True for a regular file: it is replaced whole by every [`write`](Self::write), so it
     /// may be rewritten as often as wanted (after every row). A write-through target (FIFO,
     /// device, descriptor) gets each write appended to what it already received: write it once.
