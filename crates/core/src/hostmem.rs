@@ -1,13 +1,12 @@
 //! Host memory: how much this process may really still allocate, how much a sweep of a frame
-//! will take, and fallible allocation for the big host buffers.
+//! will take.
 //!
 //! MemAvailable alone is not what a process may use: `ulimit -v` (RLIMIT_AS), `ulimit -d`
 //! (RLIMIT_DATA) and the memory cgroup (containers, Slurm `--mem`, systemd `MemoryMax=`) bound
 //! it too, and a frame that passes a MemAvailable check under a 1.5 GB `ulimit -v` dies in the
 //! allocator ("memory allocation of 400000000 bytes failed", an abort). [`available`] takes the
 //! smallest of all of them and says which one bound it; [`check_frame`] compares it with the
-//! measured model of [`estimate_bytes`]; [`try_alloc_f32`] turns an allocation the system
-//! refuses anyway into an error instead of an abort.
+//! measured model of [`estimate_bytes`].
 //!
 //! Every reader takes a root directory (`/` in [`available`]) so that tests can point it at a
 //! fake `/proc` and cgroup tree.
@@ -82,12 +81,6 @@ pub enum HostMemError {
         need: u64,
         available: Available,
     },
-    #[error(
-        "could not allocate {bytes} bytes ({} MiB) of host memory: the system or a limit \
-         (ulimit -v, the memory cgroup) refused it",
-        bytes >> 20
-    )]
-    Alloc { bytes: u64 },
     #[error("the host memory for {0} elements does not fit in 64 bits")]
     Overflow(u64),
     #[error(
@@ -438,19 +431,6 @@ pub fn check_kernel_against(
         }),
         _ => Ok(()),
     }
-}
-
-/// An empty vector with room for exactly `len` f32 values, or an error where the allocator
-/// (a `ulimit -v`, an exhausted machine) refuses: never the abort of an infallible
-/// allocation. Fill it with `extend`/`push`; it does not reallocate up to `len`.
-pub fn try_alloc_f32(len: usize) -> Result<Vec<f32>, HostMemError> {
-    let bytes = (len as u64)
-        .checked_mul(4)
-        .ok_or(HostMemError::Overflow(len as u64))?;
-    let mut v: Vec<f32> = Vec::new();
-    v.try_reserve_exact(len)
-        .map_err(|_| HostMemError::Alloc { bytes })?;
-    Ok(v)
 }
 
 #[cfg(test)]

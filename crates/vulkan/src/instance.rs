@@ -2,7 +2,7 @@
 //! asked for), and the log the messenger writes to.
 
 use std::ffi::{c_void, CStr};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ash::vk;
 
@@ -161,16 +161,29 @@ impl InstanceShared {
     }
 }
 
-/// The system loader library.
+/// The system loader library, opened once and kept for the process (as libshaderc is): through
+/// the workspace's one libloading, not ash's "loaded" feature, which pulls an older one.
 fn load_entry() -> VulkanResult<ash::Entry> {
-    // SAFETY: loading the system loader library; no Vulkan call outlives `entry`.
-    unsafe { ash::Entry::load() }.map_err(|e| match e {
-        ash::LoadingError::LibraryLoadFailure(e) => {
-            VulkanError::Unavailable(format!("libvulkan.so.1 not found ({e})"))
-        }
-        ash::LoadingError::MissingEntryPoint(e) => VulkanError::Unavailable(format!(
-            "libvulkan.so.1 is not a usable Vulkan loader ({e})"
-        )),
+    static LOADER: OnceLock<Result<libloading::Library, String>> = OnceLock::new();
+    // SAFETY: loading the system loader library runs no initialiser with preconditions of ours.
+    let lib = LOADER
+        .get_or_init(|| {
+            unsafe { libloading::Library::new("libvulkan.so.1") }.map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| VulkanError::Unavailable(format!("libvulkan.so.1 not found ({e})")))?;
+    // SAFETY: vkGetInstanceProcAddr has this prototype in every Vulkan loader.
+    let get = unsafe { lib.get::<vk::PFN_vkGetInstanceProcAddr>(b"vkGetInstanceProcAddr\0") }
+        .map_err(|e| {
+            VulkanError::Unavailable(format!(
+                "libvulkan.so.1 is not a usable Vulkan loader ({e})"
+            ))
+        })?;
+    // SAFETY: the pointer is the loader's, which stays loaded for the process.
+    Ok(unsafe {
+        ash::Entry::from_static_fn(ash::StaticFn {
+            get_instance_proc_addr: *get,
+        })
     })
 }
 

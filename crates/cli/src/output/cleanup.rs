@@ -1,5 +1,6 @@
-//! The temporary files of atomic writes in flight, and what removes them when the process is
-//! told to stop (SIGINT, SIGTERM, SIGHUP) between writing one and renaming it.
+//! The temporary files of atomic writes in flight (tempfile's, which removes them on drop), and
+//! what removes them when the process is told to stop (SIGINT, SIGTERM, SIGHUP) between writing
+//! one and renaming it: no destructor runs then, so tempfile alone would leave them behind.
 //!
 //! The signal handler itself does nothing but wake a watcher thread (signal-hook's iterator: a
 //! self-pipe, async-signal-safe). The watcher takes the registry's lock for good, unlinks every
@@ -9,13 +10,14 @@
 //! happened (the target is the complete new file) or it never will (the target stays the old
 //! file): the watcher cannot interleave with either step.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, Once};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use tempfile::NamedTempFile;
 
 static TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static INSTALL: Once = Once::new();
@@ -82,47 +84,72 @@ fn die_of(sig: i32) -> ! {
     signal_hook::low_level::exit(128 + sig)
 }
 
-/// Creates `tmp` (new, for writing, with `mode` before the umask), registered for removal on a
-/// signal. A stale file of that name (a dead process with the same id) is replaced.
-pub(super) fn create_temp(tmp: &Path, mode: u32) -> io::Result<File> {
+/// A temporary file of an atomic write: tempfile's `NamedTempFile` (random name, created
+/// exclusively, removed on drop), listed for the watcher from creation until it is renamed into
+/// place or dropped, because a signal's exit runs no destructor.
+pub(super) struct Temp(Option<NamedTempFile>);
+
+/// Creates `.NAME.XXXXXX.tmp` in `dir` (with `mode` before the umask), listed for removal on a
+/// signal.
+pub(super) fn create_temp(dir: &Path, name: &str, mode: u32) -> io::Result<Temp> {
     install();
     let mut guard = temps();
-    guard.push(tmp.to_path_buf());
-    let open = || {
-        OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(tmp)
-    };
-    let r = match open() {
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-            fs::remove_file(tmp).and_then(|()| open())
+    let f = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .permissions(fs::Permissions::from_mode(mode))
+        .tempfile_in(dir)
+        .map_err(without_path)?;
+    guard.push(f.path().to_path_buf());
+    Ok(Temp(Some(f)))
+}
+
+/// The system's reason alone: tempfile appends " at path DIR/.NAME.XXXXXX.tmp" to its errors,
+/// and the messages built on this one name the directory already.
+fn without_path(e: io::Error) -> io::Error {
+    let text = e.to_string();
+    match text.find(" (os error ") {
+        Some(i) => io::Error::new(e.kind(), &text[..i]),
+        None => e,
+    }
+}
+
+impl Temp {
+    pub(super) fn path(&self) -> &Path {
+        self.0.as_ref().map_or(Path::new(""), |f| f.path())
+    }
+
+    pub(super) fn file(&mut self) -> &mut File {
+        self.0
+            .as_mut()
+            .expect("a Temp holds its file until persist")
+            .as_file_mut()
+    }
+
+    /// Renames the file onto `target` (tempfile's `persist`) under the lock the watcher takes,
+    /// so a signal sees it either before the rename or after; on failure the file is removed.
+    pub(super) fn persist(mut self, target: &Path) -> io::Result<()> {
+        let mut guard = temps();
+        let Some(f) = self.0.take() else {
+            return Ok(());
+        };
+        let path = f.path().to_path_buf();
+        // A PersistError still holds the file: dropping it (here, under the lock) removes it.
+        let r = f.persist(target).map(drop).map_err(|e| e.error);
+        guard.retain(|p| *p != path);
+        r
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if let Some(f) = self.0.take() {
+            let mut guard = temps();
+            let path = f.path().to_path_buf();
+            drop(f);
+            guard.retain(|p| *p != path);
         }
-        r => r,
-    };
-    if r.is_err() {
-        guard.retain(|p| p != tmp);
     }
-    r
-}
-
-/// Renames `tmp` onto `target` and forgets it; on failure removes it.
-pub(super) fn rename_temp(tmp: &Path, target: &Path) -> io::Result<()> {
-    let mut guard = temps();
-    let r = fs::rename(tmp, target);
-    if r.is_err() {
-        let _ = fs::remove_file(tmp);
-    }
-    guard.retain(|p| p != tmp);
-    r
-}
-
-/// Removes `tmp` and forgets it.
-pub(super) fn discard_temp(tmp: &Path) {
-    let mut guard = temps();
-    let _ = fs::remove_file(tmp);
-    guard.retain(|p| p != tmp);
 }
 
 /// Removes every registered temporary file (before an early exit).

@@ -129,15 +129,11 @@ impl OutputTarget {
         })
     }
 
-    // Called by sweep.rs once it writes through OutputTarget (docs/output-files.md).
-    #[allow(dead_code)]
     /// The path as given.
     pub fn path(&self) -> &Path {
         &self.shown
     }
 
-    // Called by sweep.rs once it writes through OutputTarget (docs/output-files.md).
-    #[allow(dead_code)]
     /// True for a regular file: it is replaced whole by every [`write`](Self::write), so it
     /// may be rewritten as often as wanted (after every row). A write-through target (FIFO,
     /// device, descriptor) gets each write appended to what it already received: write it once.
@@ -281,13 +277,11 @@ fn fs_magic(dir: &Path) -> Option<FsKind> {
     })
 }
 
-/// The temporary file beside `file`: `.NAME.PID.tmp`.
-fn temp_path(file: &Path) -> PathBuf {
-    let name = file
-        .file_name()
+/// `file`'s name, for its temporary file's (`.NAME.XXXXXX.tmp`).
+fn file_name(file: &Path) -> String {
+    file.file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "output".into());
-    parent(file).join(format!(".{name}.{}.tmp", std::process::id()))
+        .unwrap_or_else(|| "output".into())
 }
 
 /// Whether `file` can be replaced atomically: not on procfs or sysfs, writable if it exists,
@@ -312,13 +306,8 @@ fn check_atomic(file: &Path, exists: bool) -> Result<(), String> {
     if exists {
         access_w(file).map_err(|e| describe(&e))?;
     }
-    let tmp = temp_path(file);
-    match cleanup::create_temp(&tmp, 0o600) {
-        Ok(f) => {
-            drop(f);
-            cleanup::discard_temp(&tmp);
-            Ok(())
-        }
+    match cleanup::create_temp(dir, &file_name(file), 0o600) {
+        Ok(_dropped_and_removed) => Ok(()),
         Err(e) => Err(format!(
             "a temporary file cannot be created in {} ({}) to replace it atomically",
             dir.display(),
@@ -327,50 +316,44 @@ fn check_atomic(file: &Path, exists: bool) -> Result<(), String> {
     }
 }
 
-/// Temporary file beside `file`, written, fsynced, renamed over `file`, directory fsynced.
-/// The temporary file is registered for removal on SIGINT/SIGTERM/SIGHUP and removed on any
-/// failure; `file` is always either the old file or the complete new one.
+/// Temporary file beside `file` (tempfile's), written, fsynced, renamed over `file` (its
+/// `persist`), directory fsynced. The temporary file is listed for removal on SIGINT/SIGTERM/
+/// SIGHUP and removed on any failure; `file` is always either the old file or the new one.
 fn write_atomic(file: &Path, bytes: &[u8]) -> Result<(), String> {
     let dir = parent(file);
-    let tmp = temp_path(file);
     // Keep an existing file's permission bits (the umask would narrow them).
     let keep = fs::metadata(file)
         .ok()
         .map(|m| m.permissions().mode() & 0o7777);
-    let mut f = cleanup::create_temp(&tmp, keep.unwrap_or(0o666)).map_err(|e| {
-        format!(
-            "cannot create the temporary file {} ({})",
-            tmp.display(),
-            describe(&e)
-        )
-    })?;
+    let mut tmp =
+        cleanup::create_temp(dir, &file_name(file), keep.unwrap_or(0o666)).map_err(|e| {
+            format!(
+                "cannot create a temporary file in {} ({})",
+                dir.display(),
+                describe(&e)
+            )
+        })?;
     let written = (|| -> io::Result<()> {
+        let f = tmp.file();
         f.write_all(bytes)?;
         if let Some(mode) = keep {
             f.set_permissions(fs::Permissions::from_mode(mode))?;
         }
         f.sync_all()
     })();
-    drop(f);
-    if let Err(e) = written {
-        cleanup::discard_temp(&tmp);
-        return Err(describe(&e));
-    }
+    // Dropping `tmp` removes it.
+    written.map_err(|e| describe(&e))?;
     #[cfg(test)]
     {
         let ms = PAUSE_BEFORE_RENAME_MS.load(std::sync::atomic::Ordering::SeqCst);
         if ms > 0 {
-            println!("PAUSED {}", tmp.display());
+            println!("PAUSED {}", tmp.path().display());
             std::thread::sleep(std::time::Duration::from_millis(ms));
         }
     }
-    cleanup::rename_temp(&tmp, file).map_err(|e| {
-        format!(
-            "renaming {} onto it failed ({})",
-            tmp.display(),
-            describe(&e)
-        )
-    })?;
+    let shown = tmp.path().display().to_string();
+    tmp.persist(file)
+        .map_err(|e| format!("renaming {shown} onto it failed ({})", describe(&e)))?;
     // The rename is durable once the directory is; some file systems refuse a directory
     // fsync (EINVAL), which changes nothing about the file itself.
     if let Ok(d) = File::open(dir) {

@@ -314,11 +314,6 @@ impl SweepResult {
         self.rows.iter().filter(|r| r.ran()).count()
     }
 
-    /// Rows within the noise of the fastest one, the fastest included.
-    pub fn rows_tied(&self) -> usize {
-        self.rows.iter().filter(|r| r.ties_best).count()
-    }
-
     /// Fills `of_best`, `ties_best` and `of_copy` from the rows and the copy ceiling.
     pub(crate) fn fill_relative(&mut self) {
         let best_block = self.best().map(|r| r.block);
