@@ -61,11 +61,17 @@ have_lib = $(LDCONFIG) -p 2>/dev/null | grep -q '[[:space:]]$(1)[[:space:]]'
 # $(call apt_install,PACKAGES): one update, one install, all of it on stderr.
 apt_install = { $(APT) update -qq && $(APT) install -y -qq $(1); } >&2
 
-.PHONY: sweep test drivers cpu-driver-apis test-tools slurm slurm-packages lint
+.PHONY: sweep replay test drivers cpu-driver-apis test-tools slurm slurm-packages lint
 
 ## make sweep ARGS="--size 640x360": the seed's sweep on the first GPU, else the first device.
 sweep: drivers
 	@$(CARGO) run --release -p blocksweep-cli -- sweep $(ARGS)
+
+## make replay FILE=docs/results/.../run.json ARGS="--plot run.svg": a saved run (a GPU's, on any
+## machine) re-rendered with every column; nothing is measured, so no driver is needed.
+replay:
+	@test -n "$(FILE)" || { echo "make replay: give FILE=<a sweep's JSON> (docs/results/ has H200 runs)" >&2; exit 2; }
+	@$(CARGO) run --release -q -p blocksweep-cli -- replay $(FILE) $(ARGS)
 
 ## make test: every test, on the real drivers (BLOCKSWEEP_REQUIRE=<api>,... makes a missing one fail);
 ## at its end, how many tests were skipped and why (tools/test-run.sh). --no-fail-fast: every test

@@ -16,8 +16,10 @@ use blocksweep_core::{Protocol, Reps};
 use clap::builder::{EnumValueParser, PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod files;
 mod options;
 mod parse;
+pub use files::FileArgs;
 pub use options::DriverArgs;
 use parse::{parse_block_list, parse_discipline, parse_grid};
 pub(crate) use parse::{parse_min_time, parse_svg_path};
@@ -195,6 +197,8 @@ pub struct DevicesArgs {
     /// Do not fit tables to the terminal width.
     #[arg(long)]
     pub wide: bool,
+    #[command(flatten)]
+    pub out: FileArgs,
 }
 
 #[derive(Args, Debug)]
@@ -207,6 +211,8 @@ pub struct LimitsArgs {
     /// Do not fit tables to the terminal width.
     #[arg(long)]
     pub wide: bool,
+    #[command(flatten)]
+    pub out: FileArgs,
 }
 
 /// `--reps` and `--min-time`: how many dispatches each row times, for the sweep and the lab.
@@ -327,6 +333,8 @@ pub struct ValidateArgs {
     /// Do not fit tables to the terminal width.
     #[arg(long)]
     pub wide: bool,
+    #[command(flatten)]
+    pub out: FileArgs,
 }
 
 #[derive(Args, Debug)]
@@ -341,6 +349,8 @@ pub struct CompareArgs {
     /// Do not fit tables to the terminal width.
     #[arg(long)]
     pub wide: bool,
+    #[command(flatten)]
+    pub out: FileArgs,
 }
 
 #[derive(Args, Debug)]
@@ -351,12 +361,21 @@ pub struct ReplayArgs {
     /// each API's own table and protocol (which a replay shows by default, as --verbose does).
     #[arg(long)]
     pub brief: bool,
+    /// Only these APIs of the run (keys, comma-separated: cuda,opencl); the answer is made again
+    /// over them.
+    #[arg(long, short, value_delimiter = ',')]
+    pub backend: Vec<String>,
+    /// Also draw the run as an SVG plot, as `sweep --plot` does (the first device's run).
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     /// Output format: table, markdown, csv or json.
     #[arg(long, short, default_value = "table", value_parser = formats())]
     pub format: FormatChoice,
     /// Do not fit tables to the terminal width.
     #[arg(long)]
     pub wide: bool,
+    #[command(flatten)]
+    pub out: FileArgs,
 }
 
 impl SweepArgs {

@@ -7,11 +7,12 @@ use blocksweep_core::report::{heading, parse_reports, Render, Report};
 
 use crate::args::CompareArgs;
 use crate::input::{read_capped, MAX_INPUT_BYTES};
+use crate::output::files::Files;
 use crate::output::stdio;
-use crate::output::width;
 use crate::usage;
 
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let files = Files::check(args.out.to(args.format, args.wide))?;
     let mut reports: Vec<(String, Report)> = Vec::new();
     for path in &args.files {
         let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
@@ -50,6 +51,6 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     for w in &comparison.warnings {
         warn!("warning: {w}");
     }
-    stdio::print(&comparison.render(width::format(args.format), width::stdout(args.wide)))?;
-    Ok(ExitCode::SUCCESS)
+    let written = files.write_each(&|f, l| comparison.render(f, l))?;
+    Ok(super::exit(!written))
 }

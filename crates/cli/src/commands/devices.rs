@@ -5,13 +5,12 @@ use std::process::ExitCode;
 use blocksweep_core::report::{DevicesReport, Render};
 
 use crate::args::DevicesArgs;
-use crate::output::stdio;
-use crate::output::width;
+use crate::output::files::Files;
 
 pub fn run(args: &DevicesArgs) -> anyhow::Result<ExitCode> {
+    let files = Files::check(args.out.to(args.format, args.wide))?;
     let reg = crate::session::registry();
     let report = DevicesReport::of(&reg);
-    let text = report.render(width::format(args.format), width::stdout(args.wide));
-    stdio::println(text.trim_end_matches('\n'))?;
-    Ok(ExitCode::SUCCESS)
+    let written = files.write_each(&|f, l| report.render(f, l))?;
+    Ok(super::exit(!written))
 }

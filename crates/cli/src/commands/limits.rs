@@ -6,9 +6,10 @@ use blocksweep_core::report::limits::{ApiLimits, LimitsGroup, LimitsReport};
 use blocksweep_core::report::Render;
 
 use crate::args::LimitsArgs;
-use crate::output::{stdio, width};
+use crate::output::files::Files;
 
 pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
+    let files = Files::check(args.out.to(args.format, args.wide))?;
     let (each, failed) = crate::session::ask_each(&args.device, |b| {
         Ok(ApiLimits {
             device: b.identity().clone(),
@@ -26,6 +27,6 @@ pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
         })
         .collect();
     let report = LimitsReport { groups };
-    stdio::print(&report.render(width::format(args.format), width::stdout(args.wide)))?;
-    Ok(super::exit(failed))
+    let written = files.write_each(&|f, l| report.render(f, l))?;
+    Ok(super::exit(failed || !written))
 }

@@ -4,31 +4,90 @@
 
 use std::process::ExitCode;
 
-use blocksweep_core::report::layout::wrap;
+use blocksweep_core::report::layout::{wrap, Layout};
 use blocksweep_core::report::{parse_reports, render_runs, Format, Report};
 
 use crate::args::ReplayArgs;
 use crate::input::{read_capped, MAX_INPUT_BYTES};
-use crate::output::stdio;
-use crate::output::width;
+use crate::output::files::{write_plot, Files};
+use crate::output::{stdio, width, OutputTarget};
 use crate::usage;
 
 pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
+    let files = Files::check(args.out.to(args.format, args.wide))?;
+    let plot = args
+        .plot
+        .as_deref()
+        .map(|p| OutputTarget::check(p).map_err(usage))
+        .transpose()?;
     let path = &args.file;
     let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
     let runs = parse(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
-    let format = width::format(args.format);
-    // A replay is read for its details: everything, as the files hold it, unless --brief.
-    let out = width::stdout(args.wide).verbose(!args.brief);
+    let runs = only(runs, &args.backend).map_err(|e| usage(format!("{}: {e}", path.display())))?;
     let note = provenance(&runs);
-    match format {
-        // The files' formats stay what a sweep writes; the note goes beside them.
-        Format::Json | Format::Csv => stdio::eprint_line(&format!("blocksweep: {note}")),
-        Format::Markdown => stdio::print(&format!("> {note}\n\n"))?,
-        Format::Table => stdio::print(&format!("{}\n\n", wrap(&note, out.width)))?,
+    // The note goes before the text (a table's line, a markdown quote); JSON and CSV stay what
+    // a sweep writes, the note on stderr beside them.
+    let text = |f: Format, l: Layout| -> String {
+        let body = render_runs(f, &runs, l);
+        match f {
+            Format::Table => format!("{}\n\n{body}", wrap(&note, l.width)),
+            Format::Markdown => format!("> {note}\n\n{body}"),
+            Format::Json | Format::Csv => body,
+        }
+    };
+    let mut written = true;
+    for (t, f) in &files.targets {
+        match t.write(text(*f, width::file(args.wide)).as_bytes()) {
+            Ok(()) => stdio::eprint_line(&format!("blocksweep: wrote {}", t.path().display())),
+            Err(e) => {
+                warn!("error: {e}");
+                written = false;
+            }
+        }
     }
-    stdio::print(&render_runs(format, &runs, out))?;
-    Ok(ExitCode::SUCCESS)
+    if !files.files_only() || !written {
+        // A replay is read for its details: everything, as the files hold it, unless --brief.
+        let format = width::format(args.format);
+        if matches!(format, Format::Json | Format::Csv) {
+            stdio::eprint_line(&format!("blocksweep: {note}"));
+        }
+        stdio::print(&text(format, width::stdout(args.wide).verbose(!args.brief)))?;
+    }
+    if let Some(t) = plot {
+        let svg = crate::plot::sweep::render_svg(&runs[0]);
+        written &= write_plot(&t, svg, Some("plotted"), "error: ");
+    }
+    Ok(super::exit(!written))
+}
+
+/// The runs with only the results (and failures) of the APIs `keys` names, and the answer
+/// made again over them; all of them where `keys` is empty. A key no run has is bad input.
+fn only(mut runs: Vec<Report>, keys: &[String]) -> Result<Vec<Report>, String> {
+    if keys.is_empty() {
+        return Ok(runs);
+    }
+    for k in keys {
+        if !runs
+            .iter()
+            .any(|r| r.results.iter().any(|x| x.api.key() == k.trim()))
+        {
+            let had: Vec<&str> = runs
+                .iter()
+                .flat_map(|r| r.results.iter().map(|x| x.api.key()))
+                .collect();
+            return Err(format!(
+                "--backend {k}: the run has no such API (it has {})",
+                had.join(", ")
+            ));
+        }
+    }
+    let keep = |key: &str| keys.iter().any(|k| k.trim() == key);
+    for r in &mut runs {
+        r.results.retain(|x| keep(x.api.key()));
+        r.failures.retain(|f| keep(f.api.key()));
+        r.refresh_answer();
+    }
+    Ok(runs)
 }
 
 /// The runs of a sweep's file; one without a single result is not a run to replay.

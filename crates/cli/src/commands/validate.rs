@@ -8,11 +8,11 @@ use blocksweep_core::workload::{ProgramWorkload, Workload};
 use blocksweep_core::Frame;
 
 use crate::args::ValidateArgs;
-use crate::output::stdio;
-use crate::output::width;
+use crate::output::files::Files;
 use crate::usage;
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
+    let files = Files::check(args.out.to(args.format, args.wide))?;
     let work = match &args.kernel {
         Some(path) => {
             // 4096 per dimension unless --size says: validate launches, it does not time.
@@ -72,10 +72,10 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         groups.push(group);
     }
     let report = ValidateReport { groups };
-    stdio::print(&report.render(width::format(args.format), width::stdout(args.wide)))?;
+    let written = files.write_each(&|f, l| report.render(f, l))?;
     let wrong = report.checks().any(Check::went_wrong)
         || report
             .resources()
             .any(|r| matches!(r.outcome, Outcome::Wrong { .. }));
-    Ok(super::exit(wrong || failed))
+    Ok(super::exit(wrong || failed || !written))
 }

@@ -1,7 +1,7 @@
 //! stdout and stderr without `print!`'s panics ("failed printing to stdout: Broken pipe",
 //! "No space left on device" on /dev/full, exit code 101).
 //!
-//! - Results go through [`print`] / [`println`]. When the reader of stdout has gone
+//! - Results go through [`print`]. When the reader of stdout has gone
 //!   (`blocksweep limits | head -1`) the process ends at once, quietly, with status 0, as
 //!   ripgrep does: the reader asked for no more. Temporary output files in flight are removed
 //!   first. Any other error (ENOSPC on /dev/full, EIO) comes back as an error whose text starts
@@ -14,14 +14,6 @@ use std::io::{self, Write};
 /// Writes `text` to stdout and flushes it. See the module doc for what errors do.
 pub fn print(text: &str) -> io::Result<()> {
     write_stdout(text.as_bytes())
-}
-
-/// [`print`] with a newline.
-pub fn println(text: &str) -> io::Result<()> {
-    let mut s = String::with_capacity(text.len() + 1);
-    s.push_str(text);
-    s.push('\n');
-    write_stdout(s.as_bytes())
 }
 
 /// Writes bytes to stdout (file descriptor 1) and flushes them: a closed pipe ends the process

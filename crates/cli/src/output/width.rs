@@ -3,7 +3,8 @@
 //!
 //! Width: `--wide` or `BLOCKSWEEP_WIDE=1` lifts the limit; else `COLUMNS` when it is set (as
 //! `ls` and hyperfine read it); else the terminal's own width when stdout is one; else 100.
-//! Files get the same rule without the terminal's width (they are read later, elsewhere).
+//! Files are always 100 columns unless `--wide` (or BLOCKSWEEP_WIDE) lifts the limit: they are
+//! read later, elsewhere, so the terminal they were written from must not shape them.
 
 use std::io::IsTerminal;
 
@@ -42,11 +43,14 @@ pub fn stdout(wide: bool) -> Layout {
 }
 
 /// For an output file; `wide`: `--wide`. A file holds everything (verbose): it is read later,
-/// by someone who may want the details.
+/// by someone who may want the details; and one width, whatever `COLUMNS` says.
 pub fn file(wide: bool) -> Layout {
-    from_env(wide)
-        .unwrap_or_else(|| Layout::new(DEFAULT_WIDTH))
-        .verbose(true)
+    let wide = wide || std::env::var("BLOCKSWEEP_WIDE").is_ok_and(|v| !v.is_empty() && v != "0");
+    match wide {
+        true => Layout::WIDE,
+        false => Layout::new(DEFAULT_WIDTH),
+    }
+    .verbose(true)
 }
 
 /// The terminal's width when stdout is a terminal.
