@@ -17,19 +17,33 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// A new region of at least `len` bytes, and the path the worker opens it by.
+    /// A new region of at least `len` bytes, and the path the worker opens it by: in /dev/shm,
+    /// else (no room there, or none) in the temporary directory.
     pub fn create(len: u64) -> io::Result<(Shared, PathBuf)> {
         let len = len.max(MIN_LEN);
-        let dir = Path::new("/dev/shm");
-        let dir = match dir.is_dir() {
-            true => dir.to_path_buf(),
-            false => std::env::temp_dir(),
-        };
+        let shm = Path::new("/dev/shm");
+        let mut last = None;
+        for dir in [shm.is_dir().then(|| shm.to_path_buf()), Some(std::env::temp_dir())]
+            .into_iter()
+            .flatten()
+        {
+            match Shared::create_in(&dir, len) {
+                Ok(made) => return Ok(made),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("no directory for shared memory")))
+    }
+
+    fn create_in(dir: &Path, len: u64) -> io::Result<(Shared, PathBuf)> {
         let named = tempfile::Builder::new()
             .prefix("blocksweep-worker-")
             .tempfile_in(dir)?;
+        // Every block reserved now: a full tmpfs is an error here, not a SIGBUS at the first
+        // write into the mapping later.
+        rustix::fs::fallocate(named.as_file(), rustix::fs::FallocateFlags::empty(), 0, len)
+            .map_err(|e| io::Error::other(format!("{} bytes in {}: {e}", len, dir.display())))?;
         let (file, path) = named.keep().map_err(|e| e.error)?;
-        file.set_len(len)?;
         Ok((Shared::map(file)?, path))
     }
 
