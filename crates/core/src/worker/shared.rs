@@ -23,9 +23,12 @@ impl Shared {
         let len = len.max(MIN_LEN);
         let shm = Path::new("/dev/shm");
         let mut last = None;
-        for dir in [shm.is_dir().then(|| shm.to_path_buf()), Some(std::env::temp_dir())]
-            .into_iter()
-            .flatten()
+        for dir in [
+            shm.is_dir().then(|| shm.to_path_buf()),
+            Some(std::env::temp_dir()),
+        ]
+        .into_iter()
+        .flatten()
         {
             match Shared::create_in(&dir, len) {
                 Ok(made) => return Ok(made),
