@@ -8,19 +8,38 @@ pub mod waves;
 
 pub use sweep::render_svg;
 
-use chart::{Colour, Glyph, Note};
+use chart::{Colour, Glyph, Marker, Note};
 
-/// Colour-blind-safe (ColorBrewer Dark2), one per API in the order they ran.
-const COLOURS: [Colour; 4] = [
-    Colour(0x1b, 0x9e, 0x77),
-    Colour(0xd9, 0x5f, 0x02),
-    Colour(0x75, 0x70, 0xb3),
-    Colour(0xe7, 0x29, 0x8a),
+/// Colour-blind-safe (ColorBrewer Dark2), one per API key, so an API has its colour and
+/// marker in every plot whichever APIs ran and in whatever order.
+const API_STYLES: [(&str, Colour, Marker); 3] = [
+    ("cuda", Colour(0x1b, 0x9e, 0x77), Marker::Circle),
+    ("vulkan", Colour(0xd9, 0x5f, 0x02), Marker::Square),
+    ("opencl", Colour(0x75, 0x70, 0xb3), Marker::Diamond),
 ];
 
-/// The colour of the `i`-th API of a report.
-fn api_colour(i: usize) -> Colour {
-    COLOURS[i % COLOURS.len()]
+/// The rest of Dark2, for keys the table does not know.
+const OTHER_COLOURS: [Colour; 4] = [
+    Colour(0xe7, 0x29, 0x8a),
+    Colour(0x66, 0xa6, 0x1e),
+    Colour(0xa6, 0x76, 0x1d),
+    Colour(0xe6, 0xab, 0x02),
+];
+
+/// The colour and marker of the API `key`: from the table, or for an unknown key picked by a
+/// hash of the key, so it too is the same in every plot.
+fn api_style(key: &str) -> (Colour, Marker) {
+    if let Some(&(_, c, m)) = API_STYLES.iter().find(|(k, _, _)| *k == key) {
+        return (c, m);
+    }
+    let h = key
+        .bytes()
+        .fold(0usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize));
+    (OTHER_COLOURS[h % OTHER_COLOURS.len()], Marker::Triangle)
+}
+
+fn api_colour(key: &str) -> Colour {
+    api_style(key).0
 }
 
 /// The legend's line for the whiskers, the same on every plot.
@@ -34,4 +53,18 @@ fn whiskers_note() -> Note {
 /// A whisker of ±1 sd around `y`, from a coefficient of variation, never below 0.
 fn whisker(y: f64, cv: f64) -> (f64, f64) {
     ((y * (1.0 - cv)).max(0.0), y * (1.0 + cv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_api_key_has_one_style_and_unknown_keys_a_stable_one() {
+        assert_eq!(api_style("vulkan").0, Colour(0xd9, 0x5f, 0x02));
+        let colours: Vec<Colour> = API_STYLES.iter().map(|s| s.1).collect();
+        assert!(!colours[1..].contains(&colours[0]) && colours[1] != colours[2]);
+        assert_eq!(api_style("metal"), api_style("metal"));
+        assert!(!colours.contains(&api_style("metal").0));
+    }
 }

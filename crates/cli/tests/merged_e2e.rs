@@ -88,12 +88,12 @@ fn plot_is_a_well_formed_svg_with_axes_and_legend() {
         .collect();
     let has = |needle: &str| texts.iter().any(|t| t.contains(needle));
     for needle in [
-        "threads per block (log2 scale)",
+        "threads per block (one slot per size, as in the table)",
         "GB/s",
-        "Vulkan kernel",
-        "OpenCL kernel",
+        "Vulkan (copy",
+        "OpenCL (copy",
         "device-to-device copy",
-        ">= 95% of best",
+        "within 95 % of that API's best",
         "128",
     ] {
         assert!(has(needle), "SVG has no text {needle:?}: {texts:?}");

@@ -1,9 +1,11 @@
 //! The plot, as a reader sees it: a real sweep's SVG rendered by headless Chromium, where a
 //! script measures the legend, every data marker and whisker, and every x label with the
 //! browser's own fonts (getBoundingClientRect). It fails when the legend covers a data point,
-//! when two x labels overlap, when a measured block size has no label, when the data leave the
-//! upper part of the plotting area empty (an axis stretched past them), or when the canvas has a
-//! large empty area below its content.
+//! when two x labels overlap, when a measured block size has no label, when a marker of one
+//! block size reaches a marker of another (or sits right of a larger size's), when an API's
+//! markers differ in colour or two APIs share one (or an API's colour changes from one plot to
+//! another), when the data leave the upper part of the plotting area empty (an axis stretched
+//! past them), or when the canvas has a large empty area below its content.
 //!
 //! Chromium is `chromium` on PATH (Debian's package; .ci/run installs it), or the program
 //! BLOCKSWEEP_CHROMIUM names. Without it the test prints SKIPPED, unless BLOCKSWEEP_REQUIRE
@@ -12,6 +14,7 @@
 
 mod support;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -123,7 +126,7 @@ const result = {
   svg: box(document.querySelector('svg')),
   plot: box(document.getElementById('plot-area')),
   legend: box(document.getElementById('legend')),
-  points: all('.point').map(e => Object.assign(box(e), {series: e.dataset.series, x_value: e.dataset.x})),
+  points: all('.point').map(e => Object.assign(box(e), {series: e.dataset.series, x_value: e.dataset.x, fill: getComputedStyle(e.firstElementChild).fill})),
   whiskers: all('.whisker').map(box),
   labels: all('.x-label').map(e => Object.assign(box(e), {text: e.textContent})),
   font: getComputedStyle(document.querySelector('.x-label')).fontFamily,
@@ -212,6 +215,8 @@ fn check(m: &Value, what: &str) -> Result<String, String> {
         .iter()
         .map(|l| (Rect::of(l), l["text"].as_str().unwrap().to_string()))
         .collect();
+    sizes_apart(&points, what)?;
+    colours(m, what)?;
     ensure!(!points.is_empty(), "{what}: no data point in the SVG");
     for (p, x) in &points {
         ensure!(
@@ -283,6 +288,47 @@ fn check(m: &Value, what: &str) -> Result<String, String> {
     ))
 }
 
+/// Every marker of a smaller block size ends left of every marker of a larger one: the
+/// markers of two sizes never overlap, and a slot's order is the table's.
+fn sizes_apart(points: &[(Rect, String)], what: &str) -> Result<(), String> {
+    let size = |x: &str| x.parse::<f64>().unwrap();
+    for (a, xa) in points {
+        for (b, xb) in points {
+            ensure!(
+                size(xa) >= size(xb) || a.x + a.w <= b.x,
+                "{what}: a marker of block {xa} {a:?} reaches one of block {xb} {b:?}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The fill of each API's markers, as the browser paints it: one per API, none shared.
+fn api_colours(m: &Value) -> Result<BTreeMap<String, String>, String> {
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for p in m["points"].as_array().unwrap() {
+        // The series is named by its API, then its copy ceiling in parentheses.
+        let api = p["series"].as_str().unwrap();
+        let api = api.split(" (").next().unwrap().to_string();
+        let fill = p["fill"].as_str().unwrap().to_string();
+        match seen.get(&api) {
+            Some(f) if *f != fill => return Err(format!("{api}'s markers are {f} and {fill}")),
+            _ => seen.insert(api, fill),
+        };
+    }
+    let fills: BTreeSet<&String> = seen.values().collect();
+    if fills.len() != seen.len() {
+        return Err(format!("two APIs share a colour: {seen:?}"));
+    }
+    Ok(seen)
+}
+
+fn colours(m: &Value, what: &str) -> Result<(), String> {
+    api_colours(m)
+        .map(|_| ())
+        .map_err(|e| format!("{what}: {e}"))
+}
+
 fn sweep_svg(dir: &Path, name: &str, extra: &[&str]) -> String {
     let path = dir.join(name);
     let mut args: Vec<String> = ["sweep", "--size", "320x180", "--plot"]
@@ -316,6 +362,16 @@ fn the_legend_covers_no_data_and_every_size_has_a_label() {
     let why = check(&measure(&browser, &covered), "legend over the data")
         .expect_err("a legend over the data went unnoticed");
     println!("as it should, the check refuses a tampered plot: {why}");
+    // And a marker moved a slot to the right, onto the next size's: the old log2 axis' 96
+    // and 100, where OpenCL's 96 landed right of CUDA's 100.
+    let moved = svg.replacen(
+        r#"<g class="point""#,
+        r#"<g class="point" transform="translate(52,0)""#,
+        1,
+    );
+    let why = check(&measure(&browser, &moved), "a marker in the next slot")
+        .expect_err("a marker over the next size's went unnoticed");
+    println!("as it should, the check refuses a marker in another size's slot: {why}");
     if let Some(png) = std::env::var_os("BLOCKSWEEP_PLOT_SCREENSHOT") {
         let size = svg_size(&svg);
         run_chromium(
@@ -331,10 +387,21 @@ fn the_legend_covers_no_data_and_every_size_has_a_label() {
     let crowded =
         "16,24,32,48,64,80,96,100,112,128,144,160,192,224,256,320,384,448,512,640,768,896,1024";
     let svg = sweep_svg(&dir, "crowded.svg", &["--blocks", crowded, "--reps", "3"]);
-    println!(
-        "{}",
-        check(&measure(&browser, &svg), "crowded sweep").unwrap()
-    );
+    let crowded_m = measure(&browser, &svg);
+    println!("{}", check(&crowded_m, "crowded sweep").unwrap());
+    // Each API keeps its colour in every plot: alone, and beside the others.
+    let together = api_colours(&crowded_m).unwrap();
+    for (api, fill) in &together {
+        let key = api.to_lowercase();
+        let svg = sweep_svg(&dir, "alone.svg", &["--backend", &key, "--reps", "3"]);
+        let alone = api_colours(&measure(&browser, &svg)).unwrap();
+        assert_eq!(
+            alone.get(api),
+            Some(fill),
+            "{api} alone: {alone:?}, together: {together:?}"
+        );
+        println!("{api} is {fill} alone and beside the others");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

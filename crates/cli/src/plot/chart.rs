@@ -1,21 +1,24 @@
 //! A small SVG chart, written by hand: series of points with whiskers, horizontal reference
-//! lines and bands, an x axis that is linear or log2 with a label at every chosen tick, and the
-//! legend outside the plotting area (on its right), so it never covers data.
+//! lines and bands, an x axis that is linear or categorical (one slot per tick) with a
+//! label at every chosen tick, an optional strip of bars under the plot (a second y axis in %),
+//! and the legend outside the plotting area (on its right), so it never covers data.
 //!
 //! It knows nothing about sweeps: `sweep.rs` and `waves.rs` turn reports into a [`Chart`]. This
 //! file holds what a chart is; `layout.rs` places its parts, `axes.rs` draws the title and axes,
-//! `marks.rs` the guides and the data, `legend.rs` the legend.
+//! `marks.rs` the guides and the data, `strip.rs` the bars under the plot, `legend.rs` the legend.
 //!
 //! The SVG names what a reader (or a test in a browser) looks for: `id="legend"`,
 //! `id="plot-area"`, `class="point"` on every data marker (with `data-series`, `data-x`,
 //! `data-y`), `class="whisker"`, `class="x-label"` on every x tick label, `class="off-scale"` on
-//! the label of a line above the y axis' top, and a `<title>` on every point, shown when the
-//! mouse rests on it.
+//! the label of a line above the y axis' top, `class="band"` on every band's rectangle,
+//! `id="strip-area"` and `class="strip-bar"` (with `data-x`) for the strip, and a `<title>` on
+//! every point, shown when the mouse rests on it.
 
 mod axes;
 mod layout;
 mod legend;
 mod marks;
+mod strip;
 
 pub use axes::tick_label;
 
@@ -32,8 +35,9 @@ impl Colour {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scale {
     Linear,
-    /// Equal distances for equal ratios; ticks go where they are asked to.
-    Log2,
+    /// One equal slot per tick, in the ticks' order; a point's x is its tick's `at`. Sizes as
+    /// close as 96 and 100 get slots as wide as any other, as rows of a table do.
+    Category,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -59,15 +63,6 @@ pub enum Marker {
     Square,
     Diamond,
     Triangle,
-}
-
-impl Marker {
-    pub const ALL: [Marker; 4] = [
-        Marker::Circle,
-        Marker::Square,
-        Marker::Diamond,
-        Marker::Triangle,
-    ];
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -103,11 +98,12 @@ pub struct Guide {
 pub enum GuideKind {
     /// A dashed horizontal line at y; above the y axis' top, a label at the top edge instead.
     Line { y: f64 },
-    /// A shaded horizontal band from `lo` to `hi`.
+    /// A shaded horizontal band from `lo` to `hi`; on a categorical axis, a band of a series is
+    /// drawn in that series' column of each slot, so bands of close values stay apart.
     Band { lo: f64, hi: f64 },
 }
 
-/// A legend line after the series and guides, explaining a mark, drawn beside that mark.
+/// A legend line after the series, explaining a mark, drawn beside that mark.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Note {
     pub glyph: Glyph,
@@ -120,6 +116,31 @@ pub enum Glyph {
     Whisker,
     /// A series' marker, in grey: what the shape means across colours.
     Marker(Marker),
+    /// A band's shade, in grey: what every series' band means.
+    Band,
+    /// A dashed line, in grey: what every series' line guide means.
+    Dashed,
+    /// The arrow of a line guide's label above the y axis' top.
+    Arrow,
+    /// A bar of the strip under the plot.
+    Bar,
+}
+
+/// Bars under the plotting area on the same x slots, on their own axis from 0 to 100 %.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Strip {
+    /// The strip's y axis title, e.g. "occupancy".
+    pub title: String,
+    pub bars: Vec<Bars>,
+}
+
+/// One series of bars; with several, each sits in the column of the series of the same index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bars {
+    pub name: String,
+    pub colour: Colour,
+    /// (x, fraction from 0 to 1).
+    pub values: Vec<(f64, f64)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -131,6 +152,7 @@ pub struct Chart {
     pub series: Vec<Series>,
     pub guides: Vec<Guide>,
     pub notes: Vec<Note>,
+    pub strip: Option<Strip>,
 }
 
 /// How far above the highest point whiskers may stretch the y axis; a longer one is cut with an
@@ -165,6 +187,7 @@ impl Chart {
         self.svg_guides(&mut s, &g);
         self.svg_off_scale(&mut s, &g);
         self.svg_data(&mut s, &g);
+        self.svg_strip(&mut s, &g);
         self.svg_legend(&mut s, &g);
         s.push_str("</svg>\n");
         s

@@ -64,6 +64,7 @@ fn chart(copy: f64, notes: Vec<Note>) -> Chart {
             },
         ],
         notes,
+        strip: None,
     }
 }
 
@@ -133,7 +134,14 @@ fn a_line_above_the_axis_is_a_label_at_the_top_edge_not_a_line() {
         .unwrap();
     let label_y = attr(labels[0], "y");
     assert!(label_y < attr(plot, "y") && label_y > attr(plot, "y") - 20.0);
-    // Its legend entry says so too, beside the arrow the label ends with.
+    // A series' own guide has no legend entry (its colour says whose it is); one of no series
+    // has, beside the arrow the label ends with.
+    let entries = by_class(&doc, "legend-entry").len();
+    assert_eq!(entries, 3, "two series and the note");
+    let mut c = chart(91.5, vec![whiskers()]);
+    c.guides[0].series = None;
+    let svg = c.to_svg();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
     assert_eq!(
         swatch_of(
             &doc,
@@ -142,7 +150,8 @@ fn a_line_above_the_axis_is_a_label_at_the_top_edge_not_a_line() {
         "text"
     );
     // The same line within the axis is drawn, dashed, and has no label.
-    let svg = chart(6.4, vec![whiskers()]).to_svg();
+    c.guides[0].kind = GuideKind::Line { y: 6.4 };
+    let svg = c.to_svg();
     let doc = roxmltree::Document::parse(&svg).unwrap();
     assert_eq!(by_class(&doc, "guide-line").len(), 1);
     assert!(by_class(&doc, "off-scale").is_empty());
@@ -170,7 +179,21 @@ fn every_legend_entry_shows_the_mark_it_explains() {
     assert_eq!(swatch_of(&doc, "whiskers: ±1 sd of one dispatch"), "path");
     assert_eq!(swatch_of(&doc, "circles: one kernel"), "circle");
     assert_eq!(swatch_of(&doc, "squares: the other"), "rect");
-    assert_eq!(swatch_of(&doc, "Vulkan >= 95% of best"), "rect");
+    for (glyph, shape) in [
+        (Glyph::Band, "rect"),
+        (Glyph::Dashed, "line"),
+        (Glyph::Arrow, "text"),
+        (Glyph::Bar, "rect"),
+    ] {
+        let mut c = chart(6.4, vec![]);
+        c.notes.push(Note {
+            glyph,
+            text: "a note".into(),
+        });
+        let svg = c.to_svg();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        assert_eq!(swatch_of(&doc, "a note"), shape, "{glyph:?}");
+    }
     // A series' entry: its line, then the marker its points are drawn with.
     for (name, shape) in [("Vulkan kernel", "circle"), ("OpenCL kernel", "rect")] {
         let entry = by_class(&doc, "legend-entry")

@@ -1,13 +1,18 @@
-//! `--plot FILE.svg`: GB/s against block size on a log2 axis, one line per API, with
+//! `--plot FILE.svg`: GB/s against block size, one line per API, with
 //!
-//! - a label under every block size that ran (rows of labels where sizes are close: 96 and
-//!   100 sit 6 px apart),
+//! - one slot per block size on the x axis, labelled as in the table, so 96 and 100 are as far
+//!   apart as 512 and 768; each API's marker has its own column within the slot,
+//! - one colour and marker per API key, the same in every plot (`api_style`),
 //! - a whisker on every point: GB/s × (1 ± sd / mean) of one dispatch, the table's "spread",
 //!   ending in an arrowhead where it reaches past a fifth above the highest point,
-//! - each API's ≥ 95 %-of-best band and its device-to-device copy ceiling: a dashed line when
-//!   it is near the data, a label at the top edge when it is far above (a CPU's memcpy),
+//! - each API's ≥ 95 %-of-best band, drawn in that API's column of every slot so close bands
+//!   stay apart, and its device-to-device copy ceiling: a dashed line when it is near the data,
+//!   a label at the top edge when it is far above (a CPU's memcpy),
 //! - the y axis fitted to the kernel's points, so the bands and the curves' shape show,
-//! - the legend to the right of the plotting area, where it covers nothing,
+//! - occupancy, where the rows have it, as bars in a strip under the plot on its own 0–100 %
+//!   axis: one grey bar per size when every API has the same, else one bar per API,
+//! - the legend to the right of the plotting area, where it covers nothing: one entry per API
+//!   (with its copy ceiling), then what the whiskers, bands, lines and bars mean,
 //! - a title naming each API's device when they differ.
 //!
 //! A kernel that declared no bytes moved (`sweep --kernel` without `bytes_per_item`) has no
@@ -17,9 +22,13 @@ use blocksweep_core::report::{and_list, Report};
 use blocksweep_core::sweep::{SweepResult, SweepRow};
 
 use super::chart::{
-    self, Axis, Chart, Colour, Guide, GuideKind, Marker, Point, Scale, Series, Tick,
+    self, Axis, Bars, Chart, Colour, Glyph, Guide, GuideKind, Note, Point, Scale, Series, Strip,
+    Tick,
 };
-use super::{api_colour, whisker, whiskers_note};
+use super::{api_style, whisker, whiskers_note};
+
+/// The occupancy bars' colour when every API has the same occupancy.
+const SHARED_GREY: Colour = Colour(0x77, 0x77, 0x77);
 
 /// A copy ceiling up to this factor above the data's top stretches the y axis to show its
 /// line; a higher one gets a label at the top edge, so the data keep the plot's height.
@@ -116,34 +125,116 @@ pub fn sweep_chart(report: &Report) -> anyhow::Result<Chart> {
     let q = Quantity::of(report);
     let mut series = Vec::new();
     let mut guides = Vec::new();
-    for (i, r) in report.results.iter().enumerate() {
+    let mut ran = Vec::new();
+    for r in &report.results {
         let points: Vec<Point> = r.rows.iter().filter_map(|row| point(q, r, row)).collect();
         if points.is_empty() {
             continue;
         }
-        let colour = api_colour(i);
+        let (colour, marker) = api_style(r.api.key());
         guides.extend(guides_of(q, r, colour, series.len()));
         series.push(Series {
-            name: format!("{} kernel", r.api),
+            name: r.api.to_string(),
             colour,
-            marker: Marker::ALL[i % Marker::ALL.len()],
+            marker,
             points,
         });
+        ran.push(r);
     }
     let top = chart::data_top(series.iter().flat_map(|s| &s.points));
     if series.is_empty() || top <= 0.0 {
         anyhow::bail!("nothing to plot: no row ran");
     }
+    let y = Axis::from_zero(
+        &q.axis_title(&report.results[0]),
+        reach_ceilings(top, &guides),
+    );
+    // Each API's one legend entry names its copy, now that the axis says where its line is.
+    for g in &guides {
+        if let (GuideKind::Line { y: c }, Some(i)) = (g.kind, g.series) {
+            let off = if c > y.hi { ", off scale ↑" } else { "" };
+            series[i].name = format!("{} (copy {c:.1} GB/s{off})", series[i].name);
+        }
+    }
+    let strip = occupancy(&ran);
     Ok(Chart {
         title: title(report, q),
         x: block_axis(&series),
-        y: Axis::from_zero(
-            &q.axis_title(&report.results[0]),
-            reach_ceilings(top, &guides),
-        ),
+        notes: notes(&guides, y.hi, strip.is_some()),
+        y,
         series,
         guides,
-        notes: vec![whiskers_note()],
+        strip,
+    })
+}
+
+/// What the marks of every API mean, for the marks this chart has.
+fn notes(guides: &[Guide], y_hi: f64, strip: bool) -> Vec<Note> {
+    let line = |on: bool| {
+        guides
+            .iter()
+            .any(|g| matches!(g.kind, GuideKind::Line { y } if (y <= y_hi) == on))
+    };
+    let mut notes = vec![whiskers_note()];
+    let mut add = |glyph, text: &str| {
+        notes.push(Note {
+            glyph,
+            text: text.into(),
+        })
+    };
+    if guides
+        .iter()
+        .any(|g| matches!(g.kind, GuideKind::Band { .. }))
+    {
+        add(Glyph::Band, "shaded: within 95 % of that API's best");
+    }
+    if line(true) {
+        add(Glyph::Dashed, "dashed: that API's device-to-device copy");
+    }
+    if line(false) {
+        add(Glyph::Arrow, "label at the top: a copy off the scale");
+    }
+    if strip {
+        add(Glyph::Bar, "bars below: occupancy (warps/SM ÷ warp slots)");
+    }
+    notes
+}
+
+/// The strip of occupancy bars: one grey series when every API has the same occupancy at
+/// every size (one plan for all), else one per API in its column; `None` when no row has one.
+fn occupancy(results: &[&SweepResult]) -> Option<Strip> {
+    let per_api: Vec<Vec<(f64, f64)>> = results
+        .iter()
+        .map(|r| {
+            r.rows
+                .iter()
+                .filter_map(|row| Some((row.threads as f64, row.occupancy?)))
+                .collect()
+        })
+        .collect();
+    if per_api.iter().all(Vec::is_empty) {
+        return None;
+    }
+    let bars = if per_api.windows(2).all(|w| w[0] == w[1]) {
+        vec![Bars {
+            name: "occupancy, every API".into(),
+            colour: SHARED_GREY,
+            values: per_api[0].clone(),
+        }]
+    } else {
+        results
+            .iter()
+            .zip(per_api)
+            .map(|(r, values)| Bars {
+                name: format!("{} occupancy", r.api),
+                colour: api_style(r.api.key()).0,
+                values,
+            })
+            .collect()
+    };
+    Some(Strip {
+        title: "occupancy".into(),
+        bars,
     })
 }
 
@@ -182,7 +273,7 @@ fn reach_ceilings(top: f64, guides: &[Guide]) -> f64 {
         .fold(top, f64::max)
 }
 
-/// Threads per block on a log2 scale, a tick at every size that ran.
+/// Threads per block, one slot per size that ran, labelled as the table's rows are.
 fn block_axis(series: &[Series]) -> Axis {
     let mut sizes: Vec<u64> = series
         .iter()
@@ -191,12 +282,11 @@ fn block_axis(series: &[Series]) -> Axis {
         .collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let (xmin, xmax) = (sizes[0] as f64, sizes[sizes.len() - 1] as f64);
     Axis {
-        title: "threads per block (log2 scale)".into(),
-        scale: Scale::Log2,
-        lo: (xmin / 1.25).max(0.5),
-        hi: xmax * 1.25,
+        title: "threads per block (one slot per size, as in the table)".into(),
+        scale: Scale::Category,
+        lo: sizes[0] as f64,
+        hi: sizes[sizes.len() - 1] as f64,
         ticks: sizes
             .iter()
             .map(|&n| Tick {
@@ -243,3 +333,7 @@ fn title(report: &Report, q: Quantity) -> Vec<String> {
 #[cfg(test)]
 #[path = "sweep_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "sweep_slot_tests.rs"]
+mod slot_tests;

@@ -24,7 +24,7 @@ const H200: [(u32, f64); 13] = [
 ];
 const BYTES: u64 = 3840 * 2160 * 16;
 
-fn api(key: &str) -> Api {
+pub(super) fn api(key: &str) -> Api {
     blocksweep_drivers::all()
         .iter()
         .map(|d| d.api())
@@ -32,7 +32,7 @@ fn api(key: &str) -> Api {
         .unwrap()
 }
 
-fn timing(ms: f64, cv: f64) -> Timing {
+pub(super) fn timing(ms: f64, cv: f64) -> Timing {
     Timing {
         discipline: Discipline::Batch,
         reps: 10,
@@ -51,7 +51,7 @@ fn timing(ms: f64, cv: f64) -> Timing {
 }
 
 /// One API's result: the H200 figures times `scale`, every row's spread `cv`.
-fn result(key: &str, device: &str, scale: f64, cv: f64) -> SweepResult {
+pub(super) fn result(key: &str, device: &str, scale: f64, cv: f64) -> SweepResult {
     let api = api(key);
     let rows = H200
         .iter()
@@ -121,13 +121,13 @@ fn result(key: &str, device: &str, scale: f64, cv: f64) -> SweepResult {
     }
 }
 
-fn report(results: Vec<SweepResult>) -> Report {
+pub(super) fn report(results: Vec<SweepResult>) -> Report {
     let mut r = Report::new("blocksweep test", "2026-11-30T00:00:00Z");
     r.results = results;
     r
 }
 
-fn h200() -> Report {
+pub(super) fn h200() -> Report {
     report(vec![
         result("cuda", "NVIDIA H200", 1.0, 0.02),
         result("vulkan", "NVIDIA H200", 1.03, 0.02),
@@ -135,7 +135,7 @@ fn h200() -> Report {
     ])
 }
 
-fn attr(n: roxmltree::Node, name: &str) -> f64 {
+pub(super) fn attr(n: roxmltree::Node, name: &str) -> f64 {
     n.attribute(name).unwrap().parse().unwrap()
 }
 
@@ -166,15 +166,19 @@ fn every_size_is_labelled_and_the_legend_is_right_of_the_data() {
     );
     let svg_width = attr(doc.root_element(), "width");
     assert!(attr(legend_box, "x") + attr(legend_box, "width") <= svg_width);
-    // 96 and 100 are a few pixels apart: not on the same row of labels.
-    let y_of = |t: &str| {
+    // One slot per size: the labels in one row, evenly spaced, 96 and 100 as far apart as
+    // 512 and 768.
+    let at = |t: &str, a: &str| {
         class("x-label")
             .find(|n| n.text() == Some(t))
-            .map(|n| attr(n, "y"))
+            .map(|n| attr(n, a))
             .unwrap()
     };
-    assert_ne!(y_of("96"), y_of("100"));
-    assert_eq!(y_of("16"), y_of("1024"));
+    assert_eq!(at("16", "y"), at("1024", "y"));
+    assert_eq!(at("96", "y"), at("100", "y"));
+    let gap = |a: &str, b: &str| at(b, "x") - at(a, "x");
+    assert!((gap("96", "100") - gap("512", "768")).abs() < 0.2);
+    assert!(gap("96", "100") > 50.0, "{}", gap("96", "100"));
 }
 
 #[test]
@@ -227,11 +231,11 @@ fn nothing_ran_is_an_error() {
     assert!(e.to_string().contains("no row ran"));
 }
 
-fn svg_doc(svg: &str) -> roxmltree::Document<'_> {
+pub(super) fn svg_doc(svg: &str) -> roxmltree::Document<'_> {
     roxmltree::Document::parse(svg).expect("the SVG is well-formed XML")
 }
 
-fn count(doc: &roxmltree::Document, class: &str) -> usize {
+pub(super) fn count(doc: &roxmltree::Document, class: &str) -> usize {
     doc.descendants()
         .filter(|n| n.attribute("class") == Some(class))
         .count()

@@ -1,5 +1,5 @@
 //! `blocksweep tail --plot FILE.svg`: GB/s against waves, one line per API and kernel (colour
-//! per API, marker per kernel: circles for the sweep's grid-stride kernel, squares for one pixel
+//! per API key, the same as on the sweep's plot; marker per kernel: circles for the sweep's grid-stride kernel, squares for one pixel
 //! per thread), with the sawtooth of the model, waves / ceil(waves) times the best grid-stride
 //! GB/s, drawn in grey for reference. Whiskers: ±1 sd of one dispatch, as on the sweep's plot.
 //! Drawn by `chart.rs`, as the sweep's plot is.
@@ -74,13 +74,14 @@ pub fn waves_chart(report: &WaveReport) -> anyhow::Result<Chart> {
                 text: "squares: one pixel per thread, frame = grid x block".into(),
             },
         ],
+        strip: None,
     })
 }
 
 /// One series per API and kernel that ran: colour per API, marker per kernel.
 fn measured(report: &WaveReport) -> Vec<Series> {
     let mut series = Vec::new();
-    for (i, r) in report.results.iter().enumerate() {
+    for r in &report.results {
         for kernel in Kernel::ALL {
             let points: Vec<Point> = r
                 .rows
@@ -97,7 +98,7 @@ fn measured(report: &WaveReport) -> Vec<Series> {
             };
             series.push(Series {
                 name: format!("{}, {name}", r.api),
-                colour: api_colour(i),
+                colour: api_colour(r.api.key()),
                 marker: marker(kernel),
                 points,
             });

@@ -116,21 +116,26 @@ impl Chart {
         let _ = writeln!(s, "</g>");
     }
 
-    /// The vertical grid lines and the x labels, in rows so none overlaps another.
+    /// The vertical grid lines (a categorical axis' slot edges) and the x labels, in rows so
+    /// none overlaps another, under the strip where there is one.
     pub(super) fn svg_x_axis(&self, s: &mut String, g: &Geometry) {
-        let (top, bottom) = (g.top, g.bottom);
+        let (top, bottom, axis_bottom) = (g.top, g.bottom, g.axis_bottom);
         let _ = writeln!(s, r#"<g id="x-axis" text-anchor="middle">"#);
-        for ((t, &c), row) in g.ticks.iter().zip(&g.centres).zip(&g.rows) {
+        let edges = g.frame.slot_edges();
+        let grid: &[f64] = if edges.is_empty() { &g.centres } else { &edges };
+        for &c in grid {
             let _ = writeln!(
                 s,
                 r##"<line x1="{c:.1}" x2="{c:.1}" y1="{top:.1}" y2="{bottom:.1}" stroke="#e4e4e4"/>"##
             );
+        }
+        for ((t, &c), row) in g.ticks.iter().zip(&g.centres).zip(&g.rows) {
             let Some(row) = row else { continue };
-            let label_y = bottom + 8.0 + (*row as f64 + 1.0) * LABEL_ROW - 3.0;
+            let label_y = axis_bottom + 8.0 + (*row as f64 + 1.0) * LABEL_ROW - 3.0;
             // A tick down to its label, longer for the lower rows.
             let _ = writeln!(
                 s,
-                r##"<line x1="{c:.1}" x2="{c:.1}" y1="{bottom:.1}" y2="{:.1}" stroke="#888"/><text class="x-label" x="{c:.1}" y="{label_y:.1}">{}</text>"##,
+                r##"<line x1="{c:.1}" x2="{c:.1}" y1="{axis_bottom:.1}" y2="{:.1}" stroke="#888"/><text class="x-label" x="{c:.1}" y="{label_y:.1}">{}</text>"##,
                 label_y - FONT + 1.0,
                 esc(&t.label)
             );

@@ -19,6 +19,16 @@ const MAX_LABEL_ROWS: usize = 4;
 pub(super) const LEGEND_GAP: f64 = 28.0;
 pub(super) const LEGEND_ROW: f64 = 20.0;
 pub(super) const LEGEND_SWATCH: f64 = 26.0;
+/// The strip of bars under the plot: its gap above and its height.
+const STRIP_GAP: f64 = 22.0;
+pub(super) const STRIP_H: f64 = 64.0;
+/// The widest marker (a diamond) and the least room between two slots' markers.
+const MARKER_W: f64 = 10.0;
+const SLOT_GAP: f64 = 8.0;
+/// Columns of one slot at most this far apart, so a slot's markers read as one size.
+const COLUMN_MAX: f64 = 14.0;
+/// Horizontal spread of the series at one x on a continuous axis, so their whiskers stay apart.
+const DODGE: f64 = 5.0;
 
 /// A generous width of `text` at `font` px in a sans-serif face: DejaVu Sans (the widest
 /// common default) advances digits by 0.636 em and averages about 0.62 em over text.
@@ -84,15 +94,57 @@ pub(super) struct Frame {
     pub(super) top: f64,
     x: Axis,
     y: Axis,
+    /// The ticks' values in order: the slots of a categorical axis.
+    slots: Vec<f64>,
 }
 
 impl Frame {
     pub(super) fn px(&self, x: f64) -> f64 {
         let t = match self.x.scale {
             Scale::Linear => (x - self.x.lo) / (self.x.hi - self.x.lo),
-            Scale::Log2 => (x.log2() - self.x.lo.log2()) / (self.x.hi.log2() - self.x.lo.log2()),
+            Scale::Category => {
+                // The nearest slot's centre: a value between two ticks has no slot of its own.
+                let i = (0..self.slots.len())
+                    .min_by(|&a, &b| {
+                        (self.slots[a] - x)
+                            .abs()
+                            .total_cmp(&(self.slots[b] - x).abs())
+                    })
+                    .unwrap_or(0);
+                (i as f64 + 0.5) / self.slots.len().max(1) as f64
+            }
         };
         self.left + t * PLOT_W
+    }
+
+    /// The width of one slot of a categorical axis; `None` on a continuous one.
+    pub(super) fn slot(&self) -> Option<f64> {
+        (self.x.scale == Scale::Category).then(|| PLOT_W / self.slots.len().max(1) as f64)
+    }
+
+    /// How far apart the columns of `n` series are within one slot: the markers of one slot
+    /// never reach into the next.
+    pub(super) fn column_step(&self, n: usize) -> f64 {
+        match self.slot() {
+            None => DODGE,
+            Some(_) if n < 2 => 0.0,
+            Some(w) => ((w - MARKER_W - SLOT_GAP) / (n - 1) as f64).clamp(0.0, COLUMN_MAX),
+        }
+    }
+
+    /// The offset of series `i` of `n` from its x's centre.
+    pub(super) fn column(&self, i: usize, n: usize) -> f64 {
+        (i as f64 - (n as f64 - 1.0) / 2.0) * self.column_step(n)
+    }
+
+    /// The slot boundaries of a categorical axis, in pixels.
+    pub(super) fn slot_edges(&self) -> Vec<f64> {
+        match self.slot() {
+            None => Vec::new(),
+            Some(w) => (0..=self.slots.len())
+                .map(|i| self.left + i as f64 * w)
+                .collect(),
+        }
     }
 
     pub(super) fn py(&self, y: f64) -> f64 {
@@ -116,6 +168,9 @@ pub(super) struct Geometry<'a> {
     pub(super) off_scale_top: f64,
     pub(super) top: f64,
     pub(super) bottom: f64,
+    /// The strip's top and bottom; both `bottom` without a strip.
+    pub(super) strip_top: f64,
+    pub(super) axis_bottom: f64,
     pub(super) frame: Frame,
     /// The x ticks in order, their centres, and the label row of each (`None`: no room).
     pub(super) ticks: Vec<&'a Tick>,
@@ -146,23 +201,27 @@ impl Chart {
             n => n as f64 * LABEL_ROW + 4.0,
         };
         let top = off_scale_top + off_scale_h;
+        // X labels, placed in rows so none overlaps another.
+        let mut ticks: Vec<&Tick> = self.x.ticks.iter().collect();
+        ticks.sort_by(|a, b| a.at.total_cmp(&b.at));
         let frame = Frame {
             left: plot_left,
             top,
             x: self.x.clone(),
             y: self.y.clone(),
+            slots: ticks.iter().map(|t| t.at).collect(),
         };
-
-        // X labels, placed in rows so none overlaps another.
-        let mut ticks: Vec<&Tick> = self.x.ticks.iter().collect();
-        ticks.sort_by(|a, b| a.at.total_cmp(&b.at));
         let centres: Vec<f64> = ticks.iter().map(|t| frame.px(t.at)).collect();
         let widths: Vec<f64> = ticks.iter().map(|t| text_width(&t.label, FONT)).collect();
         let rows = label_rows(&centres, &widths, LABEL_GAP, MAX_LABEL_ROWS);
         let used_rows = rows.iter().flatten().max().map_or(1, |r| r + 1);
         let unlabelled = rows.iter().filter(|r| r.is_none()).count();
         let bottom = top + PLOT_H;
-        let x_title_y = bottom + 8.0 + used_rows as f64 * LABEL_ROW + 20.0;
+        let (strip_top, axis_bottom) = match self.strip {
+            Some(_) => (bottom + STRIP_GAP, bottom + STRIP_GAP + STRIP_H),
+            None => (bottom, bottom),
+        };
+        let x_title_y = axis_bottom + 8.0 + used_rows as f64 * LABEL_ROW + 20.0;
         let legend_h = legend.len() as f64 * LEGEND_ROW + 16.0;
         // The x title's descenders end about a third of a font below its baseline.
         let height = (x_title_y + FONT * 0.35).max(top + legend_h) + MARGIN;
@@ -179,6 +238,8 @@ impl Chart {
             off_scale_top,
             top,
             bottom,
+            strip_top,
+            axis_bottom,
             frame,
             ticks,
             centres,

@@ -1,5 +1,7 @@
-//! The legend, right of the plotting area: one entry per series, guide and note, each beside
-//! the mark it explains, drawn as that mark is drawn in the plot.
+//! The legend, right of the plotting area: one entry per series, then the guides that belong to
+//! no series, then the notes (what the bands, lines and bars of every series mean), each beside
+//! the mark it explains, drawn as that mark is drawn in the plot. A series' own guides get no
+//! entry: their colour says whose they are, and a note says what they are.
 
 use std::fmt::Write as _;
 
@@ -44,19 +46,9 @@ impl Chart {
         let _ = writeln!(s, "</g>");
     }
 
-    /// One entry per series, each followed by its guides; then the guides of no series, then
-    /// the notes.
+    /// One entry per series; then the guides of no series, then the notes.
     pub(super) fn legend(&self) -> Vec<LegendEntry> {
-        let mut out = Vec::new();
-        for (i, series) in self.series.iter().enumerate() {
-            out.push(series_entry(series));
-            out.extend(
-                self.guides
-                    .iter()
-                    .filter(|g| g.series == Some(i))
-                    .map(|g| self.guide_entry(g)),
-            );
-        }
+        let mut out: Vec<LegendEntry> = self.series.iter().map(series_entry).collect();
         let n = self.series.len();
         out.extend(
             self.guides
@@ -117,6 +109,21 @@ fn note_entry(note: &Note) -> LegendEntry {
             b = half + 3.0
         ),
         Glyph::Marker(m) => marker(m, half, 0.0, NOTE_GREY),
+        Glyph::Band => format!(
+            r#"<rect x="{:.1}" y="-7" width="14" height="14" fill="{NOTE_GREY}" fill-opacity="0.22" stroke="{NOTE_GREY}" stroke-width="0.8"/>"#,
+            half - 7.0
+        ),
+        Glyph::Dashed => format!(
+            r#"<line x1="0" x2="{LEGEND_SWATCH}" y1="0" y2="0" stroke="{NOTE_GREY}" stroke-width="1.5" stroke-dasharray="8 5"/>"#
+        ),
+        Glyph::Arrow => format!(
+            r#"<text x="{half}" y="{:.1}" text-anchor="middle" font-size="{ARROW_FONT}" font-weight="bold" fill="{NOTE_GREY}">↑</text>"#,
+            ARROW_FONT * 0.35
+        ),
+        Glyph::Bar => format!(
+            r#"<rect x="{:.1}" y="-4" width="10" height="11" fill="{NOTE_GREY}" fill-opacity="0.55"/>"#,
+            half - 5.0
+        ),
     };
     LegendEntry {
         swatch,

@@ -6,9 +6,6 @@ use std::fmt::Write as _;
 use super::layout::{Frame, Geometry, LABEL_ROW, PLOT_W};
 use super::{esc, off_scale_label, Chart, GuideKind, Marker, Point, Series};
 
-/// Horizontal spread of the series at one x, so their whiskers stay apart.
-const DODGE: f64 = 5.0;
-
 impl Chart {
     /// The bands and the lines within the y axis, under the data.
     pub(super) fn svg_guides(&self, s: &mut String, g: &Geometry) {
@@ -19,11 +16,14 @@ impl Chart {
             match guide.kind {
                 GuideKind::Band { lo, hi } => {
                     let (y1, y2) = (frame.py(hi), frame.py(lo));
-                    let _ = writeln!(
-                        s,
-                        r#"<rect class="band" x="{plot_left}" y="{y1:.1}" width="{PLOT_W}" height="{:.1}" fill="{colour}" fill-opacity="0.12"/>"#,
-                        (y2 - y1).max(0.5),
-                    );
+                    let h = (y2 - y1).max(0.5);
+                    for (x, w) in self.band_columns(frame, guide.series) {
+                        let _ = writeln!(
+                            s,
+                            r#"<rect class="band" x="{x:.1}" y="{y1:.1}" width="{w:.1}" height="{h:.1}" fill="{colour}" fill-opacity="0.22" stroke="{colour}" stroke-opacity="0.7" stroke-width="0.8"><title>{}</title></rect>"#,
+                            esc(&guide.label)
+                        );
+                    }
                 }
                 GuideKind::Line { y } if y <= self.y.hi => {
                     let py = frame.py(y);
@@ -36,6 +36,22 @@ impl Chart {
             }
         }
         let _ = writeln!(s, "</g>");
+    }
+
+    /// Where a band is drawn, (left, width) in pixels: across the plot, or on a categorical
+    /// axis in its series' column of every slot, so three bands of close values never blend.
+    fn band_columns(&self, frame: &Frame, series: Option<usize>) -> Vec<(f64, f64)> {
+        let (Some(slot), Some(i)) = (frame.slot(), series) else {
+            return vec![(frame.left, PLOT_W)];
+        };
+        let n = self.series.len();
+        let step = frame.column_step(n);
+        let w = if step > 0.0 { step } else { slot * 0.5 };
+        self.x
+            .ticks
+            .iter()
+            .map(|t| (frame.px(t.at) + frame.column(i, n) - w / 2.0, w))
+            .collect()
     }
 
     /// One label per line above the y axis' top, in rows over the plotting area's top edge,
@@ -64,8 +80,7 @@ impl Chart {
         let n = self.series.len();
         let _ = writeln!(s, r#"<g id="data">"#);
         for (i, series) in self.series.iter().enumerate() {
-            let dodge = (i as f64 - (n as f64 - 1.0) / 2.0) * DODGE;
-            self.svg_series(s, &g.frame, series, dodge);
+            self.svg_series(s, &g.frame, series, g.frame.column(i, n));
         }
         let _ = writeln!(s, "</g>");
     }
