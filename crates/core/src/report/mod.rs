@@ -43,11 +43,12 @@ pub use self::text::and_list;
 
 /// Bumped whenever a field of the JSON changes meaning or goes away. 3: rows carry a
 /// `verdict`, the portable answer names why each API falls short, timing statistics name their
-/// samples (docs/json-schema.md).
-pub const SCHEMA_VERSION: u32 = 3;
+/// samples. 4: validate's outcomes and compare's cells are objects with a `kind`
+/// (docs/json-schema.md).
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Older schemas this version still reads: what changed is derived, and recomputed on reading.
-pub const READS_SCHEMAS: [u32; 2] = [2, 3];
+pub const READS_SCHEMAS: [u32; 3] = [2, 3, 4];
 
 /// An API that could not run, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -157,16 +157,29 @@ pub fn json_rows(s: &ApiSubgroups) -> Vec<Value> {
     let mut rows: Vec<Value> = SUBGROUP_ASSUMPTIONS
         .iter()
         .map(|&(which, claim)| {
+            let cell = evaluate(s, which);
+            let kind = match cell.holds {
+                Some(true) => "holds",
+                Some(false) => "does_not_hold",
+                None => "not_judged",
+            };
             json!({
                 "api": s.api,
                 "assumption": { "claim": claim, "guarantee": promise(which), "subgroups": which },
-                "subgroups": evaluate(s, which),
+                "outcome": { "kind": kind, "verdict": cell.text() },
+                "subgroups": cell,
             })
         })
         .collect();
+    // The probe's row has an outcome too, so that every row of `checks` reads alike.
+    let outcome = match &s.unmeasured {
+        None => json!({ "kind": "measured" }),
+        Some(why) => json!({ "kind": "not_measured", "why": why }),
+    };
     rows.push(json!({
         "api": s.api,
         "assumption": { "claim": "subgroup probe", "guarantee": s.probe },
+        "outcome": outcome,
         "subgroup_probe": s,
     }));
     rows

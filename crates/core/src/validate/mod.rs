@@ -146,11 +146,13 @@ pub const ASSUMPTIONS: [Assumption; 12] = [
     grid("a grid of 65536 blocks in y runs", 1, 65536),
 ];
 
-/// What happened when one API was handed one launch.
+/// What happened when one API was handed one launch. JSON: one object whose `kind` is one
+/// of a closed set (docs/json-schema.md, "validate"), with that kind's details beside it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Outcome {
     /// It ran and every pixel matched.
+    #[serde(rename = "verified")]
     Ran,
     /// It ran and left pixel `index` wrong.
     Wrong { index: u64 },
@@ -161,6 +163,7 @@ pub enum Outcome {
     Failed { message: String },
     /// It ran; its output is not a check of the launch, for the reason given (a 1-D kernel in
     /// a 2-D block repeats x's work in y).
+    #[serde(rename = "ran_unchecked")]
     Unchecked { why: String },
     /// Not handed to the API: the kernel cannot take it (a grid above the spec's `max_grid`
     /// would write past a buffer of one slot per block).
