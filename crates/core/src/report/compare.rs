@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::layout::{Column, Layout, Notes, Overflow, Table};
 use super::text::{ms, reps_words, Doc};
 use super::{to_csv, Envelope, Render, Report};
-use crate::backend::Api;
+use crate::backend::{Api, DeviceIdentity};
 use crate::blocks::BlockSize;
 use crate::grid::GridPolicy;
 use crate::measure::{tie_threshold, Protocol};
@@ -33,9 +33,9 @@ pub struct Run {
     pub rows_run: usize,
 }
 
-/// One block size's cell in one column.
+/// One block size's cell in one column. JSON: an object whose `kind` says which.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Cell {
     /// The run's best mean time ÷ this size's (1.0 = its fastest); `tie`: within the noise;
     /// `verdict`: the row's verdict in its run, the same one its own table showed.
@@ -64,13 +64,16 @@ pub struct Comparison {
     pub rows: Vec<Line>,
     /// Ways the runs differ that change what their ratios mean (frame, protocol, grid).
     pub warnings: Vec<String>,
+    /// The devices the runs measured, once each (the envelope's `devices`).
+    #[serde(skip)]
+    pub devices: Vec<DeviceIdentity>,
 }
 
 impl Comparison {
     /// Every API result of every report, each report with its label (usually its file name).
     pub fn of(reports: &[(String, Report)]) -> Comparison {
         let mut runs = Vec::new();
-        let mut results = Vec::new();
+        let mut results: Vec<&SweepResult> = Vec::new();
         for (label, rep) in reports {
             for r in &rep.results {
                 let best = r.best();
@@ -121,10 +124,12 @@ impl Comparison {
             .collect();
         let mut warnings = warnings(&runs);
         warnings.extend(disagreements(&runs, &results));
+        let devices = results.iter().map(|r| r.device.clone()).collect();
         Comparison {
             runs,
             rows,
             warnings,
+            devices,
         }
     }
 }
@@ -372,10 +377,10 @@ impl Render for Comparison {
         }
         to_csv(&rec)
     }
-    /// The envelope (no devices: compare measures nothing; each run names its device), then
-    /// `runs`, `rows` and `warnings`.
+    /// The envelope (its devices: those the runs measured), then `runs`, `rows` and
+    /// `warnings`.
     fn json(&self) -> String {
-        Envelope::now("compare", []).document(self)
+        Envelope::now("compare", &self.devices).document(self)
     }
 }
 
