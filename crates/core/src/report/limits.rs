@@ -8,6 +8,7 @@
 mod files;
 mod rows;
 mod tables;
+mod units;
 
 pub use rows::human_bytes;
 

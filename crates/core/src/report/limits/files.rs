@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::rows::guarantee;
-use super::{ApiLimits, LimitsReport};
+use super::rows::{guarantee, guarantee_of};
+use super::{units, ApiLimits, LimitsReport};
 use crate::report::{to_csv, Envelope};
 
 /// The CSV's columns.
@@ -125,9 +125,10 @@ pub(super) fn json(report: &LimitsReport) -> String {
         .document(&serde_json::json!({ "limits": views }))
 }
 
-/// One view as JSON: each limit of `limits` and `kernel` with `guaranteed`, what its API's
-/// specification guarantees for it (null where it promises nothing), and the view's
-/// `guarantees: [{ "concept", "minimum" }]`, every promise of its API.
+/// One view as JSON: each limit of `limits` and `kernel` with its `unit`, `guaranteed` (what
+/// its API's specification guarantees for it, in words; null where it promises nothing) and
+/// `promised` (the same as a number with its unit), and the view's `guarantees`, every promise
+/// of its API, each in words and as `amount`.
 fn view_json(v: &ApiLimits) -> Value {
     let api = v.device.api;
     let mut o = serde_json::to_value(v).unwrap_or_default();
@@ -140,8 +141,11 @@ fn view_json(v: &ApiLimits) -> Value {
                 .as_object_mut()
                 .filter(|m| m.contains_key("value") && m.contains_key("name"))
             {
-                let guaranteed = guarantee(api, &format!("{prefix}{key}"));
-                named.insert("guaranteed".into(), guaranteed.into());
+                let key = format!("{prefix}{key}");
+                named.insert("unit".into(), units::unit(&key).into());
+                named.insert("guaranteed".into(), guarantee(api, &key).into());
+                let promised = guarantee_of(api, &key).map(units::promised);
+                named.insert("promised".into(), promised.into());
             }
         }
     }
@@ -155,6 +159,8 @@ fn view_json(v: &ApiLimits) -> Value {
                 "minimum": g.to_string(),
                 "fixed": g.fixed,
                 "native_name": g.name,
+                "amount": units::amount(g),
+                "condition": g.condition,
             })
         })
         .collect();

@@ -2,6 +2,7 @@
 //! CSV and JSON name it by; and what each API's specification guarantees for a key.
 
 use crate::api::Api;
+use crate::guarantee::Guarantee;
 use crate::limits::{Concept, Dims, Named};
 
 use super::ApiLimits;
@@ -161,6 +162,11 @@ pub(super) const ROWS: &[Row] = &[
 /// What `api`'s specification guarantees for the limit the CSV and JSON call `key` (the
 /// table's "spec ≥"), where it promises anything.
 pub(super) fn guarantee(api: Api, key: &str) -> Option<String> {
+    guarantee_of(api, key).map(|g| g.to_string())
+}
+
+/// The promise itself behind [`guarantee`].
+pub(super) fn guarantee_of(api: Api, key: &str) -> Option<&'static Guarantee> {
     let row = ROWS.iter().find(|r| r.key == key)?;
-    api.guarantee(row.concept).map(|g| g.to_string())
+    api.guarantee(row.concept)
 }
