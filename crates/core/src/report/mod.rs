@@ -21,6 +21,7 @@ pub mod envelope;
 mod fleet;
 mod json;
 pub mod layout;
+mod lead;
 pub mod limits;
 mod merged;
 #[cfg(test)]
@@ -39,12 +40,13 @@ pub use self::envelope::{Envelope, EnvelopeDevice};
 pub use self::fleet::{heading, render_runs, Fleet, Runs};
 pub use self::json::{parse_report, parse_reports};
 pub use self::layout::Layout;
+pub use self::lead::{ApiBest, Stop, StopKind, SweepAnswer};
 pub use self::text::and_list;
 
 /// Bumped whenever a field of the JSON changes meaning or goes away. 3: rows carry a
 /// `verdict`, the portable answer names why each API falls short, timing statistics name their
-/// samples. 4: validate's outcomes and compare's cells are objects with a `kind`
-/// (docs/json-schema.md).
+/// samples. 4: validate's outcomes and compare's cells are objects with a `kind`; a sweep
+/// gained `answer` (docs/json-schema.md).
 pub const SCHEMA_VERSION: u32 = 4;
 
 /// Older schemas this version still reads: what changed is derived, and recomputed on reading.
@@ -70,6 +72,10 @@ pub struct Report {
     /// True when every API ran the same planned (block, grid) pairs on one physical device.
     #[serde(default)]
     pub shared_plan: bool,
+    /// What the screen leads with ([`SweepAnswer`]); derived like `portable`, and recomputed
+    /// when a file is read (files before schema 4 have none).
+    #[serde(default, deserialize_with = "derived")]
+    pub answer: Option<SweepAnswer>,
     pub results: Vec<SweepResult>,
     pub failures: Vec<Failure>,
     /// Which block sizes are good on every API (see [`PortableAnswer`]); refreshed by
@@ -87,6 +93,7 @@ impl Report {
             date: date.into(),
             device_match: None,
             shared_plan: false,
+            answer: None,
             results: Vec::new(),
             failures: Vec::new(),
             portable: None,
@@ -110,6 +117,7 @@ impl Report {
             r.fill_relative();
         }
         self.portable = PortableAnswer::of(self, GOOD_FRACTION);
+        self.answer = Some(SweepAnswer::of(self));
     }
 
     /// The best theoretical DRAM bandwidth any API reported for the device (GB/s).
