@@ -1,0 +1,295 @@
+//! Every command's real JSON against its JSON Schema in docs/schemas, with the jsonschema crate:
+//! each command run here on the CPU drivers, and `replay` and `compare` on the committed H200
+//! runs. Then docs/json-schema.md against the schemas: every field it documents is a property
+//! there, and every property is documented.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use jsonschema::Registry;
+use serde_json::Value;
+use support::{available_apis, succeeds, words};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn read(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path:?}: {e}"))
+}
+
+/// Every schema file, by name ("sweep", "common", ...).
+fn schemas() -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(repo().join("docs/schemas")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if let Some(stem) = name.strip_suffix(".schema.json") {
+            out.push((stem.to_string(), read(&path)));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// The schema violations of `doc` against `command`'s schema (its references to the other
+/// schema files resolved from the files themselves, never fetched).
+fn violations(command: &str, doc: &Value) -> Vec<String> {
+    let all = schemas();
+    let resources = all
+        .iter()
+        .map(|(_, s)| (s["$id"].as_str().unwrap().to_string(), s.clone()));
+    let registry = Registry::new()
+        .extend(resources)
+        .unwrap()
+        .prepare()
+        .unwrap();
+    let schema = &all.iter().find(|(n, _)| n == command).expect("a schema").1;
+    let validator = jsonschema::options()
+        .with_registry(&registry)
+        .build(schema)
+        .unwrap_or_else(|e| panic!("{command}'s schema: {e}"));
+    validator
+        .iter_errors(doc)
+        .map(|e| format!("at {}: {e}", e.instance_path()))
+        .collect()
+}
+
+/// `text` is JSON that `command`'s schema accepts; returns it.
+fn conforms(command: &str, text: &str) -> Value {
+    let doc: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{command}: {e}"));
+    let bad = violations(command, &doc);
+    assert!(bad.is_empty(), "{command}: {}", bad.join("\n"));
+    doc
+}
+
+const QUICK: &str = "--size 96x64 --reps 2 --warmups 0";
+
+#[test]
+fn every_command_run_here_matches_its_schema() {
+    let apis = available_apis();
+    let json = |line: &str| succeeds(&[words(line), words("--format json")].concat());
+    conforms("devices", &json("devices"));
+    conforms("apis", &json("apis"));
+    if apis.is_empty() {
+        return;
+    }
+    let backend = |cmd: &str| match apis.len() {
+        1 => json(&format!("{cmd} --backend {}", apis[0])),
+        _ => json(&format!("{cmd} --backend all")),
+    };
+    let limits = conforms("limits", &backend("limits"));
+    let unit = &limits["limits"][0]["limits"]["max_threads_per_block"]["unit"];
+    assert_eq!(unit, "threads", "{limits}");
+    let validate = conforms("validate", &backend("validate"));
+    let checks = validate["checks"].as_array().unwrap();
+    assert!(checks.iter().all(|c| c["outcome"]["kind"].is_string()));
+    let sweep = backend(&format!("sweep --blocks 32,64 {QUICK}"));
+    let v = conforms("sweep", &sweep);
+    assert_eq!(
+        v["answer"]["best"].as_array().unwrap().len(),
+        apis.len(),
+        "{v}"
+    );
+    conforms("shapes", &backend(&format!("shapes --threads 64 {QUICK}")));
+    let tail = format!("tail --block 64 --waves waves:0.5..1:0.5 {QUICK}");
+    conforms("tail", &backend(&tail));
+    let all = json(&format!("sweep --device all --blocks 32 {QUICK}"));
+    conforms("sweep", &all);
+    let dir = support::scratch("schemas");
+    let file = dir.join("run.json");
+    std::fs::write(&file, &sweep).unwrap();
+    let f = file.to_str().unwrap();
+    conforms("replay", &succeeds(&["replay", f, "--format", "json"]));
+    let compare = conforms("compare", &succeeds(&["compare", f, f, "--format", "json"]));
+    assert_eq!(
+        compare["devices"], v["devices"],
+        "compare names the devices measured"
+    );
+}
+
+/// Every committed sweep (schemas 2 and 3, one device or a fleet, built-in or a user's
+/// kernel) replays as a document of today's schema.
+#[test]
+fn every_committed_run_replays_and_compares_within_its_schema() {
+    let mut runs = Vec::new();
+    let mut stack = vec![repo().join("docs/results")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                let Ok(v) = serde_json::from_str::<Value>(&std::fs::read_to_string(&path).unwrap())
+                else {
+                    continue;
+                };
+                let sweep = v["command"].is_null() || v["command"] == "sweep";
+                // Schema 1 (the first H200 run) is no longer read, and says so.
+                if v["schema_version"].as_u64().is_some_and(|n| n >= 2) && sweep {
+                    runs.push(path);
+                }
+            }
+        }
+    }
+    runs.sort();
+    assert!(runs.len() > 50, "{runs:?}");
+    for run in &runs {
+        let f = run.to_str().unwrap();
+        let out = support::blocksweep()
+            .args(["replay", f, "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{f}: {}", support::stderr(&out));
+        let bad = violations("replay", &serde_json::from_slice(&out.stdout).unwrap());
+        assert!(bad.is_empty(), "{f}: {}", bad.join("\n"));
+    }
+    let core = [
+        "h200-2026-12-01/call3/core/h200-2026-12-01.json",
+        "h200-2026-11-30-d/core/h200-2026-11-30.json",
+        "h200x2-2026-11-30/multi/x2-2026-11-30.json",
+    ];
+    let files: Vec<String> = core
+        .iter()
+        .map(|p| format!("{}/docs/results/{p}", repo().display()))
+        .collect();
+    let mut args = vec!["compare", "--format", "json"];
+    args.extend(files.iter().map(String::as_str));
+    let v = conforms("compare", &succeeds(&args));
+    let uuids: BTreeSet<&str> = v["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["uuid"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        uuids.len(),
+        4,
+        "one H200, another, and the fleet's two: {uuids:?}"
+    );
+}
+
+/// The schemas are no rubber stamp: the special cases a script used to meet are refused.
+#[test]
+fn the_schemas_refuse_the_old_special_cases() {
+    let file = repo().join("docs/results/h200-2026-12-01/call3/core/h200-2026-12-01.json");
+    let mut sweep: Value = serde_json::from_str(&succeeds(&[
+        "replay",
+        file.to_str().unwrap(),
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert!(violations("sweep", &sweep).is_empty());
+    assert_eq!(sweep["answer"]["best"][0]["block"]["x"], 64, "CUDA's best");
+    sweep.as_object_mut().unwrap().remove("answer");
+    assert!(
+        !violations("sweep", &sweep).is_empty(),
+        "a sweep without an answer"
+    );
+    let mut doc = serde_json::json!({
+        "tool": "blocksweep 0.1.0", "version": "0.1.0", "schema_version": 4,
+        "command": "validate", "date": "2026-12-02T00:00:00Z", "devices": [],
+        "checks": [{ "api": "cuda", "limits_say": null, "outcome": { "kind": "verified" },
+            "assumption": { "claim": "c", "guarantee": "g", "launch": {
+                "block": { "x": 1, "y": 1, "z": 1 }, "grid": { "x": 1, "y": 1 } } } }]
+    });
+    assert!(violations("validate", &doc).is_empty());
+    for old in [
+        serde_json::json!("ran"),
+        serde_json::json!({"rejected": {"message": "m"}}),
+    ] {
+        doc["checks"][0]["outcome"] = old;
+        assert!(!violations("validate", &doc).is_empty(), "{doc}");
+    }
+    doc["checks"][0].as_object_mut().unwrap().remove("outcome");
+    assert!(
+        !violations("validate", &doc).is_empty(),
+        "an outcome never absent"
+    );
+}
+
+/// The field names docs/json-schema.md documents: the first column of its field tables (those
+/// headed `| field |`) and the keys of its examples (`"name":`).
+fn documented_fields(md: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let (mut in_block, mut field_table) = (false, false);
+    for line in md.lines() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        if !line.starts_with('|') {
+            field_table = false;
+        } else if line.starts_with("| field ") {
+            field_table = true;
+        }
+        if !in_block && !field_table {
+            continue;
+        }
+        if in_block {
+            for piece in line.split('"').collect::<Vec<_>>().windows(2) {
+                let [key, after] = piece else { continue };
+                if after.trim_start().starts_with(':') && is_name(key) {
+                    out.insert(key.to_string());
+                }
+            }
+        } else if let Some(cell) = line.strip_prefix("| `") {
+            let name = cell.split('`').next().unwrap_or("");
+            if is_name(name) {
+                out.insert(name.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn is_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit())
+}
+
+/// Every property name anywhere in `schema`.
+fn properties(schema: &Value, out: &mut BTreeSet<String>) {
+    match schema {
+        Value::Object(m) => {
+            if let Some(Value::Object(props)) = m.get("properties") {
+                out.extend(props.keys().cloned());
+            }
+            m.values().for_each(|v| properties(v, out));
+        }
+        Value::Array(a) => a.iter().for_each(|v| properties(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_schema_page_and_the_schemas_name_the_same_fields() {
+    let md = std::fs::read_to_string(repo().join("docs/json-schema.md")).unwrap();
+    let mut props = BTreeSet::new();
+    for (_, s) in schemas() {
+        properties(&s, &mut props);
+    }
+    let documented = documented_fields(&md);
+    let missing: Vec<&String> = documented.iter().filter(|f| !props.contains(*f)).collect();
+    assert!(missing.is_empty(), "documented, in no schema: {missing:?}");
+    // The other way: each property is named on the page, in backticks or quotes.
+    let unnamed: Vec<&String> = props
+        .iter()
+        .filter(|p| !md.contains(&format!("`{p}`")) && !md.contains(&format!("\"{p}\"")))
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "in a schema, not on docs/json-schema.md: {unnamed:?}"
+    );
+    for command in words("sweep replay limits validate devices compare shapes tail apis") {
+        assert!(
+            md.contains(&format!("schemas/{command}.schema.json")),
+            "the page links {command}'s schema"
+        );
+    }
+}
