@@ -35,24 +35,15 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
             Format::Json | Format::Csv => body,
         }
     };
-    let mut written = true;
-    for (t, f) in &files.targets {
-        match t.write(text(*f, width::file(args.wide)).as_bytes()) {
-            Ok(()) => stdio::eprint_line(&format!("blocksweep: wrote {}", t.path().display())),
-            Err(e) => {
-                warn!("error: {e}");
-                written = false;
-            }
-        }
-    }
-    if !files.files_only() || !written {
-        // A replay is read for its details: everything, as the files hold it, unless --brief.
-        let format = width::format(args.format);
-        if matches!(format, Format::Json | Format::Csv) {
+    // A replay is read for its details: everything on stdout too, as the files hold it, unless
+    // --brief.
+    let stdout = width::stdout(args.wide).verbose(!args.brief);
+    let note_on_stderr = || {
+        if matches!(files.stdout, Format::Json | Format::Csv) {
             stdio::eprint_line(&format!("blocksweep: {note}"));
         }
-        stdio::print(&text(format, width::stdout(args.wide).verbose(!args.brief)))?;
-    }
+    };
+    let mut written = files.write_each_to(&text, stdout, &note_on_stderr)?;
     if let Some(t) = plot {
         let svg = crate::plot::sweep::render_svg(&runs[0]);
         written &= write_plot(&t, svg, Some("plotted"), "error: ");

@@ -55,6 +55,17 @@ impl Files {
     /// Writes every file (each failure said, the others still written), then stdout unless
     /// [`Files::files_only`]; false when a write failed (the results then go to stdout too).
     pub fn write_each(&self, render: &dyn Fn(Format, Layout) -> String) -> anyhow::Result<bool> {
+        self.write_each_to(render, width::stdout(self.wide), &|| {})
+    }
+
+    /// [`Files::write_each`] with stdout's layout given, and `before_stdout` run just before
+    /// stdout is written (what a command says on stderr beside its results there).
+    pub fn write_each_to(
+        &self,
+        render: &dyn Fn(Format, Layout) -> String,
+        stdout: Layout,
+        before_stdout: &dyn Fn(),
+    ) -> anyhow::Result<bool> {
         let mut ok = true;
         for (t, f) in &self.targets {
             let text = render(*f, width::file(self.wide));
@@ -67,7 +78,8 @@ impl Files {
             }
         }
         if !self.files_only() || !ok {
-            stdio::print(&render(self.stdout, width::stdout(self.wide)))?;
+            before_stdout();
+            stdio::print(&render(self.stdout, stdout))?;
         }
         Ok(ok)
     }
