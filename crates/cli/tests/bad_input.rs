@@ -35,6 +35,15 @@ fn names() {
 }
 
 #[test]
+fn contradicting_flags() {
+    // --quiet prints nothing and --verbose prints more: asked together, one line says so.
+    bad_input(
+        &["sweep", "--quiet", "--verbose"],
+        "'--quiet' cannot be used with '--verbose'",
+    );
+}
+
+#[test]
 fn unknown_device() {
     bad_input(
         &["sweep", "--device", "no-such-gpu-xyz", "--size", "64x64"],

@@ -114,6 +114,13 @@ fn limits_validate_and_devices_write_their_files() {
         );
         assert!(out.stdout.is_empty(), "{args:?}: -q printed");
         assert!(stderr(&out).contains(&format!("wrote {}", file.display())));
+        // validate builds kernels meant to fail; PoCL's compiler counted their errors on the
+        // process's stderr ("1 error generated.") until builds ran with it redirected.
+        assert!(
+            !stderr(&out).contains(" generated."),
+            "{args:?}: a compiler's words leaked: {}",
+            stderr(&out)
+        );
     }
     assert_eq!(read_json(&limits)["command"], "limits");
     let csv = std::fs::read_to_string(&devices).unwrap();

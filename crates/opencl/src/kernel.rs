@@ -306,13 +306,15 @@ pub(crate) fn build(
     let c_options = CString::new(options).map_err(|_| {
         OpenClError::Usage(format!("build options contain a NUL byte: {options:?}"))
     })?;
-    let status = build_program(
-        program.raw(),
-        &[device.0],
-        &c_options,
-        None,
-        ptr::null_mut(),
-    );
+    let status = crate::stderr::quieted(|| {
+        build_program(
+            program.raw(),
+            &[device.0],
+            &c_options,
+            None,
+            ptr::null_mut(),
+        )
+    });
     // The log is read either way: on success it holds ptxas's report, on failure the errors.
     let log = get_program_build_data(program.raw(), device.0, CL_PROGRAM_BUILD_LOG)
         .map(|b| {

@@ -43,6 +43,7 @@ mod kernel;
 mod limits;
 mod memory;
 mod program;
+mod stderr;
 mod subgroups;
 mod timing;
 mod transfer;
