@@ -194,7 +194,8 @@ fn the_schemas_refuse_the_old_special_cases() {
         "tool": "blocksweep 0.1.0", "version": "0.1.0", "schema_version": 4,
         "command": "validate", "date": "2026-12-02T00:00:00Z", "devices": [],
         "checks": [{ "api": "cuda", "limits_say": null, "outcome": { "kind": "verified" },
-            "assumption": { "claim": "c", "guarantee": "g", "launch": {
+            "holds": true,
+            "assumption": { "claim": "c", "expects": "runs", "guarantee": "g", "launch": {
                 "block": { "x": 1, "y": 1, "z": 1 }, "grid": { "x": 1, "y": 1 } } } }]
     });
     assert!(violations("validate", &doc).is_empty());

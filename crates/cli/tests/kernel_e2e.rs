@@ -351,10 +351,10 @@ fn validate_with_a_users_kernel_answers_per_api() {
     );
     let row = |starts: &str| line_starting(&table, starts);
     let r128 = row("1  128 threads per block run");
-    assert_eq!(r128.matches("runs, verified").count(), 2, "{r128}");
+    assert_eq!(r128.matches("holds: runs, verified").count(), 2, "{r128}");
     let r1025 = row("4  1025 threads per block are rejected");
     let note = r1025
-        .split("  rejected [")
+        .split("  holds: rejected [")
         .nth(1)
         .and_then(|s| s.split(']').next())
         .unwrap_or_else(|| panic!("Vulkan does not reject 1025: {r1025}"));

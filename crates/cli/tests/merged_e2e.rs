@@ -157,6 +157,9 @@ fn validate_shows_what_each_api_runs_and_rejects() {
     // lavapipe's limit is 1024 invocations: the product rule refuses 32x32x2, naming the limit.
     let c = find("vulkan", "32x32x2");
     assert_eq!(c["outcome"]["kind"], "rejected", "{c}");
+    // The claim says "rejected", and lavapipe rejects it: the verdict the cell leads with.
+    assert_eq!(c["assumption"]["expects"], "refused", "{c}");
+    assert_eq!(c["holds"], true, "{c}");
     assert!(
         c["outcome"]["message"]
             .as_str()
@@ -171,13 +174,14 @@ fn validate_shows_what_each_api_runs_and_rejects() {
     // Within every limit: runs and verifies on both.
     for api in ["vulkan", "opencl"] {
         assert_eq!(find(api, "128 threads")["outcome"]["kind"], "verified");
+        assert_eq!(find(api, "128 threads")["holds"], true);
         assert_eq!(find(api, "100 threads")["outcome"]["kind"], "verified");
     }
     let s = succeeds(&["validate", "--backend", "all"]);
     assert!(
         s.contains("Who guarantees it:")
-            && s.contains("runs, verified")
-            && s.contains("rejected ["),
+            && s.contains("holds: runs, verified")
+            && s.contains("holds: rejected ["),
         "{s}"
     );
     // The rejection's own words, under the table.

@@ -19,7 +19,7 @@ use crate::api::{named_in_words, Api};
 use crate::backend::{KernelFacts, Launch};
 use crate::blocks::BlockSize;
 use crate::limits::Limits;
-use crate::validate::Outcome;
+use crate::validate::{Expect, Outcome};
 
 use crate::guarantee::{bytes_in_words, each_api, who_guarantees, Amount, Need};
 use crate::limits::Concept;
@@ -87,6 +87,8 @@ impl Probe {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ResourceCheck {
     pub claim: &'static str,
+    /// What the claim says the API does (`None`: the row explores, it claims nothing).
+    pub expects: Option<Expect>,
     pub probe: Probe,
 }
 
@@ -147,30 +149,37 @@ impl ResourceCheck {
 pub const RESOURCE_CHECKS: [ResourceCheck; 7] = [
     ResourceCheck {
         claim: "16 KiB of shared memory per block run",
+        expects: Some(Expect::Runs),
         probe: Probe::Shared(SharedSize::Bytes(16 << 10)),
     },
     ResourceCheck {
         claim: "32 KiB of shared memory per block run",
+        expects: Some(Expect::Runs),
         probe: Probe::Shared(SharedSize::Bytes(32 << 10)),
     },
     ResourceCheck {
         claim: "48 KiB of shared memory per block run",
+        expects: Some(Expect::Runs),
         probe: Probe::Shared(SharedSize::Bytes(48 << 10)),
     },
     ResourceCheck {
         claim: "the device's own shared-memory limit per block runs",
+        expects: Some(Expect::Runs),
         probe: Probe::Shared(SharedSize::DeviceLimit),
     },
     ResourceCheck {
         claim: "1 KiB above that limit is refused",
+        expects: Some(Expect::Refused),
         probe: Probe::Shared(SharedSize::AboveDeviceLimit(1 << 10)),
     },
     ResourceCheck {
         claim: "the register-heavy kernel runs at its own block limit",
+        expects: Some(Expect::Runs),
         probe: Probe::Registers(BlockPick::KernelLimit),
     },
     ResourceCheck {
         claim: "the register-heavy kernel at the device's largest block",
+        expects: None,
         probe: Probe::Registers(BlockPick::DeviceLimit),
     },
 ];
@@ -291,6 +300,7 @@ fn resolve_registers(
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResourceAssumption {
     pub claim: &'static str,
+    pub expects: Option<Expect>,
     pub guarantee: String,
     /// `None` when the probe could not be formed on this device.
     pub launch: Option<Launch>,
@@ -311,6 +321,11 @@ pub struct ResourceResult {
 }
 
 impl ResourceResult {
+    /// Whether the outcome bears the claim out (`None`: no claim, or no verdict).
+    pub fn holds(&self) -> Option<bool> {
+        self.assumption.expects?.holds(&self.outcome)
+    }
+
     pub fn new(
         api: Api,
         check: ResourceCheck,
@@ -323,6 +338,7 @@ impl ResourceResult {
             api,
             assumption: ResourceAssumption {
                 claim: check.claim,
+                expects: check.expects,
                 guarantee: check.guarantee(),
                 launch: launch.map(|l| {
                     Launch::linear(l.block, l.grid)

@@ -14,13 +14,25 @@ pub(crate) struct Answer<'a> {
     pub outcome: &'a Outcome,
     /// What the queried limits say about the launch (None: within every limit).
     pub limits_say: Option<&'a str>,
+    /// Whether the outcome bears the claim out (`None`: no verdict, the cell says why).
+    pub holds: Option<bool>,
     /// The launch the device made of the claim ("256 x 64, 49 KiB") and what its kernel holds
     /// (", 105 regs"); `None` where the claim itself names the launch.
     pub launch: Option<(String, String)>,
 }
 
-/// A short verdict for the cell; the API's own words, when there are any, as a footnote.
+/// The cell: the verdict ("holds", "does not hold"), then what the API did, its own words,
+/// when there are any, as a footnote.
 fn cell(a: &Answer, notes: &mut Notes) -> String {
+    let did = what_it_did(a, notes);
+    match a.holds {
+        Some(h) => format!("{}: {did}", super::verdict_word(Some(h))),
+        None => did,
+    }
+}
+
+/// What the API did with the launch, as the cell shows it after the verdict.
+fn what_it_did(a: &Answer, notes: &mut Notes) -> String {
     let api = a.api;
     let (launch, detail) = match &a.launch {
         Some((launch, held)) => (launch.as_str(), format!(" ({launch}{held})")),

@@ -21,7 +21,9 @@ use crate::sweep::limit_violation;
 use crate::verify::verify;
 
 pub(crate) mod claims;
+mod expect;
 mod render;
+pub use expect::{verdict_word, Expect};
 pub use render::render;
 use render::render_group;
 
@@ -32,6 +34,8 @@ use render::render_group;
 pub struct Assumption {
     pub claim: &'static str,
     pub note: Option<&'static str>,
+    /// What the claim says the API does with the launch.
+    pub expects: Expect,
     /// Whether the claim is about the block or the grid (the other is incidental).
     pub about: Subject,
     pub launch: Launch,
@@ -48,6 +52,7 @@ pub enum Subject {
 #[derive(Serialize)]
 struct Stated {
     claim: &'static str,
+    expects: Expect,
     guarantee: String,
     launch: Launch,
 }
@@ -56,6 +61,7 @@ impl From<Assumption> for Stated {
     fn from(a: Assumption) -> Stated {
         Stated {
             claim: a.claim,
+            expects: a.expects,
             guarantee: a.guarantee(),
             launch: a.launch,
         }
@@ -102,9 +108,29 @@ const fn a(
     Assumption {
         claim,
         note,
+        expects: expects(claim),
         about: Subject::Block,
         launch: Launch::linear(BlockSize { x, y, z }, grid),
     }
+}
+
+/// A claim says "... rejected" or "... run(s) ...": what it expects, read from its words so the
+/// two cannot disagree.
+const fn expects(claim: &str) -> Expect {
+    let b = claim.as_bytes();
+    let word = b"rejected";
+    let mut i = 0;
+    while i + word.len() <= b.len() {
+        let mut j = 0;
+        while j < word.len() && b[i + j] == word[j] {
+            j += 1;
+        }
+        if j == word.len() {
+            return Expect::Refused;
+        }
+        i += 1;
+    }
+    Expect::Runs
 }
 
 /// A claim about the grid, launched with blocks of 32.
@@ -112,6 +138,7 @@ const fn grid(claim: &'static str, x: u32, y: u32) -> Assumption {
     Assumption {
         claim,
         note: None,
+        expects: expects(claim),
         about: Subject::Grid,
         launch: Launch::new(
             BlockSize { x: 32, y: 1, z: 1 },
@@ -180,6 +207,11 @@ pub struct Check {
 }
 
 impl Check {
+    /// Whether the outcome bears the claim out (`None`: it says nothing of it).
+    pub fn holds(&self) -> Option<bool> {
+        self.assumption.expects.holds(&self.outcome)
+    }
+
     /// The launch ran and left a wrong output: the run fails (exit code 1).
     pub fn went_wrong(&self) -> bool {
         matches!(self.outcome, Outcome::Wrong { .. } | Outcome::Failed { .. })

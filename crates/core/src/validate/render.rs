@@ -23,6 +23,7 @@ pub(super) fn render_group(checks: &[Check], apis: &[(Api, String)], doc: &mut D
             Some(Answer {
                 api,
                 outcome: &c.outcome,
+                holds: c.holds(),
                 limits_say: c.limits_say.as_deref(),
                 launch: None,
             })
@@ -62,6 +63,7 @@ impl Render for ValidateReport {
             "guarantee",
             "limits_say",
             "outcome",
+            "holds",
             "message",
         ]
         .map(String::from)
@@ -79,6 +81,7 @@ impl Render for ValidateReport {
                     c.assumption.guarantee(),
                     c.limits_say.clone().unwrap_or_default(),
                     outcome.into(),
+                    verdict_word(c.holds()).into(),
                     message,
                 ]);
             }
@@ -95,6 +98,7 @@ impl Render for ValidateReport {
                     r.assumption.guarantee.clone(),
                     r.limits_say.clone().unwrap_or_default(),
                     outcome.into(),
+                    verdict_word(r.holds()).into(),
                     message,
                 ]);
             }
@@ -111,13 +115,19 @@ impl Render for ValidateReport {
     /// (api, assumption {claim, guarantee, subgroups}, subgroups {claims, measured, holds,
     /// verdict}) and each API's probe (`subgroup_probe`).
     fn json(&self) -> String {
+        let with_holds = |mut v: serde_json::Value, holds: Option<bool>| {
+            if let Some(o) = v.as_object_mut() {
+                o.insert("holds".into(), holds.into());
+            }
+            v
+        };
         let mut rows: Vec<serde_json::Value> = self
             .checks()
-            .map(|c| serde_json::to_value(c).unwrap_or_default())
+            .map(|c| with_holds(serde_json::to_value(c).unwrap_or_default(), c.holds()))
             .collect();
         rows.extend(
             self.resources()
-                .map(|r| serde_json::to_value(r).unwrap_or_default()),
+                .map(|r| with_holds(serde_json::to_value(r).unwrap_or_default(), r.holds())),
         );
         let subgroups = self.groups.iter().flat_map(|g| &g.subgroups);
         rows.extend(subgroups.flat_map(subgroup::json_rows));

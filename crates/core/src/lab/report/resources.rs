@@ -17,6 +17,7 @@ fn answer(r: &ResourceResult) -> Answer<'_> {
     Answer {
         api: r.api,
         outcome: &r.outcome,
+        holds: r.holds(),
         limits_say: r.limits_say.as_deref(),
         launch: Some((r.launch_text(), regs)),
     }
