@@ -34,7 +34,16 @@ const CASES: &[(&str, &[Caught])] = &[
             &["differs from its own output", "depends on the launch"],
         )],
     ),
-    ("divergent-barrier", &[("OpenCL", &["past the end of 'y'"])]),
+    (
+        "divergent-barrier",
+        &[
+            ("OpenCL", &["past the end of 'y'"]),
+            (
+                "Vulkan",
+                &["'y' at block 32", "differs from its own output"],
+            ),
+        ],
+    ),
     (
         "pow2-reduction",
         &[(

@@ -1,18 +1,25 @@
-// y[i] = x[i] + x[i + 1] (the last element doubled), each group staging x in a __local tile.
-// BUG: the barrier is inside `if (i < n)`, so the last group's work-items with i >= n skip it
-// while the others wait there. Fix: close the guard before the barrier, reopen it after.
-#define TILE 1024  // the largest work-group the sweep launches
+// y[i] = x[i - 4] + ... + x[i + 4] (indices clamped to the ends), each group staging its
+// stretch of x and a 4-element halo on each side in a __local tile, loaded by all its items.
+// BUG: `if (i >= n) return;` before the load and the barrier: in the last group the items
+// past n never reach barrier() nor load their share of the tile, so the last outputs read
+// slots nobody filled. Fix: no early return; guard the global load and the store only.
+#define R 4
+#define TILE (1024 + 2 * R)  // the largest work-group the sweep launches, and the halo
 
-__kernel void pairsum(__global const float* x, __global float* y, const ulong n) {
+__kernel void box9(__global const float* x, __global float* y, const ulong n) {
     __local float tile[TILE];
     const uint tid = (uint)get_local_id(0);
     const uint size = (uint)get_local_size(0);
-    const ulong i = (ulong)get_group_id(0) * size + tid;
-    if (i < n) {
-        tile[tid] = x[i];
-        barrier(CLK_LOCAL_MEM_FENCE);  // BUG: not reached by the work-items with i >= n
-        const ulong r = i + 1 < n ? i + 1 : i;
-        const float right = (tid + 1 < size && i + 1 < n) ? tile[tid + 1] : x[r];
-        y[i] = tile[tid] + right;
+    const long base = (long)get_group_id(0) * size;
+    const ulong i = (ulong)base + tid;
+    if (i >= n) return;  // BUG: these items skip the barrier and their part of the load
+    for (uint j = tid; j < size + 2 * R; j += size) {
+        long g = base + (long)j - R;
+        g = g < 0 ? 0 : (g >= (long)n ? (long)n - 1 : g);
+        tile[j] = x[g];
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float acc = 0.0f;
+    for (int k = 0; k <= 2 * R; k++) acc += tile[tid + k];
+    y[i] = acc;
 }

@@ -1,6 +1,8 @@
-// y[i] = x[i] + x[i + 1] (the last element doubled), each workgroup staging x in a shared tile.
-// BUG: barrier() is inside `if (i < n)`, so the last workgroup's invocations with i >= n skip
-// it while the others wait there. Fix: close the guard before the barrier, reopen it after.
+// y[i] = x[i - 4] + ... + x[i + 4] (indices clamped to the ends), each workgroup staging its
+// stretch of x and a 4-element halo on each side in a shared tile, loaded by all invocations.
+// BUG: `if (i >= n) return;` before the load and the barrier: in the last workgroup the
+// invocations past n never reach barrier() nor load their share of the tile, so the last
+// outputs read slots nobody filled. Fix: no early return; guard the load and the store only.
 // Check: glslangValidator -V --target-env vulkan1.1 k.comp
 #version 450
 
@@ -11,19 +13,24 @@ layout(std430, set = 0, binding = 1) writeonly restrict buffer Y { float y[]; };
 
 layout(push_constant) uniform Params { uvec2 n; } params;  // the u64 n, low word first
 
-const uint TILE = 1024;  // the largest workgroup the sweep launches
+const int R = 4;
+const uint TILE = 1024 + 2 * R;  // the largest workgroup the sweep launches, and the halo
 shared float tile[TILE];
 
 void main() {
     const uint n = params.n.y != 0u ? 0xffffffffu : params.n.x;
     const uint tid = gl_LocalInvocationID.x;
-    const uint i = gl_WorkGroupID.x * gl_WorkGroupSize.x + tid;
-    if (i < n) {
-        tile[tid] = x[i];
-        memoryBarrierShared();
-        barrier();  // BUG: not reached by the invocations with i >= n
-        const uint r = i + 1 < n ? i + 1 : i;
-        const float right = (tid + 1 < gl_WorkGroupSize.x && i + 1 < n) ? tile[tid + 1] : x[r];
-        y[i] = tile[tid] + right;
+    const uint size = gl_WorkGroupSize.x;
+    const int base = int(gl_WorkGroupID.x * size);
+    const uint i = uint(base) + tid;
+    if (i >= n) return;  // BUG: these invocations skip the barrier and their part of the load
+    for (uint j = tid; j < size + 2 * R; j += size) {
+        const int g = clamp(base + int(j) - R, 0, int(n) - 1);
+        tile[j] = x[g];
     }
+    memoryBarrierShared();
+    barrier();
+    float acc = 0.0;
+    for (int k = 0; k <= 2 * R; k++) acc += tile[tid + k];
+    y[i] = acc;
 }

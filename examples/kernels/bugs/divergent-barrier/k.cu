@@ -1,17 +1,25 @@
-// y[i] = x[i] + x[i + 1] (the last element doubled), each block staging x in a shared tile.
-// BUG: __syncthreads() is inside `if (i < n)`, so the last block's threads with i >= n skip
-// it while the others wait there. Fix: close the guard before the barrier, reopen it after.
-#define TILE 1024  // the largest block the sweep launches
+// y[i] = x[i - 4] + ... + x[i + 4] (indices clamped to the ends), each block staging its
+// stretch of x and a 4-element halo on each side in a shared tile, loaded by all its threads.
+// BUG: `if (i >= n) return;` before the load and the barrier: in the last block the threads
+// past n never reach __syncthreads() nor load their share of the tile, so the last outputs
+// read slots nobody filled. Fix: no early return; guard the global load and the store only.
+#define R 4
+#define TILE (1024 + 2 * R)  // the largest block the sweep launches, and the halo
 
-extern "C" __global__ void pairsum(const float* x, float* y, unsigned long long n) {
+extern "C" __global__ void box9(const float* x, float* y, unsigned long long n) {
     __shared__ float tile[TILE];
     const unsigned int tid = threadIdx.x;
-    const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + tid;
-    if (i < n) {
-        tile[tid] = x[i];
-        __syncthreads();  // BUG: not reached by the threads with i >= n
-        const unsigned long long r = i + 1 < n ? i + 1 : i;
-        const float right = (tid + 1 < blockDim.x && i + 1 < n) ? tile[tid + 1] : x[r];
-        y[i] = tile[tid] + right;
+    const unsigned int size = blockDim.x;
+    const long long base = (long long)blockIdx.x * size;
+    const unsigned long long i = (unsigned long long)base + tid;
+    if (i >= n) return;  // BUG: these threads skip the barrier and their part of the load
+    for (unsigned int j = tid; j < size + 2 * R; j += size) {
+        long long g = base + (long long)j - R;
+        g = g < 0 ? 0 : (g >= (long long)n ? (long long)n - 1 : g);
+        tile[j] = x[g];
     }
+    __syncthreads();
+    float acc = 0.0f;
+    for (int k = 0; k <= 2 * R; k++) acc += tile[tid + k];
+    y[i] = acc;
 }
