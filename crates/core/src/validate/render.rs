@@ -13,7 +13,7 @@ pub(super) fn render_group(checks: &[Check], apis: &[(Api, String)], doc: &mut D
         .collect();
     doc.lines(&devices);
     let ids: Vec<Api> = apis.iter().map(|(api, _)| *api).collect();
-    let mut t = ClaimTable::new("assumption [block x grid]", &ids, None);
+    let mut t = ClaimTable::new("assumption [block x grid]", &ids, Some(14));
     for (i, asm) in ASSUMPTIONS.iter().enumerate() {
         let claim = format!("{} [{} x {}]", asm.claim, asm.launch.block, asm.launch.grid);
         t.row(&(i + 1).to_string(), claim, &asm.guarantee(), |api| {
