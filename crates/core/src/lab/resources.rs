@@ -18,11 +18,12 @@ use serde::{Deserialize, Serialize};
 use crate::api::{named_in_words, Api};
 use crate::backend::{KernelFacts, Launch};
 use crate::blocks::BlockSize;
+use crate::claim::{Expect, Outcome};
 use crate::limits::Limits;
-use crate::validate::{Expect, Outcome};
 
-use crate::guarantee::{bytes_in_words, each_api, who_guarantees, Amount, Need};
+use crate::guarantee::{bytes_in_words, Amount, Need};
 use crate::limits::Concept;
+use crate::stance::{each_api, who_guarantees};
 
 /// Threads per block of the shared-memory probes: 256, or the device's maximum if lower.
 pub const SHARED_PROBE_THREADS: u32 = 256;

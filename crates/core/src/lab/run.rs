@@ -5,11 +5,11 @@
 
 use crate::backend::{Api, Backend, BackendError, ErrorKind, KernelVariant, Launch, Stamps, Work};
 use crate::blocks::BlockSize;
+use crate::claim::Outcome;
 use crate::frame::Frame;
 use crate::measure::{measure, Protocol};
 use crate::report::Failure;
 use crate::sweep::{device_limit_violation, grid_violation};
-use crate::validate::Outcome;
 use crate::verify::verify;
 
 use super::resources::{resolve, ProbeKernel, ResourceResult, RESOURCE_CHECKS};

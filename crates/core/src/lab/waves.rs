@@ -344,7 +344,7 @@ pub struct WaveRow {
 /// One API's grid sweep: both series for one block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WaveResult {
-    pub api: crate::Api,
+    pub api: crate::api::Api,
     pub device: DeviceIdentity,
     pub wave: Wave,
     /// The grid-stride series' frame.

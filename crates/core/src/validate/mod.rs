@@ -2,28 +2,27 @@
 //! what error. Each launch that runs is verified like a sweep row, so "it launched" also means
 //! "it covered every pixel".
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::backend::{
     Api, Backend, BackendError, DeviceIdentity, ErrorKind, KernelVariant, Launch, Stamps, Work,
 };
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
-use crate::guarantee::{who_guarantees, Amount, Need};
+use crate::guarantee::{Amount, Need};
 use crate::lab::resources::ResourceResult;
 use crate::limits::Concept;
 use crate::report::layout::Layout;
 use crate::report::limits::per_device;
 use crate::report::text::Doc;
 use crate::report::{to_csv, Envelope, Render};
+use crate::stance::who_guarantees;
 use crate::subgroup::{self, ApiSubgroups};
 use crate::sweep::limit_violation;
 use crate::verify::verify;
 
-pub(crate) mod claims;
-mod expect;
 mod render;
-pub use expect::{verdict_word, Expect};
+pub use crate::claim::{verdict_word, Expect, Outcome};
 pub use render::render;
 use render::render_group;
 
@@ -172,30 +171,6 @@ pub const ASSUMPTIONS: [Assumption; 12] = [
     grid("a grid of 65536 blocks runs", 65536, 1),
     grid("a grid of 65536 blocks in y runs", 1, 65536),
 ];
-
-/// What happened when one API was handed one launch. JSON: one object whose `kind` is one
-/// of a closed set (docs/json-schema.md, "validate"), with that kind's details beside it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Outcome {
-    /// It ran and every pixel matched.
-    #[serde(rename = "verified")]
-    Ran,
-    /// It ran and left pixel `index` wrong.
-    Wrong { index: u64 },
-    /// The API (or, where dispatching would be undefined behaviour, the backend on its behalf)
-    /// refused it; the message is the API's own.
-    Rejected { message: String },
-    /// The API failed in another way; its words are kept and the next check still runs.
-    Failed { message: String },
-    /// It ran; its output is not a check of the launch, for the reason given (a 1-D kernel in
-    /// a 2-D block repeats x's work in y).
-    #[serde(rename = "ran_unchecked")]
-    Unchecked { why: String },
-    /// Not handed to the API: the kernel cannot take it (a grid above the spec's `max_grid`
-    /// would write past a buffer of one slot per block).
-    NotLaunched { why: String },
-}
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {

@@ -1,8 +1,8 @@
 //! `validate`'s tables: the assumptions (one row each, one column per API, the APIs' own words
 //! as footnotes) in text, markdown, CSV and JSON.
 
-use super::claims::{Answer, ClaimTable};
 use super::*;
+use crate::claim::table::{Answer, ClaimTable};
 
 /// One row per assumption, one column per API; the APIs' messages and who guarantees each
 /// assumption under the table.

@@ -2,9 +2,9 @@
 //! API, each cell with the launch the device made of the check.
 
 use crate::backend::Api;
+use crate::claim::table::{Answer, ClaimTable};
 use crate::lab::resources::{ProbeKernel, ResourceResult, RESOURCE_CHECKS};
 use crate::report::text::Doc;
-use crate::validate::claims::{Answer, ClaimTable};
 
 /// One API's answer to one resource check, with its launch and, for the register probe, the
 /// registers its kernel holds per thread.
@@ -51,10 +51,10 @@ pub(crate) fn render_resources(results: &[ResourceResult], apis: &[Api], doc: &m
 mod tests {
     use super::super::testing::host_run;
     use super::*;
+    use crate::claim::Outcome;
     use crate::lab::run::run_resources;
     use crate::report::layout::Layout;
     use crate::testing::TEST_API_A;
-    use crate::validate::Outcome;
 
     #[test]
     fn resources_name_what_each_limit_says() {

@@ -6,7 +6,7 @@ use crate::api::Api;
 use crate::report::layout::{Column, Notes, Table};
 use crate::report::text::Doc;
 
-use super::Outcome;
+use super::{verdict_word, Outcome};
 
 /// What one API did with one claim, as its cell shows it.
 pub(crate) struct Answer<'a> {
@@ -26,7 +26,7 @@ pub(crate) struct Answer<'a> {
 fn cell(a: &Answer, notes: &mut Notes) -> String {
     let did = what_it_did(a, notes);
     match a.holds {
-        Some(h) => format!("{}: {did}", super::verdict_word(Some(h))),
+        Some(h) => format!("{}: {did}", verdict_word(Some(h))),
         None => did,
     }
 }

@@ -1,0 +1,34 @@
+//! A claim about a launch and what an API did with it: the [`Outcome`] of handing the launch
+//! over, whether it bears the claim out ([`Expect`]), and the claim → outcome table that
+//! `validate` and the lab's resource rows draw ([`table`]).
+
+use serde::{Deserialize, Serialize};
+
+mod expect;
+pub(crate) mod table;
+
+pub use expect::{verdict_word, Expect};
+
+/// What happened when one API was handed one launch. JSON: one object whose `kind` is one
+/// of a closed set (docs/json-schema.md, "validate"), with that kind's details beside it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    /// It ran and every pixel matched.
+    #[serde(rename = "verified")]
+    Ran,
+    /// It ran and left pixel `index` wrong.
+    Wrong { index: u64 },
+    /// The API (or, where dispatching would be undefined behaviour, the backend on its behalf)
+    /// refused it; the message is the API's own.
+    Rejected { message: String },
+    /// The API failed in another way; its words are kept and the next check still runs.
+    Failed { message: String },
+    /// It ran; its output is not a check of the launch, for the reason given (a 1-D kernel in
+    /// a 2-D block repeats x's work in y).
+    #[serde(rename = "ran_unchecked")]
+    Unchecked { why: String },
+    /// Not handed to the API: the kernel cannot take it (a grid above the spec's `max_grid`
+    /// would write past a buffer of one slot per block).
+    NotLaunched { why: String },
+}
