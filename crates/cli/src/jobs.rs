@@ -8,8 +8,9 @@ use std::thread::{Scope, ScopedJoinHandle};
 
 use blocksweep_core::frame::HostAllocError;
 use blocksweep_core::session::SessionError;
+use blocksweep_core::session::WorkloadSource;
 use blocksweep_core::spec::{Instance, Sizes};
-use blocksweep_core::workload::{FrameWorkload, ProgramWorkload, Workload, WorkloadSource};
+use blocksweep_core::workload::{FrameWorkload, ProgramWorkload, Workload};
 use blocksweep_core::{trace, Frame, KernelSpec, SpecError};
 
 use crate::usage;

@@ -5,9 +5,9 @@
 //! (measured, bad input, nothing ran) sorted into exit codes.
 
 use blocksweep_core::report::Report;
+use blocksweep_core::session::WorkloadSource;
 use blocksweep_core::session::{pipeline, Session, SessionError, SweepJob};
 use blocksweep_core::sweep::SweepConfig;
-use blocksweep_core::workload::WorkloadSource;
 use blocksweep_core::{Backend, BackendError, DeviceIdentity, Registry, Targets};
 
 use crate::args::{DeviceArgs, SweepArgs};
@@ -171,7 +171,7 @@ impl Sweep<'_> {
             (Some(_), false) => self.args.device.open_options(),
             _ => self.args.device.kernel_options()?,
         };
-        let open = |d: &DeviceIdentity| self.reg.open(d, &options);
+        let open = |d: &DeviceIdentity| blocksweep_core::worker::open(self.reg, d, &options);
         let outcome = pipeline::sweep(&open, &job, work, &mut report, &mut bar, &mut on_row);
         bar.finish();
         let outcome = outcome.map_err(session_error)?;

@@ -15,10 +15,10 @@ use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
 use crate::guarantee::Guarantee;
+use crate::language::Language;
 use crate::limits::Concept;
 use crate::options::DriverOption;
-use crate::program::Language;
-use crate::subgroup::SubgroupProbe;
+use crate::subgroup_probe::SubgroupProbe;
 
 /// What an API calls the things a launch is made of. Used for headers, legends and sentences,
 /// so each API's output reads in its own vocabulary.
@@ -263,6 +263,36 @@ impl<'de> Deserialize<'de> for Api {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Api, D::Error> {
         let key = String::deserialize(d)?;
         Ok(Api::from_key(&key).unwrap_or_else(|| Api::unknown(&key)))
+    }
+}
+
+/// Languages met by key only (read from a request or a report), kept so each is leaked once.
+static MET: Mutex<Vec<Language>> = Mutex::new(Vec::new());
+
+impl Language {
+    /// The language a registered API's driver declares under `key`, else one named by its
+    /// key (its backend still knows it: languages compare by key).
+    pub fn from_key(key: &str) -> Language {
+        let declared = Api::known().into_iter().find_map(|a| {
+            let declared = a.info().kernel_languages.iter();
+            declared.map(|(_, l)| *l).find(|l| l.key == key)
+        });
+        if let Some(l) = declared {
+            return l;
+        }
+        let mut met = MET.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(l) = met.iter().find(|l| l.key == key) {
+            return *l;
+        }
+        let key: &'static str = Box::leak(key.to_owned().into_boxed_str());
+        met.push(Language::new(key, key));
+        Language::new(key, key)
+    }
+}
+
+impl<'de> Deserialize<'de> for Language {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Language, D::Error> {
+        Ok(Language::from_key(&String::deserialize(d)?))
     }
 }
 

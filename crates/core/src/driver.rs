@@ -128,7 +128,7 @@ impl Registry {
         self.probes.iter().map(Probed::api)
     }
 
-    fn probe_of(&self, api: Api) -> Option<&Probed> {
+    pub(crate) fn probe_of(&self, api: Api) -> Option<&Probed> {
         self.probes.iter().find(|p| p.api() == api)
     }
 
@@ -175,24 +175,18 @@ impl Registry {
         format!("no GPU API found a device ({})", reasons.join("; "))
     }
 
-    /// Opens `device` through its API's driver: here, or in a worker process of its own where
-    /// the options say so.
+    /// Opens `device` through its API's driver, in this process ([`crate::worker::open`] is
+    /// the one that honours [`OpenOptions::worker`]).
     pub fn open(
         &self,
         device: &DeviceIdentity,
         options: &OpenOptions,
     ) -> Result<Box<dyn Backend>, BackendError> {
-        match (self.probe_of(device.api), &options.worker) {
-            (Some(_), Some(command)) => {
-                let mut options = options.clone();
-                options.worker = None;
-                crate::worker::RemoteBackend::open(command, device, &options)
-                    .map(|b| Box::new(b) as Box<dyn Backend>)
-            }
-            (Some(p), None) => p.driver.open(device, options),
-            (None, _) => Err(BackendError::new(
+        match self.probe_of(device.api) {
+            Some(p) => p.driver.open(device, options),
+            None => Err(BackendError::new(
                 device.api,
-                crate::ErrorKind::Unavailable,
+                crate::backend::ErrorKind::Unavailable,
                 "not built into this blocksweep",
             )),
         }

@@ -9,12 +9,14 @@
 pub mod api;
 pub mod backend;
 pub mod blocks;
+pub mod claim;
 pub mod driver;
 pub mod frame;
 pub mod grid;
 pub mod guarantee;
 pub mod hostmem;
 pub mod lab;
+pub mod language;
 pub mod limits;
 pub mod measure;
 pub mod options;
@@ -23,8 +25,10 @@ pub mod program;
 pub mod report;
 pub mod session;
 pub mod spec;
+pub mod stance;
 
 pub mod subgroup;
+pub mod subgroup_probe;
 pub mod sweep;
 /// Host test doubles (a backend that runs the kernels on the CPU, one that replays scripted
 /// times, three made-up APIs) for the core's own tests and, through the `test-support`

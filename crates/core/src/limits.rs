@@ -234,6 +234,27 @@ impl Limits {
     }
 }
 
+/// Facts about the compiled grayscale kernel on this device: they bound the legal block sizes
+/// and drive the residency model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelFacts {
+    /// Largest block this compiled kernel can be launched with (CUDA
+    /// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, OpenCL CL_KERNEL_WORK_GROUP_SIZE).
+    pub max_block: Option<Named<u64>>,
+    /// OpenCL CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE and the like.
+    pub preferred_multiple: Option<Named<u64>>,
+    /// Registers per thread.
+    pub registers: Option<Named<u64>>,
+    /// Private/local (per-thread spill) memory in bytes.
+    pub private_bytes: Option<Named<u64>>,
+    /// Static shared/local memory per block in bytes.
+    pub shared_bytes: Option<Named<u64>>,
+    /// How the kernel was compiled (e.g. "NVRTC 13.0", "PTX JIT", "clBuildProgram").
+    pub compiled_by: String,
+    /// Anything else worth showing, under its native name.
+    pub extra: Vec<(String, String)>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

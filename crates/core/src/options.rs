@@ -4,6 +4,7 @@
 //! [`OpenOptions`] when it opens a device.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// One option a driver declares; its `flag` is the command line's `--<flag>`, which is also
 /// the key its value travels under.
@@ -41,7 +42,15 @@ pub struct OpenOptions {
     /// ([`crate::worker`]). Not a driver's option: the registry acts on it, and a worker is
     /// never told it.
     #[serde(skip)]
-    pub worker: Option<crate::worker::WorkerCommand>,
+    pub worker: Option<WorkerCommand>,
+}
+
+/// How to start a worker ([`crate::worker`]): the program and the arguments that put it in its
+/// worker role (the CLI gives its own executable and `worker`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerCommand {
+    pub program: PathBuf,
+    pub args: Vec<String>,
 }
 
 impl OpenOptions {
@@ -52,7 +61,7 @@ impl OpenOptions {
     }
 
     /// These options, opened in worker processes started by `command`.
-    pub fn in_workers(mut self, command: crate::worker::WorkerCommand) -> OpenOptions {
+    pub fn in_workers(mut self, command: WorkerCommand) -> OpenOptions {
         self.worker = Some(command);
         self
     }

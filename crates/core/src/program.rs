@@ -15,12 +15,11 @@
 //!   (an `extern __shared__` array), OpenCL an argument declared `local` of that many bytes,
 //!   Vulkan the specialisation constant 3 (the byte count; the shader sizes its array from it).
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::api::Api;
+pub use crate::language::Language;
 
 /// While a program is the current kernel, a batch (or a copy) that has not finished this long
 /// after it was enqueued is an error ("did not finish within 20 s"), never a hang: a user's
@@ -37,70 +36,6 @@ pub fn deadline() -> Duration {
         .filter(|s| s.is_finite() && *s > 0.0)
         .map(Duration::from_secs_f64)
         .unwrap_or(PROGRAM_DEADLINE)
-}
-
-/// A language a kernel's source is written in, which says which API can build it. Each
-/// driver declares its own (`ApiInfo::kernel_languages`) and its backend checks that a
-/// source is in one of them; the core only carries them. Compared and serialised by key.
-#[derive(Debug, Clone, Copy)]
-pub struct Language {
-    /// Lower-case key, as reports and the worker's requests write it.
-    pub key: &'static str,
-    /// Its name in messages.
-    pub name: &'static str,
-}
-
-/// Languages met by key only (read from a request or a report), kept so each is leaked once.
-static MET: Mutex<Vec<Language>> = Mutex::new(Vec::new());
-
-impl Language {
-    pub const fn new(key: &'static str, name: &'static str) -> Language {
-        Language { key, name }
-    }
-
-    /// The language a registered API's driver declares under `key`, else one named by its
-    /// key (its backend still knows it: languages compare by key).
-    pub fn from_key(key: &str) -> Language {
-        let declared = Api::known().into_iter().find_map(|a| {
-            let declared = a.info().kernel_languages.iter();
-            declared.map(|(_, l)| *l).find(|l| l.key == key)
-        });
-        if let Some(l) = declared {
-            return l;
-        }
-        let mut met = MET.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(l) = met.iter().find(|l| l.key == key) {
-            return *l;
-        }
-        let key: &'static str = Box::leak(key.to_owned().into_boxed_str());
-        met.push(Language::new(key, key));
-        Language::new(key, key)
-    }
-}
-
-impl PartialEq for Language {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
-    }
-}
-impl Eq for Language {}
-
-impl fmt::Display for Language {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name)
-    }
-}
-
-impl Serialize for Language {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.key)
-    }
-}
-
-impl<'de> Deserialize<'de> for Language {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Language, D::Error> {
-        Ok(Language::from_key(&String::deserialize(d)?))
-    }
 }
 
 /// One API's source of a user's kernel.

@@ -1,5 +1,9 @@
+//! The promises as the specifications write them, and the stance each API takes on a claim.
+
 use super::*;
 use crate::api::ApiInfo;
+use crate::guarantee::*;
+use crate::limits::Concept;
 use crate::testing::bare_api;
 
 /// Fixed limits, as CUDA's.

@@ -456,9 +456,9 @@ pub fn empty_result(api: Api) -> crate::sweep::SweepResult {
         kernel: host.kernel.clone(),
         timer: host.timer(),
         frame: Frame::generate(4, 4, 1).info(),
-        policy: crate::GridPolicy::Wave,
+        policy: crate::grid::GridPolicy::Wave,
         grid_source: String::new(),
-        protocol: crate::Protocol::default(),
+        protocol: crate::measure::Protocol::default(),
         rows: Vec::new(),
         suggestion: None,
         copy: None,
@@ -476,7 +476,7 @@ pub fn empty_row(block: BlockSize) -> crate::sweep::SweepRow {
 pub fn timing(mean_ms: f64) -> crate::measure::Timing {
     let samples = vec![mean_ms; 10];
     crate::measure::Timing {
-        discipline: crate::Discipline::Batch,
+        discipline: crate::measure::Discipline::Batch,
         reps: 10,
         batch_ms: Some(mean_ms * 10.0),
         stats: crate::measure::TimeStats::of(&samples, None).expect("ten samples"),

@@ -10,7 +10,8 @@
 use std::process::ExitCode;
 
 use blocksweep_core::hostmem;
-use blocksweep_core::workload::{ProgramWorkload, WorkloadSource};
+use blocksweep_core::session::WorkloadSource;
+use blocksweep_core::workload::ProgramWorkload;
 
 use crate::args::SweepArgs;
 use crate::jobs::{self, FrameJob, KernelJob};

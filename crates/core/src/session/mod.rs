@@ -9,7 +9,7 @@ mod openers;
 pub mod pipeline;
 mod said;
 
-pub use pipeline::SweepJob;
+pub use pipeline::{SweepJob, WorkloadSource};
 pub use said::Said;
 
 use crate::backend::{Api, Backend, BackendError, ErrorKind};
@@ -95,7 +95,12 @@ impl Session {
             let handles: Vec<_> = targets
                 .devices
                 .iter()
-                .map(|d| (d.api, s.spawn(move || registry.open(d, options))))
+                .map(|d| {
+                    (
+                        d.api,
+                        s.spawn(move || crate::worker::open(registry, d, options)),
+                    )
+                })
                 .collect();
             handles
                 .into_iter()

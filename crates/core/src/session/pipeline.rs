@@ -20,7 +20,20 @@ use crate::backend::{Backend, BackendError, DeviceIdentity, DeviceKind, ErrorKin
 use crate::driver::Targets;
 use crate::report::{Failure, Report};
 use crate::sweep::{self, Observer, Plan, SweepConfig, SweepError, SweepResult, SweepRun};
-use crate::workload::{Workload, WorkloadSource};
+use crate::workload::Workload;
+
+/// Where a run's workload comes from: asked once, as the APIs start to open (the caller may
+/// still be making it: generating a frame or a kernel's buffers takes a while).
+pub trait WorkloadSource {
+    fn workload(&mut self) -> Result<&dyn Workload, SessionError>;
+}
+
+/// A workload made already.
+impl<W: Workload> WorkloadSource for W {
+    fn workload(&mut self) -> Result<&dyn Workload, SessionError> {
+        Ok(self)
+    }
+}
 
 /// Opens one target device: [`crate::Registry::open`] with the run's options, or a test's
 /// stand-in.

@@ -4,11 +4,10 @@
 //! active lanes of its subgroup counted by a ballot. A reported size is not trusted alone: a
 //! driver has reported `gl_SubgroupSize` 32 while 8 invocations ran.
 //!
-//! `declared` is what a driver declares (its probe kernel, how to build it, what its limits
-//! claim), `probe` runs that through the user-kernel seam, `verdict` judges the assumptions people
+//! [`crate::subgroup_probe`] is what a driver declares (its probe kernel, how to build it, what
+//! its limits claim), `probe` runs that through the user-kernel seam, `verdict` judges the assumptions people
 //! port, `report` renders them for `validate`.
 
-mod declared;
 mod probe;
 mod report;
 mod verdict;
@@ -18,9 +17,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::Api;
-use crate::limits::{Limits, Named};
 
-pub use declared::{ProbeBuild, SubgroupProbe};
+pub use crate::subgroup_probe::{Claims, ProbeBuild, SubgroupProbe};
 pub use probe::{probe, PROBE_BLOCKS};
 pub(crate) use report::render;
 pub use report::{csv_rows, json_rows};
@@ -30,60 +28,6 @@ pub use verdict::{evaluate, promise, Cell, SubgroupAssumption, SUBGROUP_ASSUMPTI
 pub const WORDS: usize = 3;
 /// What a word holds before the probe runs; an invocation that wrote nothing reads as this.
 pub const UNWRITTEN: u32 = u32::MAX;
-
-/// What an API claims about its subgroups, each under its native name.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Claims {
-    /// The size query: CU_DEVICE_ATTRIBUTE_WARP_SIZE, subgroupSize, CL_DEVICE_WARP_SIZE_NV.
-    pub size: Option<Named<u64>>,
-    /// A width that is no subgroup claim (OpenCL's CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE
-    /// where a device has no warp size query): shown, never judged.
-    pub hint: Option<Named<u64>>,
-    /// The sizes a kernel may run at, where the API says (Vulkan's
-    /// minSubgroupSize..maxSubgroupSize); [`SubgroupProbe::range_names`] names its ends.
-    pub range: Option<(u32, u32)>,
-    /// The sizes a compute pipeline may require (powers of two within `range`); empty where
-    /// none may be required, and then `required_not` says why.
-    pub required: Vec<u32>,
-    pub required_not: Option<String>,
-    /// Per-kernel answers after the probe is built (OpenCL
-    /// CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE), as (native name, value).
-    pub per_kernel: Vec<(String, String)>,
-}
-
-impl Claims {
-    /// The claim every API's limits carry: the warp size query, under its native name.
-    pub fn of(limits: &Limits) -> Claims {
-        Claims {
-            size: limits.warp_size.clone(),
-            ..Claims::default()
-        }
-    }
-
-    /// These claims with the sizes a kernel may vary between, `min..=max`, and the sizes it
-    /// may require: each power of two in that range, or none for the reason given.
-    pub fn with_range(mut self, (min, max): (u32, u32), required_not: Option<String>) -> Claims {
-        self.range = Some((min, max));
-        self.required = match required_not {
-            None => powers_of_two(min, max),
-            Some(_) => Vec::new(),
-        };
-        self.required_not = required_not;
-        self
-    }
-
-    /// The size claimed, as a number.
-    pub fn claimed(&self) -> Option<u32> {
-        self.size.as_ref().and_then(|n| u32::try_from(n.value).ok())
-    }
-}
-
-fn powers_of_two(min: u32, max: u32) -> Vec<u32> {
-    (0..32)
-        .map(|s| 1u32 << s)
-        .filter(|&p| p >= min && p <= max)
-        .collect()
-}
 
 /// One subgroup as it ran, from the words its invocations wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,11 +2,11 @@
 //! invocation, one dispatch of one block per size, poisoned before each so that an invocation
 //! that wrote nothing shows.
 
-use super::declared::{ProbeBuild, SubgroupProbe};
 use super::{derive, ApiSubgroups, Claims, Dispatch, Ran, UNWRITTEN, WORDS};
 use crate::backend::{Backend, BackendError, ErrorKind, Launch, Stamps, Work};
 use crate::blocks::BlockSize;
 use crate::program::ProgramArg;
+use crate::subgroup_probe::{ProbeBuild, SubgroupProbe};
 
 /// Full and partial blocks: 48 and 100 leave a partial subgroup at any width of 32 or 64.
 pub const PROBE_BLOCKS: [u32; 6] = [32, 48, 64, 100, 128, 256];

@@ -3,12 +3,12 @@
 
 use serde_json::{json, Value};
 
-use super::declared::UNNAMED_RANGE;
 use super::verdict::{evaluate, promise, SUBGROUP_ASSUMPTIONS};
 use super::{join, ApiSubgroups, Dispatch, Ran};
 use crate::backend::Api;
 use crate::report::layout::{Column, Notes, Table};
 use crate::report::text::Doc;
+use crate::subgroup_probe::UNNAMED_RANGE;
 
 /// One dispatch in a few words: "block 100: reports 8; 13 subgroups, 12 x 8 + 4 active".
 fn dispatch_text(d: &Dispatch) -> String {

@@ -1,6 +1,7 @@
 //! The derivation and the verdicts, from fake probe outputs.
 
 use super::*;
+use crate::limits::Named;
 use crate::testing::{HostBackend, TEST_API_A};
 
 /// What a `width`-wide machine that forms subgroups of consecutive invocations writes for a

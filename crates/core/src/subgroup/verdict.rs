@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::{join, ApiSubgroups, Dispatch};
 use crate::api::{named_in_words, Api};
-use crate::guarantee::each_api;
+use crate::stance::each_api;
 
 /// An assumption about subgroups carried from one API or GPU to another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

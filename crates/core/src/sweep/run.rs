@@ -133,14 +133,14 @@ fn read_and_verify(
 /// Where a sweep's row time goes, summed over the rows and traced once at the end
 /// (`BLOCKSWEEP_TRACE=1`; nothing is timed otherwise).
 struct RowPhases {
-    api: crate::Api,
+    api: crate::api::Api,
     took: Option<[std::time::Duration; 4]>,
 }
 
 impl RowPhases {
     const NAMES: [&'static str; 4] = ["poison", "timed batches", "read-back", "verify"];
 
-    fn new(api: crate::Api) -> Self {
+    fn new(api: crate::api::Api) -> Self {
         RowPhases {
             api,
             took: crate::trace::enabled().then_some(Default::default()),

@@ -21,15 +21,26 @@ mod remote;
 mod serve;
 pub(crate) mod shared;
 
-use std::path::PathBuf;
-
+use crate::backend::{Backend, BackendError, DeviceIdentity};
+use crate::driver::Registry;
+use crate::options::OpenOptions;
+pub use crate::options::WorkerCommand;
 pub use remote::RemoteBackend;
 pub use serve::serve;
 
-/// How to start a worker: the program and the arguments that put it in its worker role
-/// (the CLI gives its own executable and `worker`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorkerCommand {
-    pub program: PathBuf,
-    pub args: Vec<String>,
+/// Opens `device`: in a worker process of its own where `options` say so, else in this
+/// process through `registry`. Every opener in the crate comes through here.
+pub fn open(
+    registry: &Registry,
+    device: &DeviceIdentity,
+    options: &OpenOptions,
+) -> Result<Box<dyn Backend>, BackendError> {
+    match &options.worker {
+        Some(command) if registry.probe_of(device.api).is_some() => {
+            let mut options = options.clone();
+            options.worker = None;
+            RemoteBackend::open(command, device, &options).map(|b| Box::new(b) as Box<dyn Backend>)
+        }
+        _ => registry.open(device, options),
+    }
 }

@@ -17,7 +17,6 @@ pub use references::Blame;
 
 use crate::backend::{Api, Backend, BackendError, DeviceKind};
 use crate::limits::Limits;
-use crate::session::SessionError;
 use crate::sweep::{SweepError, SweepResult, SweepRun};
 
 /// One workload of a sweep, shared by every API of the run (each measured in turn).
@@ -53,16 +52,3 @@ pub trait Workload: Sync {
 
 /// One API's result, and the error that stopped it where one did.
 pub type Measured = (SweepResult, Option<SweepError>);
-
-/// Where a run's workload comes from: asked once, as the APIs start to open (the caller may
-/// still be making it: generating a frame or a kernel's buffers takes a while).
-pub trait WorkloadSource {
-    fn workload(&mut self) -> Result<&dyn Workload, SessionError>;
-}
-
-/// A workload made already.
-impl<W: Workload> WorkloadSource for W {
-    fn workload(&mut self) -> Result<&dyn Workload, SessionError> {
-        Ok(self)
-    }
-}

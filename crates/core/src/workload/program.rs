@@ -17,7 +17,7 @@ use crate::sweep::{
     self, skip_rejected, Plan, PlannedRow, ProgramInfo, RowResult, SweepConfig, SweepError,
     SweepResult, SweepRun,
 };
-use crate::Work;
+use crate::backend::Work;
 
 /// One spec at one choice of sizes, shared by every API of the run.
 pub struct ProgramWorkload {
@@ -46,7 +46,7 @@ impl ProgramWorkload {
     pub fn planned_buffers(
         spec: &KernelSpec,
         sizes: &crate::spec::Sizes,
-    ) -> Result<Vec<crate::hostmem::KernelBuffer>, crate::SpecError> {
+    ) -> Result<Vec<crate::hostmem::KernelBuffer>, crate::spec::SpecError> {
         Ok(spec
             .buffer_sizes(sizes)?
             .into_iter()

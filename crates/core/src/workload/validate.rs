@@ -124,7 +124,7 @@ impl ProgramWorkload {
     }
 
     /// The grid that reaches every work item at `block`, where it fits 32 bits.
-    pub(super) fn data_grid(&self, block: crate::BlockSize) -> Option<GridSize> {
+    pub(super) fn data_grid(&self, block: crate::blocks::BlockSize) -> Option<GridSize> {
         let (w, h) = self.instance.work;
         Some(GridSize {
             x: u32::try_from(w.div_ceil(block.x as u64)).ok()?,
