@@ -58,7 +58,7 @@ impl fmt::Display for BlockSize {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum BlockSpecError {
+pub enum BlockListError {
     #[error("block list is empty")]
     Empty,
     #[error("'{0}' is not a block size (expected a whole number like 256, a range like 32..1024:32, or 3-D like 32x32x2)")]
@@ -75,26 +75,26 @@ pub enum BlockSpecError {
     TooManyThreads(String, u128),
 }
 
-fn number(item: &str, text: &str) -> Result<u32, BlockSpecError> {
+fn number(item: &str, text: &str) -> Result<u32, BlockListError> {
     let t = text.trim();
     let n: u32 = t
         .parse()
-        .map_err(|_| BlockSpecError::NotANumber(item.to_string()))?;
+        .map_err(|_| BlockListError::NotANumber(item.to_string()))?;
     if n == 0 {
-        return Err(BlockSpecError::Zero(item.to_string()));
+        return Err(BlockListError::Zero(item.to_string()));
     }
     Ok(n)
 }
 
 /// Parses a `--blocks` value into block sizes, in the order given, duplicates removed.
-pub fn parse_blocks(spec: &str) -> Result<Vec<BlockSize>, BlockSpecError> {
+pub fn parse_blocks(list: &str) -> Result<Vec<BlockSize>, BlockListError> {
     let mut out: Vec<BlockSize> = Vec::new();
-    for item in spec.split(',').map(str::trim) {
+    for item in list.split(',').map(str::trim) {
         if item.is_empty() {
-            if spec.trim().is_empty() {
-                return Err(BlockSpecError::Empty);
+            if list.trim().is_empty() {
+                return Err(BlockListError::Empty);
             }
-            return Err(BlockSpecError::NotANumber(spec.to_string()));
+            return Err(BlockListError::NotANumber(list.to_string()));
         }
         if let Some((start, rest)) = item.split_once("..") {
             let (end, step) = match rest.split_once(':') {
@@ -106,15 +106,15 @@ pub fn parse_blocks(spec: &str) -> Result<Vec<BlockSize>, BlockSpecError> {
             let step: u32 = step
                 .trim()
                 .parse()
-                .map_err(|_| BlockSpecError::NotANumber(item.to_string()))?;
+                .map_err(|_| BlockListError::NotANumber(item.to_string()))?;
             if step == 0 {
-                return Err(BlockSpecError::ZeroStep(item.to_string()));
+                return Err(BlockListError::ZeroStep(item.to_string()));
             }
             if start > end {
-                return Err(BlockSpecError::EmptyRange(item.to_string()));
+                return Err(BlockListError::EmptyRange(item.to_string()));
             }
             if (end - start) / step >= 4096 {
-                return Err(BlockSpecError::TooMany(item.to_string()));
+                return Err(BlockListError::TooMany(item.to_string()));
             }
             let mut x = start;
             while x <= end {
@@ -127,7 +127,7 @@ pub fn parse_blocks(spec: &str) -> Result<Vec<BlockSize>, BlockSpecError> {
         } else if item.contains(['x', 'X']) {
             let parts: Vec<&str> = item.split(['x', 'X']).collect();
             if parts.len() > 3 {
-                return Err(BlockSpecError::NotANumber(item.to_string()));
+                return Err(BlockListError::NotANumber(item.to_string()));
             }
             let mut d = [1u32; 3];
             for (i, p) in parts.iter().enumerate() {
@@ -141,7 +141,7 @@ pub fn parse_blocks(spec: &str) -> Result<Vec<BlockSize>, BlockSpecError> {
             if block.checked_threads().is_none() {
                 // The exact count, in 128 bits: three u32 factors cannot overflow it.
                 let n = d.iter().map(|&v| v as u128).product();
-                return Err(BlockSpecError::TooManyThreads(item.to_string(), n));
+                return Err(BlockListError::TooManyThreads(item.to_string(), n));
             }
             out.push(block);
         } else {
@@ -149,10 +149,10 @@ pub fn parse_blocks(spec: &str) -> Result<Vec<BlockSize>, BlockSpecError> {
         }
     }
     if out.is_empty() {
-        return Err(BlockSpecError::Empty);
+        return Err(BlockListError::Empty);
     }
     if out.len() > 4096 {
-        return Err(BlockSpecError::TooMany(spec.to_string()));
+        return Err(BlockListError::TooMany(list.to_string()));
     }
     let mut seen = std::collections::HashSet::new();
     out.retain(|b| seen.insert(*b));
@@ -182,36 +182,36 @@ mod tests {
 
     #[test]
     fn rejects_nonsense() {
-        assert_eq!(parse_blocks("0"), Err(BlockSpecError::Zero("0".into())));
+        assert_eq!(parse_blocks("0"), Err(BlockListError::Zero("0".into())));
         assert!(matches!(
             parse_blocks("abc"),
-            Err(BlockSpecError::NotANumber(_))
+            Err(BlockListError::NotANumber(_))
         ));
         assert!(matches!(
             parse_blocks("64..32"),
-            Err(BlockSpecError::EmptyRange(_))
+            Err(BlockListError::EmptyRange(_))
         ));
         assert!(matches!(
             parse_blocks("32..64:0"),
-            Err(BlockSpecError::ZeroStep(_))
+            Err(BlockListError::ZeroStep(_))
         ));
-        assert!(matches!(parse_blocks("32x0"), Err(BlockSpecError::Zero(_))));
+        assert!(matches!(parse_blocks("32x0"), Err(BlockListError::Zero(_))));
         assert!(matches!(
             parse_blocks("-5"),
-            Err(BlockSpecError::NotANumber(_))
+            Err(BlockListError::NotANumber(_))
         ));
-        assert!(matches!(parse_blocks(""), Err(BlockSpecError::Empty)));
+        assert!(matches!(parse_blocks(""), Err(BlockListError::Empty)));
         assert!(matches!(
             parse_blocks("64,,128"),
-            Err(BlockSpecError::NotANumber(_))
+            Err(BlockListError::NotANumber(_))
         ));
         assert!(matches!(
             parse_blocks("1..100000"),
-            Err(BlockSpecError::TooMany(_))
+            Err(BlockListError::TooMany(_))
         ));
         assert!(matches!(
             parse_blocks("99999999999"),
-            Err(BlockSpecError::NotANumber(_))
+            Err(BlockListError::NotANumber(_))
         ));
     }
 
@@ -221,7 +221,7 @@ mod tests {
         let e = parse_blocks("4294967295x4294967295x4294967295").unwrap_err();
         assert_eq!(
             e,
-            BlockSpecError::TooManyThreads(
+            BlockListError::TooManyThreads(
                 "4294967295x4294967295x4294967295".into(),
                 79228162458924105385300197375
             )
@@ -230,11 +230,11 @@ mod tests {
         // One past 32 bits in two dimensions, and with a 3-D item in a list.
         assert!(matches!(
             parse_blocks("65536x65536"),
-            Err(BlockSpecError::TooManyThreads(_, 4294967296))
+            Err(BlockListError::TooManyThreads(_, 4294967296))
         ));
         assert!(matches!(
             parse_blocks("64,2x2147483648"),
-            Err(BlockSpecError::TooManyThreads(_, 4294967296))
+            Err(BlockListError::TooManyThreads(_, 4294967296))
         ));
         // The largest block that fits is accepted, in any shape.
         let b = parse_blocks("65535x65537,4294967295,1x1x4294967295").unwrap();

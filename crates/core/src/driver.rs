@@ -147,9 +147,10 @@ impl Registry {
             .unwrap_or(&[])
     }
 
-    /// The physical device `spec` names, or the default one.
-    pub fn select(&self, spec: Option<&str>) -> Result<&PhysicalDevice, String> {
-        match spec {
+    /// The physical device `selector` names (an index, a UUID, a PCI address or part of a
+    /// name), or the default one.
+    pub fn select(&self, selector: Option<&str>) -> Result<&PhysicalDevice, String> {
+        match selector {
             Some(s) => physical::select(&self.physical, s),
             None => physical::default_device(&self.physical).ok_or_else(|| self.nothing_found()),
         }
@@ -212,8 +213,8 @@ pub fn serial() -> bool {
 }
 
 /// Whether a `--device` value names several devices (`all`, or a comma-separated list).
-pub fn is_multi_device(spec: &str) -> bool {
-    spec.trim().eq_ignore_ascii_case("all") || spec.contains(',')
+pub fn is_multi_device(selector: &str) -> bool {
+    selector.trim().eq_ignore_ascii_case("all") || selector.contains(',')
 }
 
 fn probe_one(driver: &dyn Driver) -> Result<Vec<DeviceIdentity>, String> {
@@ -247,7 +248,7 @@ pub struct Targets {
 }
 
 impl Registry {
-    /// Resolves an API choice and a `--device` spec into API devices. Errors are bad input.
+    /// Resolves an API choice and a `--device` selector into API devices. Errors are bad input.
     pub fn targets(&self, choice: &ApiChoice, device: Option<&str>) -> Result<Targets, String> {
         if let ApiChoice::Only(api) = choice {
             return self.one_api_target(*api, device);
@@ -291,9 +292,9 @@ impl Registry {
         })
     }
 
-    /// Resolves a device spec that may name several physical devices, one [`Targets`] per
+    /// Resolves a device selector that may name several physical devices, one [`Targets`] per
     /// device in device order: `all` (every GPU; every device when there is no GPU), or a
-    /// comma-separated list of what `--device` accepts. A spec naming one device gives one.
+    /// comma-separated list of what `--device` accepts. A selector naming one device gives one.
     pub fn targets_each(
         &self,
         choice: &ApiChoice,

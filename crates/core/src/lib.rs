@@ -50,7 +50,7 @@ pub use backend::{
     GridSize, KernelFacts, KernelVariant, Launch, OccupancySuggestion, Residency, Stamps,
     TimerInfo, Work,
 };
-pub use blocks::{BlockSize, BlockSpecError};
+pub use blocks::{BlockListError, BlockSize};
 pub use driver::{ApiChoice, ApiDriver, Driver, Registry, Targets};
 pub use frame::{Frame, BYTES_PER_PIXEL, WEIGHTS};
 pub use grid::GridPolicy;

@@ -140,10 +140,13 @@ pub fn group(devices: &[DeviceIdentity]) -> Vec<PhysicalDevice> {
     out
 }
 
-/// Finds the physical device `spec` names: its index in [`group`]'s order, a UUID prefix
+/// Finds the physical device `selector` names: its index in [`group`]'s order, a UUID prefix
 /// (dashes optional, at least 4 hex digits), or a case-insensitive name substring. Errors
 /// list the devices there are.
-pub fn select<'a>(devices: &'a [PhysicalDevice], spec: &str) -> Result<&'a PhysicalDevice, String> {
+pub fn select<'a>(
+    devices: &'a [PhysicalDevice],
+    selector: &str,
+) -> Result<&'a PhysicalDevice, String> {
     let list = || {
         devices
             .iter()
@@ -153,15 +156,15 @@ pub fn select<'a>(devices: &'a [PhysicalDevice], spec: &str) -> Result<&'a Physi
     };
     if devices.is_empty() {
         return Err(format!(
-            "no device matches '{spec}': no API found any device"
+            "no device matches '{selector}': no API found any device"
         ));
     }
-    let spec_t = spec.trim();
-    let as_index = spec_t.parse::<usize>().ok();
+    let wanted = selector.trim();
+    let as_index = wanted.parse::<usize>().ok();
     if let Some(d) = as_index.and_then(|i| devices.get(i)) {
         return Ok(d);
     }
-    let hex: String = spec_t
+    let hex: String = wanted
         .chars()
         .filter(|c| *c != '-')
         .collect::<String>()
@@ -183,7 +186,7 @@ pub fn select<'a>(devices: &'a [PhysicalDevice], spec: &str) -> Result<&'a Physi
     if let Some(i) = as_index {
         return Err(format!("no device with index {i} (devices: {})", list()));
     }
-    let lower = spec_t.to_ascii_lowercase();
+    let lower = wanted.to_ascii_lowercase();
     let hits: Vec<_> = devices
         .iter()
         .filter(|d| {
@@ -194,9 +197,12 @@ pub fn select<'a>(devices: &'a [PhysicalDevice], spec: &str) -> Result<&'a Physi
         .collect();
     match hits.len() {
         1 => Ok(hits[0]),
-        0 => Err(format!("no device matches '{spec}' (devices: {})", list())),
+        0 => Err(format!(
+            "no device matches '{selector}' (devices: {})",
+            list()
+        )),
         _ => Err(format!(
-            "'{spec}' matches {} devices ({}); use the index",
+            "'{selector}' matches {} devices ({}); use the index",
             hits.len(),
             hits.iter()
                 .map(|d| format!("{}: {}", d.index, d.name))

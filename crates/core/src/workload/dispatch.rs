@@ -6,10 +6,10 @@
 use super::program::ProgramWorkload;
 use super::references::Checked;
 use super::{guard, own};
+use crate::backend::Work;
 use crate::backend::{Backend, BackendError, Launch, Stamps};
 use crate::spec::BufferInstance;
 use crate::sweep::SweepError;
-use crate::backend::Work;
 
 /// One checked dispatch's buffers as read back: each written buffer whole (guard bands
 /// included), and the two bands of each other buffer, in buffer order.

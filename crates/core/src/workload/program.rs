@@ -7,6 +7,7 @@ use std::sync::Mutex;
 
 use super::references::References;
 use super::{guard, Measured, Workload};
+use crate::backend::Work;
 use crate::backend::{Api, Backend, BackendError, DeviceKind, ErrorKind, GridSize, Launch};
 use crate::frame::FrameInfo;
 use crate::limits::Limits;
@@ -17,7 +18,6 @@ use crate::sweep::{
     self, skip_rejected, Plan, PlannedRow, ProgramInfo, RowResult, SweepConfig, SweepError,
     SweepResult, SweepRun,
 };
-use crate::backend::Work;
 
 /// One spec at one choice of sizes, shared by every API of the run.
 pub struct ProgramWorkload {
