@@ -5,10 +5,16 @@
 
 use std::io::{Read, Seek, Write};
 use std::os::fd::AsRawFd;
+use std::sync::Mutex;
+
+/// fd 2 is the process's: two builds on two threads must not redirect it at once (the second
+/// would save the first's scratch file as "stderr" and restore it, losing stderr for good).
+static REDIRECT: Mutex<()> = Mutex::new(());
 
 /// Runs `f` with the process's stderr captured; what `f`'s drivers printed there, less
 /// clang's diagnostic counts, is written to stderr afterwards.
 pub(crate) fn quieted<T>(f: impl FnOnce() -> T) -> T {
+    let _one_at_a_time = REDIRECT.lock().unwrap_or_else(|p| p.into_inner());
     let Ok(mut scratch) = tempfile::tempfile() else {
         return f();
     };
