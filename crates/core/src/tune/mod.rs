@@ -27,7 +27,6 @@ use crate::api::Api;
 use crate::blocks::BlockSize;
 use crate::grid::GridPolicy;
 use crate::measure::TimeStats;
-use crate::report::Failure;
 use crate::sweep::SweepResult;
 
 /// One configuration: the kernel's parameters (empty for a kernel without `[tune]`), the
@@ -170,7 +169,10 @@ pub struct TuneReport {
     pub search: Search,
     pub rejected: Vec<Rejected>,
     pub wrong: Vec<Wrong>,
-    pub failures: Vec<Failure>,
+    /// A parameter set that could not be swept at all (bad sizes at its values, nothing
+    /// opened), in words with the set named.
+    #[serde(default)]
+    pub errors: Vec<String>,
     pub entries: Vec<Entry>,
 }
 

@@ -19,13 +19,10 @@ pub fn render_text(r: &TuneReport, width: usize) -> String {
     facts.push(rejected_line(r));
     for w in &r.wrong {
         let p = super::params_text(&w.params);
-        facts.push(format!(
-            "Wrong, never ranked: {} at {p}: {}",
-            w.api, w.detail
-        ));
+        facts.push(format!("Never ranked: {} at {p}: {}", w.api, w.detail));
     }
-    for f in &r.failures {
-        facts.push(format!("{}: {}", f.api, f.message));
+    for e in &r.errors {
+        facts.push(format!("Not swept: {e}"));
     }
     out.push_str(&wrap(&facts.join("\n"), width));
     out.push_str("\n\n");
@@ -121,9 +118,18 @@ fn search_line(r: &TuneReport) -> String {
         .map(|w| format!("; {w}"))
         .unwrap_or_default();
     format!(
-        "Search: {}, {} of {} configurations; {} measured, {} from the cache; {} parameter \
-         sets compiled ({:.2} s of builds and opening{share}){stopped}",
-        s.order, s.covered, s.space, s.measured, s.from_cache, s.compiles, s.compile_s
+        "Search: {}, {} of {} configurations; {} measured, {} from the cache; {} compiled \
+         ({:.2} s from each start to its first timed row: opening and building{share}){stopped}",
+        s.order,
+        s.covered,
+        s.space,
+        s.measured,
+        s.from_cache,
+        match s.compiles {
+            1 => "1 sweep".to_string(),
+            n => format!("{n} sweeps"),
+        },
+        s.compile_s
     )
 }
 
@@ -200,7 +206,12 @@ fn table(r: &TuneReport) -> String {
     }
     let mut t = b.build();
     t.with(Style::blank()).with(Alignment::right());
+    // The blank style pads every line to the table's width: trailing spaces say nothing.
     t.to_string()
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// One API's two cells for a configuration.
