@@ -208,7 +208,7 @@ fn one_device(
         report.search.measured += set.entries.len();
         record(&mut report, cache.as_deref_mut(), &keys, &params, set);
     }
-    recheck(ctx, targets, &mut report, cache.as_deref_mut(), &keys);
+    recheck(ctx, targets, &mut report, cache, &keys);
     report.search.wall_s = started.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -270,7 +270,7 @@ fn push_wrong(
 /// most the set being measured).
 fn record(
     report: &mut TuneReport,
-    mut cache: Option<&mut Cache>,
+    cache: Option<&mut Cache>,
     keys: &[(&'static str, String)],
     params: &BTreeMap<String, u64>,
     set: tune_set::SetRun,
@@ -280,7 +280,7 @@ fn record(
             .find(|(k, _)| *k == api.key())
             .map(|(_, v)| v.clone())
     };
-    if let Some(c) = cache.as_deref_mut() {
+    if let Some(c) = cache {
         for e in &set.entries {
             if let Some(k) = key_of(e.api) {
                 c.put(&k, e);

@@ -67,7 +67,7 @@ pub struct TuneAnswer {
 }
 
 /// The entries an API ranks: ran, and not of a parameter set found wrong there.
-fn ranked<'a>(r: &'a TuneReport, api: Api) -> Vec<&'a Entry> {
+fn ranked(r: &TuneReport, api: Api) -> Vec<&Entry> {
     r.entries
         .iter()
         .filter(|e| e.api == api && e.ms().is_some() && !r.is_wrong(api, &e.config.params))

@@ -211,7 +211,7 @@ impl TuneReport {
                 None => counts.push((1, reason)),
             }
         }
-        counts.sort_by(|a, b| b.0.cmp(&a.0));
+        counts.sort_by_key(|c| std::cmp::Reverse(c.0));
         counts
     }
 }
@@ -231,7 +231,7 @@ pub fn entries_of(
             let outcome = match (&r.skipped, &r.timing) {
                 (Some(why), _) => Outcome::Refused { why: why.clone() },
                 (None, Some(t)) => Outcome::Ran {
-                    stats: t.stats.clone(),
+                    stats: t.stats,
                     reps: t.reps,
                     resolution_ms,
                     gbps: r.gbps,
