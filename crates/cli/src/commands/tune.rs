@@ -77,7 +77,17 @@ pub fn run(ctx: &Ctx, each: Vec<Targets>) -> anyhow::Result<ExitCode> {
             };
             v.unwrap_or_default() + "\n"
         }
-        _ => reports
+        Format::Csv => reports
+            .iter()
+            .map(tune::render_csv)
+            .collect::<Vec<_>>()
+            .join(""),
+        Format::Markdown => reports
+            .iter()
+            .map(|r| format!("```text\n{}```\n", tune::render_text(r, l.width)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Format::Table => reports
             .iter()
             .map(|r| tune::render_text(r, l.width))
             .collect::<Vec<_>>()

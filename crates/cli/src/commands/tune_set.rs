@@ -70,10 +70,12 @@ pub fn run(
         }
     }
     // Limits refuse a configuration before it launches: the kernel's own too, in a tune.
+    // No copy ceiling: a tune ranks configurations against each other, not against a copy.
     let config = SweepConfig {
         blocks,
         pairs,
         strict_kernel_limit: true,
+        copy: false,
         ..ctx.config.clone()
     };
     let sweep = Sweep {

@@ -16,7 +16,7 @@ mod text;
 pub use answer::{ApiBest, Held, PortableChoice, TuneAnswer};
 pub use check::compare_outputs;
 pub use space::{Order, Space};
-pub use text::render_text;
+pub use text::{render_csv, render_text};
 
 use std::collections::BTreeMap;
 use std::fmt;

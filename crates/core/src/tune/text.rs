@@ -185,7 +185,11 @@ fn table(r: &TuneReport) -> String {
             configs.push(&e.config);
         }
     }
-    configs.sort();
+    // Parameters, then block, then the grids in the order the run listed them.
+    let at = |g: &str| r.grids.iter().position(|x| x == g).unwrap_or(usize::MAX);
+    configs.sort_by(|a, b| {
+        (&a.params, a.block, at(&a.grid.0)).cmp(&(&b.params, b.block, at(&b.grid.0)))
+    });
     for c in configs {
         let of = |a: Api| r.entries.iter().find(|e| e.api == a && &e.config == c);
         let blocks = apis
@@ -241,4 +245,35 @@ fn cells(r: &TuneReport, api: Api, e: Option<&super::Entry>) -> (String, String)
 /// A short column name: the API's name up to its first space ("OpenCL", "CUDA").
 fn short(a: Api) -> String {
     a.to_string().split(' ').next().unwrap_or("").to_string()
+}
+
+/// One line per configuration and API: what a spreadsheet wants.
+pub fn render_csv(r: &TuneReport) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record([
+        "api", "params", "block", "grid", "blocks", "ms", "gbps", "outcome", "why", "cached",
+    ]);
+    for e in &r.entries {
+        let (kind, why, gbps) = match &e.outcome {
+            Outcome::Ran { gbps, .. } if r.is_wrong(e.api, &e.config.params) => {
+                ("wrong", "", *gbps)
+            }
+            Outcome::Ran { gbps, .. } => ("ran", "", *gbps),
+            Outcome::Refused { why } => ("refused", why.as_str(), None),
+            Outcome::NotRun { why } => ("not_run", why.as_str(), None),
+        };
+        let _ = w.write_record([
+            e.api.key().to_string(),
+            e.config.params_text(),
+            e.config.block.to_string(),
+            e.config.grid.0.clone(),
+            e.grid_blocks.to_string(),
+            e.ms().map(|m| m.to_string()).unwrap_or_default(),
+            gbps.map(|g| g.to_string()).unwrap_or_default(),
+            kind.to_string(),
+            why.to_string(),
+            e.cached.to_string(),
+        ]);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }
