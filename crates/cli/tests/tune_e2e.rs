@@ -298,3 +298,56 @@ fn tune_input_mistakes_are_one_line_and_exit_2() {
     let spec = spec.to_str().unwrap();
     bad_input(&["sweep", "--kernel", spec], "tune.restrict[0]");
 }
+
+#[test]
+fn shares_of_one_space_merge_into_one_answer() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("tune-shards");
+    let share = |k: &str| -> PathBuf {
+        let json = dir.join(format!("share-{}.json", &k[..1]));
+        let out = blocksweep()
+            .args([
+                "sweep",
+                "--size",
+                "160x90",
+                "--blocks",
+                "32,64,128",
+                "--grid",
+                "1w,2w",
+            ])
+            .args(["--shard", k])
+            .args(QUICK)
+            .arg("--no-cache")
+            .arg("-o")
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        json
+    };
+    let (a, b) = (share("1/2"), share("2/2"));
+    assert_eq!(read_json(&a)["search"]["covered"], 3);
+    let merged = dir.join("merged.json");
+    let out = blocksweep()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .arg("-o")
+        .arg(&merged)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let m = read_json(&merged);
+    assert_eq!(m["search"]["covered"], 6);
+    for api in ["vulkan", "opencl"] {
+        assert_eq!(
+            configs_of(&m, api).len(),
+            6,
+            "both shares, each configuration once"
+        );
+    }
+    assert_eq!(m["answer"]["per_api"].as_array().unwrap().len(), 2);
+}

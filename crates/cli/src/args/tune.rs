@@ -24,6 +24,24 @@ pub struct TuneArgs {
     /// Measure every configuration of a tune again, and keep no cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Only share K of N of a tune's space (1/4 .. 4/4): its parameter sets dealt round-robin, or
+    /// its configurations where there is one set. One per GPU (the Slurm tune array); `compare`
+    /// merges the shares' JSON files into one answer.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
+}
+
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("'{s}' is not a share: K/N with 1 <= K <= N, e.g. 2/4");
+    let (k, n) = s.trim().split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    match (1..=n).contains(&k) {
+        true => Ok((k, n)),
+        false => Err(bad()),
+    }
 }
 
 impl TuneArgs {

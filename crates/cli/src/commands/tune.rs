@@ -12,7 +12,7 @@ use std::time::Instant;
 use blocksweep_core::report::Format;
 use blocksweep_core::spec::{KernelSpec, Sizes};
 use blocksweep_core::tune::cache::{self, Cache};
-use blocksweep_core::tune::{self, Config, Held, Order, Search, Space, TuneReport};
+use blocksweep_core::tune::{self, Config, Order, Search, Space, TuneReport};
 use blocksweep_core::{GridPolicy, Targets};
 
 use super::tune_set::{self, Ctx, Refs};
@@ -52,9 +52,13 @@ pub fn run(ctx: &Ctx, each: Vec<Targets>) -> anyhow::Result<ExitCode> {
         Some(p) => Some(Cache::open(&p).map_err(usage)?),
         None => None,
     };
+    // `--device all` splits the space over the GPUs, one share each, one after another
+    // (`compare` merges them); `--shard` takes one share on this one.
+    let n = each.len();
     let mut reports = Vec::new();
-    for targets in each {
-        reports.push(one_device(ctx, &targets, cache.as_mut())?);
+    for (i, targets) in each.into_iter().enumerate() {
+        let share = ctx.args.tune.shard.or((n > 1).then_some((i + 1, n)));
+        reports.push(one_device(ctx, &targets, cache.as_mut(), share)?);
     }
     if reports
         .iter()
@@ -135,6 +139,7 @@ fn one_device(
     ctx: &Ctx,
     targets: &Targets,
     mut cache: Option<&mut Cache>,
+    share: Option<(usize, usize)>,
 ) -> anyhow::Result<TuneReport> {
     let started = Instant::now();
     let args = ctx.args;
@@ -173,7 +178,7 @@ fn one_device(
             }
         }
     }
-    for (params, configs) in Space::batches(covered) {
+    for (params, configs) in shard(Space::batches(covered), share) {
         if let Some(Budget::Seconds(s)) = budget {
             if started.elapsed().as_secs_f64() > s {
                 report.search.stopped = Some(format!(
@@ -218,9 +223,30 @@ fn one_device(
         report.search.measured += set.entries.len();
         record(&mut report, cache.as_deref_mut(), &keys, &params, set);
     }
-    recheck(ctx, targets, &mut report, cache, &keys);
+    tune_set::recheck(ctx, targets, &mut report, cache, &keys);
     report.search.wall_s = started.elapsed().as_secs_f64();
+    if let Some((k, n)) = share {
+        report.search.order.push_str(&format!(", share {k}/{n}"));
+    }
     Ok(report)
+}
+
+type Batches = Vec<(BTreeMap<String, u64>, Vec<Config>)>;
+
+/// Share `k` of `n`: every n-th parameter set (one compile each), or every n-th configuration
+/// where there are fewer sets than shares.
+fn shard(batches: Batches, share: Option<(usize, usize)>) -> Batches {
+    let Some((k, n)) = share else {
+        return batches;
+    };
+    if batches.len() >= n {
+        return batches.into_iter().skip(k - 1).step_by(n).collect();
+    }
+    batches
+        .into_iter()
+        .map(|(p, c)| (p, c.into_iter().skip(k - 1).step_by(n).collect::<Vec<_>>()))
+        .filter(|(_, c)| !c.is_empty())
+        .collect()
 }
 
 fn new_report(
@@ -320,61 +346,4 @@ fn record(
     }
     report.errors.extend(set.errors);
     report.entries.extend(set.entries);
-}
-
-/// Each API's winner measured a second time (from the cache where it was measured before).
-fn recheck(
-    ctx: &Ctx,
-    targets: &Targets,
-    report: &mut TuneReport,
-    mut cache: Option<&mut Cache>,
-    keys: &[(&'static str, String)],
-) {
-    report.refresh_answer(&[]);
-    let winners: Vec<(blocksweep_core::Api, Config, f64)> = report
-        .answer
-        .per_api
-        .iter()
-        .map(|b| (b.api, b.best.clone(), b.ms))
-        .collect();
-    let again_key = |api: blocksweep_core::Api| {
-        keys.iter()
-            .find(|(k, _)| *k == api.key())
-            .map(|(_, v)| format!("{v}|again"))
-    };
-    let mut held = Vec::new();
-    let mut todo: Vec<(blocksweep_core::Api, Config, f64)> = Vec::new();
-    for (api, config, ms) in winners {
-        let hit = cache
-            .as_deref()
-            .zip(again_key(api))
-            .and_then(|(c, k)| c.get(&k, &config));
-        match hit.and_then(|e| e.ms()) {
-            Some(second) => held.push(Held::new(api, config, ms, second)),
-            None => todo.push((api, config, ms)),
-        }
-    }
-    let sets = Space::batches(&todo.iter().map(|t| t.1.clone()).collect::<Vec<_>>());
-    for (params, configs) in sets {
-        let set = tune_set::run(ctx, targets, &params, &configs, None);
-        for (api, config, ms) in &todo {
-            let again = set
-                .entries
-                .iter()
-                .find(|e| e.api == *api && &e.config == config);
-            let Some(e) = again else { continue };
-            if let (Some(c), Some(k)) = (cache.as_deref_mut(), again_key(*api)) {
-                c.put(&k, e);
-            }
-            if let Some(second) = e.ms() {
-                held.push(Held::new(*api, config.clone(), *ms, second));
-            }
-        }
-    }
-    if let Some(c) = cache.as_deref() {
-        if let Err(e) = c.save() {
-            warn!("{e}");
-        }
-    }
-    report.refresh_answer(&held);
 }

@@ -7,7 +7,8 @@ use std::time::Instant;
 use blocksweep_core::report::Report;
 use blocksweep_core::spec::{KernelSpec, Sizes};
 use blocksweep_core::sweep::SweepConfig;
-use blocksweep_core::tune::{self, Config, Entry, Outcome, Wrong};
+use blocksweep_core::tune::cache::Cache;
+use blocksweep_core::tune::{self, Config, Entry, Held, Outcome, Space, TuneReport, Wrong};
 use blocksweep_core::{Api, BlockSize, GridPolicy, Registry, Targets};
 
 use crate::args::SweepArgs;
@@ -175,4 +176,61 @@ pub fn run(
         }
     }
     out
+}
+
+/// Each API's winner measured a second time (from the cache where it was measured before).
+pub fn recheck(
+    ctx: &Ctx,
+    targets: &Targets,
+    report: &mut TuneReport,
+    mut cache: Option<&mut Cache>,
+    keys: &[(&'static str, String)],
+) {
+    report.refresh_answer(&[]);
+    let winners: Vec<(blocksweep_core::Api, Config, f64)> = report
+        .answer
+        .per_api
+        .iter()
+        .map(|b| (b.api, b.best.clone(), b.ms))
+        .collect();
+    let again_key = |api: blocksweep_core::Api| {
+        keys.iter()
+            .find(|(k, _)| *k == api.key())
+            .map(|(_, v)| format!("{v}|again"))
+    };
+    let mut held = Vec::new();
+    let mut todo: Vec<(blocksweep_core::Api, Config, f64)> = Vec::new();
+    for (api, config, ms) in winners {
+        let hit = cache
+            .as_deref()
+            .zip(again_key(api))
+            .and_then(|(c, k)| c.get(&k, &config));
+        match hit.and_then(|e| e.ms()) {
+            Some(second) => held.push(Held::new(api, config, ms, second)),
+            None => todo.push((api, config, ms)),
+        }
+    }
+    let sets = Space::batches(&todo.iter().map(|t| t.1.clone()).collect::<Vec<_>>());
+    for (params, configs) in sets {
+        let set = run(ctx, targets, &params, &configs, None);
+        for (api, config, ms) in &todo {
+            let again = set
+                .entries
+                .iter()
+                .find(|e| e.api == *api && &e.config == config);
+            let Some(e) = again else { continue };
+            if let (Some(c), Some(k)) = (cache.as_deref_mut(), again_key(*api)) {
+                c.put(&k, e);
+            }
+            if let Some(second) = e.ms() {
+                held.push(Held::new(*api, config.clone(), *ms, second));
+            }
+        }
+    }
+    if let Some(c) = cache.as_deref() {
+        if let Err(e) = c.save() {
+            warn!("{e}");
+        }
+    }
+    report.refresh_answer(&held);
 }

@@ -10,11 +10,13 @@
 mod answer;
 pub mod cache;
 mod check;
+mod merge;
 mod space;
 mod text;
 
 pub use answer::{ApiBest, Held, PortableChoice, TuneAnswer};
 pub use check::compare_outputs;
+pub use merge::merge;
 pub use space::{Order, Space};
 pub use text::{render_csv, render_text};
 
