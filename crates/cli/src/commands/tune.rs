@@ -12,7 +12,7 @@ use std::time::Instant;
 use blocksweep_core::report::Format;
 use blocksweep_core::spec::{KernelSpec, Sizes};
 use blocksweep_core::tune::cache::{self, Cache};
-use blocksweep_core::tune::{self, Config, Order, Search, Space, TuneReport};
+use blocksweep_core::tune::{self, Config, Order, Outcome, Search, Space, TuneReport};
 use blocksweep_core::{GridPolicy, Targets};
 
 use super::tune_set::{self, Ctx, Refs};
@@ -317,7 +317,12 @@ fn record(
             .map(|(_, v)| v.clone())
     };
     if let Some(c) = cache {
-        for e in &set.entries {
+        // What did not run is tried again next time: it may have been the interrupt's.
+        for e in set
+            .entries
+            .iter()
+            .filter(|e| !matches!(e.outcome, Outcome::NotRun { .. }))
+        {
             if let Some(k) = key_of(e.api) {
                 c.put(&k, e);
             }

@@ -147,8 +147,15 @@ pub fn run(
     };
     for report in &reports {
         for f in &report.failures {
-            // A set an API failed (a wrong output, a fault) is never ranked there.
-            if !out.wrong.iter().any(|w| w.api == f.api) {
+            // A set an API failed after rows ran (a wrong output, a fault) is never ranked
+            // there; one it failed before any (no source, a compile error) ranked nothing.
+            let ran = report
+                .results
+                .iter()
+                .any(|r| r.api == f.api && r.rows_run() > 0);
+            if !ran {
+                out.errors.push(format!("{} {}", f.api, named(&f.message)));
+            } else if !out.wrong.iter().any(|w| w.api == f.api) {
                 out.wrong.push(Wrong {
                     api: f.api,
                     params: params.clone(),

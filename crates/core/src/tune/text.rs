@@ -194,7 +194,8 @@ fn table(r: &TuneReport) -> String {
         let of = |a: Api| r.entries.iter().find(|e| e.api == a && &e.config == c);
         let blocks = apis
             .iter()
-            .find_map(|a| of(*a).map(|e| e.grid_blocks))
+            .filter_map(|a| of(*a).map(|e| e.grid_blocks))
+            .find(|&b| b > 0)
             .unwrap_or(0);
         let mut row: Vec<String> = Vec::new();
         if has_params {
