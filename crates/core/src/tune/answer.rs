@@ -168,3 +168,95 @@ pub(super) fn answer(r: &TuneReport, held: &[Held]) -> TuneAnswer {
         choice,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocks::BlockSize;
+    use crate::grid::GridPolicy;
+    use crate::measure::TimeStats;
+    use crate::testing::{TEST_API_A as A, TEST_API_B as B};
+    use crate::tune::{Entry, Outcome, Search, Wrong};
+
+    fn config(elems: u64, block: u32) -> Config {
+        Config {
+            params: [("ELEMS".to_string(), elems)].into_iter().collect(),
+            block: BlockSize::linear(block),
+            grid: GridPolicy::Wave.into(),
+        }
+    }
+
+    /// Steady samples: the noise cannot tie rows 5 % apart.
+    fn ran(api: Api, c: Config, ms: f64) -> Entry {
+        let stats = TimeStats::of(&[ms; 20], None).unwrap();
+        let outcome = Outcome::Ran {
+            stats,
+            reps: 20,
+            resolution_ms: 1e-6,
+            gbps: None,
+        };
+        Entry {
+            api,
+            config: c,
+            grid_blocks: 1,
+            outcome,
+            cached: false,
+        }
+    }
+
+    fn report(entries: Vec<Entry>, wrong: Vec<Wrong>) -> TuneReport {
+        TuneReport {
+            tool: String::new(),
+            date: String::new(),
+            kernel: String::new(),
+            params: Vec::new(),
+            restrict: Vec::new(),
+            grids: Vec::new(),
+            blocks: Vec::new(),
+            devices: Vec::new(),
+            answer: TuneAnswer::default(),
+            search: Search::default(),
+            rejected: Vec::new(),
+            wrong,
+            errors: Vec::new(),
+            entries,
+        }
+    }
+
+    #[test]
+    fn portable_set_regret_and_a_wrong_set_never_ranked() {
+        let entries = vec![
+            ran(A, config(1, 64), 1.00),
+            ran(B, config(1, 64), 2.00),
+            ran(A, config(1, 256), 1.02),
+            ran(B, config(1, 256), 1.03),
+            ran(A, config(2, 64), 1.30),
+            ran(B, config(2, 64), 1.00),
+            // The fastest on A, but its set is wrong there: never ranked.
+            ran(A, config(4, 64), 0.50),
+            ran(B, config(4, 64), 1.50),
+        ];
+        let wrong = vec![Wrong {
+            api: A,
+            params: config(4, 64).params,
+            detail: "differs".into(),
+        }];
+        let a = answer(&report(entries, wrong), &[]);
+        let best = |api| a.per_api.iter().find(|b| b.api == api).unwrap();
+        assert_eq!(best(A).best, config(1, 64));
+        assert_eq!(best(A).ranked, 3);
+        assert_eq!(best(B).best, config(2, 64));
+        // Only 256 is within 95 % on both (A: 1/1.02, B: 1/1.03).
+        assert_eq!(a.portable, vec![config(1, 256)]);
+        let c = a.choice.unwrap();
+        assert_eq!(c.config, config(1, 256));
+        assert!(c.portable);
+        assert!((c.regret[0].1 - 1.02).abs() < 1e-9 && (c.regret[1].1 - 1.03).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_winner_holds_within_five_percent() {
+        assert!(Held::new(A, config(1, 64), 1.0, 1.04).held);
+        assert!(!Held::new(A, config(1, 64), 1.0, 1.10).held);
+    }
+}
