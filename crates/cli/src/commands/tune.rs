@@ -18,6 +18,7 @@ use blocksweep_core::{GridPolicy, Targets};
 use super::tune_set::{self, Ctx, Refs};
 use crate::args::{Budget, SweepArgs};
 use crate::output::files::{Files, Where};
+use crate::output::OutputTarget;
 use crate::usage;
 
 /// Whether the arguments and the spec ask for a tune rather than a plain sweep.
@@ -48,6 +49,13 @@ pub fn run(ctx: &Ctx, each: Vec<Targets>) -> anyhow::Result<ExitCode> {
         quiet: ctx.args.quiet,
         wide: ctx.args.wide,
     })?;
+    // The plot's path is checked before anything is measured, as a sweep's is.
+    let plot = ctx
+        .args
+        .plot
+        .as_deref()
+        .map(|p| OutputTarget::check(p).map_err(usage))
+        .transpose()?;
     let mut cache = match ctx.args.tune.cache_path() {
         Some(p) => Some(Cache::open(&p).map_err(usage)?),
         None => None,
@@ -73,6 +81,16 @@ pub fn run(ctx: &Ctx, each: Vec<Targets>) -> anyhow::Result<ExitCode> {
     let failed = reports
         .iter()
         .any(|r| !r.wrong.is_empty() || !r.errors.is_empty());
+    let written = write(&files, &reports, plot.as_ref())?;
+    Ok(super::exit(failed || !written))
+}
+
+/// Every file, then stdout, then the plot; false when a write failed.
+fn write(
+    files: &Files,
+    reports: &[TuneReport],
+    plot: Option<&OutputTarget>,
+) -> anyhow::Result<bool> {
     let render = |f: Format, l: blocksweep_core::report::Layout| match f {
         Format::Json => {
             let v = match reports.len() {
@@ -97,15 +115,21 @@ pub fn run(ctx: &Ctx, each: Vec<Targets>) -> anyhow::Result<ExitCode> {
             .collect::<Vec<_>>()
             .join("\n"),
     };
-    let written = files.write_each(&render)?;
-    if let Some(p) = &ctx.args.plot {
+    let mut written = files.write_each(&render)?;
+    if let Some(p) = plot {
         let svg = crate::plot::tune::heat_maps(&reports[0]);
-        if let Err(e) = std::fs::write(p, svg) {
-            warn!("error: {}: {e}", p.display());
-            return Ok(ExitCode::from(1));
+        match p.write(svg.as_bytes()) {
+            Ok(()) => crate::output::stdio::eprint_line(&format!(
+                "blocksweep: wrote {}",
+                p.path().display()
+            )),
+            Err(e) => {
+                warn!("error: {e}");
+                written = false;
+            }
         }
     }
-    Ok(super::exit(failed || !written))
+    Ok(written)
 }
 
 /// The hash a device's cached entries are kept under: the spec (its file, its sources with
@@ -189,31 +213,7 @@ fn one_device(
             }
         }
         report.search.covered += configs.len();
-        let cached = |c: &Config| {
-            let c2 = cache.as_deref()?;
-            keys.iter()
-                .map(|(_, k)| c2.get(k, c))
-                .collect::<Option<Vec<_>>>()
-        };
-        let mut missing = Vec::new();
-        for c in &configs {
-            match cached(c) {
-                Some(found) => {
-                    report.search.from_cache += found.len();
-                    report.entries.extend(found);
-                }
-                None => missing.push(c.clone()),
-            }
-        }
-        if let Some(c) = cache.as_deref() {
-            for (api, key) in &keys {
-                if let (Some(Some(why)), Some(a)) =
-                    (c.verdict(key, &params), blocksweep_core::Api::from_key(api))
-                {
-                    push_wrong(&mut report, a, &params, why);
-                }
-            }
-        }
+        let missing = from_cache(&mut report, cache.as_deref(), &keys, &params, &configs);
         if missing.is_empty() {
             continue;
         }
@@ -229,6 +229,42 @@ fn one_device(
         report.search.order.push_str(&format!(", share {k}/{n}"));
     }
     Ok(report)
+}
+
+/// The configurations of a set that every API has in the cache go into the report, with the
+/// set's cached verdicts; the others are returned, to be measured.
+fn from_cache(
+    report: &mut TuneReport,
+    cache: Option<&Cache>,
+    keys: &[(&'static str, String)],
+    params: &BTreeMap<String, u64>,
+    configs: &[Config],
+) -> Vec<Config> {
+    let Some(c) = cache else {
+        return configs.to_vec();
+    };
+    let mut missing = Vec::new();
+    for config in configs {
+        match keys
+            .iter()
+            .map(|(_, k)| c.get(k, config))
+            .collect::<Option<Vec<_>>>()
+        {
+            Some(found) => {
+                report.search.from_cache += found.len();
+                report.entries.extend(found);
+            }
+            None => missing.push(config.clone()),
+        }
+    }
+    for (api, key) in keys {
+        if let (Some(Some(why)), Some(a)) =
+            (c.verdict(key, params), blocksweep_core::Api::from_key(api))
+        {
+            push_wrong(report, a, params, why);
+        }
+    }
+    missing
 }
 
 type Batches = Vec<(BTreeMap<String, u64>, Vec<Config>)>;

@@ -59,26 +59,7 @@ pub fn run(
     configs: &[Config],
     refs: Option<&mut Refs>,
 ) -> SetRun {
-    let grids = &ctx.args.grid.0;
-    let pairs: Vec<(BlockSize, GridPolicy)> = configs
-        .iter()
-        .map(|c| (c.block, policy(c, grids)))
-        .collect();
-    let mut blocks: Vec<BlockSize> = Vec::new();
-    for (b, _) in &pairs {
-        if !blocks.contains(b) {
-            blocks.push(*b);
-        }
-    }
-    // Limits refuse a configuration before it launches: the kernel's own too, in a tune.
-    // No copy ceiling: a tune ranks configurations against each other, not against a copy.
-    let config = SweepConfig {
-        blocks,
-        pairs,
-        strict_kernel_limit: true,
-        copy: false,
-        ..ctx.config.clone()
-    };
+    let config = set_config(ctx, configs);
     let sweep = Sweep {
         args: ctx.args,
         config: &config,
@@ -97,7 +78,6 @@ pub fn run(
             first_row = Some(t0.elapsed().as_secs_f64());
         }
     };
-    let set = tune::params_text(params);
     let mut out = SetRun::default();
     let swept = std::thread::scope(|s| match (ctx.spec, ctx.frame) {
         (Some((spec, sizes)), _) => {
@@ -105,25 +85,7 @@ pub fn run(
             let mut job = KernelJob::spawn(s, at, sizes.clone());
             let r = sweep.each(vec![targets.clone()], &mut job, &mut save);
             if let (Some(w), Some(refs)) = (job.made(), refs) {
-                for (api, outputs) in w.first_outputs() {
-                    match refs.get(api.key()) {
-                        Some((expected, first)) => {
-                            if let Err(m) = tune::compare_outputs(&w.instance, expected, &outputs) {
-                                out.wrong.push(Wrong {
-                                    api,
-                                    params: params.clone(),
-                                    detail: format!(
-                                        "{m}; differs from the first configuration's ({first})"
-                                    ),
-                                });
-                            }
-                        }
-                        None => {
-                            refs.insert(api.key(), (outputs.clone(), set.clone()));
-                            out.new_refs.push((api, outputs));
-                        }
-                    }
-                }
+                check_outputs(w, params, refs, &mut out);
             }
             r
         }
@@ -134,18 +96,80 @@ pub fn run(
         (None, None) => unreachable!("a tune of neither a kernel nor the frame"),
     });
     out.open_s = first_row.unwrap_or_else(|| t0.elapsed().as_secs_f64());
-    let named = |m: &str| match set.is_empty() {
-        true => m.to_string(),
-        false => format!("at {set}: {m}"),
-    };
-    let reports = match swept {
-        Ok((reports, _)) => reports,
-        Err(e) => {
-            out.errors.push(named(&e.to_string()));
-            Vec::new()
+    match swept {
+        Ok((reports, _)) => gather(ctx, &reports, params, configs, &mut out),
+        Err(e) => out.errors.push(named(params, &e.to_string())),
+    }
+    out
+}
+
+/// The sweep of one set: its (block, grid) pairs, refused before launch by every limit (the
+/// kernel's own too, in a tune), and no copy ceiling (a tune ranks configurations against
+/// each other, not against a copy).
+fn set_config(ctx: &Ctx, configs: &[Config]) -> SweepConfig {
+    let grids = &ctx.args.grid.0;
+    let pairs: Vec<(BlockSize, GridPolicy)> = configs
+        .iter()
+        .map(|c| (c.block, policy(c, grids)))
+        .collect();
+    let mut blocks: Vec<BlockSize> = Vec::new();
+    for (b, _) in &pairs {
+        if !blocks.contains(b) {
+            blocks.push(*b);
         }
-    };
-    for report in &reports {
+    }
+    SweepConfig {
+        blocks,
+        pairs,
+        strict_kernel_limit: true,
+        copy: false,
+        ..ctx.config.clone()
+    }
+}
+
+/// "at ELEMS=4: why" (just "why" without parameters).
+fn named(params: &BTreeMap<String, u64>, m: &str) -> String {
+    match params.is_empty() {
+        true => m.to_string(),
+        false => format!("at {}: {m}", tune::params_text(params)),
+    }
+}
+
+/// Each API's output at this set against its reference, or this set as the reference.
+fn check_outputs(
+    w: &blocksweep_core::workload::ProgramWorkload,
+    params: &BTreeMap<String, u64>,
+    refs: &mut Refs,
+    out: &mut SetRun,
+) {
+    for (api, outputs) in w.first_outputs() {
+        match refs.get(api.key()) {
+            Some((expected, first)) => {
+                if let Err(m) = tune::compare_outputs(&w.instance, expected, &outputs) {
+                    out.wrong.push(Wrong {
+                        api,
+                        params: params.clone(),
+                        detail: format!("{m}; differs from the first configuration's ({first})"),
+                    });
+                }
+            }
+            None => {
+                refs.insert(api.key(), (outputs.clone(), tune::params_text(params)));
+                out.new_refs.push((api, outputs));
+            }
+        }
+    }
+}
+
+/// The set's rows as entries, and its failures as wrong sets or errors.
+fn gather(
+    ctx: &Ctx,
+    reports: &[Report],
+    params: &BTreeMap<String, u64>,
+    configs: &[Config],
+    out: &mut SetRun,
+) {
+    for report in reports {
         for f in &report.failures {
             // A set an API failed after rows ran (a wrong output, a fault) is never ranked
             // there; one it failed before any (no source, a compile error) ranked nothing.
@@ -154,7 +178,8 @@ pub fn run(
                 .iter()
                 .any(|r| r.api == f.api && r.rows_run() > 0);
             if !ran {
-                out.errors.push(format!("{} {}", f.api, named(&f.message)));
+                out.errors
+                    .push(format!("{} {}", f.api, named(params, &f.message)));
             } else if !out.wrong.iter().any(|w| w.api == f.api) {
                 out.wrong.push(Wrong {
                     api: f.api,
@@ -182,7 +207,6 @@ pub fn run(
             out.entries.extend(got);
         }
     }
-    out
 }
 
 /// Each API's winner measured a second time (from the cache where it was measured before).
