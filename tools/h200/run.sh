@@ -2,7 +2,9 @@
 # Everything blocksweep measures on the lent NVIDIA H200, in one device call. Runs in the
 # repository root there, with the release binary, benches/bin and .gl/ (Debian's Vulkan/OpenCL
 # loaders and glvnd, see ../shared/device.md) carried. PARTS selects what runs (default: all):
-#   env core trace cuda bench lab kit multi kernels big zoo wall sanitizer
+#   env core trace cuda bench lab kit multi kernels big zoo wall sanitizer tune
+# (tune: issue 28, tools/h200/tune-bench.sh: the reduce-elems tune cold and cached, with wall
+# times and its compile count, and the grayscale block x grid map for docs/day10.md.)
 # (zoo: the bug zoo and kernels written on the spot, tools/h200/zoo.sh; wall: the default
 # sweep's wall time against the binary $BASE of an earlier commit, and a user's kernel in
 # workers against --in-process; sanitizer: devices and sweeps under compute-sanitizer's
@@ -84,6 +86,7 @@ for part in $PARTS; do
     lab) [ -f tools/h200/lab.sh ] && bash tools/h200/lab.sh > "$R/lab-run.log" 2>&1 ;;
     kernels) bash tools/h200/kernels.sh > "$OUT/kernels-run.log" 2>&1; mv "$OUT/kernels-run.log" "$R/" ;;
     zoo) bash tools/h200/zoo.sh > "$OUT/zoo-run.log" 2>&1; mv "$OUT/zoo-run.log" "$R/" ;;
+    tune) R=$R bash tools/h200/tune-bench.sh > "$OUT/tune-run.log" 2>&1; mv "$OUT/tune-run.log" "$R/" ;;
     sanfinal)
       # After the fix: devices three times and the CUDA sweep five times under the default
       # options (every API of a sweep in a worker there), the three-API 4K sweep once, and a

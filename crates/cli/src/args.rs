@@ -19,11 +19,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod files;
 mod options;
 mod parse;
+mod tune;
 pub use files::FileArgs;
 pub use options::DriverArgs;
 use parse::{parse_block_list, parse_discipline, parse_grid};
 pub(crate) use parse::{parse_min_time, parse_svg_path};
-pub use parse::{parse_size, trim, Blocks};
+pub use parse::{parse_size, trim, Blocks, Budget, Grids};
+pub use tune::TuneArgs;
 
 /// Where every column of every table is explained.
 const GUIDE: &str =
@@ -258,9 +260,12 @@ pub struct SweepArgs {
     #[arg(long, value_name = "LIST", value_parser = parse_block_list)]
     pub blocks: Option<Blocks>,
     /// Grid (blocks launched) per row: wave (one full wave: resident blocks per SM x SMs), data (one thread
-    /// per pixel: ceil(pixels / block)), or a fixed number of blocks, at most one per pixel.
+    /// per pixel: ceil(pixels / block)), or a fixed number of blocks, at most one per pixel. A list
+    /// (0.5w,1w,2w,4w,data,4096: waves, one thread per item, fixed counts) tunes block x grid on every API.
     #[arg(long, short, default_value = "wave", value_parser = parse_grid)]
-    pub grid: GridPolicy,
+    pub grid: Grids,
+    #[command(flatten)]
+    pub tune: TuneArgs,
     /// Untimed dispatches before the timed ones, per row (one back-to-back batch).
     #[arg(long, default_value = "3", value_parser = trim(clap::value_parser!(u32).range(0..=1000)))]
     pub warmups: u32,
@@ -393,7 +398,7 @@ impl SweepArgs {
                 .clone()
                 .map(|b| b.0)
                 .unwrap_or_else(blocksweep_core::blocks::default_blocks),
-            grid: self.grid,
+            grid: self.grid.0[0],
             protocol: Protocol {
                 warmups: self.warmups,
                 reps: self.timed.reps(),
@@ -402,6 +407,7 @@ impl SweepArgs {
             strict_kernel_limit: self.strict_kernel_limit,
             copy: !self.no_copy,
             frame_on_device: false,
+            pairs: Vec::new(),
         }
     }
 }
@@ -419,7 +425,8 @@ impl SweepArgs {
         }
         let (w, h) = self.frame_size()?;
         let pixels = w as u64 * h as u64;
-        if let GridPolicy::Fixed(n) = self.grid {
+        for &g in &self.grid.0 {
+            let GridPolicy::Fixed(n) = g else { continue };
             if n as u64 > pixels {
                 return Err(format!(
                     "--grid {n} launches more blocks than the {w}x{h} frame has pixels ({pixels}): \

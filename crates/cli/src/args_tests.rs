@@ -44,7 +44,7 @@ fn numbers_and_names_are_trimmed_like_sizes() {
     assert_eq!(a.timed.reps, Some(7));
     assert_eq!(a.warmups, 2);
     assert_eq!(a.seed, 9);
-    assert_eq!(a.grid, GridPolicy::Fixed(64));
+    assert_eq!(a.grid.0, vec![GridPolicy::Fixed(64)]);
     assert_eq!(a.frame_size(), Ok((640, 360)));
     assert_eq!(a.max_time, 30);
     assert_eq!(a.device.backend.as_deref(), Some("opencl"));

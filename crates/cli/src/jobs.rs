@@ -54,6 +54,13 @@ impl<'scope> KernelJob<'scope> {
     }
 }
 
+impl KernelJob<'_> {
+    /// The workload once made (after the sweep asked for it): its reference outputs.
+    pub fn made(&self) -> Option<&ProgramWorkload> {
+        self.made.as_ref()
+    }
+}
+
 impl WorkloadSource for KernelJob<'_> {
     fn workload(&mut self) -> Result<&dyn Workload, SessionError> {
         if let Some((spec, job)) = self.making.take() {

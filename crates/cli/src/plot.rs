@@ -4,6 +4,7 @@
 
 pub(crate) mod chart;
 pub mod sweep;
+pub mod tune;
 pub mod waves;
 
 pub use sweep::render_svg;

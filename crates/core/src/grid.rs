@@ -26,6 +26,9 @@ pub enum GridPolicy {
     Data,
     /// The same number of blocks for every row.
     Fixed(u32),
+    /// A fraction or multiple of one wave, in hundredths (`0.5w` is 50, `2w` 200): the grid
+    /// axis of a tune (`--grid 0.5w,1w,2w`), capped like the wave at one thread per item.
+    Waves(u32),
 }
 
 impl fmt::Display for GridPolicy {
@@ -34,6 +37,7 @@ impl fmt::Display for GridPolicy {
             GridPolicy::Wave => f.write_str("wave"),
             GridPolicy::Data => f.write_str("data"),
             GridPolicy::Fixed(n) => write!(f, "{n}"),
+            GridPolicy::Waves(h) => write!(f, "{}w", *h as f64 / 100.0),
         }
     }
 }
@@ -44,16 +48,44 @@ impl FromStr for GridPolicy {
         match s.trim() {
             "wave" => Ok(GridPolicy::Wave),
             "data" => Ok(GridPolicy::Data),
+            t if t.ends_with('w') => parse_waves(t),
             t => match t.parse::<u32>() {
                 Ok(0) => Err("grid 0: a launch needs at least one block".into()),
                 Ok(n) => Ok(GridPolicy::Fixed(n)),
                 Err(_) => Err(format!(
-                    "'{t}' is not a grid policy (expected wave, data, or a number of blocks from 1 to {})",
+                    "'{t}' is not a grid policy (expected wave, data, a number of waves such as 0.5w or 2w, or a number of blocks from 1 to {})",
                     u32::MAX
                 )),
             },
         }
     }
+}
+
+/// `0.5w`, `2w`: waves in hundredths, from 0.01w to 1000w.
+fn parse_waves(t: &str) -> Result<GridPolicy, String> {
+    let n = t.trim_end_matches('w').trim();
+    match n.parse::<f64>() {
+        Ok(w) if (0.01..=1000.0).contains(&w) && ((w * 100.0).round() - w * 100.0).abs() < 1e-6 => {
+            Ok(GridPolicy::Waves((w * 100.0).round() as u32))
+        }
+        _ => Err(format!(
+            "'{t}' is not a number of waves (from 0.01w to 1000w, in hundredths: 0.5w, 1w, 2w)"
+        )),
+    }
+}
+
+/// A `--grid` list: one policy (a plain sweep) or several (the grid axis of a tune: every
+/// block size runs at every grid). Duplicates are refused: each would be measured twice.
+pub fn parse_grid_list(s: &str) -> Result<Vec<GridPolicy>, String> {
+    let mut out: Vec<GridPolicy> = Vec::new();
+    for part in s.split(',') {
+        let g: GridPolicy = part.parse()?;
+        if out.contains(&g) {
+            return Err(format!("grid '{}' is listed twice", part.trim()));
+        }
+        out.push(g);
+    }
+    Ok(out)
 }
 
 /// ceil(n / t) in 64 bits.
@@ -62,6 +94,11 @@ pub fn blocks_to_cover(pixels: u64, threads: u64) -> u64 {
 }
 
 impl GridPolicy {
+    /// A wave or a number of waves: the grids made from residency.
+    pub fn is_waves(&self) -> bool {
+        matches!(self, GridPolicy::Wave | GridPolicy::Waves(_))
+    }
+
     /// The grid for one row. `resident` is blocks per multiprocessor (None when unknown, then
     /// one per multiprocessor is assumed), `mps` the multiprocessor count, `max_grid_x` the
     /// API's grid limit where it has one.
@@ -81,10 +118,14 @@ impl GridPolicy {
                 .max(1),
             GridPolicy::Data => needed,
             GridPolicy::Fixed(n) => *n as u64,
+            GridPolicy::Waves(h) => (resident.unwrap_or(1) as u64 * mps.max(1) * *h as u64)
+                .div_ceil(100)
+                .min(needed)
+                .max(1),
         };
         match max_grid_x {
             // The grid-stride loop keeps any grid correct, so clamping only costs speed.
-            Some(m) if matches!(self, GridPolicy::Wave) => g.min(m),
+            Some(m) if self.is_waves() => g.min(m),
             _ => g,
         }
     }
@@ -240,5 +281,27 @@ mod tests {
         assert_eq!("640".parse::<GridPolicy>(), Ok(GridPolicy::Fixed(640)));
         assert!("0".parse::<GridPolicy>().is_err());
         assert!("many".parse::<GridPolicy>().is_err());
+        assert_eq!("0.5w".parse::<GridPolicy>(), Ok(GridPolicy::Waves(50)));
+        assert_eq!(GridPolicy::Waves(50).to_string(), "0.5w");
+        assert_eq!(GridPolicy::Waves(400).to_string(), "4w");
+        assert!("0w".parse::<GridPolicy>().is_err());
+        assert!("0.001w".parse::<GridPolicy>().is_err());
+        let list = parse_grid_list("0.5w,1w,data,4096").unwrap();
+        assert_eq!(list.len(), 4);
+        assert!(parse_grid_list("1w,1w").unwrap_err().contains("twice"));
+    }
+
+    #[test]
+    fn waves_scale_the_wave_and_stay_capped() {
+        let b = BlockSize::linear(256);
+        // T4: 4 blocks/SM x 40 SMs = 160 blocks a wave.
+        let g = |h| GridPolicy::Waves(h).grid(b, 3840 * 2160, Some(4), 40, None);
+        assert_eq!((g(50), g(100), g(400)), (80, 160, 640));
+        // Never more blocks than one thread per item needs, and the API's limit caps it.
+        assert_eq!(GridPolicy::Waves(400).grid(b, 1000, Some(4), 40, None), 4);
+        assert_eq!(
+            GridPolicy::Waves(400).grid(b, 1 << 30, Some(4), 40, Some(500)),
+            500
+        );
     }
 }

@@ -37,6 +37,7 @@ pub mod sweep;
 #[doc(hidden)]
 pub mod testing;
 pub mod trace;
+pub mod tune;
 pub mod uuid;
 pub mod validate;
 pub mod verify;

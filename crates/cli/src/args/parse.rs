@@ -66,8 +66,42 @@ pub(super) fn parse_block_list(s: &str) -> Result<Blocks, String> {
     parse_blocks(s).map(Blocks).map_err(|e| e.to_string())
 }
 
-pub(super) fn parse_grid(s: &str) -> Result<GridPolicy, String> {
-    s.parse()
+/// A parsed `--grid`: one policy, or a list (a tune's grid axis).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grids(pub Vec<GridPolicy>);
+
+pub(super) fn parse_grid(s: &str) -> Result<Grids, String> {
+    blocksweep_core::grid::parse_grid_list(s).map(Grids)
+}
+
+/// `--budget`: a count of configurations, or a time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Budget {
+    Count(usize),
+    Seconds(f64),
+}
+
+pub(super) fn parse_budget(s: &str) -> Result<Budget, String> {
+    let t = s.trim();
+    let bad =
+        || format!("'{t}' is not a budget: a count of configurations (20) or a time (30s, 5m, 1h)");
+    if let Ok(n) = t.parse::<usize>() {
+        return match n {
+            0 => Err("--budget 0 measures nothing: give at least 1".into()),
+            n => Ok(Budget::Count(n)),
+        };
+    }
+    let (num, unit) = t.split_at(t.find(|c: char| c.is_ascii_alphabetic()).ok_or_else(bad)?);
+    let scale = match unit {
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(bad()),
+    };
+    match num.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(Budget::Seconds(v * scale)),
+        _ => Err(bad()),
+    }
 }
 
 /// `WIDTHxHEIGHT`, both at least 1, with a pixel count that fits the 32-bit grid arithmetic

@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 use blocksweep_core::report::compare::Comparison;
-use blocksweep_core::report::{heading, parse_reports, Render, Report};
+use blocksweep_core::report::{heading, parse_reports, Format, Render, Report};
+use blocksweep_core::tune::{self, TuneReport};
 
 use crate::args::CompareArgs;
 use crate::input::{read_capped, MAX_INPUT_BYTES};
@@ -13,6 +14,9 @@ use crate::usage;
 
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let files = Files::check(args.out.to(args.format, args.wide))?;
+    if let Some(tunes) = tunes(args)? {
+        return merge_tunes(&files, tunes);
+    }
     let mut reports: Vec<(String, Report)> = Vec::new();
     for path in &args.files {
         let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
@@ -52,5 +56,35 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         warn!("warning: {w}");
     }
     let written = files.write_each(&|f, l| comparison.render(f, l))?;
+    Ok(super::exit(!written))
+}
+
+/// Every file as tune reports (one, or a list from `--device all`), or `None` when a file is
+/// not a tune's: then the files are sweeps, compared side by side.
+fn tunes(args: &CompareArgs) -> anyhow::Result<Option<Vec<TuneReport>>> {
+    let mut out = Vec::new();
+    for path in &args.files {
+        let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
+        if let Ok(one) = serde_json::from_str::<TuneReport>(&text) {
+            out.push(one);
+        } else if let Ok(many) = serde_json::from_str::<Vec<TuneReport>>(&text) {
+            out.extend(many);
+        } else {
+            return Ok(None);
+        }
+    }
+    Ok(Some(out))
+}
+
+/// Tunes of one space split over GPUs, merged into one answer.
+fn merge_tunes(files: &Files, tunes: Vec<TuneReport>) -> anyhow::Result<ExitCode> {
+    let Some(merged) = tune::merge(tunes) else {
+        return Err(usage("no tune to merge"));
+    };
+    let written = files.write_each(&|f, l| match f {
+        Format::Json => serde_json::to_string_pretty(&merged).unwrap_or_default() + "\n",
+        Format::Csv => tune::render_csv(&merged),
+        _ => tune::render_text(&merged, l.width),
+    })?;
     Ok(super::exit(!written))
 }

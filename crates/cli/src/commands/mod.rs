@@ -8,6 +8,8 @@ mod lab;
 mod limits;
 mod replay;
 mod sweep;
+mod tune;
+mod tune_set;
 mod validate;
 mod worker;
 

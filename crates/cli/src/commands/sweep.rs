@@ -26,7 +26,12 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         Some(path) => Some(jobs::load(path, args.size.as_deref(), None)?),
         None => None,
     };
-    let mut outputs = Outputs::check(args)?;
+    let tuning = super::tune::wanted(args, spec.as_ref().map(|(s, _)| s));
+    // A tune checks and writes its own files.
+    let mut outputs = match tuning {
+        true => None,
+        false => Some(Outputs::check(args)?),
+    };
     let reg = crate::session::registry();
     let each = crate::session::resolve_each(&reg, &args.device)?;
     let spec = spec.map(|(spec, sizes)| {
@@ -65,6 +70,17 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let date = super::now();
+    if super::tune::wanted(args, spec.as_ref().map(|(s, _)| s)) {
+        let ctx = super::tune_set::Ctx {
+            args,
+            reg: &reg,
+            spec: spec.as_ref(),
+            frame: frame_size,
+            config: &config,
+            date: &date,
+        };
+        return super::tune::run(&ctx, each);
+    }
     std::thread::scope(|s| {
         let mut work: Box<dyn WorkloadSource> = match (spec, frame_size) {
             (Some((spec, sizes)), _) => Box::new(KernelJob::spawn(s, spec, sizes)),
@@ -78,6 +94,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             frame_size,
             date: &date,
         };
+        let outputs = outputs.as_mut().expect("a sweep's outputs were checked");
         let (runs, failed) = sweep.each(each, work.as_mut(), &mut |all| outputs.save(all))?;
         let written = outputs.finish(&runs)?;
         Ok(super::exit(failed || !written))

@@ -75,6 +75,7 @@ pub(super) fn result(key: &str, device: &str, scale: f64, cv: f64) -> SweepResul
                 verified: true,
                 skipped: None,
                 note: None,
+                policy: None,
             }
         })
         .collect();

@@ -20,6 +20,7 @@ pub fn full_sweep(b: &mut dyn Backend) -> SweepResult {
         strict_kernel_limit: true,
         copy: false,
         frame_on_device: false,
+        pairs: Vec::new(),
     };
     let result = sweep(b, &Frame::generate(SMALL.0, SMALL.1, 42), &config);
     assert_eq!(result.rows.len(), 13);
@@ -83,12 +84,14 @@ pub fn one_block_short(b: &mut dyn Backend) {
         strict_kernel_limit: true,
         copy: false,
         frame_on_device: false,
+        pairs: Vec::new(),
     };
     let plan = |grid| Plan {
         rows: vec![PlannedRow {
             block,
             grid,
             residency: None,
+            policy: None,
         }],
         policy: config.grid,
         grid_source: "conformance".into(),
@@ -186,6 +189,7 @@ pub fn oversize_block(b: &mut dyn Backend) {
         strict_kernel_limit: true,
         copy: false,
         frame_on_device: false,
+        pairs: Vec::new(),
     };
     let result = sweep(b, &Frame::generate(64, 16, 1), &config);
     let reason = result.rows[0]
@@ -236,6 +240,7 @@ pub fn block_3d(b: &mut dyn Backend) -> Completion {
         strict_kernel_limit: true,
         copy: false,
         frame_on_device: false,
+        pairs: Vec::new(),
     };
     // Two frame sizes in turn, then the first again.
     for (w, h, seed) in [(160, 90, 5), (33, 7, 6), (160, 90, 7)] {

@@ -191,4 +191,29 @@ pub struct KernelSpec {
     pub nonfinite_allowed: bool,
     /// `[check] timing_only = true`: no buffer is written, and no row claims a check.
     pub timing_only: bool,
+    /// `[tune]`: the kernel's own parameters and their constraints.
+    pub tune: Option<super::tune::TuneDecl>,
+    /// The parameters' values this spec builds with (`-DNAME=VALUE` to every compiler, and
+    /// names in every expression): the first of each by default, one configuration of a tune
+    /// by [`KernelSpec::at_params`].
+    pub params: Sizes,
+}
+
+impl KernelSpec {
+    /// This spec at one configuration of its parameters.
+    pub fn at_params(&self, params: &Sizes) -> KernelSpec {
+        KernelSpec {
+            params: params.clone(),
+            ..self.clone()
+        }
+    }
+
+    /// `sizes` with the parameters' values added: what every expression is evaluated with.
+    pub fn with_params(&self, sizes: &Sizes) -> Sizes {
+        let mut s = sizes.clone();
+        for (k, v) in &self.params.0 {
+            s.0.insert(k.clone(), *v);
+        }
+        s
+    }
 }

@@ -92,10 +92,16 @@ impl Instance {
 impl KernelSpec {
     /// The source for an API key ("cuda", "opencl", "vulkan"), if the spec has one.
     pub fn sources_for(&self, api_key: &str) -> Option<ProgramSource> {
-        self.sources
+        let mut src = self
+            .sources
             .iter()
             .find(|(k, _)| *k == api_key)
-            .map(|(_, s)| s.clone())
+            .map(|(_, s)| s.clone())?;
+        // A tune's parameters: a define each, in the form every compiler takes.
+        for (k, v) in &self.params.0 {
+            src.options.push(format!("-D{k}={v}"));
+        }
+        Some(src)
     }
 
     /// The API keys the spec has a source for, in key order.
@@ -106,6 +112,7 @@ impl KernelSpec {
     /// Each buffer's bytes and whether it is written, at `sizes`, without making any: what
     /// the host-memory check needs before the buffers are generated.
     pub fn buffer_sizes(&self, sizes: &Sizes) -> Result<Vec<(u64, bool)>, SpecError> {
+        let sizes = &self.with_params(sizes);
         let lookup = |n: &str| sizes.get(n);
         let mut out = Vec::new();
         for (i, a) in self.args.iter().enumerate() {
@@ -126,6 +133,7 @@ impl KernelSpec {
 
     /// Sizes the arguments and generates the buffers' initial contents.
     pub fn instantiate(&self, sizes: &Sizes) -> Result<Instance, SpecError> {
+        let sizes = &self.with_params(sizes);
         let lookup = |n: &str| sizes.get(n);
         let eval = |key: String, e: &super::expr::Expr| {
             e.eval(&lookup)

@@ -47,9 +47,29 @@ pub fn parse(file: &str, text: &str, dir: &Path) -> Result<KernelSpec, SpecError
     let sizes = Sizes(raw.sizes);
     let work = parse_work(&raw.work, &sizes).map_err(|m| err("work", m))?;
     let sources = parse_sources(&raw.sources, dir, file)?;
+    let tune = match &raw.tune {
+        Some(t) => Some(super::tune::parse_tune(t, &sizes).map_err(|(k, m)| {
+            err(
+                &format!("tune{}", if k.is_empty() { k } else { format!(".{k}") }),
+                m,
+            )
+        })?),
+        None => None,
+    };
+    check_defines(&tune, &sources, file)?;
+    let params = tune.as_ref().map(|t| t.first()).unwrap_or_default();
+    // Expressions may name the parameters: they are checked against both.
+    let known = Sizes(
+        sizes
+            .0
+            .iter()
+            .chain(&params.0)
+            .map(|(k, v)| (k.clone(), *v))
+            .collect(),
+    );
     let mut args = Vec::new();
     for (i, a) in raw.args.iter().enumerate() {
-        let arg = parse_arg(i, a, &sizes).map_err(|(k, m)| err(&format!("args[{i}]{k}"), m))?;
+        let arg = parse_arg(i, a, &known).map_err(|(k, m)| err(&format!("args[{i}]{k}"), m))?;
         if args.iter().any(|b: &ArgDecl| b.name() == arg.name()) {
             return Err(err(
                 &format!("args[{i}].name"),
@@ -82,11 +102,36 @@ pub fn parse(file: &str, text: &str, dir: &Path) -> Result<KernelSpec, SpecError
             }
         },
         timing_only: raw.check.timing_only.unwrap_or(false),
+        tune,
+        params,
     };
-    parse_launch(&raw.launch, &mut spec).map_err(|(k, m)| err(&format!("launch.{k}"), m))?;
+    parse_launch(&raw.launch, &mut spec, &known)
+        .map_err(|(k, m)| err(&format!("launch.{k}"), m))?;
     check_local(&spec)?;
     check_written(&spec)?;
     Ok(spec)
+}
+
+/// A tune hands its parameters to each compiler as defines; a SPIR-V module has no
+/// preprocessor, so a tuned spec needs GLSL for Vulkan.
+fn check_defines(
+    tune: &Option<super::tune::TuneDecl>,
+    sources: &[(&'static str, ProgramSource)],
+    file: &str,
+) -> Result<(), SpecError> {
+    if tune.is_none() {
+        return Ok(());
+    }
+    for (key, s) in sources {
+        if s.language.key == "spirv" || s.origin.ends_with(".spv") {
+            return Err(SpecError::new(
+                file,
+                format!("sources.{key}.file"),
+                "is SPIR-V, which takes no defines: a spec with [tune] needs a GLSL source                  (.comp), which gets each parameter as -DNAME=VALUE",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A kernel is checked through what it writes: a spec with no written buffer checks nothing,
@@ -276,7 +321,7 @@ fn parse_check(c: &RawCheck) -> Result<Tolerance, KeyError> {
     })
 }
 
-fn parse_launch(l: &RawLaunch, spec: &mut KernelSpec) -> Result<(), KeyError> {
+fn parse_launch(l: &RawLaunch, spec: &mut KernelSpec, known: &Sizes) -> Result<(), KeyError> {
     let k = |key: &str, m: String| (key.to_string(), m);
     spec.grid = match l.grid.as_deref() {
         None | Some("stride") => GridMode::Stride,
@@ -289,11 +334,11 @@ fn parse_launch(l: &RawLaunch, spec: &mut KernelSpec) -> Result<(), KeyError> {
         }
     };
     if let Some(v) = &l.max_grid {
-        spec.max_grid = Some(size_expr(v, &spec.sizes, &[]).map_err(|m| k("max_grid", m))?);
+        spec.max_grid = Some(size_expr(v, known, &[]).map_err(|m| k("max_grid", m))?);
     }
     if let Some(v) = &l.shared_bytes {
         spec.shared_bytes =
-            Some(size_expr(v, &spec.sizes, &BLOCK_NAMES).map_err(|m| k("shared_bytes", m))?);
+            Some(size_expr(v, known, &BLOCK_NAMES).map_err(|m| k("shared_bytes", m))?);
     }
     if let Some(b) = &l.blocks {
         spec.blocks = Some(parse_blocks(b).map_err(|e| k("blocks", e.to_string()))?);

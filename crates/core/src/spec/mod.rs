@@ -88,6 +88,7 @@ mod load;
 mod raw;
 #[cfg(test)]
 mod tests;
+pub mod tune;
 
 pub use compare::{compare, element_matches, format_value, Mismatch};
 pub use decl::{
@@ -98,6 +99,7 @@ pub use error::SpecError;
 pub use expr::Expr;
 pub use init::{generate, random_word};
 pub use instance::{BufferInstance, Instance};
+pub use tune::{Constraint, TuneDecl};
 
 use std::path::Path;
 

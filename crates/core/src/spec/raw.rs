@@ -22,6 +22,9 @@ pub(crate) struct RawSpec {
     pub check: RawCheck,
     #[serde(default)]
     pub launch: RawLaunch,
+    /// The kernel's own parameters and `restrict` (read by `super::tune`).
+    #[serde(default)]
+    pub tune: Option<BTreeMap<String, toml::Value>>,
 }
 
 #[derive(Debug, Deserialize)]

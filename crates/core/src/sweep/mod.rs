@@ -54,6 +54,20 @@ pub struct SweepConfig {
     /// open): the sweep does not upload it again.
     #[serde(skip)]
     pub frame_on_device: bool,
+    /// The grid axis of a tune: the (block, grid policy) pairs to run, in order. Empty (the
+    /// default): every block of `blocks` at `grid`, one row each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pairs: Vec<(BlockSize, GridPolicy)>,
+}
+
+impl SweepConfig {
+    /// What the plan runs: `pairs`, else every block at `grid`.
+    pub fn launches(&self) -> Vec<(BlockSize, GridPolicy)> {
+        match self.pairs.is_empty() {
+            true => self.blocks.iter().map(|&b| (b, self.grid)).collect(),
+            false => self.pairs.clone(),
+        }
+    }
 }
 
 impl Default for SweepConfig {
@@ -65,6 +79,7 @@ impl Default for SweepConfig {
             strict_kernel_limit: false,
             copy: true,
             frame_on_device: false,
+            pairs: Vec::new(),
         }
     }
 }
@@ -75,6 +90,10 @@ pub struct PlannedRow {
     pub block: BlockSize,
     pub grid: u64,
     pub residency: Option<Residency>,
+    /// The grid policy of this row where the sweep has a grid axis (a tune); `None` when every
+    /// row has the plan's policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<GridPolicy>,
 }
 
 /// A planned sweep and who decided its grids.
@@ -123,6 +142,9 @@ pub struct SweepRow {
     /// Anything a reader must know about a row that ran (e.g. above the kernel's own limit).
     #[serde(default)]
     pub note: Option<String>,
+    /// The row's grid policy where the sweep has a grid axis (a tune); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<GridPolicy>,
 }
 
 impl SweepRow {
@@ -146,6 +168,7 @@ impl SweepRow {
             verified: false,
             skipped: None,
             note: None,
+            policy: None,
         }
     }
 
@@ -316,7 +339,8 @@ impl SweepResult {
 
     /// Fills `of_best`, `ties_best` and `of_copy` from the rows and the copy ceiling.
     pub(crate) fn fill_relative(&mut self) {
-        let best_block = self.best().map(|r| r.block);
+        // A tune has several rows per block (one per grid): the best is one row, by position.
+        let best_at = self.best().map(|b| b as *const SweepRow as usize);
         let best = self.best().and_then(|r| r.timing.clone());
         let copy = self.copy.as_ref().map(|c| c.gbps);
         let resolution_ms = self.timer.resolution_ns / 1e6;
@@ -326,7 +350,7 @@ impl SweepResult {
                 r.of_best = Some(of_best);
                 r.ties_best = ties(&t.stats, &b.stats, resolution_ms, t.reps.min(b.reps));
                 r.verdict = Some(Verdict::of(
-                    best_block == Some(r.block),
+                    best_at == Some(&*r as *const SweepRow as usize),
                     of_best,
                     r.ties_best,
                 ));

@@ -112,7 +112,8 @@ pub fn plan(
     let max_grid_x = limits.max_grid_dims.as_ref().map(|d| d.value.0[0]);
     let mut rows = Vec::new();
     let mut sources: Vec<String> = Vec::new();
-    for &block in &config.blocks {
+    let axis = !config.pairs.is_empty();
+    for (block, policy) in config.launches() {
         let blocked = match config.strict_kernel_limit {
             false => device_limit_violation(&limits, block),
             true => limit_violation(&limits, &kernel, block),
@@ -131,8 +132,8 @@ pub fn plan(
             }
         }
         let resident = residency.as_ref().map(|r| r.blocks_per_mp.max(1));
-        let mut grid = config.grid.grid(block, pixels, resident, mps, max_grid_x);
-        if let (GridPolicy::Wave, Some(cap)) = (config.grid, &limits.max_loop_iterations) {
+        let mut grid = policy.grid(block, pixels, resident, mps, max_grid_x);
+        if let (true, Some(cap)) = (policy.is_waves(), &limits.max_loop_iterations) {
             // A driver that ends loops early needs enough threads that none loops past it.
             let floor = pixels.div_ceil(block.x as u64 * cap.value.max(1));
             if floor > grid {
@@ -150,6 +151,7 @@ pub fn plan(
             block,
             grid,
             residency,
+            policy: axis.then_some(policy),
         });
     }
     let who = format!("{} on {}", backend.api(), backend.identity().name);
@@ -163,6 +165,7 @@ pub fn plan(
         GridPolicy::Wave => format!("{who}: {}", sources.join("; ")),
         GridPolicy::Data => "data: ceil(pixels / threads per block)".into(),
         GridPolicy::Fixed(n) => format!("fixed: {n} blocks for every row"),
+        GridPolicy::Waves(_) => format!("{who}: {}", sources.join("; ")),
     };
     Ok(Plan {
         rows,

@@ -46,7 +46,13 @@ impl<'a> SweepRun<'a> {
     ) -> RowResult {
         let api = backend.api();
         result.suggestion = backend.occupancy_suggestion()?;
-        let blocks: Vec<_> = plan.rows.iter().map(|r| r.block).collect();
+        let mut blocks: Vec<_> = Vec::new();
+        for r in &plan.rows {
+            // A grid axis repeats each block: its launch shapes are built once.
+            if !blocks.contains(&r.block) {
+                blocks.push(r.block);
+            }
+        }
         backend.prepare(&blocks);
         for (i, planned) in plan.rows.iter().enumerate() {
             self.observer
@@ -157,6 +163,7 @@ pub(crate) fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
         warps_per_mp,
         occupancy,
         grid: planned.grid,
+        policy: planned.policy,
         ..SweepRow::new(planned.block)
     }
 }

@@ -92,11 +92,13 @@ fn sweep(b: &mut Counted, grids: &[u64]) -> (super::SweepResult, Option<SweepErr
         strict_kernel_limit: false,
         copy: false,
         frame_on_device: false,
+        pairs: Vec::new(),
     };
     let rows = grids.iter().map(|&grid| PlannedRow {
         block: BlockSize::linear(64),
         grid,
         residency: None,
+        policy: None,
     });
     let plan = Plan {
         rows: rows.collect(),

@@ -257,6 +257,13 @@ impl ProgramWorkload {
         }
     }
 
+    /// Each API's reference outputs (its first row's), once it has run: what a tune
+    /// compares across parameter sets.
+    pub fn first_outputs(&self) -> Vec<(Api, Vec<Vec<u8>>)> {
+        let refs = self.references.lock().unwrap_or_else(|p| p.into_inner());
+        refs.firsts()
+    }
+
     /// The APIs whose outputs the others contradict, once every API has run.
     pub fn blames(&self) -> Vec<super::Blame> {
         let refs = self.references.lock().unwrap_or_else(|p| p.into_inner());

@@ -39,6 +39,16 @@ pub struct Blame {
 }
 
 impl References {
+    /// Each API's reference outputs (its first size's), for a tune's check across parameter
+    /// sets; an API that failed its own checks has none worth comparing.
+    pub fn firsts(&self) -> Vec<(Api, Vec<Vec<u8>>)> {
+        self.firsts
+            .iter()
+            .filter(|c| !self.failed.contains(&c.api))
+            .map(|c| (c.api, c.outputs.clone()))
+            .collect()
+    }
+
     /// Notes that `api` failed a check of its own (a row's own check, or its launch
     /// independence): its outputs are compared with no other API's.
     pub fn fail(&mut self, api: Api) {

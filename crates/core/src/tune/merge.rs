@@ -1,0 +1,68 @@
+//! Tunes of one space split over GPUs (`--shard`, `--device all`, the Slurm tune array),
+//! merged into one report and one answer by `compare`.
+
+use super::{Held, TuneReport};
+
+/// The reports as one: every entry once (the first file's where two hold the same API and
+/// configuration), the rejected, the wrong and the errors of all, the searches summed, and the
+/// answer made again. A winner's second time is kept where the merged winner is the same.
+pub fn merge(mut reports: Vec<TuneReport>) -> Option<TuneReport> {
+    if reports.is_empty() {
+        return None;
+    }
+    let mut out = reports.remove(0);
+    let mut held: Vec<Held> = out
+        .answer
+        .per_api
+        .iter()
+        .filter_map(|b| b.held.clone())
+        .collect();
+    for r in reports {
+        for e in r.entries {
+            if !out
+                .entries
+                .iter()
+                .any(|x| x.api == e.api && x.config == e.config)
+            {
+                out.entries.push(e);
+            }
+        }
+        for x in r.rejected {
+            if !out.rejected.contains(&x) {
+                out.rejected.push(x);
+            }
+        }
+        for w in r.wrong {
+            if !out.is_wrong(w.api, &w.params) {
+                out.wrong.push(w);
+            }
+        }
+        for d in r.devices {
+            if !out.devices.contains(&d) {
+                out.devices.push(d);
+            }
+        }
+        out.errors.extend(r.errors);
+        held.extend(r.answer.per_api.iter().filter_map(|b| b.held.clone()));
+        let (a, b) = (&mut out.search, r.search);
+        a.covered += b.covered;
+        a.measured += b.measured;
+        a.from_cache += b.from_cache;
+        a.compiles += b.compiles;
+        a.compile_s += b.compile_s;
+        a.wall_s = a.wall_s.max(b.wall_s);
+    }
+    out.search.order = format!("{} (merged)", out.search.order);
+    out.refresh_answer(&[]);
+    let winners: Vec<Held> = held
+        .into_iter()
+        .filter(|h| {
+            out.answer
+                .per_api
+                .iter()
+                .any(|b| b.api == h.api && b.best == h.config)
+        })
+        .collect();
+    out.refresh_answer(&winners);
+    Some(out)
+}

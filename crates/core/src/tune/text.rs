@@ -1,0 +1,280 @@
+//! A tune as text: the answer first, then what was refused, found wrong and searched, then one
+//! row per configuration with each API's time and its fraction of that API's best.
+
+use tabled::builder::Builder;
+use tabled::settings::{Alignment, Style};
+
+use super::{Config, Outcome, TuneReport};
+use crate::api::Api;
+use crate::report::layout::wrap;
+
+/// The report at `width` columns.
+pub fn render_text(r: &TuneReport, width: usize) -> String {
+    let mut out = String::new();
+    out.push_str(&answer_lines(r).join("\n"));
+    out.push_str("\n\n");
+    let mut facts = Vec::new();
+    facts.extend(r.devices.iter().map(|d| format!("Device: {d}")));
+    facts.push(search_line(r));
+    facts.push(rejected_line(r));
+    for w in &r.wrong {
+        let p = super::params_text(&w.params);
+        facts.push(format!("Never ranked: {} at {p}: {}", w.api, w.detail));
+    }
+    for e in &r.errors {
+        facts.push(format!("Not swept: {e}"));
+    }
+    out.push_str(&wrap(&facts.join("\n"), width));
+    out.push_str("\n\n");
+    out.push_str(&table(r));
+    out.push('\n');
+    out.push_str(&wrap(
+        "ms: mean per dispatch; of best: that API's fastest time ÷ this row's (≈: within the \
+         measurement noise of it); wrong: its parameters' output differs from the first \
+         configuration's; -: refused before launch or not run (the lines above say why).",
+        width,
+    ));
+    out.push('\n');
+    out
+}
+
+fn answer_lines(r: &TuneReport) -> Vec<String> {
+    let mut lines = vec![format!("Answer ({})", r.kernel)];
+    let apis = r.apis();
+    let names = crate::report::and_list(&apis.iter().map(|a| a.to_string()).collect::<Vec<_>>());
+    match (r.answer.portable.len(), &r.answer.choice) {
+        (0, _) => lines.push(format!(
+            "- No configuration is within 95 % of each API's best on all of {names}."
+        )),
+        (n, _) => lines.push(format!(
+            "- Within 95 % of each API's best on all of {names} ({n}): {}.",
+            list(&r.answer.portable, 8)
+        )),
+    }
+    if let Some(c) = &r.answer.choice {
+        let regret: Vec<String> = c
+            .regret
+            .iter()
+            .map(|(a, x)| format!("{a} {x:.2}"))
+            .collect();
+        let what = if c.portable {
+            "Portable choice"
+        } else {
+            "Least-regret choice (not portable)"
+        };
+        lines.push(format!(
+            "- {what}: {}; regret (its time ÷ each API's best): {}.",
+            c.config,
+            regret.join(", ")
+        ));
+    }
+    for b in &r.answer.per_api {
+        let gbps = b
+            .gbps
+            .map(|g| format!(" ({g:.1} GB/s)"))
+            .unwrap_or_default();
+        let tied = match b.tied.len() {
+            0 => String::new(),
+            _ => format!("; tied (≈): {}", list(&b.tied, 4)),
+        };
+        let held = match &b.held {
+            Some(h) if h.held => format!("; measured twice: {:.5} ms, held", h.second_ms),
+            Some(h) => format!(
+                "; measured twice: {:.5} ms, did not hold (more than 5 % slower)",
+                h.second_ms
+            ),
+            None => String::new(),
+        };
+        lines.push(format!(
+            "- {}: fastest {}, {:.5} ms{gbps}{tied}; {} of {} within 95 %{held}.",
+            b.api, b.best, b.ms, b.good, b.ranked
+        ));
+    }
+    lines.iter().map(|l| wrap(l, 100)).collect()
+}
+
+/// The first `n` configurations, then how many more.
+fn list(configs: &[Config], n: usize) -> String {
+    let mut parts: Vec<String> = configs.iter().take(n).map(|c| c.to_string()).collect();
+    if configs.len() > n {
+        parts.push(format!("and {} more", configs.len() - n));
+    }
+    parts.join("; ")
+}
+
+fn search_line(r: &TuneReport) -> String {
+    let s = &r.search;
+    let share = match s.wall_s > 0.0 {
+        true => format!(
+            ", {:.0} % of the {:.2} s wall",
+            100.0 * s.compile_s / s.wall_s,
+            s.wall_s
+        ),
+        false => String::new(),
+    };
+    let stopped = s
+        .stopped
+        .as_ref()
+        .map(|w| format!("; {w}"))
+        .unwrap_or_default();
+    format!(
+        "Search: {}, {} of {} configurations; {} measured, {} from the cache; {} compiled \
+         ({:.2} s from each start to its first timed row: opening and building{share}){stopped}",
+        s.order,
+        s.covered,
+        s.space,
+        s.measured,
+        s.from_cache,
+        match s.compiles {
+            1 => "1 sweep".to_string(),
+            n => format!("{n} sweeps"),
+        },
+        s.compile_s
+    )
+}
+
+fn rejected_line(r: &TuneReport) -> String {
+    let counts = r.rejected_by_reason();
+    let refused: usize = r
+        .entries
+        .iter()
+        .filter(|e| matches!(e.outcome, Outcome::Refused { .. }))
+        .count();
+    let mut parts: Vec<String> = counts.iter().map(|(n, w)| format!("{n} by {w}")).collect();
+    if refused > 0 {
+        let mut why: Vec<String> = Vec::new();
+        for e in &r.entries {
+            if let Outcome::Refused { why: w } = &e.outcome {
+                let w = format!("{}: {w}", e.api);
+                if !why.contains(&w) {
+                    why.push(w);
+                }
+            }
+        }
+        parts.push(format!(
+            "{refused} (configuration, API) pairs by a device or kernel limit ({})",
+            why.into_iter().take(3).collect::<Vec<_>>().join("; ")
+        ));
+    }
+    match parts.is_empty() {
+        true => "Rejected before compiling or launching: none".into(),
+        false => format!(
+            "Rejected before compiling or launching: {}",
+            parts.join("; ")
+        ),
+    }
+}
+
+fn table(r: &TuneReport) -> String {
+    let apis = r.apis();
+    let has_params = !r.params.is_empty();
+    let mut b = Builder::default();
+    let mut head: Vec<String> = Vec::new();
+    if has_params {
+        head.push("params".into());
+    }
+    head.extend(["block".into(), "grid".into(), "blocks".into()]);
+    for a in &apis {
+        head.push(format!("{} ms", short(*a)));
+        head.push("of best".into());
+    }
+    b.push_record(head);
+    let mut configs: Vec<&Config> = Vec::new();
+    for e in &r.entries {
+        if !configs.contains(&&e.config) {
+            configs.push(&e.config);
+        }
+    }
+    // Parameters, then block, then the grids in the order the run listed them.
+    let at = |g: &str| r.grids.iter().position(|x| x == g).unwrap_or(usize::MAX);
+    configs.sort_by(|a, b| {
+        (&a.params, a.block, at(&a.grid.0)).cmp(&(&b.params, b.block, at(&b.grid.0)))
+    });
+    for c in configs {
+        let of = |a: Api| r.entries.iter().find(|e| e.api == a && &e.config == c);
+        let blocks = apis
+            .iter()
+            .filter_map(|a| of(*a).map(|e| e.grid_blocks))
+            .find(|&b| b > 0)
+            .unwrap_or(0);
+        let mut row: Vec<String> = Vec::new();
+        if has_params {
+            row.push(c.params_text());
+        }
+        row.extend([c.block.to_string(), c.grid.0.clone(), blocks.to_string()]);
+        for &a in &apis {
+            let (ms, rel) = cells(r, a, of(a));
+            row.push(ms);
+            row.push(rel);
+        }
+        b.push_record(row);
+    }
+    let mut t = b.build();
+    t.with(Style::blank()).with(Alignment::right());
+    // The blank style pads every line to the table's width: trailing spaces say nothing.
+    t.to_string()
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One API's two cells for a configuration.
+fn cells(r: &TuneReport, api: Api, e: Option<&super::Entry>) -> (String, String) {
+    let Some(e) = e else {
+        return ("".into(), "".into());
+    };
+    let Some(ms) = e.ms() else {
+        return ("-".into(), "".into());
+    };
+    let ms = format!("{ms:.5}");
+    if r.is_wrong(api, &e.config.params) {
+        return (ms, "wrong".into());
+    }
+    let Some(best) = r.answer.per_api.iter().find(|b| b.api == api) else {
+        return (ms, "".into());
+    };
+    let rel = best.ms / e.ms().unwrap_or(f64::MAX);
+    let mark = if best.best == e.config || best.tied.contains(&e.config) {
+        " ≈"
+    } else {
+        ""
+    };
+    (ms, format!("{rel:.2}{mark}"))
+}
+
+/// A short column name: the API's name up to its first space ("OpenCL", "CUDA").
+fn short(a: Api) -> String {
+    a.to_string().split(' ').next().unwrap_or("").to_string()
+}
+
+/// One line per configuration and API: what a spreadsheet wants.
+pub fn render_csv(r: &TuneReport) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record([
+        "api", "params", "block", "grid", "blocks", "ms", "gbps", "outcome", "why", "cached",
+    ]);
+    for e in &r.entries {
+        let (kind, why, gbps) = match &e.outcome {
+            Outcome::Ran { gbps, .. } if r.is_wrong(e.api, &e.config.params) => {
+                ("wrong", "", *gbps)
+            }
+            Outcome::Ran { gbps, .. } => ("ran", "", *gbps),
+            Outcome::Refused { why } => ("refused", why.as_str(), None),
+            Outcome::NotRun { why } => ("not_run", why.as_str(), None),
+        };
+        let _ = w.write_record([
+            e.api.key().to_string(),
+            e.config.params_text(),
+            e.config.block.to_string(),
+            e.config.grid.0.clone(),
+            e.grid_blocks.to_string(),
+            e.ms().map(|m| m.to_string()).unwrap_or_default(),
+            gbps.map(|g| g.to_string()).unwrap_or_default(),
+            kind.to_string(),
+            why.to_string(),
+            e.cached.to_string(),
+        ]);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
