@@ -1,8 +1,8 @@
 //! The drivers' typed guarantees say what the specifications say, and "who guarantees it" in
 //! `validate` and the lab is made from them for every API of the driver list.
 
-use blocksweep_core::stance::{stance, Stance};
 use blocksweep_core::lab::resources::RESOURCE_CHECKS;
+use blocksweep_core::stance::{stance, Stance};
 use blocksweep_core::subgroup::{promise, SUBGROUP_ASSUMPTIONS};
 use blocksweep_core::validate::ASSUMPTIONS;
 use blocksweep_core::Api;
