@@ -121,7 +121,9 @@ fn set_config(ctx: &Ctx, configs: &[Config]) -> SweepConfig {
     SweepConfig {
         blocks,
         pairs,
-        strict_kernel_limit: true,
+        // The kernel's own limit as the sweep treats it (`strict_kernel_limit` from the
+        // sweep's config): NVIDIA's OpenCL states CL_KERNEL_WORK_GROUP_SIZE = 256 for the
+        // grayscale kernel and runs 1024, verified, so refusing above it would drop real rows.
         copy: false,
         ..ctx.config.clone()
     }
