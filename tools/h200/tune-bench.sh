@@ -39,7 +39,8 @@ timed reduce-elems-cached sweep --kernel $spec "${DEVARGS[@]}" --blocks $BLOCKS 
 for j in "$R/reduce-elems.json" "$R/reduce-elems-cached.json"; do
   python3 - "$j" >> "$R/summary.txt" <<'PY'
 import json, sys
-s = json.load(open(sys.argv[1]))["search"]
+doc = json.load(open(sys.argv[1]))
+s = (doc["tunes"][0] if "tunes" in doc else doc)["search"]
 share = 100 * s["compile_s"] / s["wall_s"] if s["wall_s"] else 0
 print(f'{sys.argv[1].rsplit("/", 1)[-1]}: {s["covered"]} of {s["space"]} configurations, '
       f'{s["measured"]} measured, {s["from_cache"]} cached, {s["compiles"]} sweeps compiled '

@@ -94,6 +94,12 @@ fn every_command_run_here_matches_its_schema() {
         apis.len(),
         "{v}"
     );
+    // A tune (a grid list): the envelope, then one report per share.
+    let tune = backend(&format!(
+        "sweep --blocks 32,64 --grid 1w,data --no-cache {QUICK}"
+    ));
+    let t = conforms("tune", &tune);
+    assert_eq!(t["tunes"][0]["search"]["space"], 4, "{t}");
     conforms("shapes", &backend(&format!("shapes --threads 64 {QUICK}")));
     let tail = format!("tail --block 64 --waves waves:0.5..1:0.5 {QUICK}");
     conforms("tail", &backend(&tail));
@@ -287,7 +293,7 @@ fn the_schema_page_and_the_schemas_name_the_same_fields() {
         unnamed.is_empty(),
         "in a schema, not on docs/json-schema.md: {unnamed:?}"
     );
-    for command in words("sweep replay limits validate devices compare shapes tail apis") {
+    for command in words("sweep replay limits validate devices compare shapes tail apis tune") {
         assert!(
             md.contains(&format!("schemas/{command}.schema.json")),
             "the page links {command}'s schema"

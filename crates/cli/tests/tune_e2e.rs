@@ -17,6 +17,17 @@ use support::{bad_input, blocksweep, both, read_json, scratch, stderr};
 
 const QUICK: [&str; 6] = ["--reps", "2", "--warmups", "1", "--no-copy", "--quiet"];
 
+/// A tune file's one report: the document carries the envelope every command's JSON does
+/// (`command: "tune"`, `schema_version`) and its reports under `tunes`, one per GPU's share.
+fn read_tune(path: &Path) -> Value {
+    let doc = read_json(path);
+    assert_eq!(doc["command"], "tune", "{doc}");
+    assert!(doc["schema_version"].is_u64(), "{doc}");
+    let tunes = doc["tunes"].as_array().expect("tunes: an array");
+    assert_eq!(tunes.len(), 1, "one GPU, one report");
+    tunes[0].clone()
+}
+
 /// `sweep --kernel spec` tuned, JSON to `json`, plus `extra`.
 fn tune(spec: &Path, json: &Path, extra: &[&str]) -> std::process::Output {
     blocksweep()
@@ -70,7 +81,7 @@ fn a_constraint_refuses_configurations_before_anything_compiles() {
         &["--size", "2048", "--blocks", "512,1024", "--no-cache"],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let r = read_json(&json);
+    let r = read_tune(&json);
     let rejected = r["rejected"].as_array().unwrap();
     assert_eq!(rejected.len(), 3, "{rejected:?}");
     for x in rejected {
@@ -122,7 +133,7 @@ fn a_wrong_parameter_set_is_named_and_never_ranked() {
         Some(1),
         "a wrong configuration fails the run"
     );
-    let r = read_json(&json);
+    let r = read_tune(&json);
     let wrong = r["wrong"].as_array().unwrap();
     assert_eq!(wrong.len(), 2, "{wrong:?}");
     for w in wrong {
@@ -203,7 +214,7 @@ fn an_interrupted_tune_resumes_from_its_cache() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let r = read_json(&json);
+    let r = read_tune(&json);
     let s = &r["search"];
     let (cached, measured) = (
         s["from_cache"].as_u64().unwrap(),
@@ -228,7 +239,7 @@ fn an_interrupted_tune_resumes_from_its_cache() {
     let mut third = std::process::Command::new(env!("CARGO_BIN_EXE_blocksweep"));
     args(&mut third);
     assert!(third.output().unwrap().status.success());
-    let r = read_json(&json);
+    let r = read_tune(&json);
     assert_eq!(r["search"]["measured"], 0);
     assert_eq!(r["search"]["compiles"], 0);
 }
@@ -258,7 +269,7 @@ fn a_budget_samples_the_same_configurations_from_the_same_seed() {
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        read_json(&json)
+        read_tune(&json)
     };
     let (a, b, c) = (run("7", "a.json"), run("7", "b.json"), run("8", "c.json"));
     assert_eq!(a["search"]["order"], "sampled (seed 7)");
@@ -328,7 +339,7 @@ fn shares_of_one_space_merge_into_one_answer() {
         json
     };
     let (a, b) = (share("1/2"), share("2/2"));
-    assert_eq!(read_json(&a)["search"]["covered"], 3);
+    assert_eq!(read_tune(&a)["search"]["covered"], 3);
     let merged = dir.join("merged.json");
     let out = blocksweep()
         .arg("compare")
@@ -340,7 +351,10 @@ fn shares_of_one_space_merge_into_one_answer() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let m = read_json(&merged);
+    // The merged file is a tune document like the shares', listing the devices they ran on.
+    let doc = read_json(&merged);
+    assert!(!doc["devices"].as_array().unwrap().is_empty(), "{doc}");
+    let m = read_tune(&merged);
     assert_eq!(m["search"]["covered"], 6);
     for api in ["vulkan", "opencl"] {
         assert_eq!(

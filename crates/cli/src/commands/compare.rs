@@ -61,28 +61,35 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
 
 /// Every file as tune reports (one, or a list from `--device all`), or `None` when a file is
 /// not a tune's: then the files are sweeps, compared side by side.
-fn tunes(args: &CompareArgs) -> anyhow::Result<Option<Vec<TuneReport>>> {
-    let mut out = Vec::new();
+fn tunes(args: &CompareArgs) -> anyhow::Result<Option<Tunes>> {
+    let mut out = Tunes::default();
     for path in &args.files {
         let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
-        if let Ok(one) = serde_json::from_str::<TuneReport>(&text) {
-            out.push(one);
-        } else if let Ok(many) = serde_json::from_str::<Vec<TuneReport>>(&text) {
-            out.extend(many);
-        } else {
+        let Some((reports, devices)) = tune::document::read(&text) else {
             return Ok(None);
-        }
+        };
+        out.reports.extend(reports);
+        out.devices.extend(devices);
     }
     Ok(Some(out))
 }
 
+/// The tune reports of every file, and the devices the files list.
+#[derive(Default)]
+struct Tunes {
+    reports: Vec<TuneReport>,
+    devices: Vec<blocksweep_core::report::envelope::EnvelopeDevice>,
+}
+
 /// Tunes of one space split over GPUs, merged into one answer.
-fn merge_tunes(files: &Files, tunes: Vec<TuneReport>) -> anyhow::Result<ExitCode> {
-    let Some(merged) = tune::merge(tunes) else {
+fn merge_tunes(files: &Files, tunes: Tunes) -> anyhow::Result<ExitCode> {
+    let Some(merged) = tune::merge(tunes.reports) else {
         return Err(usage("no tune to merge"));
     };
     let written = files.write_each(&|f, l| match f {
-        Format::Json => serde_json::to_string_pretty(&merged).unwrap_or_default() + "\n",
+        Format::Json => {
+            tune::document::document_listing(std::slice::from_ref(&merged), tunes.devices.clone())
+        }
         Format::Csv => tune::render_csv(&merged),
         _ => tune::render_text(&merged, l.width),
     })?;

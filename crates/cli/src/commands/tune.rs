@@ -63,6 +63,8 @@ pub fn run(ctx: &Ctx, each: Vec<Targets>) -> anyhow::Result<ExitCode> {
     // `--device all` splits the space over the GPUs, one share each, one after another
     // (`compare` merges them); `--shard` takes one share on this one.
     let n = each.len();
+    let devices: Vec<blocksweep_core::DeviceIdentity> =
+        each.iter().flat_map(|t| t.devices.clone()).collect();
     let mut reports = Vec::new();
     for (i, targets) in each.into_iter().enumerate() {
         let share = ctx.args.tune.shard.or((n > 1).then_some((i + 1, n)));
@@ -81,7 +83,7 @@ pub fn run(ctx: &Ctx, each: Vec<Targets>) -> anyhow::Result<ExitCode> {
     let failed = reports
         .iter()
         .any(|r| !r.wrong.is_empty() || !r.errors.is_empty());
-    let written = write(&files, &reports, plot.as_ref())?;
+    let written = write(&files, &reports, &devices, plot.as_ref())?;
     Ok(super::exit(failed || !written))
 }
 
@@ -89,16 +91,11 @@ pub fn run(ctx: &Ctx, each: Vec<Targets>) -> anyhow::Result<ExitCode> {
 fn write(
     files: &Files,
     reports: &[TuneReport],
+    devices: &[blocksweep_core::DeviceIdentity],
     plot: Option<&OutputTarget>,
 ) -> anyhow::Result<bool> {
     let render = |f: Format, l: blocksweep_core::report::Layout| match f {
-        Format::Json => {
-            let v = match reports.len() {
-                1 => serde_json::to_string_pretty(&reports[0]),
-                _ => serde_json::to_string_pretty(&reports),
-            };
-            v.unwrap_or_default() + "\n"
-        }
+        Format::Json => tune::document::document(reports, devices),
         Format::Csv => reports
             .iter()
             .map(tune::render_csv)

@@ -53,6 +53,7 @@ impl Held {
 pub struct PortableChoice {
     pub config: Config,
     /// Per API: its time ÷ that API's best (1.0 is that API's best).
+    #[serde(with = "super::fields::regret")]
     pub regret: Vec<(Api, f64)>,
     /// Whether it is in the portable set (else no configuration is good on every API).
     pub portable: bool,

@@ -10,6 +10,8 @@
 mod answer;
 pub mod cache;
 mod check;
+pub mod document;
+mod fields;
 mod merge;
 mod space;
 mod text;
@@ -161,6 +163,7 @@ pub struct TuneReport {
     pub date: String,
     /// "grayscale frame 1280x720", "kernel 'reduce-elems' at n=65536".
     pub kernel: String,
+    #[serde(with = "fields::params")]
     pub params: Vec<(String, Vec<u64>)>,
     pub restrict: Vec<String>,
     pub grids: Vec<String>,
