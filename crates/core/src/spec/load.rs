@@ -33,18 +33,8 @@ pub fn parse(file: &str, text: &str, dir: &Path) -> Result<KernelSpec, SpecError
     if raw.name.trim().is_empty() {
         return Err(err("name", "is empty".into()));
     }
-    for name in raw.sizes.keys() {
-        if BLOCK_NAMES.contains(&name.as_str()) || FUNCTIONS.contains(&name.as_str()) {
-            return Err(err(&format!("sizes.{name}"), "is a reserved name".into()));
-        }
-        if Expr::parse(name).ok().map(|e| e.names() == [name.as_str()]) != Some(true) {
-            return Err(err(
-                &format!("sizes.{name}"),
-                "is not a name (letters, digits, _)".into(),
-            ));
-        }
-    }
-    let sizes = Sizes(raw.sizes);
+    check_size_names(&raw, file)?;
+    let sizes = Sizes(raw.sizes.clone());
     let work = parse_work(&raw.work, &sizes).map_err(|m| err("work", m))?;
     let sources = parse_sources(&raw.sources, dir, file)?;
     let tune = match &raw.tune {
@@ -67,17 +57,7 @@ pub fn parse(file: &str, text: &str, dir: &Path) -> Result<KernelSpec, SpecError
             .map(|(k, v)| (k.clone(), *v))
             .collect(),
     );
-    let mut args = Vec::new();
-    for (i, a) in raw.args.iter().enumerate() {
-        let arg = parse_arg(i, a, &known).map_err(|(k, m)| err(&format!("args[{i}]{k}"), m))?;
-        if args.iter().any(|b: &ArgDecl| b.name() == arg.name()) {
-            return Err(err(
-                &format!("args[{i}].name"),
-                format!("'{}' is used twice", a.name),
-            ));
-        }
-        args.push(arg);
-    }
+    let args = parse_args(&raw, &known, file)?;
     let tolerance = parse_check(&raw.check).map_err(|(k, m)| err(&format!("check.{k}"), m))?;
     let mut spec = KernelSpec {
         file: file.to_string(),
@@ -110,6 +90,36 @@ pub fn parse(file: &str, text: &str, dir: &Path) -> Result<KernelSpec, SpecError
     check_local(&spec)?;
     check_written(&spec)?;
     Ok(spec)
+}
+
+/// Every size name is a name, and none is reserved (a block extent, a function).
+fn check_size_names(raw: &RawSpec, file: &str) -> Result<(), SpecError> {
+    for name in raw.sizes.keys() {
+        let key = format!("sizes.{name}");
+        if BLOCK_NAMES.contains(&name.as_str()) || FUNCTIONS.contains(&name.as_str()) {
+            return Err(SpecError::new(file, &key, "is a reserved name"));
+        }
+        if Expr::parse(name).ok().map(|e| e.names() == [name.as_str()]) != Some(true) {
+            let why = "is not a name (letters, digits, _)".to_string();
+            return Err(SpecError::new(file, &key, why));
+        }
+    }
+    Ok(())
+}
+
+/// The arguments in order, each name used once, their expressions over `known`.
+fn parse_args(raw: &RawSpec, known: &Sizes, file: &str) -> Result<Vec<ArgDecl>, SpecError> {
+    let mut args = Vec::new();
+    for (i, a) in raw.args.iter().enumerate() {
+        let arg = parse_arg(i, a, known)
+            .map_err(|(k, m)| SpecError::new(file, format!("args[{i}]{k}"), m))?;
+        if args.iter().any(|b: &ArgDecl| b.name() == arg.name()) {
+            let why = format!("'{}' is used twice", a.name);
+            return Err(SpecError::new(file, format!("args[{i}].name"), why));
+        }
+        args.push(arg);
+    }
+    Ok(args)
 }
 
 /// A tune hands its parameters to each compiler as defines; a SPIR-V module has no
