@@ -365,3 +365,68 @@ fn shares_of_one_space_merge_into_one_answer() {
     }
     assert_eq!(m["answer"]["per_api"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn a_parameter_set_that_crashes_or_hangs_an_api_is_a_value_and_the_tune_goes_on() {
+    if !support::available("opencl") {
+        return;
+    }
+    let dir = scratch("tune-faults");
+    // At ELEMS = 4 one work-item stores 4 GiB past `partials` (PoCL runs kernels in the worker
+    // process: SIGSEGV); at ELEMS = 8 every work-item loops for ever.
+    let spec = reduce_elems(&dir, |f, t| {
+        if !f.ends_with(".cl") {
+            return t;
+        }
+        t.replace(
+            "    scratch[tid] = acc;",
+            "#if ELEMS == 4\n    if (tid == 0) partials[1u << 30] = 1.0f;\n#endif\n\
+             #if ELEMS == 8\n    { volatile uint k = 3; while (k != 0) k -= 2; }\n#endif\n\
+             \x20   scratch[tid] = acc;",
+        )
+    });
+    let json = dir.join("t.json");
+    let out = blocksweep()
+        .env("BLOCKSWEEP_DEADLINE_S", "1")
+        .arg("sweep")
+        .arg("--kernel")
+        .arg(&spec)
+        .args(QUICK)
+        .args(["--backend", "opencl", "--size", "4096", "--blocks", "64"])
+        .args(["--no-cache", "-o"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let r = read_tune(&json);
+    let errors: Vec<&str> = r["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("ELEMS=4") && e.contains("SIGSEGV")),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("ELEMS=8") && e.contains("did not finish within 1 s")),
+        "{errors:?}"
+    );
+    // The sets before and between the faults ran, and only they are ranked.
+    let ran: Vec<u64> = r["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["outcome"]["kind"] == "ran")
+        .map(|e| e["config"]["params"]["ELEMS"].as_u64().unwrap())
+        .collect();
+    assert!(ran.contains(&1) && ran.contains(&2), "{ran:?}");
+    assert!(!ran.contains(&4) && !ran.contains(&8), "{ran:?}");
+    let best = &r["answer"]["per_api"][0]["best"]["params"]["ELEMS"];
+    assert!(best == 1 || best == 2, "{best}");
+}
