@@ -304,7 +304,7 @@ pub struct SweepArgs {
     /// with its spread, to this SVG file.
     #[arg(long, value_parser = parse_svg_path)]
     pub plot: Option<PathBuf>,
-    /// No table on stdout when --output files are given, and no progress on stderr
+    /// No table on stdout when --output files or a --plot are given, and no progress on stderr
     /// (the environment variable BLOCKSWEEP_QUIET turns progress off too).
     #[arg(long, short, conflicts_with = "verbose")]
     pub quiet: bool,

@@ -87,6 +87,16 @@ fn replay_keeps_the_runs_figures_for_the_apis_asked_and_plots_them() {
         plot.contains("CUDA") && !plot.contains("OpenCL"),
         "one API plotted"
     );
+    // A plot alone is a file too: with --quiet nothing goes to stdout.
+    let only_plot = dir.join("only.svg");
+    let out = blocksweep()
+        .args(["replay", h200_run().to_str().unwrap(), "-q", "--plot"])
+        .arg(&only_plot)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.stdout.is_empty(), "-q with --plot printed the results");
+    assert!(only_plot.exists());
     bad_input(
         &["replay", h200_run().to_str().unwrap(), "--backend", "metal"],
         "no such API",

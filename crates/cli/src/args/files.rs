@@ -15,7 +15,7 @@ pub struct FileArgs {
     /// .md, .txt; else --format). Repeatable.
     #[arg(long, short)]
     pub output: Vec<PathBuf>,
-    /// No results on stdout when --output files are given.
+    /// No results on stdout when --output files (or a --plot) are given.
     #[arg(long, short)]
     pub quiet: bool,
 }
@@ -29,6 +29,7 @@ impl FileArgs {
             format: (format != FormatChoice::Table).then_some(format),
             quiet: self.quiet,
             wide,
+            plotted: false,
         }
     }
 }

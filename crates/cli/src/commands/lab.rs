@@ -45,7 +45,7 @@ pub fn shapes(args: &ShapesArgs) -> anyhow::Result<ExitCode> {
 pub fn tail(args: &TailArgs) -> anyhow::Result<ExitCode> {
     let reg = crate::session::registry();
     let each = crate::session::resolve_each(&reg, &args.device)?;
-    let files = Files::check(args.run.outputs())?;
+    let files = Files::check(args.run.outputs().plotting(args.plot.is_some()))?;
     let plot = args
         .plot
         .as_deref()

@@ -14,7 +14,11 @@ use crate::output::{stdio, width, OutputTarget};
 use crate::usage;
 
 pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
-    let files = Files::check(args.out.to(args.format, args.wide))?;
+    let files = Files::check(
+        args.out
+            .to(args.format, args.wide)
+            .plotting(args.plot.is_some()),
+    )?;
     let plot = args
         .plot
         .as_deref()

@@ -48,6 +48,7 @@ pub fn run(ctx: &Ctx, each: Vec<Targets>) -> anyhow::Result<ExitCode> {
         format: ctx.args.format,
         quiet: ctx.args.quiet,
         wide: ctx.args.wide,
+        plotted: ctx.args.plot.is_some(),
     })?;
     // The plot's path is checked before anything is measured, as a sweep's is.
     let plot = ctx

@@ -33,7 +33,7 @@ pub struct LabRun {
     /// else --format). Repeatable.
     #[arg(long, short)]
     pub output: Vec<PathBuf>,
-    /// No results on stdout when --output files are given.
+    /// No results on stdout when --output files (or a --plot) are given.
     #[arg(long, short)]
     pub quiet: bool,
     /// Do not fit tables to the terminal width.
@@ -49,6 +49,7 @@ impl LabRun {
             format: self.format,
             quiet: self.quiet,
             wide: self.wide,
+            plotted: false,
         }
     }
 

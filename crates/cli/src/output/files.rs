@@ -18,6 +18,16 @@ pub struct Where<'a> {
     pub format: Option<FormatChoice>,
     pub quiet: bool,
     pub wide: bool,
+    /// A plot is written too: with --quiet, that is a file the results go to.
+    pub plotted: bool,
+}
+
+impl<'a> Where<'a> {
+    /// The same, with a plot written (or not) beside the files.
+    pub fn plotting(mut self, plotted: bool) -> Where<'a> {
+        self.plotted = plotted;
+        self
+    }
 }
 
 /// The checked output files, each with its format.
@@ -27,6 +37,7 @@ pub struct Files {
     pub stdout: Format,
     pub quiet: bool,
     pub wide: bool,
+    pub plotted: bool,
 }
 
 impl Files {
@@ -44,12 +55,14 @@ impl Files {
             stdout,
             quiet: to.quiet,
             wide: to.wide,
+            plotted: to.plotted,
         })
     }
 
-    /// True when every result goes to files and none to stdout (--quiet with files).
+    /// True when every result goes to files and none to stdout (--quiet with files, a plot
+    /// among them).
     pub fn files_only(&self) -> bool {
-        self.quiet && !self.targets.is_empty()
+        self.quiet && (!self.targets.is_empty() || self.plotted)
     }
 
     /// Writes every file (each failure said, the others still written), then stdout unless

@@ -26,6 +26,7 @@ impl Outputs {
             format: args.format,
             quiet: args.quiet,
             wide: args.wide,
+            plotted: args.plot.is_some(),
         })?;
         let plot = args
             .plot
