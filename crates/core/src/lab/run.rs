@@ -7,9 +7,9 @@ use crate::backend::{Api, Backend, BackendError, ErrorKind, KernelVariant, Launc
 use crate::blocks::BlockSize;
 use crate::claim::Outcome;
 use crate::frame::Frame;
-use crate::measure::{measure, Protocol};
+use crate::measure::Protocol;
 use crate::report::Failure;
-use crate::sweep::{device_limit_violation, grid_violation};
+use crate::sweep::{device_limit_violation, grid_violation, Checked, FrameCheck, SweepError};
 use crate::verify::verify;
 
 use super::resources::{resolve, ProbeKernel, ResourceResult, RESOURCE_CHECKS};
@@ -25,18 +25,18 @@ impl From<BackendError> for Stopped {
     }
 }
 
-/// What one sweep's rows are measured with: the protocol, and the buffer each row's output is
-/// read back into.
+/// What one sweep's rows are measured with: the protocol, and the sweep's own checked dispatch
+/// ([`FrameCheck`]: poison, measure, read back, verify).
 struct Bench<'p> {
     protocol: &'p Protocol,
-    output: Vec<f32>,
+    check: FrameCheck,
 }
 
-impl Bench<'_> {
-    fn new(protocol: &Protocol) -> Bench<'_> {
+impl<'p> Bench<'p> {
+    fn new(api: Api, protocol: &'p Protocol) -> Bench<'p> {
         Bench {
             protocol,
-            output: Vec::new(),
+            check: FrameCheck::new(api),
         }
     }
 
@@ -45,18 +45,51 @@ impl Bench<'_> {
     fn measure<R: LabRow>(
         &mut self,
         b: &mut dyn Backend,
-        (frame, reference): (&Frame, &[f32]),
+        on: (&Frame, &[f32]),
         launch: Launch,
         mut row: R,
         rows: &mut Vec<R>,
     ) -> Result<(), Stopped> {
         let mut wrong = None;
         if row.measurement().skipped.is_none() {
-            let m = measure_launch(b, frame, reference, launch, self.protocol, &mut self.output)?;
+            let m = self.measure_launch(b, on, launch)?;
             wrong = row.record(m);
         }
         rows.push(row);
         wrong.map_or(Ok(()), |why| Err(Stopped(why)))
+    }
+
+    /// One checked dispatch, in the lab's words. A refusal by the API is a result; any other
+    /// error stops the sweep.
+    fn measure_launch(
+        &mut self,
+        b: &mut dyn Backend,
+        (frame, reference): (&Frame, &[f32]),
+        launch: Launch,
+    ) -> Result<Measured, Stopped> {
+        let checked = self.check.row(b, launch, self.protocol, reference);
+        let checked = checked.map_err(|e| match e {
+            SweepError::Backend(e) => Stopped(e.message),
+            other => Stopped(other.to_string()),
+        })?;
+        Ok(match checked {
+            Checked::Refused(e) => {
+                Measured::Refused(format!("rejected by {}: {}", e.api, e.message))
+            }
+            Checked::Ran(_, Err(m)) => Measured::Wrong(format!(
+                "verification failed at {launch}: first bad pixel index {} (got {}, expected {}); \
+                 {} of {} pixels wrong",
+                m.index,
+                m.got,
+                m.expected,
+                m.bad_pixels,
+                frame.pixels()
+            )),
+            Checked::Ran(timing, Ok(())) => {
+                let gbps = frame.bytes_per_pass() as f64 / (timing.stats.mean * 1e6);
+                Measured::Ran(timing, gbps)
+            }
+        })
     }
 }
 
@@ -67,44 +100,6 @@ fn finish(b: &mut dyn Backend, outcome: Result<(), Stopped>, error: &mut Option<
         *error = Some(why);
     }
     let _ = b.set_kernel(KernelVariant::GridStride);
-}
-
-/// Poisons, measures `launch` under `protocol`, reads back and verifies against `reference`.
-/// A refusal by the API is a result; any other error is returned.
-fn measure_launch(
-    b: &mut dyn Backend,
-    frame: &Frame,
-    reference: &[f32],
-    launch: Launch,
-    protocol: &Protocol,
-    output: &mut Vec<f32>,
-) -> Result<Measured, BackendError> {
-    b.poison_output()?;
-    let timing = match measure(b, Work::Kernel(launch), protocol) {
-        Ok(t) => t,
-        Err(e) if e.kind == ErrorKind::LaunchRejected => {
-            return Ok(Measured::Refused(format!(
-                "rejected by {}: {}",
-                e.api, e.message
-            )))
-        }
-        Err(e) => return Err(e),
-    };
-    output.resize(frame.pixels() as usize, 0.0);
-    b.read_output(output)?;
-    if let Err(m) = verify(output, reference) {
-        return Ok(Measured::Wrong(format!(
-            "verification failed at {launch}: first bad pixel index {} (got {}, expected {}); \
-             {} of {} pixels wrong",
-            m.index,
-            m.got,
-            m.expected,
-            m.bad_pixels,
-            frame.pixels()
-        )));
-    }
-    let gbps = frame.bytes_per_pass() as f64 / (timing.stats.mean * 1e6);
-    Ok(Measured::Ran(timing, gbps))
 }
 
 /// The shape sweep of `rows` (one thread count) on one backend, on `frame`. Stops at the first
@@ -128,7 +123,7 @@ pub fn run_shapes(
         rows: Vec::new(),
         error: None,
     };
-    let mut bench = Bench::new(protocol);
+    let mut bench = Bench::new(api, protocol);
     let outcome = (|| -> Result<(), Stopped> {
         b.set_kernel(KernelVariant::GridStride2D)?;
         result.kernel = b.kernel_facts().clone();

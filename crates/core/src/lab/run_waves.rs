@@ -47,7 +47,7 @@ pub fn run_waves(
         rows: Vec::new(),
         error: None,
     };
-    let mut bench = Bench::new(protocol);
+    let mut bench = Bench::new(b.api(), protocol);
     let limits = b.limits().clone();
     let outcome = WaveKernel::ALL.into_iter().try_for_each(|series| {
         let points = waves::plan(spec, wave, series, (frame.width, frame.height));

@@ -6,7 +6,7 @@ use super::{
 };
 use crate::backend::{Backend, BackendError, ErrorKind, Launch, Work};
 use crate::frame::{try_zeroed, Frame};
-use crate::measure::measure;
+use crate::measure::{measure, Protocol, Timing};
 use crate::verify::{verify_counted, Mismatch};
 
 /// Runs a planned sweep on one backend. Returns the result with every row measured so far;
@@ -53,9 +53,7 @@ fn frame_rows(
         backend.upload(frame)?;
     }
     let kernel = result.kernel.clone();
-    // The core's own read-back buffer (33 MB at 4K), made only for a backend that lends none.
-    let mut own_output = None;
-    let mut phases = RowPhases::new(api);
+    let mut check = FrameCheck::new(api);
     run.each_row(backend, plan, result, |backend, planned, row| {
         if !config.strict_kernel_limit {
             row.note = kernel_limit_violation(&kernel, planned.block)
@@ -63,16 +61,9 @@ fn frame_rows(
         }
         // The plan checked that the grid fits 32 bits.
         let launch = Launch::linear(planned.block, planned.grid as u32);
-        phases.time(0, || backend.poison_output())?;
-        let timing = match phases.time(1, || {
-            measure(backend, Work::Kernel(launch), &config.protocol)
-        }) {
-            Ok(timing) => timing,
-            Err(e) => return skip_rejected(api, row, e),
-        };
-        let checked = read_and_verify(backend, &mut own_output, reference, &mut phases)?;
-        if let Err(m) = checked {
-            return Err(SweepError::Mismatch {
+        match check.row(backend, launch, &config.protocol, reference)? {
+            Checked::Refused(e) => skip_rejected(api, row, e),
+            Checked::Ran(_, Err(m)) => Err(SweepError::Mismatch {
                 api,
                 block: planned.block,
                 grid: planned.grid,
@@ -81,13 +72,71 @@ fn frame_rows(
                 expected: m.expected,
                 bad_pixels: m.bad_pixels,
                 pixels: frame.pixels(),
-            });
+            }),
+            Checked::Ran(timing, Ok(())) => {
+                row.verified = true;
+                row.gbps = Some(frame.bytes_per_pass() as f64 / (timing.stats.mean * 1e6));
+                row.timing = Some(timing);
+                Ok(())
+            }
         }
-        row.verified = true;
-        row.gbps = Some(frame.bytes_per_pass() as f64 / (timing.stats.mean * 1e6));
-        row.timing = Some(timing);
-        Ok(())
     })
+}
+
+/// One checked dispatch of the frame, the same steps for the sweep's rows and the lab's: the
+/// output poisoned, the launch measured, the output read back (into the host memory the
+/// backend lends, else the checker's own buffer, made once) and verified against the CPU's.
+pub(crate) struct FrameCheck {
+    own_output: Option<Vec<f32>>,
+    phases: RowPhases,
+}
+
+/// What one checked dispatch came to.
+pub(crate) enum Checked {
+    /// The API refused the launch; its error says why.
+    Refused(BackendError),
+    /// It ran: its timing, and whether every pixel matched.
+    Ran(Timing, Result<(), Mismatch>),
+}
+
+impl FrameCheck {
+    pub(crate) fn new(api: crate::api::Api) -> FrameCheck {
+        FrameCheck {
+            own_output: None,
+            phases: RowPhases::new(api),
+        }
+    }
+
+    /// Poisons, measures `launch` under `protocol`, reads back and verifies against
+    /// `reference` (the uploaded frame's CPU output). A refusal by the API is a result; any
+    /// other error is returned.
+    pub(crate) fn row(
+        &mut self,
+        backend: &mut dyn Backend,
+        launch: Launch,
+        protocol: &Protocol,
+        reference: &[f32],
+    ) -> Result<Checked, SweepError> {
+        self.phases.time(0, || backend.poison_output())?;
+        let work = Work::Kernel(launch);
+        let timing = match self.phases.time(1, || measure(backend, work, protocol)) {
+            Ok(timing) => timing,
+            Err(e) if e.kind == ErrorKind::LaunchRejected => return Ok(Checked::Refused(e)),
+            Err(e) => return Err(e.into()),
+        };
+        // The lab's grid series uploads a frame of its own per point: a buffer of another
+        // frame's size is made again.
+        if self
+            .own_output
+            .as_ref()
+            .is_some_and(|o| o.len() != reference.len())
+        {
+            self.own_output = None;
+        }
+        let own = &mut self.own_output;
+        let verified = read_and_verify(backend, own, reference, &mut self.phases)?;
+        Ok(Checked::Ran(timing, verified))
+    }
 }
 
 /// Reads a row's output back and verifies it: in place, in the host memory the backend lends
