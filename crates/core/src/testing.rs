@@ -171,6 +171,8 @@ pub struct HostBackend {
     variant: KernelVariant,
     /// Rejects blocks of exactly this size, as an API would.
     pub reject: Option<u64>,
+    /// Fails dispatches of blocks of exactly this size with a driver error (a fault).
+    pub fault: Option<u64>,
     /// Answers residency itself with this many blocks per multiprocessor, as an occupancy API
     /// would (`None`: leaves it to the core's model).
     pub residency: Option<u32>,
@@ -249,6 +251,7 @@ impl HostBackend {
             copy: None,
             variant: KernelVariant::GridStride,
             reject: None,
+            fault: None,
             residency: None,
             drop_log: None,
             uploads: None,
@@ -288,6 +291,9 @@ impl HostBackend {
                 ErrorKind::LaunchRejected,
                 format!("HOST_OUT_OF_RESOURCES: {launch}"),
             ));
+        }
+        if self.fault == Some(b.threads()) {
+            return Err(self.error(ErrorKind::Driver, format!("HOST_FAULT: {launch}")));
         }
         if too_big || self.reject == Some(b.threads()) || launch.grid.blocks() == 0 {
             return Err(self.error(

@@ -32,3 +32,15 @@ pub enum Outcome {
     /// would write past a buffer of one slot per block).
     NotLaunched { why: String },
 }
+
+impl From<crate::sweep::Dispatched> for Outcome {
+    fn from(d: crate::sweep::Dispatched) -> Outcome {
+        use crate::sweep::Dispatched;
+        match d {
+            Dispatched::Refused(message) => Outcome::Rejected { message },
+            Dispatched::Failed(message) => Outcome::Failed { message },
+            Dispatched::Ran(Ok(())) => Outcome::Ran,
+            Dispatched::Ran(Err(m)) => Outcome::Wrong { index: m.index },
+        }
+    }
+}

@@ -3,14 +3,13 @@
 //! verification. Every API runs the same launches: on one physical device, the wave is decided
 //! once, by the API with an occupancy query (CUDA) where it sees the device.
 
-use crate::backend::{Api, Backend, BackendError, ErrorKind, KernelVariant, Launch, Stamps, Work};
+use crate::backend::{Api, Backend, BackendError, KernelVariant, Launch};
 use crate::blocks::BlockSize;
 use crate::claim::Outcome;
 use crate::frame::Frame;
 use crate::measure::Protocol;
 use crate::report::Failure;
 use crate::sweep::{device_limit_violation, grid_violation, Checked, FrameCheck, SweepError};
-use crate::verify::verify;
 
 use super::resources::{resolve, ProbeKernel, ResourceResult, RESOURCE_CHECKS};
 use super::row::{LabRow, Measured};
@@ -163,7 +162,7 @@ pub fn run_resources(
     reference: &[f32],
 ) -> Result<Vec<ResourceResult>, BackendError> {
     b.upload(frame)?;
-    let mut out = vec![0f32; frame.pixels() as usize];
+    let mut dispatch = FrameCheck::new(b.api());
     let mut results = Vec::new();
     for check in RESOURCE_CHECKS {
         let variant = match check.probe.kernel() {
@@ -190,20 +189,7 @@ pub fn run_resources(
         };
         let l = Launch::linear(launch.block, launch.grid)
             .with_shared(u32::try_from(launch.shared_bytes).unwrap_or(u32::MAX));
-        b.poison_output()?;
-        let outcome = match b.run_batch(Work::Kernel(l), 1, Stamps::None) {
-            Ok(_) => {
-                b.read_output(&mut out)?;
-                match verify(&out, reference) {
-                    Ok(()) => Outcome::Ran,
-                    Err(m) => Outcome::Wrong { index: m.index },
-                }
-            }
-            Err(e) if e.kind == ErrorKind::LaunchRejected => {
-                Outcome::Rejected { message: e.message }
-            }
-            Err(e) => Outcome::Failed { message: e.message },
-        };
+        let outcome = dispatch.once(b, l, reference)?.into();
         results.push(ResourceResult::new(
             b.api(),
             check,

@@ -22,7 +22,7 @@ pub use plan::{
 pub use rows::{grid_violation, SweepRun};
 pub(crate) use rows::{new_result, skip_rejected, RowResult};
 pub use run::{copy_ceiling, execute, measure_copy, run};
-pub(crate) use run::{Checked, FrameCheck};
+pub(crate) use run::{Checked, Dispatched, FrameCheck};
 
 pub use crate::measure::{Discipline, Protocol, Reps, TimeStats, Timing};
 

@@ -4,7 +4,7 @@ use super::rows::{new_result, skip_rejected, RowResult, SweepRun};
 use super::{
     kernel_limit_violation, CopyCeiling, Observer, Plan, SweepConfig, SweepError, SweepResult,
 };
-use crate::backend::{Backend, BackendError, ErrorKind, Launch, Work};
+use crate::backend::{Backend, BackendError, ErrorKind, Launch, Stamps, Work};
 use crate::frame::{try_zeroed, Frame};
 use crate::measure::{measure, Protocol, Timing};
 use crate::verify::{verify_counted, Mismatch};
@@ -99,6 +99,16 @@ pub(crate) enum Checked {
     Ran(Timing, Result<(), Mismatch>),
 }
 
+/// What one untimed checked dispatch came to ([`FrameCheck::once`]).
+pub(crate) enum Dispatched {
+    /// The API refused the launch, in its words.
+    Refused(String),
+    /// The dispatch failed otherwise, in the API's words.
+    Failed(String),
+    /// It ran: whether every pixel matched.
+    Ran(Result<(), Mismatch>),
+}
+
 impl FrameCheck {
     pub(crate) fn new(api: crate::api::Api) -> FrameCheck {
         FrameCheck {
@@ -136,6 +146,39 @@ impl FrameCheck {
         let own = &mut self.own_output;
         let verified = read_and_verify(backend, own, reference, &mut self.phases)?;
         Ok(Checked::Ran(timing, verified))
+    }
+
+    /// One untimed dispatch of `launch`, read back and verified: what `validate` makes of an
+    /// assumption and of a resource row. A refusal, a wrong pixel and any other error of the
+    /// dispatch are results (the next check still runs); failing to poison or to read back is
+    /// returned.
+    pub(crate) fn once(
+        &mut self,
+        backend: &mut dyn Backend,
+        launch: Launch,
+        reference: &[f32],
+    ) -> Result<Dispatched, BackendError> {
+        backend.poison_output()?;
+        match backend.run_batch(Work::Kernel(launch), 1, Stamps::None) {
+            Ok(_) => {}
+            Err(e) if e.kind == ErrorKind::LaunchRejected => {
+                return Ok(Dispatched::Refused(e.message))
+            }
+            Err(e) => return Ok(Dispatched::Failed(e.message)),
+        }
+        if self
+            .own_output
+            .as_ref()
+            .is_some_and(|o| o.len() != reference.len())
+        {
+            self.own_output = None;
+        }
+        let own = &mut self.own_output;
+        match read_and_verify(backend, own, reference, &mut self.phases) {
+            Ok(verified) => Ok(Dispatched::Ran(verified)),
+            Err(SweepError::Backend(e)) => Err(e),
+            Err(e) => Ok(Dispatched::Failed(e.to_string())),
+        }
     }
 }
 

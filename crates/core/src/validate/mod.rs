@@ -4,9 +4,7 @@
 
 use serde::Serialize;
 
-use crate::backend::{
-    Api, Backend, BackendError, DeviceIdentity, ErrorKind, KernelVariant, Launch, Stamps, Work,
-};
+use crate::backend::{Api, Backend, BackendError, DeviceIdentity, KernelVariant, Launch};
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
 use crate::guarantee::{Amount, Need};
@@ -18,8 +16,7 @@ use crate::report::text::Doc;
 use crate::report::{to_csv, Envelope, Render};
 use crate::stance::who_guarantees;
 use crate::subgroup::{self, ApiSubgroups};
-use crate::sweep::limit_violation;
-use crate::verify::verify;
+use crate::sweep::{limit_violation, FrameCheck};
 
 mod render;
 pub use crate::claim::{verdict_word, Expect, Outcome};
@@ -227,7 +224,7 @@ pub fn run(
     reference: &[f32],
 ) -> Result<Vec<Check>, BackendError> {
     backend.upload(frame)?;
-    let mut out = vec![0f32; frame.pixels() as usize];
+    let mut check = FrameCheck::new(backend.api());
     let mut checks = Vec::new();
     for asm in ASSUMPTIONS {
         // A grid in y runs the 2-D kernel: the 1-D one ignores blockIdx.y, so every row of
@@ -240,20 +237,7 @@ pub fn run(
         })?;
         let limits_say =
             limit_violation(backend.limits(), backend.kernel_facts(), asm.launch.block);
-        backend.poison_output()?;
-        let outcome = match backend.run_batch(Work::Kernel(asm.launch), 1, Stamps::None) {
-            Ok(_) => {
-                backend.read_output(&mut out)?;
-                match verify(&out, reference) {
-                    Ok(()) => Outcome::Ran,
-                    Err(m) => Outcome::Wrong { index: m.index },
-                }
-            }
-            Err(e) if e.kind == ErrorKind::LaunchRejected => {
-                Outcome::Rejected { message: e.message }
-            }
-            Err(e) => return Err(e),
-        };
+        let outcome = check.once(backend, asm.launch, reference)?.into();
         if two_d {
             backend.set_kernel(KernelVariant::GridStride)?;
         }
@@ -337,6 +321,27 @@ mod tests {
         let mut b = HostBackend::new(TEST_API_A);
         let v = run_api(&mut b, &frame, &reference).unwrap();
         assert!(!v.checks.is_empty() && !v.resources.is_empty());
+    }
+
+    /// A dispatch that fails (not a refusal) is that claim's outcome, in the API's words, and
+    /// the claims after it still run: the one policy of validate's launches and resource rows.
+    #[test]
+    fn a_failed_dispatch_is_its_claims_outcome_and_the_next_claims_run() {
+        let frame = Frame::generate(61, 7, 3);
+        let reference = frame.reference();
+        let mut b = HostBackend::new(TEST_API_A);
+        b.fault = Some(256);
+        let checks = run(&mut b, &frame, &reference).unwrap();
+        let failed: Vec<&Check> = checks
+            .iter()
+            .filter(|c| matches!(&c.outcome, Outcome::Failed { message } if message.contains("HOST_FAULT")))
+            .collect();
+        assert_eq!(failed.len(), 1, "{checks:?}");
+        assert_eq!(failed[0].assumption.launch.block.threads(), 256);
+        assert!(failed[0].went_wrong());
+        let last = checks.last().unwrap();
+        assert_eq!(last.outcome, Outcome::Ran, "{checks:?}");
+        assert_eq!(checks.len(), ASSUMPTIONS.len());
     }
 
     /// An API that ran only the grid's first row of blocks fails the claim about a grid in y
