@@ -122,6 +122,7 @@ fn every_command_run_here_matches_its_schema() {
 #[test]
 fn every_committed_run_replays_and_compares_within_its_schema() {
     let mut runs = Vec::new();
+    let mut tunes = 0;
     let mut stack = vec![repo().join("docs/results")];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -133,6 +134,13 @@ fn every_committed_run_replays_and_compares_within_its_schema() {
                 else {
                     continue;
                 };
+                // A committed tune (the H200's, from call14 on) matches the tune schema.
+                if v["command"] == "tune" {
+                    let bad = violations("tune", &v);
+                    assert!(bad.is_empty(), "{path:?}: {}", bad.join("\n"));
+                    tunes += 1;
+                    continue;
+                }
                 let sweep = v["command"].is_null() || v["command"] == "sweep";
                 // Schema 1 (the first H200 run) is no longer read, and says so.
                 if v["schema_version"].as_u64().is_some_and(|n| n >= 2) && sweep {
@@ -143,6 +151,7 @@ fn every_committed_run_replays_and_compares_within_its_schema() {
     }
     runs.sort();
     assert!(runs.len() > 50, "{runs:?}");
+    assert!(tunes >= 3, "the H200's tune files: {tunes}");
     for run in &runs {
         let f = run.to_str().unwrap();
         let out = support::blocksweep()
