@@ -66,10 +66,15 @@ pub fn run(ctx: &Ctx, each: Vec<Targets>) -> anyhow::Result<ExitCode> {
     let n = each.len();
     let devices: Vec<blocksweep_core::DeviceIdentity> =
         each.iter().flat_map(|t| t.devices.clone()).collect();
-    let mut reports = Vec::new();
+    let mut reports: Vec<TuneReport> = Vec::new();
     for (i, targets) in each.into_iter().enumerate() {
         let share = ctx.args.tune.shard.or((n > 1).then_some((i + 1, n)));
-        reports.push(one_device(ctx, &targets, cache.as_mut(), share)?);
+        // After every parameter set the files hold what is measured so far, as a sweep's do
+        // after every row: an interrupted tune keeps its rows in them, not only in the cache.
+        let done = &reports;
+        let mut save = |partial: &TuneReport| save_so_far(&files, done, partial, &devices);
+        let report = one_device(ctx, &targets, cache.as_mut(), share, &mut save)?;
+        reports.push(report);
     }
     if reports
         .iter()
@@ -88,14 +93,40 @@ pub fn run(ctx: &Ctx, each: Vec<Targets>) -> anyhow::Result<ExitCode> {
     Ok(super::exit(failed || !written))
 }
 
-/// Every file, then stdout, then the plot; false when a write failed.
-fn write(
+/// The regular files rewritten with the reports done and `partial` (its answer for the
+/// configurations so far); quietly, and never failing the run (the last write reports errors).
+fn save_so_far(
     files: &Files,
+    done: &[TuneReport],
+    partial: &TuneReport,
+    devices: &[blocksweep_core::DeviceIdentity],
+) {
+    let mut partial = partial.clone();
+    partial.refresh_answer(&[]);
+    let mut all = done.to_vec();
+    all.push(partial);
+    let rows: usize = all.iter().map(|r| r.entries.len()).sum();
+    let _saving = crate::output::saving();
+    let mut kept = Vec::new();
+    for (t, f) in files.targets.iter().filter(|(t, _)| t.is_atomic()) {
+        let layout = crate::output::width::file(files.wide);
+        if t.write(render(*f, layout, &all, devices).as_bytes())
+            .is_ok()
+        {
+            kept.push(t.path());
+        }
+    }
+    crate::output::kept_on_interrupt(rows, &kept);
+}
+
+/// One format's text of the tune reports.
+fn render(
+    f: Format,
+    l: blocksweep_core::report::Layout,
     reports: &[TuneReport],
     devices: &[blocksweep_core::DeviceIdentity],
-    plot: Option<&OutputTarget>,
-) -> anyhow::Result<bool> {
-    let render = |f: Format, l: blocksweep_core::report::Layout| match f {
+) -> String {
+    match f {
         Format::Json => tune::document::document(reports, devices),
         Format::Csv => reports
             .iter()
@@ -112,8 +143,17 @@ fn write(
             .map(|r| tune::render_text(r, l.width))
             .collect::<Vec<_>>()
             .join("\n"),
-    };
-    let mut written = files.write_each(&render)?;
+    }
+}
+
+/// Every file, then stdout, then the plot; false when a write failed.
+fn write(
+    files: &Files,
+    reports: &[TuneReport],
+    devices: &[blocksweep_core::DeviceIdentity],
+    plot: Option<&OutputTarget>,
+) -> anyhow::Result<bool> {
+    let mut written = files.write_each(&|f, l| render(f, l, reports, devices))?;
     if let Some(p) = plot {
         let svg = crate::plot::tune::heat_maps(&reports[0]);
         match p.write(svg.as_bytes()) {
@@ -162,6 +202,7 @@ fn one_device(
     targets: &Targets,
     mut cache: Option<&mut Cache>,
     share: Option<(usize, usize)>,
+    save: &mut dyn FnMut(&TuneReport),
 ) -> anyhow::Result<TuneReport> {
     let started = Instant::now();
     let args = ctx.args;
@@ -220,6 +261,7 @@ fn one_device(
         report.search.compile_s += set.open_s;
         report.search.measured += set.entries.len();
         record(&mut report, cache.as_deref_mut(), &keys, &params, set);
+        save(&report);
     }
     tune_set::recheck(ctx, targets, &mut report, cache, &keys);
     report.search.wall_s = started.elapsed().as_secs_f64();
