@@ -134,17 +134,7 @@ impl FrameCheck {
             Err(e) if e.kind == ErrorKind::LaunchRejected => return Ok(Checked::Refused(e)),
             Err(e) => return Err(e.into()),
         };
-        // The lab's grid series uploads a frame of its own per point: a buffer of another
-        // frame's size is made again.
-        if self
-            .own_output
-            .as_ref()
-            .is_some_and(|o| o.len() != reference.len())
-        {
-            self.own_output = None;
-        }
-        let own = &mut self.own_output;
-        let verified = read_and_verify(backend, own, reference, &mut self.phases)?;
+        let verified = self.read_back(backend, reference)?;
         Ok(Checked::Ran(timing, verified))
     }
 
@@ -166,6 +156,21 @@ impl FrameCheck {
             }
             Err(e) => return Ok(Dispatched::Failed(e.message)),
         }
+        match self.read_back(backend, reference) {
+            Ok(verified) => Ok(Dispatched::Ran(verified)),
+            Err(SweepError::Backend(e)) => Err(e),
+            Err(e) => Ok(Dispatched::Failed(e.to_string())),
+        }
+    }
+
+    /// The dispatched output read back and verified against `reference`.
+    fn read_back(
+        &mut self,
+        backend: &mut dyn Backend,
+        reference: &[f32],
+    ) -> Result<Result<(), Mismatch>, SweepError> {
+        // The lab's grid series uploads a frame of its own per point: a buffer of another
+        // frame's size is made again.
         if self
             .own_output
             .as_ref()
@@ -173,12 +178,7 @@ impl FrameCheck {
         {
             self.own_output = None;
         }
-        let own = &mut self.own_output;
-        match read_and_verify(backend, own, reference, &mut self.phases) {
-            Ok(verified) => Ok(Dispatched::Ran(verified)),
-            Err(SweepError::Backend(e)) => Err(e),
-            Err(e) => Ok(Dispatched::Failed(e.to_string())),
-        }
+        read_and_verify(backend, &mut self.own_output, reference, &mut self.phases)
     }
 }
 
