@@ -106,17 +106,7 @@ fn save_so_far(
     let mut all = done.to_vec();
     all.push(partial);
     let rows: usize = all.iter().map(|r| r.entries.len()).sum();
-    let _saving = crate::output::saving();
-    let mut kept = Vec::new();
-    for (t, f) in files.targets.iter().filter(|(t, _)| t.is_atomic()) {
-        let layout = crate::output::width::file(files.wide);
-        if t.write(render(*f, layout, &all, devices).as_bytes())
-            .is_ok()
-        {
-            kept.push(t.path());
-        }
-    }
-    crate::output::kept_on_interrupt(rows, &kept);
+    let _ = files.rewrite(rows, &|f, l| render(f, l, &all, devices));
 }
 
 /// One format's text of the tune reports.

@@ -65,6 +65,24 @@ impl Files {
         self.quiet && (!self.targets.is_empty() || self.plotted)
     }
 
+    /// Rewrites the regular files (special files are written once, at the end) with what is
+    /// measured so far, `rows` of it, under the interrupt's lock so that what Ctrl-C says
+    /// matches them; the first failed write is returned, the files after it left as they were.
+    pub fn rewrite(
+        &self,
+        rows: usize,
+        render: &dyn Fn(Format, Layout) -> String,
+    ) -> Result<(), String> {
+        let _saving = super::saving();
+        let atomic = || self.targets.iter().filter(|(t, _)| t.is_atomic());
+        for (t, f) in atomic() {
+            t.write(render(*f, width::file(self.wide)).as_bytes())?;
+        }
+        let saved: Vec<&std::path::Path> = atomic().map(|(t, _)| t.path()).collect();
+        super::kept_on_interrupt(rows, &saved);
+        Ok(())
+    }
+
     /// Writes every file (each failure said, the others still written), then stdout unless
     /// [`Files::files_only`]; false when a write failed (the results then go to stdout too).
     pub fn write_each(&self, render: &dyn Fn(Format, Layout) -> String) -> anyhow::Result<bool> {

@@ -58,28 +58,17 @@ impl Outputs {
     /// Rewrites the regular files (special files are written once, by `finish`), once a row
     /// has been measured: a run that measured nothing leaves the files as they were.
     pub fn save(&mut self, runs: &[Report]) {
-        let measured = runs
+        let rows: usize = runs
             .iter()
             .flat_map(|r| &r.results)
-            .any(|r| r.rows_run() > 0);
-        if self.failed.is_some() || !measured {
+            .map(|r| r.rows_run())
+            .sum();
+        if self.failed.is_some() || rows == 0 {
             return;
         }
-        // An interrupt waits for this save, so what it says matches the files.
-        let _saving = crate::output::saving();
-        for (t, f) in self.files.targets.iter().filter(|(t, _)| t.is_atomic()) {
-            let text = render_runs(*f, runs, width::file(self.files.wide));
-            if let Err(e) = t.write(text.as_bytes()) {
-                self.failed = Some(e);
-                return;
-            }
+        if let Err(e) = self.files.rewrite(rows, &|f, l| render_runs(f, runs, l)) {
+            self.failed = Some(e);
         }
-        self.kept(
-            runs.iter()
-                .flat_map(|r| &r.results)
-                .map(|r| r.rows_run())
-                .sum(),
-        );
     }
 
     /// Writes every file and the plot; prints to stdout when there is no file, or when a
