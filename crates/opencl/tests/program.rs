@@ -326,16 +326,27 @@ fn child_deadline() {
         };
         let calibration = 1u64 << 22;
         load(&mut b, calibration);
+        // The first dispatch may carry PoCL's compile of the work-group function: timed, it
+        // made the "3 s" kernel end in time.
+        b.dispatch_each(one, 1, 1).unwrap();
         let ms = b.dispatch_each(one, 1, 1).unwrap()[0];
-        let iters = (calibration as f64 * 3000.0 / ms.max(1e-3)) as u64;
+        let mut iters = (calibration as f64 * 3000.0 / ms.max(1e-3)) as u64;
         println!(
             "{}: {calibration} iterations in {ms:.2} ms; {iters} for 3 s",
             d.name
         );
-        load(&mut b, iters);
-        let started = Instant::now();
-        let e = b.run_batch(Work::Kernel(one), 1, Stamps::None).unwrap_err();
-        let took = started.elapsed();
+        // A kernel that still ends in time (a busy machine threw the calibration off) is run
+        // again four times longer, at most three times.
+        let mut rounds = 0;
+        let (e, took) = loop {
+            load(&mut b, iters);
+            let started = Instant::now();
+            match b.run_batch(Work::Kernel(one), 1, Stamps::None) {
+                Err(e) => break (e, started.elapsed()),
+                Ok(_) if rounds < 3 => (iters, rounds) = (iters * 4, rounds + 1),
+                Ok(_) => panic!("{iters} iterations ended within 0.5 s"),
+            }
+        };
         assert_eq!(e.kind, ErrorKind::Driver, "{e}");
         assert!(e.message.contains("did not finish within 0.5 s"), "{e}");
         assert!(took < Duration::from_millis(1500), "{took:?}");
