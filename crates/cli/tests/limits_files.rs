@@ -4,10 +4,12 @@
 
 mod support;
 
-use blocksweep_core::report::layout::Layout;
-use blocksweep_core::report::limits::{human_bytes, ApiLimits, LimitsGroup, LimitsReport};
-use blocksweep_core::report::{parse_report, Render};
+use blocksweep_core::report::limits::{ApiLimits, LimitsGroup, LimitsReport};
+use blocksweep_core::report::parse_report;
 use blocksweep_core::Api;
+use blocksweep_render::layout::Layout;
+use blocksweep_render::limits::human_bytes;
+use blocksweep_render::Render;
 use serde_json::Value;
 use support::{api, available, succeeds};
 

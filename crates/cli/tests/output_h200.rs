@@ -4,8 +4,9 @@
 
 mod support;
 
-use blocksweep_core::report::layout::Layout;
-use blocksweep_core::report::{parse_report, Render, Report};
+use blocksweep_core::report::{parse_report, Report};
+use blocksweep_render::layout::Layout;
+use blocksweep_render::Render;
 use support::{assert_fits, line_starting};
 
 const H200: &str = include_str!("../../core/src/report/testdata/h200-2026-11-30-v2.json");

@@ -1,10 +1,12 @@
-//! blocksweep's core: everything that is the same for CUDA, Vulkan and OpenCL.
+//! blocksweep's core: everything that is the same for CUDA, Vulkan and OpenCL, and the
+//! measurement library under the CLI.
 //!
 //! Each API crate implements [`Driver`] (its static facts, probe, open) and [`Backend`] (device
 //! identity and limits, upload, poison, a back-to-back timed batch, read-back). The measurement
 //! protocol, verification, launch-limit rules, grid sizing, orchestration across APIs
-//! ([`session`]) and reporting live here, once, so that every API is measured and checked by
-//! the same code (the BabelStream lesson). docs/architecture.md draws the layers.
+//! ([`session`]) and every result as data ([`report`]) live here, once, so that every API is
+//! measured and checked by the same code (the BabelStream lesson). Drawing the results (tables,
+//! markdown, CSV, JSON) is blocksweep-render's. docs/architecture.md draws the layers.
 
 pub mod api;
 pub mod backend;

@@ -92,6 +92,21 @@ pub enum Reps {
     },
 }
 
+impl Reps {
+    /// The rule in words: "fixed by --reps", or the adaptive rule's bounds.
+    pub fn words(&self) -> String {
+        match self {
+            Reps::Fixed(_) => "fixed by --reps".to_string(),
+            Reps::Adaptive {
+                min, min_time_ms, ..
+            } => format!(
+                "adaptive: at least {min}, aiming at {min_time_ms} ms of device time per batch \
+                 from the warm-ups' pace"
+            ),
+        }
+    }
+}
+
 impl Default for Reps {
     fn default() -> Self {
         Reps::Adaptive {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::report::{parse_report, Format, Layout, Render, Report};
+use crate::report::Report;
 use crate::sweep::{self, Quiet, SweepConfig, SweepRun};
 
 /// A whole sweep of `f` on `b`.
@@ -95,62 +95,4 @@ fn a_driver_that_reports_a_zero_limit_runs_nothing_and_says_why() {
         ) && why.ends_with("; and 10 more"),
         "three reasons, then a count: {why}"
     );
-}
-
-fn report() -> Report {
-    let f = Frame::generate(128, 16, 3);
-    let cfg = SweepConfig {
-        blocks: crate::blocks::parse_blocks("32,100,2048").unwrap(),
-        protocol: crate::Protocol {
-            warmups: 0,
-            reps: crate::Reps::Fixed(2),
-            discipline: crate::Discipline::Batch,
-        },
-        ..Default::default()
-    };
-    let mut rep = Report::new("blocksweep test", "2026-11-30T00:00:00Z");
-    for api in [TEST_API_A, TEST_API_B] {
-        let (r, e) = run(&mut HostBackend::new(api), &f, &cfg);
-        assert!(e.is_none());
-        rep.results.push(r);
-    }
-    rep.refresh_answer();
-    rep
-}
-
-#[test]
-fn exports_carry_every_row() {
-    let rep = report();
-    let csv = rep.render(Format::Csv, Layout::default());
-    let lines: Vec<&str> = csv.lines().collect();
-    assert!(lines[0].starts_with("api,device,block,threads,warps,idle,blocks_per_sm,warps_per_sm,occupancy,grid,ms_mean,each_ms_mean,each_ms_min,each_ms_median,each_ms_max,each_ms_cv,reps,discipline,gbps,of_best,ties_best"));
-    assert_eq!(lines.len(), 1 + 6);
-    assert!(
-        lines[3].contains("2048") && lines[3].contains("HOST_MAX_THREADS"),
-        "{}",
-        lines[3]
-    );
-    let table = rep.render(Format::Table, Layout::default().verbose(true));
-    assert!(table.contains("Fastest measured:"), "{table}");
-    assert!(table.contains("configurations reach at least 95 percent"));
-    assert!(
-        table.contains("Beta/Alpha"),
-        "merged ratio column missing:\n{table}"
-    );
-    let md = rep.render(Format::Markdown, Layout::default().verbose(true));
-    assert!(md.contains("| thr/blk |"), "{md}");
-    let json = rep.render(Format::Json, Layout::default());
-    let back = parse_report(&json).unwrap();
-    let t = back.results[0].rows[0].timing.as_ref().unwrap();
-    assert_eq!(
-        (t.reps, t.samples_ms.len(), t.discipline),
-        (2, 2, crate::Discipline::Batch)
-    );
-    assert_eq!(back.portable, rep.portable);
-    assert!(rep.portable.is_some());
-    assert_eq!(back.results.len(), 2);
-    assert!(parse_report("{\"x\":1}")
-        .unwrap_err()
-        .contains("schema_version"));
-    assert!(parse_report("not json").unwrap_err().contains("not JSON"));
 }

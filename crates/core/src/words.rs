@@ -10,3 +10,15 @@ pub fn and_list<S: AsRef<str>>(items: &[S]) -> String {
         Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
     }
 }
+
+/// Milliseconds to four significant figures (0.03612, 1.234, 50.97, 123.4): a 36 µs kernel
+/// needs the fourth digit for neighbouring rows to differ on screen.
+pub fn ms(v: f64) -> String {
+    match v {
+        v if v >= 100.0 => format!("{v:.1}"),
+        v if v >= 10.0 => format!("{v:.2}"),
+        v if v >= 1.0 => format!("{v:.3}"),
+        v if v >= 0.1 => format!("{v:.4}"),
+        v => format!("{v:.5}"),
+    }
+}

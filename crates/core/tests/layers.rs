@@ -119,3 +119,35 @@ fn the_check_sees_a_cycle_when_there_is_one() {
     let text = "use crate::lab::x; // crate::validate\n#[cfg(test)]\nmod tests {\n use crate::y; }";
     assert_eq!(code(text).matches("crate::").count(), 1);
 }
+
+/// Presentation lives apart from measurement, in blocksweep-render: the core declares no
+/// table-drawing or CSV crate, and no module of it is a renderer's (`layout`, `text`).
+#[test]
+fn the_core_draws_nothing() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let deps = manifest
+        .split("[dependencies]")
+        .nth(1)
+        .and_then(|s| s.split("\n[").next())
+        .expect("a [dependencies] table");
+    for drawer in ["tabled", "csv"] {
+        assert!(
+            !deps
+                .lines()
+                .any(|l| l.starts_with(&format!("{drawer} "))
+                    || l.starts_with(&format!("{drawer}."))),
+            "the core depends on {drawer}:\n{deps}"
+        );
+    }
+    let mut files = Vec::new();
+    sources(&root.join("src"), &mut files);
+    for f in &files {
+        let text = code(&std::fs::read_to_string(f).unwrap());
+        assert!(
+            !text.contains("impl Render for") && !text.contains("mod layout;"),
+            "{} draws",
+            f.display()
+        );
+    }
+}

@@ -3,8 +3,9 @@
 
 use std::process::ExitCode;
 
-use blocksweep_core::report::{to_csv, Envelope};
+use blocksweep_core::report::Envelope;
 use blocksweep_core::{Driver, Registry};
+use blocksweep_render::to_csv;
 use clap::builder::EnumValueParser;
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};

@@ -3,8 +3,9 @@
 use std::process::ExitCode;
 
 use blocksweep_core::report::compare::Comparison;
-use blocksweep_core::report::{heading, parse_reports, Format, Render, Report};
+use blocksweep_core::report::{parse_reports, Report};
 use blocksweep_core::tune::{self, TuneReport};
+use blocksweep_render::{heading, Format, Render};
 
 use crate::args::CompareArgs;
 use crate::input::{read_capped, MAX_INPUT_BYTES};
@@ -90,8 +91,8 @@ fn merge_tunes(files: &Files, tunes: Tunes) -> anyhow::Result<ExitCode> {
         Format::Json => {
             tune::document::document_listing(std::slice::from_ref(&merged), tunes.devices.clone())
         }
-        Format::Csv => tune::render_csv(&merged),
-        _ => tune::render_text(&merged, l.width),
+        Format::Csv => blocksweep_render::tune::render_csv(&merged),
+        _ => blocksweep_render::tune::render_text(&merged, l.width),
     })?;
     Ok(super::exit(!written))
 }

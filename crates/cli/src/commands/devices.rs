@@ -2,7 +2,8 @@
 
 use std::process::ExitCode;
 
-use blocksweep_core::report::{DevicesReport, Render};
+use blocksweep_core::report::DevicesReport;
+use blocksweep_render::Render;
 
 use crate::args::DevicesArgs;
 use crate::output::files::Files;

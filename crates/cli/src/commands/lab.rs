@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use blocksweep_core::blocks::BlockSize;
 use blocksweep_core::lab::report::{ShapeReport, WaveReport};
-use blocksweep_core::report::Render;
+use blocksweep_render::Render;
 
 use crate::lab::args::{ShapesArgs, TailArgs};
 use crate::lab::{self, no_grid_ran};

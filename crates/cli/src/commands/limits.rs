@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use blocksweep_core::report::limits::{ApiLimits, LimitsGroup, LimitsReport};
-use blocksweep_core::report::Render;
+use blocksweep_render::Render;
 
 use crate::args::LimitsArgs;
 use crate::output::files::Files;

@@ -4,8 +4,9 @@
 
 use std::process::ExitCode;
 
-use blocksweep_core::report::layout::{wrap, Layout};
-use blocksweep_core::report::{parse_reports, render_runs, Format, Report};
+use blocksweep_core::report::{parse_reports, Report};
+use blocksweep_render::layout::{wrap, Layout};
+use blocksweep_render::{render_runs, Format};
 
 use crate::args::ReplayArgs;
 use crate::input::{read_capped, MAX_INPUT_BYTES};

@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use blocksweep_core::report::Format;
 use blocksweep_core::spec::{KernelSpec, Sizes};
 use blocksweep_core::tune::cache::{self, Cache};
 use blocksweep_core::tune::{self, Config, Order, Outcome, Search, Space, TuneReport};
 use blocksweep_core::{GridPolicy, Targets};
+use blocksweep_render::Format;
 
 use super::tune_set::{self, Ctx, Refs};
 use crate::args::{Budget, SweepArgs};
@@ -112,7 +112,7 @@ fn save_so_far(
 /// One format's text of the tune reports.
 fn render(
     f: Format,
-    l: blocksweep_core::report::Layout,
+    l: blocksweep_render::Layout,
     reports: &[TuneReport],
     devices: &[blocksweep_core::DeviceIdentity],
 ) -> String {
@@ -120,17 +120,22 @@ fn render(
         Format::Json => tune::document::document(reports, devices),
         Format::Csv => reports
             .iter()
-            .map(tune::render_csv)
+            .map(blocksweep_render::tune::render_csv)
             .collect::<Vec<_>>()
             .join(""),
         Format::Markdown => reports
             .iter()
-            .map(|r| format!("```text\n{}```\n", tune::render_text(r, l.width)))
+            .map(|r| {
+                format!(
+                    "```text\n{}```\n",
+                    blocksweep_render::tune::render_text(r, l.width)
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n"),
         Format::Table => reports
             .iter()
-            .map(|r| tune::render_text(r, l.width))
+            .map(|r| blocksweep_render::tune::render_text(r, l.width))
             .collect::<Vec<_>>()
             .join("\n"),
     }

@@ -2,10 +2,10 @@
 
 use std::process::ExitCode;
 
-use blocksweep_core::report::Render;
 use blocksweep_core::validate::{self, Check, Outcome, ValidateGroup, ValidateReport};
 use blocksweep_core::workload::{ProgramWorkload, Workload};
 use blocksweep_core::Frame;
+use blocksweep_render::Render;
 
 use crate::args::ValidateArgs;
 use crate::output::files::Files;

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use blocksweep_core::report::layout::Layout;
-use blocksweep_core::report::Format;
+use blocksweep_render::layout::Layout;
+use blocksweep_render::Format;
 
 use super::{stdio, width, OutputTarget};
 use crate::args::FormatChoice;

@@ -38,7 +38,7 @@ pub fn kept_on_interrupt(rows: usize, files: &[&std::path::Path]) {
     if names.is_empty() {
         return;
     }
-    let names = blocksweep_core::report::and_list(&names);
+    let names = blocksweep_render::and_list(&names);
     cleanup::set_kept(match rows {
         0 => format!("no row was measured yet; {names} left as it was"),
         1 => format!("1 row kept in {names}"),

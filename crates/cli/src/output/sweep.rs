@@ -2,7 +2,8 @@
 //! failure or an interrupt never loses what was measured), special files (FIFOs, terminals,
 //! /dev/stdout) written once at the end, the `--plot`, and stdout.
 
-use blocksweep_core::report::{render_runs, Report};
+use blocksweep_core::report::Report;
+use blocksweep_render::render_runs;
 
 use super::files::{is_stdout, write_plot, Files, Where};
 use super::{stdio, width, OutputTarget};

@@ -8,8 +8,8 @@
 
 use std::io::IsTerminal;
 
-use blocksweep_core::report::layout::{Layout, DEFAULT_WIDTH};
-use blocksweep_core::report::Format;
+use blocksweep_render::layout::{Layout, DEFAULT_WIDTH};
+use blocksweep_render::Format;
 
 use crate::args::FormatChoice;
 

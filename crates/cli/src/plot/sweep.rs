@@ -18,8 +18,9 @@
 //! A kernel that declared no bytes moved (`sweep --kernel` without `bytes_per_item`) has no
 //! GB/s: its plot shows the mean time per dispatch in ms instead.
 
-use blocksweep_core::report::{and_list, Report};
+use blocksweep_core::report::Report;
 use blocksweep_core::sweep::{SweepResult, SweepRow};
+use blocksweep_render::and_list;
 
 use super::chart::{
     self, Axis, Bars, Chart, Colour, Glyph, Guide, GuideKind, Note, Point, Scale, Series, Strip,

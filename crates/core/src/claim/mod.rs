@@ -1,11 +1,10 @@
 //! A claim about a launch and what an API did with it: the [`Outcome`] of handing the launch
-//! over, whether it bears the claim out ([`Expect`]), and the claim → outcome table that
-//! `validate` and the lab's resource rows draw ([`table`]).
+//! over and whether it bears the claim out ([`Expect`]); blocksweep-render draws the claim →
+//! outcome table of `validate` and the lab's resource rows.
 
 use serde::{Deserialize, Serialize};
 
 mod expect;
-pub(crate) mod table;
 
 pub use expect::{verdict_word, Expect};
 

@@ -14,7 +14,7 @@
 
 pub mod report;
 pub mod resources;
-mod row;
+pub mod row;
 pub mod run;
 pub mod shapes;
 pub mod waves;

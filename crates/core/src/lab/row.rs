@@ -9,14 +9,14 @@ use super::waves::WaveRow;
 
 /// What measuring one launch gave: its timing and GB/s, or why it did not run, or the first
 /// wrong pixel.
-pub(crate) enum Measured {
+pub enum Measured {
     Ran(Timing, f64),
     Refused(String),
     Wrong(String),
 }
 
 /// A row's measured fields, borrowed.
-pub(crate) struct Measurement<'a> {
+pub struct Measurement<'a> {
     pub timing: Option<&'a Timing>,
     pub gbps: Option<f64>,
     pub of_best: Option<f64>,
@@ -26,7 +26,7 @@ pub(crate) struct Measurement<'a> {
 }
 
 /// A row of a lab sweep.
-pub(crate) trait LabRow {
+pub trait LabRow {
     fn measurement(&self) -> Measurement<'_>;
     /// Writes `m` into the row's fields; returns the mismatch that stops the sweep.
     fn record(&mut self, m: Measured) -> Option<String>;

@@ -6,14 +6,13 @@
 
 use serde::Serialize;
 
-use super::layout::{Column, Layout, Notes, Overflow, Table};
-use super::text::{ms, reps_words, Doc};
-use super::{to_csv, Envelope, Render, Report};
+use super::Report;
 use crate::backend::{Api, DeviceIdentity};
 use crate::blocks::BlockSize;
 use crate::grid::GridPolicy;
 use crate::measure::{tie_threshold, Protocol};
 use crate::sweep::{SweepResult, Verdict};
+use crate::words::ms;
 
 /// One column: one API's result in one run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -177,7 +176,7 @@ fn warnings(runs: &[Run]) -> Vec<String> {
         .iter()
         .map(|r| (r.protocol.warmups, r.protocol.reps))
         .collect();
-    if let Some(g) = groups(&reps, |(w, r)| format!("{w} warm-ups, {}", reps_words(r))) {
+    if let Some(g) = groups(&reps, |(w, r)| format!("{w} warm-ups, {}", r.words())) {
         w.push(format!(
             "The runs repeated differently ({g}): fewer dispatches mean noisier ratios."
         ));
@@ -244,153 +243,6 @@ fn disagreements(runs: &[Run], results: &[&SweepResult]) -> Vec<String> {
         }
     }
     w
-}
-
-fn cell_text(c: &Cell, notes: &mut Notes) -> String {
-    match c {
-        Cell::Ran {
-            of_best,
-            verdict: Some(v),
-            ..
-        } => format!("{of_best:.2}{}", v.mark()),
-        Cell::Ran {
-            of_best, tie: true, ..
-        } => format!("{of_best:.2} ≈"),
-        Cell::Ran { of_best, .. } => format!("{of_best:.2}"),
-        Cell::Skipped { why } => format!("skipped {}", notes.mark(why.clone())),
-        Cell::NotSwept => "not swept".into(),
-    }
-}
-
-impl Comparison {
-    fn render_text(&self, layout: Layout, md: bool) -> String {
-        let mut doc = Doc::new(layout, md);
-        if !self.warnings.is_empty() {
-            let w: Vec<String> = self
-                .warnings
-                .iter()
-                .map(|w| format!("Warning: {w}"))
-                .collect();
-            match md {
-                true => doc.list(&w),
-                false => doc.lines(&w),
-            }
-        }
-        doc.para(
-            "Each cell: that run's mean time at its own best block size ÷ its time at this size \
-             (1.00 = its fastest; ≈: within the noise of its fastest). Runs on different GPUs \
-             compare by shape, not by speed.",
-        );
-        let legend: Vec<String> = self
-            .runs
-            .iter()
-            .enumerate()
-            .map(|(i, r)| format!("[{}] {}: {} {}", i + 1, r.label, r.api, r.device))
-            .collect();
-        match md {
-            true => doc.list(&legend),
-            false => doc.lines(&legend),
-        }
-        let mut cols = vec![Column::right("block").key()];
-        cols.extend((1..=self.runs.len()).map(|i| Column::right(format!("[{i}]\nof best"))));
-        let mut t = Table::new(cols).overflow(Overflow::Split);
-        let mut notes = Notes::new();
-        for line in &self.rows {
-            let mut row = vec![line.block.to_string()];
-            row.extend(line.cells.iter().map(|c| cell_text(c, &mut notes)));
-            t.push(row);
-        }
-        let mut fastest = vec!["fastest".to_string()];
-        fastest.extend(self.runs.iter().map(|r| {
-            r.fastest
-                .map(|b| b.to_string())
-                .unwrap_or_else(|| "—".into())
-        }));
-        t.push(fastest);
-        doc.table(&t, "", &notes);
-        let summary: Vec<String> = self
-            .runs
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| {
-                Some(format!(
-                    "[{}] fastest {} at {} ms; {} of {} sizes within 95 percent",
-                    i + 1,
-                    r.fastest?,
-                    ms(r.fastest_ms?),
-                    r.within_95,
-                    r.rows_run
-                ))
-            })
-            .collect();
-        doc.lines(&summary);
-        doc.finish()
-    }
-}
-
-impl Render for Comparison {
-    fn text(&self, layout: Layout, md: bool) -> String {
-        self.render_text(layout, md)
-    }
-    /// One line per (column, block size).
-    fn csv(&self) -> String {
-        let mut rec: Vec<Vec<String>> = vec![[
-            "column",
-            "label",
-            "api",
-            "device",
-            "frame",
-            "discipline",
-            "block",
-            "threads",
-            "of_best",
-            "ties_best",
-            "status",
-        ]
-        .map(String::from)
-        .to_vec()];
-        for line in &self.rows {
-            for (i, (r, c)) in self.runs.iter().zip(&line.cells).enumerate() {
-                let (of_best, tie, status) = match c {
-                    Cell::Ran { of_best, tie, .. } => {
-                        (format!("{of_best:.4}"), tie.to_string(), "ran".to_string())
-                    }
-                    Cell::Skipped { why } => {
-                        (String::new(), String::new(), format!("skipped: {why}"))
-                    }
-                    Cell::NotSwept => (String::new(), String::new(), "not swept".into()),
-                };
-                rec.push(vec![
-                    (i + 1).to_string(),
-                    r.label.clone(),
-                    r.api.key().into(),
-                    r.device.clone(),
-                    format!("{}x{}", r.frame.0, r.frame.1),
-                    r.protocol.discipline.to_string(),
-                    line.block.to_string(),
-                    line.block.threads().to_string(),
-                    of_best,
-                    tie,
-                    status,
-                ]);
-            }
-        }
-        to_csv(&rec)
-    }
-    /// The envelope (its devices: those the runs measured), then `runs`, `rows` and
-    /// `warnings`.
-    fn json(&self) -> String {
-        Envelope::now("compare", &self.devices).document(self)
-    }
-}
-
-/// Renders the comparison of `reports` as a table or markdown (the first interface).
-pub fn render(reports: &[(String, Report)], md: bool) -> String {
-    let c = Comparison::of(reports);
-    match md {
-        true => c.markdown(Layout::default()),
-        false => c.table(Layout::default()),
-    }
 }
 
 #[cfg(test)]

@@ -1,35 +1,26 @@
-//! Every command's result is data, with one renderer per format (hyperfine's shape): a
-//! [`Render`] implementation gives the table (a terminal, fitted to its width), GitHub
-//! markdown, CSV and JSON of one result type, so every command honours every format.
+//! Every command's result as data (hyperfine's shape): what was measured, the answers derived
+//! from it, and how a file of it is read back. Rendering each result in every format (table,
+//! markdown, CSV, JSON) is blocksweep-render's job.
 //!
 //! | result | command | type |
 //! |---|---|---|
 //! | a sweep of one device | `sweep` | [`Report`] (JSON schema in docs/json-schema.md) |
-//! | sweeps of several devices | `sweep --device all` | [`Runs`] (JSON: a [`Fleet`]) |
+//! | sweeps of several devices | `sweep --device all` | a [`Fleet`] |
 //! | devices of every API | `devices` | [`DevicesReport`] |
 //! | launch limits | `limits` | [`limits::LimitsReport`] |
 //! | portable assumptions | `validate` | [`crate::validate::ValidateReport`] |
 //! | runs side by side | `compare` | [`compare::Comparison`] |
-//!
-//! Text layout (widths, footnotes, wrapping) lives in [`layout`].
 
 mod answer;
 pub mod compare;
-mod csv;
 mod devices;
 pub mod envelope;
 mod fleet;
 mod json;
-pub mod layout;
 mod lead;
 pub mod limits;
-mod merged;
-#[cfg(test)]
-mod render_tests;
-pub(crate) mod text;
 
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 use crate::backend::Api;
 use crate::sweep::SweepResult;
@@ -37,11 +28,9 @@ use crate::sweep::SweepResult;
 pub use self::answer::{PortableAnswer, Shortfall, GOOD_FRACTION};
 pub use self::devices::{DevicesReport, Unavailable};
 pub use self::envelope::{Envelope, EnvelopeDevice};
-pub use self::fleet::{heading, render_runs, Fleet, Runs};
+pub use self::fleet::Fleet;
 pub use self::json::{parse_report, parse_reports};
-pub use self::layout::Layout;
 pub use self::lead::{ApiBest, Stop, StopKind, SweepAnswer};
-pub use self::text::and_list;
 
 /// Bumped whenever a field of the JSON changes meaning or goes away. 3: rows carry a
 /// `verdict`, the portable answer names why each API falls short, timing statistics name their
@@ -139,33 +128,6 @@ where
     Ok(serde_json::from_value(v).ok())
 }
 
-/// One command's result, in every format the commands offer.
-pub trait Render {
-    /// The table (`md` false) or markdown (`md` true) text; the two share one layout of the
-    /// same content.
-    fn text(&self, layout: Layout, md: bool) -> String;
-    /// For a terminal: fitted to `layout` (long notes as footnotes, columns left out or split,
-    /// prose wrapped).
-    fn table(&self, layout: Layout) -> String {
-        self.text(layout, false)
-    }
-    /// GitHub-flavoured markdown: every column; prose wrapped at `layout`.
-    fn markdown(&self, layout: Layout) -> String {
-        self.text(layout, true)
-    }
-    fn csv(&self) -> String;
-    fn json(&self) -> String;
-
-    fn render(&self, format: Format, layout: Layout) -> String {
-        match format {
-            Format::Table => self.table(layout),
-            Format::Markdown => self.markdown(layout),
-            Format::Csv => self.csv(),
-            Format::Json => self.json(),
-        }
-    }
-}
-
 /// Pretty JSON with a final newline. Serialising plain data structs cannot fail (no maps with
 /// non-string keys); should it, the error is the document.
 pub fn to_json<T: Serialize + ?Sized>(value: &T) -> String {
@@ -173,47 +135,4 @@ pub fn to_json<T: Serialize + ?Sized>(value: &T) -> String {
         serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
     s
-}
-
-/// CSV from records (the first is the header); writing to memory cannot fail.
-pub fn to_csv(records: &[Vec<String>]) -> String {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
-    for rec in records {
-        let _ = w.write_record(rec);
-    }
-    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Table,
-    Markdown,
-    Csv,
-    Json,
-}
-
-impl Format {
-    /// The extensions an output file may have, and what each means.
-    pub const EXTENSIONS: [(&'static str, Format); 6] = [
-        ("json", Format::Json),
-        ("csv", Format::Csv),
-        ("md", Format::Markdown),
-        ("markdown", Format::Markdown),
-        ("txt", Format::Table),
-        ("text", Format::Table),
-    ];
-
-    /// The format an output file's extension names: `Ok(None)` for a path without an
-    /// extension, `Err(extension)` for one that names no format (`.xlsx`).
-    pub fn of_extension(path: &Path) -> Result<Option<Format>, String> {
-        let Some(ext) = path.extension() else {
-            return Ok(None);
-        };
-        let ext = ext.to_string_lossy().to_ascii_lowercase();
-        Format::EXTENSIONS
-            .iter()
-            .find(|(e, _)| *e == ext)
-            .map(|(_, f)| Some(*f))
-            .ok_or(ext)
-    }
 }

@@ -9,7 +9,6 @@
 //! port, `report` renders them for `validate`.
 
 mod probe;
-mod report;
 mod verdict;
 
 use std::collections::BTreeMap;
@@ -20,8 +19,6 @@ use crate::backend::Api;
 
 pub use crate::subgroup_probe::{Claims, ProbeBuild, SubgroupProbe};
 pub use probe::{probe, PROBE_BLOCKS};
-pub(crate) use report::render;
-pub use report::{csv_rows, json_rows};
 pub use verdict::{evaluate, promise, Cell, SubgroupAssumption, SUBGROUP_ASSUMPTIONS};
 
 /// Words each invocation writes: reported size, subgroup id, active lanes.
@@ -169,7 +166,7 @@ impl Dispatch {
     }
 }
 
-pub(crate) fn join(v: &[u32]) -> String {
+pub fn join(v: &[u32]) -> String {
     let s: Vec<String> = v.iter().map(u32::to_string).collect();
     s.join(", ")
 }

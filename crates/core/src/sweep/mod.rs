@@ -339,7 +339,7 @@ impl SweepResult {
     }
 
     /// Fills `of_best`, `ties_best` and `of_copy` from the rows and the copy ceiling.
-    pub(crate) fn fill_relative(&mut self) {
+    pub fn fill_relative(&mut self) {
         // A tune has several rows per block (one per grid): the best is one row, by position.
         let best_at = self.best().map(|b| b as *const SweepRow as usize);
         let best = self.best().and_then(|r| r.timing.clone());

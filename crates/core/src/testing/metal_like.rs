@@ -297,3 +297,34 @@ impl Backend for MetalLikeBackend {
 #[cfg(test)]
 #[path = "metal_like_tests.rs"]
 mod tests;
+
+/// `validate` of the built-in frame on this API, through the session as the CLI runs it: the
+/// report the core's test checks and blocksweep-render's test draws.
+pub fn validated() -> crate::validate::ValidateReport {
+    use crate::driver::{ApiChoice, Driver, Registry};
+    use crate::session::Session;
+    use crate::validate::{self, ValidateGroup, ValidateReport};
+    let drivers: [&'static dyn Driver; 1] = [&METAL_LIKE_DRIVER];
+    let registry = Registry::probe(&drivers);
+    let targets = registry
+        .targets(&ApiChoice::Only(METAL_LIKE), None)
+        .expect("the test double's one device");
+    let frame = Frame::generate(509, 253, 3);
+    let reference = frame.reference();
+    let options = crate::options::OpenOptions::default();
+    let (mut each, failures) = Session::each(&registry, targets, &options, |b| {
+        validate::run_api(b, &frame, &reference)
+    });
+    assert!(failures.is_empty(), "{failures:?}");
+    let v = each.remove(0);
+    ValidateReport {
+        groups: vec![ValidateGroup {
+            heading: None,
+            apis: vec![(METAL_LIKE, "host test device".into())],
+            devices: Vec::new(),
+            checks: v.checks,
+            resources: v.resources,
+            subgroups: vec![v.subgroups],
+        }],
+    }
+}

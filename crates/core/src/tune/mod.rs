@@ -14,13 +14,11 @@ pub mod document;
 mod fields;
 mod merge;
 mod space;
-mod text;
 
 pub use answer::{ApiBest, Held, PortableChoice, TuneAnswer};
 pub use check::compare_outputs;
 pub use merge::merge;
 pub use space::{Order, Space};
-pub use text::{render_csv, render_text};
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -10,18 +10,11 @@ use crate::frame::Frame;
 use crate::guarantee::{Amount, Need};
 use crate::lab::resources::ResourceResult;
 use crate::limits::Concept;
-use crate::report::layout::Layout;
-use crate::report::limits::per_device;
-use crate::report::text::Doc;
-use crate::report::{to_csv, Envelope, Render};
 use crate::stance::who_guarantees;
 use crate::subgroup::{self, ApiSubgroups};
 use crate::sweep::{limit_violation, FrameCheck};
 
-mod render;
 pub use crate::claim::{verdict_word, Expect, Outcome};
-pub use render::render;
-use render::render_group;
 
 /// A sizing assumption people carry from one API or GPU to another. Who guarantees it is
 /// made from each API's own figures ([`crate::guarantee`]); `note` adds what they cannot say.
@@ -290,20 +283,6 @@ impl ValidateReport {
 
     pub fn resources(&self) -> impl Iterator<Item = &ResourceResult> {
         self.groups.iter().flat_map(|g| &g.resources)
-    }
-
-    fn render_text(&self, layout: Layout, md: bool) -> String {
-        per_device(
-            &self.groups,
-            (layout, md),
-            |g| g.heading.as_deref(),
-            |g, doc| {
-                render_group(&g.checks, &g.apis, doc);
-                let apis: Vec<Api> = g.apis.iter().map(|(a, _)| *a).collect();
-                crate::lab::report::render_resources(&g.resources, &apis, doc);
-                subgroup::render(&g.subgroups, &apis, doc);
-            },
-        )
     }
 }
 

@@ -12,12 +12,11 @@ mod table;
 
 pub(super) use cells::{gbps, ms, of_best};
 
-pub use crate::words::and_list;
 pub(crate) use doc::Doc;
-pub(super) use header::reps_words;
 
 use super::layout::Layout;
-use super::{merged, Envelope, Render, Report};
+use crate::{merged, Render};
+use blocksweep_core::report::{Envelope, Report};
 
 impl Render for Report {
     fn text(&self, layout: Layout, md: bool) -> String {
@@ -72,7 +71,7 @@ fn render(report: &Report, layout: Layout, md: bool) -> String {
 /// Each API that failed or stopped, in its own words: those the answer has not said already
 /// (it leads with every API that stopped, where several APIs ran), so each is said once.
 fn failures(report: &Report, doc: &mut Doc) {
-    let said = |f: &crate::report::Failure| {
+    let said = |f: &blocksweep_core::report::Failure| {
         report.portable.as_ref().is_some_and(|a| {
             a.apis.len() > 1
                 && a.stopped
@@ -120,7 +119,7 @@ fn more(several: bool) -> &'static str {
 mod tests {
     #[test]
     fn lists_read_as_words() {
-        let s = super::and_list::<&str>;
+        let s = crate::and_list::<&str>;
         assert_eq!(s(&[]), "");
         assert_eq!(s(&["CUDA"]), "CUDA");
         assert_eq!(s(&["CUDA", "OpenCL"]), "CUDA and OpenCL");

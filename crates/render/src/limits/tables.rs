@@ -3,9 +3,9 @@
 
 use super::rows::ROWS;
 use super::{ApiLimits, LimitsGroup};
-use crate::backend::DeviceIdentity;
-use crate::report::layout::{Column, Notes, Table};
-use crate::report::text::Doc;
+use crate::layout::{Column, Notes, Table};
+use crate::text::Doc;
+use blocksweep_core::backend::DeviceIdentity;
 
 fn device_line(d: &DeviceIdentity) -> String {
     format!(

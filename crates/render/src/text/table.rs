@@ -5,10 +5,10 @@ use super::answer::tied_with_best;
 use super::cells::{gbps, ms, of_best, spread};
 use super::header::{header, validation_line};
 use super::Doc;
-use crate::backend::Api;
-use crate::report::layout::{Column, Notes, Table};
-use crate::report::Failure;
-use crate::sweep::{SweepResult, SweepRow};
+use crate::layout::{Column, Notes, Table};
+use blocksweep_core::backend::Api;
+use blocksweep_core::report::Failure;
+use blocksweep_core::sweep::{SweepResult, SweepRow};
 
 /// Short forms of the vocabulary's words for column headers (each explained in the legend
 /// under the table). A word not listed is used whole.
@@ -80,7 +80,7 @@ fn row_cells(
     ceiling: Option<f64>,
     s: &Shape,
     notes: &mut Notes,
-    words: &crate::api::Vocabulary,
+    words: &blocksweep_core::api::Vocabulary,
 ) -> Vec<String> {
     let mut c = vec![row.block.to_string(), opt(row.warps), opt(row.idle_lanes)];
     if s.residency {

@@ -1,47 +1,23 @@
-//! What `blocksweep shapes` prints: per thread count, one table of every block shape with a
+//! `blocksweep shapes` drawn: per thread count, one table of every block shape with a
 //! GB/s column per API, what each shape does to a warp's loads, and each API's fastest and
 //! slowest shape.
 
-use serde::{Deserialize, Serialize};
+use blocksweep_core::frame::FrameInfo;
+use blocksweep_core::lab::report::ShapeReport;
+use blocksweep_core::lab::row::LabRow;
+use blocksweep_core::lab::shapes::{
+    beyond_parts, coalescing, Coalescing, ShapeMeasured, ShapeResult,
+};
+use blocksweep_core::lab::{guaranteed_block_dims, guaranteed_threads};
+use blocksweep_core::measure::Protocol;
 
-use crate::frame::FrameInfo;
-use crate::lab::shapes::{beyond_parts, coalescing, Coalescing, ShapeMeasured, ShapeResult};
-use crate::lab::{guaranteed_block_dims, guaranteed_threads};
-use crate::measure::Protocol;
-use crate::report::layout::{Column, Notes, Table};
-use crate::report::text::Doc;
-use crate::report::Failure;
-
-use crate::lab::row::LabRow;
+use crate::layout::{Column, Notes, Table};
+use crate::text::Doc;
 
 use super::{
     device_lines, made_of_fields, measured_cell, measured_csv, opt, protocol_words, stopped_line,
     LabReport,
 };
-
-/// What `blocksweep shapes` prints: every API's shape sweep for each thread count.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ShapeReport {
-    pub tool: String,
-    pub date: String,
-    pub protocol: Protocol,
-    /// Per thread count, per API, in the order run.
-    pub results: Vec<ShapeResult>,
-    pub failures: Vec<Failure>,
-}
-
-impl ShapeReport {
-    /// Whether any API's sweep stopped on an error (a wrong pixel, a driver error).
-    pub fn failed(&self) -> bool {
-        self.made().failed(self.results.iter().map(|r| &r.error))
-    }
-
-    fn thread_counts(&self) -> Vec<u32> {
-        let mut t: Vec<u32> = self.results.iter().map(|r| r.threads).collect();
-        t.dedup();
-        t
-    }
-}
 
 /// One thread count's section: its devices, the table, the warp's loads, each API's range.
 fn render_shapes(threads: u32, results: &[&ShapeResult], protocol: &Protocol, doc: &mut Doc) {
@@ -288,9 +264,9 @@ impl LabReport for ShapeReport {
 mod tests {
     use super::super::testing::{host_run, quick};
     use super::*;
-    use crate::lab::run::run_shapes;
-    use crate::lab::shapes;
-    use crate::report::{Layout, Render};
+    use crate::{Layout, Render};
+    use blocksweep_core::lab::run::run_shapes;
+    use blocksweep_core::lab::shapes;
 
     #[test]
     fn shapes_run_verify_and_render_on_the_host_backend() {

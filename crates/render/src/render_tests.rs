@@ -3,11 +3,12 @@
 //! count, timed synced). Its APIs are unknown to the core's tests (no driver list here), so
 //! they read in generic words; crates/cli/tests/output_design.rs renders it in each API's.
 
-use super::layout::{max_line_width, Layout};
-use super::{parse_report, render_runs, Format, Render, Report};
-use crate::backend::DeviceKind;
+use crate::layout::{max_line_width, Layout};
+use crate::{render_runs, Format, Render};
+use blocksweep_core::backend::DeviceKind;
+use blocksweep_core::report::{parse_report, Report};
 
-const H200: &str = include_str!("testdata/h200-2026-11-30-v2.json");
+const H200: &str = include_str!("../../core/src/report/testdata/h200-2026-11-30-v2.json");
 
 fn h200() -> Report {
     let mut r = parse_report(H200).expect("the fixture parses");
@@ -101,7 +102,7 @@ fn with_noise(mut r: Report, api: usize, cv: f64) -> Report {
             let samples: Vec<f64> = (0..10)
                 .map(|i| (m * (1.0 + cv * (i as f64 - 4.5) / 2.9)).abs())
                 .collect();
-            t.stats = crate::measure::TimeStats::of(&samples, Some(m)).unwrap();
+            t.stats = blocksweep_core::measure::TimeStats::of(&samples, Some(m)).unwrap();
             t.reps = 10;
         }
     }

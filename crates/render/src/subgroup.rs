@@ -3,12 +3,12 @@
 
 use serde_json::{json, Value};
 
-use super::verdict::{evaluate, promise, SUBGROUP_ASSUMPTIONS};
-use super::{join, ApiSubgroups, Dispatch, Ran};
-use crate::backend::Api;
-use crate::report::layout::{Column, Notes, Table};
-use crate::report::text::Doc;
-use crate::subgroup_probe::UNNAMED_RANGE;
+use crate::layout::{Column, Notes, Table};
+use crate::text::Doc;
+use blocksweep_core::backend::Api;
+use blocksweep_core::subgroup::{evaluate, promise, SUBGROUP_ASSUMPTIONS};
+use blocksweep_core::subgroup::{join, ApiSubgroups, Dispatch, Ran};
+use blocksweep_core::subgroup_probe::UNNAMED_RANGE;
 
 /// One dispatch in a few words: "block 100: reports 8; 13 subgroups, 12 x 8 + 4 active".
 fn dispatch_text(d: &Dispatch) -> String {

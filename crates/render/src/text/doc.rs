@@ -1,6 +1,6 @@
 //! A report as paragraphs, lists, headings and tables, for the terminal or markdown.
 
-use crate::report::layout::{max_line_width, wrap, Layout, Notes, Table};
+use crate::layout::{max_line_width, wrap, Layout, Notes, Table};
 
 /// Paragraphs separated by blank lines, each wrapped at the layout's width.
 pub(crate) struct Doc {

@@ -5,9 +5,9 @@
 
 use super::layout::{Column, Notes, Overflow, Table};
 use super::text::{gbps, ms, of_best, Doc};
-use super::Report;
-use crate::blocks::BlockSize;
-use crate::sweep::{SweepResult, SweepRow};
+use blocksweep_core::blocks::BlockSize;
+use blocksweep_core::report::Report;
+use blocksweep_core::sweep::{SweepResult, SweepRow};
 
 /// The API the others are compared with: the first in API order (results are sorted).
 fn reference(report: &Report) -> Option<&SweepResult> {

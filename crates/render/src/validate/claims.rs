@@ -2,7 +2,8 @@
 //! as footnotes) in text, markdown, CSV and JSON.
 
 use super::*;
-use crate::claim::table::{Answer, ClaimTable};
+use crate::claim::{Answer, ClaimTable};
+use blocksweep_core::validate::ASSUMPTIONS;
 
 /// One row per assumption, one column per API; the APIs' messages and who guarantees each
 /// assumption under the table.
@@ -42,7 +43,7 @@ pub(super) fn render_group(checks: &[Check], apis: &[(Api, String)], doc: &mut D
         said.push_str(&format!(
             " {} launches beyond a device limit are refused by blocksweep before the driver \
              sees them (dispatching them is undefined behaviour), naming the limit.",
-            crate::api::named_in_words(&undefined)
+            blocksweep_core::api::named_in_words(&undefined)
         ));
     }
     doc.para(&said);
@@ -50,7 +51,7 @@ pub(super) fn render_group(checks: &[Check], apis: &[(Api, String)], doc: &mut D
 
 impl Render for ValidateReport {
     fn text(&self, layout: Layout, md: bool) -> String {
-        self.render_text(layout, md)
+        render_text(self, layout, md)
     }
     /// One line per (API, assumption).
     fn csv(&self) -> String {
@@ -145,23 +146,5 @@ fn outcome_words(o: &Outcome) -> (&'static str, String) {
         Outcome::Failed { message } => ("failed", message.clone()),
         Outcome::Unchecked { why } => ("unchecked", why.clone()),
         Outcome::NotLaunched { why } => ("not launched", why.clone()),
-    }
-}
-
-/// One row per assumption, one column per API (the first interface).
-pub fn render(checks: &[Check], apis: &[(Api, String)], md: bool) -> String {
-    let r = ValidateReport {
-        groups: vec![ValidateGroup {
-            heading: None,
-            apis: apis.to_vec(),
-            devices: Vec::new(),
-            checks: checks.to_vec(),
-            resources: Vec::new(),
-            subgroups: Vec::new(),
-        }],
-    };
-    match md {
-        true => r.markdown(Layout::default()),
-        false => r.table(Layout::default()),
     }
 }

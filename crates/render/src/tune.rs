@@ -4,9 +4,9 @@
 use tabled::builder::Builder;
 use tabled::settings::{Alignment, Style};
 
-use super::{Config, Outcome, TuneReport};
-use crate::api::Api;
-use crate::report::layout::wrap;
+use crate::layout::wrap;
+use blocksweep_core::api::Api;
+use blocksweep_core::tune::{params_text, Config, Entry, Outcome, TuneReport};
 
 /// The report at `width` columns.
 pub fn render_text(r: &TuneReport, width: usize) -> String {
@@ -18,7 +18,7 @@ pub fn render_text(r: &TuneReport, width: usize) -> String {
     facts.push(search_line(r));
     facts.push(rejected_line(r));
     for w in &r.wrong {
-        let p = super::params_text(&w.params);
+        let p = params_text(&w.params);
         facts.push(format!("Never ranked: {} at {p}: {}", w.api, w.detail));
     }
     for e in &r.errors {
@@ -41,7 +41,7 @@ pub fn render_text(r: &TuneReport, width: usize) -> String {
 fn answer_lines(r: &TuneReport) -> Vec<String> {
     let mut lines = vec![format!("Answer ({})", r.kernel)];
     let apis = r.apis();
-    let names = crate::report::and_list(&apis.iter().map(|a| a.to_string()).collect::<Vec<_>>());
+    let names = crate::and_list(&apis.iter().map(|a| a.to_string()).collect::<Vec<_>>());
     match (r.answer.portable.len(), &r.answer.choice) {
         (0, _) => lines.push(format!(
             "- No configuration is within 95 % of each API's best on all of {names}."
@@ -220,7 +220,7 @@ fn table(r: &TuneReport) -> String {
 }
 
 /// One API's two cells for a configuration.
-fn cells(r: &TuneReport, api: Api, e: Option<&super::Entry>) -> (String, String) {
+fn cells(r: &TuneReport, api: Api, e: Option<&Entry>) -> (String, String) {
     let Some(e) = e else {
         return ("".into(), "".into());
     };

@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::guarantee::{Amount, Guarantee};
-use crate::limits::Concept;
+use blocksweep_core::guarantee::{Amount, Guarantee};
+use blocksweep_core::limits::Concept;
 
 /// The unit a concept's figures count in.
 pub(crate) fn concept_unit(c: Concept) -> &'static str {
@@ -73,7 +73,7 @@ pub(crate) fn promised(g: &Guarantee) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::Api;
+    use blocksweep_core::api::Api;
 
     /// Every row the tables show has a unit, and every guarantee of every API a number.
     #[test]

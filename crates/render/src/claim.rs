@@ -2,11 +2,11 @@
 //! rows: one row per claim, one column per API, each cell a short verdict with the API's own
 //! words as a footnote, and who guarantees each claim under the table.
 
-use crate::api::Api;
-use crate::report::layout::{Column, Notes, Table};
-use crate::report::text::Doc;
+use crate::layout::{Column, Notes, Table};
+use crate::text::Doc;
+use blocksweep_core::api::Api;
 
-use super::{verdict_word, Outcome};
+use blocksweep_core::claim::{verdict_word, Outcome};
 
 /// What one API did with one claim, as its cell shows it.
 pub(crate) struct Answer<'a> {

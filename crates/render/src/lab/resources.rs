@@ -1,10 +1,10 @@
 //! The resource rows `validate` draws under its assumptions: one row per check, one column per
 //! API, each cell with the launch the device made of the check.
 
-use crate::backend::Api;
-use crate::claim::table::{Answer, ClaimTable};
-use crate::lab::resources::{ProbeKernel, ResourceResult, RESOURCE_CHECKS};
-use crate::report::text::Doc;
+use crate::claim::{Answer, ClaimTable};
+use crate::text::Doc;
+use blocksweep_core::backend::Api;
+use blocksweep_core::lab::resources::{ProbeKernel, ResourceResult, RESOURCE_CHECKS};
 
 /// One API's answer to one resource check, with its launch and, for the register probe, the
 /// registers its kernel holds per thread.
@@ -51,10 +51,10 @@ pub(crate) fn render_resources(results: &[ResourceResult], apis: &[Api], doc: &m
 mod tests {
     use super::super::testing::host_run;
     use super::*;
-    use crate::claim::Outcome;
-    use crate::lab::run::run_resources;
-    use crate::report::layout::Layout;
-    use crate::testing::TEST_API_A;
+    use crate::layout::Layout;
+    use blocksweep_core::claim::Outcome;
+    use blocksweep_core::lab::run::run_resources;
+    use blocksweep_core::testing::TEST_API_A;
 
     #[test]
     fn resources_name_what_each_limit_says() {

@@ -8,17 +8,17 @@ mod shapes;
 mod waves;
 
 pub(crate) use resources::render_resources;
-pub use shapes::ShapeReport;
-pub use waves::WaveReport;
 
 use serde::Serialize;
 
-use crate::backend::{Api, DeviceIdentity};
-use crate::lab::row::Measurement;
-use crate::measure::Protocol;
-use crate::report::layout::{Layout, Notes};
-use crate::report::text::Doc;
-use crate::report::{to_csv, Envelope, Failure, Render};
+use blocksweep_core::lab::row::Measurement;
+use blocksweep_core::measure::{Protocol, Reps};
+use blocksweep_core::report::{Envelope, Failure};
+use blocksweep_core::{Api, DeviceIdentity};
+
+use crate::layout::{Layout, Notes};
+use crate::text::Doc;
+use crate::{to_csv, Render};
 
 /// "12.34" GB/s, with the row's share of the API's best: "3210.5 (0.97)".
 fn gbps_cell(gbps: Option<f64>, of_best: Option<f64>) -> String {
@@ -52,8 +52,8 @@ fn measured_csv(m: &Measurement) -> [String; 5] {
 
 fn protocol_words(p: &Protocol) -> String {
     let reps = match p.reps {
-        crate::measure::Reps::Fixed(n) => format!("{n} timed dispatches"),
-        crate::measure::Reps::Adaptive {
+        Reps::Fixed(n) => format!("{n} timed dispatches"),
+        Reps::Adaptive {
             min, min_time_ms, ..
         } => format!(
             "at least {min} timed dispatches, aiming at {min_time_ms} ms of device time from the \
@@ -82,14 +82,6 @@ struct Made<'a> {
     failures: &'a [Failure],
 }
 
-impl Made<'_> {
-    /// Whether the report failed: an API that could not start, or a sweep stopped by an error
-    /// (a wrong pixel, a driver error).
-    fn failed<'e>(&self, mut errors: impl Iterator<Item = &'e Option<String>>) -> bool {
-        !self.failures.is_empty() || errors.any(Option::is_some)
-    }
-}
-
 /// A lab sweep's report, as [`Render`] draws it: in text, the markdown title, the report's own
 /// body, then the APIs that could not start; in CSV, its lines under its columns; in JSON, its
 /// fields after the envelope.
@@ -106,8 +98,8 @@ trait LabReport: Serialize {
 /// `results` (each naming its device) and `failures` say them, as both sweeps' reports do.
 macro_rules! made_of_fields {
     ($command:literal) => {
-        fn made(&self) -> $crate::lab::report::Made<'_> {
-            $crate::lab::report::Made {
+        fn made(&self) -> $crate::lab::Made<'_> {
+            $crate::lab::Made {
                 command: $command,
                 tool: &self.tool,
                 date: &self.date,
@@ -115,7 +107,7 @@ macro_rules! made_of_fields {
             }
         }
 
-        fn devices(&self) -> Vec<&$crate::backend::DeviceIdentity> {
+        fn devices(&self) -> Vec<&blocksweep_core::DeviceIdentity> {
             self.results.iter().map(|r| &r.device).collect()
         }
     };
@@ -158,9 +150,9 @@ fn opt(v: Option<String>) -> String {
 
 #[cfg(test)]
 mod testing {
-    use crate::frame::Frame;
-    use crate::measure::{Protocol, Reps};
-    use crate::testing::{HostBackend, TEST_API_A};
+    use blocksweep_core::frame::Frame;
+    use blocksweep_core::measure::{Protocol, Reps};
+    use blocksweep_core::testing::{HostBackend, TEST_API_A};
 
     /// Two timed dispatches and no warm-up: enough for a test to see rows run and verify.
     pub fn quick() -> Protocol {

@@ -2,128 +2,104 @@
 //! column per API, or a table per API where their waves differ), then each API's GB/s just
 //! past a whole wave against the whole wave.
 
-use serde::{Deserialize, Serialize};
+use blocksweep_core::lab::report::WaveReport;
+use blocksweep_core::lab::row::LabRow;
+use blocksweep_core::lab::waves::{show_waves, WaveKernel, WaveResult, WaveRow};
 
-use crate::blocks::BlockSize;
-use crate::lab::waves::{show_waves, WaveKernel, WaveResult, WaveRow, WaveSpec};
-use crate::measure::Protocol;
-use crate::report::layout::{Column, Notes, Table};
-use crate::report::text::Doc;
-use crate::report::Failure;
-
-use crate::lab::row::LabRow;
+use crate::layout::{Column, Notes, Table};
+use crate::text::Doc;
 
 use super::{
     device_lines, made_of_fields, measured_cell, measured_csv, protocol_words, stopped_line,
     LabReport,
 };
 
-/// What `blocksweep tail` prints: every API's grid sweep for one block.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WaveReport {
-    pub tool: String,
-    pub date: String,
-    pub spec: WaveSpec,
-    pub block: BlockSize,
-    pub protocol: Protocol,
-    /// Whether every API ran the same grids (one physical device, one wave).
-    pub shared_wave: bool,
-    pub results: Vec<WaveResult>,
-    pub failures: Vec<Failure>,
-}
-
-impl WaveReport {
-    pub fn failed(&self) -> bool {
-        self.made().failed(self.results.iter().map(|r| &r.error))
-    }
-
-    /// The heading, each API's wave, and one table per series (per API where their waves
-    /// differ); nothing when no API ran.
-    fn render_series(&self, doc: &mut Doc) {
-        let Some(first) = self.results.first() else {
-            return;
-        };
-        doc.heading(
-            2,
-            &format!(
-                "The tail effect: block {}, grids of {} waves",
-                self.block,
-                self.spec.to_string().trim_start_matches("waves:")
-            ),
+/// The heading, each API's wave, and one table per series (per API where their waves
+/// differ); nothing when no API ran.
+fn render_series(report: &WaveReport, doc: &mut Doc) {
+    let Some(first) = report.results.first() else {
+        return;
+    };
+    doc.heading(
+        2,
+        &format!(
+            "The tail effect: block {}, grids of {} waves",
+            report.block,
+            report.spec.to_string().trim_start_matches("waves:")
+        ),
+    );
+    doc.lines(&wave_lines(report));
+    let same = report
+        .results
+        .iter()
+        .all(|r| r.wave.blocks == first.wave.blocks);
+    for series in WaveKernel::ALL {
+        let title = format!(
+            "{}, {}: {}",
+            series.key(),
+            match series {
+                WaveKernel::GridStride =>
+                    format!("frame {} x {}", first.frame.width, first.frame.height),
+                WaveKernel::OnePerThread => "frame of grid x threads pixels".into(),
+            },
+            series.describe()
         );
-        doc.lines(&self.wave_lines());
-        let same = self
-            .results
-            .iter()
-            .all(|r| r.wave.blocks == first.wave.blocks);
-        for series in WaveKernel::ALL {
-            let title = format!(
-                "{}, {}: {}",
-                series.key(),
-                match series {
-                    WaveKernel::GridStride =>
-                        format!("frame {} x {}", first.frame.width, first.frame.height),
-                    WaveKernel::OnePerThread => "frame of grid x threads pixels".into(),
-                },
-                series.describe()
-            );
-            doc.heading(3, &title);
-            if same {
-                let all: Vec<&WaveResult> = self.results.iter().collect();
-                wave_table(&all, series, doc);
-            } else {
-                for r in &self.results {
-                    wave_table(&[r], series, doc);
-                }
+        doc.heading(3, &title);
+        if same {
+            let all: Vec<&WaveResult> = report.results.iter().collect();
+            wave_table(&all, series, doc);
+        } else {
+            for r in &report.results {
+                wave_table(&[r], series, doc);
             }
         }
-        self.render_summary(doc);
     }
+    render_summary(report, doc);
+}
 
-    /// Each API's device and its wave: "one wave = 8 blocks per SM x 132 SMs = 1056 blocks".
-    fn wave_lines(&self) -> Vec<String> {
-        device_lines(self.results.iter().map(|r| {
-            let w = &r.wave;
-            let words = r.api.words();
-            let plural = |n: u64, word: &str| match n {
-                1 => format!("{n} {word}"),
-                _ => format!("{n} {word}s"),
-            };
-            (
-                r.api,
-                r.device.name.as_str(),
-                format!(
-                    "; one wave = {} per {} x {} = {} ({})",
-                    plural(w.blocks_per_mp.into(), words.block),
-                    words.multiprocessor,
-                    plural(w.multiprocessors, words.multiprocessor),
-                    plural(w.blocks, words.block),
-                    w.source
-                ),
-            )
-        }))
-    }
+/// Each API's device and its wave: "one wave = 8 blocks per SM x 132 SMs = 1056 blocks".
+fn wave_lines(report: &WaveReport) -> Vec<String> {
+    device_lines(report.results.iter().map(|r| {
+        let w = &r.wave;
+        let words = r.api.words();
+        let plural = |n: u64, word: &str| match n {
+            1 => format!("{n} {word}"),
+            _ => format!("{n} {word}s"),
+        };
+        (
+            r.api,
+            r.device.name.as_str(),
+            format!(
+                "; one wave = {} per {} x {} = {} ({})",
+                plural(w.blocks_per_mp.into(), words.block),
+                words.multiprocessor,
+                plural(w.multiprocessors, words.multiprocessor),
+                plural(w.blocks, words.block),
+                w.source
+            ),
+        )
+    }))
+}
 
-    /// Just past a whole wave against the whole wave, per API and series, and what the
-    /// columns mean.
-    fn render_summary(&self, doc: &mut Doc) {
-        let mut summary = Vec::new();
-        for r in &self.results {
-            summary.extend(tail_lines(r));
-            summary.extend(stopped_line(r.api, &r.error));
-        }
-        if !summary.is_empty() {
-            doc.para("Just past a whole wave, against the whole wave:");
-            doc.list(&summary);
-        }
-        doc.para(format!(
-            "slots busy: waves / ceil(waves), the share of the block slots busy over the run if \
-             every block took the same time and a wave were the unit of scheduling: the sawtooth \
-             to read the measured GB/s against. of best: over that series' fastest grid. Timing: \
-             {}.",
-            protocol_words(&self.protocol)
-        ));
+/// Just past a whole wave against the whole wave, per API and series, and what the
+/// columns mean.
+fn render_summary(report: &WaveReport, doc: &mut Doc) {
+    let mut summary = Vec::new();
+    for r in &report.results {
+        summary.extend(tail_lines(r));
+        summary.extend(stopped_line(r.api, &r.error));
     }
+    if !summary.is_empty() {
+        doc.para("Just past a whole wave, against the whole wave:");
+        doc.list(&summary);
+    }
+    doc.para(format!(
+        "slots busy: waves / ceil(waves), the share of the block slots busy over the run if \
+         every block took the same time and a wave were the unit of scheduling: the sawtooth \
+         to read the measured GB/s against. of best: over that series' fastest grid. Timing: \
+         {}.",
+        protocol_words(&report.protocol)
+    ));
 }
 
 /// One series as a table: a row per grid, a GB/s column per API.
@@ -235,7 +211,7 @@ impl LabReport for WaveReport {
     made_of_fields!("tail");
 
     fn body(&self, doc: &mut Doc) {
-        self.render_series(doc);
+        render_series(self, doc);
     }
 
     /// One line per (API, series, grid).
@@ -268,10 +244,11 @@ impl LabReport for WaveReport {
 mod tests {
     use super::super::testing::{host_run, quick};
     use super::*;
-    use crate::backend::{DeviceKind, Residency};
-    use crate::lab::run::{run_waves, wave_of};
-    use crate::lab::waves::Wave;
-    use crate::report::{Layout, Render};
+    use crate::{Layout, Render};
+    use blocksweep_core::backend::{DeviceKind, Residency};
+    use blocksweep_core::lab::run::{run_waves, wave_of};
+    use blocksweep_core::lab::waves::{Wave, WaveSpec};
+    use blocksweep_core::BlockSize;
 
     #[test]
     fn waves_run_both_series_with_the_same_grids() {

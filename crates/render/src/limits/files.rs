@@ -6,7 +6,8 @@ use serde_json::Value;
 
 use super::rows::{guarantee, guarantee_of};
 use super::{units, ApiLimits, LimitsReport};
-use crate::report::{to_csv, Envelope};
+use crate::to_csv;
+use blocksweep_core::report::Envelope;
 
 /// The CSV's columns.
 const COLUMNS: [&str; 6] = [

@@ -3,9 +3,9 @@
 
 use super::cells::ms;
 use super::Doc;
-use crate::backend::DeviceKind;
-use crate::report::Report;
-use crate::sweep::SweepResult;
+use blocksweep_core::backend::DeviceKind;
+use blocksweep_core::report::Report;
+use blocksweep_core::sweep::SweepResult;
 
 /// The answer, before any table: which sizes are good on every API (several APIs), and each
 /// API's fastest size with the sizes the noise cannot tell from it. An API that failed (its
@@ -110,7 +110,9 @@ pub(super) fn tied_with_best(r: &SweepResult) -> Vec<String> {
     };
     r.rows
         .iter()
-        .filter(|x| x.verdict == Some(crate::sweep::Verdict::Tied) && x.block != best.block)
+        .filter(|x| {
+            x.verdict == Some(blocksweep_core::sweep::Verdict::Tied) && x.block != best.block
+        })
         .map(|x| x.block.to_string())
         .collect()
 }

@@ -1,4 +1,6 @@
-use super::{to_csv, Report};
+use blocksweep_core::report::Report;
+
+use crate::to_csv;
 
 /// The sweep's CSV header: one line per (API, block size) follows.
 pub const COLUMNS: [&str; 27] = [

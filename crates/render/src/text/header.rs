@@ -2,8 +2,8 @@
 //! line a short report gives each API.
 
 use super::cells::{ms, spread};
-use crate::report::Failure;
-use crate::sweep::SweepResult;
+use blocksweep_core::report::Failure;
+use blocksweep_core::sweep::SweepResult;
 
 const MIB: f64 = 1024.0 * 1024.0;
 
@@ -193,7 +193,10 @@ pub(super) fn validation_line(r: &SweepResult, failures: &[Failure]) -> Option<S
 
 /// "Your kernel: saxpy (examples/kernels/saxpy/kernel.toml) at n=16777216, 16777216 work items,
 /// 192.0 MiB moved per dispatch; source saxpy.cu (CUDA C++), entry saxpy; checked: y (exact)".
-fn program_line(p: &crate::sweep::ProgramInfo, f: &crate::frame::FrameInfo) -> String {
+fn program_line(
+    p: &blocksweep_core::sweep::ProgramInfo,
+    f: &blocksweep_core::frame::FrameInfo,
+) -> String {
     let moved = match p.bytes_known {
         true => format!(
             "{:.1} MiB moved per dispatch",
@@ -234,7 +237,7 @@ pub(super) fn timing_line(r: &SweepResult) -> String {
         "Timing ({}): {}; {n} timed dispatches per row ({}) after {} warm-ups; {}, resolution {} ns",
         p.discipline,
         p.discipline.describe(),
-        reps_words(&p.reps),
+        p.reps.words(),
         p.warmups,
         r.timer.method,
         r.timer.resolution_ns
@@ -242,20 +245,6 @@ pub(super) fn timing_line(r: &SweepResult) -> String {
 }
 
 /// "fixed by --reps" or "adaptive: at least 10, aiming at 2 ms of device time per batch".
-pub(crate) fn reps_words(reps: &crate::measure::Reps) -> String {
-    match reps {
-        crate::measure::Reps::Fixed(_) => "fixed by --reps".to_string(),
-        crate::measure::Reps::Adaptive {
-            min, min_time_ms, ..
-        } => {
-            format!(
-                "adaptive: at least {min}, aiming at {min_time_ms} ms of device time per batch \
-                 from the warm-ups' pace"
-            )
-        }
-    }
-}
-
 /// Whether the frame's traffic fits in the last-level cache: then the run measures the cache,
 /// not DRAM, and says so.
 pub(super) fn cache_note(r: &SweepResult) -> Option<String> {

@@ -1,9 +1,9 @@
 //! The concept rows the limits tables show, each read from an API's view, with the key the
 //! CSV and JSON name it by; and what each API's specification guarantees for a key.
 
-use crate::api::Api;
-use crate::guarantee::Guarantee;
-use crate::limits::{Concept, Dims, Named};
+use blocksweep_core::api::Api;
+use blocksweep_core::guarantee::Guarantee;
+use blocksweep_core::limits::{Concept, Dims, Named};
 
 use super::ApiLimits;
 

@@ -1,0 +1,140 @@
+//! `blocksweep compare` drawn: one column per API result of each run, one line per block size.
+
+use blocksweep_core::report::compare::{Cell, Comparison};
+use blocksweep_core::report::Envelope;
+
+use crate::layout::{Column, Layout, Notes, Overflow, Table};
+use crate::text::{ms, Doc};
+use crate::{to_csv, Render};
+
+fn cell_text(c: &Cell, notes: &mut Notes) -> String {
+    match c {
+        Cell::Ran {
+            of_best,
+            verdict: Some(v),
+            ..
+        } => format!("{of_best:.2}{}", v.mark()),
+        Cell::Ran {
+            of_best, tie: true, ..
+        } => format!("{of_best:.2} ≈"),
+        Cell::Ran { of_best, .. } => format!("{of_best:.2}"),
+        Cell::Skipped { why } => format!("skipped {}", notes.mark(why.clone())),
+        Cell::NotSwept => "not swept".into(),
+    }
+}
+
+fn render_text(c: &Comparison, layout: Layout, md: bool) -> String {
+    let mut doc = Doc::new(layout, md);
+    if !c.warnings.is_empty() {
+        let w: Vec<String> = c.warnings.iter().map(|w| format!("Warning: {w}")).collect();
+        match md {
+            true => doc.list(&w),
+            false => doc.lines(&w),
+        }
+    }
+    doc.para(
+        "Each cell: that run's mean time at its own best block size ÷ its time at this size \
+         (1.00 = its fastest; ≈: within the noise of its fastest). Runs on different GPUs \
+         compare by shape, not by speed.",
+    );
+    let legend: Vec<String> = c
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| format!("[{}] {}: {} {}", i + 1, r.label, r.api, r.device))
+        .collect();
+    match md {
+        true => doc.list(&legend),
+        false => doc.lines(&legend),
+    }
+    let mut cols = vec![Column::right("block").key()];
+    cols.extend((1..=c.runs.len()).map(|i| Column::right(format!("[{i}]\nof best"))));
+    let mut t = Table::new(cols).overflow(Overflow::Split);
+    let mut notes = Notes::new();
+    for line in &c.rows {
+        let mut row = vec![line.block.to_string()];
+        row.extend(line.cells.iter().map(|c| cell_text(c, &mut notes)));
+        t.push(row);
+    }
+    let mut fastest = vec!["fastest".to_string()];
+    fastest.extend(c.runs.iter().map(|r| {
+        r.fastest
+            .map(|b| b.to_string())
+            .unwrap_or_else(|| "—".into())
+    }));
+    t.push(fastest);
+    doc.table(&t, "", &notes);
+    let summary: Vec<String> = c
+        .runs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            Some(format!(
+                "[{}] fastest {} at {} ms; {} of {} sizes within 95 percent",
+                i + 1,
+                r.fastest?,
+                ms(r.fastest_ms?),
+                r.within_95,
+                r.rows_run
+            ))
+        })
+        .collect();
+    doc.lines(&summary);
+    doc.finish()
+}
+
+impl Render for Comparison {
+    fn text(&self, layout: Layout, md: bool) -> String {
+        render_text(self, layout, md)
+    }
+    /// One line per (column, block size).
+    fn csv(&self) -> String {
+        let mut rec: Vec<Vec<String>> = vec![[
+            "column",
+            "label",
+            "api",
+            "device",
+            "frame",
+            "discipline",
+            "block",
+            "threads",
+            "of_best",
+            "ties_best",
+            "status",
+        ]
+        .map(String::from)
+        .to_vec()];
+        for line in &self.rows {
+            for (i, (r, c)) in self.runs.iter().zip(&line.cells).enumerate() {
+                let (of_best, tie, status) = match c {
+                    Cell::Ran { of_best, tie, .. } => {
+                        (format!("{of_best:.4}"), tie.to_string(), "ran".to_string())
+                    }
+                    Cell::Skipped { why } => {
+                        (String::new(), String::new(), format!("skipped: {why}"))
+                    }
+                    Cell::NotSwept => (String::new(), String::new(), "not swept".into()),
+                };
+                rec.push(vec![
+                    (i + 1).to_string(),
+                    r.label.clone(),
+                    r.api.key().into(),
+                    r.device.clone(),
+                    format!("{}x{}", r.frame.0, r.frame.1),
+                    r.protocol.discipline.to_string(),
+                    line.block.to_string(),
+                    line.block.threads().to_string(),
+                    of_best,
+                    tie,
+                    status,
+                ]);
+            }
+        }
+        to_csv(&rec)
+    }
+    /// The envelope (its devices: those the runs measured), then `runs`, `rows` and
+    /// `warnings`.
+    fn json(&self) -> String {
+        Envelope::now("compare", &self.devices).document(self)
+    }
+}

@@ -1,0 +1,27 @@
+//! `validate` drawn: per physical device, the assumptions' table (one row per claim, one column
+//! per API), the lab's resource rows, and the subgroup table.
+
+mod claims;
+
+use blocksweep_core::report::Envelope;
+use blocksweep_core::validate::{verdict_word, Check, Outcome, ValidateReport};
+use blocksweep_core::Api;
+
+use crate::layout::Layout;
+use crate::limits::per_device;
+use crate::text::Doc;
+use crate::{subgroup, to_csv, Render};
+
+fn render_text(report: &ValidateReport, layout: Layout, md: bool) -> String {
+    per_device(
+        &report.groups,
+        (layout, md),
+        |g| g.heading.as_deref(),
+        |g, doc| {
+            claims::render_group(&g.checks, &g.apis, doc);
+            let apis: Vec<Api> = g.apis.iter().map(|(a, _)| *a).collect();
+            crate::lab::render_resources(&g.resources, &apis, doc);
+            subgroup::render(&g.subgroups, &apis, doc);
+        },
+    )
+}
