@@ -1,5 +1,5 @@
 //! `blocksweep shapes` and `blocksweep tail`: the lab's two sweeps (docs/lab.md). Each opens
-//! the APIs on each selected physical device, checks the frame, runs its sweep with the
+//! the APIs on each selected physical device through the session, checks the frame, runs its sweep with the
 //! sweep's protocol and verification ([`crate::lab`]), and prints (and writes) one report.
 //! Exit code: 0 all good; 1 an API failed (a wrong pixel, a driver error) or a file could not
 //! be written; 2 bad input.
@@ -29,11 +29,8 @@ pub fn shapes(args: &ShapesArgs) -> anyhow::Result<ExitCode> {
         failures: Vec::new(),
     };
     for targets in each {
-        let mut opened = lab::open(&reg, targets, &args.device, &args.run)?;
-        let ran = lab::shapes_on(&mut opened, &args.threads.0, &args.run, &mut report);
-        // Closed as a sweep closes: every API at once, each on its own thread.
-        opened.session.close();
-        ran?;
+        let how = (&args.threads.0[..], &args.run);
+        lab::shapes_on(&reg, targets, &args.device, how, &mut report)?;
     }
     for r in report.results.iter().filter(|r| r.error.is_some()) {
         warn!("{}: {}", r.api, r.error.as_deref().unwrap_or_default());
@@ -62,11 +59,7 @@ pub fn tail(args: &TailArgs) -> anyhow::Result<ExitCode> {
         failures: Vec::new(),
     };
     for targets in each {
-        let one = targets.one_physical_device;
-        let mut opened = lab::open(&reg, targets, &args.device, &args.run)?;
-        let ran = lab::waves_on(&mut opened, one, args, &mut report);
-        opened.session.close();
-        ran?;
+        lab::waves_on(&reg, targets, &args.device, args, &mut report)?;
     }
     if let Some(why) = no_grid_ran(&report) {
         return Err(usage(why));

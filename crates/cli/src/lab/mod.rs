@@ -1,17 +1,19 @@
-//! The lab's commands (docs/lab.md) on the core: their arguments ([`args`]), a session per
-//! physical device with the frame checked and made, and each API's run with its validation
-//! messages turned into failures.
+//! The lab's commands (docs/lab.md) on the core: their arguments ([`args`]), and each sweep on
+//! one physical device through the session, which opens every API, turns what each could not
+//! do (and what its checking layer said) into failures, and closes them all. Between opening
+//! and measuring, the frame's fit is checked against every API that opened, the frame is
+//! made, and the tail's one wave planned for all.
 
 pub mod args;
 
 use blocksweep_core::backend::Backend;
 use blocksweep_core::blocks::BlockSize;
 use blocksweep_core::lab::report::{ShapeReport, WaveReport};
-use blocksweep_core::lab::run::{failure, run_shapes, run_waves, shared_wave, wave_of};
+use blocksweep_core::lab::run::{run_shapes, run_waves, shared_wave, wave_of};
 use blocksweep_core::lab::shapes;
+use blocksweep_core::lab::waves::Wave;
 use blocksweep_core::report::Failure;
-use blocksweep_core::session::{Said, Session};
-use blocksweep_core::sweep::Quiet;
+use blocksweep_core::session::{self, Session, SessionError};
 use blocksweep_core::{Frame, Registry, Targets};
 
 use crate::args::DeviceArgs;
@@ -19,64 +21,61 @@ use crate::session::session_error;
 use crate::usage;
 use args::{LabRun, TailArgs};
 
-/// A session on one physical device, with the frame and its reference.
-pub struct Opened {
-    pub session: Session,
-    pub frame: Frame,
-    pub reference: Vec<f32>,
-    /// What each API's checking layer said that was reported already.
-    pub said: Said,
+/// The frame the lab's sweeps measure, and its CPU reference.
+struct Made {
+    frame: Frame,
+    reference: Vec<f32>,
 }
 
-/// Opens the session for one physical device and generates the frame and its reference.
-pub fn open(
+/// Checks the frame against every API that opened (none opened: every reason), then makes it.
+fn make_frame(
+    backends: &[Box<dyn Backend>],
+    failures: &[Failure],
+    run: &LabRun,
+) -> anyhow::Result<Made> {
+    if backends.is_empty() {
+        return Err(session_error(SessionError::nothing_opened(failures)));
+    }
+    let (w, h) = run.size;
+    session::check_frame(backends, w, h).map_err(session_error)?;
+    let frame = Frame::try_generate(w, h, run.seed).map_err(|e| usage(e.to_string()))?;
+    let reference = frame.try_reference().map_err(|e| usage(e.to_string()))?;
+    Ok(Made { frame, reference })
+}
+
+/// Every block shape of each of `threads` on every API of one device, into `report`: per
+/// thread count, per API, as the tables read them.
+pub fn shapes_on(
     reg: &Registry,
     targets: Targets,
     device: &DeviceArgs,
-    run: &LabRun,
-) -> anyhow::Result<Opened> {
-    let session =
-        Session::open(reg, targets, &device.open_options(), &mut Quiet).map_err(session_error)?;
-    let (w, h) = run.size;
-    session.check_frame(w, h).map_err(session_error)?;
-    let frame = Frame::try_generate(w, h, run.seed).map_err(|e| usage(e.to_string()))?;
-    let reference = frame.try_reference().map_err(|e| usage(e.to_string()))?;
-    Ok(Opened {
-        session,
-        frame,
-        reference,
-        said: Said::default(),
-    })
-}
-
-/// The API's validation messages since the last look, as one failure.
-fn said(b: &dyn Backend, seen: &mut Said, failures: &mut Vec<Failure>) {
-    failures.extend(seen.failure(b));
-}
-
-/// Every block shape of each of `threads` on every API of one device, into `report`.
-pub fn shapes_on(
-    o: &mut Opened,
-    threads: &[u32],
-    run: &LabRun,
+    (threads, run): (&[u32], &LabRun),
     report: &mut ShapeReport,
 ) -> anyhow::Result<()> {
-    report.failures.append(&mut o.session.failures);
     let (w, h) = run.size;
-    for &threads in threads {
-        let rows = shapes::plan(threads, w, h).map_err(usage)?;
-        for b in o.session.backends() {
-            let r = run_shapes(
-                b.as_mut(),
-                &o.frame,
-                &o.reference,
-                threads,
-                &rows,
-                &report.protocol,
-            );
-            said(b.as_ref(), &mut o.said, &mut report.failures);
-            report.results.push(r);
-        }
+    let plans = threads
+        .iter()
+        .map(|&t| shapes::plan(t, w, h).map(|rows| (t, rows)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(usage)?;
+    let protocol = report.protocol;
+    let (_, per_api, failures) = Session::each_ready(
+        reg,
+        targets,
+        &device.open_options(),
+        |backends, failures| make_frame(backends, failures, run),
+        |m, b| {
+            Ok(plans
+                .iter()
+                .map(|(t, rows)| run_shapes(b, &m.frame, &m.reference, *t, rows, &protocol))
+                .collect::<Vec<_>>())
+        },
+    )?;
+    report.failures.extend(failures);
+    for i in 0..plans.len() {
+        report
+            .results
+            .extend(per_api.iter().filter_map(|r| r.get(i).cloned()));
     }
     Ok(())
 }
@@ -84,38 +83,42 @@ pub fn shapes_on(
 /// The wave sweep on every API of one device, into `report`: one wave for them all where
 /// they share the device, else each API's own.
 pub fn waves_on(
-    o: &mut Opened,
-    one_device: bool,
+    reg: &Registry,
+    targets: Targets,
+    device: &DeviceArgs,
     args: &TailArgs,
     report: &mut WaveReport,
 ) -> anyhow::Result<()> {
-    report.failures.append(&mut o.session.failures);
     let block = BlockSize::linear(args.block);
-    let shared = shared_wave(o.session.backends(), one_device, block)?;
-    report.shared_wave |= shared.is_some();
-    for b in o.session.backends() {
-        let wave = match &shared {
+    let one_device = targets.one_physical_device;
+    let protocol = report.protocol;
+    let ready = |backends: &mut [Box<dyn Backend>], failures: &[Failure]| {
+        let made = make_frame(backends, failures, &args.run)?;
+        let shared = shared_wave(backends, one_device, block)?;
+        anyhow::Ok((made, shared))
+    };
+    let work = |(m, shared): &(Made, Option<Wave>), b: &mut dyn Backend| {
+        let wave = match shared {
             Some(w) => w.clone(),
-            None => match wave_of(b.as_mut(), block) {
-                Ok(w) => w,
-                Err(e) => {
-                    report.failures.push(failure(b.api(), &e.message));
-                    continue;
-                }
-            },
+            None => wave_of(b, block)?,
         };
-        let r = run_waves(
-            b.as_mut(),
-            &o.frame,
-            &o.reference,
+        let seed = args.run.seed;
+        let frame = (&m.frame, &m.reference[..]);
+        Ok(run_waves(
+            b,
+            frame.0,
+            frame.1,
             &args.waves,
             &wave,
-            &report.protocol,
-            args.run.seed,
-        );
-        said(b.as_ref(), &mut o.said, &mut report.failures);
-        report.results.push(r);
-    }
+            &protocol,
+            seed,
+        ))
+    };
+    let ((_, shared), results, failures) =
+        Session::each_ready(reg, targets, &device.open_options(), ready, work)?;
+    report.shared_wave |= shared.is_some();
+    report.failures.extend(failures);
+    report.results.extend(results);
     Ok(())
 }
 

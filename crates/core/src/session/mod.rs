@@ -3,6 +3,7 @@
 //! renders; every measurement decision is made here. [`pipeline`] is the sweep's own flow:
 //! each API measured as soon as it is open, while the others still open.
 
+use std::convert::Infallible;
 use std::thread;
 
 mod openers;
@@ -17,7 +18,6 @@ use crate::driver::{Registry, Targets};
 use crate::frame::Frame;
 use crate::options::OpenOptions;
 use crate::report::{Failure, Report};
-use crate::sweep::Observer;
 
 /// The opened backends of one run.
 pub struct Session {
@@ -71,23 +71,6 @@ pub struct SweepOutcome {
 }
 
 impl Session {
-    /// Opens every target device, in parallel (context creation and kernel builds are most of
-    /// a short run's wall time). An API that cannot be opened becomes a failure; the error is
-    /// returned only when none opened.
-    pub fn open(
-        registry: &Registry,
-        targets: Targets,
-        options: &OpenOptions,
-        observer: &mut dyn Observer,
-    ) -> Result<Session, SessionError> {
-        observer.status(None, "opening the devices and building the kernels");
-        let session = Session::open_all(registry, targets, options);
-        if session.backends.is_empty() {
-            return Err(SessionError::nothing_opened(&session.failures));
-        }
-        Ok(session)
-    }
-
     /// Opens every target in parallel; what could not open is in `failures`.
     fn open_all(registry: &Registry, targets: Targets, options: &OpenOptions) -> Session {
         let t = crate::trace::span("core", "open, every target in parallel");
@@ -143,11 +126,36 @@ impl Session {
         options: &OpenOptions,
         mut work: impl FnMut(&mut dyn Backend) -> Result<T, BackendError>,
     ) -> (Vec<T>, Vec<Failure>) {
+        let ready = |_: &mut [Box<dyn Backend>], _: &[Failure]| Ok::<_, Infallible>(());
+        let Ok(((), out, failures)) =
+            Session::each_ready(registry, targets, options, ready, |_, b| work(b));
+        (out, failures)
+    }
+
+    /// [`Session::each`] with a step between opening and the work (the lab's): `ready` sees
+    /// every API that opened, and the failures of those that did not, at once, to check and
+    /// make what the work needs across them (the frame's fit, the frame, one wave for all);
+    /// each call of `work` gets what it made. An error of `ready` closes every API and is
+    /// returned.
+    pub fn each_ready<R, T, E>(
+        registry: &Registry,
+        targets: Targets,
+        options: &OpenOptions,
+        ready: impl FnOnce(&mut [Box<dyn Backend>], &[Failure]) -> Result<R, E>,
+        mut work: impl FnMut(&R, &mut dyn Backend) -> Result<T, BackendError>,
+    ) -> Result<(R, Vec<T>, Vec<Failure>), E> {
         let mut session = Session::open_all(registry, targets, options);
-        let mut out = Vec::new();
         let mut failures = std::mem::take(&mut session.failures);
+        let made = match ready(&mut session.backends, &failures) {
+            Ok(made) => made,
+            Err(e) => {
+                session.close();
+                return Err(e);
+            }
+        };
+        let mut out = Vec::new();
         for b in session.backends() {
-            match work(b.as_mut()) {
+            match work(&made, b.as_mut()) {
                 Ok(v) => out.push(v),
                 Err(e) => failures.push(Failure {
                     api: e.api,
@@ -157,7 +165,7 @@ impl Session {
             failures.extend(Said::default().failure(b.as_ref()));
         }
         session.close();
-        (out, failures)
+        Ok((made, out, failures))
     }
 
     /// Closes every API at once, each on its own thread: destroying contexts and devices is
@@ -178,28 +186,6 @@ impl Session {
 
     pub fn apis(&self) -> Vec<Api> {
         self.backends.iter().map(|b| b.api()).collect()
-    }
-
-    /// Refuses a frame that cannot fit before it is generated: each API's allocation limits,
-    /// then the host's memory.
-    pub fn check_frame(&self, width: u32, height: u32) -> Result<(), SessionError> {
-        let pixels = Frame::pixel_count(width, height);
-        for b in &self.backends {
-            if let Err(why) = b.limits().frame_fits(pixels) {
-                return Err(SessionError::Input(format!(
-                    "frame {width}x{height} is too large for {} on {}: {why}",
-                    b.api(),
-                    b.identity().name
-                )));
-            }
-        }
-        let apis: Vec<_> = self
-            .backends
-            .iter()
-            .map(|b| (b.api(), b.identity().kind))
-            .collect();
-        crate::hostmem::check_frame(width, height, &apis)
-            .map_err(|e| SessionError::Input(e.to_string()))
     }
 
     /// Why no row ran anywhere, for a run that measured nothing: every skipped row's reason.
@@ -242,5 +228,32 @@ impl Session {
     }
 }
 
+/// Refuses a frame that cannot fit before it is generated: each API's allocation limits,
+/// then the host's memory.
+pub fn check_frame(
+    backends: &[Box<dyn Backend>],
+    width: u32,
+    height: u32,
+) -> Result<(), SessionError> {
+    let pixels = Frame::pixel_count(width, height);
+    for b in backends {
+        if let Err(why) = b.limits().frame_fits(pixels) {
+            return Err(SessionError::Input(format!(
+                "frame {width}x{height} is too large for {} on {}: {why}",
+                b.api(),
+                b.identity().name
+            )));
+        }
+    }
+    let apis: Vec<_> = backends
+        .iter()
+        .map(|b| (b.api(), b.identity().kind))
+        .collect();
+    crate::hostmem::check_frame(width, height, &apis)
+        .map_err(|e| SessionError::Input(e.to_string()))
+}
+
+#[cfg(test)]
+mod each_tests;
 #[cfg(test)]
 mod pipeline_tests;
