@@ -11,14 +11,14 @@ use blocksweep_conformance::{probe, skip, Harness};
 use blocksweep_core::physical;
 use blocksweep_core::verify::verify;
 use blocksweep_core::{
-    Backend, BlockSize, DeviceIdentity, Driver, Frame, Launch, OpenOptions, Stamps, Work,
+    Backend, BlockSize, DeviceIdentity, Frame, Launch, OpenOptions, Provider, Stamps, Work,
 };
 
-fn driver(d: &DeviceIdentity) -> &'static dyn Driver {
-    *blocksweep_drivers::all()
+fn provider(d: &DeviceIdentity) -> &'static dyn Provider {
+    *blocksweep_apis::all()
         .iter()
         .find(|x| x.api() == d.api)
-        .expect("every API is in the driver list")
+        .expect("every API is in the provider list")
 }
 
 fn label(d: &DeviceIdentity) -> String {
@@ -27,7 +27,7 @@ fn label(d: &DeviceIdentity) -> String {
 
 /// The frame's output on `d`, verified against the CPU reference.
 fn output(d: &DeviceIdentity, frame: &Frame) -> Vec<f32> {
-    let mut b: Box<dyn Backend> = driver(d)
+    let mut b: Box<dyn Backend> = provider(d)
         .open(d, &OpenOptions::default())
         .unwrap_or_else(|e| panic!("open {}: {e}", label(d)));
     b.upload(frame).unwrap();
@@ -80,7 +80,7 @@ fn grouping_keeps_every_device(all: &[DeviceIdentity]) {
 fn main() -> ExitCode {
     let mut h = Harness::new();
     let mut all: Vec<DeviceIdentity> = Vec::new();
-    for &d in blocksweep_drivers::all() {
+    for &d in blocksweep_apis::all() {
         match probe(d) {
             Ok(devices) => all.extend(devices),
             Err(why) => h = h.unavailable(d.api(), &why, &["same_pixels"]),

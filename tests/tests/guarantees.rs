@@ -1,5 +1,5 @@
 //! The drivers' typed guarantees say what the specifications say, and "who guarantees it" in
-//! `validate` and the lab is made from them for every API of the driver list.
+//! `validate` and the lab is made from them for every API of the provider list.
 
 use blocksweep_core::lab::resources::RESOURCE_CHECKS;
 use blocksweep_core::stance::{stance, Stance};
@@ -8,7 +8,7 @@ use blocksweep_core::validate::ASSUMPTIONS;
 use blocksweep_core::Api;
 
 fn apis() -> Vec<Api> {
-    let apis: Vec<Api> = blocksweep_drivers::all().iter().map(|d| d.api()).collect();
+    let apis: Vec<Api> = blocksweep_apis::all().iter().map(|d| d.api()).collect();
     apis.iter().for_each(|&a| Api::register(a));
     apis
 }
@@ -17,7 +17,7 @@ fn assumption(claim: &str) -> &'static blocksweep_core::validate::Assumption {
     ASSUMPTIONS.iter().find(|a| a.claim == claim).unwrap()
 }
 
-/// Where `key`'s specification stands on the claim, if the API is in the driver list.
+/// Where `key`'s specification stands on the claim, if the API is in the provider list.
 fn on(key: &str, claim: &str) -> Option<Stance> {
     let api = apis().into_iter().find(|a| a.key() == key)?;
     Some(stance(api, &assumption(claim).needs()))

@@ -1,5 +1,5 @@
 //! Every API's grayscale kernel computes the same weighted sum as the CPU reference, in a
-//! grid-stride loop. The APIs are the driver list's; each one's source is the file the grayscale
+//! grid-stride loop. The APIs are the provider list's; each one's source is the file the grayscale
 //! spec names for it (examples/kernels/grayscale: the project's own kernels/ and shaders/).
 
 use std::path::{Path, PathBuf};
@@ -10,22 +10,22 @@ fn grayscale_spec() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/grayscale/kernel.toml")
 }
 
-/// Each API of the driver list with its grayscale source. An API the spec has no source for
+/// Each API of the provider list with its grayscale source. An API the spec has no source for
 /// (one whose backend runs no user kernel) is said on stderr and not checked.
 fn grayscale_sources() -> Vec<(&'static str, ProgramSource)> {
     let path = grayscale_spec();
-    for d in blocksweep_drivers::all() {
+    for d in blocksweep_apis::all() {
         blocksweep_core::Api::register(d.api());
     }
     let spec = KernelSpec::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    let keys: Vec<&'static str> = blocksweep_drivers::all()
+    let keys: Vec<&'static str> = blocksweep_apis::all()
         .iter()
         .map(|d| d.api().key())
         .collect();
     for key in spec.apis() {
         assert!(
             keys.contains(&key),
-            "{key} is in the spec, not in the driver list"
+            "{key} is in the spec, not in the provider list"
         );
     }
     let mut sources = Vec::new();

@@ -9,7 +9,7 @@
 //! - `make sweep` prints on stdout exactly what the program prints, no echoed command;
 //! - `make test` ends by counting the tests that were skipped, with their reasons, and keeps
 //!   cargo's exit status;
-//! - the APIs it installs CPU drivers for (which CI requires) are APIs of the driver list.
+//! - the APIs it installs CPU drivers for (which CI requires) are APIs of the provider list.
 //!
 //! The fakes are first on PATH too, so an older Makefile that hard-codes `apt-get` runs the fake
 //! rather than the real one. BLOCKSWEEP_TEST_MAKEFILE=path runs these tests against another
@@ -391,14 +391,14 @@ fn cpu_driver_apis_are_in_the_driver_list() {
     let listed = text(&out.stdout);
     let apis: Vec<&str> = listed.split_whitespace().collect();
     assert!(!apis.is_empty(), "{}", describe(&out));
-    let keys: Vec<&str> = blocksweep_drivers::all()
+    let keys: Vec<&str> = blocksweep_apis::all()
         .iter()
         .map(|d| d.api().key())
         .collect();
     for api in apis {
         assert!(
             keys.contains(&api),
-            "{api} is not in the driver list {keys:?}"
+            "{api} is not in the provider list {keys:?}"
         );
     }
 }

@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 use blocksweep_conformance::{probe, Harness};
 use blocksweep_core::verify::verify;
 use blocksweep_core::{
-    Backend, BlockSize, DeviceIdentity, Driver, ErrorKind, Frame, Launch, OpenOptions, Stamps, Work,
+    Backend, BlockSize, DeviceIdentity, ErrorKind, Frame, Launch, OpenOptions, Provider, Stamps,
+    Work,
 };
 
 /// 2^32 threads: the product that is 0 in 32 bits.
@@ -33,11 +34,11 @@ const THREADS: u64 = 1 << 32;
 /// Longer than the launch takes on a 2-core CI machine, much shorter than for ever.
 const DEADLINE: Duration = Duration::from_secs(120);
 
-fn driver(d: &DeviceIdentity) -> &'static dyn Driver {
-    *blocksweep_drivers::all()
+fn provider(d: &DeviceIdentity) -> &'static dyn Provider {
+    *blocksweep_apis::all()
         .iter()
         .find(|x| x.api() == d.api)
-        .expect("every API is in the driver list")
+        .expect("every API is in the provider list")
 }
 
 /// The largest power-of-two block up to 4096 threads that the device takes in one dimension.
@@ -56,7 +57,7 @@ fn block_for(b: &dyn Backend) -> u32 {
 }
 
 fn grid_of_2_pow_32_threads(d: &DeviceIdentity) {
-    let mut b = driver(d)
+    let mut b = provider(d)
         .open(d, &OpenOptions::default())
         .unwrap_or_else(|e| panic!("open {}: {e}", d.name));
     let frame = Frame::generate(8, 8, 5);
@@ -113,7 +114,7 @@ fn run_within(mut b: Box<dyn Backend>, launch: Launch, deadline: Duration) -> Ra
 
 fn main() -> ExitCode {
     let mut h = Harness::new();
-    for &d in blocksweep_drivers::all() {
+    for &d in blocksweep_apis::all() {
         match probe(d) {
             Ok(devices) => {
                 for dev in devices {

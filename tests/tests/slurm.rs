@@ -82,15 +82,15 @@ fn blocksweep_bin() -> PathBuf {
     bin
 }
 
-/// The driver list's keys, in order: array task i sweeps the i-th.
+/// The provider list's keys, in order: array task i sweeps the i-th.
 fn api_keys() -> Vec<&'static str> {
-    blocksweep_drivers::all()
+    blocksweep_apis::all()
         .iter()
         .map(|d| d.api().key())
         .collect()
 }
 
-/// The APIs `blocksweep apis` says are available here; it lists the driver list's APIs, in order,
+/// The APIs `blocksweep apis` says are available here; it lists the provider list's APIs, in order,
 /// as the job script reads them.
 fn available_apis(bin: &Path) -> BTreeSet<String> {
     let out = Command::new(bin)
@@ -101,7 +101,11 @@ fn available_apis(bin: &Path) -> BTreeSet<String> {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let apis = v["apis"].as_array().unwrap();
     let keys: Vec<&str> = apis.iter().map(|a| a["key"].as_str().unwrap()).collect();
-    assert_eq!(keys, api_keys(), "blocksweep apis against the driver list");
+    assert_eq!(
+        keys,
+        api_keys(),
+        "blocksweep apis against the provider list"
+    );
     apis.iter()
         .filter(|a| a["available"] == true)
         .map(|a| a["key"].as_str().unwrap().to_owned())
@@ -250,9 +254,9 @@ fn array_job_on_a_local_slurm_sweeps_every_api_and_compares() {
             assert!(note.contains("unavailable"), "{note}");
         }
     }
-    // By the driver list and key: nothing in this binary registers an API, so a lookup through
+    // By the provider list and key: nothing in this binary registers an API, so a lookup through
     // the registry would find none and the loop would never run.
-    let required_apis = blocksweep_drivers::all()
+    let required_apis = blocksweep_apis::all()
         .iter()
         .map(|d| d.api())
         .filter(|a| blocksweep_conformance::required(*a));

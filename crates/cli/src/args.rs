@@ -21,7 +21,7 @@ mod options;
 mod parse;
 mod tune;
 pub use files::FileArgs;
-pub use options::DriverArgs;
+pub use options::ApiOptionArgs;
 use parse::{parse_block_list, parse_discipline, parse_grid};
 pub(crate) use parse::{parse_min_time, parse_svg_path};
 pub use parse::{parse_size, trim, Blocks, Budget, Grids};
@@ -31,10 +31,10 @@ pub use tune::TuneArgs;
 const GUIDE: &str =
     "Every column of the tables is explained in docs/guide.md (section 3, \"Reading the output\"); your own kernel in docs/kernels.md.";
 
-/// The command line, its help naming the APIs of the driver list ("CUDA, Vulkan and OpenCL").
+/// The command line, its help naming the APIs of the provider list ("CUDA, Vulkan and OpenCL").
 pub fn command() -> clap::Command {
     use clap::CommandFactory;
-    let apis: Vec<Api> = blocksweep_drivers::all().iter().map(|d| d.api()).collect();
+    let apis: Vec<Api> = blocksweep_apis::all().iter().map(|d| d.api()).collect();
     let apis = blocksweep_core::api::named_in_words(&apis);
     Cli::command()
         .about(format!(
@@ -129,9 +129,9 @@ pub struct DeviceArgs {
     /// or a comma-separated list. Default: the first GPU, else the first device.
     #[arg(long, short)]
     pub device: Option<String>,
-    /// The options each API's driver declares (`--cuda-compiler`, `--vk-validation`).
+    /// The options each API's provider declares (`--cuda-compiler`, `--vk-validation`).
     #[command(flatten)]
-    pub driver: DriverArgs,
+    pub api_options: ApiOptionArgs,
     /// Run a user's kernel (--kernel) in this process instead of in one worker process per
     /// API: a little faster to start, but a kernel that crashes its driver then ends
     /// blocksweep, and a hung one holds the device for the APIs after it.
@@ -144,7 +144,7 @@ pub struct DeviceArgs {
 }
 
 impl DeviceArgs {
-    /// Which APIs `--backend` selects (its value was checked against the driver list).
+    /// Which APIs `--backend` selects (its value was checked against the provider list).
     pub fn choice(&self) -> ApiChoice {
         match self.backend.as_deref() {
             None => ApiChoice::Seeing,
@@ -154,7 +154,7 @@ impl DeviceArgs {
     }
 
     pub fn open_options(&self) -> OpenOptions {
-        self.driver.0.clone()
+        self.api_options.0.clone()
     }
 
     /// The options for running a user's kernel: each API in a worker process of its own
@@ -173,11 +173,11 @@ impl DeviceArgs {
     }
 }
 
-/// `--backend` accepts every API in the driver list (and its aliases) and `all`; clap lists
+/// `--backend` accepts every API in the provider list (and its aliases) and `all`; clap lists
 /// them in `--help` and suggests the nearest on a typo.
 fn backend_names() -> PossibleValuesParser {
     let mut values: Vec<PossibleValue> = Vec::new();
-    for d in blocksweep_drivers::all() {
+    for d in blocksweep_apis::all() {
         let info = d.api().info();
         values.push(PossibleValue::new(info.key).aliases(info.aliases.iter().copied()));
     }

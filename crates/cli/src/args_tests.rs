@@ -117,7 +117,7 @@ fn grids_with_more_blocks_than_pixels_are_refused() {
 #[test]
 fn the_help_names_every_api_of_the_driver_list() {
     let help = command().render_long_help().to_string();
-    for d in blocksweep_drivers::all() {
+    for d in blocksweep_apis::all() {
         assert!(help.contains(d.api().name()), "{help}");
     }
 }
@@ -128,11 +128,11 @@ fn clap_is_consistent() {
     Cli::command().debug_assert();
 }
 
-/// Each driver's declared options reach the command line and come back as the options a
+/// Each provider's declared options reach the command line and come back as the options a
 /// device is opened with; nothing else is set.
 #[test]
 fn the_drivers_declared_options_are_offered_and_read_back() {
-    let declared: Vec<&str> = blocksweep_drivers::all()
+    let declared: Vec<&str> = blocksweep_apis::all()
         .iter()
         .flat_map(|d| d.api().info().options.iter().map(|o| o.flag))
         .collect();

@@ -35,13 +35,12 @@ pub fn usage(msg: impl Into<String>) -> anyhow::Error {
 
 fn main() -> ExitCode {
     // Reports read back name their APIs by key; every API in the list must resolve.
-    for d in blocksweep_drivers::all() {
+    for d in blocksweep_apis::all() {
         blocksweep_core::Api::register(d.api());
     }
     // Before any thread starts: a tool that injects itself into the drivers gets them one at a
-    // time (blocksweep_drivers::under_injection_tool).
-    if blocksweep_drivers::under_injection_tool() && std::env::var_os("BLOCKSWEEP_PROBE").is_none()
-    {
+    // time (blocksweep_apis::under_injection_tool).
+    if blocksweep_apis::under_injection_tool() && std::env::var_os("BLOCKSWEEP_PROBE").is_none() {
         std::env::set_var("BLOCKSWEEP_PROBE", "serial");
     }
     let parsed = args::command().try_get_matches();

@@ -14,9 +14,9 @@ use crate::args::{DeviceArgs, SweepArgs};
 use crate::progress::Bar;
 use crate::usage;
 
-/// Every API in the driver list, probed.
+/// Every API in the provider list, probed.
 pub fn registry() -> Registry {
-    Registry::probe(blocksweep_drivers::all())
+    Registry::probe(blocksweep_apis::all())
 }
 
 /// Resolves `--backend` and `--device` into API devices, one [`Targets`] per physical device
@@ -166,7 +166,7 @@ impl Sweep<'_> {
             save(&r);
         };
         // A user's kernel runs where its faults cannot end this process.
-        let workers = self.args.device.workers || blocksweep_drivers::under_injection_tool();
+        let workers = self.args.device.workers || blocksweep_apis::under_injection_tool();
         let options = match (self.frame_size, workers) {
             (Some(_), false) => self.args.device.open_options(),
             _ => self.args.device.kernel_options()?,

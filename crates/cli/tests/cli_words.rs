@@ -28,7 +28,7 @@ fn sweep_help_speaks_plainly_and_points_to_the_guide() {
 
 #[test]
 fn errors_keep_the_valid_values_and_the_suggestion() {
-    let keys: Vec<&str> = blocksweep_drivers::all()
+    let keys: Vec<&str> = blocksweep_apis::all()
         .iter()
         .map(|d| d.api().key())
         .collect();

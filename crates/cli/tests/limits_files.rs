@@ -242,7 +242,7 @@ fn assert_files_hold(md: &str, csv: &str, json: &str, apis: &[Api]) {
 }
 
 fn registered() -> Vec<Api> {
-    blocksweep_drivers::all()
+    blocksweep_apis::all()
         .iter()
         .map(|d| {
             Api::register(d.api());

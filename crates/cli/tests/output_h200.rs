@@ -12,7 +12,7 @@ use support::{assert_fits, line_starting};
 const H200: &str = include_str!("../../core/src/report/testdata/h200-2026-11-30-v2.json");
 
 fn h200() -> Report {
-    for d in blocksweep_drivers::all() {
+    for d in blocksweep_apis::all() {
         blocksweep_core::Api::register(d.api());
     }
     let mut r = parse_report(H200).expect("the fixture parses");

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 
-use blocksweep_core::{Api, DeviceIdentity, Driver};
+use blocksweep_core::{Api, DeviceIdentity, Provider};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use crate::required;
@@ -48,9 +48,9 @@ pub fn skip_unless_required(api: Api, reason: impl Into<String>) -> Completion {
 }
 
 /// Every device `driver` lists, or why there is none (a probe error, or an empty list).
-pub fn probe(driver: &dyn Driver) -> Result<Vec<DeviceIdentity>, String> {
-    match driver.probe() {
-        Ok(d) if d.is_empty() => Err(format!("the {} driver lists no device", driver.api())),
+pub fn probe(provider: &dyn Provider) -> Result<Vec<DeviceIdentity>, String> {
+    match provider.probe() {
+        Ok(d) if d.is_empty() => Err(format!("the {} driver lists no device", provider.api())),
         Ok(d) => Ok(d),
         Err(e) => Err(e.message),
     }
@@ -174,29 +174,29 @@ type DeviceBody = Arc<dyn Fn(&[DeviceIdentity], usize) -> Completion + Send + Sy
 /// The trials of one API: per-device trials on every device its driver lists (probed once,
 /// when the first one is added), and trials that need no device.
 pub struct Suite {
-    driver: &'static dyn Driver,
+    provider: &'static dyn Provider,
     devices: OnceLock<Result<Arc<Vec<DeviceIdentity>>, String>>,
     harness: Harness,
 }
 
 impl Suite {
-    pub fn new(driver: &'static dyn Driver) -> Suite {
+    pub fn new(provider: &'static dyn Provider) -> Suite {
         Suite {
-            driver,
+            provider,
             devices: OnceLock::new(),
             harness: Harness::new(),
         }
     }
 
     pub fn api(&self) -> Api {
-        self.driver.api()
+        self.provider.api()
     }
 
     /// The driver's devices, or why it has none (probed on first use).
     pub fn devices(&self) -> Result<&[DeviceIdentity], &str> {
         match self
             .devices
-            .get_or_init(|| probe(self.driver).map(Arc::new))
+            .get_or_init(|| probe(self.provider).map(Arc::new))
         {
             Ok(d) => Ok(d.as_slice()),
             Err(e) => Err(e.as_str()),
@@ -271,12 +271,12 @@ impl Suite {
 
     /// Every scenario of the kit ([`SCENARIOS`]), through this suite's driver.
     pub fn kit(mut self) -> Self {
-        let driver = self.driver;
+        let provider = self.provider;
         for s in SCENARIOS {
             let check = s.check;
             let run = move |devices: &[DeviceIdentity], index: usize| {
                 check(&Target {
-                    driver,
+                    provider,
                     devices: devices.to_vec(),
                     index,
                 })

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! fn main() -> std::process::ExitCode {
-//!     blocksweep_conformance::main(&blocksweep_cuda::DRIVER)
+//!     blocksweep_conformance::main(&blocksweep_cuda::PROVIDER)
 //! }
 //! ```
 //!
@@ -29,7 +29,7 @@ pub mod staged;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use blocksweep_core::{Api, Backend, BackendResult, Driver, Launch, Stamps, Work};
+use blocksweep_core::{Api, Backend, BackendResult, Launch, Provider, Stamps, Work};
 
 pub use checks::{claimed_frame, SMALL};
 pub use harness::{
@@ -39,8 +39,8 @@ pub use libtest_mimic::{self, Completion};
 pub use scenarios::{Scenario, Target, SCENARIOS};
 
 /// Runs the whole kit on every device `driver` lists, as a test binary's `main`.
-pub fn main(driver: &'static dyn Driver) -> ExitCode {
-    Suite::new(driver).kit().run()
+pub fn main(provider: &'static dyn Provider) -> ExitCode {
+    Suite::new(provider).kit().run()
 }
 
 /// Whether `BLOCKSWEEP_REQUIRE` names `api` (by key, so no registration is needed).

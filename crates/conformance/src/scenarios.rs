@@ -1,13 +1,13 @@
 //! The kit's scenarios: what each checks, and whether it runs per device or once per API.
 
-use blocksweep_core::{Backend, DeviceIdentity, Driver, OpenOptions};
+use blocksweep_core::{Backend, DeviceIdentity, OpenOptions, Provider};
 use libtest_mimic::Completion;
 
 use crate::{checks, lab, staged};
 
 /// Where a scenario runs: one device of one driver, among all the devices it listed.
 pub struct Target {
-    pub driver: &'static dyn Driver,
+    pub provider: &'static dyn Provider,
     /// Every device the driver listed, in its order.
     pub devices: Vec<DeviceIdentity>,
     /// The device under test (for per-API scenarios, 0).
@@ -23,7 +23,7 @@ impl Target {
     /// listed fails the trial.
     pub fn open(&self) -> Box<dyn Backend> {
         let d = self.device();
-        self.driver
+        self.provider
             .open(d, &OpenOptions::default())
             .unwrap_or_else(|e| panic!("open({}) [{}] failed: {e}", d.index, d.name))
     }
@@ -57,7 +57,7 @@ const fn device(
 pub const SCENARIOS: &[Scenario] = &[
     device(
         "identity",
-        "probe() lists the device at its index under this API, with a name, vendor, driver, \
+        "probe() lists the device at its index under this API, with a name, vendor, provider, \
          version and a well-formed PCI address; open() describes the same device",
         |t| {
             checks::identity(t);
@@ -120,7 +120,7 @@ pub const SCENARIOS: &[Scenario] = &[
     device(
         "lab_register_heavy",
         "the register-heavy kernel verifies at 64 threads; at the largest block it verifies or \
-         is refused, never a driver error",
+         is refused, never a provider error",
         |t| lab::register_heavy(&mut *t.open()),
     ),
     device(
@@ -172,7 +172,7 @@ pub const SCENARIOS: &[Scenario] = &[
                panic",
         per_device: false,
         check: |t| {
-            checks::open_past_last_device(t.driver, &t.devices);
+            checks::open_past_last_device(t.provider, &t.devices);
             Completion::Completed
         },
     },

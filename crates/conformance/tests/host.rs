@@ -11,9 +11,9 @@ use std::process::{Command, ExitCode};
 use blocksweep_conformance::{Harness, Suite, Target, SCENARIOS};
 use blocksweep_core::testing::{HostBackend, TEST_API_A, TEST_API_C};
 use blocksweep_core::{
-    Api, Backend, BackendError, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Driver,
-    ErrorKind, Frame, KernelFacts, KernelVariant, Limits, OpenOptions, Residency, Stamps,
-    TimerInfo, Work,
+    Api, Backend, BackendError, BackendResult, BatchTimes, BlockSize, DeviceIdentity, ErrorKind,
+    Frame, KernelFacts, KernelVariant, Limits, OpenOptions, Provider, Residency, Stamps, TimerInfo,
+    Work,
 };
 
 /// One thing a broken backend gets wrong.
@@ -168,13 +168,13 @@ impl Backend for Faulty {
 }
 
 /// Host "devices" of one made-up API, with or without a fault.
-struct HostDriver {
+struct HostProvider {
     api: Api,
     devices: usize,
     fault: Option<Fault>,
 }
 
-impl Driver for HostDriver {
+impl Provider for HostProvider {
     fn api(&self) -> Api {
         self.api
     }
@@ -222,20 +222,20 @@ impl Driver for HostDriver {
     }
 }
 
-static HOST: HostDriver = HostDriver {
+static HOST: HostProvider = HostProvider {
     api: TEST_API_A,
     devices: 1,
     fault: None,
 };
 
 /// Two devices, for the trials' names.
-static HOSTS: HostDriver = HostDriver {
+static HOSTS: HostProvider = HostProvider {
     api: TEST_API_A,
     devices: 2,
     fault: None,
 };
 
-static NOWHERE: HostDriver = HostDriver {
+static NOWHERE: HostProvider = HostProvider {
     api: TEST_API_C,
     devices: 0,
     fault: None,
@@ -282,16 +282,16 @@ thread_local! {
 /// Runs `scenario` on device 0 of a host driver with `fault`; returns its panic message.
 fn failure(fault: Fault, scenario: &str) -> Option<String> {
     let s = SCENARIOS.iter().find(|s| s.name == scenario).unwrap();
-    let driver: &'static HostDriver = Box::leak(Box::new(HostDriver {
+    let provider: &'static HostProvider = Box::leak(Box::new(HostProvider {
         api: TEST_API_A,
         devices: 1,
         fault: Some(fault),
     }));
-    let devices = driver.probe().unwrap();
+    let devices = provider.probe().unwrap();
     EXPECTING_PANIC.with(|e| e.set(true));
     let r = panic::catch_unwind(AssertUnwindSafe(|| {
         (s.check)(&Target {
-            driver,
+            provider,
             devices,
             index: 0,
         })

@@ -6,7 +6,7 @@
 //!
 //! An [`Api`] is serialised as its key (`"cuda"`, `"vulkan"`, `"opencl"`). Reading a report
 //! back resolves the key against the APIs registered in this process ([`Api::register`], done
-//! by the driver list); a key nobody registered (a report from a newer blocksweep) still
+//! by the provider list); a key nobody registered (a report from a newer blocksweep) still
 //! round-trips, named by its key.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use crate::guarantee::Guarantee;
 use crate::language::Language;
 use crate::limits::Concept;
-use crate::options::DriverOption;
+use crate::options::ApiOption;
 use crate::subgroup_probe::SubgroupProbe;
 
 /// What an API calls the things a launch is made of. Used for headers, legends and sentences,
@@ -61,7 +61,7 @@ pub struct ApiInfo {
     pub host_bytes_per_pixel: u64,
     /// What opening its devices may be told ([`crate::options`]); the command line offers
     /// these on every command that opens a device.
-    pub options: &'static [DriverOption],
+    pub options: &'static [ApiOption],
     pub conduct: Conduct,
     /// What a user's kernel for this API may be written in (`[sources]` in a spec file): file
     /// extensions and their languages; one language takes a file of any name. Empty where the
@@ -270,7 +270,7 @@ impl<'de> Deserialize<'de> for Api {
 static MET: Mutex<Vec<Language>> = Mutex::new(Vec::new());
 
 impl Language {
-    /// The language a registered API's driver declares under `key`, else one named by its
+    /// The language a registered API's provider declares under `key`, else one named by its
     /// key (its backend still knows it: languages compare by key).
     pub fn from_key(key: &str) -> Language {
         let declared = Api::known().into_iter().find_map(|a| {

@@ -2,7 +2,7 @@
 //! bytes, at least that much (Vulkan's and OpenCL's minimums) or exactly that on every device
 //! (CUDA's limits, fixed since compute capability 2.0). The limits table shows them; `validate`
 //! and the lab judge each claim against them ([`crate::stance`]), so that "who guarantees it"
-//! is made from each driver's own figures.
+//! is made from each provider's own figures.
 
 use std::fmt;
 

@@ -1,4 +1,4 @@
-//! The languages kernels are written in. Each driver declares its own
+//! The languages kernels are written in. Each provider declares its own
 //! (`ApiInfo::kernel_languages`); reading one back by key ([`Language::from_key`]) is done
 //! beside the registry of APIs, in [`crate::api`].
 

@@ -1,7 +1,7 @@
 //! blocksweep's core: everything that is the same for CUDA, Vulkan and OpenCL, and the
 //! measurement library under the CLI.
 //!
-//! Each API crate implements [`Driver`] (its static facts, probe, open) and [`Backend`] (device
+//! Each API crate implements [`Provider`] (its static facts, probe, open) and [`Backend`] (device
 //! identity and limits, upload, poison, a back-to-back timed batch, read-back). The measurement
 //! protocol, verification, launch-limit rules, grid sizing, orchestration across APIs
 //! ([`session`]) and every result as data ([`report`]) live here, once, so that every API is
@@ -12,7 +12,6 @@ pub mod api;
 pub mod backend;
 pub mod blocks;
 pub mod claim;
-pub mod driver;
 pub mod frame;
 pub mod grid;
 pub mod guarantee;
@@ -24,6 +23,7 @@ pub mod measure;
 pub mod options;
 pub mod physical;
 pub mod program;
+pub mod provider;
 pub mod report;
 pub mod session;
 pub mod spec;
@@ -54,13 +54,13 @@ pub use backend::{
     TimerInfo, Work,
 };
 pub use blocks::{BlockListError, BlockSize};
-pub use driver::{ApiChoice, ApiDriver, Driver, Registry, Targets};
 pub use frame::{Frame, BYTES_PER_PIXEL, WEIGHTS};
 pub use grid::GridPolicy;
 pub use guarantee::{Amount, Guarantee};
 pub use limits::{Concept, Limits, Named};
 pub use measure::{Discipline, Protocol, Reps};
-pub use options::{DriverOption, OpenOptions, OptionKind};
+pub use options::{ApiOption, OpenOptions, OptionKind};
 pub use program::{Language, ProgramArg, ProgramSource, ScalarType};
+pub use provider::{ApiChoice, ApiProvider, Provider, Registry, Targets};
 pub use spec::{KernelSpec, SpecError};
 pub use sweep::{SweepConfig, SweepError, SweepResult, SweepRow};

@@ -1,15 +1,15 @@
-//! Options an API's driver declares for opening its devices (CUDA's compiler, Vulkan's checking
-//! layer). The core only carries them: each driver lists its own in [`crate::ApiInfo::options`],
-//! the command line offers what the drivers list, and each driver reads its own back out of
+//! Options an API's provider declares for opening its devices (CUDA's compiler, Vulkan's checking
+//! layer). The core only carries them: each provider lists its own in [`crate::ApiInfo::options`],
+//! the command line offers what the providers list, and each provider reads its own back out of
 //! [`OpenOptions`] when it opens a device.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// One option a driver declares; its `flag` is the command line's `--<flag>`, which is also
+/// One option a provider declares; its `flag` is the command line's `--<flag>`, which is also
 /// the key its value travels under.
 #[derive(Debug)]
-pub struct DriverOption {
+pub struct ApiOption {
     /// The long flag without its dashes, prefixed by the API ("cuda-compiler").
     pub flag: &'static str,
     /// One line for `--help`.
@@ -33,7 +33,7 @@ pub enum OptionKind {
     Text { value_name: &'static str },
 }
 
-/// The options given for one run, by flag: what opening a device is told. Each driver reads
+/// The options given for one run, by flag: what opening a device is told. Each provider reads
 /// the flags it declared and ignores the rest.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpenOptions {

@@ -1,4 +1,4 @@
-//! What a driver declares about its API's subgroups ([`crate::ApiInfo::subgroup_probe`]): the
+//! What a provider declares about its API's subgroups ([`crate::ApiInfo::subgroup_probe`]): the
 //! probe kernel and how to build it on a device, and what the device's limits claim, under
 //! the API's own names. The core runs whatever is declared; an API that declares nothing has
 //! no probe row.

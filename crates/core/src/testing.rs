@@ -27,7 +27,7 @@ const WORDS: Vocabulary = Vocabulary {
     launch: "launch",
 };
 
-/// The languages the drivers of [`KERNEL_APIS`] declare, as they declare them.
+/// The languages the providers of [`KERNEL_APIS`] declare, as they declare them.
 pub const CUDA_CPP: Language = Language::new("cuda", "CUDA C++");
 pub const OPENCL_C: Language = Language::new("opencl", "OpenCL C");
 pub const GLSL: Language = Language::new("glsl", "GLSL");

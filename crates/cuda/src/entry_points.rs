@@ -261,7 +261,7 @@ pub(crate) enum DriverLoadError {
     },
 }
 
-static DRIVER: OnceLock<Result<LoadedDriver, DriverLoadError>> = OnceLock::new();
+static PROVIDER: OnceLock<Result<LoadedDriver, DriverLoadError>> = OnceLock::new();
 
 #[cfg(windows)]
 const LIBCUDA_NAMES: &[&str] = &["nvcuda.dll"];
@@ -270,7 +270,7 @@ const LIBCUDA_NAMES: &[&str] = &["libcuda.so.1", "libcuda.so"];
 
 /// Loads libcuda and resolves the whole table (once; later calls return the same outcome).
 pub(crate) fn load_driver() -> Result<&'static LoadedDriver, DriverLoadError> {
-    DRIVER
+    PROVIDER
         .get_or_init(open_driver)
         .as_ref()
         .map_err(Clone::clone)
@@ -310,12 +310,12 @@ fn open_driver() -> Result<LoadedDriver, DriverLoadError> {
 
 /// The driver's table once libcuda has loaded with every entry point, else `None`.
 pub(crate) fn driver_fns() -> Option<&'static DriverFns> {
-    DRIVER.get()?.as_ref().ok().map(|d| &d.fns)
+    PROVIDER.get()?.as_ref().ok().map(|d| &d.fns)
 }
 
 /// The driver's optional entry points once libcuda has loaded, else `None`.
 pub(crate) fn optional_fns() -> Option<&'static OptionalFns> {
-    DRIVER.get()?.as_ref().ok().map(|d| &d.optional)
+    PROVIDER.get()?.as_ref().ok().map(|d| &d.optional)
 }
 
 /// The path of the first file mapped into this process whose name starts with `prefix`

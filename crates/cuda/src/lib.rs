@@ -17,7 +17,7 @@
 //! | file | holds |
 //! |---|---|
 //! | `lib.rs` | these docs, re-exports, [`probe`] / [`open`] |
-//! | `driver.rs` | [`API`] (the `ApiInfo`) and [`DRIVER`] (the core's `Driver`) |
+//! | `provider.rs` | [`API`] (the `ApiInfo`) and [`PROVIDER`] (the core's `Provider`) |
 //! | `device.rs` | driver start-up (`cuInit`), enumeration, identity (`cuDeviceGetAttribute`) |
 //! | `limits.rs` | the launch limits under CUDA's names, the per-SM figures, the memory |
 //! | `context.rs` | the primary context and the stream, RAII |
@@ -37,7 +37,6 @@ mod backend;
 mod codes;
 mod context;
 mod device;
-mod driver;
 mod entry_points;
 pub mod error;
 mod kernel;
@@ -47,13 +46,13 @@ mod nvrtc;
 mod params;
 mod plan;
 mod program;
+mod provider;
 mod timing;
 
 use blocksweep_core::DeviceIdentity;
 
 pub use backend::{CudaBackend, CudaOptions};
 pub use codes::{CuCode, NvrtcCode};
-pub use driver::{API, CUDA_CPP, DRIVER};
 pub use entry_points::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS, OPTIONAL_DRIVER_ENTRY_POINTS};
 pub use error::{CudaError, MIN_DRIVER};
 pub use kernel::{
@@ -63,6 +62,7 @@ pub use kernel::{
 pub use limits::theoretical_gbps;
 pub use nvrtc::{nvrtc_available, nvrtc_compile, nvrtc_compile_cubin, NvrtcCubin, NvrtcPtx};
 pub use program::nvrtc_compile_program;
+pub use provider::{API, CUDA_CPP, PROVIDER};
 pub use timing::{EVENT_RESOLUTION_NS, TIMER_METHOD};
 
 /// Every device the driver sees, in ordinal order (the index [`open`] takes). Starts the

@@ -16,13 +16,13 @@ use cudarc::driver::sys::{CUdeviceptr, CUfunction};
 use crate::codes::CuCode;
 use crate::context::Stream;
 use crate::device::DriverInfo;
-use crate::driver::CUDA_CPP;
 use crate::entry_points::{cu, optional_fns};
 use crate::error::{map_driver, map_launch, CudaError, OrMap};
 use crate::kernel::{self, Module, Provenance};
 use crate::memory::{check_free, DeviceBuffer};
 use crate::nvrtc::{self, NvrtcPtx, Unit};
 use crate::params::{check_params, declared_params, Params};
+use crate::provider::CUDA_CPP;
 
 /// A loaded user kernel with its buffers and packed arguments.
 ///

@@ -3,5 +3,5 @@
 //! BLOCKSWEEP_REQUIRE=cuda).
 
 fn main() -> std::process::ExitCode {
-    blocksweep_conformance::main(&blocksweep_cuda::DRIVER)
+    blocksweep_conformance::main(&blocksweep_cuda::PROVIDER)
 }

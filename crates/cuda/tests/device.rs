@@ -217,7 +217,7 @@ fn seed_sweep_on_a_4k_frame(d: &DeviceIdentity) {
 }
 
 fn main() -> ExitCode {
-    Suite::new(&blocksweep_cuda::DRIVER)
+    Suite::new(&blocksweep_cuda::PROVIDER)
         .each_device("identity_is_cudas", identity_is_cudas)
         .each_device("limits_are_cudas", limits_are_cudas)
         .each_device(

@@ -376,7 +376,7 @@ fn main() -> ExitCode {
     if std::env::var_os("BLOCKSWEEP_DEADLINE_S").is_none() {
         std::env::set_var("BLOCKSWEEP_DEADLINE_S", "0.5");
     }
-    Suite::new(&blocksweep_cuda::DRIVER)
+    Suite::new(&blocksweep_cuda::PROVIDER)
         .each_device("saxpy_at_two_block_sizes", saxpy_at_two_block_sizes)
         .each_device(
             "a_cpp_entry_is_found_by_its_lowered_name",

@@ -13,7 +13,7 @@
 //!
 //! ```text
 //! lib.rs      this overview, re-exports, probe() and open()
-//! driver.rs   ApiInfo (OpenCL's name, words, guarantees) and the Driver the core calls
+//! provider.rs   ApiInfo (OpenCL's name, words, guarantees) and the Provider the core calls
 //! device.rs   which devices exist and what they are: platforms, devices, identity
 //! limits.rs   the launch limits under OpenCL's names, NVIDIA's attribute queries
 //! context.rs  the handle the rest hangs off: context + in-order profiling queue, event waits
@@ -34,7 +34,6 @@
 mod backend;
 mod context;
 mod device;
-mod driver;
 pub mod error;
 mod facts;
 mod fill;
@@ -43,6 +42,7 @@ mod kernel;
 mod limits;
 mod memory;
 mod program;
+mod provider;
 mod stderr;
 mod subgroups;
 mod timing;
@@ -51,10 +51,10 @@ mod transfer;
 use blocksweep_core::{trace, DeviceIdentity};
 
 pub use backend::OpenClBackend;
-pub use driver::{API, DRIVER, OPENCL_C};
 pub use error::{cl_error_name, OpenClError};
 pub use handles::take_release_errors;
 pub use kernel::KERNEL_SOURCE;
+pub use provider::{API, OPENCL_C, PROVIDER};
 
 /// What `open` can be told beyond the device index.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -20,11 +20,11 @@ use opencl3::program::{get_program_info, CL_PROGRAM_KERNEL_NAMES};
 use opencl3::types::{cl_int, cl_uint};
 
 use crate::context::DeviceContext;
-use crate::driver::OPENCL_C;
 use crate::error::{cl_error_name, map_create, map_query, OpenClError};
 use crate::handles::{Kernel, Mem, Program, Queue};
 use crate::kernel::{self, cache_miss_kernel, facts, NV_VERBOSE_OPTION};
 use crate::memory::{alloc, read_range, write_bytes};
+use crate::provider::OPENCL_C;
 
 /// The size a `__local` argument gets at load, before a launch gives it its own: any size a
 /// `__local` argument takes, so that the driver's answer tells whether the argument is one.

@@ -1,11 +1,11 @@
-//! OpenCL's subgroup probe, as its driver declares it to the core: kernels/subgroup.cl built
+//! OpenCL's subgroup probe, as its provider declares it to the core: kernels/subgroup.cl built
 //! with the sub-group built-ins where the device has them (cl_khr_subgroups, or OpenCL C 3.0's
 //! __opencl_c_subgroups), else with NVIDIA's PTX warp registers.
 
 use blocksweep_core::subgroup::{Claims, ProbeBuild, SubgroupProbe};
 use blocksweep_core::{KernelFacts, Limits};
 
-use crate::driver::OPENCL_C;
+use crate::provider::OPENCL_C;
 
 /// The name the backend gives its stand-in width where a device has no warp size query: a
 /// hint, never a subgroup claim.

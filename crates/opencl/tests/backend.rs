@@ -259,7 +259,7 @@ fn child_nvidia_registers() {
 }
 
 fn main() -> ExitCode {
-    Suite::new(&blocksweep_opencl::DRIVER)
+    Suite::new(&blocksweep_opencl::PROVIDER)
         .each_device("identity_is_opencls", identity_is_opencls)
         .each_device(
             "limits_carry_opencl_names",

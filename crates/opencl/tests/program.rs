@@ -366,7 +366,7 @@ fn child_deadline() {
 }
 
 fn main() -> ExitCode {
-    Suite::new(&blocksweep_opencl::DRIVER)
+    Suite::new(&blocksweep_opencl::PROVIDER)
         .each_device("saxpy_two_block_sizes", saxpy_is_right_at_two_block_sizes)
         .each_device("set_kernel_switches_back", set_kernel_switches_back)
         .each_device(

@@ -1,6 +1,6 @@
 //! The renderers on a real three-API GPU run: the H200 run of 2026-11-30
 //! (docs/results/h200-2026-11-30.json, converted to schema 2: its times as samples of a fixed
-//! count, timed synced). Its APIs are unknown to the core's tests (no driver list here), so
+//! count, timed synced). Its APIs are unknown to the core's tests (no provider list here), so
 //! they read in generic words; crates/cli/tests/output_design.rs renders it in each API's.
 
 use crate::layout::{max_line_width, Layout};

@@ -30,7 +30,7 @@
 //!
 //! ```text
 //! lib.rs       this overview, re-exports, probe() and open()
-//! driver.rs    ApiInfo (Vulkan's name, words, guarantees) and the Driver the core calls
+//! provider.rs    ApiInfo (Vulkan's name, words, guarantees) and the Provider the core calls
 //! device.rs    which devices exist and what they are: enumeration, the properties2 chain,
 //!              identity
 //! limits.rs    the launch limits under Vulkan's names
@@ -63,7 +63,6 @@ mod copy;
 mod copy_plan;
 mod copy_shader;
 mod device;
-mod driver;
 pub mod error;
 mod glsl;
 mod glslang;
@@ -74,6 +73,7 @@ mod memory;
 mod objects;
 mod pipeline;
 mod program;
+mod provider;
 mod reflect;
 mod subgroups;
 mod timing;
@@ -82,10 +82,10 @@ use std::sync::Arc;
 
 pub use backend::VulkanBackend;
 pub use copy::{CopyMeasurement, COPY_SPIRV};
-pub use driver::{API, DRIVER, GLSL, SPIR_V};
 pub use error::VulkanError;
 pub use instance::MessageLog;
 pub use kernel::{SPIRV, SPIRV_2D, SPIRV_REGISTERS, SPIRV_SHARED};
+pub use provider::{API, GLSL, PROVIDER, SPIR_V};
 pub use subgroups::REQUIRED_SIZE_OPTION;
 pub use timing::{
     check_launch, check_loop_iterations, check_loop_iterations_2d, check_shared, DispatchLimits,

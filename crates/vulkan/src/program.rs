@@ -14,10 +14,10 @@ use blocksweep_core::{
 
 use crate::command::Commands;
 use crate::context::DeviceContext;
-use crate::driver::{GLSL, SPIR_V};
 use crate::error::{VulkanError, VulkanResult};
 use crate::kernel::{self, DescriptorPool, PipelineCache, Stage, StorageLayouts};
 use crate::memory::{Buffer, MemoryKind};
+use crate::provider::{GLSL, SPIR_V};
 use crate::reflect::PushLayout;
 use crate::timing::{check_launch, check_shared, DispatchLimits, Timestamps};
 use crate::{device, glsl, reflect};

@@ -2,14 +2,14 @@
 //! lets a compute pipeline require one, and the `--required-subgroup-size=N` option of a
 //! user's program that asks for it, checked against the rules of
 //! VkPipelineShaderStageRequiredSubgroupSizeCreateInfo before the driver sees it. And the
-//! subgroup probe the driver declares to the core (shaders/subgroup.comp), which uses it.
+//! subgroup probe the provider declares to the core (shaders/subgroup.comp), which uses it.
 
 use ash::vk;
 use blocksweep_core::subgroup::{Claims, ProbeBuild, SubgroupProbe};
 use blocksweep_core::{BlockSize, Limits};
 
-use crate::driver::GLSL;
 use crate::error::{VulkanError, VulkanResult};
+use crate::provider::GLSL;
 
 /// The option a user's program (and the subgroup probe) gives to chain
 /// VkPipelineShaderStageRequiredSubgroupSizeCreateInfo: `--required-subgroup-size=N`. The

@@ -230,7 +230,7 @@ fn a_loop_longer_than_the_driver_runs_is_refused(d: &DeviceIdentity) {
 }
 
 fn main() -> ExitCode {
-    Suite::new(&blocksweep_vulkan::DRIVER)
+    Suite::new(&blocksweep_vulkan::PROVIDER)
         .each_device("identity_is_vulkans", identity_is_vulkans)
         .each_device(
             "limits_carry_vulkan_names",

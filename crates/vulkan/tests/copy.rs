@@ -168,7 +168,7 @@ fn the_shader_copy_really_copies(d: &DeviceIdentity) {
 }
 
 fn main() -> ExitCode {
-    Suite::new(&blocksweep_vulkan::DRIVER)
+    Suite::new(&blocksweep_vulkan::PROVIDER)
         .each_device(
             "copy_selects_the_faster_method",
             the_copy_selects_the_faster_method_in_a_selection_batch,

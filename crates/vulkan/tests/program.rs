@@ -400,7 +400,7 @@ fn a_kernel_past_the_deadline(d: &blocksweep_core::DeviceIdentity) -> Completion
 }
 
 fn main() -> ExitCode {
-    Suite::new(&blocksweep_vulkan::DRIVER)
+    Suite::new(&blocksweep_vulkan::PROVIDER)
         .each_device("saxpy_from_glsl", saxpy_from_glsl_at_two_workgroup_sizes)
         .each_device("saxpy_from_spirv", saxpy_from_spirv)
         .each_device(

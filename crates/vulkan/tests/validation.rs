@@ -195,7 +195,7 @@ fn subgroup_probe_is_consistent_and_clean_under_validation(devs: &[DeviceIdentit
 }
 
 fn main() -> ExitCode {
-    Suite::new(&blocksweep_vulkan::DRIVER)
+    Suite::new(&blocksweep_vulkan::PROVIDER)
         .all_devices(
             "clean_under_validation",
             the_kit_copies_and_teardown_are_clean_under_validation,

@@ -1,25 +1,25 @@
-//! The options the API drivers declare ([`blocksweep_core::DriverOption`]), offered on every
+//! The options the API providers declare ([`blocksweep_core::ApiOption`]), offered on every
 //! command that opens a device: clap's builder makes one argument per declared option, so the
 //! CLI carries no API's option of its own.
 
-use blocksweep_core::{DriverOption, OpenOptions, OptionKind};
+use blocksweep_core::{ApiOption, OpenOptions, OptionKind};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 
 use super::trim;
 
-/// What the drivers' options were given on the command line.
+/// What the providers' options were given on the command line.
 #[derive(Debug, Clone, Default)]
-pub struct DriverArgs(pub OpenOptions);
+pub struct ApiOptionArgs(pub OpenOptions);
 
 /// Every option of every driver in the list, in the list's order.
-fn declared() -> impl Iterator<Item = &'static DriverOption> {
-    blocksweep_drivers::all()
+fn declared() -> impl Iterator<Item = &'static ApiOption> {
+    blocksweep_apis::all()
         .iter()
         .flat_map(|d| d.api().info().options.iter())
 }
 
-fn arg(option: &'static DriverOption) -> Arg {
+fn arg(option: &'static ApiOption) -> Arg {
     let arg = Arg::new(option.flag).long(option.flag).help(option.help);
     match &option.kind {
         OptionKind::Switch => arg.action(ArgAction::SetTrue),
@@ -42,7 +42,7 @@ fn arg(option: &'static DriverOption) -> Arg {
     }
 }
 
-impl Args for DriverArgs {
+impl Args for ApiOptionArgs {
     fn augment_args(cmd: Command) -> Command {
         declared().fold(cmd, |cmd, option| cmd.arg(arg(option)))
     }
@@ -52,7 +52,7 @@ impl Args for DriverArgs {
     }
 }
 
-impl FromArgMatches for DriverArgs {
+impl FromArgMatches for ApiOptionArgs {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
         let mut options = OpenOptions::default();
         for option in declared() {
@@ -68,7 +68,7 @@ impl FromArgMatches for DriverArgs {
                 }
             }
         }
-        Ok(DriverArgs(options))
+        Ok(ApiOptionArgs(options))
     }
 
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {

@@ -1,10 +1,10 @@
-//! `blocksweep apis`: the APIs of the driver list, in display order, for scripts and tests that
+//! `blocksweep apis`: the APIs of the provider list, in display order, for scripts and tests that
 //! act per API. The keys alone load no driver; csv and json probe every API for its status.
 
 use std::process::ExitCode;
 
 use blocksweep_core::report::Envelope;
-use blocksweep_core::{Driver, Registry};
+use blocksweep_core::{Provider, Registry};
 use blocksweep_render::to_csv;
 use clap::builder::EnumValueParser;
 use clap::{Args, ValueEnum};
@@ -31,9 +31,9 @@ pub enum ApisFormat {
 }
 
 pub fn run(args: &ApisArgs) -> anyhow::Result<ExitCode> {
-    let drivers = blocksweep_drivers::all();
+    let providers = blocksweep_apis::all();
     let text = match args.format {
-        ApisFormat::Keys => keys(drivers),
+        ApisFormat::Keys => keys(providers),
         ApisFormat::Csv => csv(&crate::session::registry()),
         ApisFormat::Json => json(&crate::session::registry()),
     };
@@ -41,8 +41,8 @@ pub fn run(args: &ApisArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn keys(drivers: &[&dyn Driver]) -> String {
-    drivers
+fn keys(providers: &[&dyn Provider]) -> String {
+    providers
         .iter()
         .map(|d| format!("{}\n", d.api().key()))
         .collect()

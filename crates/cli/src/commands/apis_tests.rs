@@ -1,25 +1,25 @@
 use super::*;
-use blocksweep_core::driver::Probed;
+use blocksweep_core::provider::Probed;
 use blocksweep_core::{DeviceIdentity, DeviceKind};
 
 fn list_keys() -> Vec<&'static str> {
-    blocksweep_drivers::all()
+    blocksweep_apis::all()
         .iter()
         .map(|d| d.api().key())
         .collect()
 }
 
-/// The real driver list with made-up probes: the first API sees one CPU device, every other
+/// The real provider list with made-up probes: the first API sees one CPU device, every other
 /// one is unavailable for a reason holding a comma and a quote (which CSV must quote).
 fn registry() -> Registry {
-    let probes = blocksweep_drivers::all()
+    let probes = blocksweep_apis::all()
         .iter()
         .enumerate()
-        .map(|(i, &driver)| Probed {
-            driver,
+        .map(|(i, &provider)| Probed {
+            provider,
             devices: match i {
                 0 => Ok(vec![DeviceIdentity {
-                    api: driver.api(),
+                    api: provider.api(),
                     index: 0,
                     name: "cpu-device".into(),
                     vendor: String::new(),
@@ -30,7 +30,7 @@ fn registry() -> Registry {
                     uuid: None,
                     pci_bus_id: None,
                 }]),
-                _ => Err(format!("no \"{}\" here, none at all", driver.api().key())),
+                _ => Err(format!("no \"{}\" here, none at all", provider.api().key())),
             },
         })
         .collect();
@@ -39,7 +39,7 @@ fn registry() -> Registry {
 
 #[test]
 fn keys_are_the_driver_list_one_a_line() {
-    let text = keys(blocksweep_drivers::all());
+    let text = keys(blocksweep_apis::all());
     assert!(text.ends_with('\n'), "{text:?}");
     assert_eq!(text.lines().collect::<Vec<_>>(), list_keys());
 }
@@ -50,7 +50,7 @@ fn csv_says_each_api_status_and_quotes_the_reason() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "key,name,available,unavailable");
     assert_eq!(lines.len(), list_keys().len() + 1, "{text}");
-    for (i, (line, d)) in lines[1..].iter().zip(blocksweep_drivers::all()).enumerate() {
+    for (i, (line, d)) in lines[1..].iter().zip(blocksweep_apis::all()).enumerate() {
         let api = d.api();
         let want = match i {
             0 => format!("{},{},true,", api.key(), api.name()),
@@ -69,7 +69,7 @@ fn csv_says_each_api_status_and_quotes_the_reason() {
 fn json_has_the_envelope_then_each_api() {
     let v: Value = serde_json::from_str(&json(&registry())).unwrap();
     assert_eq!(v["command"], "apis");
-    let first = blocksweep_drivers::all()[0].api();
+    let first = blocksweep_apis::all()[0].api();
     assert_eq!(
         v["devices"],
         json!([{"api": first.key(), "name": "cpu-device", "uuid": null, "pci_bus_id": null}])

@@ -20,6 +20,6 @@ pub fn run() -> ExitCode {
     };
     let input = BufReader::new(std::io::stdin().lock());
     let code =
-        blocksweep_core::worker::serve(blocksweep_drivers::all(), input, BufWriter::new(answers));
+        blocksweep_core::worker::serve(blocksweep_apis::all(), input, BufWriter::new(answers));
     ExitCode::from(code.clamp(0, 255) as u8)
 }

@@ -25,7 +25,7 @@ const H200: [(u32, f64); 13] = [
 const BYTES: u64 = 3840 * 2160 * 16;
 
 pub(super) fn api(key: &str) -> Api {
-    blocksweep_drivers::all()
+    blocksweep_apis::all()
         .iter()
         .map(|d| d.api())
         .find(|a| a.key() == key)
@@ -327,7 +327,7 @@ fn the_committed_h200_run_keeps_its_copy_lines_on_the_axis() {
     );
     let text = std::fs::read_to_string(path).unwrap();
     // Known before the file is read, or reading it registers each API under its bare key.
-    for d in blocksweep_drivers::all() {
+    for d in blocksweep_apis::all() {
         Api::register(d.api());
     }
     let runs = blocksweep_core::report::parse_reports(&text).unwrap();

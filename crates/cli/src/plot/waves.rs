@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn one_line_per_api_and_kernel_and_the_model() {
-        for d in blocksweep_drivers::all() {
+        for d in blocksweep_apis::all() {
             Api::register(d.api());
         }
         let api = Api::from_key("opencl").unwrap();

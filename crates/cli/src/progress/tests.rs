@@ -3,7 +3,7 @@ use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn api() -> Api {
-    blocksweep_drivers::all()[0].api()
+    blocksweep_apis::all()[0].api()
 }
 
 fn rows(done: usize, count: usize, spent_s: u64) -> (Rows, Instant) {

@@ -6,13 +6,13 @@ use blocksweep_core::Api;
 
 use super::succeeds_json;
 
-/// The API with this key, from the driver list the binary is built with.
+/// The API with this key, from the provider list the binary is built with.
 pub fn api(key: &str) -> Api {
-    blocksweep_drivers::all()
+    blocksweep_apis::all()
         .iter()
         .map(|d| d.api())
         .find(|a| a.key() == key)
-        .unwrap_or_else(|| panic!("no API {key} in the driver list"))
+        .unwrap_or_else(|| panic!("no API {key} in the provider list"))
 }
 
 /// True when the binary finds a device for the API `key`. When it does not: panics if

@@ -1,7 +1,7 @@
 //! What a device and its API say about themselves: probe()'s identity, the limits, and
 //! opening past the last device.
 
-use blocksweep_core::{Backend, DeviceIdentity, Driver, ErrorKind, Named, OpenOptions};
+use blocksweep_core::{Backend, DeviceIdentity, ErrorKind, Named, OpenOptions, Provider};
 
 use super::positive;
 use crate::scenarios::Target;
@@ -10,7 +10,7 @@ use crate::scenarios::Target;
 pub fn identity(t: &Target) {
     let d = t.device();
     assert_eq!(d.index, t.index, "index must be the position in probe()");
-    assert_eq!(d.api, t.driver.api(), "{d:?}");
+    assert_eq!(d.api, t.provider.api(), "{d:?}");
     for (what, v) in [
         ("name", &d.name),
         ("vendor", &d.vendor),
@@ -102,22 +102,22 @@ pub fn limits(b: &dyn Backend) {
 
 /// Opening the index after the last device (and one far past it) is an Unavailable error of
 /// this API that names the index, never a panic or a device.
-pub fn open_past_last_device(driver: &dyn Driver, devices: &[DeviceIdentity]) {
+pub fn open_past_last_device(provider: &dyn Provider, devices: &[DeviceIdentity]) {
     let last = devices.last().expect("at least one device");
     for index in [devices.len(), devices.len() + 7] {
         let ghost = DeviceIdentity {
             index,
             ..last.clone()
         };
-        match driver.open(&ghost, &OpenOptions::default()) {
+        match provider.open(&ghost, &OpenOptions::default()) {
             Ok(b) => panic!(
                 "{} device {index} should not exist, but opened {}",
-                driver.api(),
+                provider.api(),
                 b.identity().name
             ),
             Err(e) => {
                 assert_eq!(e.kind, ErrorKind::Unavailable, "{e}");
-                assert_eq!(e.api, driver.api());
+                assert_eq!(e.api, provider.api());
                 assert!(
                     e.message.contains(&index.to_string()),
                     "{e} should name {index}"

@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use crate::backend::{Api, DeviceIdentity};
-use crate::driver::Registry;
 use crate::physical::PhysicalDevice;
+use crate::provider::Registry;
 
 /// An API without a device, and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,7 +28,7 @@ pub struct ApiDevices {
 pub struct DevicesReport {
     pub physical_devices: Vec<PhysicalDevice>,
     pub unavailable: Vec<Unavailable>,
-    /// Every API in the driver list, in order (the same facts as above, per API).
+    /// Every API in the provider list, in order (the same facts as above, per API).
     #[serde(skip)]
     pub apis: Vec<ApiDevices>,
 }

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::backend::{BackendResult, DeviceIdentity, KernelVariant};
-use crate::driver::{ApiChoice, ApiDriver, Driver};
+use crate::provider::{ApiChoice, ApiProvider, Provider};
 use crate::testing::{HostBackend, TEST_API_A, TEST_API_B};
 
 fn probe_a() -> Result<Vec<DeviceIdentity>, BackendError> {
@@ -29,21 +29,21 @@ fn open_failing(_: usize, _: &OpenOptions) -> BackendResult<Box<dyn Backend>> {
     ))
 }
 
-static SAYING: ApiDriver = ApiDriver {
+static SAYING: ApiProvider = ApiProvider {
     api: TEST_API_A,
     probe: probe_a,
     open: open_saying,
 };
 
-static FAILING: ApiDriver = ApiDriver {
+static FAILING: ApiProvider = ApiProvider {
     api: TEST_API_B,
     probe: probe_b,
     open: open_failing,
 };
 
 fn registered() -> (Registry, Targets) {
-    let drivers: [&'static dyn Driver; 2] = [&SAYING, &FAILING];
-    let registry = Registry::probe(&drivers);
+    let providers: [&'static dyn Provider; 2] = [&SAYING, &FAILING];
+    let registry = Registry::probe(&providers);
     let targets = registry.targets(&ApiChoice::All, None).unwrap();
     (registry, targets)
 }

@@ -14,9 +14,9 @@ pub use pipeline::{SweepJob, WorkloadSource};
 pub use said::Said;
 
 use crate::backend::{Api, Backend, BackendError, ErrorKind};
-use crate::driver::{Registry, Targets};
 use crate::frame::Frame;
 use crate::options::OpenOptions;
+use crate::provider::{Registry, Targets};
 use crate::report::{Failure, Report};
 
 /// The opened backends of one run.

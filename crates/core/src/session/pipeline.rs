@@ -17,7 +17,7 @@ use std::thread::{self, Scope};
 use super::openers::{self, close, Opened};
 use super::{SessionError, SweepOutcome};
 use crate::backend::{Backend, BackendError, DeviceIdentity, DeviceKind, ErrorKind};
-use crate::driver::Targets;
+use crate::provider::Targets;
 use crate::report::{Failure, Report};
 use crate::sweep::{self, Observer, Plan, SweepConfig, SweepError, SweepResult, SweepRun};
 use crate::workload::Workload;

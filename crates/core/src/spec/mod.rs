@@ -47,10 +47,10 @@
 //!   variable), whole numbers. [`KernelSpec::with_size`] reads `--size` ("N", "WxH" or
 //!   "name=value,name=value").
 //! - `[sources]`: one per API key (`cuda`, `opencl`, `vulkan`: every registered API whose
-//!   driver declares `kernel_languages`), each `{ file, entry, options = [..] }`; `entry` is
+//!   provider declares `kernel_languages`), each `{ file, entry, options = [..] }`; `entry` is
 //!   required unless the driver names a default (Vulkan: `main`). At least one. The language
 //!   is the driver's one, or the one the file's extension names. Files are read at load, so
-//!   the drivers must be registered first ([`crate::Api::register`]).
+//!   the providers must be registered first ([`crate::Api::register`]).
 //! - `[[args]]`, one table per argument (or `args = [{ ... }, ...]`), exactly one of:
 //!   - `buffer = "<type>"` (i32, u32, i64, u64, f32, f64), `name`, `elements` (an expression
 //!     of the sizes), `init` (`"random"` with optional `seed` (default 1) and `range = [lo,

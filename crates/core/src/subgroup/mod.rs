@@ -4,7 +4,7 @@
 //! active lanes of its subgroup counted by a ballot. A reported size is not trusted alone: a
 //! driver has reported `gl_SubgroupSize` 32 while 8 invocations ran.
 //!
-//! [`crate::subgroup_probe`] is what a driver declares (its probe kernel, how to build it, what
+//! [`crate::subgroup_probe`] is what a provider declares (its probe kernel, how to build it, what
 //! its limits claim), `probe` runs that through the user-kernel seam, `verdict` judges the assumptions people
 //! port, `report` renders them for `validate`.
 

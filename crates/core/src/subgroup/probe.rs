@@ -11,7 +11,7 @@ use crate::subgroup_probe::{ProbeBuild, SubgroupProbe};
 /// Full and partial blocks: 48 and 100 leave a partial subgroup at any width of 32 or 64.
 pub const PROBE_BLOCKS: [u32; 6] = [32, 48, 64, 100, 128, 256];
 
-/// What `backend`'s driver declares about its subgroups, if anything.
+/// What `backend`'s provider declares about its subgroups, if anything.
 fn declared(backend: &dyn Backend) -> Option<&'static dyn SubgroupProbe> {
     backend.api().info().subgroup_probe
 }
@@ -91,7 +91,7 @@ fn run_blocks(backend: &mut dyn Backend, required: Option<u32>, out: &mut Vec<Di
 
 /// What `backend`'s API claims about its subgroups and what its probe measures: every block of
 /// [`PROBE_BLOCKS`] at the default size, then at each size a kernel may require, with the
-/// probe its driver declares. Never fails: what could not be measured says why. The probe
+/// probe its provider declares. Never fails: what could not be measured says why. The probe
 /// stays the current kernel.
 pub fn probe(backend: &mut dyn Backend) -> ApiSubgroups {
     let declared = declared(backend);

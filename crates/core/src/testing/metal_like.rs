@@ -1,5 +1,5 @@
-//! A made-up fourth API, declared the way a driver crate declares a real one: its own kernel
-//! language, its own subgroup probe, and a driver that opens a backend which runs a user's
+//! A made-up fourth API, declared the way an API crate declares a real one: its own kernel
+//! language, its own subgroup probe, and a provider that opens a backend which runs a user's
 //! kernel. Registered in a test, it proves that nothing in the core names the real three.
 //!
 //! Its backend runs the frame as [`HostBackend`] does; a user's kernel is "compiled" by finding
@@ -9,8 +9,8 @@
 
 use super::*;
 use crate::api::ApiInfo;
-use crate::driver::ApiDriver;
 use crate::program::Language;
+use crate::provider::ApiProvider;
 use crate::subgroup::{ProbeBuild, SubgroupProbe};
 
 /// The made-up API's shading language.
@@ -42,7 +42,7 @@ static INFO: ApiInfo = ApiInfo {
 pub const METAL_LIKE: Api = Api::new(&INFO);
 
 /// Probes one host "device" and opens a [`MetalLikeBackend`] on it.
-pub static METAL_LIKE_DRIVER: ApiDriver = ApiDriver {
+pub static METAL_LIKE_PROVIDER: ApiProvider = ApiProvider {
     api: METAL_LIKE,
     probe: || Ok(vec![HostBackend::new(METAL_LIKE).identity]),
     open: |_, _| Ok(Box::new(MetalLikeBackend::new())),
@@ -301,11 +301,11 @@ mod tests;
 /// `validate` of the built-in frame on this API, through the session as the CLI runs it: the
 /// report the core's test checks and blocksweep-render's test draws.
 pub fn validated() -> crate::validate::ValidateReport {
-    use crate::driver::{ApiChoice, Driver, Registry};
+    use crate::provider::{ApiChoice, Provider, Registry};
     use crate::session::Session;
     use crate::validate::{self, ValidateGroup, ValidateReport};
-    let drivers: [&'static dyn Driver; 1] = [&METAL_LIKE_DRIVER];
-    let registry = Registry::probe(&drivers);
+    let providers: [&'static dyn Provider; 1] = [&METAL_LIKE_PROVIDER];
+    let registry = Registry::probe(&providers);
     let targets = registry
         .targets(&ApiChoice::Only(METAL_LIKE), None)
         .expect("the test double's one device");

@@ -2,8 +2,8 @@
 //! its language sweeps and validates, and `validate` runs its subgroup probe into the table.
 
 use super::*;
-use crate::driver::{ApiChoice, Driver, Registry, Targets};
 use crate::options::OpenOptions;
+use crate::provider::{ApiChoice, Provider, Registry, Targets};
 use crate::report::Report;
 use crate::session::{pipeline, Session, SweepJob};
 use crate::spec::KernelSpec;
@@ -49,10 +49,10 @@ const SCALE: &str = "kernel void scale(device const float *x [[buffer(0)]], \
     device float *y [[buffer(1)]], constant float &k, constant uint &n, \
     uint i [[thread_position_in_grid]]) { if (i < n) y[i] = k * x[i]; }\n";
 
-/// The registry a driver list of this one API makes, and its one device as the target.
+/// The registry a provider list of this one API makes, and its one device as the target.
 fn registered() -> (Registry, Targets) {
-    let drivers: [&'static dyn Driver; 1] = [&METAL_LIKE_DRIVER];
-    let registry = Registry::probe(&drivers);
+    let providers: [&'static dyn Provider; 1] = [&METAL_LIKE_PROVIDER];
+    let registry = Registry::probe(&providers);
     let targets = registry
         .targets(&ApiChoice::Only(METAL_LIKE), None)
         .unwrap();
@@ -128,7 +128,7 @@ fn a_made_up_api_brings_its_language_and_probe_through_sweep_validate_and_subgro
     );
     assert!(!checks[0].iter().any(|c| c.went_wrong()), "{:?}", checks[0]);
 
-    // validate: the driver's probe measured (blocksweep-render's test draws it in the
+    // validate: the provider's probe measured (blocksweep-render's test draws it in the
     // subgroup table).
     let report = validated();
     let sg = &report.groups[0].subgroups[0];

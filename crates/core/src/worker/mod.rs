@@ -22,9 +22,9 @@ mod serve;
 pub(crate) mod shared;
 
 use crate::backend::{Backend, BackendError, DeviceIdentity};
-use crate::driver::Registry;
 use crate::options::OpenOptions;
 pub use crate::options::WorkerCommand;
+use crate::provider::Registry;
 pub use remote::RemoteBackend;
 pub use serve::serve;
 

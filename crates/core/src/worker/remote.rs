@@ -167,7 +167,7 @@ impl Link {
     fn silent(&mut self, within: Duration) -> BackendError {
         self.process.kill();
         let why = format!(
-            "no answer within {:.0} s (the kernel or the driver hung): its worker process \
+            "no answer within {:.0} s (the kernel or the provider hung): its worker process \
              was killed, which frees the device",
             within.as_secs_f64()
         );

@@ -7,17 +7,21 @@ use std::path::Path;
 use super::protocol::{Opened, Reply, Request};
 use super::shared::Shared;
 use crate::backend::{Backend, BackendError, ErrorKind};
-use crate::driver::Driver;
 use crate::frame::Frame;
+use crate::provider::Provider;
 
 /// Serves one worker's life on `input` and `output` (one JSON value per line each way);
 /// returns the process's exit code.
-pub fn serve(drivers: &[&'static dyn Driver], input: impl BufRead, mut output: impl Write) -> i32 {
+pub fn serve(
+    providers: &[&'static dyn Provider],
+    input: impl BufRead,
+    mut output: impl Write,
+) -> i32 {
     let mut lines = input.lines();
     let Some(Ok(first)) = lines.next() else {
         return 2;
     };
-    let mut state = match open(drivers, &first) {
+    let mut state = match open(providers, &first) {
         Ok(s) => s,
         Err((kind, message)) => {
             let _ = answer(&mut output, &Reply::Error { kind, message });
@@ -66,7 +70,7 @@ struct State {
 }
 
 /// Opens the device the first request names; an error is (its kind, its words) for the reply.
-fn open(drivers: &[&'static dyn Driver], first: &str) -> Result<State, (ErrorKind, String)> {
+fn open(providers: &[&'static dyn Provider], first: &str) -> Result<State, (ErrorKind, String)> {
     let refuse = |message: String| (ErrorKind::Driver, message);
     let request: Request = serde_json::from_str(first).map_err(|e| {
         refuse(format!(
@@ -78,11 +82,11 @@ fn open(drivers: &[&'static dyn Driver], first: &str) -> Result<State, (ErrorKin
             "the worker's first request must open a device".into(),
         ));
     };
-    let driver = drivers
+    let provider = providers
         .iter()
         .find(|d| d.api() == device.api)
         .ok_or_else(|| refuse(format!("{} is not in this worker", device.api)))?;
-    let backend = driver
+    let backend = provider
         .open(&device, &options)
         .map_err(|e| (e.kind, e.message))?;
     Ok(State {

@@ -1,8 +1,8 @@
 //! Vulkan as the core sees it: its name and words, what its specification guarantees, and the
-//! [`DRIVER`] that probes and opens devices.
+//! [`PROVIDER`] that probes and opens devices.
 
 use blocksweep_core::{
-    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, Language,
+    Amount, Api, ApiInfo, ApiOption, ApiProvider, Concept, Conduct, Guarantee, Language,
     OptionKind, Vocabulary,
 };
 
@@ -60,7 +60,7 @@ static INFO: ApiInfo = ApiInfo {
     // The host-visible staging plane that feeds and drains the device planes: on an H200
     // (driver 580.159.04) Vulkan alone peaked at 24.0 host bytes per pixel against CUDA's 19.9.
     host_bytes_per_pixel: 4,
-    options: &[DriverOption {
+    options: &[ApiOption {
         flag: VALIDATION_FLAG,
         help: "Enable the Khronos validation layer (Vulkan) and fail on any message.",
         kind: OptionKind::Switch,
@@ -91,7 +91,7 @@ const VALIDATION_FLAG: &str = "vk-validation";
 pub const API: Api = Api::new(&INFO);
 
 /// Probes and opens Vulkan devices for the core.
-pub static DRIVER: ApiDriver = ApiDriver {
+pub static PROVIDER: ApiProvider = ApiProvider {
     api: API,
     probe: || Ok(crate::probe()?),
     open: |index, options| {

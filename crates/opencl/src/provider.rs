@@ -1,8 +1,8 @@
 //! OpenCL as the core sees it: its name and words, what its specification guarantees, and the
-//! [`DRIVER`] that probes and opens devices.
+//! [`PROVIDER`] that probes and opens devices.
 
 use blocksweep_core::{
-    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, Language,
+    Amount, Api, ApiInfo, ApiOption, ApiProvider, Concept, Conduct, Guarantee, Language,
     OptionKind, Vocabulary,
 };
 
@@ -57,7 +57,7 @@ static INFO: ApiInfo = ApiInfo {
     ],
     install_hint: "apt-get install ocl-icd-libopencl1 pocl-opencl-icd (CPU driver) or a GPU vendor's OpenCL ICD",
     host_bytes_per_pixel: 0,
-    options: &[DriverOption {
+    options: &[ApiOption {
         flag: BUILD_OPTIONS_FLAG,
         help: "Added to the OpenCL C build options of blocksweep's own kernels (after -cl-std=CL1.2), e.g. \"-cl-mad-enable\".",
         kind: OptionKind::Text {
@@ -87,7 +87,7 @@ const BUILD_OPTIONS_FLAG: &str = "cl-build-options";
 pub const API: Api = Api::new(&INFO);
 
 /// Probes and opens OpenCL devices for the core.
-pub static DRIVER: ApiDriver = ApiDriver {
+pub static PROVIDER: ApiProvider = ApiProvider {
     api: API,
     probe: || Ok(crate::probe()?),
     open: |index, options| {

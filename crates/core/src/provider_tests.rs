@@ -4,16 +4,16 @@ use super::*;
 use crate::testing::{TEST_API_A, TEST_API_B, TEST_API_C};
 
 /// A driver of `api` that is never probed or opened: the tests build their probes.
-const fn fake(api: Api) -> ApiDriver {
-    ApiDriver {
+const fn fake(api: Api) -> ApiProvider {
+    ApiProvider {
         api,
         probe: || unreachable!("the test builds its probes"),
         open: |_, _| unreachable!("the test opens nothing"),
     }
 }
-static A: ApiDriver = fake(TEST_API_A);
-static B: ApiDriver = fake(TEST_API_B);
-static C: ApiDriver = fake(TEST_API_C);
+static A: ApiProvider = fake(TEST_API_A);
+static B: ApiProvider = fake(TEST_API_B);
+static C: ApiProvider = fake(TEST_API_C);
 
 fn gpu(api: Api, index: usize, uuid: u8, pci: Option<&str>) -> DeviceIdentity {
     DeviceIdentity {
@@ -47,18 +47,18 @@ fn two_gpus() -> Registry {
     a1.pci_bus_id = Some("0000:19:00.0".into());
     Registry::from_probes(vec![
         Probed {
-            driver: &A,
+            provider: &A,
             devices: Ok(vec![a1, a2]),
         },
         Probed {
-            driver: &B,
+            provider: &B,
             devices: Ok(vec![
                 gpu(TEST_API_B, 0, 2, None),
                 gpu(TEST_API_B, 1, 1, None),
             ]),
         },
         Probed {
-            driver: &C,
+            provider: &C,
             devices: Ok(vec![cpu, c1, c2]),
         },
     ])

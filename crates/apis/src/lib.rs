@@ -1,28 +1,28 @@
 //! The APIs this blocksweep drives, in one list shared by the binary and the tests.
 //!
-//! Adding an API is one crate that implements [`blocksweep_core::Driver`] and
+//! Adding an API is one crate that implements [`blocksweep_core::Provider`] and
 //! [`blocksweep_core::Backend`] (every directory under crates/ is a workspace member), its
 //! dependency line in this crate's Cargo.toml, and one line here (docs/architecture.md).
 
-use blocksweep_core::Driver;
+use blocksweep_core::Provider;
 
-static DRIVERS: &[&dyn Driver] = &[
-    &blocksweep_cuda::DRIVER,
-    &blocksweep_vulkan::DRIVER,
-    &blocksweep_opencl::DRIVER,
+static PROVIDERS: &[&dyn Provider] = &[
+    &blocksweep_cuda::PROVIDER,
+    &blocksweep_vulkan::PROVIDER,
+    &blocksweep_opencl::PROVIDER,
 ];
 
 /// Whether a tool injects itself into this process's drivers (compute-sanitizer): blocksweep
-/// then starts its drivers one at a time and runs every API of a sweep in a worker, as under
+/// then starts its providers one at a time and runs every API of a sweep in a worker, as under
 /// compute-sanitizer a sweep's own process hung 1 run of 5 and its workers 0 of 5 (H200,
 /// 2026-12-02: docs/results/h200-2026-12-02/call7).
 pub fn under_injection_tool() -> bool {
     blocksweep_cuda::under_cuda_tool()
 }
 
-/// Every driver, in display order.
-pub fn all() -> &'static [&'static dyn Driver] {
-    DRIVERS
+/// Every API's provider, in display order.
+pub fn all() -> &'static [&'static dyn Provider] {
+    PROVIDERS
 }
 
 #[cfg(test)]

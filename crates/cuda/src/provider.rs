@@ -1,9 +1,9 @@
 //! CUDA as the core sees it: its name and words, the limits every device since compute
-//! capability 2.0 shares, and the [`DRIVER`] that probes and opens devices.
+//! capability 2.0 shares, and the [`PROVIDER`] that probes and opens devices.
 
 use blocksweep_core::subgroup::{ProbeBuild, SubgroupProbe};
 use blocksweep_core::{
-    Amount, Api, ApiDriver, ApiInfo, Concept, Conduct, DriverOption, Guarantee, Language, Limits,
+    Amount, Api, ApiInfo, ApiOption, ApiProvider, Concept, Conduct, Guarantee, Language, Limits,
     OptionKind, Vocabulary,
 };
 
@@ -57,7 +57,7 @@ static INFO: ApiInfo = ApiInfo {
     ],
     install_hint: "install NVIDIA driver R525 or newer (CUDA 12.0; libcuda.so.1)",
     host_bytes_per_pixel: 0,
-    options: &[DriverOption {
+    options: &[ApiOption {
         flag: COMPILER_FLAG,
         help: "How the CUDA kernel is compiled.",
         kind: OptionKind::Choice {
@@ -112,7 +112,7 @@ const COMPILER_FLAG: &str = "cuda-compiler";
 pub const API: Api = Api::new(&INFO);
 
 /// Probes and opens CUDA devices for the core.
-pub static DRIVER: ApiDriver = ApiDriver {
+pub static PROVIDER: ApiProvider = ApiProvider {
     api: API,
     probe: || Ok(crate::probe()?),
     open: |index, options| {

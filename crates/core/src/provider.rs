@@ -1,8 +1,8 @@
-//! The seam between the core and the API crates: one [`Driver`] per API, and the [`Registry`]
+//! The seam between the core and the API crates: one [`Provider`] per API, and the [`Registry`]
 //! that probes a list of them and groups what they see into physical devices.
 //!
-//! A backend crate exports one `static` [`ApiDriver`] (its probe and open); the list of
-//! drivers is one slice in `blocksweep-drivers`. Everything else (device selection, opening,
+//! A backend crate exports one `static` [`ApiProvider`] (its probe and open); the list of
+//! providers is one slice in `blocksweep-apis`. Everything else (device selection, opening,
 //! planning, measuring, reporting) is written here once.
 
 use std::thread;
@@ -13,14 +13,14 @@ use crate::options::OpenOptions;
 use crate::physical::{self, PhysicalDevice};
 
 /// One API: its static facts, its devices, and how to open one.
-pub trait Driver: Sync {
+pub trait Provider: Sync {
     fn api(&self) -> Api;
 
     /// Every device the API enumerates, in its own order (`DeviceIdentity::index`). A missing
     /// library or driver is an [`ErrorKind::Unavailable`](crate::ErrorKind) error.
     fn probe(&self) -> Result<Vec<DeviceIdentity>, BackendError>;
 
-    /// Opens `device` (an identity from [`Driver::probe`]) with the kernels built.
+    /// Opens `device` (an identity from [`Provider::probe`]) with the kernels built.
     fn open(
         &self,
         device: &DeviceIdentity,
@@ -28,18 +28,18 @@ pub trait Driver: Sync {
     ) -> Result<Box<dyn Backend>, BackendError>;
 }
 
-/// A [`Driver`] made of an API's facts and its crate's two entry points: each backend crate's
-/// `DRIVER` is one, so that what differs between APIs is only how their options are read.
-pub struct ApiDriver {
+/// A [`Provider`] made of an API's facts and its crate's two entry points: each backend crate's
+/// `PROVIDER` is one, so that what differs between APIs is only how their options are read.
+pub struct ApiProvider {
     pub api: Api,
-    /// Every device the API enumerates ([`Driver::probe`]).
+    /// Every device the API enumerates ([`Provider::probe`]).
     pub probe: fn() -> Result<Vec<DeviceIdentity>, BackendError>,
     /// Opens the device at this index of the API's own order, told what [`OpenOptions`]
     /// apply to the API.
     pub open: fn(usize, &OpenOptions) -> BackendResult<Box<dyn Backend>>,
 }
 
-impl Driver for ApiDriver {
+impl Provider for ApiProvider {
     fn api(&self) -> Api {
         self.api
     }
@@ -59,13 +59,13 @@ impl Driver for ApiDriver {
 
 /// What probing one API found: its devices, or why it has none.
 pub struct Probed {
-    pub driver: &'static dyn Driver,
+    pub provider: &'static dyn Provider,
     pub devices: Result<Vec<DeviceIdentity>, String>,
 }
 
 impl Probed {
     pub fn api(&self) -> Api {
-        self.driver.api()
+        self.provider.api()
     }
 }
 
@@ -76,33 +76,33 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Probes every driver, each on its own thread (driver loading and platform start-up are
+    /// Probes every provider, each on its own thread (driver loading and platform start-up are
     /// the slow part of a short run, and the APIs do not depend on each other).
-    pub fn probe(drivers: &[&'static dyn Driver]) -> Registry {
-        for d in drivers {
+    pub fn probe(providers: &[&'static dyn Provider]) -> Registry {
+        for d in providers {
             Api::register(d.api());
         }
         if serial() {
             let _t = crate::trace::span("core", "probe, one API at a time");
-            let probes = drivers
+            let probes = providers
                 .iter()
-                .map(|&driver| Probed {
-                    driver,
-                    devices: probe_one(driver),
+                .map(|&provider| Probed {
+                    provider,
+                    devices: probe_one(provider),
                 })
                 .collect();
             return Registry::from_probes(probes);
         }
         let _t = crate::trace::span("core", "probe, every API in parallel");
         let probes: Vec<Probed> = thread::scope(|s| {
-            let handles: Vec<_> = drivers
+            let handles: Vec<_> = providers
                 .iter()
-                .map(|&driver| (driver, s.spawn(move || probe_one(driver))))
+                .map(|&provider| (provider, s.spawn(move || probe_one(provider))))
                 .collect();
             handles
                 .into_iter()
-                .map(|(driver, h)| Probed {
-                    driver,
+                .map(|(provider, h)| Probed {
+                    provider,
                     devices: h
                         .join()
                         .unwrap_or_else(|_| Err("probing panicked".to_string())),
@@ -176,7 +176,7 @@ impl Registry {
         format!("no GPU API found a device ({})", reasons.join("; "))
     }
 
-    /// Opens `device` through its API's driver, in this process ([`crate::worker::open`] is
+    /// Opens `device` through its API's provider, in this process ([`crate::worker::open`] is
     /// the one that honours [`OpenOptions::worker`]).
     pub fn open(
         &self,
@@ -184,7 +184,7 @@ impl Registry {
         options: &OpenOptions,
     ) -> Result<Box<dyn Backend>, BackendError> {
         match self.probe_of(device.api) {
-            Some(p) => p.driver.open(device, options),
+            Some(p) => p.provider.open(device, options),
             None => Err(BackendError::new(
                 device.api,
                 crate::backend::ErrorKind::Unavailable,
@@ -217,9 +217,9 @@ pub fn is_multi_device(selector: &str) -> bool {
     selector.trim().eq_ignore_ascii_case("all") || selector.contains(',')
 }
 
-fn probe_one(driver: &dyn Driver) -> Result<Vec<DeviceIdentity>, String> {
-    match driver.probe() {
-        Ok(d) if d.is_empty() => Err(format!("the {} driver lists no device", driver.api())),
+fn probe_one(provider: &dyn Provider) -> Result<Vec<DeviceIdentity>, String> {
+    match provider.probe() {
+        Ok(d) if d.is_empty() => Err(format!("the {} driver lists no device", provider.api())),
         Ok(d) => Ok(d),
         Err(e) => Err(e.message),
     }
@@ -370,5 +370,5 @@ impl Registry {
 }
 
 #[cfg(test)]
-#[path = "driver_tests.rs"]
+#[path = "provider_tests.rs"]
 mod tests;
