@@ -7,7 +7,7 @@ use crate::blocks::BlockSize;
 use crate::frame::Frame;
 use crate::limits::Limits;
 use crate::measure::Protocol;
-use crate::sweep::{device_limit_violation, modelled_residency};
+use crate::sweep::{device_limit_violation, modelled_residency, planner};
 
 use super::super::waves::{
     self, slots_busy, Wave, WaveKernel, WavePoint, WaveResult, WaveRow, WaveSpec,
@@ -151,15 +151,11 @@ pub fn shared_wave(
     if !one_physical_device || backends.len() < 2 {
         return Ok(None);
     }
-    let mut planner = 0;
-    for (i, b) in backends.iter_mut().enumerate() {
+    for b in backends.iter_mut() {
         b.set_kernel(KernelVariant::GridStride)?;
-        if b.residency(block)?.is_some() {
-            planner = i;
-            break;
-        }
     }
-    let b = backends[planner].as_mut();
+    let i = planner(backends.iter_mut().map(|b| b.as_mut()), Some(block))?.unwrap_or(0);
+    let b = backends[i].as_mut();
     let mut wave = wave_of(b, block)?;
     wave.source = format!("planned by {} for every API: {}", b.api(), wave.source);
     Ok(Some(wave))

@@ -51,11 +51,10 @@ pub struct SweepJob<'a> {
 /// Where one target API stands.
 enum Slot {
     Opening,
-    /// Open and waiting for its turn; `residency` caches whether it answers residency itself,
-    /// `uploaded` says the workload is ready on its device already.
+    /// Open and waiting for its turn; `uploaded` says the workload is ready on its device
+    /// already.
     Ready {
         backend: Box<dyn Backend>,
-        residency: Option<bool>,
         uploaded: bool,
     },
     /// Could not be opened, refused the workload, or has been measured.
@@ -199,13 +198,7 @@ impl<'j> Run<'j> {
                 self.slots[i] = Slot::Done;
             }
             Ok(backend) => match work.fits(backend.limits()) {
-                Ok(()) => {
-                    self.slots[i] = Slot::Ready {
-                        backend,
-                        residency: None,
-                        uploaded,
-                    }
-                }
+                Ok(()) => self.slots[i] = Slot::Ready { backend, uploaded },
                 Err(why) => {
                     let message = format!(
                         "{} is too large for {} on {}: {why}",
@@ -254,50 +247,36 @@ impl<'j> Run<'j> {
             .position(|x| matches!(x, Slot::Ready { .. })))
     }
 
-    /// On one physical device every API runs the same (block, grid) pairs, planned by the
-    /// first API in target order that answers residency itself (an occupancy API), else by
-    /// the first that opened (the core's model). Returns false while an API that could be the
-    /// planner is still opening.
+    /// On one physical device every API runs the same (block, grid) pairs, planned by
+    /// [`sweep::planner`]'s choice among the APIs that opened. Returns false while an API is
+    /// still opening (it could be the planner).
     fn decide_plan(&mut self, work: &dyn Workload) -> Result<bool, SessionError> {
         let config = self.job.config;
         if !self.job.targets.one_physical_device || self.slots.len() < 2 {
             self.plan = Some(None);
             return Ok(true);
         }
-        let probe = config.blocks.first().copied();
-        let mut planner = None;
-        for (i, slot) in self.slots.iter_mut().enumerate() {
-            match slot {
-                Slot::Opening => return Ok(false),
-                Slot::Done => continue,
-                Slot::Ready {
-                    backend, residency, ..
-                } => {
-                    let answers = match (*residency, probe) {
-                        (Some(a), _) => a,
-                        (None, None) => false,
-                        (None, Some(block)) => backend.residency(block).map_err(failed)?.is_some(),
-                    };
-                    *residency = Some(answers);
-                    planner = planner.or(Some(i));
-                    if answers {
-                        planner = Some(i);
-                        break;
-                    }
-                }
-            }
+        if self.slots.iter().any(|x| matches!(x, Slot::Opening)) {
+            return Ok(false);
         }
-        let Some(i) = planner else {
-            // Nothing opened: nothing to plan for.
+        let probe = config.blocks.first().copied();
+        let chosen = sweep::planner(self.ready(), probe).map_err(failed)?;
+        // Nothing opened: nothing to plan for.
+        let Some(backend) = chosen.and_then(|i| self.ready().nth(i)) else {
             self.plan = Some(None);
             return Ok(true);
         };
-        let Slot::Ready { backend, .. } = &mut self.slots[i] else {
-            unreachable!("the planner is a ready slot");
-        };
-        let plan = sweep::plan(backend.as_mut(), work.items(), config).map_err(failed)?;
+        let plan = sweep::plan(backend, work.items(), config).map_err(failed)?;
         self.plan = Some(Some(plan));
         Ok(true)
+    }
+
+    /// The APIs open and waiting for their turn, in target order.
+    fn ready(&mut self) -> impl Iterator<Item = &mut dyn Backend> {
+        self.slots.iter_mut().filter_map(|slot| match slot {
+            Slot::Ready { backend, .. } => Some(backend.as_mut() as &mut dyn Backend),
+            _ => None,
+        })
     }
 
     /// Measures target `i`, then closes it on its own thread (or keeps it for the end, with

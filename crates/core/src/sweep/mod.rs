@@ -17,7 +17,7 @@ mod tests;
 
 pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
-    shared_violation,
+    planner, shared_violation,
 };
 pub use rows::{grid_violation, SweepRun};
 pub(crate) use rows::{new_result, skip_rejected, RowResult};

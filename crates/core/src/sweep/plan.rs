@@ -100,6 +100,24 @@ pub fn modelled_residency(
     })
 }
 
+/// Which of `backends`, all on one physical device, plans for every one of them: the first
+/// that answers residency for `block` itself (an occupancy API), else the first (the core's
+/// model then plans); `None` when there are none. Without a block, the first.
+pub fn planner<'a, B: Backend + ?Sized + 'a>(
+    backends: impl IntoIterator<Item = &'a mut B>,
+    block: Option<BlockSize>,
+) -> Result<Option<usize>, BackendError> {
+    let mut first = None;
+    for (i, b) in backends.into_iter().enumerate() {
+        first = first.or(Some(i));
+        let Some(block) = block else { break };
+        if b.residency(block)?.is_some() {
+            return Ok(Some(i));
+        }
+    }
+    Ok(first)
+}
+
 /// Plans the rows for `backend`: grid from `policy`, residency from the backend (or the model).
 pub fn plan(
     backend: &mut dyn Backend,

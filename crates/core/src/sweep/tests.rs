@@ -176,3 +176,25 @@ fn a_staged_view_of_the_wrong_length_is_the_backends_error() {
         other => panic!("a short staged view must fail the row: {other:?}"),
     }
 }
+
+/// The planner of one physical device: the first API that answers residency itself, else the
+/// first; the pipeline's shared plan and the lab's shared wave both ask it.
+#[test]
+fn the_planner_is_the_first_that_answers_residency_else_the_first() {
+    use crate::testing::{TEST_API_B, TEST_API_C};
+    let (a, b, c) = (TEST_API_A, TEST_API_B, TEST_API_C);
+    let mut quiet = [HostBackend::new(a), HostBackend::new(b)];
+    let block = Some(BlockSize::linear(256));
+    assert_eq!(super::planner(quiet.iter_mut(), block).unwrap(), Some(0));
+    let mut second = [
+        HostBackend::new(a),
+        HostBackend::new(b),
+        HostBackend::new(c),
+    ];
+    second[1].residency = Some(8);
+    second[2].residency = Some(8);
+    assert_eq!(super::planner(second.iter_mut(), block).unwrap(), Some(1));
+    assert_eq!(super::planner(second.iter_mut(), None).unwrap(), Some(0));
+    let mut none: [HostBackend; 0] = [];
+    assert_eq!(super::planner(none.iter_mut(), block).unwrap(), None);
+}
