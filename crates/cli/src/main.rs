@@ -97,7 +97,7 @@ fn main() -> ExitCode {
 
 /// clap's error as one line: its first line without the usage block, then what clap knows that
 /// helps fix it: the valid values, "did you mean", or the list of subcommands.
-/// `--backend metal` gives "invalid value 'metal' for '--backend <BACKEND>'; possible values:
+/// `--backend metal` gives "invalid value 'metal' for `'--backend <BACKEND>'`; possible values:
 /// cuda, vulkan, opencl, all (see --help)".
 fn clap_error_line(e: &clap::Error) -> String {
     use clap::error::{ContextKind, ContextValue, ErrorKind};

@@ -193,7 +193,7 @@ impl Registry {
         }
     }
 
-    /// "CUDA is unavailable: <why>; to use it, <hint>", without repeating an install hint
+    /// `CUDA is unavailable: <why>; to use it, <hint>`, without repeating an install hint
     /// the reason already gives.
     pub fn unavailable_message(&self, api: Api) -> String {
         let why = self.unavailable(api).unwrap_or("no device");

@@ -192,7 +192,7 @@ pub(crate) struct OptionalFns {
     pub(crate) cuFuncGetParamInfo: Option<FuncGetParamInfo>,
 }
 
-/// The names in [`OptionalFns`].
+/// The names in `OptionalFns`.
 pub const OPTIONAL_DRIVER_ENTRY_POINTS: &[&str] = &["cuFuncGetParamInfo"];
 
 impl OptionalFns {

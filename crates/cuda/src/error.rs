@@ -30,7 +30,7 @@ pub enum CudaError {
     /// driver is installed, so no "install the driver" hint is added after it.
     #[error("CUDA driver {driver} is installed, but {call} failed: {}", init_text(*.code))]
     DriverUnusable {
-        /// "535.309.01 (CUDA 12.2)": see [`driver_words`].
+        /// "535.309.01 (CUDA 12.2)": see `driver_words`.
         driver: String,
         call: &'static str,
         code: CuCode,

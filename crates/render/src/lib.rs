@@ -6,11 +6,11 @@
 //!
 //! | result | command | drawn by |
 //! |---|---|---|
-//! | a sweep of one device | `sweep` | [`text`], [`merged`], [`csv`] |
+//! | a sweep of one device | `sweep` | `text`, `merged`, `csv` |
 //! | sweeps of several devices | `sweep --device all` | [`Runs`] |
-//! | devices of every API | `devices` | [`devices`] |
+//! | devices of every API | `devices` | `devices` |
 //! | launch limits | `limits` | [`limits`] |
-//! | portable assumptions | `validate` | [`validate`], [`claim`], [`subgroup`] |
+//! | portable assumptions | `validate` | `validate`, `claim`, `subgroup` |
 //! | runs side by side | `compare` | [`compare`] |
 //! | the lab's sweeps | `shapes`, `tail` | [`lab`] |
 //! | a tune | `tune` | [`tune`] |

@@ -39,7 +39,7 @@ impl VulkanBackend {
         Ok(())
     }
 
-    /// Both methods of the last successful copy preparation ([`Work::Copy`]), with their
+    /// Both methods of the last successful copy preparation ([`blocksweep_core::Work::Copy`]), with their
     /// times; `None` before the first.
     pub fn last_copy(&self) -> Option<&CopyMeasurement> {
         self.copier.last()

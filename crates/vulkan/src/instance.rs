@@ -13,7 +13,7 @@ use crate::error::{
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
 /// Validation and performance messages the validation layer reported at WARNING or ERROR
-/// severity (not the loader's general notices, see [`counts_as_diagnostic`]), plus
+/// severity (not the loader's general notices, see `counts_as_diagnostic`), plus
 /// any error a `Drop` ran into. Shared with the debug callback; a clone stays readable after the
 /// backend is gone, so messages emitted while destroying objects are not lost.
 #[derive(Debug, Clone, Default)]

@@ -1,7 +1,7 @@
 //! stdout and stderr without `print!`'s panics ("failed printing to stdout: Broken pipe",
 //! "No space left on device" on /dev/full, exit code 101).
 //!
-//! - Results go through [`print`]. When the reader of stdout has gone
+//! - Results go through [`print()`]. When the reader of stdout has gone
 //!   (`blocksweep limits | head -1`) the process ends at once, quietly, with status 0, as
 //!   ripgrep does: the reader asked for no more. Temporary output files in flight are removed
 //!   first. Any other error (ENOSPC on /dev/full, EIO) comes back as an error whose text starts

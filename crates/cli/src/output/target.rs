@@ -213,7 +213,7 @@ fn resolve(path: &Path) -> io::Result<Resolved> {
     Err(io::Error::from_raw_os_error(libc::ELOOP))
 }
 
-/// `N` when `p` is /proc/self/fd/N, /proc/<this pid>/fd/N, /proc/thread-self/fd/N (or
+/// `N` when `p` is /proc/self/fd/N, `/proc/<this pid>/fd/N`, /proc/thread-self/fd/N (or
 /// /dev/fd/N, /dev/stdout, which lead there).
 fn own_fd(p: &Path) -> Option<RawFd> {
     let n: RawFd = p.file_name()?.to_str()?.parse().ok()?;

@@ -37,12 +37,12 @@ impl fmt::Display for GridSize {
 ///
 /// The 1-D kernels index with x only; a block with y or z above 1 still covers every pixel
 /// (its extra threads repeat x's work), so multi-dimensional blocks are legal launches used to
-/// test limits there. The 2-D kernel ([`KernelVariant::GridStride2D`]) indexes with x and y.
+/// test limits there. The 2-D kernel ([`crate::KernelVariant::GridStride2D`]) indexes with x and y.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Launch {
     pub block: BlockSize,
     pub grid: GridSize,
-    /// Bytes of shared (local) memory per block for [`KernelVariant::SharedProbe`]: CUDA's
+    /// Bytes of shared (local) memory per block for [`crate::KernelVariant::SharedProbe`]: CUDA's
     /// `sharedMemBytes`, an OpenCL `__local` argument of that size, the size of the Vulkan
     /// shader's `shared` array (a specialization constant). Every other kernel ignores it.
     #[serde(default, skip_serializing_if = "is_zero")]

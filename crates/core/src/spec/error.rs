@@ -8,7 +8,7 @@ use std::fmt;
 pub struct SpecError {
     /// The spec file as the user named it.
     pub file: String,
-    /// The key path inside it ("args[1].init", "sources.cuda.file"); empty for the whole file.
+    /// The key path inside it ("args\[1\].init", "sources.cuda.file"); empty for the whole file.
     pub key: String,
     /// What is wrong, in one line.
     pub message: String,

@@ -2,17 +2,17 @@
 //! pipe, so that a kernel's fault (a crash in the driver, heap corruption on a CPU driver, a
 //! hang) ends the worker and never the run (docs/architecture.md, "Workers").
 //!
-//! The parent side is [`RemoteBackend`], a [`Backend`](crate::Backend) whose every call is a
+//! The parent side is [`RemoteBackend`], a [`Backend`] whose every call is a
 //! request to the worker; the pipeline, the checks and the reports use it like any other. The
 //! worker side is [`serve`]: it opens the real backend and answers requests until told to
-//! close. Requests and replies are small serialisable values ([`protocol`]); buffer contents
-//! cross through memory both processes map ([`shared`]), so a 64 MB read-back is one copy by
+//! close. Requests and replies are small serialisable values (`protocol.rs`); buffer contents
+//! cross through memory both processes map (`shared.rs`), so a 64 MB read-back is one copy by
 //! the driver, as in one process.
 //!
 //! What a fault becomes: the worker dying by a signal is "the kernel crashed the driver
 //! (SIGSEGV)"; no answer within the deadline (plus a grace for the driver's own timeout) kills
 //! the worker, which frees the device for the APIs after it; a driver error after which the
-//! device state is unknown also ends the worker. Each is an [`ErrorKind::Fault`] error of that
+//! device state is unknown also ends the worker. Each is an [`crate::ErrorKind::Fault`] error of that
 //! API, and the rows measured before it stay.
 
 mod process;

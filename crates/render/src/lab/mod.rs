@@ -1,6 +1,6 @@
 //! The lab's reports, in every format the commands offer ([`Render`]), one file each: the shape
-//! sweep (`blocksweep shapes`, [`shapes`]), the grid sweep (`blocksweep tail`, [`waves`]), and
-//! the resource rows that `validate` adds under its table ([`resources`]). Here: what the two
+//! sweep (`blocksweep shapes`, `shapes.rs`), the grid sweep (`blocksweep tail`, `waves.rs`), and
+//! the resource rows that `validate` adds under its table (`resources.rs`). Here: what the two
 //! sweeps' reports share.
 
 mod resources;

@@ -15,7 +15,7 @@ impl Notes {
         Notes::default()
     }
 
-    /// The marker for `text`: "[1]".
+    /// The marker for `text`: "\[1\]".
     pub fn mark(&mut self, text: impl Into<String>) -> String {
         let text = text.into();
         let n = match self.items.iter().position(|t| *t == text) {
@@ -32,7 +32,7 @@ impl Notes {
         self.items.is_empty()
     }
 
-    /// "[1] text", one per line, wrapped under their own indentation; empty when there are
+    /// "\[1\] text", one per line, wrapped under their own indentation; empty when there are
     /// none. Markdown: a list.
     pub fn render(&self, layout: Layout, md: bool) -> String {
         let mut out = Vec::new();
