@@ -9,7 +9,7 @@ use super::trim;
 
 #[derive(Args, Debug)]
 pub struct TuneArgs {
-    /// With a grid list or a spec's `[tune]`: stop after this many configurations (20) or this much
+    /// With a grid list or a spec's tune table: stop after this many configurations (20) or this much
     /// time (30s, 5m), in an order sampled from --sample-seed. Default: every configuration.
     #[arg(long, value_name = "COUNT|TIME", value_parser = parse_budget)]
     pub budget: Option<Budget>,
