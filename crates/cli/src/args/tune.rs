@@ -9,8 +9,9 @@ use super::trim;
 
 #[derive(Args, Debug)]
 pub struct TuneArgs {
-    /// With a grid list or a spec's tune table: stop after this many configurations (20) or this much
-    /// time (30s, 5m), in an order sampled from --sample-seed. Default: every configuration.
+    /// With a grid list or a spec's tune table: stop after this many configurations (20) or
+    /// this much time (30s, 5m), in an order sampled from --sample-seed. Default: every
+    /// configuration.
     #[arg(long, value_name = "COUNT|TIME", value_parser = parse_budget)]
     pub budget: Option<Budget>,
     /// The seed of --budget's sampled order: the same seed, the same configurations.
