@@ -9,6 +9,8 @@
 # sweep's wall time against the binary $BASE of an earlier commit, and a user's kernel in
 # workers against --in-process; sanitizer: devices and sweeps under compute-sanitizer's
 # default options; sandiag, sanhang: where a sweep under it waits, and how often.)
+# (progtrace: the grayscale spec's run and the built-in sweep, traced phase by phase, and
+# shapes under --vk-validation.)
 # (kit: every GPU-only test, from the binaries tools/h200/kit-build.sh builds and carries in .h1/kit.)
 # (big: issue 21's 50000x50000 frame with its trace, wall time, peak RSS and the floors; not in
 # the default list: it needs about 70 GB of host memory and a minute.)
@@ -114,6 +116,19 @@ for part in $PARTS; do
         /usr/bin/time -f "%e" -o "$R/wall-builtin-workers-$i.txt" "$B" sweep --device "$DEV" --workers -o "$R/builtin-workers-$i.json" > /dev/null 2>&1
       done
       python3 tools/h200/wall-summary.py "$R" > "$R/summary.txt" 2>&1
+      ;;
+    progtrace)
+      # Where a user's kernel's run spends its wall time, against the built-in sweep's (issue
+      # 26, item 1): the grayscale spec in-process and the built-in sweep, each traced
+      # (BLOCKSWEEP_TRACE=1) and timed, twice; then `shapes --vk-validation` (each API's
+      # checking-layer messages said once). tools/h200/trace-summary.py sums the phases.
+      spec=examples/kernels/grayscale/kernel.toml
+      for i in 1 2; do
+        { /usr/bin/time -f "%e s wall" env BLOCKSWEEP_TRACE=1 "$B" sweep --kernel $spec --device "$DEV" --in-process > "$R/spec-$i.txt"; } 2> "$R/spec-trace-$i.txt"
+        { /usr/bin/time -f "%e s wall" env BLOCKSWEEP_TRACE=1 "$B" sweep --device "$DEV" > "$R/builtin-$i.txt"; } 2> "$R/builtin-trace-$i.txt"
+      done
+      run "$R" shapes-vk-validation shapes --device "$DEV" --vk-validation --threads 256
+      python3 tools/h200/trace-summary.py "$R" > "$R/summary.txt" 2>&1
       ;;
     sanitizer)
       # compute-sanitizer with its default options (memcheck): devices, and CUDA sweeps of the
