@@ -78,7 +78,7 @@
 //! aligned to 8, as std430 lays them out; the examples in `examples/kernels/` do that.
 
 mod args;
-mod compare;
+pub(crate) mod compare;
 mod decl;
 mod error;
 mod expr;

@@ -28,7 +28,7 @@ impl ProgramWorkload {
     fn reset_outputs(&self, backend: &mut dyn Backend, poison: u8) -> Result<(), BackendError> {
         for b in self.instance.written() {
             let image = match own::poisoned(b) {
-                true => guard::padded(&vec![poison; b.initial.len()]),
+                true => guard::filled(b.initial.len(), poison),
                 false => guard::padded(&b.initial),
             };
             backend.write_buffer(b.decl.index, &image)?;
@@ -115,11 +115,7 @@ impl ProgramWorkload {
             api,
             block: launch.block,
             grid: launch.grid.to_string(),
-            outputs: read
-                .written
-                .iter()
-                .map(|w| guard::data(w).to_vec())
-                .collect(),
+            outputs: read.written.into_iter().map(guard::into_data).collect(),
         };
         Ok(refs.check(launch, &self.instance, here, own))
     }

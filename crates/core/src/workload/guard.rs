@@ -23,10 +23,32 @@ pub fn padded(data: &[u8]) -> Vec<u8> {
     v
 }
 
+/// A whole allocation of `len` bytes of `byte` between the bands, made in one allocation (a
+/// poisoned output is reset so before every checked dispatch).
+pub fn filled(len: usize, byte: u8) -> Vec<u8> {
+    let g = GUARD as usize;
+    let mut v = vec![PATTERN; len + 2 * g];
+    v[g..g + len].fill(byte);
+    v
+}
+
 /// The kernel's part of a whole allocation read back.
 pub fn data(whole: &[u8]) -> &[u8] {
     let g = GUARD as usize;
     &whole[g..whole.len() - g]
+}
+
+/// The kernel's part of a whole allocation read back, in the same allocation (moved down
+/// over the first band: a fresh copy of a 33 MB output cost a row more than its checks).
+pub fn into_data(mut whole: Vec<u8>) -> Vec<u8> {
+    let g = GUARD as usize;
+    let Some(len) = whole.len().checked_sub(2 * g) else {
+        whole.clear();
+        return whole;
+    };
+    whole.copy_within(g..g + len, 0);
+    whole.truncate(len);
+    whole
 }
 
 /// Writes found in one buffer's bands.
@@ -92,6 +114,21 @@ fn plural(n: u64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_filled_allocation_has_its_bands_and_its_data_comes_out_in_place() {
+        let g = GUARD as usize;
+        let whole = filled(12, 0xFF);
+        assert_eq!(whole.len(), 12 + 2 * g);
+        assert!(whole[..g]
+            .iter()
+            .chain(&whole[g + 12..])
+            .all(|&b| b == PATTERN));
+        assert_eq!(data(&whole), &[0xFF; 12]);
+        let read = padded(&[1, 2, 3, 4, 5]);
+        assert_eq!(into_data(read), [1, 2, 3, 4, 5]);
+        assert!(into_data(Vec::new()).is_empty());
+    }
 
     #[test]
     fn a_write_past_the_end_is_counted_from_the_first_changed_element() {

@@ -6,6 +6,7 @@
 use rayon::prelude::*;
 
 use crate::program::ScalarType;
+use crate::spec::compare::{each_bits, float_masks};
 use crate::spec::{BufferInstance, CompareMode, InitDecl};
 
 /// What a poisoned output is filled with before a checked dispatch: every byte 0xFF (a NaN
@@ -51,18 +52,37 @@ pub fn holding_both(
 }
 
 /// NaN and Inf elements of a float output: (NaN count, first NaN, Inf count, first Inf);
-/// elements that are all `skip` bytes (the poison, counted apart) are not counted.
+/// elements that are all `skip` bytes (the poison, counted apart) are not counted. One pass
+/// over the bits, on every core: it runs on every row's every float output.
 pub fn nonfinite(ty: ScalarType, data: &[u8], skip: Option<u8>) -> Option<NonFinite> {
     let size = ty.size();
-    let value = |c: &[u8]| -> f64 {
-        match ty {
-            ScalarType::F32 => f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
-            _ => f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
-        }
+    let (exp, man) = float_masks(ty);
+    let skip = skip.map(|s| u64::from_le_bytes([s; 8]) >> (64 - 8 * size));
+    const CHUNK: usize = 1 << 16;
+    type Found = (Option<(u64, u64)>, Option<(u64, u64)>);
+    let add = |x: Option<(u64, u64)>, i: u64| Some(x.map_or((1, i), |(n, f)| (n + 1, f)));
+    let merge = |a: Option<(u64, u64)>, b: Option<(u64, u64)>| match (a, b) {
+        (Some((na, fa)), Some((nb, fb))) => Some((na + nb, fa.min(fb))),
+        (a, b) => a.or(b),
     };
-    let skipped = |c: &[u8]| skip.is_some_and(|s| c.iter().all(|&x| x == s));
-    let nan = count_and_first(data, size, |c| !skipped(c) && value(c).is_nan());
-    let inf = count_and_first(data, size, |c| value(c).is_infinite());
+    let (nan, inf): Found = data
+        .par_chunks(CHUNK * size)
+        .enumerate()
+        .map(|(k, chunk)| {
+            let mut found: Found = (None, None);
+            each_bits(ty, chunk, |i, bits| {
+                if bits & exp != exp || Some(bits) == skip {
+                    return;
+                }
+                let at = (k * CHUNK + i) as u64;
+                match bits & man {
+                    0 => found.1 = add(found.1, at),
+                    _ => found.0 = add(found.0, at),
+                }
+            });
+            found
+        })
+        .reduce(|| (None, None), |a, b| (merge(a.0, b.0), merge(a.1, b.1)));
     (nan.is_some() || inf.is_some()).then_some(NonFinite { nan, inf })
 }
 
@@ -149,6 +169,17 @@ mod tests {
             "wrote NaN to 1 of 5 elements of 'y' (first at index 1) and Inf to 1 of 5 \
              elements of 'y' (first at index 2)"
         );
+        // f64, and the first of many past the first chunk a core scans.
+        let mut w = vec![0.5f64; 70_000];
+        w[66_000] = f64::NEG_INFINITY;
+        w[69_000] = f64::NAN;
+        w[69_001] = f64::NAN;
+        let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let n = nonfinite(ScalarType::F64, &bytes, Some(POISON)).unwrap();
+        assert_eq!((n.nan, n.inf), (Some((2, 69_000)), Some((1, 66_000))));
+        let poisoned = [POISON; 16];
+        assert_eq!(nonfinite(ScalarType::F64, &poisoned, Some(POISON)), None);
+        assert!(nonfinite(ScalarType::F64, &poisoned, None).is_some());
         let clean: Vec<u8> = [1.0f64, -0.0]
             .iter()
             .flat_map(|x| x.to_le_bytes())

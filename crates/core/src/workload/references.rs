@@ -93,22 +93,27 @@ impl References {
                     }
                 })?;
             }
-        } else {
-            *own = Some(here.clone());
-            self.firsts.push(here.clone());
         }
-        let kept = instance
-            .written()
-            .zip(here.outputs)
-            .map(|(b, out)| match b.decl.compare {
-                CompareMode::Sum => out,
-                CompareMode::Exact => Vec::new(),
-            })
-            .collect();
-        self.sums.push(Checked {
-            outputs: kept,
-            ..here
-        });
+        // The sum-compared outputs only are kept for the comparison across APIs (the others
+        // are compared through each API's first size, `firsts`).
+        let kept = Checked {
+            api: here.api,
+            block: here.block,
+            grid: here.grid.clone(),
+            outputs: instance
+                .written()
+                .zip(&here.outputs)
+                .map(|(b, out)| match b.decl.compare {
+                    CompareMode::Sum => out.clone(),
+                    CompareMode::Exact => Vec::new(),
+                })
+                .collect(),
+        };
+        self.sums.push(kept);
+        if own.is_none() {
+            self.firsts.push(here.clone());
+            *own = Some(here);
+        }
         Ok(())
     }
 
