@@ -157,6 +157,21 @@ pub trait Backend: Send {
         ))
     }
 
+    /// Fills `len` bytes of the buffer of argument `arg`, from `offset` into its allocation
+    /// (guard bands included), with `byte`, on the device, and waits. `Ok(false)` where this
+    /// backend cannot (the default), and the core writes the bytes with
+    /// [`Backend::write_buffer`] instead: a checked dispatch poisons every output before it
+    /// runs, and a fill spares a row the output's crossing of the bus.
+    fn fill_buffer(
+        &mut self,
+        _arg: usize,
+        _offset: u64,
+        _len: u64,
+        _byte: u8,
+    ) -> BackendResult<bool> {
+        Ok(false)
+    }
+
     /// Copies `out.len()` bytes of the buffer of argument `arg`, from `offset` into its
     /// allocation (guard bands included: the kernel's first element is at the guard), back
     /// into `out`, and waits for it.

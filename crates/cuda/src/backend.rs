@@ -348,6 +348,14 @@ impl Backend for CudaBackend {
         })
     }
 
+    fn fill_buffer(&mut self, arg: usize, offset: u64, len: u64, byte: u8) -> BackendResult<bool> {
+        self.guarded(|b| {
+            b.program()?.fill((arg, offset, len), byte, &b.dev.stream)?;
+            b.wait_copy()?;
+            Ok(true)
+        })
+    }
+
     fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
         self.guarded(|b| {
             b.program()?.read(arg, offset, out, &b.dev.stream)?;

@@ -94,6 +94,36 @@ impl Program {
         .or_map(map_driver)
     }
 
+    /// Enqueues setting `len` bytes of argument `arg`'s buffer from `offset` to `byte`
+    /// (cuMemsetD8Async); the caller waits for it.
+    pub(crate) fn fill(
+        &self,
+        (arg, offset, len): (usize, u64, u64),
+        byte: u8,
+        stream: &Stream,
+    ) -> Result<(), CudaError> {
+        let buf = self.buffer(arg, None, "fill_buffer")?;
+        if offset
+            .checked_add(len)
+            .is_none_or(|e| e > buf.bytes() as u64)
+        {
+            return Err(CudaError::Usage(format!(
+                "fill_buffer({arg}): {len} bytes at {offset} of a {}-byte buffer",
+                buf.bytes()
+            )));
+        }
+        // SAFETY: the range [offset, offset + len) lies in the buffer (checked above).
+        unsafe {
+            cu!(cuMemsetD8Async(
+                buf.ptr() + offset,
+                byte,
+                len as usize,
+                stream.raw()
+            ))
+        }
+        .or_map(map_driver)
+    }
+
     /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` into `out`. Into
     /// pageable memory the driver returns only once the copy has completed, so `out` is not
     /// written after this returns.

@@ -282,6 +282,14 @@ impl Backend for OpenClBackend {
             .write(&self.context.queue, arg, bytes)?)
     }
 
+    fn fill_buffer(&mut self, arg: usize, offset: u64, len: u64, byte: u8) -> BackendResult<bool> {
+        self.usable()?;
+        let queue = &self.context.queue;
+        self.program("fill_buffer")?
+            .fill(queue, (arg, offset, len), byte)?;
+        Ok(true)
+    }
+
     fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
         self.usable()?;
         Ok(self

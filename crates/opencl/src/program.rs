@@ -140,6 +140,23 @@ impl UserProgram {
         write_bytes(queue, self.buffer(arg, data.len(), "write_buffer")?, data)
     }
 
+    /// Sets `len` bytes of argument `arg`'s buffer from `offset` to `byte`; returns when the
+    /// fill is done.
+    pub fn fill(
+        &self,
+        queue: &Queue,
+        (arg, offset, len): (usize, u64, u64),
+        byte: u8,
+    ) -> Result<(), OpenClError> {
+        let (mem, bytes) = self.slot(arg, "fill_buffer")?;
+        if offset.checked_add(len).is_none_or(|e| e > bytes as u64) {
+            return Err(OpenClError::Usage(format!(
+                "fill_buffer({arg}): {len} bytes at {offset} of a {bytes}-byte buffer"
+            )));
+        }
+        crate::transfer::fill_bytes(queue, mem, offset as usize, len as usize, byte)
+    }
+
     /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` into `out`; returns
     /// when the copy is done.
     pub fn read(

@@ -143,6 +143,35 @@ fn fill_in_pieces(
     pending.wait("fill")
 }
 
+/// Sets `len` bytes of `mem` from `offset` to `byte` (the caller checked the range), in
+/// pieces; returns when the fill is done.
+pub(crate) fn fill_bytes(
+    queue: &Queue,
+    mem: &Mem,
+    offset: usize,
+    len: usize,
+    byte: u8,
+) -> Result<(), OpenClError> {
+    let mut pending = Pieces::new(queue);
+    pending.enqueue_each(len, PIECE, "clEnqueueFillBuffer", |at, piece| {
+        // SAFETY: the driver copies the one-byte pattern before returning (OpenCL 3.0,
+        // 5.2.3); offset + at .. + piece lies within the buffer (checked by the caller).
+        unsafe {
+            enqueue_fill_buffer(
+                queue.raw(),
+                mem.raw(),
+                (&byte as *const u8).cast::<c_void>(),
+                1,
+                offset + at,
+                piece,
+                0,
+                ptr::null(),
+            )
+        }
+    })?;
+    pending.wait("fill")
+}
+
 /// Copies `data` into the start of `mem` (which holds at least as many bytes: the caller
 /// checked); returns when the copy is done.
 pub(crate) fn write_bytes(queue: &Queue, mem: &Mem, data: &[u8]) -> Result<(), OpenClError> {

@@ -255,6 +255,22 @@ __kernel void scalars(__global ulong* out, float f, uint u, ulong w, long s, int
 }";
 
 /// Every scalar type a spec declares arrives bit for bit, in order, whatever its size.
+/// `fill_buffer` sets the bytes of its range on the device and no other, at any offset.
+fn fill_sets_its_range_only(d: &DeviceIdentity) {
+    let mut b = open_device(d);
+    let args = [buffer(64), scalar(ScalarType::U64, 1u64.to_le_bytes())];
+    b.load_program(&source(SPIN, "spin"), &args).unwrap();
+    b.write_buffer(0, &[7u8; 64]).unwrap();
+    assert!(b.fill_buffer(0, 3, 30, 0xA5).unwrap());
+    let mut out = [0u8; 64];
+    b.read_buffer(0, 0, &mut out).unwrap();
+    let want: Vec<u8> = (0..64)
+        .map(|i| if (3..33).contains(&i) { 0xA5 } else { 7 })
+        .collect();
+    assert_eq!(out.to_vec(), want);
+    assert!(b.fill_buffer(0, 60, 8, 0).is_err(), "past the end");
+}
+
 fn scalars_arrive_intact(d: &DeviceIdentity) {
     let mut b = open_device(d);
     let (f, u, w, s, i) = (
@@ -379,6 +395,7 @@ fn main() -> ExitCode {
             local_arguments_take_the_launchs_shared_bytes,
         )
         .each_device("scalars_arrive_intact", scalars_arrive_intact)
+        .each_device("fill_sets_its_range_only", fill_sets_its_range_only)
         .all_devices("deadline", |_| a_kernel_past_the_deadline_is_an_error())
         .test(ignored("child_deadline"), child_deadline)
         .run()

@@ -375,6 +375,11 @@ impl Backend for VulkanBackend {
         Ok(p.write(&mut self.commands, arg, bytes)?)
     }
 
+    fn fill_buffer(&mut self, arg: usize, offset: u64, len: u64, byte: u8) -> BackendResult<bool> {
+        let p = self.program.as_mut().ok_or_else(no_program)?;
+        Ok(p.fill(&mut self.commands, (arg, offset, len), byte)?)
+    }
+
     fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
         let p = self.program.as_mut().ok_or_else(no_program)?;
         Ok(p.read(&mut self.commands, arg, offset, out)?)

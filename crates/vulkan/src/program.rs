@@ -434,6 +434,27 @@ impl Program {
         commands.run(|d, cb| crate::command::record_copy(d, cb, src, dst, size))
     }
 
+    /// Sets `len` bytes of argument `arg`'s buffer from `offset` to `byte` with
+    /// vkCmdFillBuffer, and waits; `false` where the range is not whole 32-bit words (the
+    /// command's own rule), for the caller to write instead.
+    pub fn fill(
+        &mut self,
+        commands: &mut Commands,
+        (arg, offset, len): (usize, u64, u64),
+        byte: u8,
+    ) -> VulkanResult<bool> {
+        let (dst, whole) = self.buffer(arg, None)?;
+        if offset % 4 != 0 || len % 4 != 0 || offset.checked_add(len).is_none_or(|e| e > whole) {
+            return Ok(false);
+        }
+        if len == 0 {
+            return Ok(true);
+        }
+        let word = u32::from_ne_bytes([byte; 4]);
+        commands.run(|d, cb| unsafe { d.cmd_fill_buffer(cb, dst, offset, len, word) })?;
+        Ok(true)
+    }
+
     /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` through the staging
     /// buffer into `out`, and waits.
     pub fn read(

@@ -306,6 +306,27 @@ fn build_errors_name_the_counts(d: &blocksweep_core::DeviceIdentity) -> Completi
     Completion::Completed
 }
 
+/// `fill_buffer` sets the bytes of its range on the device and no other; a range that is not
+/// whole 32-bit words (vkCmdFillBuffer's rule) is left to the caller, unchanged.
+fn fill_sets_its_range_only(d: &blocksweep_core::DeviceIdentity) -> Completion {
+    let mut b = open_device(d);
+    let args = [ProgramArg::buffer(64)];
+    match load_any(&mut b, "spin.comp", SPIN, &args) {
+        Ok(r) => r.unwrap(),
+        Err(skip) => return skip,
+    }
+    b.write_buffer(0, &[7u8; 64]).unwrap();
+    assert!(b.fill_buffer(0, 16, 32, 0xA5).unwrap());
+    assert!(!b.fill_buffer(0, 2, 4, 0x00).unwrap(), "not whole words");
+    let mut out = [0u8; 64];
+    b.read_buffer(0, 0, &mut out).unwrap();
+    let want: Vec<u8> = (0..64)
+        .map(|i| if (16..48).contains(&i) { 0xA5 } else { 7 })
+        .collect();
+    assert_eq!(out.to_vec(), want);
+    Completion::Completed
+}
+
 fn a_16x16_workgroup(d: &blocksweep_core::DeviceIdentity) -> Completion {
     let (width, height) = (100u32, 70u32);
     let bytes = (width * height * 4) as u64;
@@ -409,6 +430,7 @@ fn main() -> ExitCode {
         )
         .each_device("build_errors_name_the_counts", build_errors_name_the_counts)
         .each_device("workgroup_16x16", a_16x16_workgroup)
+        .each_device("fill_sets_its_range_only", fill_sets_its_range_only)
         .each_device(DEADLINE_TEST, a_kernel_past_the_deadline)
         .run()
 }

@@ -57,6 +57,13 @@ pub(crate) enum Request {
         arg: usize,
         len: u64,
     },
+    /// `len` bytes of argument `arg`'s buffer from `offset` set to `byte` on the device.
+    FillBuffer {
+        arg: usize,
+        offset: u64,
+        len: u64,
+        byte: u8,
+    },
     /// `len` bytes of argument `arg`'s buffer from `offset` into the shared region's start.
     ReadBuffer {
         arg: usize,
@@ -86,6 +93,8 @@ pub(crate) enum Reply {
     /// The kernel facts after a request that changes the current kernel.
     Facts(KernelFacts),
     Times(BatchTimes),
+    /// Whether a fill was done on the device ([`crate::Backend::fill_buffer`]).
+    Filled(bool),
     Diagnostics(Vec<String>),
     Error {
         kind: ErrorKind,

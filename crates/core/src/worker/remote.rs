@@ -327,6 +327,19 @@ impl Backend for RemoteBackend {
         self.done(&Request::WriteBuffer { arg, len }, Self::transfer_time(len))
     }
 
+    fn fill_buffer(&mut self, arg: usize, offset: u64, len: u64, byte: u8) -> BackendResult<bool> {
+        let request = Request::FillBuffer {
+            arg,
+            offset,
+            len,
+            byte,
+        };
+        match self.call(&request, Self::transfer_time(len))? {
+            Reply::Filled(done) => Ok(done),
+            _ => Err(self.link.borrow().unexpected("fill_buffer")),
+        }
+    }
+
     fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
         let len = out.len() as u64;
         self.region(len)?;

@@ -159,6 +159,12 @@ impl State {
                 self.backend.write_buffer(arg, shared.bytes(len))?;
                 Reply::Done
             }
+            Request::FillBuffer {
+                arg,
+                offset,
+                len,
+                byte,
+            } => Reply::Filled(b.fill_buffer(arg, offset, len, byte)?),
             Request::ReadBuffer { arg, offset, len } => {
                 let Some(shared) = self.shared.as_mut() else {
                     return Err(BackendError::new(
