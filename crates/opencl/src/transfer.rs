@@ -112,35 +112,7 @@ pub(crate) fn fill(
     pattern: f32,
     bytes: usize,
 ) -> Result<(), OpenClError> {
-    fill_in_pieces(queue, mem, pattern, bytes, PIECE)
-}
-
-/// [`fill`] in pieces of `piece` bytes (a multiple of 4).
-fn fill_in_pieces(
-    queue: &Queue,
-    mem: &Mem,
-    pattern: f32,
-    bytes: usize,
-    piece: usize,
-) -> Result<(), OpenClError> {
-    let mut pending = Pieces::new(queue);
-    pending.enqueue_each(bytes, piece, "clEnqueueFillBuffer", |at, len| {
-        // SAFETY: the driver copies the pattern before returning (OpenCL 3.0, 5.2.3);
-        // at..at + len lies within the buffer and both are multiples of the pattern's size.
-        unsafe {
-            enqueue_fill_buffer(
-                queue.raw(),
-                mem.raw(),
-                (&pattern as *const f32).cast::<c_void>(),
-                std::mem::size_of::<f32>(),
-                at,
-                len,
-                0,
-                ptr::null(),
-            )
-        }
-    })?;
-    pending.wait("fill")
+    fill_in_pieces(queue, mem, &pattern.to_ne_bytes(), (0, bytes), PIECE)
 }
 
 /// Sets `len` bytes of `mem` from `offset` to `byte` (the caller checked the range), in
@@ -152,18 +124,31 @@ pub(crate) fn fill_bytes(
     len: usize,
     byte: u8,
 ) -> Result<(), OpenClError> {
+    fill_in_pieces(queue, mem, &[byte], (offset, len), PIECE)
+}
+
+/// Copies of `pattern` over `len` bytes of `mem` from `offset`, in pieces of `piece` bytes
+/// (both a multiple of the pattern's size), and waits.
+fn fill_in_pieces(
+    queue: &Queue,
+    mem: &Mem,
+    pattern: &[u8],
+    (offset, len): (usize, usize),
+    piece: usize,
+) -> Result<(), OpenClError> {
     let mut pending = Pieces::new(queue);
-    pending.enqueue_each(len, PIECE, "clEnqueueFillBuffer", |at, piece| {
-        // SAFETY: the driver copies the one-byte pattern before returning (OpenCL 3.0,
-        // 5.2.3); offset + at .. + piece lies within the buffer (checked by the caller).
+    pending.enqueue_each(len, piece, "clEnqueueFillBuffer", |at, n| {
+        // SAFETY: the driver copies the pattern before returning (OpenCL 3.0, 5.2.3);
+        // offset + at .. + n lies within the buffer and both are multiples of the pattern's
+        // size.
         unsafe {
             enqueue_fill_buffer(
                 queue.raw(),
                 mem.raw(),
-                (&byte as *const u8).cast::<c_void>(),
-                1,
+                pattern.as_ptr().cast::<c_void>(),
+                pattern.len(),
                 offset + at,
-                piece,
+                n,
                 0,
                 ptr::null(),
             )
@@ -315,7 +300,7 @@ mod tests {
         let ctx = DeviceContext::new(DeviceId(entry.device)).unwrap();
         let mem = crate::memory::alloc(&ctx.context, CL_MEM_READ_WRITE, 40).unwrap();
         let piece = 12;
-        fill_in_pieces(&ctx.queue, &mem, 7.5, 40, piece).unwrap();
+        fill_in_pieces(&ctx.queue, &mem, &7.5f32.to_ne_bytes(), (0, 40), piece).unwrap();
         let mut out = [0f32; 10];
         let read = |out: &mut [f32; 10]| {
             // SAFETY: `out` is exclusively borrowed and holds 40 bytes.
