@@ -102,16 +102,14 @@ pub fn waves_on(
             Some(w) => w.clone(),
             None => wave_of(b, block)?,
         };
-        let seed = args.run.seed;
-        let frame = (&m.frame, &m.reference[..]);
         Ok(run_waves(
             b,
-            frame.0,
-            frame.1,
+            &m.frame,
+            &m.reference,
             &args.waves,
             &wave,
             &protocol,
-            seed,
+            args.run.seed,
         ))
     };
     let ((_, shared), results, failures) =

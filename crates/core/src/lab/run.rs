@@ -8,7 +8,6 @@ use crate::blocks::BlockSize;
 use crate::claim::Outcome;
 use crate::frame::Frame;
 use crate::measure::Protocol;
-use crate::report::Failure;
 use crate::sweep::{device_limit_violation, grid_violation, Checked, FrameCheck, SweepError};
 
 use super::resources::{resolve, ProbeKernel, ResourceResult, RESOURCE_CHECKS};
@@ -205,11 +204,3 @@ pub fn run_resources(
 #[path = "run_waves.rs"]
 mod run_waves;
 pub use run_waves::{run_waves, shared_wave, wave_of};
-
-/// A failure line for an API whose lab run stopped, in the report's words.
-pub fn failure(api: Api, message: &str) -> Failure {
-    Failure {
-        api,
-        message: message.to_string(),
-    }
-}

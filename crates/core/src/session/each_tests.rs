@@ -2,7 +2,7 @@
 //! and what its checking layer said, become failures.
 
 use super::*;
-use crate::backend::{BackendResult, DeviceIdentity, KernelVariant};
+use crate::backend::{Api, BackendResult, DeviceIdentity, KernelVariant};
 use crate::provider::{ApiChoice, ApiProvider, Provider};
 use crate::testing::{HostBackend, TEST_API_A, TEST_API_B};
 

@@ -13,7 +13,7 @@ mod said;
 pub use pipeline::{SweepJob, WorkloadSource};
 pub use said::Said;
 
-use crate::backend::{Api, Backend, BackendError, ErrorKind};
+use crate::backend::{Backend, BackendError, ErrorKind};
 use crate::frame::Frame;
 use crate::options::OpenOptions;
 use crate::provider::{Registry, Targets};
@@ -22,9 +22,8 @@ use crate::report::{Failure, Report};
 /// The opened backends of one run.
 pub struct Session {
     backends: Vec<Box<dyn Backend>>,
-    /// APIs that could not be opened, or failed later, with their reasons.
-    pub failures: Vec<Failure>,
-    pub targets: Targets,
+    /// APIs that could not be opened, with their reasons.
+    failures: Vec<Failure>,
 }
 
 /// Why a sweep cannot start, or how it ended.
@@ -102,7 +101,6 @@ impl Session {
         let mut session = Session {
             backends: Vec::new(),
             failures: Vec::new(),
-            targets,
         };
         for r in opened {
             match r {
@@ -182,10 +180,6 @@ impl Session {
 
     pub fn backends(&mut self) -> &mut [Box<dyn Backend>] {
         &mut self.backends
-    }
-
-    pub fn apis(&self) -> Vec<Api> {
-        self.backends.iter().map(|b| b.api()).collect()
     }
 
     /// Why no row ran anywhere, for a run that measured nothing: every skipped row's reason.
