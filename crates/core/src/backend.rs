@@ -32,6 +32,14 @@ pub enum Work {
     Copy { bytes: u64 },
 }
 
+/// One byte range of a buffer set to one value ([`Backend::fill_buffer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fill {
+    pub offset: u64,
+    pub len: u64,
+    pub byte: u8,
+}
+
 /// Which device timestamps a batch takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Stamps {
@@ -157,18 +165,13 @@ pub trait Backend: Send {
         ))
     }
 
-    /// Fills `len` bytes of the buffer of argument `arg`, from `offset` into its allocation
-    /// (guard bands included), with `byte`, on the device, and waits. `Ok(false)` where this
-    /// backend cannot (the default), and the core writes the bytes with
-    /// [`Backend::write_buffer`] instead: a checked dispatch poisons every output before it
-    /// runs, and a fill spares a row the output's crossing of the bus.
-    fn fill_buffer(
-        &mut self,
-        _arg: usize,
-        _offset: u64,
-        _len: u64,
-        _byte: u8,
-    ) -> BackendResult<bool> {
+    /// Sets each of `fills` (byte ranges of the buffer of argument `arg`, from the start of
+    /// its allocation, guard bands included) on the device, and waits once. `Ok(false)`, with
+    /// nothing changed, where this backend cannot (the default), and the core writes the bytes
+    /// with [`Backend::write_buffer`] instead: a checked dispatch poisons every output and
+    /// refills its bands before it runs, and a fill spares a row the output's crossing of the
+    /// bus.
+    fn fill_buffer(&mut self, _arg: usize, _fills: &[Fill]) -> BackendResult<bool> {
         Ok(false)
     }
 

@@ -49,7 +49,7 @@ pub mod workload;
 
 pub use api::{Api, ApiInfo, Conduct, Vocabulary};
 pub use backend::{
-    Backend, BackendError, BackendResult, BatchTimes, DeviceIdentity, DeviceKind, ErrorKind,
+    Backend, BackendError, BackendResult, BatchTimes, DeviceIdentity, DeviceKind, ErrorKind, Fill,
     GridSize, KernelFacts, KernelVariant, Launch, OccupancySuggestion, Residency, Stamps,
     TimerInfo, Work,
 };

@@ -2,6 +2,7 @@
 //! and timer together, a user's program among them, and the failed state an unusable context
 //! leaves (after a kernel's fault or a missed deadline every call returns that error).
 
+use blocksweep_core::Fill;
 use std::mem::ManuallyDrop;
 use std::time::Duration;
 
@@ -348,9 +349,9 @@ impl Backend for CudaBackend {
         })
     }
 
-    fn fill_buffer(&mut self, arg: usize, offset: u64, len: u64, byte: u8) -> BackendResult<bool> {
+    fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {
         self.guarded(|b| {
-            b.program()?.fill((arg, offset, len), byte, &b.dev.stream)?;
+            b.program()?.fill(arg, fills, &b.dev.stream)?;
             b.wait_copy()?;
             Ok(true)
         })

@@ -6,6 +6,7 @@
 //! driver has `cuFuncGetParamInfo` (optional, see entry_points.rs) the declared arguments are
 //! checked against it, count and sizes.
 
+use blocksweep_core::Fill;
 use std::ffi::c_void;
 use std::path::Path;
 use std::ptr;
@@ -94,34 +95,41 @@ impl Program {
         .or_map(map_driver)
     }
 
-    /// Enqueues setting `len` bytes of argument `arg`'s buffer from `offset` to `byte`
-    /// (cuMemsetD8Async); the caller waits for it.
+    /// Enqueues each of `fills` in argument `arg`'s buffer (cuMemsetD8Async); the caller
+    /// waits for them, once.
     pub(crate) fn fill(
         &self,
-        (arg, offset, len): (usize, u64, u64),
-        byte: u8,
+        arg: usize,
+        fills: &[Fill],
         stream: &Stream,
     ) -> Result<(), CudaError> {
         let buf = self.buffer(arg, None, "fill_buffer")?;
-        if offset
-            .checked_add(len)
-            .is_none_or(|e| e > buf.bytes() as u64)
-        {
-            return Err(CudaError::Usage(format!(
-                "fill_buffer({arg}): {len} bytes at {offset} of a {}-byte buffer",
-                buf.bytes()
-            )));
+        for f in fills {
+            if f.offset
+                .checked_add(f.len)
+                .is_none_or(|e| e > buf.bytes() as u64)
+            {
+                return Err(CudaError::Usage(format!(
+                    "fill_buffer({arg}): {} bytes at {} of a {}-byte buffer",
+                    f.len,
+                    f.offset,
+                    buf.bytes()
+                )));
+            }
         }
-        // SAFETY: the range [offset, offset + len) lies in the buffer (checked above).
-        unsafe {
-            cu!(cuMemsetD8Async(
-                buf.ptr() + offset,
-                byte,
-                len as usize,
-                stream.raw()
-            ))
+        for f in fills {
+            // SAFETY: the range lies in the buffer (checked above).
+            unsafe {
+                cu!(cuMemsetD8Async(
+                    buf.ptr() + f.offset,
+                    f.byte,
+                    f.len as usize,
+                    stream.raw()
+                ))
+            }
+            .or_map(map_driver)?;
         }
-        .or_map(map_driver)
+        Ok(())
     }
 
     /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` into `out`. Into

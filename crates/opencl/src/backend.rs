@@ -2,6 +2,7 @@
 //! kernels (`kernel`), a user's kernel (`program`), the frame's planes and the copy buffers
 //! (`memory`), and the timed batches (`timing`).
 
+use blocksweep_core::Fill;
 use blocksweep_core::{
     Backend, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Frame, KernelFacts,
     KernelVariant, Launch, Limits, ProgramArg, ProgramSource, Residency, Stamps, TimerInfo, Work,
@@ -282,11 +283,10 @@ impl Backend for OpenClBackend {
             .write(&self.context.queue, arg, bytes)?)
     }
 
-    fn fill_buffer(&mut self, arg: usize, offset: u64, len: u64, byte: u8) -> BackendResult<bool> {
+    fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {
         self.usable()?;
         let queue = &self.context.queue;
-        self.program("fill_buffer")?
-            .fill(queue, (arg, offset, len), byte)?;
+        self.program("fill_buffer")?.fill(queue, arg, fills)?;
         Ok(true)
     }
 

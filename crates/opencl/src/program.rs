@@ -3,6 +3,7 @@
 //! contract), one buffer per buffer argument, the per-launch size of its `__local` arguments,
 //! and the whole-buffer copies in and out.
 
+use blocksweep_core::Fill;
 use std::ffi::c_void;
 use std::ptr;
 
@@ -140,21 +141,22 @@ impl UserProgram {
         write_bytes(queue, self.buffer(arg, data.len(), "write_buffer")?, data)
     }
 
-    /// Sets `len` bytes of argument `arg`'s buffer from `offset` to `byte`; returns when the
-    /// fill is done.
-    pub fn fill(
-        &self,
-        queue: &Queue,
-        (arg, offset, len): (usize, u64, u64),
-        byte: u8,
-    ) -> Result<(), OpenClError> {
+    /// Sets each of `fills` in argument `arg`'s buffer; returns when all are done (one wait).
+    pub fn fill(&self, queue: &Queue, arg: usize, fills: &[Fill]) -> Result<(), OpenClError> {
         let (mem, bytes) = self.slot(arg, "fill_buffer")?;
-        if offset.checked_add(len).is_none_or(|e| e > bytes as u64) {
-            return Err(OpenClError::Usage(format!(
-                "fill_buffer({arg}): {len} bytes at {offset} of a {bytes}-byte buffer"
-            )));
+        for f in fills {
+            if f.offset.checked_add(f.len).is_none_or(|e| e > bytes as u64) {
+                return Err(OpenClError::Usage(format!(
+                    "fill_buffer({arg}): {} bytes at {} of a {bytes}-byte buffer",
+                    f.len, f.offset
+                )));
+            }
         }
-        crate::transfer::fill_bytes(queue, mem, offset as usize, len as usize, byte)
+        let ranges: Vec<(usize, usize, u8)> = fills
+            .iter()
+            .map(|f| (f.offset as usize, f.len as usize, f.byte))
+            .collect();
+        crate::transfer::fill_bytes(queue, mem, &ranges)
     }
 
     /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` into `out`; returns

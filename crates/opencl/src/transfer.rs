@@ -112,31 +112,35 @@ pub(crate) fn fill(
     pattern: f32,
     bytes: usize,
 ) -> Result<(), OpenClError> {
-    fill_in_pieces(queue, mem, &pattern.to_ne_bytes(), (0, bytes), PIECE)
+    let mut pending = Pieces::new(queue);
+    enqueue_fill(&mut pending, mem, &pattern.to_ne_bytes(), (0, bytes), PIECE)?;
+    pending.wait("fill")
 }
 
-/// Sets `len` bytes of `mem` from `offset` to `byte` (the caller checked the range), in
-/// pieces; returns when the fill is done.
+/// Sets each range (offset, length, byte) of `mem` (the caller checked them), in pieces;
+/// returns when all are done, after one wait.
 pub(crate) fn fill_bytes(
     queue: &Queue,
     mem: &Mem,
-    offset: usize,
-    len: usize,
-    byte: u8,
+    ranges: &[(usize, usize, u8)],
 ) -> Result<(), OpenClError> {
-    fill_in_pieces(queue, mem, &[byte], (offset, len), PIECE)
+    let mut pending = Pieces::new(queue);
+    for &(offset, len, byte) in ranges {
+        enqueue_fill(&mut pending, mem, &[byte], (offset, len), PIECE)?;
+    }
+    pending.wait("fill")
 }
 
-/// Copies of `pattern` over `len` bytes of `mem` from `offset`, in pieces of `piece` bytes
-/// (both a multiple of the pattern's size), and waits.
-fn fill_in_pieces(
-    queue: &Queue,
+/// Enqueues copies of `pattern` over `len` bytes of `mem` from `offset`, in pieces of
+/// `piece` bytes (both a multiple of the pattern's size), without waiting.
+fn enqueue_fill(
+    pending: &mut Pieces,
     mem: &Mem,
     pattern: &[u8],
     (offset, len): (usize, usize),
     piece: usize,
 ) -> Result<(), OpenClError> {
-    let mut pending = Pieces::new(queue);
+    let queue = pending.queue;
     pending.enqueue_each(len, piece, "clEnqueueFillBuffer", |at, n| {
         // SAFETY: the driver copies the pattern before returning (OpenCL 3.0, 5.2.3);
         // offset + at .. + n lies within the buffer and both are multiples of the pattern's
@@ -153,8 +157,7 @@ fn fill_in_pieces(
                 ptr::null(),
             )
         }
-    })?;
-    pending.wait("fill")
+    })
 }
 
 /// Copies `data` into the start of `mem` (which holds at least as many bytes: the caller
@@ -300,7 +303,9 @@ mod tests {
         let ctx = DeviceContext::new(DeviceId(entry.device)).unwrap();
         let mem = crate::memory::alloc(&ctx.context, CL_MEM_READ_WRITE, 40).unwrap();
         let piece = 12;
-        fill_in_pieces(&ctx.queue, &mem, &7.5f32.to_ne_bytes(), (0, 40), piece).unwrap();
+        let mut pending = Pieces::new(&ctx.queue);
+        enqueue_fill(&mut pending, &mem, &7.5f32.to_ne_bytes(), (0, 40), piece).unwrap();
+        pending.wait("fill").unwrap();
         let mut out = [0f32; 10];
         let read = |out: &mut [f32; 10]| {
             // SAFETY: `out` is exclusively borrowed and holds 40 bytes.

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use blocksweep_conformance::{ignored, BatchExt, Suite};
 use blocksweep_core::program::{Language, ScalarType};
 use blocksweep_core::{
-    Backend, BlockSize, DeviceIdentity, ErrorKind, Frame, KernelVariant, Launch, ProgramArg,
+    Backend, BlockSize, DeviceIdentity, ErrorKind, Fill, Frame, KernelVariant, Launch, ProgramArg,
     ProgramSource, Stamps, Work,
 };
 use blocksweep_opencl::{take_release_errors, OpenClBackend};
@@ -255,20 +255,23 @@ __kernel void scalars(__global ulong* out, float f, uint u, ulong w, long s, int
 }";
 
 /// Every scalar type a spec declares arrives bit for bit, in order, whatever its size.
-/// `fill_buffer` sets the bytes of its range on the device and no other, at any offset.
+/// `fill_buffer` sets the bytes of its ranges on the device and no other, at any offset.
 fn fill_sets_its_range_only(d: &DeviceIdentity) {
     let mut b = open_device(d);
     let args = [buffer(64), scalar(ScalarType::U64, 1u64.to_le_bytes())];
     b.load_program(&source(SPIN, "spin"), &args).unwrap();
     b.write_buffer(0, &[7u8; 64]).unwrap();
-    assert!(b.fill_buffer(0, 3, 30, 0xA5).unwrap());
+    let fill = |offset, len, byte| Fill { offset, len, byte };
+    assert!(b
+        .fill_buffer(0, &[fill(3, 10, 0xA5), fill(13, 20, 0xA5)])
+        .unwrap());
     let mut out = [0u8; 64];
     b.read_buffer(0, 0, &mut out).unwrap();
     let want: Vec<u8> = (0..64)
         .map(|i| if (3..33).contains(&i) { 0xA5 } else { 7 })
         .collect();
     assert_eq!(out.to_vec(), want);
-    assert!(b.fill_buffer(0, 60, 8, 0).is_err(), "past the end");
+    assert!(b.fill_buffer(0, &[fill(60, 8, 0)]).is_err(), "past the end");
 }
 
 fn scalars_arrive_intact(d: &DeviceIdentity) {

@@ -1,5 +1,6 @@
 //! `VulkanBackend`: one device with the grayscale pipelines, implementing the core's `Backend`.
 
+use blocksweep_core::Fill;
 use std::sync::Arc;
 
 use ash::vk;
@@ -375,9 +376,9 @@ impl Backend for VulkanBackend {
         Ok(p.write(&mut self.commands, arg, bytes)?)
     }
 
-    fn fill_buffer(&mut self, arg: usize, offset: u64, len: u64, byte: u8) -> BackendResult<bool> {
+    fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {
         let p = self.program.as_mut().ok_or_else(no_program)?;
-        Ok(p.fill(&mut self.commands, (arg, offset, len), byte)?)
+        Ok(p.fill(&mut self.commands, arg, fills)?)
     }
 
     fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {

@@ -4,6 +4,7 @@
 //! specialisation constants 0..2 (local size) and 3 (shared bytes, where the shader has it).
 //! Its buffers are device-local and reached through one staging buffer, as the frame is.
 
+use blocksweep_core::Fill;
 use std::ffi::CString;
 use std::sync::Arc;
 
@@ -434,24 +435,30 @@ impl Program {
         commands.run(|d, cb| crate::command::record_copy(d, cb, src, dst, size))
     }
 
-    /// Sets `len` bytes of argument `arg`'s buffer from `offset` to `byte` with
-    /// vkCmdFillBuffer, and waits; `false` where the range is not whole 32-bit words (the
+    /// Sets each of `fills` in argument `arg`'s buffer with vkCmdFillBuffer, in one submission,
+    /// and waits; `false`, with nothing changed, where a range is not whole 32-bit words (the
     /// command's own rule), for the caller to write instead.
     pub fn fill(
         &mut self,
         commands: &mut Commands,
-        (arg, offset, len): (usize, u64, u64),
-        byte: u8,
+        arg: usize,
+        fills: &[Fill],
     ) -> VulkanResult<bool> {
         let (dst, whole) = self.buffer(arg, None)?;
-        if offset % 4 != 0 || len % 4 != 0 || offset.checked_add(len).is_none_or(|e| e > whole) {
+        let fits = |f: &Fill| {
+            f.offset.is_multiple_of(4)
+                && f.len.is_multiple_of(4)
+                && f.offset.checked_add(f.len).is_some_and(|e| e <= whole)
+        };
+        if !fills.iter().all(fits) {
             return Ok(false);
         }
-        if len == 0 {
-            return Ok(true);
-        }
-        let word = u32::from_ne_bytes([byte; 4]);
-        commands.run(|d, cb| unsafe { d.cmd_fill_buffer(cb, dst, offset, len, word) })?;
+        commands.run(|d, cb| {
+            for f in fills.iter().filter(|f| f.len > 0) {
+                let word = u32::from_ne_bytes([f.byte; 4]);
+                unsafe { d.cmd_fill_buffer(cb, dst, f.offset, f.len, word) };
+            }
+        })?;
         Ok(true)
     }
 

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use blocksweep_conformance::{skip_unless_required, Completion, Suite};
 use blocksweep_core::{
-    Backend, BackendError, BlockSize, ErrorKind, GridSize, Language, Launch, ProgramArg,
+    Backend, BackendError, BlockSize, ErrorKind, Fill, GridSize, Language, Launch, ProgramArg,
     ProgramSource, ScalarType, Stamps, Work,
 };
 use blocksweep_vulkan::VulkanBackend;
@@ -306,8 +306,8 @@ fn build_errors_name_the_counts(d: &blocksweep_core::DeviceIdentity) -> Completi
     Completion::Completed
 }
 
-/// `fill_buffer` sets the bytes of its range on the device and no other; a range that is not
-/// whole 32-bit words (vkCmdFillBuffer's rule) is left to the caller, unchanged.
+/// `fill_buffer` sets the bytes of its ranges on the device and no other; a call with a range
+/// that is not whole 32-bit words (vkCmdFillBuffer's rule) is left to the caller, unchanged.
 fn fill_sets_its_range_only(d: &blocksweep_core::DeviceIdentity) -> Completion {
     let mut b = open_device(d);
     let args = [ProgramArg::buffer(64)];
@@ -316,8 +316,14 @@ fn fill_sets_its_range_only(d: &blocksweep_core::DeviceIdentity) -> Completion {
         Err(skip) => return skip,
     }
     b.write_buffer(0, &[7u8; 64]).unwrap();
-    assert!(b.fill_buffer(0, 16, 32, 0xA5).unwrap());
-    assert!(!b.fill_buffer(0, 2, 4, 0x00).unwrap(), "not whole words");
+    let fill = |offset, len, byte| Fill { offset, len, byte };
+    let both = [fill(16, 16, 0xA5), fill(32, 16, 0xA5)];
+    assert!(b.fill_buffer(0, &both).unwrap());
+    let odd = [fill(0, 4, 0), fill(2, 4, 0)];
+    assert!(
+        !b.fill_buffer(0, &odd).unwrap(),
+        "not whole words: nothing done"
+    );
     let mut out = [0u8; 64];
     b.read_buffer(0, 0, &mut out).unwrap();
     let want: Vec<u8> = (0..64)

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{
-    BatchTimes, DeviceIdentity, ErrorKind, KernelFacts, KernelVariant, OccupancySuggestion,
+    BatchTimes, DeviceIdentity, ErrorKind, Fill, KernelFacts, KernelVariant, OccupancySuggestion,
     Residency, Stamps, TimerInfo, Work,
 };
 use crate::blocks::BlockSize;
@@ -57,12 +57,10 @@ pub(crate) enum Request {
         arg: usize,
         len: u64,
     },
-    /// `len` bytes of argument `arg`'s buffer from `offset` set to `byte` on the device.
+    /// Byte ranges of argument `arg`'s buffer set on the device ([`crate::Backend::fill_buffer`]).
     FillBuffer {
         arg: usize,
-        offset: u64,
-        len: u64,
-        byte: u8,
+        fills: Vec<Fill>,
     },
     /// `len` bytes of argument `arg`'s buffer from `offset` into the shared region's start.
     ReadBuffer {

@@ -8,8 +8,8 @@ use super::protocol::{Opened, Reply, Request};
 use super::shared::Shared;
 use super::WorkerCommand;
 use crate::backend::{
-    Api, Backend, BackendError, BackendResult, BatchTimes, DeviceIdentity, ErrorKind, KernelFacts,
-    KernelVariant, OccupancySuggestion, Residency, Stamps, TimerInfo, Work,
+    Api, Backend, BackendError, BackendResult, BatchTimes, DeviceIdentity, ErrorKind, Fill,
+    KernelFacts, KernelVariant, OccupancySuggestion, Residency, Stamps, TimerInfo, Work,
 };
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
@@ -327,12 +327,11 @@ impl Backend for RemoteBackend {
         self.done(&Request::WriteBuffer { arg, len }, Self::transfer_time(len))
     }
 
-    fn fill_buffer(&mut self, arg: usize, offset: u64, len: u64, byte: u8) -> BackendResult<bool> {
+    fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {
+        let len = fills.iter().map(|f| f.len).sum();
         let request = Request::FillBuffer {
             arg,
-            offset,
-            len,
-            byte,
+            fills: fills.to_vec(),
         };
         match self.call(&request, Self::transfer_time(len))? {
             Reply::Filled(done) => Ok(done),

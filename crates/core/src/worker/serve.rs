@@ -159,12 +159,7 @@ impl State {
                 self.backend.write_buffer(arg, shared.bytes(len))?;
                 Reply::Done
             }
-            Request::FillBuffer {
-                arg,
-                offset,
-                len,
-                byte,
-            } => Reply::Filled(b.fill_buffer(arg, offset, len, byte)?),
+            Request::FillBuffer { arg, fills } => Reply::Filled(b.fill_buffer(arg, &fills)?),
             Request::ReadBuffer { arg, offset, len } => {
                 let Some(shared) = self.shared.as_mut() else {
                     return Err(BackendError::new(

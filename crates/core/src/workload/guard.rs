@@ -5,7 +5,7 @@
 //! bounds check: compute-sanitizer covers CUDA only, and a CPU driver runs the kernel on the
 //! process's own heap, where an unguarded overrun corrupts blocksweep's memory.
 
-use crate::backend::{Backend, BackendResult};
+use crate::backend::{Backend, BackendResult, Fill};
 use crate::program::ScalarType;
 
 /// Bytes of each band: a multiple of every API's sub-buffer and binding-offset alignment
@@ -33,13 +33,18 @@ pub fn filled(len: usize, byte: u8) -> Vec<u8> {
     v
 }
 
-/// [`filled`] made on the device: the bands and the `len` bytes between them set by
-/// [`Backend::fill_buffer`]; `false` where the backend cannot fill (then nothing is changed,
-/// or what was is rewritten whole by the caller).
+/// [`filled`] made on the device: the bands and the `len` bytes between them set by one
+/// [`Backend::fill_buffer`]; `false` where the backend cannot fill (nothing is changed).
 pub fn fill(backend: &mut dyn Backend, arg: usize, len: u64, byte: u8) -> BackendResult<bool> {
-    Ok(backend.fill_buffer(arg, 0, GUARD, PATTERN)?
-        && backend.fill_buffer(arg, GUARD, len, byte)?
-        && backend.fill_buffer(arg, GUARD + len, GUARD, PATTERN)?)
+    let fill = |offset, len, byte| Fill { offset, len, byte };
+    backend.fill_buffer(
+        arg,
+        &[
+            fill(0, GUARD, PATTERN),
+            fill(GUARD, len, byte),
+            fill(GUARD + len, GUARD, PATTERN),
+        ],
+    )
 }
 
 /// The kernel's part of a whole allocation read back.
