@@ -93,7 +93,9 @@ pub trait Backend: Send {
     /// Allocates the four planes for `frame` and uploads its three inputs. The core has
     /// checked the frame against [`Limits::frame_fits`]; an allocation the driver still
     /// refuses is an [`ErrorKind::OutOfMemory`] error.
-    fn upload(&mut self, frame: &Frame) -> BackendResult<()>;
+    fn upload(&mut self, _frame: &Frame) -> BackendResult<()> {
+        Err(gone(self.api()))
+    }
 
     /// Resident blocks per multiprocessor for this block size, from the best source this
     /// API offers; `None` where it cannot be known (the core then falls back to its model).
@@ -104,7 +106,9 @@ pub trait Backend: Send {
         Ok(None)
     }
 
-    fn poison_output(&mut self) -> BackendResult<()>;
+    fn poison_output(&mut self) -> BackendResult<()> {
+        Err(gone(self.api()))
+    }
 
     /// Gets ready to launch the current kernel with each of `blocks` (a sweep's rows, known
     /// before the first): an API that compiles per launch shape (Vulkan: a pipeline per
@@ -114,7 +118,9 @@ pub trait Backend: Send {
 
     fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes>;
 
-    fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()>;
+    fn read_output(&mut self, _out: &mut [f32]) -> BackendResult<()> {
+        Err(gone(self.api()))
+    }
 
     /// The whole output plane, copied back into host memory this backend owns and lent until
     /// its next call (see the contract above): one value per pixel. The sweep reads each row
@@ -136,7 +142,34 @@ pub trait Backend: Send {
     }
 
     /// Chooses which kernel later dispatches run.
-    fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()>;
+    fn set_kernel(&mut self, _variant: KernelVariant) -> BackendResult<()> {
+        Err(gone(self.api()))
+    }
+
+    /// This backend's source of the built-in `kernel`, written to the program contract with
+    /// the arguments [`crate::builtin`] lists; `None` where it has none.
+    fn builtin(&self, _kernel: KernelVariant) -> Option<ProgramSource> {
+        None
+    }
+
+    /// Sets scalar argument `arg` of the current program to `bytes` (its little-endian value,
+    /// of the type `load_program` was given) for the launches after this call.
+    fn set_scalar(&mut self, _arg: usize, _bytes: &[u8]) -> BackendResult<()> {
+        Err(BackendError::new(
+            self.api(),
+            ErrorKind::Unavailable,
+            "this backend cannot set a scalar after loading",
+        ))
+    }
+
+    /// The kernel's part of buffer `arg` (its guard bands left out), copied back into host
+    /// memory this backend owns (page-locked or mapped, so the copy runs at the bus's speed)
+    /// and lent until the next call on the backend; `None` where it has no such memory (the
+    /// core then calls [`Backend::read_buffer`] with a buffer of its own). Staged or not, the
+    /// bytes are the same.
+    fn read_buffer_staged(&mut self, _arg: usize) -> BackendResult<Option<&[u8]>> {
+        Ok(None)
+    }
 
     /// Builds a user's kernel from `source` for this device, allocates one device buffer per
     /// [`ProgramArg::Buffer`] (contents undefined until [`Backend::write_buffer`]) and binds
@@ -233,4 +266,12 @@ impl KernelVariant {
     pub fn grid_stride(self) -> bool {
         self != KernelVariant::OnePixelPerThread
     }
+}
+
+fn gone(api: Api) -> BackendError {
+    BackendError::new(
+        api,
+        ErrorKind::Unavailable,
+        "the frame's planes are programs now",
+    )
 }

@@ -11,6 +11,7 @@
 pub mod api;
 pub mod backend;
 pub mod blocks;
+pub mod builtin;
 pub mod claim;
 pub mod frame;
 pub mod grid;
