@@ -1,14 +1,14 @@
 //! The one small interface every GPU API implements.
 //!
-//! A backend is one API's handle to one device, with the grayscale kernel compiled for it and the
-//! frame's four planes allocated on it. Everything else (which launches to try, timing statistics,
-//! verification, reports) is the core's job.
+//! A backend is one API's handle to one device, which runs programs: a compiled kernel, its
+//! buffers and scalars, a launch. blocksweep's own grayscale kernels are programs too, whose
+//! sources each backend supplies ([`crate::builtin`]). Everything else (which launches to try,
+//! timing statistics, verification, reports) is the core's job.
 
 use serde::{Deserialize, Serialize};
 
 pub use crate::api::Api;
 use crate::blocks::BlockSize;
-use crate::frame::Frame;
 use crate::limits::Limits;
 pub use crate::program::{ProgramArg, ProgramSource};
 pub use crate::uuid::{format_uuid, parse_uuid, uuid_text};
@@ -24,7 +24,7 @@ pub use launch::{GridSize, Launch, OccupancySuggestion, Residency};
 /// What one timed batch runs, many times over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Work {
-    /// The current kernel variant with this launch, on the uploaded frame.
+    /// The current program with this launch, on its buffers.
     Kernel(Launch),
     /// A device-to-device copy of `bytes` bytes between two buffers the backend allocates
     /// (and initialises) on first use and keeps while the size stays the same. Bytes read plus
@@ -60,7 +60,7 @@ pub struct BatchTimes {
     pub each_ms: Vec<f64>,
 }
 
-/// One API's handle to one device, ready to run the grayscale kernels.
+/// One API's handle to one device, ready to run programs.
 ///
 /// A backend gives device primitives only; the measurement protocol (warm-ups, batches,
 /// statistics, ceilings), verification and every launch-limit rule live in the core, once.
@@ -73,28 +73,19 @@ pub struct BatchTimes {
 ///   [`ErrorKind::LaunchRejected`]) rather than hand the driver a launch that would be
 ///   undefined behaviour in its API; anything else it passes to the API, whose own refusal is
 ///   the answer.
-/// - `poison_output` fills the output plane with NaN on the device and waits for it.
-/// - `read_output` copies the whole output plane back and waits for it.
-/// - [`read_output_staged`](Backend::read_output_staged) copies the whole output plane back into
-///   host memory the backend owns (pinned or mapped, so the copy runs at the bus's speed),
-///   waits, and lends it until the next call on the backend; `None` where the backend has no
-///   such memory (the core then uses `read_output`). Staged or not, the values are the same.
+/// - buffer copies and fills wait for themselves; a program's buffers live until the next
+///   `load_program`.
+/// - with no program loaded, [`kernel_facts`](Backend::kernel_facts) is empty, residency is
+///   `None` and a kernel batch is an error.
 pub trait Backend: Send {
     fn identity(&self) -> &DeviceIdentity;
     fn limits(&self) -> &Limits;
-    /// Facts about the kernel variant selected by [`Backend::set_kernel`].
+    /// Facts about the current program ([`Backend::load_program`]).
     fn kernel_facts(&self) -> &KernelFacts;
     fn timer(&self) -> TimerInfo;
 
     fn api(&self) -> Api {
         self.identity().api
-    }
-
-    /// Allocates the four planes for `frame` and uploads its three inputs. The core has
-    /// checked the frame against [`Limits::frame_fits`]; an allocation the driver still
-    /// refuses is an [`ErrorKind::OutOfMemory`] error.
-    fn upload(&mut self, _frame: &Frame) -> BackendResult<()> {
-        Err(gone(self.api()))
     }
 
     /// Resident blocks per multiprocessor for this block size, from the best source this
@@ -106,10 +97,6 @@ pub trait Backend: Send {
         Ok(None)
     }
 
-    fn poison_output(&mut self) -> BackendResult<()> {
-        Err(gone(self.api()))
-    }
-
     /// Gets ready to launch the current kernel with each of `blocks` (a sweep's rows, known
     /// before the first): an API that compiles per launch shape (Vulkan: a pipeline per
     /// workgroup size) can do it now, in parallel, instead of row by row. Never required:
@@ -118,20 +105,6 @@ pub trait Backend: Send {
 
     fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes>;
 
-    fn read_output(&mut self, _out: &mut [f32]) -> BackendResult<()> {
-        Err(gone(self.api()))
-    }
-
-    /// The whole output plane, copied back into host memory this backend owns and lent until
-    /// its next call (see the contract above): one value per pixel. The sweep reads each row
-    /// through it, so a 4K row's 33 MB cross the bus once, straight into memory the DMA engine
-    /// writes at full speed, with no second copy on the host. `None` where there is no such
-    /// memory, or it could not be had (the core then calls [`Backend::read_output`] with a
-    /// buffer of its own); a failed copy is an error, as in `read_output`.
-    fn read_output_staged(&mut self) -> BackendResult<Option<&[f32]>> {
-        Ok(None)
-    }
-
     /// How [`Work::Copy`] copies, in words (e.g. "cuMemcpyDtoDAsync").
     fn copy_method(&self) -> String;
 
@@ -139,11 +112,6 @@ pub trait Backend: Send {
     /// run has none. Empty where the API has no such channel.
     fn diagnostics(&self) -> Vec<String> {
         Vec::new()
-    }
-
-    /// Chooses which kernel later dispatches run.
-    fn set_kernel(&mut self, _variant: KernelVariant) -> BackendResult<()> {
-        Err(gone(self.api()))
     }
 
     /// This backend's source of the built-in `kernel`, written to the program contract with
@@ -266,12 +234,4 @@ impl KernelVariant {
     pub fn grid_stride(self) -> bool {
         self != KernelVariant::OnePixelPerThread
     }
-}
-
-fn gone(api: Api) -> BackendError {
-    BackendError::new(
-        api,
-        ErrorKind::Unavailable,
-        "the frame's planes are programs now",
-    )
 }

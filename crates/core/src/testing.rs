@@ -163,12 +163,10 @@ pub struct HostBackend {
     pub identity: DeviceIdentity,
     pub limits: Limits,
     pub kernel: KernelFacts,
-    /// The output, and every pixel's value as the kernel computes it (at upload, once: a
-    /// dispatch copies the pixels it covers, so tests stay fast in debug builds).
-    planes: Option<[Vec<f32>; 2]>,
+    /// The built-in kernel loaded, with its buffers.
+    program: Option<HostProgram>,
     /// The copy's source and destination, kept while the size stays the same.
     copy: Option<(Vec<u8>, Vec<u8>)>,
-    variant: KernelVariant,
     /// Rejects blocks of exactly this size, as an API would.
     pub reject: Option<u64>,
     /// Fails dispatches of blocks of exactly this size with a driver error (a fault).
@@ -178,19 +176,31 @@ pub struct HostBackend {
     pub residency: Option<u32>,
     /// Notes when the backend is dropped (closed), for tests of when the core closes APIs.
     pub drop_log: Option<DropLog>,
-    /// Counts the uploads, for tests of when the core uploads.
+    /// Counts the uploads (writes of the first plane), for tests of when the core uploads.
     pub uploads: Option<std::sync::Arc<std::sync::atomic::AtomicUsize>>,
-    /// Lends its output plane through `read_output_staged`, as a backend with pinned or mapped
-    /// memory does (the default); `false` stages none, so the core falls back to `read_output`.
+    /// Lends its buffers through `read_buffer_staged`, as a backend with pinned or mapped
+    /// memory does (the default); `false` stages none, so the core falls back to `read_buffer`.
     pub stages: bool,
     /// What its "checking layer" says, as Vulkan's validation layers would.
     pub said: Vec<String>,
     /// A fault: runs only the grid's first row of blocks (y = 0), as an API that dropped the
     /// others would. Only the 2-D kernel, which reads blockIdx.y, leaves pixels unwritten.
     pub first_block_row_only: bool,
-    /// The uploaded frame's width, for the 2-D kernel's rows.
-    width: u32,
 }
+
+/// A built-in kernel on the host: its buffers as bytes (none for a scalar), and every pixel's
+/// value as the kernel computes it (made at the first dispatch after the inputs change: a
+/// dispatch copies the pixels it covers, so tests stay fast in debug builds).
+struct HostProgram {
+    kernel: KernelVariant,
+    buffers: Vec<Vec<u8>>,
+    /// The 2-D kernel's width, for its rows.
+    width: usize,
+    values: Option<Vec<f32>>,
+}
+
+/// The language of the host's built-in "sources" (the entry names the kernel).
+pub const HOST: Language = Language::new("host", "host Rust");
 
 /// Appends its API and the time to a shared log when dropped, with the backend holding it.
 pub struct DropLog {
@@ -247,9 +257,8 @@ impl HostBackend {
                 compiled_by: "rustc".into(),
                 ..Default::default()
             },
-            planes: None,
+            program: None,
             copy: None,
-            variant: KernelVariant::GridStride,
             reject: None,
             fault: None,
             residency: None,
@@ -258,7 +267,6 @@ impl HostBackend {
             stages: true,
             said: Vec::new(),
             first_block_row_only: false,
-            width: 0,
         }
     }
 
@@ -266,11 +274,22 @@ impl HostBackend {
         BackendError::new(self.api(), kind, message)
     }
 
-    fn planes(&mut self) -> BackendResult<&mut [Vec<f32>; 2]> {
+    fn program(&mut self) -> BackendResult<&mut HostProgram> {
         let api = self.api();
-        self.planes
+        self.program
             .as_mut()
-            .ok_or_else(|| BackendError::new(api, ErrorKind::Driver, "no frame uploaded"))
+            .ok_or_else(|| BackendError::new(api, ErrorKind::Driver, "no program loaded"))
+    }
+
+    /// Argument `arg`'s buffer.
+    fn buffer(&mut self, arg: usize) -> BackendResult<&mut Vec<u8>> {
+        let api = self.api();
+        let p = self.program()?;
+        p.values = p.values.take().filter(|_| arg == crate::builtin::OUTPUT);
+        p.buffers
+            .get_mut(arg)
+            .filter(|b| !b.is_empty())
+            .ok_or_else(|| BackendError::new(api, ErrorKind::Driver, format!("no buffer {arg}")))
     }
 
     /// One dispatch: the pixels the launch's threads cover, computed from its geometry as the
@@ -281,7 +300,7 @@ impl HostBackend {
         let dims = self.limits.max_block_dims.as_ref().map(|d| d.value.0);
         let too_big = b.threads() > Limits::value(&self.limits.max_threads_per_block).unwrap()
             || dims.is_some_and(|d| [b.x, b.y, b.z].iter().zip(d).any(|(&v, m)| v as u64 > m));
-        let variant = self.variant;
+        let variant = self.program()?.kernel;
         let shared =
             variant == KernelVariant::SharedProbe && launch.shared_bytes as u64 > HOST_SHARED;
         let registers = variant == KernelVariant::RegisterHeavy
@@ -304,11 +323,20 @@ impl HostBackend {
                 ),
             ));
         }
-        let (rows_dropped, width) = (self.first_block_row_only, self.width as usize);
-        let planes = self.planes()?;
+        let rows_dropped = self.first_block_row_only;
+        let p = self.program()?;
+        let width = p.width;
+        let values = p.values.get_or_insert_with(|| {
+            let plane = |i: usize| p.buffers[i].chunks_exact(4).map(f32_of);
+            let (r, g, b) = (plane(0), plane(1), plane(2));
+            let rgb = r.zip(g).zip(b);
+            rgb.map(|((r, g), b)| WEIGHTS[0] * r + WEIGHTS[1] * g + WEIGHTS[2] * b)
+                .collect()
+        });
+        let out = &mut p.buffers[crate::builtin::OUTPUT];
         // Thread t writes pixel t and, in the grid-stride kernel, every `threads`-th pixel
         // after it: together, the pixels below `covered`, whatever the launch's shape.
-        let n = planes[0].len() as u64;
+        let n = values.len() as u64;
         let threads = launch.grid.x as u64 * launch.block.x as u64;
         let covered = match variant {
             // Fewer than three words of shared memory: the kernel writes nothing.
@@ -317,21 +345,30 @@ impl HostBackend {
             _ if threads > 0 => n,
             _ => 0,
         } as usize;
-        let [out, values] = planes;
+        let write = |out: &mut [u8], from: usize, to: usize| {
+            for (o, v) in out[from * 4..to * 4]
+                .chunks_exact_mut(4)
+                .zip(&values[from..to])
+            {
+                o.copy_from_slice(&v.to_le_bytes());
+            }
+        };
         if rows_dropped && variant == KernelVariant::GridStride2D && covered > 0 {
             // Rows of the 2-D grid-stride loop that blocks of row y = 0 own.
             let rows = launch.block.y as usize;
             let stride = launch.grid.y as usize * rows;
-            for (r, row) in out.chunks_mut(width).enumerate() {
-                if r % stride < rows {
-                    row.copy_from_slice(&values[r * width..(r + 1) * width]);
-                }
+            for r in (0..values.len() / width.max(1)).filter(|r| r % stride < rows) {
+                write(out, r * width, (r + 1) * width);
             }
             return Ok(());
         }
-        out[..covered].copy_from_slice(&values[..covered]);
+        write(out, 0, covered);
         Ok(())
     }
+}
+
+fn f32_of(bytes: &[u8]) -> f32 {
+    f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
 }
 
 impl Backend for HostBackend {
@@ -350,45 +387,11 @@ impl Backend for HostBackend {
             resolution_ns: 1.0,
         }
     }
-    fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
-        if let Some(n) = &self.uploads {
-            n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        }
-        self.planes = None;
-        let pixels = frame.pixels();
-        if pixels.saturating_mul(16) > HOST_MEMORY {
-            return Err(self.error(
-                ErrorKind::OutOfMemory,
-                format!("four planes of {pixels} pixels exceed HOST_MEMORY"),
-            ));
-        }
-        for (name, plane) in [("r", &frame.r), ("g", &frame.g), ("b", &frame.b)] {
-            if plane.len() as u64 != pixels {
-                return Err(self.error(
-                    ErrorKind::Driver,
-                    format!(
-                        "plane {name} holds {} values for {pixels} pixels",
-                        plane.len()
-                    ),
-                ));
-            }
-        }
-        let values = (0..pixels as usize)
-            .map(|i| WEIGHTS[0] * frame.r[i] + WEIGHTS[1] * frame.g[i] + WEIGHTS[2] * frame.b[i])
-            .collect();
-        self.planes = Some([vec![0.0; pixels as usize], values]);
-        self.width = frame.width;
-        Ok(())
-    }
     fn residency(&mut self, _block: BlockSize) -> BackendResult<Option<Residency>> {
         Ok(self.residency.map(|blocks_per_mp| Residency {
             blocks_per_mp,
             source: format!("{} occupancy", self.identity.api),
         }))
-    }
-    fn poison_output(&mut self) -> BackendResult<()> {
-        self.planes()?[0].fill(f32::NAN);
-        Ok(())
     }
     fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
         let mut each = Vec::new();
@@ -421,24 +424,6 @@ impl Backend for HostBackend {
             each_ms: each,
         })
     }
-    fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
-        let plane = &self.planes()?[0];
-        if plane.len() != out.len() {
-            let message = format!(
-                "read into {} values; the frame has {}",
-                out.len(),
-                plane.len()
-            );
-            return Err(self.error(ErrorKind::Driver, message));
-        }
-        out.copy_from_slice(plane);
-        Ok(())
-    }
-    fn read_output_staged(&mut self) -> BackendResult<Option<&[f32]>> {
-        let stages = self.stages;
-        let plane = &self.planes()?[0];
-        Ok(stages.then_some(plane.as_slice()))
-    }
     fn copy_method(&self) -> String {
         "slice copy (test double)".into()
     }
@@ -446,9 +431,94 @@ impl Backend for HostBackend {
         self.said.clone()
     }
 
-    fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
-        self.variant = variant;
+    fn builtin(&self, kernel: KernelVariant) -> Option<ProgramSource> {
+        Some(ProgramSource {
+            language: HOST,
+            code: Vec::new(),
+            entry: kernel.entry().into(),
+            origin: "the host test double".into(),
+            options: Vec::new(),
+        })
+    }
+
+    fn load_program(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> BackendResult<()> {
+        self.program = None;
+        let kernel = KernelVariant::ALL
+            .into_iter()
+            .find(|k| k.entry() == source.entry);
+        let Some(kernel) = kernel.filter(|_| source.language == HOST) else {
+            let why = format!("{} is no built-in kernel of the host", source.entry);
+            return Err(self.error(ErrorKind::Build, why));
+        };
+        let bytes: u64 = args.iter().map(ProgramArg::allocation).sum();
+        if bytes > HOST_MEMORY {
+            let why = format!("buffers of {bytes} bytes exceed HOST_MEMORY");
+            return Err(self.error(ErrorKind::OutOfMemory, why));
+        }
+        let width = match (kernel, args.get(4)) {
+            (KernelVariant::GridStride2D, Some(ProgramArg::Scalar { bytes, .. })) => {
+                u32::from_le_bytes(bytes[..4].try_into().unwrap_or_default()) as usize
+            }
+            _ => 0,
+        };
+        let buffers = args.iter().map(|a| vec![0u8; a.allocation() as usize]);
+        self.program = Some(HostProgram {
+            kernel,
+            buffers: buffers.collect(),
+            width,
+            values: None,
+        });
         Ok(())
+    }
+
+    fn set_scalar(&mut self, _arg: usize, _bytes: &[u8]) -> BackendResult<()> {
+        self.program().map(|_| ())
+    }
+
+    fn write_buffer(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
+        if arg == 0 {
+            if let Some(n) = &self.uploads {
+                n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        let api = self.api();
+        let buffer = self.buffer(arg)?;
+        if buffer.len() != bytes.len() {
+            let why = format!("{} bytes into a buffer of {}", bytes.len(), buffer.len());
+            return Err(BackendError::new(api, ErrorKind::Driver, why));
+        }
+        buffer.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {
+        let buffer = self.buffer(arg)?;
+        for f in fills {
+            buffer[f.offset as usize..(f.offset + f.len) as usize].fill(f.byte);
+        }
+        Ok(true)
+    }
+
+    fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
+        let api = self.api();
+        let buffer = self.buffer(arg)?;
+        let at = offset as usize;
+        let Some(from) = buffer.get(at..at + out.len()) else {
+            let why = format!(
+                "{} bytes at {offset} of a buffer of {}",
+                out.len(),
+                buffer.len()
+            );
+            return Err(BackendError::new(api, ErrorKind::Driver, why));
+        };
+        out.copy_from_slice(from);
+        Ok(())
+    }
+
+    fn read_buffer_staged(&mut self, arg: usize) -> BackendResult<Option<&[u8]>> {
+        let stages = self.stages;
+        let buffer = self.buffer(arg)?;
+        Ok(stages.then_some(buffer.as_slice()))
     }
 }
 

@@ -5,6 +5,7 @@
 
 use crate::backend::{Api, Backend, BackendError, KernelVariant, Launch};
 use crate::blocks::BlockSize;
+use crate::builtin;
 use crate::claim::Outcome;
 use crate::frame::Frame;
 use crate::measure::Protocol;
@@ -91,13 +92,12 @@ impl<'p> Bench<'p> {
     }
 }
 
-/// How every lab sweep ends: the reason it stopped kept in `error`, and the grid-stride kernel
-/// set again for whatever runs next.
-fn finish(b: &mut dyn Backend, outcome: Result<(), Stopped>, error: &mut Option<String>) {
+/// How every lab sweep ends: the reason it stopped kept in `error` (whatever runs next loads
+/// its own kernel).
+fn finish(outcome: Result<(), Stopped>, error: &mut Option<String>) {
     if let Err(Stopped(why)) = outcome {
         *error = Some(why);
     }
-    let _ = b.set_kernel(KernelVariant::GridStride);
 }
 
 /// The shape sweep of `rows` (one thread count) on one backend, on `frame`. Stops at the first
@@ -123,12 +123,11 @@ pub fn run_shapes(
     };
     let mut bench = Bench::new(api, protocol);
     let outcome = (|| -> Result<(), Stopped> {
-        b.set_kernel(KernelVariant::GridStride2D)?;
+        builtin::load(b, KernelVariant::GridStride2D, frame)?;
         result.kernel = b.kernel_facts().clone();
         // Vulkan builds the shapes' pipelines now, in parallel (the others need nothing).
         let blocks: Vec<BlockSize> = rows.iter().map(|r| r.block).collect();
         b.prepare(&blocks);
-        b.upload(frame)?;
         for row in rows {
             let limits = b.limits().clone();
             let m = ShapeMeasured {
@@ -147,7 +146,7 @@ pub fn run_shapes(
         }
         Ok(())
     })();
-    finish(b, outcome, &mut result.error);
+    finish(outcome, &mut result.error);
     result.fill_relative();
     result
 }
@@ -160,7 +159,6 @@ pub fn run_resources(
     frame: &Frame,
     reference: &[f32],
 ) -> Result<Vec<ResourceResult>, BackendError> {
-    b.upload(frame)?;
     let mut dispatch = FrameCheck::new(b.api());
     let mut results = Vec::new();
     for check in RESOURCE_CHECKS {
@@ -168,7 +166,7 @@ pub fn run_resources(
             ProbeKernel::Shared => KernelVariant::SharedProbe,
             ProbeKernel::Registers => KernelVariant::RegisterHeavy,
         };
-        b.set_kernel(variant)?;
+        builtin::load(b, variant, frame)?;
         let facts = b.kernel_facts().clone();
         let registers = facts.registers.as_ref().map(|r| r.value);
         let launch = match resolve(check.probe, b.limits(), &facts) {
@@ -188,6 +186,7 @@ pub fn run_resources(
         };
         let l = Launch::linear(launch.block, launch.grid)
             .with_shared(u32::try_from(launch.shared_bytes).unwrap_or(u32::MAX));
+        builtin::prepare_launch(b, variant, l)?;
         let outcome = dispatch.once(b, l, reference)?.into();
         results.push(ResourceResult::new(
             b.api(),
@@ -197,7 +196,6 @@ pub fn run_resources(
             outcome,
         ));
     }
-    b.set_kernel(KernelVariant::GridStride)?;
     Ok(results)
 }
 

@@ -4,6 +4,7 @@
 
 use crate::backend::{Backend, BackendError, KernelVariant, Launch};
 use crate::blocks::BlockSize;
+use crate::builtin;
 use crate::frame::Frame;
 use crate::limits::Limits;
 use crate::measure::Protocol;
@@ -18,7 +19,8 @@ use crate::sweep::grid_violation;
 /// One wave of `block` on `b`: its occupancy query where it has one, else the core's model,
 /// else one block per compute unit.
 pub fn wave_of(b: &mut dyn Backend, block: BlockSize) -> Result<Wave, BackendError> {
-    b.set_kernel(KernelVariant::GridStride)?;
+    // The kernel alone is asked about: a one-pixel frame's buffers.
+    builtin::load_kernel(b, KernelVariant::GridStride, 1, 1)?;
     let residency = match b.residency(block)? {
         Some(r) => Some(r),
         None => modelled_residency(b.limits(), b.kernel_facts(), block),
@@ -65,7 +67,7 @@ pub fn run_waves(
             &mut result.rows,
         )
     });
-    finish(b, outcome, &mut result.error);
+    finish(outcome, &mut result.error);
     result.fill_relative();
     result
 }
@@ -93,9 +95,8 @@ impl WaveRun<'_> {
             WaveKernel::GridStride => KernelVariant::GridStride,
             WaveKernel::OnePerThread => KernelVariant::OnePixelPerThread,
         };
-        b.set_kernel(variant)?;
         if series == WaveKernel::GridStride {
-            b.upload(input.0)?;
+            builtin::load(b, variant, input.0)?;
         }
         for point in points {
             let grid = u32::try_from(point.grid).unwrap_or(u32::MAX);
@@ -113,7 +114,7 @@ impl WaveRun<'_> {
             if series == WaveKernel::OnePerThread && row.skipped.is_none() {
                 match one_per_thread_frame(self.limits, &row.point, self.seed) {
                     Ok(pair) => {
-                        b.upload(&pair.0)?;
+                        builtin::load(b, variant, &pair.0)?;
                         own = Some(pair);
                     }
                     Err(why) => row.skipped = Some(why),
@@ -152,7 +153,7 @@ pub fn shared_wave(
         return Ok(None);
     }
     for b in backends.iter_mut() {
-        b.set_kernel(KernelVariant::GridStride)?;
+        builtin::load_kernel(b.as_mut(), KernelVariant::GridStride, 1, 1)?;
     }
     let i = planner(backends.iter_mut().map(|b| b.as_mut()), Some(block))?.unwrap_or(0);
     let b = backends[i].as_mut();

@@ -55,7 +55,7 @@ fn a_checking_layers_messages_are_one_failure_however_often_the_work_asks() {
     let (registry, targets) = registered();
     let (answers, failures) = Session::each(&registry, targets, &OpenOptions::default(), |b| {
         for _ in 0..3 {
-            b.set_kernel(KernelVariant::GridStride)?;
+            crate::builtin::load_kernel(b, KernelVariant::GridStride, 1, 1)?;
         }
         Ok(b.api())
     });

@@ -4,7 +4,8 @@ use super::rows::{new_result, skip_rejected, RowResult, SweepRun};
 use super::{
     kernel_limit_violation, CopyCeiling, Observer, Plan, SweepConfig, SweepError, SweepResult,
 };
-use crate::backend::{Backend, BackendError, ErrorKind, Launch, Stamps, Work};
+use crate::backend::{Backend, BackendError, ErrorKind, KernelVariant, Launch, Stamps, Work};
+use crate::builtin;
 use crate::frame::{try_zeroed, Frame};
 use crate::measure::{measure, Protocol, Timing};
 use crate::verify::{verify_counted, Mismatch};
@@ -49,8 +50,7 @@ fn frame_rows(
     let api = backend.api();
     let config = run.config;
     if !config.frame_on_device {
-        let _busy = crate::trace::activity(api.key(), "uploading the frame", 0);
-        backend.upload(frame)?;
+        load(backend, frame)?;
     }
     let kernel = result.kernel.clone();
     let mut check = FrameCheck::new(api);
@@ -81,6 +81,12 @@ fn frame_rows(
             }
         }
     })
+}
+
+/// The grid-stride kernel built for `frame`, its planes uploaded.
+fn load(backend: &mut dyn Backend, frame: &Frame) -> Result<(), BackendError> {
+    let _busy = crate::trace::activity(backend.api().key(), "uploading the frame", 0);
+    builtin::load(backend, KernelVariant::GridStride, frame)
 }
 
 /// One checked dispatch of the frame, the same steps for the sweep's rows and the lab's: the
@@ -127,7 +133,8 @@ impl FrameCheck {
         protocol: &Protocol,
         reference: &[f32],
     ) -> Result<Checked, SweepError> {
-        self.phases.time(0, || backend.poison_output())?;
+        let pixels = reference.len() as u64;
+        self.phases.time(0, || builtin::poison(backend, pixels))?;
         let work = Work::Kernel(launch);
         let timing = match self.phases.time(1, || measure(backend, work, protocol)) {
             Ok(timing) => timing,
@@ -148,7 +155,7 @@ impl FrameCheck {
         launch: Launch,
         reference: &[f32],
     ) -> Result<Dispatched, BackendError> {
-        backend.poison_output()?;
+        builtin::poison(backend, reference.len() as u64)?;
         match backend.run_batch(Work::Kernel(launch), 1, Stamps::None) {
             Ok(_) => {}
             Err(e) if e.kind == ErrorKind::LaunchRejected => {
@@ -183,7 +190,7 @@ impl FrameCheck {
 }
 
 /// Reads a row's output back and verifies it: in place, in the host memory the backend lends
-/// (pinned or mapped: no copy on the host), else through `read_output` into `own`, allocated
+/// (pinned or mapped: no copy on the host), else through a read into `own`, allocated
 /// at the first row that needs it. Read-back and verify are traced as phases 2 and 3.
 fn read_and_verify(
     backend: &mut dyn Backend,
@@ -194,7 +201,7 @@ fn read_and_verify(
     let started = phases.start();
     let api = backend.api();
     let reading = crate::trace::activity(api.key(), "reading back", 0);
-    let lent = backend.read_output_staged()?;
+    let lent = builtin::read_staged(backend)?;
     let output: &[f32] = match lent {
         Some(view) if view.len() != reference.len() => {
             let message = format!(
@@ -210,7 +217,7 @@ fn read_and_verify(
                 Some(out) => out,
                 None => own.insert(try_zeroed(reference.len() as u64, "the read-back buffer")?),
             };
-            backend.read_output(out)?;
+            builtin::read(backend, out)?;
             out
         }
     };
@@ -290,13 +297,25 @@ pub fn run(
     reference: &[f32],
     how: SweepRun<'_>,
 ) -> (SweepResult, Option<SweepError>) {
-    let planned = how.plan(backend, frame.pixels());
     let SweepRun {
         config,
+        shared,
         observer,
         on_row,
-        ..
     } = how;
+    // Built before planning, so that the plan asks the kernel's own residency and facts.
+    let loaded = match config.frame_on_device {
+        true => Ok(()),
+        false => load(backend, frame),
+    };
+    let config = &SweepConfig {
+        frame_on_device: true,
+        ..config.clone()
+    };
+    let planned = loaded.and_then(|()| match shared {
+        Some(p) => Ok(std::borrow::Cow::Borrowed(p)),
+        None => super::plan(backend, frame.pixels(), config).map(std::borrow::Cow::Owned),
+    });
     let plan = match planned {
         Ok(p) => p,
         Err(e) => {

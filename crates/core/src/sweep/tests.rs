@@ -1,4 +1,4 @@
-//! The sweep's read-back: through the host memory a backend stages, and through `read_output`
+//! The sweep's read-back: through the host memory a backend stages, and through `read_buffer`
 //! where it stages none; both verify the same rows and name a mismatch the same way.
 
 use super::{execute, Plan, PlannedRow, Quiet, SweepConfig, SweepError};
@@ -44,32 +44,35 @@ impl Backend for Counted {
     fn timer(&self) -> TimerInfo {
         self.inner.timer()
     }
-    fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
-        self.inner.upload(frame)
-    }
     fn residency(&mut self, block: BlockSize) -> BackendResult<Option<Residency>> {
         self.inner.residency(block)
-    }
-    fn poison_output(&mut self) -> BackendResult<()> {
-        self.inner.poison_output()
     }
     fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
         self.inner.run_batch(work, count, stamps)
     }
-    fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
-        self.copied += 1;
-        self.inner.read_output(out)
+    fn builtin(&self, kernel: KernelVariant) -> Option<ProgramSource> {
+        self.inner.builtin(kernel)
     }
-    fn read_output_staged(&mut self) -> BackendResult<Option<&[f32]>> {
-        let view = self.inner.read_output_staged()?;
+    fn load_program(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> BackendResult<()> {
+        self.inner.load_program(source, args)
+    }
+    fn write_buffer(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
+        self.inner.write_buffer(arg, bytes)
+    }
+    fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {
+        self.inner.fill_buffer(arg, fills)
+    }
+    fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
+        self.copied += 1;
+        self.inner.read_buffer(arg, offset, out)
+    }
+    fn read_buffer_staged(&mut self, arg: usize) -> BackendResult<Option<&[u8]>> {
+        let view = self.inner.read_buffer_staged(arg)?;
         self.staged += view.is_some() as u32;
-        Ok(view.map(|v| if self.short { &v[1..] } else { v }))
+        Ok(view.map(|v| if self.short { &v[4..] } else { v }))
     }
     fn copy_method(&self) -> String {
         self.inner.copy_method()
-    }
-    fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
-        self.inner.set_kernel(variant)
     }
 }
 
@@ -78,9 +81,14 @@ fn frame() -> Frame {
     Frame::generate(64, 16, 5)
 }
 
-/// One row per grid, blocks of 64 threads, one timed dispatch.
-fn sweep(b: &mut Counted, grids: &[u64]) -> (super::SweepResult, Option<SweepError>) {
+/// One row per grid of `kernel`, blocks of 64 threads, one timed dispatch.
+fn sweep(
+    b: &mut Counted,
+    kernel: KernelVariant,
+    grids: &[u64],
+) -> (super::SweepResult, Option<SweepError>) {
     let f = frame();
+    crate::builtin::load(b, kernel, &f).unwrap();
     let config = SweepConfig {
         blocks: vec![BlockSize::linear(64)],
         grid: GridPolicy::Fixed(1),
@@ -91,7 +99,7 @@ fn sweep(b: &mut Counted, grids: &[u64]) -> (super::SweepResult, Option<SweepErr
         },
         strict_kernel_limit: false,
         copy: false,
-        frame_on_device: false,
+        frame_on_device: true,
         pairs: Vec::new(),
     };
     let rows = grids.iter().map(|&grid| PlannedRow {
@@ -120,7 +128,7 @@ fn sweep(b: &mut Counted, grids: &[u64]) -> (super::SweepResult, Option<SweepErr
 fn every_row_verifies_through_the_staged_view_and_through_the_fallback() {
     for stages in [true, false] {
         let mut b = Counted::new(stages);
-        let (r, err) = sweep(&mut b, &[1, 4, 16]);
+        let (r, err) = sweep(&mut b, KernelVariant::GridStride, &[1, 4, 16]);
         assert!(err.is_none(), "stages {stages}: {err:?}");
         assert!(r.rows.iter().all(|row| row.verified), "{:?}", r.rows);
         let expected = if stages { (3, 0) } else { (0, 3) };
@@ -133,11 +141,8 @@ fn a_mismatch_seen_through_the_staged_view_names_the_first_bad_index() {
     let mut messages = Vec::new();
     for stages in [true, false] {
         let mut b = Counted::new(stages);
-        b.inner
-            .set_kernel(KernelVariant::OnePixelPerThread)
-            .unwrap();
         // 16 blocks cover the frame; 15 leave the last block's 64 pixels NaN.
-        let (r, err) = sweep(&mut b, &[16, 15]);
+        let (r, err) = sweep(&mut b, KernelVariant::OnePixelPerThread, &[16, 15]);
         match err {
             Some(SweepError::Mismatch {
                 api,
@@ -167,7 +172,7 @@ fn a_mismatch_seen_through_the_staged_view_names_the_first_bad_index() {
 fn a_staged_view_of_the_wrong_length_is_the_backends_error() {
     let mut b = Counted::new(true);
     b.short = true;
-    let (_, err) = sweep(&mut b, &[16]);
+    let (_, err) = sweep(&mut b, KernelVariant::GridStride, &[16]);
     match err {
         Some(SweepError::Backend(e)) => {
             assert_eq!(e.kind, ErrorKind::Driver, "{e}");

@@ -75,11 +75,12 @@ struct Program {
     facts: KernelFacts,
 }
 
-/// The made-up API's backend: the host backend for the frame, plus user kernels.
+/// The made-up API's backend: the host backend for the built-in kernels, plus user kernels.
 pub struct MetalLikeBackend {
     host: HostBackend,
     program: Option<Program>,
-    /// Whether the program, not the frame's kernel, is what dispatches run.
+    /// Whether the program, not the host's built-in kernel, is what dispatches run and buffer
+    /// calls act on.
     current: bool,
 }
 
@@ -189,14 +190,8 @@ impl Backend for MetalLikeBackend {
     fn timer(&self) -> TimerInfo {
         self.host.timer()
     }
-    fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
-        self.host.upload(frame)
-    }
     fn residency(&mut self, block: BlockSize) -> BackendResult<Option<Residency>> {
         self.host.residency(block)
-    }
-    fn poison_output(&mut self) -> BackendResult<()> {
-        self.host.poison_output()
     }
     fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
         let Work::Kernel(launch) = work else {
@@ -219,19 +214,19 @@ impl Backend for MetalLikeBackend {
             each_ms: each,
         })
     }
-    fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
-        self.host.read_output(out)
-    }
     fn copy_method(&self) -> String {
         self.host.copy_method()
     }
-    fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
-        self.current = false;
-        self.host.set_kernel(variant)
+    fn builtin(&self, kernel: KernelVariant) -> Option<ProgramSource> {
+        self.host.builtin(kernel)
     }
 
     fn load_program(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> BackendResult<()> {
         self.program = None;
+        self.current = false;
+        if source.language == super::HOST {
+            return self.host.load_program(source, args);
+        }
         if source.language != METAL_LIKE_SL {
             let why = format!(
                 "{} is {}; MetalLike builds {METAL_LIKE_SL}",
@@ -270,7 +265,31 @@ impl Backend for MetalLikeBackend {
         Ok(())
     }
 
+    fn set_scalar(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
+        match self.current {
+            true => Err(self.error(ErrorKind::Unavailable, "no scalar is set after loading")),
+            false => self.host.set_scalar(arg, bytes),
+        }
+    }
+
+    fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {
+        match self.current {
+            true => Ok(false),
+            false => self.host.fill_buffer(arg, fills),
+        }
+    }
+
+    fn read_buffer_staged(&mut self, arg: usize) -> BackendResult<Option<&[u8]>> {
+        match self.current {
+            true => Ok(None),
+            false => self.host.read_buffer_staged(arg),
+        }
+    }
+
     fn write_buffer(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
+        if !self.current {
+            return self.host.write_buffer(arg, bytes);
+        }
         let p = self.program()?;
         match p.buffers.get_mut(arg) {
             Some(b) if b.len() == bytes.len() => {
@@ -282,6 +301,9 @@ impl Backend for MetalLikeBackend {
     }
 
     fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
+        if !self.current {
+            return self.host.read_buffer(arg, offset, out);
+        }
         let p = self.program()?;
         let at = offset as usize;
         match p.buffers.get(arg).and_then(|b| b.get(at..at + out.len())) {

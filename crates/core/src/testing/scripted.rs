@@ -45,14 +45,8 @@ impl Backend for ScriptedBackend {
             resolution_ns: 1.0,
         }
     }
-    fn upload(&mut self, _frame: &Frame) -> BackendResult<()> {
-        Ok(())
-    }
     fn residency(&mut self, _block: BlockSize) -> BackendResult<Option<Residency>> {
         Ok(None)
-    }
-    fn poison_output(&mut self) -> BackendResult<()> {
-        Ok(())
     }
     fn run_batch(&mut self, _work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
         let first = match self.batches.is_empty() {
@@ -78,13 +72,22 @@ impl Backend for ScriptedBackend {
             },
         })
     }
-    fn read_output(&mut self, _out: &mut [f32]) -> BackendResult<()> {
-        Ok(())
-    }
     fn copy_method(&self) -> String {
         "script".into()
     }
-    fn set_kernel(&mut self, _variant: KernelVariant) -> BackendResult<()> {
+    fn builtin(&self, kernel: KernelVariant) -> Option<ProgramSource> {
+        self.host.builtin(kernel)
+    }
+    fn load_program(&mut self, _source: &ProgramSource, _args: &[ProgramArg]) -> BackendResult<()> {
+        Ok(())
+    }
+    fn write_buffer(&mut self, _arg: usize, _bytes: &[u8]) -> BackendResult<()> {
+        Ok(())
+    }
+    fn fill_buffer(&mut self, _arg: usize, _fills: &[Fill]) -> BackendResult<bool> {
+        Ok(true)
+    }
+    fn read_buffer(&mut self, _arg: usize, _offset: u64, _out: &mut [u8]) -> BackendResult<()> {
         Ok(())
     }
 }

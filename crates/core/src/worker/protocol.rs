@@ -31,18 +31,6 @@ pub(crate) enum Request {
     Prepare {
         blocks: Vec<BlockSize>,
     },
-    SetKernel {
-        variant: KernelVariant,
-    },
-    /// Regenerate the frame from its seed (it is deterministic) and upload it.
-    Upload {
-        width: u32,
-        height: u32,
-        seed: u64,
-    },
-    Poison,
-    /// The output plane into the shared region, as f32 values.
-    ReadOutput,
     RunBatch {
         work: Work,
         count: u32,
@@ -62,6 +50,16 @@ pub(crate) enum Request {
         arg: usize,
         fills: Vec<Fill>,
     },
+    /// Scalar argument `arg` set to `bytes` ([`crate::Backend::set_scalar`]).
+    SetScalar {
+        arg: usize,
+        bytes: Vec<u8>,
+    },
+    /// The kernel's part of argument `arg`'s buffer into the shared region's start, through
+    /// the backend's staging where it has one ([`crate::Backend::read_buffer_staged`]).
+    ReadStaged {
+        arg: usize,
+    },
     /// `len` bytes of argument `arg`'s buffer from `offset` into the shared region's start.
     ReadBuffer {
         arg: usize,
@@ -80,6 +78,8 @@ pub(crate) struct Opened {
     pub facts: KernelFacts,
     pub timer: TimerInfo,
     pub copy_method: String,
+    /// The backend's source of each built-in kernel it has ([`crate::Backend::builtin`]).
+    pub builtins: Vec<(KernelVariant, ProgramSource)>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]

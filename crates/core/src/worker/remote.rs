@@ -12,7 +12,6 @@ use crate::backend::{
     KernelFacts, KernelVariant, OccupancySuggestion, Residency, Stamps, TimerInfo, Work,
 };
 use crate::blocks::BlockSize;
-use crate::frame::Frame;
 use crate::limits::Limits;
 use crate::options::OpenOptions;
 use crate::program::{deadline, ProgramArg, ProgramSource};
@@ -31,8 +30,8 @@ pub struct RemoteBackend {
     opened: Opened,
     link: RefCell<Link>,
     shared: Option<Shared>,
-    /// Pixels of the uploaded frame: the output plane's length.
-    staged: usize,
+    /// The current program's arguments, as loaded.
+    args: Vec<ProgramArg>,
 }
 
 struct Link {
@@ -74,7 +73,7 @@ impl RemoteBackend {
             opened: *opened,
             link,
             shared: None,
-            staged: 0,
+            args: Vec::new(),
         })
     }
 
@@ -215,17 +214,6 @@ impl Backend for RemoteBackend {
         self.opened.timer.clone()
     }
 
-    fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
-        let request = Request::Upload {
-            width: frame.width,
-            height: frame.height,
-            seed: frame.seed,
-        };
-        self.done(&request, SLOW_CALL)?;
-        self.staged = frame.pixels() as usize;
-        Ok(())
-    }
-
     fn residency(&mut self, block: BlockSize) -> BackendResult<Option<Residency>> {
         match self.call(&Request::Residency { block }, SLOW_CALL)? {
             Reply::Residency(r) => Ok(r),
@@ -238,10 +226,6 @@ impl Backend for RemoteBackend {
             Reply::Suggestion(s) => Ok(s),
             _ => Err(self.link.borrow().unexpected("the occupancy suggestion")),
         }
-    }
-
-    fn poison_output(&mut self) -> BackendResult<()> {
-        self.done(&Request::Poison, deadline() + GRACE)
     }
 
     fn prepare(&mut self, blocks: &[BlockSize]) {
@@ -264,26 +248,6 @@ impl Backend for RemoteBackend {
         }
     }
 
-    fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
-        self.fetch_output()?;
-        match &self.shared {
-            Some(s) if out.len() == self.staged => {
-                crate::frame::copy_parallel(out, s.floats(self.staged));
-                Ok(())
-            }
-            _ => Err(BackendError::new(
-                self.api(),
-                ErrorKind::Driver,
-                "the output given is not the uploaded frame's size",
-            )),
-        }
-    }
-
-    fn read_output_staged(&mut self) -> BackendResult<Option<&[f32]>> {
-        self.fetch_output()?;
-        Ok(self.shared.as_ref().map(|s| s.floats(self.staged)))
-    }
-
     fn copy_method(&self) -> String {
         self.opened.copy_method.clone()
     }
@@ -295,14 +259,29 @@ impl Backend for RemoteBackend {
         }
     }
 
-    fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
-        match self.call(&Request::SetKernel { variant }, SLOW_CALL)? {
-            Reply::Facts(f) => {
-                self.opened.facts = f;
-                Ok(())
-            }
-            _ => Err(self.link.borrow().unexpected("set_kernel")),
-        }
+    fn builtin(&self, kernel: KernelVariant) -> Option<ProgramSource> {
+        let mut sources = self.opened.builtins.iter();
+        sources.find(|(k, _)| *k == kernel).map(|(_, s)| s.clone())
+    }
+
+    fn set_scalar(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
+        let request = Request::SetScalar {
+            arg,
+            bytes: bytes.to_vec(),
+        };
+        self.done(&request, SLOW_CALL)
+    }
+
+    /// Through the shared region, which the worker fills from its backend's staging: lent
+    /// as it is, with no copy on this side.
+    fn read_buffer_staged(&mut self, arg: usize) -> BackendResult<Option<&[u8]>> {
+        let Some(&ProgramArg::Buffer { bytes, .. }) = self.args.get(arg) else {
+            let why = "a staged read of an argument that is no buffer";
+            return Err(BackendError::new(self.api(), ErrorKind::Driver, why));
+        };
+        self.region(bytes)?;
+        self.done(&Request::ReadStaged { arg }, Self::transfer_time(bytes))?;
+        Ok(self.shared.as_ref().map(|s| s.bytes(bytes)))
     }
 
     fn load_program(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> BackendResult<()> {
@@ -312,9 +291,11 @@ impl Backend for RemoteBackend {
             source: source.clone(),
             args: args.to_vec(),
         };
+        self.args.clear();
         match self.call(&request, SLOW_CALL)? {
             Reply::Facts(f) => {
                 self.opened.facts = f;
+                self.args = args.to_vec();
                 Ok(())
             }
             _ => Err(self.link.borrow().unexpected("load_program")),
@@ -348,22 +329,6 @@ impl Backend for RemoteBackend {
             out.copy_from_slice(s.bytes(len));
         }
         Ok(())
-    }
-}
-
-impl RemoteBackend {
-    /// The output plane, read back by the worker into the shared region.
-    fn fetch_output(&mut self) -> BackendResult<()> {
-        if self.staged == 0 {
-            return Err(BackendError::new(
-                self.api(),
-                ErrorKind::Driver,
-                "no frame was uploaded to the worker",
-            ));
-        }
-        let bytes = self.staged as u64 * 4;
-        self.region(bytes)?;
-        self.done(&Request::ReadOutput, Self::transfer_time(bytes))
     }
 }
 

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use super::protocol::{Opened, Reply, Request};
 use super::shared::Shared;
-use crate::backend::{Backend, BackendError, ErrorKind};
-use crate::frame::Frame;
+use crate::backend::{Backend, BackendError, ErrorKind, KernelVariant};
+use crate::program::ProgramArg;
 use crate::provider::Provider;
 
 /// Serves one worker's life on `input` and `output` (one JSON value per line each way);
@@ -34,6 +34,10 @@ pub fn serve(
         facts: state.backend.kernel_facts().clone(),
         timer: state.backend.timer(),
         copy_method: state.backend.copy_method(),
+        builtins: KernelVariant::ALL
+            .into_iter()
+            .filter_map(|k| Some((k, state.backend.builtin(k)?)))
+            .collect(),
     }));
     if answer(&mut output, &opened).is_err() {
         return 1;
@@ -65,8 +69,8 @@ pub fn serve(
 struct State {
     backend: Box<dyn Backend>,
     shared: Option<Shared>,
-    /// The uploaded frame's pixels: the output plane's length.
-    pixels: usize,
+    /// The current program's arguments, as loaded.
+    args: Vec<ProgramArg>,
 }
 
 /// Opens the device the first request names; an error is (its kind, its words) for the reply.
@@ -92,7 +96,7 @@ fn open(providers: &[&'static dyn Provider], first: &str) -> Result<State, (Erro
     Ok(State {
         backend,
         shared: None,
-        pixels: 0,
+        args: Vec::new(),
     })
 }
 
@@ -118,38 +122,24 @@ impl State {
                 b.prepare(&blocks);
                 Reply::Done
             }
-            Request::SetKernel { variant } => {
-                b.set_kernel(variant)?;
-                Reply::Facts(b.kernel_facts().clone())
-            }
-            Request::Upload {
-                width,
-                height,
-                seed,
-            } => {
-                let frame = Frame::try_generate(width, height, seed).map_err(|e| {
-                    BackendError::new(b.api(), ErrorKind::OutOfMemory, e.to_string())
-                })?;
-                b.upload(&frame)?;
-                self.pixels = frame.pixels() as usize;
-                Reply::Done
-            }
-            Request::Poison => {
-                b.poison_output()?;
-                Reply::Done
-            }
-            Request::ReadOutput => {
-                self.read_output()?;
-                Reply::Done
-            }
             Request::RunBatch {
                 work,
                 count,
                 stamps,
             } => Reply::Times(b.run_batch(work, count, stamps)?),
             Request::LoadProgram { source, args } => {
+                self.args.clear();
                 b.load_program(&source, &args)?;
-                Reply::Facts(b.kernel_facts().clone())
+                self.args = args;
+                Reply::Facts(self.backend.kernel_facts().clone())
+            }
+            Request::SetScalar { arg, bytes } => {
+                b.set_scalar(arg, &bytes)?;
+                Reply::Done
+            }
+            Request::ReadStaged { arg } => {
+                self.read_staged(arg)?;
+                Reply::Done
             }
             Request::WriteBuffer { arg, len } => {
                 let shared = self
@@ -177,13 +167,15 @@ impl State {
         })
     }
 
-    /// The output plane into the shared region, through the backend's own staging where it
-    /// has one.
-    fn read_output(&mut self) -> Result<(), BackendError> {
+    /// The kernel's part of argument `arg`'s buffer into the shared region, through the
+    /// backend's own staging where it has one.
+    fn read_staged(&mut self, arg: usize) -> Result<(), BackendError> {
+        let Some(&ProgramArg::Buffer { bytes, guard }) = self.args.get(arg) else {
+            return Err(self.misuse("a staged read of an argument that is no buffer"));
+        };
         let api = self.backend.api();
-        let n = self.pixels;
         let shared = match self.shared.as_mut() {
-            Some(s) if s.len() >= n as u64 * 4 => s,
+            Some(s) if s.len() >= bytes => s,
             _ => {
                 return Err(BackendError::new(
                     api,
@@ -192,11 +184,12 @@ impl State {
                 ))
             }
         };
-        if let Some(values) = self.backend.read_output_staged()? {
-            crate::frame::copy_parallel(shared.floats_mut(n), values);
+        if let Some(staged) = self.backend.read_buffer_staged(arg)? {
+            crate::frame::copy_parallel(shared.bytes_mut(bytes), staged);
             return Ok(());
         }
-        self.backend.read_output(shared.floats_mut(n))
+        self.backend
+            .read_buffer(arg, guard, shared.bytes_mut(bytes))
     }
 
     fn misuse(&self, what: &str) -> BackendError {

@@ -81,18 +81,4 @@ impl Shared {
     pub fn bytes_mut(&mut self, len: u64) -> &mut [u8] {
         &mut self.map[..len as usize]
     }
-
-    /// The first `count` values as f32 (the mapping is page-aligned).
-    pub fn floats(&self, count: usize) -> &[f32] {
-        let bytes = &self.map[..count * 4];
-        // SAFETY: the mapping starts on a page boundary, so it is aligned for f32; every bit
-        // pattern is a valid f32; the slice borrows the map.
-        unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<f32>(), count) }
-    }
-
-    pub fn floats_mut(&mut self, count: usize) -> &mut [f32] {
-        let bytes = &mut self.map[..count * 4];
-        // SAFETY: as in `floats`, and the borrow is unique.
-        unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<f32>(), count) }
-    }
 }

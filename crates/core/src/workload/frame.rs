@@ -39,7 +39,11 @@ impl Workload for FrameWorkload {
     }
 
     fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {
-        backend.upload(&self.frame)
+        crate::builtin::load(
+            backend,
+            crate::backend::KernelVariant::GridStride,
+            &self.frame,
+        )
     }
 
     fn measure(&self, backend: &mut dyn Backend, prepared: bool, how: SweepRun<'_>) -> Measured {
