@@ -1,9 +1,10 @@
-//! The staged read-back (`Backend::read_output_staged`): where a backend lends its own host copy of
-//! the output plane, it holds what `read_output` copies, pixel for pixel and bit for bit, after
-//! each kind of write to the plane (the poison, a full dispatch, a dispatch one block short,
-//! a frame of another size), so the sweep verifies the same values either way.
+//! The staged read-back (`Backend::read_buffer_staged`): where a backend lends its own host copy of
+//! a buffer, it holds what `read_buffer` copies, bit for bit, after each kind of write to the
+//! output plane (the poison, a full dispatch, a dispatch one block short, a frame of another
+//! size), so the sweep verifies the same values either way.
 
 use blocksweep_core::blocks::BlockSize;
+use blocksweep_core::builtin;
 use blocksweep_core::grid::blocks_to_cover;
 use blocksweep_core::verify::verify;
 use blocksweep_core::{Backend, Frame, KernelVariant, Launch, Stamps, Work};
@@ -11,18 +12,17 @@ use libtest_mimic::Completion;
 
 use crate::checks::SMALL;
 
-/// The staged view (read first, so it cannot borrow what `read_output` just copied) against
-/// `read_output`'s copy; `None` where the backend lends nothing.
+/// The staged view (read first, so it cannot borrow what `read_buffer` just copied) against
+/// `read_buffer`'s copy; `None` where the backend lends nothing.
 fn both(b: &mut dyn Backend, when: &str) -> Option<Vec<f32>> {
     let api = b.api();
-    let lent = b
-        .read_output_staged()
-        .unwrap_or_else(|e| panic!("{api} read_output_staged {when}: {e}"))?
+    let lent = builtin::read_staged(b)
+        .unwrap_or_else(|e| panic!("{api} read_buffer_staged {when}: {e}"))?
         .to_vec();
     let mut copied = vec![0f32; lent.len()];
-    b.read_output(&mut copied).unwrap_or_else(|e| {
+    builtin::read(b, &mut copied).unwrap_or_else(|e| {
         panic!(
-            "{} read_output {when} (lent {} values): {e}",
+            "{} read_buffer {when} (lent {} values): {e}",
             b.api(),
             lent.len()
         )
@@ -33,7 +33,7 @@ fn both(b: &mut dyn Backend, when: &str) -> Option<Vec<f32>> {
         .position(|(l, c)| l.to_bits() != c.to_bits());
     if let Some(i) = differs {
         panic!(
-            "{} {when}: the staged view differs from read_output at pixel {i}: {} against {}",
+            "{} {when}: the staged view differs from read_buffer at pixel {i}: {} against {}",
             b.api(),
             lent[i],
             copied[i]
@@ -42,16 +42,16 @@ fn both(b: &mut dyn Backend, when: &str) -> Option<Vec<f32>> {
     Some(lent)
 }
 
-/// Poison, a full dispatch, the one-pixel-per-thread kernel one block short and a re-upload
-/// of another size, each read back both ways; skipped where the backend lends nothing.
+/// Poison, a full dispatch, the one-pixel-per-thread kernel one block short and a frame of
+/// another size, each read back both ways; skipped where the backend lends nothing.
 pub fn staged_read_back(b: &mut dyn Backend) -> Completion {
     let frame = Frame::generate(SMALL.0, SMALL.1, 17);
     let reference = frame.reference();
     let api = b.api();
-    b.upload(&frame).expect("upload");
-    b.poison_output().expect("poison");
+    builtin::load(b, KernelVariant::GridStride, &frame).expect("upload");
+    builtin::poison(b, frame.pixels()).expect("poison");
     let Some(poisoned) = both(b, "after the poison") else {
-        return crate::skip("read_output_staged lends nothing on this device (None)");
+        return crate::skip("read_buffer_staged lends nothing on this device (None)");
     };
     assert_eq!(poisoned.len() as u64, frame.pixels(), "one value per pixel");
     assert!(
@@ -70,8 +70,8 @@ pub fn staged_read_back(b: &mut dyn Backend) -> Completion {
     let out = both(b, "after a dispatch").expect("lent once, lent again");
     verify(&out, &reference).unwrap_or_else(|m| panic!("{api} lent after a dispatch: {m:?}"));
 
-    b.set_kernel(KernelVariant::OnePixelPerThread).unwrap();
-    b.poison_output().expect("poison");
+    builtin::load(b, KernelVariant::OnePixelPerThread, &frame).unwrap();
+    builtin::poison(b, frame.pixels()).expect("poison");
     b.run_batch(
         Work::Kernel(Launch::linear(block, full - 1)),
         1,
@@ -79,7 +79,6 @@ pub fn staged_read_back(b: &mut dyn Backend) -> Completion {
     )
     .expect("one block short");
     let short = both(b, "one block short").expect("lent once, lent again");
-    b.set_kernel(KernelVariant::GridStride).unwrap();
     let m = verify(&short, &reference).expect_err("one block short must fail");
     assert_eq!(
         m.index,
@@ -93,8 +92,8 @@ pub fn staged_read_back(b: &mut dyn Backend) -> Completion {
 
     // A frame of another size: the staged view follows it.
     let other = Frame::generate(320, 90, 19);
-    b.upload(&other).expect("re-upload");
-    b.poison_output().expect("poison");
+    builtin::load(b, KernelVariant::GridStride, &other).expect("re-upload");
+    builtin::poison(b, other.pixels()).expect("poison");
     b.run_batch(Work::Kernel(Launch::linear(block, 8)), 1, Stamps::None)
         .expect("a dispatch on the second frame");
     let out = both(b, "after a re-upload").expect("lent for the second frame");

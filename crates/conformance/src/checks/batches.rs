@@ -1,6 +1,7 @@
 //! Batches through `run_batch` directly: the stamps protocol and ordering, a refused launch,
 //! and device-to-device copies.
 
+use blocksweep_core::builtin::{self, OUTPUT};
 use blocksweep_core::grid::blocks_to_cover;
 use blocksweep_core::verify::verify;
 use blocksweep_core::{Backend, BlockSize, ErrorKind, Frame, KernelVariant, Launch, Stamps, Work};
@@ -46,11 +47,12 @@ pub fn copy_timing(b: &mut dyn Backend) {
 /// The batch protocol: Stamps::Batch gives one interval, Stamps::Each one per dispatch,
 /// Stamps::None nothing; dispatches enqueued back to back verify; the poison after a batch
 /// lands after it (the read-back sees NaN only), and the read-back after a batch sees it
-/// finished; a read-back into a slice of the wrong size is refused.
+/// finished; a read-back past the end of the output is refused.
 pub fn batch_protocol(b: &mut dyn Backend) {
     let frame = Frame::generate(320, 90, 13);
     let reference = frame.reference();
-    b.upload(&frame).expect("upload");
+    builtin::load(b, KernelVariant::GridStride, &frame).expect("upload");
+    let pixels = frame.pixels();
     // A quarter of the covering grid: each thread strides over four pixels.
     let launch = Launch::linear(
         BlockSize::linear(64),
@@ -59,7 +61,7 @@ pub fn batch_protocol(b: &mut dyn Backend) {
     let work = Work::Kernel(launch);
     let mut out = vec![0f32; frame.pixels() as usize];
 
-    b.poison_output().unwrap();
+    builtin::poison(b, pixels).unwrap();
     let t = b.run_batch(work, 5, Stamps::Batch).unwrap();
     assert!(
         t.batch_ms.is_some_and(positive) && t.each_ms.is_empty(),
@@ -71,13 +73,13 @@ pub fn batch_protocol(b: &mut dyn Backend) {
     assert!(t.each_ms.iter().all(|&x| positive(x)), "{t:?}");
     let t = b.run_batch(work, 3, Stamps::None).unwrap();
     assert!(t.batch_ms.is_none() && t.each_ms.is_empty(), "{t:?}");
-    b.read_output(&mut out).unwrap();
+    builtin::read(b, &mut out).unwrap();
     verify(&out, &reference).unwrap_or_else(|m| panic!("after three batches: {m:?}"));
 
     // Poison after a batch: ordered after it, so nothing the batch wrote survives.
     b.run_batch(work, 8, Stamps::None).unwrap();
-    b.poison_output().unwrap();
-    b.read_output(&mut out).unwrap();
+    builtin::poison(b, pixels).unwrap();
+    builtin::read(b, &mut out).unwrap();
     let written = out.iter().filter(|v| !v.is_nan()).count();
     assert_eq!(
         written, 0,
@@ -85,25 +87,25 @@ pub fn batch_protocol(b: &mut dyn Backend) {
     );
     // A back-to-back batch straight after the poison, read back at once.
     b.run_batch(work, 8, Stamps::None).unwrap();
-    b.read_output(&mut out).unwrap();
+    builtin::read(b, &mut out).unwrap();
     verify(&out, &reference).unwrap_or_else(|m| panic!("after 8 back-to-back: {m:?}"));
 
     // The one-pixel-per-thread kernel, with a covering grid, in one batch.
-    b.set_kernel(KernelVariant::OnePixelPerThread).unwrap();
-    b.poison_output().unwrap();
+    builtin::load(b, KernelVariant::OnePixelPerThread, &frame).unwrap();
+    builtin::poison(b, pixels).unwrap();
     let full = Launch::linear(
         BlockSize::linear(64),
         blocks_to_cover(frame.pixels(), 64) as u32,
     );
     b.run_batch(Work::Kernel(full), 4, Stamps::Each).unwrap();
-    b.read_output(&mut out).unwrap();
-    b.set_kernel(KernelVariant::GridStride).unwrap();
+    builtin::read(b, &mut out).unwrap();
     verify(&out, &reference).unwrap_or_else(|m| panic!("one pixel per thread: {m:?}"));
 
-    // A read-back into a slice of the wrong size is refused, not truncated.
+    // A read-back that would run one pixel past the output's end is refused, not truncated.
+    let mut whole = vec![0u8; pixels as usize * 4];
     let e = b
-        .read_output(&mut out[1..])
-        .expect_err("a read-back one pixel short");
+        .read_buffer(OUTPUT, 4, &mut whole)
+        .expect_err("a read-back one pixel past the end");
     assert_eq!(e.kind, ErrorKind::Driver, "{e}");
 }
 
@@ -112,7 +114,7 @@ pub fn batch_protocol(b: &mut dyn Backend) {
 /// not sticky: a legal launch after it runs and verifies.
 pub fn rejected_launch(b: &mut dyn Backend) {
     let frame = Frame::generate(64, 16, 3);
-    b.upload(&frame).expect("upload");
+    builtin::load(b, KernelVariant::GridStride, &frame).expect("upload");
     let device_max = b.limits().max_threads_per_block.as_ref().unwrap().value;
     // NVIDIA's OpenCL runs blocks above its kernel limit: only above both is a refusal sure.
     let kernel_max = b.kernel_facts().max_block.as_ref().map_or(0, |m| m.value);
@@ -128,11 +130,11 @@ pub fn rejected_launch(b: &mut dyn Backend) {
         "{e} should name the block ({threads} threads)"
     );
     crate::show!("refused: {e}");
-    b.poison_output().unwrap();
+    builtin::poison(b, frame.pixels()).unwrap();
     let ok = Launch::linear(BlockSize::linear(64), 4);
     let t = b.run_batch(Work::Kernel(ok), 2, Stamps::Each).unwrap();
     assert_eq!(t.each_ms.len(), 2);
     let mut out = vec![0f32; frame.pixels() as usize];
-    b.read_output(&mut out).unwrap();
+    builtin::read(b, &mut out).unwrap();
     verify(&out, &frame.reference()).unwrap_or_else(|m| panic!("after a refusal: {m:?}"));
 }

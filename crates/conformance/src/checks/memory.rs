@@ -1,7 +1,8 @@
 //! Frames too large for the device, refused before anything is allocated, and what the
 //! backend refuses after such a refusal.
 
-use blocksweep_core::{Backend, BlockSize, ErrorKind, Frame, Launch, Stamps, Work};
+use blocksweep_core::builtin;
+use blocksweep_core::{Backend, BlockSize, ErrorKind, Frame, KernelVariant, Launch, Stamps, Work};
 
 use super::{claimed_frame, run_and_verify};
 
@@ -40,15 +41,17 @@ pub fn frame_too_large(b: &mut dyn Backend) {
     );
     let claimed = claimed_frame(pixels);
     assert!(b.limits().frame_fits(claimed.pixels()).is_err());
-    // Handed it anyway (its planes are empty), the backend refuses it without allocating.
-    let e = b.upload(&claimed).expect_err("a frame above the limits");
+    // Handed it anyway (the kernel's buffers for it), the backend refuses them.
+    let (w, h) = (claimed.width, claimed.height);
+    let e = builtin::load_kernel(b, KernelVariant::GridStride, w, h)
+        .expect_err("a frame above the limits");
     assert!(
         matches!(e.kind, ErrorKind::OutOfMemory | ErrorKind::Driver),
         "{e}"
     );
     assert_eq!(e.api, b.api());
-    // Nothing was uploaded: later calls are refused, not undefined.
-    let e = b.poison_output().expect_err("poison with no frame");
+    // Nothing was loaded: later calls are refused, not undefined.
+    let e = builtin::poison(b, 1).expect_err("poison with no program");
     assert_eq!(e.kind, ErrorKind::Driver, "{e}");
     let e = b
         .run_batch(
@@ -56,21 +59,20 @@ pub fn frame_too_large(b: &mut dyn Backend) {
             1,
             Stamps::None,
         )
-        .expect_err("a dispatch with no frame");
+        .expect_err("a dispatch with no program");
     assert_eq!(e.kind, ErrorKind::Driver, "{e}");
-    let e = b
-        .read_output(&mut [0f32; 1])
-        .expect_err("read-back with no frame");
+    let e = builtin::read(b, &mut [0f32; 1]).expect_err("read-back with no program");
     assert_eq!(e.kind, ErrorKind::Driver, "{e}");
 
     // Planes that do not hold the frame's pixel count.
     let mut short = Frame::generate(8, 8, 1);
     short.g.pop();
-    let e = b.upload(&short).expect_err("a plane one value short");
+    let e =
+        builtin::load(b, KernelVariant::GridStride, &short).expect_err("a plane one value short");
     assert_eq!(e.kind, ErrorKind::Driver, "{e}");
     assert!(
-        e.message.contains("63"),
-        "{e} should give the plane's length"
+        e.message.contains("252"),
+        "{e} should give the write's length (63 values, 252 bytes)"
     );
 
     // Two copy buffers, each as large as the device's memory.

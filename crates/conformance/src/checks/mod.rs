@@ -13,9 +13,12 @@ pub use device::{identity, limits, open_past_last_device};
 pub use memory::frame_too_large;
 pub use sweeps::{block_3d, full_sweep, one_block_short, oversize_block};
 
+use blocksweep_core::builtin;
 use blocksweep_core::sweep::{self, Quiet, SweepConfig, SweepResult, SweepRun};
 use blocksweep_core::verify::verify;
-use blocksweep_core::{Backend, Discipline, Frame, Launch, Protocol, Reps, Stamps, Work};
+use blocksweep_core::{
+    Backend, Discipline, Frame, KernelVariant, Launch, Protocol, Reps, Stamps, Work,
+};
 
 /// The small frame the sweeps use: 640 x 360, the 4K frame's aspect ratio.
 pub const SMALL: (u32, u32) = (640, 360);
@@ -74,15 +77,15 @@ pub fn claimed_frame(pixels: u64) -> Frame {
     Frame::sized(width, height)
 }
 
-/// Uploads `frame`, poisons the output, runs `launch` `count` times back to back, reads the
+/// Loads the grid-stride kernel on `frame`, poisons the output, runs `launch` `count` times back to back, reads the
 /// output back and verifies every pixel.
 fn run_and_verify(b: &mut dyn Backend, frame: &Frame, launch: Launch, count: u32) {
-    b.upload(frame).expect("upload");
-    b.poison_output().expect("poison");
+    builtin::load(b, KernelVariant::GridStride, frame).expect("upload");
+    builtin::poison(b, frame.pixels()).expect("poison");
     b.run_batch(Work::Kernel(launch), count, Stamps::None)
         .unwrap_or_else(|e| panic!("{launch}: {e}"));
     let mut out = vec![0f32; frame.pixels() as usize];
-    b.read_output(&mut out).expect("read back");
+    builtin::read(b, &mut out).expect("read back");
     if let Err(m) = verify(&out, &frame.reference()) {
         panic!("{} {launch} after upload: {m:?}", b.api());
     }

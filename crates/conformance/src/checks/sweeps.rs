@@ -2,6 +2,7 @@
 //! limit, 3-D and 2-D blocks.
 
 use blocksweep_core::blocks::{default_blocks, BlockSize};
+use blocksweep_core::builtin;
 use blocksweep_core::grid::blocks_to_cover;
 use blocksweep_core::sweep::{Plan, PlannedRow, Quiet, SweepConfig, SweepError, SweepResult};
 use blocksweep_core::{Api, Backend, Discipline, Frame, GridPolicy, KernelVariant, Launch};
@@ -83,7 +84,8 @@ pub fn one_block_short(b: &mut dyn Backend) {
         protocol: fixed(0, 1),
         strict_kernel_limit: true,
         copy: false,
-        frame_on_device: false,
+        // Each kernel is loaded here, before the rows that run it.
+        frame_on_device: true,
         pairs: Vec::new(),
     };
     let plan = |grid| Plan {
@@ -109,13 +111,13 @@ pub fn one_block_short(b: &mut dyn Backend) {
     };
 
     // 1. The one-pixel-per-thread kernel with a full grid passes...
-    b.set_kernel(KernelVariant::OnePixelPerThread)
+    builtin::load(b, KernelVariant::OnePixelPerThread, &frame)
         .expect("the backend carries the one-pixel-per-thread kernel");
     let (_, err) = execute(b, full);
     assert!(err.is_none(), "a full grid must verify: {err:?}");
     // 2. ...and the same kernel one block short, right after it, fails: the poison shows.
     let (result, err) = execute(b, full - 1);
-    b.set_kernel(KernelVariant::GridStride).unwrap();
+    builtin::load(b, KernelVariant::GridStride, &frame).unwrap();
     assert_one_block_short_caught(b.api(), &frame, block, full, result, err);
     // 3. The grid-stride kernel at that same short grid is correct again.
     let (_, err) = execute(b, full - 1);
