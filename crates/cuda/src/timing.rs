@@ -109,14 +109,13 @@ impl EventTimer {
     ) -> Result<(), CudaError> {
         self.end.record(stream)?;
         let start = Instant::now();
-        let done = || self.end.done();
-        let spun = poll_until(
-            limit.min(SPIN),
+        let finished = spin_then_poll(
+            limit,
             || start.elapsed(),
             |_| thread::yield_now(),
-            done,
+            thread::sleep,
+            || self.end.done(),
         )?;
-        let finished = spun || poll_until(limit, || start.elapsed(), thread::sleep, done)?;
         match finished {
             true => Ok(()),
             false => Err(CudaError::Deadline {
@@ -191,6 +190,21 @@ const SPIN: Duration = Duration::from_millis(5);
 const FIRST_PAUSE: Duration = Duration::from_millis(1);
 const LONGEST_PAUSE: Duration = Duration::from_millis(10);
 
+/// [`poll_until`] in two phases: for the first [`SPIN`] (or `limit`, if sooner) asking again
+/// after each `spin` (a yield), then after each `sleep`.
+pub(crate) fn spin_then_poll(
+    limit: Duration,
+    mut elapsed: impl FnMut() -> Duration,
+    spin: impl FnMut(Duration),
+    sleep: impl FnMut(Duration),
+    mut done: impl FnMut() -> Result<bool, CudaError>,
+) -> Result<bool, CudaError> {
+    if poll_until(limit.min(SPIN), &mut elapsed, spin, &mut done)? {
+        return Ok(true);
+    }
+    poll_until(limit, elapsed, sleep, done)
+}
+
 /// Asks `done` until it says yes (`Ok(true)`), fails, or `elapsed` reaches `limit`
 /// (`Ok(false)`, after one last ask), pausing with `sleep` from 1 ms, doubling up to 10 ms,
 /// never past the limit. The clock and the pause are parameters so that tests need no device.
@@ -217,7 +231,7 @@ pub(crate) fn poll_until(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
+    use std::cell::{Cell, RefCell};
 
     /// `poll_until` on a fake clock that the fake pause advances; the pauses it took.
     fn poll(
@@ -240,6 +254,44 @@ mod tests {
             },
         );
         (r, pauses)
+    }
+
+    #[test]
+    fn a_wait_spins_through_its_first_5_ms_then_sleeps() {
+        let now = Cell::new(Duration::ZERO);
+        let tick = |d: Duration| now.set(now.get() + d);
+        let (spins, sleeps) = (Cell::new(0), RefCell::new(Vec::new()));
+        let mut asked = 0;
+        // Each spin takes 100 µs; done at the 54th ask: 51 asks over 5 ms of spinning, then
+        // three more, 1 and 2 ms asleep between them.
+        let r = spin_then_poll(
+            Duration::from_millis(500),
+            || now.get(),
+            |_| {
+                spins.set(spins.get() + 1);
+                tick(Duration::from_micros(100));
+            },
+            |d| {
+                sleeps.borrow_mut().push(d.as_millis() as u64);
+                tick(d);
+            },
+            || {
+                asked += 1;
+                Ok(asked == 54)
+            },
+        );
+        assert!(r.unwrap());
+        assert_eq!(spins.get(), 50, "5 ms of 100 µs spins");
+        assert_eq!(*sleeps.borrow(), [1, 2]);
+        // A deadline inside the spin ends the wait there, asleep never.
+        let late = spin_then_poll(
+            Duration::from_millis(2),
+            || now.get(),
+            |_| tick(Duration::from_micros(100)),
+            |_| panic!("no sleep before a 2 ms deadline"),
+            || Ok(false),
+        );
+        assert!(!late.unwrap());
     }
 
     #[test]
