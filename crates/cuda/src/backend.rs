@@ -1,14 +1,13 @@
-//! [`CudaBackend`]: the [`Backend`] impl tying one device's context, stream, kernels, memory
-//! and timer together, a user's program among them, and the failed state an unusable context
-//! leaves (after a kernel's fault or a missed deadline every call returns that error).
+//! [`CudaBackend`]: the [`Backend`] impl tying one device's context, stream, memory and timer
+//! together around the current program (a user's kernel or a built-in one, [`crate::builtin`]),
+//! and the failed state an unusable context leaves (after a kernel's fault or a missed
+//! deadline every call returns that error).
 
-use blocksweep_core::Fill;
 use std::mem::ManuallyDrop;
 use std::time::Duration;
 
-use blocksweep_core::verify::POISON_BITS;
 use blocksweep_core::{
-    Backend, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Frame, KernelFacts,
+    Backend, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Fill, KernelFacts,
     KernelVariant, Limits, OccupancySuggestion, ProgramArg, ProgramSource, Residency, Stamps,
     TimerInfo, Work,
 };
@@ -17,10 +16,10 @@ use cudarc::driver::sys::CUfunction;
 use crate::context::{PrimaryContext, Stream};
 use crate::device::{self, DriverInfo};
 use crate::error::{CudaError, Health};
-use crate::kernel::{self, CudaCompiler, Kernels};
-use crate::memory::{CopyBuffers, Planes};
+use crate::kernel::{self, CudaCompiler};
+use crate::memory::{CopyBuffers, Staging};
 use crate::program::{self, Program};
-use crate::timing::{self, EventTimer, KernelArgs};
+use crate::timing::{self, EventTimer};
 
 /// What `open` may be told.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -28,22 +27,22 @@ pub struct CudaOptions {
     pub compiler: CudaCompiler,
 }
 
-/// One CUDA device, ready to run the grayscale kernels and a user's.
+/// One CUDA device, ready to run a program: the built-in grayscale kernels or a user's.
 ///
-/// Teardown frees everything in order (buffers and events, then the modules, the stream and,
+/// Teardown frees everything in order (buffers and events, then the module, the stream and,
 /// last, the primary context they live in) after binding the context, except after a
 /// deadline: the device may still be running the kernel then, and a free could wait for it
 /// for ever, so everything is left to the process's exit instead (see [`Drop`]).
 pub struct CudaBackend {
     program: Option<Program>,
-    /// Whether dispatches run the program rather than `variant`.
-    running_program: bool,
-    planes: Option<Planes>,
     copy: Option<CopyBuffers>,
+    /// Where `read_buffer_staged` copies, kept across rows and programs of one size.
+    staging: Staging,
     dev: ManuallyDrop<Device>,
-    variant: KernelVariant,
-    /// The uploaded frame's width and height (the 2-D kernel's arguments).
-    frame_size: (u32, u32),
+    /// How the built-in kernels are built (`builtin`'s source).
+    compiler: CudaCompiler,
+    /// What `kernel_facts` says with no program loaded: nothing.
+    no_facts: KernelFacts,
     /// The first error that left the context unusable; every later call returns it.
     health: Health,
     cc: (i32, i32),
@@ -55,7 +54,6 @@ pub struct CudaBackend {
 /// What lives as long as the backend, in the order it is freed.
 struct Device {
     timer: EventTimer,
-    kernels: Kernels,
     stream: Stream,
     ctx: PrimaryContext,
 }
@@ -67,7 +65,7 @@ impl Drop for CudaBackend {
             // teardown must not hang: leak it all (the driver reclaims it at exit).
             std::mem::forget(self.program.take());
             std::mem::forget(self.copy.take());
-            std::mem::forget(self.planes.take());
+            std::mem::forget(std::mem::take(&mut self.staging));
             return;
         }
         // The frees act on the calling thread's current context, which may be another
@@ -76,13 +74,14 @@ impl Drop for CudaBackend {
         let _ = self.dev.ctx.bind();
         self.program = None;
         self.copy = None;
-        self.planes = None;
+        self.staging = Staging::default();
         // SAFETY: dropped once, here, and never used after.
         unsafe { ManuallyDrop::drop(&mut self.dev) };
     }
 }
 
-/// Opens device `index` (its position in [`crate::probe`]'s list) and builds the kernels.
+/// Opens device `index` (its position in [`crate::probe`]'s list). No kernel is built: the
+/// core loads each built-in one when it needs it (`Backend::builtin`).
 pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaError> {
     let t = blocksweep_core::trace::span("cuda", "open: enumerate");
     let (devices, driver) = device::enumerate()?;
@@ -106,23 +105,14 @@ pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaErro
         .map(|c| (c.value.0 as i32, c.value.1 as i32))
         .unwrap_or((7, 5));
     let stream = Stream::new()?;
-    let kernels = blocksweep_core::trace::time("cuda", "open: build", || {
-        kernel::build(cc, &driver, options.compiler)
-    })?;
     let timer = EventTimer::new()?;
     Ok(CudaBackend {
         program: None,
-        running_program: false,
-        planes: None,
         copy: None,
-        dev: ManuallyDrop::new(Device {
-            timer,
-            kernels,
-            stream,
-            ctx,
-        }),
-        variant: KernelVariant::GridStride,
-        frame_size: (0, 0),
+        staging: Staging::default(),
+        dev: ManuallyDrop::new(Device { timer, stream, ctx }),
+        compiler: options.compiler,
+        no_facts: KernelFacts::default(),
         health: Health::default(),
         cc,
         driver,
@@ -132,17 +122,13 @@ pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaErro
 }
 
 impl CudaBackend {
-    fn function(&self) -> CUfunction {
-        match (&self.program, self.running_program) {
-            (Some(p), true) => p.function(),
-            _ => self.dev.kernels.get(self.variant).0,
-        }
+    fn function(&self) -> Option<CUfunction> {
+        self.program.as_ref().map(Program::function)
     }
 
-    /// The deadline a wait honours: while a user's kernel is current, which may never end.
-    fn limit(&self) -> Option<Duration> {
-        self.running_program
-            .then(blocksweep_core::program::deadline)
+    /// The deadline every wait honours: a kernel may never end.
+    fn limit(&self) -> Duration {
+        blocksweep_core::program::deadline()
     }
 
     /// Runs `f` with the context bound, unless an earlier error left the context unusable
@@ -159,52 +145,19 @@ impl CudaBackend {
         Ok(r?)
     }
 
-    fn planes(&self) -> Result<&Planes, CudaError> {
-        self.planes.as_ref().ok_or_else(no_frame)
-    }
-
     fn program(&self) -> Result<&Program, CudaError> {
         self.program.as_ref().ok_or_else(no_program)
-    }
-
-    fn upload_planes(&mut self, frame: &Frame) -> Result<(), CudaError> {
-        // Free the previous frame first, so it does not count against the new one.
-        self.planes = None;
-        self.dev.stream.synchronize()?;
-        let stream = &self.dev.stream;
-        self.planes = Some(blocksweep_core::trace::time("cuda", "upload", || {
-            Planes::upload(frame, stream)
-        })?);
-        self.frame_size = (frame.width, frame.height);
-        Ok(())
     }
 
     fn batch(&mut self, work: Work, count: u32, stamps: Stamps) -> Result<BatchTimes, CudaError> {
         let limit = self.limit();
         match work {
-            Work::Kernel(launch) if self.running_program => {
+            Work::Kernel(launch) => {
                 let program = self.program.as_ref().ok_or_else(no_program)?;
                 let dev = &mut *self.dev;
                 let mut op = || program.launch(&dev.stream, launch);
                 dev.timer
                     .run_batch(&dev.stream, count, stamps, limit, &mut op)
-            }
-            Work::Kernel(launch) => {
-                let planes = self.planes()?;
-                let args = KernelArgs {
-                    r: planes.r.ptr(),
-                    g: planes.g.ptr(),
-                    b: planes.b.ptr(),
-                    out: planes.out.ptr(),
-                    n: planes.pixels,
-                    width: self.frame_size.0,
-                    height: self.frame_size.1,
-                };
-                let (func, variant) = (self.function(), self.variant);
-                let dev = &mut *self.dev;
-                let stream = &dev.stream;
-                let mut op = || timing::launch(func, stream, launch, variant, args);
-                dev.timer.run_batch(stream, count, stamps, limit, &mut op)
             }
             Work::Copy { bytes } => {
                 self.ensure_copy_buffers(bytes)?;
@@ -233,39 +186,46 @@ impl CudaBackend {
         Ok(())
     }
 
-    /// Replaces the program with one built from `source`, and makes it current.
+    /// Replaces the program with one built from `source`.
     fn load(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> Result<(), CudaError> {
         // Free the previous program's buffers first (once the stream is done with them), so
         // they do not count against these.
-        self.dev.stream.synchronize()?;
+        self.wait("the work before load_program")?;
         self.program = None;
-        self.running_program = false;
         let program = blocksweep_core::trace::time("cuda", "load_program", || {
             program::load(source, args, self.cc, &self.driver)
         })?;
         self.program = Some(program);
-        self.running_program = true;
         Ok(())
     }
 
-    /// Waits for the copy just issued, within the deadline while a program is current.
-    fn wait_copy(&self) -> Result<(), CudaError> {
-        match self.limit() {
-            Some(limit) => self
-                .dev
-                .timer
-                .wait_within(&self.dev.stream, limit, "the copy"),
-            None => self.dev.stream.synchronize(),
+    /// Copies the kernel's part of buffer `arg` into the staging memory and waits; whether
+    /// it did (`false`: the driver refused the page-locked memory).
+    fn stage(&mut self, arg: usize) -> Result<bool, CudaError> {
+        let (src, len) = self.program()?.buffers().kernel_part(arg)?;
+        if !self.staging.enqueue(src, len, &self.dev.stream)? {
+            return Ok(false);
         }
+        self.wait_copy()?;
+        self.staging.finished();
+        Ok(true)
+    }
+
+    /// Waits for the copies just issued, within the deadline (a kernel before them on the
+    /// stream may never end).
+    fn wait_copy(&self) -> Result<(), CudaError> {
+        self.wait("the copy")
+    }
+
+    /// Waits for everything issued so far, within the deadline; `what` names it if late.
+    fn wait(&self, what: &'static str) -> Result<(), CudaError> {
+        let limit = self.limit();
+        self.dev.timer.wait_within(&self.dev.stream, limit, what)
     }
 }
 
-fn no_frame() -> CudaError {
-    CudaError::Usage("no frame uploaded yet (call upload first)".into())
-}
-
 fn no_program() -> CudaError {
-    CudaError::Usage("no program loaded yet (call load_program first)".into())
+    CudaError::Usage("no program loaded (call load_program first)".into())
 }
 
 impl Backend for CudaBackend {
@@ -277,11 +237,9 @@ impl Backend for CudaBackend {
         &self.limits
     }
 
+    /// The current program's, or nothing ([`KernelFacts::default`]) with none loaded.
     fn kernel_facts(&self) -> &KernelFacts {
-        match (&self.program, self.running_program) {
-            (Some(p), true) => p.facts(),
-            _ => self.dev.kernels.get(self.variant).1,
-        }
+        self.program.as_ref().map_or(&self.no_facts, Program::facts)
     }
 
     fn timer(&self) -> TimerInfo {
@@ -291,67 +249,55 @@ impl Backend for CudaBackend {
         }
     }
 
-    fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
-        self.guarded(|b| b.upload_planes(frame))
-    }
-
-    /// For a program too: cuOccupancyMaxActiveBlocksPerMultiprocessor with no dynamic shared
-    /// memory (the block size alone is asked about).
+    /// cuOccupancyMaxActiveBlocksPerMultiprocessor with no dynamic shared memory (the block
+    /// size alone is asked about); `None` with no program loaded.
     fn residency(&mut self, block: BlockSize) -> BackendResult<Option<Residency>> {
-        self.guarded(|b| kernel::residency(b.function(), block.threads()))
+        self.guarded(|b| match b.function() {
+            Some(f) => kernel::residency(f, block.threads()),
+            None => Ok(None),
+        })
     }
 
     fn occupancy_suggestion(&mut self) -> BackendResult<Option<OccupancySuggestion>> {
-        self.guarded(|b| kernel::suggestion(b.function()).map(Some))
-    }
-
-    fn poison_output(&mut self) -> BackendResult<()> {
-        self.guarded(|b| b.planes()?.poison(POISON_BITS, &b.dev.stream))
+        self.guarded(|b| b.function().map(kernel::suggestion).transpose())
     }
 
     fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
         self.guarded(|b| b.batch(work, count, stamps))
     }
 
-    fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
-        self.guarded(|b| b.planes()?.read_output(out, &b.dev.stream))
-    }
-
-    /// Reads into page-locked memory (`cuMemAllocHost`) kept with the frame's planes.
-    fn read_output_staged(&mut self) -> BackendResult<Option<&[f32]>> {
-        self.guarded(|b| {
-            let stream = &b.dev.stream;
-            b.planes.as_mut().ok_or_else(no_frame)?.fill_staged(stream)
-        })?;
-        Ok(self.planes.as_ref().and_then(Planes::staged))
-    }
-
     fn copy_method(&self) -> String {
         "cuMemcpyDtoDAsync, timed with CUDA events".into()
     }
 
-    fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
-        self.variant = variant;
-        self.running_program = false;
-        Ok(())
+    fn builtin(&self, kernel: KernelVariant) -> Option<ProgramSource> {
+        Some(crate::builtin::source(kernel, self.compiler))
     }
 
-    /// NVRTC only (the embedded PTX holds the built-in kernels alone), whatever compiler
-    /// `open` was given; see program.rs.
+    /// CUDA C++ through NVRTC, whatever compiler `open` was given (that chooses the built-in
+    /// kernels' source), or PTX through the driver's JIT; see program.rs.
     fn load_program(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> BackendResult<()> {
         self.guarded(|b| b.load(source, args))
     }
 
+    /// Rewrites the value the packed parameters hold; no driver call.
+    fn set_scalar(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
+        self.guarded(|b| {
+            let program = b.program.as_mut().ok_or_else(no_program)?;
+            program.set_scalar(arg, bytes)
+        })
+    }
+
     fn write_buffer(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
         self.guarded(|b| {
-            b.program()?.write(arg, bytes, &b.dev.stream)?;
+            b.program()?.buffers().write(arg, bytes, &b.dev.stream)?;
             b.wait_copy()
         })
     }
 
     fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {
         self.guarded(|b| {
-            b.program()?.fill(arg, fills, &b.dev.stream)?;
+            b.program()?.buffers().fill(arg, fills, &b.dev.stream)?;
             b.wait_copy()?;
             Ok(true)
         })
@@ -359,8 +305,16 @@ impl Backend for CudaBackend {
 
     fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
         self.guarded(|b| {
-            b.program()?.read(arg, offset, out, &b.dev.stream)?;
+            b.program()?
+                .buffers()
+                .read(arg, offset, out, &b.dev.stream)?;
             b.wait_copy()
         })
+    }
+
+    /// Into page-locked memory (`cuMemAllocHost`) kept while the size stays the same.
+    fn read_buffer_staged(&mut self, arg: usize) -> BackendResult<Option<&[u8]>> {
+        let staged = self.guarded(|b| b.stage(arg))?;
+        Ok(staged.then(|| self.staging.bytes()).flatten())
     }
 }

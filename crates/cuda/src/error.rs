@@ -66,9 +66,6 @@ pub enum CudaError {
     /// NVRTC is present but cannot produce code this driver loads.
     #[error("{0}")]
     NvrtcUnusable(String),
-    /// Every way of building the kernel failed; one reason per way, in the order tried.
-    #[error("no way of building the CUDA kernel worked: {}", .0.join("; "))]
-    NoKernel(Vec<String>),
     /// A user's kernel that cannot be built as declared (wrong language, no such entry, an
     /// argument list the compiled kernel contradicts).
     #[error("{0}")]
@@ -99,7 +96,6 @@ impl CudaError {
             CudaError::ModuleLoad { .. }
             | CudaError::Nvrtc { .. }
             | CudaError::NvrtcUnusable(_)
-            | CudaError::NoKernel(_)
             | CudaError::Program(_) => ErrorKind::Build,
             CudaError::Driver { .. }
             | CudaError::Usage(_)

@@ -26,7 +26,7 @@ fn each_call_site_classifies_its_codes() {
         ErrorKind::OutOfMemory
     );
     assert_eq!(
-        map_driver("cuMemsetD32Async", oom).kind(),
+        map_driver("cuMemsetD8Async", oom).kind(),
         ErrorKind::OutOfMemory
     );
     for code in [
@@ -142,9 +142,6 @@ fn missing_library_is_unavailable() {
         e.to_string(),
         "libcuda.so.1 not found (install NVIDIA driver R525 or newer: CUDA 12.0)"
     );
-    let e = CudaError::NoKernel(vec!["NVRTC: a".into(), "embedded PTX: b".into()]);
-    assert_eq!(e.kind(), ErrorKind::Build);
-    assert!(e.to_string().ends_with("NVRTC: a; embedded PTX: b"), "{e}");
 }
 
 #[test]

@@ -1,13 +1,13 @@
-//! Building the grayscale kernels for a device, and their facts: NVRTC (PTX or cubin) or the
-//! embedded PTX, module loading with the JIT's error log, function attributes, occupancy.
+//! Turning a kernel's source into a loaded module, and its facts: NVRTC (PTX or cubin) for
+//! CUDA C++, the driver's JIT for PTX, module loading with the JIT's error log, function
+//! attributes, occupancy.
 //!
-//! Which path runs, and why, ends up in [`KernelFacts::compiled_by`] and `extra`; when every
-//! path fails, the error keeps every path's reason ([`CudaError::NoKernel`]).
+//! Which path ran, and why, ends up in [`KernelFacts::compiled_by`] and `extra`.
 
 use std::ffi::{c_void, CString};
 use std::ptr;
 
-use blocksweep_core::{KernelFacts, KernelVariant, Named, OccupancySuggestion, Residency};
+use blocksweep_core::{KernelFacts, Named, OccupancySuggestion, ProgramSource, Residency};
 use cudarc::driver::sys::{CUfunction, CUfunction_attribute as F, CUjit_option, CUmodule};
 
 use crate::device::DriverInfo;
@@ -16,30 +16,16 @@ use crate::error::{map_driver, map_module_load, CudaError, OrMap};
 use crate::nvrtc::{text_of, Compiled, Nvrtc, Unit};
 use crate::plan::{plan, ptx_jit_enabled, Plan};
 
-/// kernels/grayscale.cu, the one CUDA source (NVRTC compiles it at run time).
-pub const KERNEL_SOURCE: &str = include_str!("../../../kernels/grayscale.cu");
-/// kernels/grayscale.ptx: NVRTC 12.0's PTX (ISA 8.0) of the same source for compute_50, which
-/// every driver since CUDA 12.0 (R525) JIT-compiles for every GPU it supports (see
-/// kernels/README.md and tools/ci/regen-ptx.sh).
-pub const KERNEL_PTX: &str = include_str!("../../../kernels/grayscale.ptx");
-/// Entry points, unmangled (`extern "C"` in the source).
-pub const GRID_STRIDE_ENTRY: &str = "grayscale";
-pub const ONE_PER_THREAD_ENTRY: &str = "grayscale_one_per_thread";
-/// The lab's kernels (kernels/README.md): 2-D, shared memory sized at launch, register-heavy.
-pub const GRID_2D_ENTRY: &str = "grayscale_2d";
-pub const SHARED_ENTRY: &str = "grayscale_shared";
-pub const REGISTERS_ENTRY: &str = "grayscale_registers";
-
-const EMBEDDED_DESC: &str = "embedded PTX (NVRTC 12.0, compute_50)";
-
-/// How the kernel reaches the device.
+/// How the built-in kernels reach the device (`Backend::builtin`'s source); a user's CUDA C++
+/// always goes through NVRTC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CudaCompiler {
-    /// NVRTC where its output will load on this driver; otherwise the embedded PTX (the reason
-    /// NVRTC was not used is kept in the kernel facts).
+    /// The embedded PTX, JIT-compiled by the driver; kernels/grayscale.cu through NVRTC where
+    /// CUDA_DISABLE_PTX_JIT=1 forbids the JIT.
     #[default]
     Auto,
-    /// NVRTC only; an error when libnvrtc is missing, fails, or cannot serve this driver.
+    /// kernels/grayscale.cu through NVRTC; loading fails when libnvrtc is missing, fails, or
+    /// cannot serve this driver.
     Nvrtc,
     /// The embedded PTX only.
     Ptx,
@@ -99,30 +85,8 @@ impl Drop for Module {
     }
 }
 
-/// Every kernel of the module loaded into a context, with its facts, in
-/// [`KernelVariant::ALL`]'s order.
-pub(crate) struct Kernels {
-    functions: Vec<(KernelVariant, CUfunction, KernelFacts)>,
-    // Owns the functions above; dropped with them.
-    _module: Module,
-}
-
-impl Kernels {
-    /// The function of `variant` and its facts.
-    pub fn get(&self, variant: KernelVariant) -> (CUfunction, &KernelFacts) {
-        let i = KernelVariant::ALL
-            .iter()
-            .position(|v| *v == variant)
-            .unwrap_or(0);
-        let (_, f, facts) = &self.functions[i];
-        (*f, facts)
-    }
-}
-
 // SAFETY: module and function handles belong to the context, usable from whichever thread
 // has it bound; the backend uses them from one thread at a time.
-unsafe impl Send for Kernels {}
-// SAFETY: as for `Kernels`.
 unsafe impl Send for Module {}
 
 /// How a build went: what `compiled_by` says, and the notes for `extra`.
@@ -131,59 +95,39 @@ pub(crate) struct Provenance {
     pub notes: Vec<(String, String)>,
 }
 
-/// Builds the kernels for a device of compute capability `cc` as `compiler` says.
-pub(crate) fn build(
-    cc: (i32, i32),
+/// A PTX source as the image `cuModuleLoadDataEx` JIT-compiles (NUL-terminated), and how it
+/// was built: by the driver, from the embedded PTX or a user's.
+pub(crate) fn ptx_image(
+    source: &ProgramSource,
     driver: &DriverInfo,
-    compiler: CudaCompiler,
-) -> Result<Kernels, CudaError> {
-    let why_not_nvrtc = match compiler {
-        CudaCompiler::Nvrtc => return build_with_nvrtc(cc, driver),
-        CudaCompiler::Ptx => "--cuda-compiler ptx".to_string(),
-        CudaCompiler::Auto => match build_with_nvrtc(cc, driver) {
-            Ok(k) => return Ok(k),
-            Err(e) => e.to_string(),
-        },
+) -> Result<(Vec<u8>, Provenance), CudaError> {
+    let origin = &source.origin;
+    let mut image = source.code.clone();
+    if image.last() == Some(&0) {
+        image.pop();
+    }
+    if image.contains(&0) {
+        return Err(CudaError::Program(format!(
+            "{origin}: a NUL byte inside PTX text"
+        )));
+    }
+    image.push(0);
+    let desc = match crate::builtin::is_embedded_ptx(source) {
+        true => crate::builtin::EMBEDDED_DESC.to_string(),
+        false => "PTX".to_string(),
     };
-    build_embedded(driver, &why_not_nvrtc).map_err(|e| match compiler {
-        CudaCompiler::Auto => CudaError::NoKernel(vec![
-            format!("NVRTC: {why_not_nvrtc}"),
-            format!("embedded PTX: {e}"),
-        ]),
-        _ => e,
-    })
-}
-
-/// The embedded PTX's path; `why_not_nvrtc` goes into the facts.
-fn build_embedded(driver: &DriverInfo, why_not_nvrtc: &str) -> Result<Kernels, CudaError> {
     let d = driver.cuda;
     let provenance = Provenance {
         compiled_by: format!(
-            "{EMBEDDED_DESC}, JIT by the CUDA {}.{} driver; NVRTC not used: {why_not_nvrtc}",
+            "PTX JIT by the CUDA {}.{} driver: {desc}, {origin}",
             d.0, d.1
         ),
         notes: vec![
-            ("kernel path".into(), "embedded PTX".into()),
+            ("kernel path".into(), desc),
             ("cuDriverGetVersion".into(), format!("{}.{}", d.0, d.1)),
-            ("NVRTC not used".into(), why_not_nvrtc.into()),
         ],
     };
-    let mut image = KERNEL_PTX.as_bytes().to_vec();
-    image.push(0);
-    kernels(Module::load(&image, EMBEDDED_DESC)?, provenance)
-}
-
-/// NVRTC's path: compile kernels/grayscale.cu as [`nvrtc_image`] does, load, look up.
-fn build_with_nvrtc(cc: (i32, i32), driver: &DriverInfo) -> Result<Kernels, CudaError> {
-    let unit = Unit {
-        text: KERNEL_SOURCE,
-        name: "grayscale.cu",
-        options: &[],
-        name_expression: None,
-    };
-    let (compiled, provenance) = nvrtc_image(cc, driver, &unit)?;
-    let module = Module::load(&compiled.image, &provenance.compiled_by)?;
-    kernels(module, provenance)
+    Ok((image, provenance))
 }
 
 /// Finds a libnvrtc, plans PTX or cubin against the driver and the device, and compiles
@@ -228,19 +172,6 @@ pub(crate) fn nvrtc_image(
         ("NVRTC options".into(), compiled.options.join(" ")),
     ];
     Ok((compiled, Provenance { compiled_by, notes }))
-}
-
-fn kernels(module: Module, provenance: Provenance) -> Result<Kernels, CudaError> {
-    let mut functions = Vec::new();
-    for variant in KernelVariant::ALL {
-        let entry = variant.entry();
-        let f = module.function(entry)?;
-        functions.push((variant, f, facts(f, entry, &provenance)?));
-    }
-    Ok(Kernels {
-        functions,
-        _module: module,
-    })
 }
 
 fn func_attr(f: CUfunction, a: F) -> Result<Named<u64>, CudaError> {
@@ -342,17 +273,32 @@ mod tests {
     }
 
     #[test]
-    fn kernel_uses_the_core_weights() {
-        for w in ["0.299f", "0.587f", "0.114f"] {
-            assert!(KERNEL_SOURCE.contains(w), "grayscale.cu lacks {w}");
-        }
-        assert_eq!(blocksweep_core::WEIGHTS, [0.299, 0.587, 0.114]);
-    }
-
-    #[test]
-    fn the_embedded_ptx_is_for_every_driver_since_cuda_12_0() {
-        assert!(KERNEL_PTX.contains("\n.version 8.0\n"), "PTX ISA above 8.0");
-        assert!(KERNEL_PTX.contains("\n.target sm_50\n"));
-        assert!(!KERNEL_PTX.contains('\0'));
+    fn ptx_reaches_the_jit_nul_terminated_and_says_whose_it_is() {
+        use blocksweep_core::KernelVariant;
+        let driver = DriverInfo {
+            cuda: (12, 8),
+            words: String::new(),
+        };
+        let embedded = crate::builtin::source(KernelVariant::GridStride, CudaCompiler::Ptx);
+        let (image, p) = ptx_image(&embedded, &driver).unwrap();
+        assert_eq!(image.last(), Some(&0));
+        assert_eq!(image.iter().filter(|&&b| b == 0).count(), 1);
+        assert_eq!(
+            p.compiled_by,
+            "PTX JIT by the CUDA 12.8 driver: embedded PTX (NVRTC 12.0, compute_50), \
+             kernels/grayscale.ptx"
+        );
+        let mut user = embedded.clone();
+        user.code = b".version 8.0\n.target sm_50\n\0".to_vec();
+        user.origin = "mine.ptx".into();
+        let (image, p) = ptx_image(&user, &driver).unwrap();
+        assert_eq!(image, user.code, "one NUL, not two");
+        assert_eq!(
+            p.compiled_by,
+            "PTX JIT by the CUDA 12.8 driver: PTX, mine.ptx"
+        );
+        user.code.insert(3, 0);
+        let e = ptx_image(&user, &driver).err().unwrap();
+        assert_eq!(e.to_string(), "mine.ptx: a NUL byte inside PTX text");
     }
 }

@@ -3,11 +3,12 @@
 //! - [`probe`] lists devices without creating a context or compiling anything; on a machine
 //!   without the driver, or with one older than CUDA 12.0, it returns an `Unavailable` error
 //!   saying so, never a panic.
-//! - [`open`] retains a device's primary context, creates one stream, and builds the two
-//!   kernels of `kernels/grayscale.cu` with NVRTC (PTX, or a cubin where NVRTC is newer than
-//!   the driver) or from the embedded PTX ([`CudaCompiler`]).
-//! - [`CudaBackend`] implements [`blocksweep_core::Backend`]: occupancy from the CUDA
-//!   occupancy API, timing with CUDA events on the same stream.
+//! - [`open`] retains a device's primary context and creates one stream; it builds nothing.
+//! - [`CudaBackend`] implements [`blocksweep_core::Backend`] for programs only: the built-in
+//!   kernels are programs too, their source the embedded PTX of `kernels/grayscale.ptx` or
+//!   `kernels/grayscale.cu` through NVRTC (PTX, or a cubin where NVRTC is newer than the
+//!   driver) as [`CudaCompiler`] says; occupancy from the CUDA occupancy API, timing with
+//!   CUDA events on the same stream.
 //!
 //! libcuda and libnvrtc are loaded at run time and called through this crate's own tables of
 //! entry points (cudarc supplies the types): see `entry_points.rs` for why.
@@ -21,11 +22,12 @@
 //! | `device.rs` | driver start-up (`cuInit`), enumeration, identity (`cuDeviceGetAttribute`) |
 //! | `limits.rs` | the launch limits under CUDA's names, the per-SM figures, the memory |
 //! | `context.rs` | the primary context and the stream, RAII |
-//! | `kernel.rs` | building the kernels (NVRTC PTX / cubin, embedded PTX), function attributes, occupancy |
-//! | `memory.rs` | device buffers (RAII), the four planes, upload, poison, read-back (and the page-locked host copy it stages the output in), the copy buffers |
-//! | `timing.rs` | `run_batch`: back-to-back launches between CUDA events; the launch itself; the deadline's wait |
-//! | `program.rs` | a user's kernel: NVRTC build, entry lookup, buffers, copies, the launch |
-//! | `params.rs` | a user's arguments as `cuLaunchKernel` parameters: checked and packed |
+//! | `builtin.rs` | the built-in kernels' sources (`Backend::builtin`): the embedded PTX or grayscale.cu |
+//! | `kernel.rs` | a source to a module (NVRTC PTX / cubin, PTX JIT), function attributes, occupancy |
+//! | `memory.rs` | device buffers (RAII), a program's buffers and their copies, the page-locked staging of a read-back, the copy buffers |
+//! | `timing.rs` | `run_batch`: back-to-back launches between CUDA events; the deadline's wait |
+//! | `program.rs` | a program: its build, entry lookup, parameter check, the launch |
+//! | `params.rs` | a program's arguments as `cuLaunchKernel` parameters: checked, packed, a scalar reset |
 //! | `backend.rs` | the `Backend` impl tying the above together |
 //! | `error.rs` | [`CudaError`] and the `map_<situation>` functions from native codes |
 //! | `entry_points.rs` | every libcuda / libnvrtc entry point blocksweep can call: the one list, resolved and checked at load |
@@ -34,6 +36,7 @@
 //! | `codes.rs` | `CUresult` / `nvrtcResult` as plain integers (any value is valid) and their names |
 
 mod backend;
+mod builtin;
 mod codes;
 mod context;
 mod device;
@@ -52,17 +55,15 @@ mod timing;
 use blocksweep_core::DeviceIdentity;
 
 pub use backend::{CudaBackend, CudaOptions};
+pub use builtin::{KERNEL_PTX, KERNEL_SOURCE};
 pub use codes::{CuCode, NvrtcCode};
 pub use entry_points::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS, OPTIONAL_DRIVER_ENTRY_POINTS};
 pub use error::{CudaError, MIN_DRIVER};
-pub use kernel::{
-    CudaCompiler, GRID_2D_ENTRY, GRID_STRIDE_ENTRY, KERNEL_PTX, KERNEL_SOURCE,
-    ONE_PER_THREAD_ENTRY, REGISTERS_ENTRY, SHARED_ENTRY,
-};
+pub use kernel::CudaCompiler;
 pub use limits::theoretical_gbps;
 pub use nvrtc::{nvrtc_available, nvrtc_compile, nvrtc_compile_cubin, NvrtcCubin, NvrtcPtx};
 pub use program::nvrtc_compile_program;
-pub use provider::{API, CUDA_CPP, PROVIDER};
+pub use provider::{API, CUDA_CPP, PROVIDER, PTX};
 pub use timing::{EVENT_RESOLUTION_NS, TIMER_METHOD};
 
 /// Every device the driver sees, in ordinal order (the index [`open`] takes). Starts the
@@ -71,7 +72,6 @@ pub fn probe() -> Result<Vec<DeviceIdentity>, CudaError> {
     blocksweep_core::trace::time("cuda", "probe", device::enumerate).map(|(devices, _)| devices)
 }
 
-/// Opens device `index` of [`probe`]'s list: its primary context, a stream, the kernels.
 /// Whether a CUDA tool has injected itself into this process: compute-sanitizer (its target
 /// gets `NV_SANITIZER_INJECTION_PORT_BASE`, seen on the H200 on 2026-12-02) or another tool of
 /// the CUDA injection interface (`CUDA_INJECTION64_PATH`).
@@ -81,6 +81,7 @@ pub fn under_cuda_tool() -> bool {
         .any(|v| std::env::var_os(v).is_some())
 }
 
+/// Opens device `index` of [`probe`]'s list: its primary context, a stream, the timer.
 pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaError> {
     backend::open(index, options)
 }

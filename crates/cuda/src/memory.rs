@@ -1,14 +1,13 @@
-//! Device memory: the frame's four planes, upload, poison, read-back (into the caller's
-//! memory, or into page-locked host memory lent out), and the copy ceiling's two buffers.
+//! Device memory: a program's buffers and the copies in and out of them, the page-locked host
+//! memory a staged read-back lends, and the copy ceiling's two buffers.
 //!
 //! Allocation is plain `cuMemAlloc` (no stream-ordered pools): it happens outside every timed
 //! region, and it needs nothing newer than the floor. Every buffer is freed on drop.
 
 use std::ffi::c_void;
-use std::mem::size_of;
 use std::ptr::NonNull;
 
-use blocksweep_core::Frame;
+use blocksweep_core::{Fill, ProgramArg};
 use cudarc::driver::sys::CUdeviceptr;
 
 use crate::context::Stream;
@@ -56,74 +55,195 @@ impl Drop for DeviceBuffer {
     }
 }
 
-/// Page-locked host memory for `len` f32 values (`cuMemAllocHost`), freed on drop. The DMA
-/// engine writes it directly at the bus's speed, where a copy into pageable memory goes
-/// through the driver's staging (about 11 GB/s on an H200). Its values are only ever seen
-/// through [`PinnedHost::values`] after [`PinnedHost::fill_from`], so memory the copy has not
-/// written is never read.
-struct PinnedHost {
-    ptr: NonNull<f32>,
-    len: usize,
-    filled: bool,
+/// A program's device buffers, one per argument (`None` for a scalar or local one), each with
+/// its guard band's size: the kernel's part starts `guard` bytes in.
+pub(crate) struct Buffers {
+    slots: Vec<Option<(DeviceBuffer, u64)>>,
 }
 
-// SAFETY: host memory owned by this value alone; the driver touches it only during the copies
-// `fill_from` issues and waits for, with the backend's context bound.
-unsafe impl Send for PinnedHost {}
-
-impl PinnedHost {
-    /// Page-locked memory for `len` values in the current context, or the driver's refusal
-    /// (out of page-locked memory, typically).
-    fn alloc(len: usize) -> Option<Self> {
-        let bytes = len.checked_mul(size_of::<f32>()).filter(|&b| b > 0)?;
-        let mut raw: *mut c_void = std::ptr::null_mut();
-        // SAFETY: one pointer out; a context is current.
-        unsafe { cu!(cuMemAllocHost_v2(&mut raw, bytes)) }.ok()?;
-        // The driver's host allocations are page-aligned, so f32 alignment holds.
-        let ptr = NonNull::new(raw.cast::<f32>()).filter(|p| p.as_ptr().is_aligned());
-        if ptr.is_none() && !raw.is_null() {
-            // SAFETY: allocated just above by cuMemAllocHost_v2 and never used.
-            let _ = unsafe { cu!(cuMemFreeHost(raw)) };
+impl Buffers {
+    /// One device buffer per buffer argument, after checking that they fit the free memory.
+    pub(crate) fn alloc(args: &[ProgramArg]) -> Result<Buffers, CudaError> {
+        let total = args
+            .iter()
+            .map(ProgramArg::allocation)
+            .fold(0u64, u64::saturating_add);
+        if total > 0 {
+            check_free(total, &format!("the kernel's buffers need {total} bytes"))?;
         }
-        Some(PinnedHost {
-            ptr: ptr?,
-            len,
-            filled: false,
-        })
+        let slots = args
+            .iter()
+            .enumerate()
+            .map(|(arg, a)| match *a {
+                ProgramArg::Buffer { bytes: 0, .. } => Err(CudaError::Usage(format!(
+                    "argument {arg}: a buffer of 0 bytes"
+                ))),
+                ProgramArg::Buffer { guard, .. } => {
+                    let bytes = a.allocation();
+                    let len = usize::try_from(bytes).map_err(|_| {
+                        CudaError::TooLarge(format!(
+                            "argument {arg}: {bytes} bytes do not fit usize"
+                        ))
+                    })?;
+                    Ok(Some((DeviceBuffer::alloc(len)?, guard)))
+                }
+                _ => Ok(None),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Buffers { slots })
     }
 
-    /// Copies the whole of `src` here on `stream` and waits.
-    fn fill_from(&mut self, src: &DeviceBuffer, stream: &Stream) -> Result<(), CudaError> {
-        let bytes = self.len * size_of::<f32>();
-        if src.bytes() != bytes {
-            return Err(CudaError::Usage(format!(
-                "a {bytes}-byte host copy of a {}-byte plane",
-                src.bytes()
-            )));
-        }
-        self.filled = false;
-        // SAFETY: this memory holds exactly `bytes` bytes and is borrowed mutably until the
-        // copy is waited for below; nothing else writes it.
+    /// Each argument's device pointer as the kernel sees it (past the guard band), where it
+    /// is a buffer.
+    pub(crate) fn kernel_pointers(&self) -> Vec<Option<CUdeviceptr>> {
+        let at = |(b, guard): &(DeviceBuffer, u64)| b.ptr() + guard;
+        self.slots.iter().map(|s| s.as_ref().map(at)).collect()
+    }
+
+    /// The kernel's part of argument `arg`'s buffer: its device pointer and length, the guard
+    /// bands left out.
+    pub(crate) fn kernel_part(&self, arg: usize) -> Result<(CUdeviceptr, usize), CudaError> {
+        let buf = self.buffer(arg, None, "read_buffer_staged")?;
+        let guard = self.slots[arg].as_ref().map_or(0, |s| s.1);
+        // Below usize: the allocation, guards included, fits one.
+        Ok((buf.ptr() + guard, buf.bytes() - 2 * guard as usize))
+    }
+
+    /// Enqueues a copy of `bytes` (the whole buffer) into argument `arg`'s buffer. From
+    /// pageable memory the driver returns once `bytes` is staged (CUDA's "API synchronization
+    /// behavior"), so `bytes` is not read after this returns; the caller waits for the copy.
+    pub(crate) fn write(&self, arg: usize, bytes: &[u8], stream: &Stream) -> Result<(), CudaError> {
+        let buf = self.buffer(arg, Some(bytes.len()), "write_buffer")?;
+        // SAFETY: `buf` holds exactly `bytes.len()` bytes; the source is staged before return.
         unsafe {
-            cu!(cuMemcpyDtoHAsync_v2(
-                self.ptr.as_ptr().cast::<c_void>(),
-                src.ptr(),
-                bytes,
+            cu!(cuMemcpyHtoDAsync_v2(
+                buf.ptr(),
+                bytes.as_ptr().cast::<c_void>(),
+                bytes.len(),
                 stream.raw()
             ))
         }
-        .or_map(map_driver)?;
-        stream.synchronize()?;
-        self.filled = true;
+        .or_map(map_driver)
+    }
+
+    /// Enqueues each of `fills` in argument `arg`'s buffer (cuMemsetD8Async), after checking
+    /// them all; the caller waits for them, once.
+    pub(crate) fn fill(
+        &self,
+        arg: usize,
+        fills: &[Fill],
+        stream: &Stream,
+    ) -> Result<(), CudaError> {
+        let buf = self.buffer(arg, None, "fill_buffer")?;
+        let size = buf.bytes() as u64;
+        if let Some(f) = fills
+            .iter()
+            .find(|f| f.offset.checked_add(f.len).is_none_or(|e| e > size))
+        {
+            return Err(CudaError::Usage(format!(
+                "fill_buffer({arg}): {} bytes at {} of a {size}-byte buffer",
+                f.len, f.offset
+            )));
+        }
+        for f in fills {
+            // SAFETY: the range lies in the buffer (checked above).
+            unsafe {
+                cu!(cuMemsetD8Async(
+                    buf.ptr() + f.offset,
+                    f.byte,
+                    f.len as usize,
+                    stream.raw()
+                ))
+            }
+            .or_map(map_driver)?;
+        }
         Ok(())
     }
 
-    /// The values the last finished [`PinnedHost::fill_from`] wrote.
-    fn values(&self) -> Option<&[f32]> {
-        // SAFETY: `len` aligned f32 values, every one written by a finished copy; the borrow
-        // of `self` keeps the memory alive and unwritten while the slice lives.
-        self.filled
-            .then(|| unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) })
+    /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` into `out`. Into
+    /// pageable memory the driver returns only once the copy has completed, so `out` is not
+    /// written after this returns.
+    pub(crate) fn read(
+        &self,
+        arg: usize,
+        offset: u64,
+        out: &mut [u8],
+        stream: &Stream,
+    ) -> Result<(), CudaError> {
+        let buf = self.buffer(arg, None, "read_buffer")?;
+        let end = offset.checked_add(out.len() as u64);
+        if end.is_none_or(|e| e > buf.bytes() as u64) {
+            return Err(CudaError::Usage(format!(
+                "read_buffer({arg}): {} bytes at {offset} of a {}-byte buffer",
+                out.len(),
+                buf.bytes()
+            )));
+        }
+        // SAFETY: the range [offset, offset + out.len()) lies in the buffer (checked above);
+        // `out` is complete on return (above).
+        unsafe {
+            cu!(cuMemcpyDtoHAsync_v2(
+                out.as_mut_ptr().cast::<c_void>(),
+                buf.ptr() + offset,
+                out.len(),
+                stream.raw()
+            ))
+        }
+        .or_map(map_driver)
+    }
+
+    /// Argument `arg`'s buffer, if it is a buffer (of `len` bytes, where given).
+    fn buffer(
+        &self,
+        arg: usize,
+        len: Option<usize>,
+        call: &str,
+    ) -> Result<&DeviceBuffer, CudaError> {
+        let buf = match self.slots.get(arg) {
+            Some(Some((buf, _))) => buf,
+            Some(None) => {
+                return Err(CudaError::Usage(format!(
+                    "{call}({arg}): argument {arg} is not a buffer"
+                )))
+            }
+            None => {
+                return Err(CudaError::Usage(format!(
+                    "{call}({arg}): the kernel has {} arguments",
+                    self.slots.len()
+                )))
+            }
+        };
+        if let Some(len) = len.filter(|&l| l != buf.bytes()) {
+            return Err(CudaError::Usage(format!(
+                "{call}({arg}): {len} bytes for a {}-byte buffer",
+                buf.bytes()
+            )));
+        }
+        Ok(buf)
+    }
+}
+
+/// `len` bytes of page-locked host memory (`cuMemAllocHost`), freed on drop. The DMA engine
+/// writes it directly at the bus's speed, where a copy into pageable memory goes through the
+/// driver's staging (about 11 GB/s on an H200).
+struct PinnedHost {
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: host memory owned by this value alone; the driver touches it only during the copies
+// `Staging` issues and waits for, with the backend's context bound.
+unsafe impl Send for PinnedHost {}
+
+impl PinnedHost {
+    /// `len` bytes in the current context, or `None` where the driver refuses them (out of
+    /// page-locked memory, typically).
+    fn alloc(len: usize) -> Option<Self> {
+        let mut raw: *mut c_void = std::ptr::null_mut();
+        // SAFETY: one pointer out; a context is current.
+        unsafe { cu!(cuMemAllocHost_v2(&mut raw, len)) }.ok()?;
+        let ptr = NonNull::new(raw.cast::<u8>())?;
+        Some(PinnedHost { ptr, len })
     }
 }
 
@@ -136,13 +256,67 @@ impl Drop for PinnedHost {
     }
 }
 
-/// The page-locked copy of the output plane that `read_output_staged` lends, made at its first
-/// call for a frame and kept with that frame's planes.
-enum HostCopy {
-    Untried,
-    Pinned(PinnedHost),
-    /// The driver refused the memory: `read_output_staged` lends nothing for this frame.
-    Refused,
+/// The page-locked memory `read_buffer_staged` copies into and lends, kept while the size
+/// stays the same (the sweep reads one size row after row) and reallocated when it changes.
+/// Its bytes are seen only after a finished copy, so memory no copy wrote is never read.
+#[derive(Default)]
+pub(crate) struct Staging {
+    host: Option<PinnedHost>,
+    /// Whether `host` holds what the last copy wrote, all of it.
+    filled: bool,
+    /// A size the driver refused: not asked again until another size is.
+    refused: Option<usize>,
+}
+
+impl Staging {
+    /// Enqueues a copy of the `len` bytes at `src` into this memory, allocated for `len` on
+    /// first use; `Ok(false)`, nothing enqueued, where the driver refuses the memory. The
+    /// caller waits for the copy, then calls [`Staging::finished`].
+    pub(crate) fn enqueue(
+        &mut self,
+        src: CUdeviceptr,
+        len: usize,
+        stream: &Stream,
+    ) -> Result<bool, CudaError> {
+        self.filled = false;
+        if self.host.as_ref().is_none_or(|h| h.len != len) {
+            // Free the old size first, so the new one does not count against it.
+            self.host = None;
+            if self.refused == Some(len) {
+                return Ok(false);
+            }
+            self.host = PinnedHost::alloc(len);
+            self.refused = self.host.is_none().then_some(len);
+        }
+        let Some(host) = &self.host else {
+            return Ok(false);
+        };
+        // SAFETY: the host memory holds exactly `len` bytes and is not read until the copy is
+        // waited for (`filled` is false until then); `src` is `len` device bytes.
+        unsafe {
+            cu!(cuMemcpyDtoHAsync_v2(
+                host.ptr.as_ptr().cast::<c_void>(),
+                src,
+                len,
+                stream.raw()
+            ))
+        }
+        .or_map(map_driver)?;
+        Ok(true)
+    }
+
+    /// Marks the copy [`Staging::enqueue`] issued as waited for.
+    pub(crate) fn finished(&mut self) {
+        self.filled = self.host.is_some();
+    }
+
+    /// What the last finished copy wrote.
+    pub(crate) fn bytes(&self) -> Option<&[u8]> {
+        let host = self.host.as_ref().filter(|_| self.filled)?;
+        // SAFETY: `len` bytes, every one written by a finished copy; the borrow of `self`
+        // keeps the memory alive and unwritten while the slice lives.
+        Some(unsafe { std::slice::from_raw_parts(host.ptr.as_ptr(), host.len) })
+    }
 }
 
 /// Free and total device memory (`cuMemGetInfo`).
@@ -162,117 +336,6 @@ pub(crate) fn check_free(bytes: u64, what: &str) -> Result<(), CudaError> {
         )));
     }
     Ok(())
-}
-
-/// The frame's four planes on the device.
-pub(crate) struct Planes {
-    pub r: DeviceBuffer,
-    pub g: DeviceBuffer,
-    pub b: DeviceBuffer,
-    pub out: DeviceBuffer,
-    pub pixels: u64,
-    host: HostCopy,
-}
-
-impl Planes {
-    /// Allocates four planes for `frame` and uploads its three inputs, after checking that
-    /// they fit the free memory; waits for the copies.
-    pub(crate) fn upload(frame: &Frame, stream: &Stream) -> Result<Planes, CudaError> {
-        let pixels = frame.pixels();
-        let plane_bytes = pixels * size_of::<f32>() as u64;
-        check_free(
-            4 * plane_bytes,
-            &format!("frame needs 4 x {plane_bytes} bytes"),
-        )?;
-        let len = usize::try_from(pixels)
-            .map_err(|_| CudaError::TooLarge(format!("{pixels} pixels do not fit usize")))?;
-        if [&frame.r, &frame.g, &frame.b]
-            .iter()
-            .any(|p| p.len() != len)
-        {
-            return Err(CudaError::Usage(format!(
-                "frame planes hold {}, {}, {} values for {pixels} pixels",
-                frame.r.len(),
-                frame.g.len(),
-                frame.b.len()
-            )));
-        }
-        let upload = |host: &[f32]| -> Result<DeviceBuffer, CudaError> {
-            let dev = DeviceBuffer::alloc(std::mem::size_of_val(host))?;
-            // SAFETY: `dev` holds exactly the host slice's bytes; the host slice outlives the
-            // copy because this function waits for the stream before returning.
-            unsafe {
-                cu!(cuMemcpyHtoDAsync_v2(
-                    dev.ptr(),
-                    host.as_ptr().cast::<c_void>(),
-                    dev.bytes(),
-                    stream.raw()
-                ))
-            }
-            .or_map(map_driver)?;
-            Ok(dev)
-        };
-        let planes = Planes {
-            r: upload(&frame.r)?,
-            g: upload(&frame.g)?,
-            b: upload(&frame.b)?,
-            out: DeviceBuffer::alloc(len * size_of::<f32>())?,
-            pixels,
-            host: HostCopy::Untried,
-        };
-        stream.synchronize()?;
-        Ok(planes)
-    }
-
-    /// Fills the output plane with `bits` in every 32-bit word and waits.
-    pub(crate) fn poison(&self, bits: u32, stream: &Stream) -> Result<(), CudaError> {
-        memset_d32(stream, &self.out, bits)?;
-        stream.synchronize()
-    }
-
-    /// Copies the whole output plane into `out` and waits.
-    pub(crate) fn read_output(&self, out: &mut [f32], stream: &Stream) -> Result<(), CudaError> {
-        if out.len() as u64 != self.pixels {
-            return Err(CudaError::Usage(format!(
-                "read_output into {} floats; the frame has {} pixels",
-                out.len(),
-                self.pixels
-            )));
-        }
-        // SAFETY: `out` holds exactly the plane's bytes and outlives the copy (we wait below).
-        unsafe {
-            cu!(cuMemcpyDtoHAsync_v2(
-                out.as_mut_ptr().cast::<c_void>(),
-                self.out.ptr(),
-                self.out.bytes(),
-                stream.raw()
-            ))
-        }
-        .or_map(map_driver)?;
-        stream.synchronize()
-    }
-
-    /// Copies the whole output plane into page-locked host memory this frame keeps and
-    /// waits, where the driver grants that memory (else nothing); a failed copy is an error.
-    /// Split from [`Planes::staged`] so that the caller can act on an error before lending.
-    pub(crate) fn fill_staged(&mut self, stream: &Stream) -> Result<(), CudaError> {
-        if let HostCopy::Untried = self.host {
-            let len = self.out.bytes() / size_of::<f32>();
-            self.host = PinnedHost::alloc(len).map_or(HostCopy::Refused, HostCopy::Pinned);
-        }
-        match &mut self.host {
-            HostCopy::Pinned(host) => host.fill_from(&self.out, stream),
-            HostCopy::Untried | HostCopy::Refused => Ok(()),
-        }
-    }
-
-    /// What the last [`Planes::fill_staged`] copied; `None` where the driver refused the memory.
-    pub(crate) fn staged(&self) -> Option<&[f32]> {
-        match &self.host {
-            HostCopy::Pinned(host) => host.values(),
-            HostCopy::Untried | HostCopy::Refused => None,
-        }
-    }
 }
 
 /// The copy ceiling's two buffers, kept while the size stays the same.
@@ -316,11 +379,4 @@ impl CopyBuffers {
         }
         .or_map(map_driver)
     }
-}
-
-/// Fills every 32-bit word of `buffer` with `value` on the stream (no wait).
-fn memset_d32(stream: &Stream, buffer: &DeviceBuffer, value: u32) -> Result<(), CudaError> {
-    let words = buffer.bytes() / size_of::<u32>();
-    // SAFETY: the buffer holds at least `words` 32-bit words.
-    unsafe { cu!(cuMemsetD32Async(buffer.ptr(), value, words, stream.raw())) }.or_map(map_driver)
 }

@@ -6,7 +6,7 @@ use std::ffi::c_void;
 use std::mem::size_of;
 use std::ptr;
 
-use blocksweep_core::ProgramArg;
+use blocksweep_core::{ProgramArg, ScalarType};
 use cudarc::driver::sys::CUdeviceptr;
 
 use crate::error::CudaError;
@@ -72,6 +72,8 @@ pub(crate) fn check_params(
 pub(crate) struct Params {
     _values: Vec<Box<[u64]>>,
     pointers: Vec<*mut c_void>,
+    /// Per argument, where it is a scalar: its parameter's index in `pointers`, and its type.
+    scalars: Vec<Option<(usize, ScalarType)>>,
 }
 
 impl Params {
@@ -81,6 +83,7 @@ impl Params {
         buffers: &[Option<CUdeviceptr>],
     ) -> Result<Params, CudaError> {
         let mut values: Vec<Box<[u64]>> = Vec::new();
+        let mut scalars = vec![None; args.len()];
         for (arg, a) in args.iter().enumerate() {
             match a {
                 ProgramArg::Buffer { .. } => {
@@ -95,7 +98,10 @@ impl Params {
                         bytes.len()
                     )))
                 }
-                ProgramArg::Scalar { bytes, .. } => values.push(words(bytes)),
+                ProgramArg::Scalar { ty, bytes } => {
+                    scalars[arg] = Some((values.len(), *ty));
+                    values.push(words(bytes));
+                }
                 ProgramArg::Local => {}
             }
         }
@@ -106,7 +112,28 @@ impl Params {
         Ok(Params {
             _values: values,
             pointers,
+            scalars,
         })
+    }
+
+    /// Replaces scalar argument `arg`'s value with `bytes`, in place, so the array every launch
+    /// passes stays valid; refused where `arg` is no scalar or `bytes` are not its type's size.
+    pub(crate) fn set_scalar(&mut self, arg: usize, bytes: &[u8]) -> Result<(), CudaError> {
+        let usage = |why: String| Err(CudaError::Usage(format!("set_scalar({arg}): {why}")));
+        let (index, ty) = match self.scalars.get(arg) {
+            Some(Some(slot)) => *slot,
+            Some(None) => return usage(format!("argument {arg} is not a scalar")),
+            None => return usage(format!("the kernel has {} arguments", self.scalars.len())),
+        };
+        if bytes.len() != ty.size() {
+            return usage(format!("{} bytes for a {ty} scalar", bytes.len()));
+        }
+        // SAFETY: the pointer is to this scalar's words (at least `ty.size()` bytes), owned by
+        // `self`, which is borrowed mutably; cuLaunchKernel copied them at each earlier launch.
+        unsafe {
+            ptr::copy_nonoverlapping(bytes.as_ptr(), self.pointers[index].cast(), bytes.len())
+        };
+        Ok(())
     }
 
     /// The array as cuLaunchKernel takes it (which only reads it); null for no parameters.
@@ -133,7 +160,7 @@ fn words(bytes: &[u8]) -> Box<[u64]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blocksweep_core::{ErrorKind, ScalarType};
+    use blocksweep_core::ErrorKind;
 
     fn scalar(ty: ScalarType, bytes: &[u8]) -> ProgramArg {
         ProgramArg::Scalar {
@@ -245,5 +272,45 @@ mod tests {
         assert_eq!(w.len(), 1);
         assert_eq!(&w[0].to_ne_bytes()[..4], [1, 2, 3, 4]);
         assert_eq!(words(&[9; 8]).len(), 1);
+    }
+
+    #[test]
+    fn a_scalar_set_after_packing_is_what_later_launches_read() {
+        let buffers = [Some(7), Some(8), None, None, None];
+        let mut params = Params::pack(&saxpy_args(), &buffers).unwrap();
+        let before = params.pointers.clone();
+        params.set_scalar(4, &77u64.to_le_bytes()).unwrap();
+        params.set_scalar(3, &(-1.5f32).to_le_bytes()).unwrap();
+        assert_eq!(
+            params.pointers, before,
+            "the same array serves every launch"
+        );
+        assert_eq!(pointee(&params, 3, 8), 77u64.to_le_bytes());
+        assert_eq!(pointee(&params, 2, 4), (-1.5f32).to_le_bytes());
+        assert_eq!(
+            pointee(&params, 0, 8),
+            7u64.to_ne_bytes(),
+            "buffers untouched"
+        );
+    }
+
+    #[test]
+    fn set_scalar_refuses_what_is_no_scalar_or_not_its_size() {
+        let buffers = [Some(7), Some(8), None, None, None];
+        let mut params = Params::pack(&saxpy_args(), &buffers).unwrap();
+        let refused = |params: &mut Params, arg, bytes: &[u8]| {
+            let e = params.set_scalar(arg, bytes).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Driver, "a Usage error: {e}");
+            e.to_string()
+        };
+        let buffer = refused(&mut params, 0, &[0; 8]);
+        assert_eq!(buffer, "set_scalar(0): argument 0 is not a scalar");
+        let local = refused(&mut params, 2, &[0; 4]);
+        assert_eq!(local, "set_scalar(2): argument 2 is not a scalar");
+        let past = refused(&mut params, 5, &[0; 4]);
+        assert_eq!(past, "set_scalar(5): the kernel has 5 arguments");
+        let short = refused(&mut params, 4, &[0; 4]);
+        assert_eq!(short, "set_scalar(4): 4 bytes for a u64 scalar");
+        assert_eq!(pointee(&params, 3, 8), 1000u64.to_le_bytes(), "unchanged");
     }
 }

@@ -1,39 +1,37 @@
-//! A user's kernel on CUDA: built with NVRTC exactly as the built-in kernels are (the same
-//! PTX-or-cubin plan, [`kernel::nvrtc_image`]), one device buffer per buffer argument, the
-//! arguments packed once for every `cuLaunchKernel`, and copies in and out of the buffers.
+//! A program on CUDA (a user's kernel, or a built-in one, [`crate::builtin`]): CUDA C++ built
+//! with NVRTC (the PTX-or-cubin plan, [`kernel::nvrtc_image`]) or PTX JIT-compiled by the
+//! driver, one device buffer per buffer argument ([`Buffers`]), and the arguments packed once
+//! for every `cuLaunchKernel`.
 //!
 //! CUDA cannot tell a kernel's parameter list from its image before CUDA 12.4; where the
 //! driver has `cuFuncGetParamInfo` (optional, see entry_points.rs) the declared arguments are
 //! checked against it, count and sizes.
 
-use blocksweep_core::Fill;
-use std::ffi::c_void;
 use std::path::Path;
 use std::ptr;
 
 use blocksweep_core::{KernelFacts, Launch, ProgramArg, ProgramSource};
-use cudarc::driver::sys::{CUdeviceptr, CUfunction};
+use cudarc::driver::sys::CUfunction;
 
 use crate::codes::CuCode;
 use crate::context::Stream;
 use crate::device::DriverInfo;
 use crate::entry_points::{cu, optional_fns};
-use crate::error::{map_driver, map_launch, CudaError, OrMap};
+use crate::error::{map_launch, CudaError};
 use crate::kernel::{self, Module, Provenance};
-use crate::memory::{check_free, DeviceBuffer};
+use crate::memory::Buffers;
 use crate::nvrtc::{self, NvrtcPtx, Unit};
 use crate::params::{check_params, declared_params, Params};
-use crate::provider::CUDA_CPP;
+use crate::provider::{CUDA_CPP, PTX};
 
-/// A loaded user kernel with its buffers and packed arguments.
+/// A loaded kernel with its buffers and packed arguments.
 ///
 /// Fields drop in order: the argument array (host memory), the buffers, then the module.
 pub(crate) struct Program {
     function: CUfunction,
     facts: KernelFacts,
     params: Params,
-    /// One per argument, in order: `Some` for a buffer argument.
-    buffers: Vec<Option<DeviceBuffer>>,
+    buffers: Buffers,
     _module: Module,
 }
 
@@ -51,9 +49,10 @@ impl Program {
     }
 
     /// Issues one `cuLaunchKernel` with the launch's (x, y, z) block, (x, y) grid and dynamic
-    /// shared memory, and the packed arguments. As for the built-in kernels, nothing is
-    /// checked here: the driver's refusal (`CUDA_ERROR_INVALID_VALUE`,
-    /// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`) is the answer, as LaunchRejected.
+    /// shared memory, and the packed arguments. Nothing is checked here on purpose: the core
+    /// skips blocks over the device limits, and one it does send (`--blocks 2048`, more shared
+    /// memory or registers than a block may have) meets the driver's own refusal
+    /// (`CUDA_ERROR_INVALID_VALUE`, `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`), as LaunchRejected.
     pub(crate) fn launch(&self, stream: &Stream, launch: Launch) -> Result<(), CudaError> {
         let (block, grid) = (launch.block, launch.grid);
         // SAFETY: the function comes from this program's loaded module in the current
@@ -78,120 +77,14 @@ impl Program {
         .map_err(|f| map_launch(&launch.to_string(), f.code))
     }
 
-    /// Enqueues a copy of `bytes` (the whole buffer) into argument `arg`'s buffer. From
-    /// pageable memory the driver returns once `bytes` is staged (CUDA's "API synchronization
-    /// behavior"), so `bytes` is not read after this returns; the caller waits for the copy.
-    pub(crate) fn write(&self, arg: usize, bytes: &[u8], stream: &Stream) -> Result<(), CudaError> {
-        let buf = self.buffer(arg, Some(bytes.len()), "write_buffer")?;
-        // SAFETY: `buf` holds exactly `bytes.len()` bytes; the source is staged before return.
-        unsafe {
-            cu!(cuMemcpyHtoDAsync_v2(
-                buf.ptr(),
-                bytes.as_ptr().cast::<c_void>(),
-                bytes.len(),
-                stream.raw()
-            ))
-        }
-        .or_map(map_driver)
+    /// The program's buffers, for the copies in and out of them.
+    pub(crate) fn buffers(&self) -> &Buffers {
+        &self.buffers
     }
 
-    /// Enqueues each of `fills` in argument `arg`'s buffer (cuMemsetD8Async); the caller
-    /// waits for them, once.
-    pub(crate) fn fill(
-        &self,
-        arg: usize,
-        fills: &[Fill],
-        stream: &Stream,
-    ) -> Result<(), CudaError> {
-        let buf = self.buffer(arg, None, "fill_buffer")?;
-        for f in fills {
-            if f.offset
-                .checked_add(f.len)
-                .is_none_or(|e| e > buf.bytes() as u64)
-            {
-                return Err(CudaError::Usage(format!(
-                    "fill_buffer({arg}): {} bytes at {} of a {}-byte buffer",
-                    f.len,
-                    f.offset,
-                    buf.bytes()
-                )));
-            }
-        }
-        for f in fills {
-            // SAFETY: the range lies in the buffer (checked above).
-            unsafe {
-                cu!(cuMemsetD8Async(
-                    buf.ptr() + f.offset,
-                    f.byte,
-                    f.len as usize,
-                    stream.raw()
-                ))
-            }
-            .or_map(map_driver)?;
-        }
-        Ok(())
-    }
-
-    /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` into `out`. Into
-    /// pageable memory the driver returns only once the copy has completed, so `out` is not
-    /// written after this returns.
-    pub(crate) fn read(
-        &self,
-        arg: usize,
-        offset: u64,
-        out: &mut [u8],
-        stream: &Stream,
-    ) -> Result<(), CudaError> {
-        let buf = self.buffer(arg, None, "read_buffer")?;
-        let end = offset.checked_add(out.len() as u64);
-        if end.is_none_or(|e| e > buf.bytes() as u64) {
-            return Err(CudaError::Usage(format!(
-                "read_buffer({arg}): {} bytes at {offset} of a {}-byte buffer",
-                out.len(),
-                buf.bytes()
-            )));
-        }
-        // SAFETY: the range [offset, offset + out.len()) lies in the buffer (checked above);
-        // `out` is complete on return (above).
-        unsafe {
-            cu!(cuMemcpyDtoHAsync_v2(
-                out.as_mut_ptr().cast::<c_void>(),
-                buf.ptr() + offset,
-                out.len(),
-                stream.raw()
-            ))
-        }
-        .or_map(map_driver)
-    }
-
-    /// Argument `arg`'s buffer, if it is a buffer (of `len` bytes, where given).
-    fn buffer(
-        &self,
-        arg: usize,
-        len: Option<usize>,
-        call: &str,
-    ) -> Result<&DeviceBuffer, CudaError> {
-        let buf = match self.buffers.get(arg) {
-            Some(Some(buf)) => buf,
-            Some(None) => {
-                return Err(CudaError::Usage(format!(
-                    "{call}({arg}): argument {arg} is not a buffer"
-                )))
-            }
-            None => {
-                return Err(CudaError::Usage(format!(
-                    "{call}({arg}): the kernel has {} arguments",
-                    self.buffers.len()
-                )))
-            }
-        };
-        if let Some(len) = len.filter(|&l| l != buf.bytes()) {
-            return Err(CudaError::Usage(format!(
-                "{call}({arg}): {len} bytes for a {}-byte buffer",
-                buf.bytes()
-            )));
-        }
-        Ok(buf)
+    /// Sets scalar argument `arg` to `bytes` for the launches after this call.
+    pub(crate) fn set_scalar(&mut self, arg: usize, bytes: &[u8]) -> Result<(), CudaError> {
+        self.params.set_scalar(arg, bytes)
     }
 }
 
@@ -204,6 +97,12 @@ pub fn nvrtc_compile_program(
     cc: (i32, i32),
 ) -> Result<NvrtcPtx, CudaError> {
     check_source(source)?;
+    if source.language != CUDA_CPP {
+        return Err(CudaError::Program(format!(
+            "{}: {} source; NVRTC compiles CUDA C++",
+            source.origin, source.language
+        )));
+    }
     with_unit(source, Some(&source.entry), |unit| {
         nvrtc::compile_ptx(&unit, cc)
     })
@@ -236,9 +135,12 @@ pub(crate) fn load(
 ) -> Result<Program, CudaError> {
     check_source(source)?;
     let declared = declared_params(args)?;
-    let (module, function, mut provenance) = with_unit(source, None, |unit| {
-        entry_function(source, unit, cc, driver)
-    })?;
+    let (module, function, mut provenance) = match source.language == PTX {
+        true => ptx_function(source, driver)?,
+        false => with_unit(source, None, |unit| {
+            entry_function(source, unit, cc, driver)
+        })?,
+    };
     // Under a CUDA tool, the probe past the last parameter is an API error the tool reports:
     // only the declared ones are asked.
     let tool = crate::under_cuda_tool();
@@ -258,17 +160,8 @@ pub(crate) fn load(
         None => "not checked (cuFuncGetParamInfo, CUDA 12.4+, absent or silent)".into(),
     };
     provenance.notes.push(("parameters".into(), checked));
-    let buffers = alloc_buffers(args)?;
-    // The kernel sees each buffer from its guard band's end.
-    let pointers: Vec<Option<CUdeviceptr>> = buffers
-        .iter()
-        .zip(args)
-        .map(|(b, a)| match a {
-            ProgramArg::Buffer { guard, .. } => b.as_ref().map(|b| b.ptr() + guard),
-            _ => None,
-        })
-        .collect();
-    let params = Params::pack(args, &pointers)?;
+    let buffers = Buffers::alloc(args)?;
+    let params = Params::pack(args, &buffers.kernel_pointers())?;
     let facts = kernel::facts(function, &source.entry, &provenance)?;
     Ok(Program {
         function,
@@ -277,6 +170,24 @@ pub(crate) fn load(
         buffers,
         _module: module,
     })
+}
+
+/// Loads PTX `source` (the driver JIT-compiles it, its log kept in the error) and looks up its
+/// entry, by its own name: PTX names are not mangled.
+fn ptx_function(
+    source: &ProgramSource,
+    driver: &DriverInfo,
+) -> Result<(Module, CUfunction, Provenance), CudaError> {
+    let (image, provenance) = kernel::ptx_image(source, driver)?;
+    let module = Module::load(&image, &provenance.compiled_by)?;
+    let function = module.function(&source.entry).map_err(|e| match e.code() {
+        Some(CuCode::CUDA_ERROR_NOT_FOUND) => CudaError::Program(format!(
+            "{}: entry '{}' not found: the PTX has no .entry of that name",
+            source.origin, source.entry
+        )),
+        _ => e,
+    })?;
+    Ok((module, function, provenance))
 }
 
 /// Compiles `unit` and loads it, and looks up `source`'s entry: by its own name, else by the
@@ -337,19 +248,25 @@ fn by_lowered_name(
     Ok((module, function, provenance))
 }
 
-/// Refuses what this backend cannot build: another language, no entry, an option that would
-/// override the architecture the plan chose (and with it PTX or cubin).
+/// Refuses what this backend cannot build: another language, no entry, options for PTX
+/// (they are NVRTC's), an option that would override the architecture the plan chose (and
+/// with it PTX or cubin).
 fn check_source(source: &ProgramSource) -> Result<(), CudaError> {
     let origin = &source.origin;
-    if source.language != CUDA_CPP {
+    if source.language != CUDA_CPP && source.language != PTX {
         return Err(CudaError::Program(format!(
-            "{origin}: {} source; the CUDA backend builds CUDA C++ (NVRTC) only",
+            "{origin}: {} source; the CUDA backend builds CUDA C++ (NVRTC) and PTX only",
             source.language
         )));
     }
     if source.entry.trim().is_empty() {
         return Err(CudaError::Program(format!(
             "{origin}: no entry point named"
+        )));
+    }
+    if let Some(o) = source.options.first().filter(|_| source.language == PTX) {
+        return Err(CudaError::Program(format!(
+            "{origin}: option '{o}': PTX is JIT-compiled by the driver, which takes no options"
         )));
     }
     if let Some(o) = source
@@ -395,34 +312,6 @@ fn param_sizes(f: CUfunction, limit: Option<usize>) -> Option<Vec<usize>> {
         sizes.push(size);
     }
     limit.map(|_| sizes)
-}
-
-/// One device buffer per buffer argument (`None` for the others), after checking that they
-/// fit the free memory.
-fn alloc_buffers(args: &[ProgramArg]) -> Result<Vec<Option<DeviceBuffer>>, CudaError> {
-    let total = args
-        .iter()
-        .map(ProgramArg::allocation)
-        .fold(0u64, u64::saturating_add);
-    if total > 0 {
-        check_free(total, &format!("the kernel's buffers need {total} bytes"))?;
-    }
-    args.iter()
-        .enumerate()
-        .map(|(arg, a)| match a {
-            ProgramArg::Buffer { bytes: 0, .. } => Err(CudaError::Usage(format!(
-                "argument {arg}: a buffer of 0 bytes"
-            ))),
-            ProgramArg::Buffer { .. } => {
-                let bytes = a.allocation();
-                let len = usize::try_from(bytes).map_err(|_| {
-                    CudaError::TooLarge(format!("argument {arg}: {bytes} bytes do not fit usize"))
-                })?;
-                DeviceBuffer::alloc(len).map(Some)
-            }
-            _ => Ok(None),
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -59,15 +59,15 @@ static INFO: ApiInfo = ApiInfo {
     host_bytes_per_pixel: 0,
     options: &[ApiOption {
         flag: COMPILER_FLAG,
-        help: "How the CUDA kernel is compiled.",
+        help: "How the built-in CUDA kernels are compiled.",
         kind: OptionKind::Choice {
             value_name: "COMPILER",
             values: &[
                 (
                     "auto",
-                    "NVRTC when libnvrtc is present, else the embedded PTX.",
+                    "The embedded PTX; NVRTC where CUDA_DISABLE_PTX_JIT=1 forbids its JIT.",
                 ),
-                ("nvrtc", "NVRTC only."),
+                ("nvrtc", "kernels/grayscale.cu through NVRTC."),
                 ("ptx", "The embedded PTX only."),
             ],
             default: "auto",
@@ -81,13 +81,16 @@ static INFO: ApiInfo = ApiInfo {
         subgroup_layout: Some("consecutive threads, documented"),
         subgroup_request: None,
     },
-    kernel_languages: &[("cu", CUDA_CPP)],
+    kernel_languages: &[("cu", CUDA_CPP), ("ptx", PTX)],
     default_entry: None,
     subgroup_probe: Some(&Probe),
 };
 
-/// CUDA C++, built with NVRTC: the one language of a user's kernel for CUDA.
+/// CUDA C++, built with NVRTC.
 pub const CUDA_CPP: Language = Language::new("cuda", "CUDA C++");
+/// PTX text, JIT-compiled by the driver (`cuModuleLoadDataEx`): the embedded built-in kernels,
+/// or a user's.
+pub const PTX: Language = Language::new("ptx", "PTX");
 
 /// The subgroup probe: a warp's size, index and active mask, in CUDA C++.
 #[derive(Debug)]

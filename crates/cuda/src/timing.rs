@@ -1,5 +1,5 @@
-//! `run_batch`: back-to-back launches (or copies) timed with CUDA events, and the launch
-//! itself.
+//! `run_batch`: back-to-back launches (or copies) timed with CUDA events, and the deadline's
+//! wait.
 //!
 //! One stream carries everything. A batch issues its launches back to back in stream order,
 //! with event records around the batch or between launches, and the host waits once at the
@@ -7,18 +7,17 @@
 //! records and the operations themselves lands inside the timed region: buffers are plain
 //! allocations that record no events of their own.
 
-use std::ffi::c_void;
 use std::ptr;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use blocksweep_core::{BatchTimes, KernelVariant, Launch, Stamps};
-use cudarc::driver::sys::{CUdeviceptr, CUevent, CUfunction};
+use blocksweep_core::{BatchTimes, Stamps};
+use cudarc::driver::sys::CUevent;
 
 use crate::codes::CuCode;
 use crate::context::Stream;
 use crate::entry_points::cu;
-use crate::error::{map_driver, map_launch, CudaError, OrMap};
+use crate::error::{map_driver, CudaError, OrMap};
 
 /// "cuEventElapsedTime ... has a resolution of around 0.5 microseconds" (CUDA Driver API,
 /// cuEventElapsedTime).
@@ -99,7 +98,9 @@ impl EventTimer {
 
     /// Waits for everything issued on `stream` so far, for `limit` at most (polling
     /// cuEventQuery, where cuStreamSynchronize would wait for ever on a kernel that loops):
-    /// past it, [`CudaError::Deadline`] saying `what` was late.
+    /// past it, [`CudaError::Deadline`] saying `what` was late. The first [`SPIN`] asks
+    /// without sleeping, as cuStreamSynchronize spins, so a short batch or a row's read-back
+    /// ends when the device does rather than a pause later.
     pub(crate) fn wait_within(
         &self,
         stream: &Stream,
@@ -108,7 +109,14 @@ impl EventTimer {
     ) -> Result<(), CudaError> {
         self.end.record(stream)?;
         let start = Instant::now();
-        match poll_until(limit, || start.elapsed(), thread::sleep, || self.end.done())? {
+        let finished = spin_then_poll(
+            limit,
+            || start.elapsed(),
+            |_| thread::yield_now(),
+            thread::sleep,
+            || self.end.done(),
+        )?;
+        match finished {
             true => Ok(()),
             false => Err(CudaError::Deadline {
                 what,
@@ -128,14 +136,14 @@ impl EventTimer {
     /// the one before; the host does not wait between them) and waits once at the end.
     /// Events are recorded before the first and after the last run for [`Stamps::Batch`], and
     /// before the first and after every run for [`Stamps::Each`] (N + 1 events: run i's
-    /// interval is from event i to event i + 1). With a `limit`, the wait ends there
-    /// ([`EventTimer::wait_within`]): a user's kernel may never finish.
+    /// interval is from event i to event i + 1). The wait ends at `limit`
+    /// ([`EventTimer::wait_within`]): a kernel may never finish.
     pub(crate) fn run_batch(
         &mut self,
         stream: &Stream,
         count: u32,
         stamps: Stamps,
-        limit: Option<Duration>,
+        limit: Duration,
         op: &mut dyn FnMut() -> Result<(), CudaError>,
     ) -> Result<BatchTimes, CudaError> {
         let marks = match stamps {
@@ -157,10 +165,7 @@ impl EventTimer {
         if stamps == Stamps::Batch {
             e[1].record(stream)?;
         }
-        match limit {
-            None => stream.synchronize()?,
-            Some(limit) => self.wait_within(stream, limit, "the kernel")?,
-        }
+        self.wait_within(stream, limit, "the kernel")?;
         Ok(match stamps {
             Stamps::None => BatchTimes::default(),
             Stamps::Batch => BatchTimes {
@@ -178,9 +183,27 @@ impl EventTimer {
     }
 }
 
+/// How long a wait asks without sleeping: a 2 ms batch (the adaptive protocol's aim) or a 4K
+/// row's read-back is over by then.
+const SPIN: Duration = Duration::from_millis(5);
 /// The first poll's pause, and the longest: short waits stay short, long ones cost little.
 const FIRST_PAUSE: Duration = Duration::from_millis(1);
 const LONGEST_PAUSE: Duration = Duration::from_millis(10);
+
+/// [`poll_until`] in two phases: for the first [`SPIN`] (or `limit`, if sooner) asking again
+/// after each `spin` (a yield), then after each `sleep`.
+pub(crate) fn spin_then_poll(
+    limit: Duration,
+    mut elapsed: impl FnMut() -> Duration,
+    spin: impl FnMut(Duration),
+    sleep: impl FnMut(Duration),
+    mut done: impl FnMut() -> Result<bool, CudaError>,
+) -> Result<bool, CudaError> {
+    if poll_until(limit.min(SPIN), &mut elapsed, spin, &mut done)? {
+        return Ok(true);
+    }
+    poll_until(limit, elapsed, sleep, done)
+}
 
 /// Asks `done` until it says yes (`Ok(true)`), fails, or `elapsed` reaches `limit`
 /// (`Ok(false)`, after one last ask), pausing with `sleep` from 1 ms, doubling up to 10 ms,
@@ -205,95 +228,10 @@ pub(crate) fn poll_until(
     }
 }
 
-/// The kernels' arguments: r, g, b, out, then the pixel count (size_t) or, for the 2-D kernel,
-/// the frame's width and height.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct KernelArgs {
-    pub r: CUdeviceptr,
-    pub g: CUdeviceptr,
-    pub b: CUdeviceptr,
-    pub out: CUdeviceptr,
-    pub n: u64,
-    pub width: u32,
-    pub height: u32,
-}
-
-/// The register-heavy kernel's `salt`: 0, so its test never holds (kernels/grayscale.cu).
-const SALT: u32 = 0;
-
-/// Issues one `cuLaunchKernel` of `func` (the kernel of `variant`) with the launch's (x, y, z)
-/// block, (x, y) grid and, for the shared-memory kernel, its dynamic shared memory.
-///
-/// Nothing is checked here on purpose: the core skips blocks over the device limits before
-/// asking, and a launch it does send (`--blocks 2048`, more shared memory than a block may
-/// have, a block the registers cannot hold) should meet the driver's own refusal, reported as
-/// LaunchRejected with the CUDA error name.
-pub(crate) fn launch(
-    func: CUfunction,
-    stream: &Stream,
-    launch: Launch,
-    variant: KernelVariant,
-    args: KernelArgs,
-) -> Result<(), CudaError> {
-    let (block, grid) = (launch.block, launch.grid);
-    let (mut r, mut g, mut b, mut out, mut n) = (args.r, args.g, args.b, args.out, args.n);
-    let (mut width, mut height) = (args.width, args.height);
-    let mut words = launch.shared_bytes / 4;
-    let mut salt = SALT;
-    let mut shared_bytes = 0;
-    let ptrs: [*mut c_void; 4] = [
-        (&mut r as *mut CUdeviceptr).cast(),
-        (&mut g as *mut CUdeviceptr).cast(),
-        (&mut b as *mut CUdeviceptr).cast(),
-        (&mut out as *mut CUdeviceptr).cast(),
-    ];
-    let mut params: Vec<*mut c_void> = ptrs.to_vec();
-    match variant {
-        KernelVariant::GridStride | KernelVariant::OnePixelPerThread => {
-            params.push((&mut n as *mut u64).cast());
-        }
-        KernelVariant::GridStride2D => {
-            params.push((&mut width as *mut u32).cast());
-            params.push((&mut height as *mut u32).cast());
-        }
-        KernelVariant::SharedProbe => {
-            params.push((&mut n as *mut u64).cast());
-            params.push((&mut words as *mut u32).cast());
-            shared_bytes = launch.shared_bytes;
-        }
-        KernelVariant::RegisterHeavy => {
-            params.push((&mut n as *mut u64).cast());
-            params.push((&mut salt as *mut u32).cast());
-        }
-    }
-    // SAFETY: the function comes from a loaded module of this context; the parameters match
-    // the variant's signature in kernels/grayscale.cu (three const float*, float*, then
-    // size_t n, or unsigned width and height, plus unsigned words or salt) and point at locals
-    // that outlive the call (cuLaunchKernel copies them before returning); the pointers are
-    // live allocations of `n` floats owned by the backend, which keeps them until the stream
-    // has finished with them.
-    unsafe {
-        cu!(cuLaunchKernel(
-            func,
-            grid.x,
-            grid.y,
-            1,
-            block.x,
-            block.y,
-            block.z,
-            shared_bytes,
-            stream.raw(),
-            params.as_mut_ptr(),
-            ptr::null_mut()
-        ))
-    }
-    .map_err(|f| map_launch(&launch.to_string(), f.code))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
+    use std::cell::{Cell, RefCell};
 
     /// `poll_until` on a fake clock that the fake pause advances; the pauses it took.
     fn poll(
@@ -316,6 +254,44 @@ mod tests {
             },
         );
         (r, pauses)
+    }
+
+    #[test]
+    fn a_wait_spins_through_its_first_5_ms_then_sleeps() {
+        let now = Cell::new(Duration::ZERO);
+        let tick = |d: Duration| now.set(now.get() + d);
+        let (spins, sleeps) = (Cell::new(0), RefCell::new(Vec::new()));
+        let mut asked = 0;
+        // Each spin takes 100 µs; done at the 54th ask: 51 asks over 5 ms of spinning, then
+        // three more, 1 and 2 ms asleep between them.
+        let r = spin_then_poll(
+            Duration::from_millis(500),
+            || now.get(),
+            |_| {
+                spins.set(spins.get() + 1);
+                tick(Duration::from_micros(100));
+            },
+            |d| {
+                sleeps.borrow_mut().push(d.as_millis() as u64);
+                tick(d);
+            },
+            || {
+                asked += 1;
+                Ok(asked == 54)
+            },
+        );
+        assert!(r.unwrap());
+        assert_eq!(spins.get(), 50, "5 ms of 100 µs spins");
+        assert_eq!(*sleeps.borrow(), [1, 2]);
+        // A deadline inside the spin ends the wait there, asleep never.
+        let late = spin_then_poll(
+            Duration::from_millis(2),
+            || now.get(),
+            |_| tick(Duration::from_micros(100)),
+            |_| panic!("no sleep before a 2 ms deadline"),
+            || Ok(false),
+        );
+        assert!(!late.unwrap());
     }
 
     #[test]

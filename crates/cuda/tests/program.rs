@@ -17,6 +17,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use blocksweep_conformance::{show, skip, Completion, Suite};
+use blocksweep_core::builtin::load_kernel;
 use blocksweep_core::program::deadline;
 use blocksweep_core::{
     Backend, BackendError, BlockSize, DeviceIdentity, ErrorKind, KernelVariant, Language, Launch,
@@ -187,8 +188,8 @@ fn saxpy_at_two_block_sizes(d: &DeviceIdentity) -> Completion {
     assert_eq!(e.kind, ErrorKind::LaunchRejected, "{e}");
     assert!(e.message.contains("CUDA_ERROR_INVALID_VALUE"), "{e}");
     saxpy_once(&mut b, 256);
-    // Back to the built-in kernel, and its facts.
-    b.set_kernel(KernelVariant::GridStride).unwrap();
+    // Back to a built-in kernel, and its facts.
+    load_kernel(&mut b, KernelVariant::GridStride, 64, 16).unwrap();
     assert!(b
         .kernel_facts()
         .extra

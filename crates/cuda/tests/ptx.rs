@@ -51,12 +51,9 @@ fn readme_says_how_to_regenerate() {
 }
 
 #[test]
-fn ptx_has_both_entries_and_loads_on_every_driver_since_cuda_12_0() {
+fn ptx_has_every_entry_and_loads_on_every_driver_since_cuda_12_0() {
     let ptx = blocksweep_cuda::KERNEL_PTX;
-    for entry in [
-        blocksweep_cuda::GRID_STRIDE_ENTRY,
-        blocksweep_cuda::ONE_PER_THREAD_ENTRY,
-    ] {
+    for entry in blocksweep_core::KernelVariant::ALL.map(|k| k.entry()) {
         assert!(
             ptx.contains(&format!(".entry {entry}(")),
             "PTX lacks .entry {entry}"
