@@ -9,9 +9,11 @@ use std::process::ExitCode;
 
 use blocksweep_conformance::{probe, skip, Harness};
 use blocksweep_core::physical;
+use blocksweep_core::builtin;
 use blocksweep_core::verify::verify;
 use blocksweep_core::{
-    Backend, BlockSize, DeviceIdentity, Frame, Launch, OpenOptions, Provider, Stamps, Work,
+    Backend, BlockSize, DeviceIdentity, Frame, KernelVariant, Launch, OpenOptions, Provider,
+    Stamps, Work,
 };
 
 fn provider(d: &DeviceIdentity) -> &'static dyn Provider {
@@ -30,12 +32,12 @@ fn output(d: &DeviceIdentity, frame: &Frame) -> Vec<f32> {
     let mut b: Box<dyn Backend> = provider(d)
         .open(d, &OpenOptions::default())
         .unwrap_or_else(|e| panic!("open {}: {e}", label(d)));
-    b.upload(frame).unwrap();
-    b.poison_output().unwrap();
+    builtin::load(b.as_mut(), KernelVariant::GridStride, frame).unwrap();
+    builtin::poison(b.as_mut(), frame.pixels()).unwrap();
     let launch = Launch::linear(BlockSize::linear(96), 7);
     b.run_batch(Work::Kernel(launch), 1, Stamps::None).unwrap();
     let mut out = vec![0f32; frame.pixels() as usize];
-    b.read_output(&mut out).unwrap();
+    builtin::read(b.as_mut(), &mut out).unwrap();
     verify(&out, &frame.reference()).unwrap_or_else(|m| panic!("{}: {m:?}", label(d)));
     out
 }

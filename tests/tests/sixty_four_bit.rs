@@ -22,9 +22,11 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use blocksweep_conformance::{probe, Harness};
+use blocksweep_core::builtin;
 use blocksweep_core::verify::verify;
 use blocksweep_core::{
-    Backend, BlockSize, DeviceIdentity, ErrorKind, Frame, Launch, OpenOptions, Provider, Stamps,
+    Backend, BlockSize, DeviceIdentity, ErrorKind, Frame, KernelVariant, Launch, OpenOptions,
+    Provider, Stamps,
     Work,
 };
 
@@ -61,8 +63,8 @@ fn grid_of_2_pow_32_threads(d: &DeviceIdentity) {
         .open(d, &OpenOptions::default())
         .unwrap_or_else(|e| panic!("open {}: {e}", d.name));
     let frame = Frame::generate(8, 8, 5);
-    b.upload(&frame).unwrap();
-    b.poison_output().unwrap();
+    builtin::load(b.as_mut(), KernelVariant::GridStride, &frame).unwrap();
+    builtin::poison(b.as_mut(), frame.pixels()).unwrap();
     let block = block_for(b.as_ref());
     let grid = THREADS / block as u64;
     assert_eq!(grid * block as u64, THREADS);
@@ -102,7 +104,7 @@ fn run_within(mut b: Box<dyn Backend>, launch: Launch, deadline: Duration) -> Ra
             .run_batch(Work::Kernel(launch), 1, Stamps::None)
             .and_then(|_| {
                 let mut out = vec![0f32; 64];
-                b.read_output(&mut out).map(|()| out)
+                builtin::read(b.as_mut(), &mut out).map(|()| out)
             })
             .map_err(|e| (e.kind, e.message));
         let _ = tx.send(ran);

@@ -18,13 +18,14 @@ pub const KERNEL_PTX: &str = include_str!("../../../kernels/grayscale.ptx");
 /// The embedded PTX in words, for the kernel facts.
 pub(crate) const EMBEDDED_DESC: &str = "embedded PTX (NVRTC 12.0, compute_50)";
 
-/// The source of `kernel` under `compiler`: the embedded PTX, except with NVRTC asked for, or
-/// under `auto` where CUDA_DISABLE_PTX_JIT=1 leaves the driver no JIT (NVRTC then builds a
-/// cubin, [`crate::plan`]).
+/// The source of `kernel` under `compiler`: grayscale.cu through NVRTC where asked for, or
+/// under `auto` where a libnvrtc loads (compiled for this device's architecture, as a user's
+/// kernel is) or CUDA_DISABLE_PTX_JIT=1 leaves the driver no JIT (NVRTC then builds a cubin,
+/// [`crate::plan`]); else the embedded PTX.
 pub(crate) fn source(kernel: KernelVariant, compiler: CudaCompiler) -> ProgramSource {
     let nvrtc = match compiler {
         CudaCompiler::Nvrtc => true,
-        CudaCompiler::Auto => !ptx_jit_enabled(),
+        CudaCompiler::Auto => !ptx_jit_enabled() || nvrtc_loads(),
         CudaCompiler::Ptx => false,
     };
     let (language, code, origin) = match nvrtc {
@@ -38,6 +39,12 @@ pub(crate) fn source(kernel: KernelVariant, compiler: CudaCompiler) -> ProgramSo
         origin: origin.into(),
         options: Vec::new(),
     }
+}
+
+/// Whether a libnvrtc loads, asked once per process.
+fn nvrtc_loads() -> bool {
+    static LOADS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *LOADS.get_or_init(crate::nvrtc::nvrtc_available)
 }
 
 /// Whether `source` is the embedded PTX itself (its facts say so).
@@ -72,9 +79,13 @@ mod tests {
     }
 
     #[test]
-    fn auto_is_the_embedded_ptx_while_the_jit_is_allowed() {
+    fn auto_is_nvrtc_where_it_loads_else_the_embedded_ptx_while_the_jit_is_allowed() {
         let auto = source(KernelVariant::GridStride, CudaCompiler::Auto);
-        let want = if ptx_jit_enabled() { PTX } else { CUDA_CPP };
+        let want = if ptx_jit_enabled() && !nvrtc_loads() {
+            PTX
+        } else {
+            CUDA_CPP
+        };
         assert_eq!(auto.language, want);
     }
 

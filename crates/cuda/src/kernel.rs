@@ -20,8 +20,8 @@ use crate::plan::{plan, ptx_jit_enabled, Plan};
 /// always goes through NVRTC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CudaCompiler {
-    /// The embedded PTX, JIT-compiled by the driver; kernels/grayscale.cu through NVRTC where
-    /// CUDA_DISABLE_PTX_JIT=1 forbids the JIT.
+    /// kernels/grayscale.cu through NVRTC where a libnvrtc loads (or CUDA_DISABLE_PTX_JIT=1
+    /// forbids the JIT); otherwise the embedded PTX, JIT-compiled by the driver.
     #[default]
     Auto,
     /// kernels/grayscale.cu through NVRTC; loading fails when libnvrtc is missing, fails, or

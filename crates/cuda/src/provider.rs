@@ -65,7 +65,7 @@ static INFO: ApiInfo = ApiInfo {
             values: &[
                 (
                     "auto",
-                    "The embedded PTX; NVRTC where CUDA_DISABLE_PTX_JIT=1 forbids its JIT.",
+                    "NVRTC when libnvrtc is present, else the embedded PTX.",
                 ),
                 ("nvrtc", "kernels/grayscale.cu through NVRTC."),
                 ("ptx", "The embedded PTX only."),

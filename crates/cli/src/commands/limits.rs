@@ -2,7 +2,9 @@
 
 use std::process::ExitCode;
 
+use blocksweep_core::builtin;
 use blocksweep_core::report::limits::{ApiLimits, LimitsGroup, LimitsReport};
+use blocksweep_core::KernelVariant;
 use blocksweep_render::Render;
 
 use crate::args::LimitsArgs;
@@ -11,6 +13,8 @@ use crate::output::files::Files;
 pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
     let files = Files::check(args.out.to(args.format, args.wide))?;
     let (each, failed) = crate::session::ask_each(&args.device, |b| {
+        // The built-in grid-stride kernel, built for its facts (registers, its block limit).
+        builtin::load_kernel(b, KernelVariant::GridStride, 1, 1)?;
         Ok(ApiLimits {
             device: b.identity().clone(),
             limits: b.limits().clone(),
