@@ -1,7 +1,8 @@
-//! A user's own kernel (`Backend::load_program`): its OpenCL C built with clBuildProgram, its
-//! kernel with every argument set in the spec's order (`blocksweep_core::program` states the
-//! contract), one buffer per buffer argument, the per-launch size of its `__local` arguments,
-//! and the whole-buffer copies in and out.
+//! A program (`Backend::load_program`: a user's kernel or a built-in one): its OpenCL C built
+//! with clBuildProgram, its kernel with every argument set in the given order
+//! (`blocksweep_core::program` states the contract), one buffer per buffer argument, the
+//! per-launch size of its `__local` arguments, scalars set again later, and the copies in and
+//! out.
 
 use blocksweep_core::Fill;
 use std::ffi::c_void;
@@ -9,11 +10,8 @@ use std::ptr;
 
 use blocksweep_core::{KernelFacts, Launch, ProgramArg, ProgramSource};
 use cl3::info_type::InfoType;
-use opencl3::error_codes::{
-    CL_INVALID_ARG_SIZE, CL_INVALID_ARG_VALUE, CL_INVALID_KERNEL_NAME, CL_INVALID_MEM_OBJECT,
-    CL_INVALID_SAMPLER,
-};
-use opencl3::kernel::{get_kernel_info, set_kernel_arg, CL_KERNEL_NUM_ARGS};
+use opencl3::error_codes::CL_INVALID_KERNEL_NAME;
+use opencl3::kernel::set_kernel_arg;
 use opencl3::memory::{
     cl_buffer_region, create_sub_buffer, CL_BUFFER_CREATE_TYPE_REGION, CL_MEM_READ_WRITE,
 };
@@ -21,9 +19,11 @@ use opencl3::program::{get_program_info, CL_PROGRAM_KERNEL_NAMES};
 use opencl3::types::{cl_int, cl_uint};
 
 use crate::context::DeviceContext;
-use crate::error::{cl_error_name, map_create, map_query, OpenClError};
+use crate::error::{cl_error_name, map_create, OpenClError};
 use crate::handles::{Kernel, Mem, Program, Queue};
-use crate::kernel::{self, cache_miss_kernel, facts, NV_VERBOSE_OPTION};
+use crate::kernel::{
+    self, cache_miss_kernel, check_arg_count, facts, set_value, ArgValue, NV_VERBOSE_OPTION,
+};
 use crate::memory::{alloc, read_range, write_bytes};
 use crate::provider::OPENCL_C;
 
@@ -37,9 +37,11 @@ struct ArgBuffer {
     _window: Option<Mem>,
     mem: Mem,
     bytes: usize,
+    /// Each guard band's bytes (0 for none).
+    guard: usize,
 }
 
-/// A built user kernel with its arguments set and its buffers allocated.
+/// A built program with its arguments set and its buffers allocated.
 pub(crate) struct UserProgram {
     // Declaration order is drop order: the kernel goes before its program and its buffers.
     kernel: Kernel,
@@ -48,6 +50,10 @@ pub(crate) struct UserProgram {
     buffers: Vec<Option<ArgBuffer>>,
     /// Indices of the `__local` arguments, sized per launch ([`UserProgram::size_locals`]).
     locals: Vec<cl_uint>,
+    /// The arguments as given, which [`UserProgram::set_scalar`] checks a new value against.
+    args: Vec<ProgramArg>,
+    /// The fill of ranges past 4 GiB (`fill.rs`), built when first needed.
+    fill_kernel: std::cell::OnceCell<crate::fill::FillKernel>,
     facts: KernelFacts,
 }
 
@@ -83,6 +89,8 @@ impl UserProgram {
                 _program: program,
                 buffers,
                 locals,
+                args: args.to_vec(),
+                fill_kernel: std::cell::OnceCell::new(),
                 facts,
             })
         };
@@ -134,6 +142,31 @@ impl UserProgram {
         Ok(())
     }
 
+    /// Sets scalar argument `arg` to `bytes` (its little-endian value, as many bytes as the
+    /// type it was loaded with) for the launches after this call.
+    pub fn set_scalar(&self, arg: usize, bytes: &[u8]) -> Result<(), OpenClError> {
+        let usage = |why: String| OpenClError::Usage(format!("set_scalar({arg}): {why}"));
+        let given = self
+            .args
+            .get(arg)
+            .ok_or_else(|| usage(format!("the program has {} arguments", self.args.len())))?;
+        let ProgramArg::Scalar { ty, .. } = given else {
+            return Err(usage(format!("argument {arg} is not a scalar")));
+        };
+        if bytes.len() != ty.size() {
+            let why = format!("{} bytes for a {ty} scalar of {}", bytes.len(), ty.size());
+            return Err(usage(why));
+        }
+        set_value(&self.kernel, arg as cl_uint, ArgValue::Bytes(bytes), given)
+    }
+
+    /// The kernel's part of argument `arg`'s buffer (its guard bands left out): the buffer,
+    /// the part's offset and its length in bytes.
+    pub fn kernel_part(&self, arg: usize) -> Result<(&Mem, usize, usize), OpenClError> {
+        let b = self.arg_buffer(arg, "read_buffer_staged")?;
+        Ok((&b.mem, b.guard, b.bytes - 2 * b.guard))
+    }
+
     /// Copies `data` into argument `arg`'s buffer, which it must fill exactly; returns when
     /// the copy is done. Blocking, so `data` is never read after the call: no transfer is
     /// left behind when a deadline passes.
@@ -141,8 +174,8 @@ impl UserProgram {
         write_bytes(queue, self.buffer(arg, data.len(), "write_buffer")?, data)
     }
 
-    /// Sets each of `fills` in argument `arg`'s buffer; returns when all are done (one wait).
-    pub fn fill(&self, queue: &Queue, arg: usize, fills: &[Fill]) -> Result<(), OpenClError> {
+    /// Sets each of `fills` in argument `arg`'s buffer; returns when all are done.
+    pub fn fill(&self, ctx: &DeviceContext, arg: usize, fills: &[Fill]) -> Result<(), OpenClError> {
         let (mem, bytes) = self.slot(arg, "fill_buffer")?;
         for f in fills {
             if f.offset.checked_add(f.len).is_none_or(|e| e > bytes as u64) {
@@ -152,11 +185,7 @@ impl UserProgram {
                 )));
             }
         }
-        let ranges: Vec<(usize, usize, u8)> = fills
-            .iter()
-            .map(|f| (f.offset as usize, f.len as usize, f.byte))
-            .collect();
-        crate::transfer::fill_bytes(queue, mem, &ranges)
+        crate::fill::fill_ranges(ctx, &self.fill_kernel, mem, fills)
     }
 
     /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` into `out`; returns
@@ -192,15 +221,18 @@ impl UserProgram {
 
     /// Argument `arg`'s buffer and its size, if it is a buffer.
     fn slot(&self, arg: usize, call: &str) -> Result<(&Mem, usize), OpenClError> {
+        let b = self.arg_buffer(arg, call)?;
+        Ok((&b.mem, b.bytes))
+    }
+
+    fn arg_buffer(&self, arg: usize, call: &str) -> Result<&ArgBuffer, OpenClError> {
         let usage = |why: String| OpenClError::Usage(format!("{call}({arg}): {why}"));
         let slot = self
             .buffers
             .get(arg)
             .ok_or_else(|| usage(format!("the program has {} arguments", self.buffers.len())))?;
-        let b = slot
-            .as_ref()
-            .ok_or_else(|| usage(format!("argument {arg} is not a buffer")))?;
-        Ok((&b.mem, b.bytes))
+        slot.as_ref()
+            .ok_or_else(|| usage(format!("argument {arg} is not a buffer")))
     }
 }
 
@@ -280,34 +312,6 @@ fn kernel_names(program: &Program) -> String {
     }
 }
 
-/// CL_KERNEL_NUM_ARGS against the spec's argument count.
-fn check_arg_count(kernel: &Kernel, declared: usize) -> Result<(), OpenClError> {
-    const NAME: &str = "CL_KERNEL_NUM_ARGS";
-    let takes = match get_kernel_info(kernel.raw(), CL_KERNEL_NUM_ARGS)
-        .map_err(map_query("clGetKernelInfo", NAME))?
-    {
-        InfoType::Uint(n) => n as usize,
-        other => {
-            return Err(OpenClError::Malformed {
-                query: NAME.into(),
-                detail: format!("{other:?} where a cl_uint was expected"),
-            })
-        }
-    };
-    if takes != declared {
-        return Err(OpenClError::Program(format!(
-            "the kernel takes {takes} arguments, the spec declares {declared}"
-        )));
-    }
-    Ok(())
-}
-
-/// What one clSetKernelArg passes: a value's bytes, or a `__local` size with no value.
-enum ArgValue<'a> {
-    Bytes(&'a [u8]),
-    Local(usize),
-}
-
 /// Allocates each buffer argument's buffer and sets every argument in order; returns the
 /// buffers (one slot per argument) and the `__local` arguments' indices.
 fn bind(
@@ -336,12 +340,13 @@ fn bind(
                 // A cl_mem argument's value is the handle itself (a pointer's bytes).
                 let seen = window.as_ref().unwrap_or(&mem);
                 let handle = (seen.raw() as usize).to_ne_bytes();
-                set_arg(kernel, index, ArgValue::Bytes(&handle), arg)?;
-                // The allocation succeeded, so the size fits size_t.
+                set_value(kernel, index, ArgValue::Bytes(&handle), arg)?;
+                // The allocation succeeded, so the sizes fit size_t.
                 buffer = Some(ArgBuffer {
                     _window: window,
                     mem,
                     bytes: total as usize,
+                    guard: *guard as usize,
                 });
             }
             ProgramArg::Scalar { ty, bytes } => {
@@ -351,10 +356,10 @@ fn bind(
                         bytes.len()
                     )));
                 }
-                set_arg(kernel, index, ArgValue::Bytes(bytes), arg)?;
+                set_value(kernel, index, ArgValue::Bytes(bytes), arg)?;
             }
             ProgramArg::Local => {
-                set_arg(kernel, index, ArgValue::Local(PROBE_LOCAL_BYTES), arg)?;
+                set_value(kernel, index, ArgValue::Local(PROBE_LOCAL_BYTES), arg)?;
                 locals.push(index);
             }
         }
@@ -403,42 +408,6 @@ fn sub_buffer(mem: &Mem, origin: u64, bytes: u64) -> Result<Mem, OpenClError> {
     }
     .map_err(map_create("clCreateSubBuffer"))?;
     Ok(Mem::from_raw(raw))
-}
-
-/// Sets argument `index` to `value`; a value the kernel's argument cannot take (its size, or a
-/// `__local` size for an argument that is not `__local`) is the spec's error, naming both.
-fn set_arg(
-    kernel: &Kernel,
-    index: cl_uint,
-    value: ArgValue,
-    arg: &ProgramArg,
-) -> Result<(), OpenClError> {
-    let (size, value) = match value {
-        ArgValue::Bytes(b) => (b.len(), b.as_ptr().cast::<c_void>()),
-        ArgValue::Local(size) => (size, ptr::null()),
-    };
-    // SAFETY: `value` is null (a `__local` size) or points at `size` live bytes, which the
-    // driver copies before returning.
-    unsafe { set_kernel_arg(kernel.raw(), index, size, value) }.map_err(|code| match code {
-        CL_INVALID_ARG_SIZE | CL_INVALID_ARG_VALUE | CL_INVALID_MEM_OBJECT | CL_INVALID_SAMPLER => {
-            OpenClError::Program(format!(
-                "argument {index} is declared as {}, which the kernel's argument {index} \
-                 cannot take: clSetKernelArg answered {} ({code})",
-                describe(arg),
-                cl_error_name(code)
-            ))
-        }
-        _ => map_create("clSetKernelArg")(code),
-    })
-}
-
-/// An argument as the spec declares it, in words.
-fn describe(arg: &ProgramArg) -> String {
-    match arg {
-        ProgramArg::Buffer { bytes, .. } => format!("a buffer of {bytes} bytes"),
-        ProgramArg::Scalar { ty, .. } => format!("a {ty} scalar ({} bytes)", ty.size()),
-        ProgramArg::Local => "a __local argument".into(),
-    }
 }
 
 #[cfg(test)]
