@@ -1,23 +1,29 @@
-//! Building a kernel and setting its arguments: clBuildProgram with its log, clCreateKernel,
-//! CL_KERNEL_NUM_ARGS against the arguments given, and clSetKernelArg. What the driver says
+//! Building a kernel and setting its arguments: a program's OpenCL C and options, clBuildProgram
+//! with its log (naming the program's file), clCreateKernel, CL_KERNEL_NUM_ARGS against the
+//! arguments given, and clSetKernelArg. What the driver says
 //! about a built kernel is `facts`; a program's buffers are `program`'s.
 
 use std::ffi::{c_void, CString};
 use std::ptr;
 
-use blocksweep_core::ProgramArg;
+use blocksweep_core::{ProgramArg, ProgramSource};
 use cl3::info_type::InfoType;
 use opencl3::error_codes::{
-    CL_INVALID_ARG_SIZE, CL_INVALID_ARG_VALUE, CL_INVALID_MEM_OBJECT, CL_INVALID_SAMPLER,
+    CL_INVALID_ARG_SIZE, CL_INVALID_ARG_VALUE, CL_INVALID_KERNEL_NAME, CL_INVALID_MEM_OBJECT,
+    CL_INVALID_SAMPLER,
 };
 use opencl3::kernel::{create_kernel, get_kernel_info, set_kernel_arg, CL_KERNEL_NUM_ARGS};
 use opencl3::program::{
-    build_program, create_program_with_source, get_program_build_data, CL_PROGRAM_BUILD_LOG,
+    build_program, create_program_with_source, get_program_build_data, get_program_info,
+    CL_PROGRAM_BUILD_LOG, CL_PROGRAM_KERNEL_NAMES,
 };
 use opencl3::types::cl_uint;
 
+use crate::context::DeviceContext;
 use crate::error::{cl_error_name, map_build, map_create, map_query, OpenClError};
 use crate::handles::{Context, DeviceId, Kernel, Program};
+
+use crate::provider::OPENCL_C;
 
 pub(crate) use crate::facts::facts;
 
@@ -164,5 +170,137 @@ fn describe(arg: &ProgramArg) -> String {
         ProgramArg::Buffer { bytes, .. } => format!("a buffer of {bytes} bytes"),
         ProgramArg::Scalar { ty, .. } => format!("a {ty} scalar ({} bytes)", ty.size()),
         ProgramArg::Local => "a __local argument".into(),
+    }
+}
+
+/// Builds OpenCL C `source` for the context's device with its options (see [`program_options`];
+/// where `nvidia`, with a kernel of a new name added): the program, its build log and the
+/// options it was built with.
+pub(crate) fn build_source(
+    ctx: &DeviceContext,
+    nvidia: bool,
+    source: &ProgramSource,
+) -> Result<(Program, String, String), OpenClError> {
+    if source.language != OPENCL_C {
+        return Err(OpenClError::Program(format!(
+            "the source is {}, but OpenCL builds {OPENCL_C}",
+            source.language
+        )));
+    }
+    let options = program_options(nvidia, &source.options);
+    let mut text = source.text();
+    if nvidia {
+        // A kernel of a new name defeats NVIDIA's compute cache, so the log has ptxas's report.
+        text = format!("{text}\n{}", cache_miss_kernel(&source.entry));
+    }
+    let (program, log) = blocksweep_core::trace::time("opencl", "load_program: build", || {
+        build(&ctx.context, ctx.device, &text, &options)
+    })?;
+    Ok((program, log, options))
+}
+
+/// clBuildProgram options: the spec's own, and NVIDIA's verbose flag where the compiler is
+/// NVIDIA's and the spec does not give it already.
+pub(crate) fn program_options(nvidia: bool, options: &[String]) -> String {
+    let mut o: Vec<&str> = options
+        .iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if nvidia && !o.contains(&NV_VERBOSE_OPTION) {
+        o.push(NV_VERBOSE_OPTION);
+    }
+    o.join(" ")
+}
+
+/// The kernel `entry` of `program`; a name the program lacks is the spec's error, listing the
+/// kernels it has.
+pub(crate) fn entry_kernel(program: &Program, entry: &str) -> Result<Kernel, OpenClError> {
+    match kernel(program, entry) {
+        Err(OpenClError::Driver {
+            code: CL_INVALID_KERNEL_NAME,
+            ..
+        }) => Err(OpenClError::Program(format!(
+            "no kernel named `{entry}` in the program (its kernels: {})",
+            kernel_names(program)
+        ))),
+        other => other,
+    }
+}
+
+/// CL_PROGRAM_KERNEL_NAMES without the kernel added against NVIDIA's cache, for messages.
+fn kernel_names(program: &Program) -> String {
+    match get_program_info(program.raw(), CL_PROGRAM_KERNEL_NAMES) {
+        Ok(InfoType::VecUchar(b)) => {
+            let names = String::from_utf8_lossy(&b)
+                .trim_end_matches('\0')
+                .to_string();
+            let names: Vec<&str> = names
+                .split(';')
+                .filter(|n| !n.is_empty() && !n.starts_with("blocksweep_unique_"))
+                .collect();
+            match names.is_empty() {
+                true => "none".into(),
+                false => names.join(", "),
+            }
+        }
+        Ok(other) => format!("unreadable: {other:?}"),
+        Err(code) => format!("unknown: {}", cl_error_name(code)),
+    }
+}
+
+/// `log` with each path of a compiler's temporary copy of the source (PoCL builds
+/// `.../pocl/kcache/tempfile_XXXXXX.cl`) replaced by the user's file, so that an error's
+/// "file:line:column" points at what they wrote.
+pub(crate) fn with_origin(log: &str, origin: &str) -> String {
+    let mut out = String::with_capacity(log.len());
+    let mut rest = log;
+    while let Some(at) = rest.find("tempfile_") {
+        let start = rest[..at]
+            .rfind(|c: char| c.is_whitespace() || c == '\'' || c == '"')
+            .map_or(0, |i| i + 1);
+        let Some(end) = rest[at..].find(".cl").map(|e| at + e + 3) else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        out.push_str(origin);
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compilers_temporary_file_is_named_as_the_users_source() {
+        let log = "/root/.cache/pocl/kcache/tempfile_7tTq1B.cl:9:9: error: use of undeclared \
+                   identifier 'q'\n1 error generated.";
+        let named = with_origin(log, "examples/kernels/saxpy/saxpy.cl");
+        assert!(
+            named.starts_with("examples/kernels/saxpy/saxpy.cl:9:9: error"),
+            "{named}"
+        );
+        assert_eq!(with_origin("no path here", "k.cl"), "no path here");
+    }
+
+    #[test]
+    fn options_are_the_specs_plus_nv_verbose_once_on_nvidia() {
+        let o = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(program_options(false, &o(&[])), "");
+        assert_eq!(
+            program_options(false, &o(&["-D N=4", " ", "-cl-std=CL1.2 "])),
+            "-D N=4 -cl-std=CL1.2"
+        );
+        assert_eq!(
+            program_options(true, &o(&["-cl-mad-enable"])),
+            "-cl-mad-enable -cl-nv-verbose"
+        );
+        assert_eq!(
+            program_options(true, &o(&["-cl-nv-verbose"])),
+            "-cl-nv-verbose"
+        );
     }
 }

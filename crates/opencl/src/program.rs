@@ -9,23 +9,17 @@ use std::ffi::c_void;
 use std::ptr;
 
 use blocksweep_core::{KernelFacts, Launch, ProgramArg, ProgramSource};
-use cl3::info_type::InfoType;
-use opencl3::error_codes::CL_INVALID_KERNEL_NAME;
 use opencl3::kernel::set_kernel_arg;
 use opencl3::memory::{
     cl_buffer_region, create_sub_buffer, CL_BUFFER_CREATE_TYPE_REGION, CL_MEM_READ_WRITE,
 };
-use opencl3::program::{get_program_info, CL_PROGRAM_KERNEL_NAMES};
 use opencl3::types::{cl_int, cl_uint};
 
 use crate::context::DeviceContext;
 use crate::error::{cl_error_name, map_create, OpenClError};
 use crate::handles::{Kernel, Mem, Program, Queue};
-use crate::kernel::{
-    self, cache_miss_kernel, check_arg_count, facts, set_value, ArgValue, NV_VERBOSE_OPTION,
-};
+use crate::kernel::{self, check_arg_count, facts, set_value, ArgValue};
 use crate::memory::{alloc, read_range, write_bytes};
-use crate::provider::OPENCL_C;
 
 /// The size a `__local` argument gets at load, before a launch gives it its own: any size a
 /// `__local` argument takes, so that the driver's answer tells whether the argument is one.
@@ -69,8 +63,8 @@ impl UserProgram {
         args: &[ProgramArg],
     ) -> Result<UserProgram, OpenClError> {
         let load = || -> Result<UserProgram, OpenClError> {
-            let (program, log, options) = build(ctx, nvidia, source)?;
-            let kernel = entry_kernel(&program, &source.entry)?;
+            let (program, log, options) = kernel::build_source(ctx, nvidia, source)?;
+            let kernel = kernel::entry_kernel(&program, &source.entry)?;
             check_arg_count(&kernel, args.len())?;
             let (buffers, locals) = bind(ctx, &kernel, args)?;
             let mut facts = facts(
@@ -105,7 +99,7 @@ impl UserProgram {
                     name,
                     code,
                     options,
-                    log: with_origin(&log, &source.origin),
+                    log: kernel::with_origin(&log, &source.origin),
                 },
                 other => other,
             })
@@ -236,82 +230,6 @@ impl UserProgram {
     }
 }
 
-/// Builds OpenCL C `source` for the context's device with its options (see [`program_options`];
-/// where `nvidia`, with a kernel of a new name added): the program, its build log and the
-/// options it was built with.
-fn build(
-    ctx: &DeviceContext,
-    nvidia: bool,
-    source: &ProgramSource,
-) -> Result<(Program, String, String), OpenClError> {
-    if source.language != OPENCL_C {
-        return Err(OpenClError::Program(format!(
-            "the source is {}, but OpenCL builds {OPENCL_C}",
-            source.language
-        )));
-    }
-    let options = program_options(nvidia, &source.options);
-    let mut text = source.text();
-    if nvidia {
-        // A kernel of a new name defeats NVIDIA's compute cache, so the log has ptxas's report.
-        text = format!("{text}\n{}", cache_miss_kernel(&source.entry));
-    }
-    let (program, log) = blocksweep_core::trace::time("opencl", "load_program: build", || {
-        kernel::build(&ctx.context, ctx.device, &text, &options)
-    })?;
-    Ok((program, log, options))
-}
-
-/// clBuildProgram options: the spec's own, and NVIDIA's verbose flag where the compiler is
-/// NVIDIA's and the spec does not give it already.
-pub(crate) fn program_options(nvidia: bool, options: &[String]) -> String {
-    let mut o: Vec<&str> = options
-        .iter()
-        .map(|s| s.trim())
-        .filter(|s| !s.is_empty())
-        .collect();
-    if nvidia && !o.contains(&NV_VERBOSE_OPTION) {
-        o.push(NV_VERBOSE_OPTION);
-    }
-    o.join(" ")
-}
-
-/// The kernel `entry` of `program`; a name the program lacks is the spec's error, listing the
-/// kernels it has.
-fn entry_kernel(program: &Program, entry: &str) -> Result<Kernel, OpenClError> {
-    match kernel::kernel(program, entry) {
-        Err(OpenClError::Driver {
-            code: CL_INVALID_KERNEL_NAME,
-            ..
-        }) => Err(OpenClError::Program(format!(
-            "no kernel named `{entry}` in the program (its kernels: {})",
-            kernel_names(program)
-        ))),
-        other => other,
-    }
-}
-
-/// CL_PROGRAM_KERNEL_NAMES without the kernel added against NVIDIA's cache, for messages.
-fn kernel_names(program: &Program) -> String {
-    match get_program_info(program.raw(), CL_PROGRAM_KERNEL_NAMES) {
-        Ok(InfoType::VecUchar(b)) => {
-            let names = String::from_utf8_lossy(&b)
-                .trim_end_matches('\0')
-                .to_string();
-            let names: Vec<&str> = names
-                .split(';')
-                .filter(|n| !n.is_empty() && !n.starts_with("blocksweep_unique_"))
-                .collect();
-            match names.is_empty() {
-                true => "none".into(),
-                false => names.join(", "),
-            }
-        }
-        Ok(other) => format!("unreadable: {other:?}"),
-        Err(code) => format!("unknown: {}", cl_error_name(code)),
-    }
-}
-
 /// Allocates each buffer argument's buffer and sets every argument in order; returns the
 /// buffers (one slot per argument) and the `__local` arguments' indices.
 fn bind(
@@ -368,27 +286,6 @@ fn bind(
     Ok((buffers, locals))
 }
 
-/// `log` with each path of a compiler's temporary copy of the source (PoCL builds
-/// `.../pocl/kcache/tempfile_XXXXXX.cl`) replaced by the user's file, so that an error's
-/// "file:line:column" points at what they wrote.
-fn with_origin(log: &str, origin: &str) -> String {
-    let mut out = String::with_capacity(log.len());
-    let mut rest = log;
-    while let Some(at) = rest.find("tempfile_") {
-        let start = rest[..at]
-            .rfind(|c: char| c.is_whitespace() || c == '\'' || c == '"')
-            .map_or(0, |i| i + 1);
-        let Some(end) = rest[at..].find(".cl").map(|e| at + e + 3) else {
-            break;
-        };
-        out.push_str(&rest[..start]);
-        out.push_str(origin);
-        rest = &rest[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// The `bytes` of `mem` from byte `origin` on, as a buffer of their own (clCreateSubBuffer):
 /// what the kernel sees of a buffer with guard bands.
 fn sub_buffer(mem: &Mem, origin: u64, bytes: u64) -> Result<Mem, OpenClError> {
@@ -408,39 +305,4 @@ fn sub_buffer(mem: &Mem, origin: u64, bytes: u64) -> Result<Mem, OpenClError> {
     }
     .map_err(map_create("clCreateSubBuffer"))?;
     Ok(Mem::from_raw(raw))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_compilers_temporary_file_is_named_as_the_users_source() {
-        let log = "/root/.cache/pocl/kcache/tempfile_7tTq1B.cl:9:9: error: use of undeclared \
-                   identifier 'q'\n1 error generated.";
-        let named = with_origin(log, "examples/kernels/saxpy/saxpy.cl");
-        assert!(
-            named.starts_with("examples/kernels/saxpy/saxpy.cl:9:9: error"),
-            "{named}"
-        );
-        assert_eq!(with_origin("no path here", "k.cl"), "no path here");
-    }
-
-    #[test]
-    fn options_are_the_specs_plus_nv_verbose_once_on_nvidia() {
-        let o = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(program_options(false, &o(&[])), "");
-        assert_eq!(
-            program_options(false, &o(&["-D N=4", " ", "-cl-std=CL1.2 "])),
-            "-D N=4 -cl-std=CL1.2"
-        );
-        assert_eq!(
-            program_options(true, &o(&["-cl-mad-enable"])),
-            "-cl-mad-enable -cl-nv-verbose"
-        );
-        assert_eq!(
-            program_options(true, &o(&["-cl-nv-verbose"])),
-            "-cl-nv-verbose"
-        );
-    }
 }
