@@ -6,8 +6,8 @@
 //! shows. The pieces are enqueued without blocking on the in-order queue and waited for once,
 //! at the last piece's event; [`Pieces`] keeps the wait on every path, so host memory a piece
 //! reads or writes is never touched by the device after the function that lent it returns.
-//! The poison is a fill in pieces rather than a kernel of its own: the API's own memset, no
-//! extra build or launch shape.
+//! A fill is the API's own memset in pieces, no extra build or launch shape, except past
+//! 4 GiB (fill.rs).
 
 use std::ffi::c_void;
 use std::ptr;
