@@ -56,7 +56,7 @@ pub enum OpenClError {
     /// A reply the specification does not allow (wrong size, impossible value).
     #[error("{query} returned {detail}")]
     Malformed { query: String, detail: String },
-    /// The backend was used out of order (dispatch before upload): a bug in the caller.
+    /// The backend was used out of order (a dispatch with no program loaded): a bug in the caller.
     #[error("{0}")]
     Usage(String),
     /// A user's kernel that cannot run as its spec declares it: another language, no such

@@ -1,7 +1,7 @@
 //! What the driver says about one built kernel: clGetKernelWorkGroupInfo's values, and on
 //! NVIDIA the register count from ptxas's report in the build log.
 
-use blocksweep_core::{KernelFacts, Named};
+use blocksweep_core::{KernelFacts, Named, ProgramSource};
 use opencl3::kernel::{
     get_kernel_work_group_data, CL_KERNEL_LOCAL_MEM_SIZE,
     CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, CL_KERNEL_PRIVATE_MEM_SIZE,
@@ -9,6 +9,7 @@ use opencl3::kernel::{
 };
 use opencl3::types::cl_kernel_work_group_info;
 
+use crate::context::DeviceContext;
 use crate::error::{map_query, OpenClError};
 use crate::handles::{DeviceId, Kernel};
 use crate::kernel::NV_VERBOSE_OPTION;
@@ -78,6 +79,27 @@ pub(crate) fn facts(
         compiled_by,
         extra,
     })
+}
+
+/// CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE of `source`'s kernel, built for the context's
+/// device and dropped: the open's stand-in for a warp size. `None` where the build or the
+/// query fails (a load of that kernel then reports its own error).
+pub(crate) fn preferred_multiple(
+    ctx: &DeviceContext,
+    source: &ProgramSource,
+) -> Option<Named<u64>> {
+    let options = source.options.join(" ");
+    let text = source.text();
+    let (program, _log) = crate::kernel::build(&ctx.context, ctx.device, &text, &options).ok()?;
+    let kernel = crate::kernel::kernel(&program, &source.entry).ok()?;
+    const NAME: &str = "CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE";
+    work_group_uint(
+        &kernel,
+        ctx.device,
+        CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+        NAME,
+    )
+    .ok()
 }
 
 /// The register count ptxas reports for `entry` in a -cl-nv-verbose build log:

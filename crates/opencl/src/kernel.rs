@@ -1,250 +1,40 @@
-//! Building the kernels: build options, clBuildProgram with its log, one program per kernel
-//! (the sweep's two and the lab's three), each built when first used, and their arguments.
-//! What the driver says about each built kernel is `facts`.
+//! Building a kernel and setting its arguments: a program's OpenCL C and options, clBuildProgram
+//! with its log (naming the program's file), clCreateKernel, CL_KERNEL_NUM_ARGS against the
+//! arguments given, and clSetKernelArg. What the driver says
+//! about a built kernel is `facts`; a program's buffers are `program`'s.
 
 use std::ffi::{c_void, CString};
 use std::ptr;
 
-use blocksweep_core::{KernelFacts, KernelVariant};
-use opencl3::kernel::{create_kernel, set_kernel_arg};
-use opencl3::program::{
-    build_program, create_program_with_source, get_program_build_data, CL_PROGRAM_BUILD_LOG,
+use blocksweep_core::{ProgramArg, ProgramSource};
+use cl3::info_type::InfoType;
+use opencl3::error_codes::{
+    CL_INVALID_ARG_SIZE, CL_INVALID_ARG_VALUE, CL_INVALID_KERNEL_NAME, CL_INVALID_MEM_OBJECT,
+    CL_INVALID_SAMPLER,
 };
-use opencl3::types::{cl_mem, cl_uint, cl_ulong};
+use opencl3::kernel::{create_kernel, get_kernel_info, set_kernel_arg, CL_KERNEL_NUM_ARGS};
+use opencl3::program::{
+    build_program, create_program_with_source, get_program_build_data, get_program_info,
+    CL_PROGRAM_BUILD_LOG, CL_PROGRAM_KERNEL_NAMES,
+};
+use opencl3::types::cl_uint;
 
 use crate::context::DeviceContext;
-use crate::error::{map_build, map_create, OpenClError};
+use crate::error::{cl_error_name, map_build, map_create, map_query, OpenClError};
 use crate::handles::{Context, DeviceId, Kernel, Program};
-use crate::memory::Planes;
+
+use crate::provider::OPENCL_C;
 
 pub(crate) use crate::facts::facts;
 
-/// kernels/grayscale.cl, compiled into the binary.
-pub const KERNEL_SOURCE: &str = include_str!("../../../kernels/grayscale.cl");
-
-/// The OpenCL C standard the source is written to.
-const STD_OPTION: &str = "-cl-std=CL1.2";
 /// Makes NVIDIA's compiler append ptxas's resource report (registers per thread) to the log.
 pub(crate) const NV_VERBOSE_OPTION: &str = "-cl-nv-verbose";
-/// With [`ONE_KERNEL_PREFIX`]`<entry>`, makes kernels/grayscale.cl hold that kernel alone
-/// (each kernel there sits in an `#if` on these two macros).
-const ONE_KERNEL_OPTION: &str = "-D BLOCKSWEEP_ONE_KERNEL";
-const ONE_KERNEL_PREFIX: &str = "-D BLOCKSWEEP_KERNEL_";
 
-/// One kernel variant, built as a program of its own.
-struct Built {
-    // Declaration order is drop order: the kernel goes before its program.
-    kernel: Kernel,
-    _program: Program,
-    facts: KernelFacts,
-    /// The device's CL_PROGRAM_BUILD_LOG (ptxas's report on NVIDIA).
-    log: String,
-}
-
-/// The grayscale kernels built so far for one device, and what building another needs.
-///
-/// Each variant is its own program: a driver that generates code at clBuildProgram (NVIDIA's)
-/// takes longer the more kernels a program holds, and a sweep only ever runs the grid-stride
-/// kernel, so opening the backend builds that one and [`Kernels::ensure`] builds each of the
-/// others the first time it is selected. (PoCL generates code at the first launch, so its
-/// build costs about the same for one kernel or five, and each later variant adds a build.)
-pub(crate) struct Kernels {
-    /// Built at open, and the fallback of [`Kernels::facts`].
-    grid_stride: Built,
-    /// The other variants, in the order they were first selected.
-    others: Vec<(KernelVariant, Built)>,
-    setup: Setup,
-}
-
-/// What every variant's build shares.
-struct Setup {
-    /// The device answers cl_nv_device_attribute_query: NVIDIA's compiler.
-    nvidia: bool,
-    /// The user's build options.
-    extra: String,
-    /// KernelFacts::compiled_by.
-    compiled_by: String,
-}
-
-impl Kernels {
-    /// Builds the grid-stride kernel of kernels/grayscale.cl for the context's device. `nvidia`
-    /// (the device answers cl_nv_device_attribute_query) adds NVIDIA's verbose flag; `extra`
-    /// is the user's options, given to every variant's build.
-    pub fn build(
-        ctx: &DeviceContext,
-        platform: &str,
-        nvidia: bool,
-        extra: &str,
-    ) -> Result<Kernels, OpenClError> {
-        let setup = Setup {
-            nvidia,
-            extra: extra.to_string(),
-            compiled_by: format!("clBuildProgram ({platform})"),
-        };
-        Ok(Kernels {
-            grid_stride: build_variant(ctx, &setup, KernelVariant::GridStride, "open")?,
-            others: Vec::new(),
-            setup,
-        })
-    }
-
-    /// Builds `variant`'s program unless it is built already.
-    pub fn ensure(
-        &mut self,
-        ctx: &DeviceContext,
-        variant: KernelVariant,
-    ) -> Result<(), OpenClError> {
-        if self.find(variant).is_none() {
-            let phase = format!("set_kernel {}", variant.entry());
-            let built = build_variant(ctx, &self.setup, variant, &phase)?;
-            self.others.push((variant, built));
-        }
-        Ok(())
-    }
-
-    fn find(&self, variant: KernelVariant) -> Option<&Built> {
-        match variant {
-            KernelVariant::GridStride => Some(&self.grid_stride),
-            _ => self
-                .others
-                .iter()
-                .find(|(v, _)| *v == variant)
-                .map(|(_, b)| b),
-        }
-    }
-
-    fn built(&self, variant: KernelVariant) -> Result<&Built, OpenClError> {
-        self.find(variant).ok_or_else(|| {
-            OpenClError::Usage(format!(
-                "kernel {} not built: set_kernel builds it",
-                variant.entry()
-            ))
-        })
-    }
-
-    pub fn get(&self, variant: KernelVariant) -> Result<&Kernel, OpenClError> {
-        Ok(&self.built(variant)?.kernel)
-    }
-
-    /// `variant`'s facts. The backend selects a variant only once [`Kernels::ensure`] built
-    /// it, so the grid-stride kernel's stand in only for one never selected.
-    pub fn facts(&self, variant: KernelVariant) -> &KernelFacts {
-        &self.find(variant).unwrap_or(&self.grid_stride).facts
-    }
-
-    /// Whether the device's compiler is NVIDIA's (which takes -cl-nv-verbose).
-    pub fn nvidia(&self) -> bool {
-        self.setup.nvidia
-    }
-
-    /// How the kernels are compiled, as KernelFacts::compiled_by says it.
-    pub fn compiled_by(&self) -> &str {
-        &self.setup.compiled_by
-    }
-
-    /// The grid-stride kernel's CL_PROGRAM_BUILD_LOG (ptxas's report on NVIDIA).
-    pub fn build_log(&self) -> &str {
-        &self.grid_stride.log
-    }
-
-    /// Sets the arguments that stay for the frame on every kernel built so far.
-    pub fn bind(&self, planes: &Planes) -> Result<(), OpenClError> {
-        let first = (KernelVariant::GridStride, &self.grid_stride);
-        let others = self.others.iter().map(|(v, b)| (*v, b));
-        for (v, b) in std::iter::once(first).chain(others) {
-            bind(v, &b.kernel, planes)?;
-        }
-        Ok(())
-    }
-
-    /// [`Kernels::bind`] for one kernel, as when it is selected while a frame is up.
-    pub fn bind_one(&self, variant: KernelVariant, planes: &Planes) -> Result<(), OpenClError> {
-        bind(variant, self.get(variant)?, planes)
-    }
-
-    /// Gives the shared-memory kernel `bytes` of local memory per work-group: its `words`
-    /// argument and its `__local` argument (clSetKernelArg with a size and no value). A size
-    /// the driver refuses here is its answer to the launch.
-    pub fn size_shared(&self, bytes: u32) -> Result<(), OpenClError> {
-        let k = self.get(KernelVariant::SharedProbe)?;
-        set_arg(k, ARG_PIXELS + 1, &((bytes / 4) as cl_uint))?;
-        // SAFETY: a `__local` argument takes a size and a null value (OpenCL clSetKernelArg).
-        unsafe { set_kernel_arg(k.raw(), ARG_PIXELS + 2, bytes as usize, ptr::null()) }.map_err(
-            |code| OpenClError::LaunchRejected {
-                call: "clSetKernelArg",
-                launch: format!("__local argument of {bytes} bytes"),
-                name: crate::error::cl_error_name(code),
-                code,
-            },
-        )
-    }
-}
-
-/// Builds kernels/grayscale.cl holding only `variant`'s kernel, and reads its facts; traced
-/// as `phase`'s build and kernel facts.
-fn build_variant(
-    ctx: &DeviceContext,
-    setup: &Setup,
-    variant: KernelVariant,
-    phase: &str,
-) -> Result<Built, OpenClError> {
-    let entry = entry_point(variant);
-    let options = build_options(setup.nvidia, entry, &setup.extra);
-    // Every NVIDIA program gets a kernel of a new name, so that each variant's build compiles
-    // and its log carries ptxas's report (see cache_miss_kernel).
-    let source = match setup.nvidia {
-        true => format!("{KERNEL_SOURCE}\n{}", cache_miss_kernel(entry)),
-        false => KERNEL_SOURCE.to_string(),
-    };
-    let (program, log) = blocksweep_core::trace::time("opencl", format!("{phase}: build"), || {
-        build(&ctx.context, ctx.device, &source, &options)
-    })?;
-    let _facts = blocksweep_core::trace::span("opencl", format!("{phase}: kernel facts"));
-    let kernel = kernel(&program, entry)?;
-    let facts = facts(
-        &kernel,
-        ctx.device,
-        entry,
-        &log,
-        setup.compiled_by.clone(),
-        &options,
-    )?;
-    Ok(Built {
-        kernel,
-        _program: program,
-        facts,
-        log,
-    })
-}
-
-/// Sets `kernel`'s arguments that stay for the frame: the planes (r, g, b, out) and the pixel
-/// count, or the 2-D kernel's width and height; the register-heavy kernel's salt (0). The
-/// shared-memory kernel's size arguments are set per launch ([`Kernels::size_shared`]).
-fn bind(variant: KernelVariant, kernel: &Kernel, planes: &Planes) -> Result<(), OpenClError> {
-    for (i, m) in [&planes.r, &planes.g, &planes.b, &planes.out]
-        .into_iter()
-        .enumerate()
-    {
-        let raw: cl_mem = m.raw();
-        set_arg(kernel, i as cl_uint, &raw)?;
-    }
-    let n: cl_ulong = planes.pixels;
-    match variant {
-        KernelVariant::GridStride2D => {
-            set_arg(kernel, ARG_PIXELS, &planes.width)?;
-            set_arg(kernel, ARG_PIXELS + 1, &planes.height)
-        }
-        KernelVariant::RegisterHeavy => {
-            set_arg(kernel, ARG_PIXELS, &n)?;
-            set_arg(kernel, ARG_PIXELS + 1, &(0 as cl_uint))
-        }
-        _ => set_arg(kernel, ARG_PIXELS, &n),
-    }
-}
-
+/// Sets argument `index` of `kernel` to `value`'s bytes (a cl_mem, cl_ulong or cl_uint of
+/// the kernel's own, as in `fill.rs`).
 pub(crate) fn set_arg<T>(kernel: &Kernel, index: cl_uint, value: &T) -> Result<(), OpenClError> {
     // SAFETY: `value` is a live T for the call and the driver copies its bytes; the
-    // kernel's argument `index` has size_of::<T>() bytes (cl_mem or cl_ulong, see the source).
+    // kernel's argument `index` has size_of::<T>() bytes (the caller's source says so).
     unsafe {
         set_kernel_arg(
             kernel.raw(),
@@ -256,12 +46,7 @@ pub(crate) fn set_arg<T>(kernel: &Kernel, index: cl_uint, value: &T) -> Result<(
     .map_err(map_create("clSetKernelArg"))
 }
 
-/// The entry point of each kernel variant in kernels/grayscale.cl (the CUDA names).
-fn entry_point(variant: KernelVariant) -> &'static str {
-    variant.entry()
-}
-
-/// An empty kernel with a name no earlier build used (`entry` in it keeps the variants' apart
+/// An empty kernel with a name no earlier build used (`entry` in it keeps programs apart
 /// even where the clock is coarse). NVIDIA's driver prints ptxas's report (the register count)
 /// only when it really compiles, and serves a source it has seen from its compute cache
 /// (~/.nv/ComputeCache) with an empty log. Turning the cache off instead
@@ -275,21 +60,6 @@ pub(crate) fn cache_miss_kernel(entry: &str) -> String {
         "__kernel void blocksweep_unique_{entry}_{}_{nanos}(void) {{}}\n",
         std::process::id()
     )
-}
-
-/// clBuildProgram options: the standard, NVIDIA's verbose flag where the compiler is
-/// NVIDIA's, the defines that keep only kernel `entry` of the source, and the user's own.
-pub(crate) fn build_options(nvidia: bool, entry: &str, extra: &str) -> String {
-    let mut o = vec![STD_OPTION.to_string()];
-    if nvidia {
-        o.push(NV_VERBOSE_OPTION.into());
-    }
-    o.push(ONE_KERNEL_OPTION.into());
-    o.push(format!("{ONE_KERNEL_PREFIX}{entry}"));
-    if !extra.trim().is_empty() {
-        o.push(extra.trim().into());
-    }
-    o.join(" ")
 }
 
 /// Builds `source` for `device` and returns the program and its build log. A failed build
@@ -339,52 +109,198 @@ pub(crate) fn kernel(program: &Program, name: &str) -> Result<Kernel, OpenClErro
     Ok(Kernel::from_raw(raw))
 }
 
-/// Argument index of the pixel count `n` (after r, g, b and out).
-const ARG_PIXELS: cl_uint = 4;
+/// CL_KERNEL_NUM_ARGS against the spec's argument count.
+pub(crate) fn check_arg_count(kernel: &Kernel, declared: usize) -> Result<(), OpenClError> {
+    const NAME: &str = "CL_KERNEL_NUM_ARGS";
+    let takes = match get_kernel_info(kernel.raw(), CL_KERNEL_NUM_ARGS)
+        .map_err(map_query("clGetKernelInfo", NAME))?
+    {
+        InfoType::Uint(n) => n as usize,
+        other => {
+            return Err(OpenClError::Malformed {
+                query: NAME.into(),
+                detail: format!("{other:?} where a cl_uint was expected"),
+            })
+        }
+    };
+    if takes != declared {
+        return Err(OpenClError::Program(format!(
+            "the kernel takes {takes} arguments, the spec declares {declared}"
+        )));
+    }
+    Ok(())
+}
+
+/// What one clSetKernelArg passes: a value's bytes, or a `__local` size with no value.
+pub(crate) enum ArgValue<'a> {
+    Bytes(&'a [u8]),
+    Local(usize),
+}
+
+/// Sets argument `index` to `value`; a value the kernel's argument cannot take (its size, or a
+/// `__local` size for an argument that is not `__local`) is the spec's error, naming both.
+pub(crate) fn set_value(
+    kernel: &Kernel,
+    index: cl_uint,
+    value: ArgValue,
+    arg: &ProgramArg,
+) -> Result<(), OpenClError> {
+    let (size, value) = match value {
+        ArgValue::Bytes(b) => (b.len(), b.as_ptr().cast::<c_void>()),
+        ArgValue::Local(size) => (size, ptr::null()),
+    };
+    // SAFETY: `value` is null (a `__local` size) or points at `size` live bytes, which the
+    // driver copies before returning.
+    unsafe { set_kernel_arg(kernel.raw(), index, size, value) }.map_err(|code| match code {
+        CL_INVALID_ARG_SIZE | CL_INVALID_ARG_VALUE | CL_INVALID_MEM_OBJECT | CL_INVALID_SAMPLER => {
+            OpenClError::Program(format!(
+                "argument {index} is declared as {}, which the kernel's argument {index} \
+                 cannot take: clSetKernelArg answered {} ({code})",
+                describe(arg),
+                cl_error_name(code)
+            ))
+        }
+        _ => map_create("clSetKernelArg")(code),
+    })
+}
+
+/// An argument as the spec declares it, in words.
+fn describe(arg: &ProgramArg) -> String {
+    match arg {
+        ProgramArg::Buffer { bytes, .. } => format!("a buffer of {bytes} bytes"),
+        ProgramArg::Scalar { ty, .. } => format!("a {ty} scalar ({} bytes)", ty.size()),
+        ProgramArg::Local => "a __local argument".into(),
+    }
+}
+
+/// Builds OpenCL C `source` for the context's device with its options (see [`program_options`];
+/// where `nvidia`, with a kernel of a new name added): the program, its build log and the
+/// options it was built with.
+pub(crate) fn build_source(
+    ctx: &DeviceContext,
+    nvidia: bool,
+    source: &ProgramSource,
+) -> Result<(Program, String, String), OpenClError> {
+    if source.language != OPENCL_C {
+        return Err(OpenClError::Program(format!(
+            "the source is {}, but OpenCL builds {OPENCL_C}",
+            source.language
+        )));
+    }
+    let options = program_options(nvidia, &source.options);
+    let mut text = source.text();
+    if nvidia {
+        // A kernel of a new name defeats NVIDIA's compute cache, so the log has ptxas's report.
+        text = format!("{text}\n{}", cache_miss_kernel(&source.entry));
+    }
+    let (program, log) = blocksweep_core::trace::time("opencl", "load_program: build", || {
+        build(&ctx.context, ctx.device, &text, &options)
+    })?;
+    Ok((program, log, options))
+}
+
+/// clBuildProgram options: the spec's own, and NVIDIA's verbose flag where the compiler is
+/// NVIDIA's and the spec does not give it already.
+pub(crate) fn program_options(nvidia: bool, options: &[String]) -> String {
+    let mut o: Vec<&str> = options
+        .iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if nvidia && !o.contains(&NV_VERBOSE_OPTION) {
+        o.push(NV_VERBOSE_OPTION);
+    }
+    o.join(" ")
+}
+
+/// The kernel `entry` of `program`; a name the program lacks is the spec's error, listing the
+/// kernels it has.
+pub(crate) fn entry_kernel(program: &Program, entry: &str) -> Result<Kernel, OpenClError> {
+    match kernel(program, entry) {
+        Err(OpenClError::Driver {
+            code: CL_INVALID_KERNEL_NAME,
+            ..
+        }) => Err(OpenClError::Program(format!(
+            "no kernel named `{entry}` in the program (its kernels: {})",
+            kernel_names(program)
+        ))),
+        other => other,
+    }
+}
+
+/// CL_PROGRAM_KERNEL_NAMES without the kernel added against NVIDIA's cache, for messages.
+fn kernel_names(program: &Program) -> String {
+    match get_program_info(program.raw(), CL_PROGRAM_KERNEL_NAMES) {
+        Ok(InfoType::VecUchar(b)) => {
+            let names = String::from_utf8_lossy(&b)
+                .trim_end_matches('\0')
+                .to_string();
+            let names: Vec<&str> = names
+                .split(';')
+                .filter(|n| !n.is_empty() && !n.starts_with("blocksweep_unique_"))
+                .collect();
+            match names.is_empty() {
+                true => "none".into(),
+                false => names.join(", "),
+            }
+        }
+        Ok(other) => format!("unreadable: {other:?}"),
+        Err(code) => format!("unknown: {}", cl_error_name(code)),
+    }
+}
+
+/// `log` with each path of a compiler's temporary copy of the source (PoCL builds
+/// `.../pocl/kcache/tempfile_XXXXXX.cl`) replaced by the user's file, so that an error's
+/// "file:line:column" points at what they wrote.
+pub(crate) fn with_origin(log: &str, origin: &str) -> String {
+    let mut out = String::with_capacity(log.len());
+    let mut rest = log;
+    while let Some(at) = rest.find("tempfile_") {
+        let start = rest[..at]
+            .rfind(|c: char| c.is_whitespace() || c == '\'' || c == '"')
+            .map_or(0, |i| i + 1);
+        let Some(end) = rest[at..].find(".cl").map(|e| at + e + 3) else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        out.push_str(origin);
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn options_add_nv_verbose_only_for_nvidia_and_name_one_kernel() {
-        assert_eq!(
-            build_options(false, "grayscale", ""),
-            "-cl-std=CL1.2 -D BLOCKSWEEP_ONE_KERNEL -D BLOCKSWEEP_KERNEL_grayscale"
+    fn a_compilers_temporary_file_is_named_as_the_users_source() {
+        let log = "/root/.cache/pocl/kcache/tempfile_7tTq1B.cl:9:9: error: use of undeclared \
+                   identifier 'q'\n1 error generated.";
+        let named = with_origin(log, "examples/kernels/saxpy/saxpy.cl");
+        assert!(
+            named.starts_with("examples/kernels/saxpy/saxpy.cl:9:9: error"),
+            "{named}"
         );
-        assert_eq!(
-            build_options(true, "grayscale_2d", " -cl-fast-relaxed-math "),
-            "-cl-std=CL1.2 -cl-nv-verbose -D BLOCKSWEEP_ONE_KERNEL \
-             -D BLOCKSWEEP_KERNEL_grayscale_2d -cl-fast-relaxed-math"
-        );
-    }
-
-    /// Each kernel sits in the `#if` that build_options' defines select, and ends at its
-    /// `#endif`: so a one-kernel build holds that kernel and no other.
-    #[test]
-    fn each_kernel_is_guarded_by_its_own_define() {
-        for v in KernelVariant::ALL {
-            let entry = entry_point(v);
-            let guard = format!(
-                "#if !defined(BLOCKSWEEP_ONE_KERNEL) || defined(BLOCKSWEEP_KERNEL_{entry})\n\
-                 __kernel void {entry}("
-            );
-            assert_eq!(KERNEL_SOURCE.matches(&guard).count(), 1, "{guard}");
-        }
-        let kernels = KERNEL_SOURCE.matches("\n__kernel void ").count();
-        assert_eq!(kernels, KernelVariant::ALL.len(), "a kernel with no guard");
-        let opened = KERNEL_SOURCE.matches("\n#if ").count();
-        assert_eq!(opened, KERNEL_SOURCE.matches("\n#endif").count());
-        assert_eq!(opened, kernels, "one #if per kernel");
+        assert_eq!(with_origin("no path here", "k.cl"), "no path here");
     }
 
     #[test]
-    fn source_carries_every_kernel_and_the_weights() {
-        for v in KernelVariant::ALL {
-            assert!(KERNEL_SOURCE.contains(&format!("__kernel void {}(", entry_point(v))));
-        }
-        let [r, g, b] = blocksweep_core::WEIGHTS;
-        let expr = format!("out[i] = {r}f * r[i] + {g}f * g[i] + {b}f * b[i];");
-        assert_eq!(KERNEL_SOURCE.matches(&expr).count(), 2, "{expr}");
+    fn options_are_the_specs_plus_nv_verbose_once_on_nvidia() {
+        let o = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(program_options(false, &o(&[])), "");
+        assert_eq!(
+            program_options(false, &o(&["-D N=4", " ", "-cl-std=CL1.2 "])),
+            "-D N=4 -cl-std=CL1.2"
+        );
+        assert_eq!(
+            program_options(true, &o(&["-cl-mad-enable"])),
+            "-cl-mad-enable -cl-nv-verbose"
+        );
+        assert_eq!(
+            program_options(true, &o(&["-cl-nv-verbose"])),
+            "-cl-nv-verbose"
+        );
     }
 }

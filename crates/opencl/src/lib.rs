@@ -1,9 +1,9 @@
 //! blocksweep's OpenCL backend.
 //!
-//! [`probe`] lists every device of every platform without building anything; [`open`] builds
-//! the sweep's kernel of kernels/grayscale.cl for one of them and returns an [`OpenClBackend`],
-//! which implements [`blocksweep_core::Backend`] (and builds each other kernel, as a program
-//! of its own, when `set_kernel` first selects it). libOpenCL.so.1 is loaded at run time
+//! [`probe`] lists every device of every platform without building anything; [`open`] opens
+//! one of them and returns an [`OpenClBackend`], which implements [`blocksweep_core::Backend`]
+//! and knows programs only: a user's kernel, or a built-in one of kernels/grayscale.cl (its
+//! source from `Backend::builtin`, loaded by the core). libOpenCL.so.1 is loaded at run time
 //! (opencl3's "dynamic" feature), so a machine without OpenCL gets
 //! [`OpenClError::Unavailable`], not a loader failure at start-up.
 //!
@@ -17,13 +17,13 @@
 //! device.rs   which devices exist and what they are: platforms, devices, identity
 //! limits.rs   the launch limits under OpenCL's names, NVIDIA's attribute queries
 //! context.rs  the handle the rest hangs off: context + in-order profiling queue, event waits
-//! kernel.rs   building the kernels, one program each when first used: clBuildProgram,
-//!             arguments
+//! builtin.rs  the built-in kernels' sources: kernels/grayscale.cl, one kernel per program
+//! kernel.rs   building a kernel and setting its arguments: clBuildProgram, clSetKernelArg
 //! facts.rs    a kernel's facts: clGetKernelWorkGroupInfo, ptxas's register count
-//! program.rs  a user's kernel: clBuildProgram of its OpenCL C, its arguments in the spec's
-//!             order, its buffers and their copies in and out
-//! memory.rs   buffers: the four planes (upload staged through a mapped host copy, poison,
-//!             read-back into that copy, staged there) and the copy buffers
+//! program.rs  the current program: its arguments in the given order, its buffers, scalars
+//!             set again, and the copies in and out
+//! memory.rs   buffers: the mapped host buffer of the staged read-back, the copy buffers
+//! fill.rs     a buffer's fills, by a kernel of ours past 4 GiB
 //! transfer.rs fills, writes and reads in pieces of at most 1 GiB, waited for once
 //! timing.rs   run_batch: back-to-back enqueues timed by profiling events; the NDRange
 //! backend.rs  the Backend impl, tying the above together
@@ -32,6 +32,7 @@
 //! ```
 
 mod backend;
+mod builtin;
 mod context;
 mod device;
 pub mod error;
@@ -51,15 +52,16 @@ mod transfer;
 use blocksweep_core::{trace, DeviceIdentity};
 
 pub use backend::OpenClBackend;
+pub use builtin::KERNEL_SOURCE;
 pub use error::{cl_error_name, OpenClError};
 pub use handles::take_release_errors;
-pub use kernel::KERNEL_SOURCE;
 pub use provider::{API, OPENCL_C, PROVIDER};
 
 /// What `open` can be told beyond the device index.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OpenClOptions {
-    /// Appended to the build options ("-cl-std=CL1.2", plus "-cl-nv-verbose" on NVIDIA).
+    /// Appended to the built-in kernels' build options ("-cl-std=CL1.2" and the defines that
+    /// select one kernel; "-cl-nv-verbose" on NVIDIA).
     pub extra_build_options: String,
 }
 
@@ -74,8 +76,9 @@ pub fn probe() -> Result<Vec<DeviceIdentity>, OpenClError> {
         .collect()
 }
 
-/// Opens device `index` of [`probe`]'s list: context, profiling queue, and the grid-stride
-/// kernel's program built for it.
+/// Opens device `index` of [`probe`]'s list: its context and profiling queue. Where the
+/// device has no warp size query, the grid-stride kernel is built once for its preferred
+/// work-group multiple (`Limits::warp_size`).
 pub fn open(index: usize, options: &OpenClOptions) -> Result<OpenClBackend, OpenClError> {
     let _t = trace::span("opencl", "open");
     let entries = device::enumerate("open")?;

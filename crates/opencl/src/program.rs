@@ -1,31 +1,25 @@
-//! A user's own kernel (`Backend::load_program`): its OpenCL C built with clBuildProgram, its
-//! kernel with every argument set in the spec's order (`blocksweep_core::program` states the
-//! contract), one buffer per buffer argument, the per-launch size of its `__local` arguments,
-//! and the whole-buffer copies in and out.
+//! A program (`Backend::load_program`: a user's kernel or a built-in one): its OpenCL C built
+//! with clBuildProgram, its kernel with every argument set in the given order
+//! (`blocksweep_core::program` states the contract), one buffer per buffer argument, the
+//! per-launch size of its `__local` arguments, scalars set again later, and the copies in and
+//! out.
 
 use blocksweep_core::Fill;
 use std::ffi::c_void;
 use std::ptr;
 
 use blocksweep_core::{KernelFacts, Launch, ProgramArg, ProgramSource};
-use cl3::info_type::InfoType;
-use opencl3::error_codes::{
-    CL_INVALID_ARG_SIZE, CL_INVALID_ARG_VALUE, CL_INVALID_KERNEL_NAME, CL_INVALID_MEM_OBJECT,
-    CL_INVALID_SAMPLER,
-};
-use opencl3::kernel::{get_kernel_info, set_kernel_arg, CL_KERNEL_NUM_ARGS};
+use opencl3::kernel::set_kernel_arg;
 use opencl3::memory::{
     cl_buffer_region, create_sub_buffer, CL_BUFFER_CREATE_TYPE_REGION, CL_MEM_READ_WRITE,
 };
-use opencl3::program::{get_program_info, CL_PROGRAM_KERNEL_NAMES};
 use opencl3::types::{cl_int, cl_uint};
 
 use crate::context::DeviceContext;
-use crate::error::{cl_error_name, map_create, map_query, OpenClError};
+use crate::error::{cl_error_name, map_create, OpenClError};
 use crate::handles::{Kernel, Mem, Program, Queue};
-use crate::kernel::{self, cache_miss_kernel, facts, NV_VERBOSE_OPTION};
+use crate::kernel::{self, check_arg_count, facts, set_value, ArgValue};
 use crate::memory::{alloc, read_range, write_bytes};
-use crate::provider::OPENCL_C;
 
 /// The size a `__local` argument gets at load, before a launch gives it its own: any size a
 /// `__local` argument takes, so that the driver's answer tells whether the argument is one.
@@ -37,9 +31,11 @@ struct ArgBuffer {
     _window: Option<Mem>,
     mem: Mem,
     bytes: usize,
+    /// Each guard band's bytes (0 for none).
+    guard: usize,
 }
 
-/// A built user kernel with its arguments set and its buffers allocated.
+/// A built program with its arguments set and its buffers allocated.
 pub(crate) struct UserProgram {
     // Declaration order is drop order: the kernel goes before its program and its buffers.
     kernel: Kernel,
@@ -48,6 +44,10 @@ pub(crate) struct UserProgram {
     buffers: Vec<Option<ArgBuffer>>,
     /// Indices of the `__local` arguments, sized per launch ([`UserProgram::size_locals`]).
     locals: Vec<cl_uint>,
+    /// The arguments as given, which [`UserProgram::set_scalar`] checks a new value against.
+    args: Vec<ProgramArg>,
+    /// The fill of ranges past 4 GiB (`fill.rs`), built when first needed.
+    fill_kernel: std::cell::OnceCell<crate::fill::FillKernel>,
     facts: KernelFacts,
 }
 
@@ -63,8 +63,8 @@ impl UserProgram {
         args: &[ProgramArg],
     ) -> Result<UserProgram, OpenClError> {
         let load = || -> Result<UserProgram, OpenClError> {
-            let (program, log, options) = build(ctx, nvidia, source)?;
-            let kernel = entry_kernel(&program, &source.entry)?;
+            let (program, log, options) = kernel::build_source(ctx, nvidia, source)?;
+            let kernel = kernel::entry_kernel(&program, &source.entry)?;
             check_arg_count(&kernel, args.len())?;
             let (buffers, locals) = bind(ctx, &kernel, args)?;
             let mut facts = facts(
@@ -83,6 +83,8 @@ impl UserProgram {
                 _program: program,
                 buffers,
                 locals,
+                args: args.to_vec(),
+                fill_kernel: std::cell::OnceCell::new(),
                 facts,
             })
         };
@@ -97,7 +99,7 @@ impl UserProgram {
                     name,
                     code,
                     options,
-                    log: with_origin(&log, &source.origin),
+                    log: kernel::with_origin(&log, &source.origin),
                 },
                 other => other,
             })
@@ -134,6 +136,31 @@ impl UserProgram {
         Ok(())
     }
 
+    /// Sets scalar argument `arg` to `bytes` (its little-endian value, as many bytes as the
+    /// type it was loaded with) for the launches after this call.
+    pub fn set_scalar(&self, arg: usize, bytes: &[u8]) -> Result<(), OpenClError> {
+        let usage = |why: String| OpenClError::Usage(format!("set_scalar({arg}): {why}"));
+        let given = self
+            .args
+            .get(arg)
+            .ok_or_else(|| usage(format!("the program has {} arguments", self.args.len())))?;
+        let ProgramArg::Scalar { ty, .. } = given else {
+            return Err(usage(format!("argument {arg} is not a scalar")));
+        };
+        if bytes.len() != ty.size() {
+            let why = format!("{} bytes for a {ty} scalar of {}", bytes.len(), ty.size());
+            return Err(usage(why));
+        }
+        set_value(&self.kernel, arg as cl_uint, ArgValue::Bytes(bytes), given)
+    }
+
+    /// The kernel's part of argument `arg`'s buffer (its guard bands left out): the buffer,
+    /// the part's offset and its length in bytes.
+    pub fn kernel_part(&self, arg: usize) -> Result<(&Mem, usize, usize), OpenClError> {
+        let b = self.arg_buffer(arg, "read_buffer_staged")?;
+        Ok((&b.mem, b.guard, b.bytes - 2 * b.guard))
+    }
+
     /// Copies `data` into argument `arg`'s buffer, which it must fill exactly; returns when
     /// the copy is done. Blocking, so `data` is never read after the call: no transfer is
     /// left behind when a deadline passes.
@@ -141,8 +168,8 @@ impl UserProgram {
         write_bytes(queue, self.buffer(arg, data.len(), "write_buffer")?, data)
     }
 
-    /// Sets each of `fills` in argument `arg`'s buffer; returns when all are done (one wait).
-    pub fn fill(&self, queue: &Queue, arg: usize, fills: &[Fill]) -> Result<(), OpenClError> {
+    /// Sets each of `fills` in argument `arg`'s buffer; returns when all are done.
+    pub fn fill(&self, ctx: &DeviceContext, arg: usize, fills: &[Fill]) -> Result<(), OpenClError> {
         let (mem, bytes) = self.slot(arg, "fill_buffer")?;
         for f in fills {
             if f.offset.checked_add(f.len).is_none_or(|e| e > bytes as u64) {
@@ -152,11 +179,7 @@ impl UserProgram {
                 )));
             }
         }
-        let ranges: Vec<(usize, usize, u8)> = fills
-            .iter()
-            .map(|f| (f.offset as usize, f.len as usize, f.byte))
-            .collect();
-        crate::transfer::fill_bytes(queue, mem, &ranges)
+        crate::fill::fill_ranges(ctx, &self.fill_kernel, mem, fills)
     }
 
     /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` into `out`; returns
@@ -192,120 +215,19 @@ impl UserProgram {
 
     /// Argument `arg`'s buffer and its size, if it is a buffer.
     fn slot(&self, arg: usize, call: &str) -> Result<(&Mem, usize), OpenClError> {
+        let b = self.arg_buffer(arg, call)?;
+        Ok((&b.mem, b.bytes))
+    }
+
+    fn arg_buffer(&self, arg: usize, call: &str) -> Result<&ArgBuffer, OpenClError> {
         let usage = |why: String| OpenClError::Usage(format!("{call}({arg}): {why}"));
         let slot = self
             .buffers
             .get(arg)
             .ok_or_else(|| usage(format!("the program has {} arguments", self.buffers.len())))?;
-        let b = slot
-            .as_ref()
-            .ok_or_else(|| usage(format!("argument {arg} is not a buffer")))?;
-        Ok((&b.mem, b.bytes))
+        slot.as_ref()
+            .ok_or_else(|| usage(format!("argument {arg} is not a buffer")))
     }
-}
-
-/// Builds OpenCL C `source` for the context's device with its options (see [`program_options`];
-/// where `nvidia`, with a kernel of a new name added): the program, its build log and the
-/// options it was built with.
-fn build(
-    ctx: &DeviceContext,
-    nvidia: bool,
-    source: &ProgramSource,
-) -> Result<(Program, String, String), OpenClError> {
-    if source.language != OPENCL_C {
-        return Err(OpenClError::Program(format!(
-            "the source is {}, but OpenCL builds {OPENCL_C}",
-            source.language
-        )));
-    }
-    let options = program_options(nvidia, &source.options);
-    let mut text = source.text();
-    if nvidia {
-        // A kernel of a new name defeats NVIDIA's compute cache, so the log has ptxas's report.
-        text = format!("{text}\n{}", cache_miss_kernel(&source.entry));
-    }
-    let (program, log) = blocksweep_core::trace::time("opencl", "load_program: build", || {
-        kernel::build(&ctx.context, ctx.device, &text, &options)
-    })?;
-    Ok((program, log, options))
-}
-
-/// clBuildProgram options: the spec's own, and NVIDIA's verbose flag where the compiler is
-/// NVIDIA's and the spec does not give it already.
-pub(crate) fn program_options(nvidia: bool, options: &[String]) -> String {
-    let mut o: Vec<&str> = options
-        .iter()
-        .map(|s| s.trim())
-        .filter(|s| !s.is_empty())
-        .collect();
-    if nvidia && !o.contains(&NV_VERBOSE_OPTION) {
-        o.push(NV_VERBOSE_OPTION);
-    }
-    o.join(" ")
-}
-
-/// The kernel `entry` of `program`; a name the program lacks is the spec's error, listing the
-/// kernels it has.
-fn entry_kernel(program: &Program, entry: &str) -> Result<Kernel, OpenClError> {
-    match kernel::kernel(program, entry) {
-        Err(OpenClError::Driver {
-            code: CL_INVALID_KERNEL_NAME,
-            ..
-        }) => Err(OpenClError::Program(format!(
-            "no kernel named `{entry}` in the program (its kernels: {})",
-            kernel_names(program)
-        ))),
-        other => other,
-    }
-}
-
-/// CL_PROGRAM_KERNEL_NAMES without the kernel added against NVIDIA's cache, for messages.
-fn kernel_names(program: &Program) -> String {
-    match get_program_info(program.raw(), CL_PROGRAM_KERNEL_NAMES) {
-        Ok(InfoType::VecUchar(b)) => {
-            let names = String::from_utf8_lossy(&b)
-                .trim_end_matches('\0')
-                .to_string();
-            let names: Vec<&str> = names
-                .split(';')
-                .filter(|n| !n.is_empty() && !n.starts_with("blocksweep_unique_"))
-                .collect();
-            match names.is_empty() {
-                true => "none".into(),
-                false => names.join(", "),
-            }
-        }
-        Ok(other) => format!("unreadable: {other:?}"),
-        Err(code) => format!("unknown: {}", cl_error_name(code)),
-    }
-}
-
-/// CL_KERNEL_NUM_ARGS against the spec's argument count.
-fn check_arg_count(kernel: &Kernel, declared: usize) -> Result<(), OpenClError> {
-    const NAME: &str = "CL_KERNEL_NUM_ARGS";
-    let takes = match get_kernel_info(kernel.raw(), CL_KERNEL_NUM_ARGS)
-        .map_err(map_query("clGetKernelInfo", NAME))?
-    {
-        InfoType::Uint(n) => n as usize,
-        other => {
-            return Err(OpenClError::Malformed {
-                query: NAME.into(),
-                detail: format!("{other:?} where a cl_uint was expected"),
-            })
-        }
-    };
-    if takes != declared {
-        return Err(OpenClError::Program(format!(
-            "the kernel takes {takes} arguments, the spec declares {declared}"
-        )));
-    }
-    Ok(())
-}
-
-/// What one clSetKernelArg passes: a value's bytes, or a `__local` size with no value.
-enum ArgValue<'a> {
-    Bytes(&'a [u8]),
-    Local(usize),
 }
 
 /// Allocates each buffer argument's buffer and sets every argument in order; returns the
@@ -336,12 +258,13 @@ fn bind(
                 // A cl_mem argument's value is the handle itself (a pointer's bytes).
                 let seen = window.as_ref().unwrap_or(&mem);
                 let handle = (seen.raw() as usize).to_ne_bytes();
-                set_arg(kernel, index, ArgValue::Bytes(&handle), arg)?;
-                // The allocation succeeded, so the size fits size_t.
+                set_value(kernel, index, ArgValue::Bytes(&handle), arg)?;
+                // The allocation succeeded, so the sizes fit size_t.
                 buffer = Some(ArgBuffer {
                     _window: window,
                     mem,
                     bytes: total as usize,
+                    guard: *guard as usize,
                 });
             }
             ProgramArg::Scalar { ty, bytes } => {
@@ -351,37 +274,16 @@ fn bind(
                         bytes.len()
                     )));
                 }
-                set_arg(kernel, index, ArgValue::Bytes(bytes), arg)?;
+                set_value(kernel, index, ArgValue::Bytes(bytes), arg)?;
             }
             ProgramArg::Local => {
-                set_arg(kernel, index, ArgValue::Local(PROBE_LOCAL_BYTES), arg)?;
+                set_value(kernel, index, ArgValue::Local(PROBE_LOCAL_BYTES), arg)?;
                 locals.push(index);
             }
         }
         buffers.push(buffer);
     }
     Ok((buffers, locals))
-}
-
-/// `log` with each path of a compiler's temporary copy of the source (PoCL builds
-/// `.../pocl/kcache/tempfile_XXXXXX.cl`) replaced by the user's file, so that an error's
-/// "file:line:column" points at what they wrote.
-fn with_origin(log: &str, origin: &str) -> String {
-    let mut out = String::with_capacity(log.len());
-    let mut rest = log;
-    while let Some(at) = rest.find("tempfile_") {
-        let start = rest[..at]
-            .rfind(|c: char| c.is_whitespace() || c == '\'' || c == '"')
-            .map_or(0, |i| i + 1);
-        let Some(end) = rest[at..].find(".cl").map(|e| at + e + 3) else {
-            break;
-        };
-        out.push_str(&rest[..start]);
-        out.push_str(origin);
-        rest = &rest[end..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The `bytes` of `mem` from byte `origin` on, as a buffer of their own (clCreateSubBuffer):
@@ -403,75 +305,4 @@ fn sub_buffer(mem: &Mem, origin: u64, bytes: u64) -> Result<Mem, OpenClError> {
     }
     .map_err(map_create("clCreateSubBuffer"))?;
     Ok(Mem::from_raw(raw))
-}
-
-/// Sets argument `index` to `value`; a value the kernel's argument cannot take (its size, or a
-/// `__local` size for an argument that is not `__local`) is the spec's error, naming both.
-fn set_arg(
-    kernel: &Kernel,
-    index: cl_uint,
-    value: ArgValue,
-    arg: &ProgramArg,
-) -> Result<(), OpenClError> {
-    let (size, value) = match value {
-        ArgValue::Bytes(b) => (b.len(), b.as_ptr().cast::<c_void>()),
-        ArgValue::Local(size) => (size, ptr::null()),
-    };
-    // SAFETY: `value` is null (a `__local` size) or points at `size` live bytes, which the
-    // driver copies before returning.
-    unsafe { set_kernel_arg(kernel.raw(), index, size, value) }.map_err(|code| match code {
-        CL_INVALID_ARG_SIZE | CL_INVALID_ARG_VALUE | CL_INVALID_MEM_OBJECT | CL_INVALID_SAMPLER => {
-            OpenClError::Program(format!(
-                "argument {index} is declared as {}, which the kernel's argument {index} \
-                 cannot take: clSetKernelArg answered {} ({code})",
-                describe(arg),
-                cl_error_name(code)
-            ))
-        }
-        _ => map_create("clSetKernelArg")(code),
-    })
-}
-
-/// An argument as the spec declares it, in words.
-fn describe(arg: &ProgramArg) -> String {
-    match arg {
-        ProgramArg::Buffer { bytes, .. } => format!("a buffer of {bytes} bytes"),
-        ProgramArg::Scalar { ty, .. } => format!("a {ty} scalar ({} bytes)", ty.size()),
-        ProgramArg::Local => "a __local argument".into(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_compilers_temporary_file_is_named_as_the_users_source() {
-        let log = "/root/.cache/pocl/kcache/tempfile_7tTq1B.cl:9:9: error: use of undeclared \
-                   identifier 'q'\n1 error generated.";
-        let named = with_origin(log, "examples/kernels/saxpy/saxpy.cl");
-        assert!(
-            named.starts_with("examples/kernels/saxpy/saxpy.cl:9:9: error"),
-            "{named}"
-        );
-        assert_eq!(with_origin("no path here", "k.cl"), "no path here");
-    }
-
-    #[test]
-    fn options_are_the_specs_plus_nv_verbose_once_on_nvidia() {
-        let o = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(program_options(false, &o(&[])), "");
-        assert_eq!(
-            program_options(false, &o(&["-D N=4", " ", "-cl-std=CL1.2 "])),
-            "-D N=4 -cl-std=CL1.2"
-        );
-        assert_eq!(
-            program_options(true, &o(&["-cl-mad-enable"])),
-            "-cl-mad-enable -cl-nv-verbose"
-        );
-        assert_eq!(
-            program_options(true, &o(&["-cl-nv-verbose"])),
-            "-cl-nv-verbose"
-        );
-    }
 }

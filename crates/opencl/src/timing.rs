@@ -207,7 +207,7 @@ pub(crate) fn enqueue_kernel(
     let (dims, global, local) = nd_range(launch)?;
     let mut raw: cl_event = ptr::null_mut();
     // cl3's dynamically loaded entry points are plain fns; what makes the call sound: the
-    // kernel's arguments were set when the planes were uploaded, the work sizes are arrays of
+    // kernel's arguments were all set when its program was loaded, the work sizes are arrays of
     // `dims` (<= 3) entries, there is no wait list, and the event slot is a live local or null.
     let status = code({
         runtime()?.clEnqueueNDRangeKernel(

@@ -6,8 +6,8 @@
 //! shows. The pieces are enqueued without blocking on the in-order queue and waited for once,
 //! at the last piece's event; [`Pieces`] keeps the wait on every path, so host memory a piece
 //! reads or writes is never touched by the device after the function that lent it returns.
-//! The poison is a fill in pieces rather than a kernel of its own: the API's own memset, no
-//! extra build or launch shape.
+//! A fill is the API's own memset in pieces, no extra build or launch shape, except past
+//! 4 GiB (fill.rs).
 
 use std::ffi::c_void;
 use std::ptr;
@@ -69,16 +69,6 @@ impl<'q> Pieces<'q> {
             self.push(raw);
         }
         Ok(())
-    }
-
-    /// Notes a command whose event the caller keeps and waits for itself.
-    pub fn enqueued(&mut self) {
-        self.unwaited = true;
-    }
-
-    /// The caller has waited for every command itself.
-    pub fn done(mut self) {
-        self.unwaited = false;
     }
 
     /// Waits for every command pushed; `what` names them in an error.
@@ -176,7 +166,7 @@ pub(crate) fn write_bytes(queue: &Queue, mem: &Mem, data: &[u8]) -> Result<(), O
 ///
 /// `data` stays valid and unwritten until `pending` has waited (or been dropped); `mem`
 /// holds `offset + data.len()` bytes.
-pub(crate) unsafe fn enqueue_write(
+unsafe fn enqueue_write(
     pending: &mut Pieces<'_>,
     mem: &Mem,
     offset: usize,
@@ -217,8 +207,6 @@ unsafe fn enqueue_write_in_pieces(
     })
 }
 
-/// Copies the start of `mem` (at least `out.len()` bytes: the caller checked) into `out`;
-/// returns when the copy is done.
 /// Copies `out.len()` bytes of `mem` from byte `offset` into `out`; returns when done. The
 /// range must lie in `mem`.
 pub(crate) fn read_range(
@@ -232,20 +220,22 @@ pub(crate) fn read_range(
     unsafe { read_into_pieces(queue, mem, offset, out.as_mut_ptr(), out.len(), PIECE) }
 }
 
-/// Copies the first `bytes` bytes of `mem` to `dst`, in pieces; returns when all are done.
+/// Copies `bytes` bytes of `mem` from byte `offset` to `dst`, in pieces; returns when all
+/// are done.
 ///
 /// # Safety
 ///
 /// `dst` is valid for writes of `bytes` bytes, and nothing else accesses them during the
-/// call; `mem` holds at least `bytes` bytes.
+/// call; `mem` holds at least `offset + bytes` bytes.
 pub(crate) unsafe fn read_into(
     queue: &Queue,
     mem: &Mem,
+    offset: usize,
     dst: *mut u8,
     bytes: usize,
 ) -> Result<(), OpenClError> {
     // SAFETY: as the caller vouches.
-    unsafe { read_into_pieces(queue, mem, 0, dst, bytes, PIECE) }
+    unsafe { read_into_pieces(queue, mem, offset, dst, bytes, PIECE) }
 }
 
 /// [`read_into`] in pieces of `piece` bytes.

@@ -1,6 +1,6 @@
 //! OpenCL-specific behaviour on every device this machine has: identity and limits under
 //! their OpenCL names, the driver's own refusal names, build logs, per-kernel facts, release
-//! errors, NVIDIA's ptxas register count. What every backend must do is the conformance kit's
+//! errors, NVIDIA's ptxas register count, and the built-in kernels as programs. What every backend must do is the conformance kit's
 //! (tests/conformance.rs).
 
 mod common;
@@ -8,8 +8,10 @@ mod common;
 use std::process::{Command, ExitCode};
 
 use blocksweep_conformance::{ignored, skip, BatchExt, Suite};
+use blocksweep_core::builtin::{load, load_kernel, poison, prepare_launch, read, read_staged};
 use blocksweep_core::{
-    Backend, BlockSize, DeviceIdentity, DeviceKind, ErrorKind, Frame, KernelVariant, Launch, Named,
+    Backend, BlockSize, DeviceIdentity, DeviceKind, ErrorKind, Frame, GridSize, KernelFacts,
+    KernelVariant, Launch, Named,
 };
 use blocksweep_opencl::{
     build_program_source, open, take_release_errors, OpenClError, OpenClOptions,
@@ -26,7 +28,9 @@ fn identity_is_opencls(d: &DeviceIdentity) {
 }
 
 fn limits_and_kernel_facts_carry_opencl_names(d: &DeviceIdentity) {
-    let b = open_device(d);
+    let mut b = open_device(d);
+    assert_eq!(b.kernel_facts(), &KernelFacts::default(), "no program yet");
+    load_kernel(&mut b, KernelVariant::GridStride, 64, 4).unwrap();
     let l = b.limits();
     let name = |n: &Option<Named<u64>>| n.as_ref().map(|n| n.name.clone());
     assert_eq!(
@@ -103,7 +107,12 @@ fn limits_and_kernel_facts_carry_opencl_names(d: &DeviceIdentity) {
 /// here, that the refusal is OpenCL's own error, by name.
 fn the_drivers_refusal_carries_its_cl_error_name(d: &DeviceIdentity) {
     let mut b = open_device(d);
-    b.upload(&Frame::generate(64, 4, 3)).unwrap();
+    load(
+        &mut b,
+        KernelVariant::GridStride,
+        &Frame::generate(64, 4, 3),
+    )
+    .unwrap();
     // Above the device's limit too: NVIDIA runs blocks above its CL_KERNEL_WORK_GROUP_SIZE
     // (which it reports as 256 for every kernel), so only the device limit is refused.
     let device_max = b.limits().max_threads_per_block.as_ref().unwrap().value;
@@ -140,9 +149,13 @@ fn a_copy_above_max_alloc_is_refused(d: &DeviceIdentity) {
 fn releases_report_no_errors(d: &DeviceIdentity) {
     let mut b = open_device(d);
     let frame = Frame::generate(64, 4, 3);
-    b.upload(&frame).unwrap();
+    load(&mut b, KernelVariant::GridStride, &frame).unwrap();
+    poison(&mut b, frame.pixels()).unwrap();
     b.dispatch_each(Launch::linear(BlockSize::linear(64), 4), 1, 2)
         .unwrap();
+    read_staged(&mut b)
+        .unwrap()
+        .expect("a mapped staging buffer");
     b.copy_each(1 << 20, 1, 2).unwrap();
     drop(b);
     assert_eq!(take_release_errors(), Vec::<String>::new());
@@ -150,55 +163,167 @@ fn releases_report_no_errors(d: &DeviceIdentity) {
 
 fn each_kernel_variant_has_its_own_facts(d: &DeviceIdentity) {
     let mut b = open_device(d);
+    load_kernel(&mut b, KernelVariant::GridStride, 64, 4).unwrap();
     let grid_stride = b.kernel_facts().clone();
-    b.set_kernel(KernelVariant::OnePixelPerThread).unwrap();
+    load_kernel(&mut b, KernelVariant::OnePixelPerThread, 64, 4).unwrap();
     let one = b.kernel_facts().clone();
     assert_ne!(grid_stride.extra, one.extra, "facts name their kernel");
     assert!(one
         .extra
         .contains(&("kernel".into(), "grayscale_one_per_thread".into())));
+    assert!(one
+        .extra
+        .contains(&("source".into(), "kernels/grayscale.cl".into())));
 }
 
-/// Opening builds the grid-stride kernel alone, and each other one is built when first
-/// selected: a user's macro that breaks only the register-heavy kernel's source (`salt` is its
-/// argument's name) leaves open() working and makes set_kernel fail with the build log, the
-/// selection unchanged. A kernel built with a frame already up is bound to it.
-fn variants_build_when_first_selected(d: &DeviceIdentity) {
+/// Each built-in kernel is a program of its own: a user's macro that breaks only the
+/// register-heavy kernel's source (`salt` is its argument's name) leaves open() working and
+/// the load of that kernel failing with the build log; no program is current then (empty
+/// facts, a dispatch refused), and another built-in still loads and verifies.
+fn a_broken_builtin_fails_alone(d: &DeviceIdentity) {
     let options = OpenClOptions {
         extra_build_options: "-D salt=0".into(),
     };
-    let mut b = open(d.index, &options).expect("open builds only the grid-stride kernel");
+    let mut b = open(d.index, &options).expect("open builds no kernel it cannot");
     let frame = Frame::generate(67, 5, 3);
-    b.upload(&frame).unwrap();
-    let e = b.set_kernel(KernelVariant::RegisterHeavy).unwrap_err();
+    let e = load(&mut b, KernelVariant::RegisterHeavy, &frame).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Build, "{e}");
     assert!(
-        e.message.contains("BLOCKSWEEP_KERNEL_grayscale_registers"),
+        e.message.contains("BLOCKSWEEP_KERNEL_grayscale_registers")
+            && e.message.contains("kernels/grayscale.cl"),
         "{e}"
     );
-    let kernel = |b: &blocksweep_opencl::OpenClBackend| {
-        let facts = b.kernel_facts();
-        facts
-            .extra
-            .iter()
-            .find(|(k, _)| k == "kernel")
-            .unwrap()
-            .1
-            .clone()
-    };
-    assert_eq!(
-        kernel(&b),
-        "grayscale",
-        "a failed build keeps the selection"
-    );
-    b.set_kernel(KernelVariant::GridStride2D).unwrap();
-    assert_eq!(kernel(&b), "grayscale_2d");
-    b.poison_output().unwrap();
+    assert_eq!(b.kernel_facts(), &KernelFacts::default());
+    let e = b
+        .dispatch_each(Launch::linear(BlockSize::linear(64), 2), 0, 1)
+        .unwrap_err();
+    assert!(e.message.contains("no program loaded"), "{e}");
+    load(&mut b, KernelVariant::GridStride2D, &frame).unwrap();
+    poison(&mut b, frame.pixels()).unwrap();
     b.dispatch_each(Launch::linear(BlockSize::linear(64), 2), 0, 1)
         .unwrap();
     let mut out = vec![0.0; frame.r.len()];
-    b.read_output(&mut out).unwrap();
+    read(&mut b, &mut out).unwrap();
     blocksweep_core::verify::verify(&out, &frame.reference()).unwrap();
+}
+
+/// A launch of `kernel` that covers a `frame` of width 67: 2-D work-groups for the 2-D
+/// kernel, local memory for the shared one, one work-item per pixel for the guarded one.
+fn covering_launch(kernel: KernelVariant, pixels: u64) -> Launch {
+    match kernel {
+        KernelVariant::GridStride2D => {
+            Launch::new(BlockSize { x: 16, y: 2, z: 1 }, GridSize { x: 2, y: 1 })
+        }
+        KernelVariant::SharedProbe => Launch::linear(BlockSize::linear(64), 2).with_shared(1024),
+        KernelVariant::OnePixelPerThread => {
+            Launch::linear(BlockSize::linear(64), pixels.div_ceil(64) as u32)
+        }
+        _ => Launch::linear(BlockSize::linear(64), 2),
+    }
+}
+
+/// builtin() gives every kernel of KernelVariant::ALL, and each, loaded as a program, verifies
+/// a small frame read back both ways (staged and into the caller's memory); the guarded
+/// kernel one work-group short leaves pixels unwritten, which verification finds.
+fn every_builtin_verifies_a_frame(d: &DeviceIdentity) {
+    let mut b = open_device(d);
+    let frame = Frame::generate(67, 5, 3);
+    let reference = frame.reference();
+    for kernel in KernelVariant::ALL {
+        let source = b.builtin(kernel).expect("a source for every built-in");
+        assert_eq!(source.entry, kernel.entry());
+        assert_eq!(source.language, blocksweep_opencl::OPENCL_C);
+        assert_eq!(source.origin, "kernels/grayscale.cl");
+        load(&mut b, kernel, &frame).unwrap();
+        let launch = covering_launch(kernel, frame.pixels());
+        poison(&mut b, frame.pixels()).unwrap();
+        prepare_launch(&mut b, kernel, launch).unwrap();
+        b.dispatch_each(launch, 0, 1).unwrap();
+        let staged = read_staged(&mut b)
+            .unwrap()
+            .expect("a mapped staging buffer");
+        let why = format!("{} at {launch}", kernel.entry());
+        blocksweep_core::verify::verify(staged, &reference).expect(&why);
+        let mut out = vec![0.0; frame.r.len()];
+        read(&mut b, &mut out).unwrap();
+        blocksweep_core::verify::verify(&out, &reference).expect(&why);
+    }
+    let kernel = KernelVariant::OnePixelPerThread;
+    load(&mut b, kernel, &frame).unwrap();
+    let full = covering_launch(kernel, frame.pixels());
+    let short = Launch::linear(full.block, full.grid.x - 1);
+    poison(&mut b, frame.pixels()).unwrap();
+    b.dispatch_each(short, 0, 1).unwrap();
+    let staged = read_staged(&mut b).unwrap().unwrap();
+    assert!(blocksweep_core::verify::verify(staged, &reference).is_err());
+    assert!(staged[..64].iter().all(|v| !v.is_nan()) && staged.last().unwrap().is_nan());
+}
+
+/// set_scalar gives the shared kernel its word count per launch: left at 0 (the load's
+/// value), the kernel writes nothing; set for each launch's local memory, it verifies. A value
+/// that is not a scalar's, or of another size, is refused.
+fn set_scalar_sets_the_shared_kernels_words(d: &DeviceIdentity) {
+    let mut b = open_device(d);
+    let frame = Frame::generate(67, 5, 3);
+    let kernel = KernelVariant::SharedProbe;
+    load(&mut b, kernel, &frame).unwrap();
+    let launch = |bytes| Launch::linear(BlockSize::linear(32), 3).with_shared(bytes);
+    poison(&mut b, frame.pixels()).unwrap();
+    b.dispatch_each(launch(1024), 0, 1).unwrap();
+    let staged = read_staged(&mut b).unwrap().unwrap();
+    assert!(
+        staged.iter().all(|v| v.is_nan()),
+        "words 0: nothing written"
+    );
+    for bytes in [12, 4096, 1024] {
+        poison(&mut b, frame.pixels()).unwrap();
+        prepare_launch(&mut b, kernel, launch(bytes)).unwrap();
+        b.dispatch_each(launch(bytes), 0, 1).unwrap();
+        let staged = read_staged(&mut b).unwrap().unwrap();
+        blocksweep_core::verify::verify(staged, &frame.reference()).expect("words set");
+    }
+    let e = b.set_scalar(0, &[0; 8]).unwrap_err();
+    assert!(e.message.contains("not a scalar"), "{e}");
+    let e = b.set_scalar(5, &7u64.to_le_bytes()).unwrap_err();
+    assert!(e.message.contains("8 bytes for a u32"), "{e}");
+    assert!(b.set_scalar(9, &[0; 4]).is_err());
+}
+
+/// A staged read lends the kernel's part of the buffer only, its guard bands left out, and
+/// keeps up with a buffer of another size.
+fn a_staged_read_leaves_out_the_guard_bands(d: &DeviceIdentity) {
+    // A sub-buffer's offset must meet CL_DEVICE_MEM_BASE_ADDR_ALIGN: the core's band does.
+    const GUARD: u64 = blocksweep_core::workload::guard::GUARD;
+    let mut b = open_device(d);
+    let copy = "__kernel void copy(__global const uint* x, __global uint* y) {
+        y[get_global_id(0)] = x[get_global_id(0)];
+    }";
+    let source = blocksweep_core::ProgramSource {
+        language: blocksweep_opencl::OPENCL_C,
+        code: copy.as_bytes().to_vec(),
+        entry: "copy".into(),
+        origin: "tests/copy.cl".into(),
+        options: vec![],
+    };
+    for n in [16u64, 40] {
+        let args = [
+            blocksweep_core::ProgramArg::buffer(n * 4),
+            blocksweep_core::ProgramArg::Buffer {
+                bytes: n * 4,
+                guard: GUARD,
+            },
+        ];
+        b.load_program(&source, &args).unwrap();
+        let x: Vec<u8> = (0..n as u32).flat_map(|v| v.to_le_bytes()).collect();
+        b.write_buffer(0, &x).unwrap();
+        b.write_buffer(1, &vec![0xEE; (n * 4 + 2 * GUARD) as usize])
+            .unwrap();
+        b.dispatch_each(Launch::linear(BlockSize::linear(n as u32 / 4), 4), 0, 1)
+            .unwrap();
+        let staged = b.read_buffer_staged(1).unwrap().unwrap();
+        assert_eq!(staged, &x[..], "n = {n}");
+        assert!(b.read_buffer_staged(7).is_err());
+    }
 }
 
 fn a_broken_program_returns_its_build_log(d: &DeviceIdentity) {
@@ -242,9 +367,8 @@ fn child_nvidia_registers() {
     let devs = blocksweep_opencl::probe().expect("the parent test found devices");
     for d in devs.iter().filter(|d| d.platform.contains("NVIDIA")) {
         let mut b = open_device(d);
-        assert!(b.build_log().contains("ptxas info"), "{}", b.build_log());
         for v in [KernelVariant::GridStride, KernelVariant::OnePixelPerThread] {
-            b.set_kernel(v).unwrap();
+            load_kernel(&mut b, v, 64, 4).unwrap();
             let regs = b
                 .kernel_facts()
                 .registers
@@ -275,9 +399,15 @@ fn main() -> ExitCode {
             "kernel_variants_have_own_facts",
             each_kernel_variant_has_its_own_facts,
         )
+        .each_device("broken_builtin_fails_alone", a_broken_builtin_fails_alone)
+        .each_device("every_builtin_verifies", every_builtin_verifies_a_frame)
         .each_device(
-            "variants_build_when_first_selected",
-            variants_build_when_first_selected,
+            "set_scalar_sets_shared_words",
+            set_scalar_sets_the_shared_kernels_words,
+        )
+        .each_device(
+            "staged_read_leaves_out_guards",
+            a_staged_read_leaves_out_the_guard_bands,
         )
         .each_device(
             "broken_program_build_log",

@@ -1,7 +1,7 @@
 //! A user's kernel through the OpenCL backend (`load_program`, `write_buffer`, `read_buffer`,
 //! and `run_batch` with the program current), on every device this machine has: values at
 //! two block sizes, build errors with the compiler's log, argument counts, `__local`
-//! arguments, scalars, the dispatch deadline.
+//! arguments, scalars, the dispatch deadline (a built-in kernel's too).
 
 mod common;
 
@@ -9,6 +9,7 @@ use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use blocksweep_conformance::{ignored, BatchExt, Suite};
+use blocksweep_core::builtin;
 use blocksweep_core::program::{Language, ScalarType};
 use blocksweep_core::{
     Backend, BlockSize, DeviceIdentity, ErrorKind, Fill, Frame, KernelVariant, Launch, ProgramArg,
@@ -113,30 +114,31 @@ fn saxpy_is_right_at_two_block_sizes(d: &DeviceIdentity) {
     assert!(b.read_buffer(9, 0, &mut [0u8; 4]).is_err());
 }
 
-/// set_kernel switches back to the built-in kernels, which still run and verify, and a batch
-/// with a user's kernel and a batch with the built-in one time on the same clock.
-fn set_kernel_switches_back(d: &DeviceIdentity) {
+/// A built-in kernel loads over a user's kernel (replacing it: its buffers are the frame's
+/// planes now) and verifies, and a batch of each times on the same clock.
+fn a_builtin_replaces_a_users_kernel(d: &DeviceIdentity) {
     let mut b = open_device(d);
     let frame = Frame::generate(67, 5, 3);
-    b.upload(&frame).unwrap();
     b.load_program(&source(SAXPY, "saxpy"), &saxpy_args(16, 1.0))
         .unwrap();
-    b.set_kernel(KernelVariant::GridStride).unwrap();
+    let launch = Launch::linear(BlockSize::linear(64), 2);
+    let user = b.run_batch(Work::Kernel(launch), 3, Stamps::Batch).unwrap();
+    builtin::load(&mut b, KernelVariant::GridStride, &frame).unwrap();
     assert_eq!(facts_entry(&b, "kernel").as_deref(), Some("grayscale"));
-    b.poison_output().unwrap();
-    let t = b
-        .run_batch(
-            Work::Kernel(Launch::linear(BlockSize::linear(64), 2)),
-            3,
-            Stamps::Batch,
-        )
-        .unwrap();
+    builtin::poison(&mut b, frame.pixels()).unwrap();
+    let t = b.run_batch(Work::Kernel(launch), 3, Stamps::Batch).unwrap();
+    assert!(user.batch_ms.is_some_and(|t| t > 0.0), "{user:?}");
     assert!(t.batch_ms.is_some_and(|t| t > 0.0), "{t:?}");
     let mut out = vec![0.0; frame.r.len()];
-    b.read_output(&mut out).unwrap();
+    builtin::read(&mut b, &mut out).unwrap();
     blocksweep_core::verify::verify(&out, &frame.reference()).unwrap();
-    // The program's buffers stay readable after the switch.
-    b.read_buffer(0, 0, &mut [0u8; 64]).unwrap();
+    let mut r = vec![0u8; 8];
+    b.read_buffer(0, 0, &mut r).unwrap();
+    assert_eq!(
+        r,
+        f32_bytes(&frame.r[..2]),
+        "buffer 0 is the frame's r plane"
+    );
     drop(b);
     assert_eq!(take_release_errors(), Vec::<String>::new());
 }
@@ -380,14 +382,39 @@ fn child_deadline() {
             "{:?}",
             dropped.elapsed()
         );
+        builtin_past_the_deadline(d);
     }
     println!("{PASSED}");
+}
+
+/// The deadline covers a built-in kernel too: a batch of the register-heavy one on one
+/// work-item, long enough for about 3 s, returns its error within about 0.5 s.
+fn builtin_past_the_deadline(d: &DeviceIdentity) {
+    let mut b = open_device(d);
+    let kernel = KernelVariant::RegisterHeavy;
+    builtin::load(&mut b, kernel, &Frame::generate(256, 256, 1)).unwrap();
+    let one = Launch::linear(BlockSize::linear(1), 1);
+    b.dispatch_each(one, 1, 1).unwrap();
+    let ms = b.dispatch_each(one, 0, 1).unwrap()[0];
+    let count = (3000.0 / ms.max(1e-3)).clamp(1.0, 1e6) as u32;
+    println!("{}: {kernel:?} {ms:.2} ms; {count} for 3 s", d.name);
+    let started = Instant::now();
+    let e = b
+        .run_batch(Work::Kernel(one), count, Stamps::None)
+        .unwrap_err();
+    let took = started.elapsed();
+    assert!(e.message.contains("did not finish within 0.5 s"), "{e}");
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+    assert!(builtin::poison(&mut b, 1).is_err(), "unusable after it");
 }
 
 fn main() -> ExitCode {
     Suite::new(&blocksweep_opencl::PROVIDER)
         .each_device("saxpy_two_block_sizes", saxpy_is_right_at_two_block_sizes)
-        .each_device("set_kernel_switches_back", set_kernel_switches_back)
+        .each_device(
+            "builtin_replaces_user_kernel",
+            a_builtin_replaces_a_users_kernel,
+        )
         .each_device(
             "build_errors_carry_the_log",
             build_errors_carry_the_compilers_log,
