@@ -86,10 +86,14 @@ pub(crate) fn wait(event: &Event, what: &'static str) -> Result<(), OpenClError>
 /// The longest sleep between two polls of [`wait_within`]: a kernel that finishes is noticed
 /// within this (or within as long again as it has run, if that is less).
 const MAX_NAP: Duration = Duration::from_millis(10);
+/// How long [`wait_within`] asks again after a yield, not a sleep: a batch or copy of a few
+/// milliseconds (a sweep's rows) ends when the device does, as with clWaitForEvents.
+const SPIN: Duration = Duration::from_millis(5);
 
 /// Waits, as [`wait`], for the command behind `event` (enqueued on `queue` at `since`), but
 /// gives up when `deadline` has passed since then: polls CL_EVENT_COMMAND_EXECUTION_STATUS
-/// with naps that double from 50 µs, since clWaitForEvents cannot be interrupted. A negative
+/// after a yield for the first [`SPIN`], then with naps that double from 50 µs, since
+/// clWaitForEvents cannot be interrupted. A negative
 /// status (the command failed) is an error naming it; a missed deadline is
 /// [`OpenClError::Deadline`].
 pub(crate) fn wait_within(
@@ -102,6 +106,7 @@ pub(crate) fn wait_within(
     // Polling submits nothing: without the flush the commands might never start.
     flush(queue.raw()).map_err(map_wait("clFlush", what))?;
     let mut nap = Duration::from_micros(50);
+    let waiting = Instant::now();
     loop {
         let status = execution_status(event)?;
         if status == CL_COMPLETE {
@@ -119,6 +124,10 @@ pub(crate) fn wait_within(
                 seconds: deadline.as_secs_f64(),
             });
         };
+        if waiting.elapsed() < SPIN {
+            std::thread::yield_now();
+            continue;
+        }
         std::thread::sleep(nap.min(left));
         nap = (nap * 2).min(MAX_NAP);
     }
