@@ -56,6 +56,7 @@
 //! ```
 
 mod backend;
+mod builtin;
 mod command;
 mod context;
 mod conv;
@@ -81,10 +82,10 @@ mod timing;
 use std::sync::Arc;
 
 pub use backend::VulkanBackend;
+pub use builtin::{SPIRV, SPIRV_2D, SPIRV_ONE_PER_THREAD, SPIRV_REGISTERS, SPIRV_SHARED};
 pub use copy::{CopyMeasurement, COPY_SPIRV};
 pub use error::VulkanError;
 pub use instance::MessageLog;
-pub use kernel::{SPIRV, SPIRV_2D, SPIRV_REGISTERS, SPIRV_SHARED};
 pub use provider::{API, GLSL, PROVIDER, SPIR_V};
 pub use subgroups::REQUIRED_SIZE_OPTION;
 pub use timing::{

@@ -4,24 +4,22 @@
 //! specialisation constants 0..2 (local size) and 3 (shared bytes, where the shader has it).
 //! Its buffers are device-local and reached through one staging buffer, as the frame is.
 
-use blocksweep_core::Fill;
 use std::ffi::CString;
 use std::sync::Arc;
 
 use ash::vk;
 use blocksweep_core::{
-    BatchTimes, BlockSize, KernelFacts, Launch, Named, ProgramArg, ProgramSource, Stamps,
+    BatchTimes, BlockSize, Fill, KernelFacts, KernelVariant, Launch, Named, ProgramArg,
+    ProgramSource, Stamps,
 };
 
 use crate::command::Commands;
 use crate::context::DeviceContext;
 use crate::error::{VulkanError, VulkanResult};
-use crate::kernel::{self, DescriptorPool, PipelineCache, Stage, StorageLayouts};
+use crate::kernel::{self, build, DescriptorPool, PipelineCache, PushBlock, Stage, StorageLayouts};
 use crate::memory::{Buffer, MemoryKind};
-use crate::provider::{GLSL, SPIR_V};
-use crate::reflect::PushLayout;
 use crate::timing::{check_launch, check_shared, DispatchLimits, Timestamps};
-use crate::{device, glsl, reflect};
+use crate::{builtin, device, reflect};
 
 /// What building a program needs to know about the device.
 pub(crate) struct Device<'a> {
@@ -53,83 +51,21 @@ pub(crate) struct Program {
     layouts: StorageLayouts,
     /// One per argument: the device buffer of each [`ProgramArg::Buffer`].
     buffers: Vec<Option<Buffer>>,
+    /// One per argument: a buffer's guard band and the kernel's bytes between its bands.
+    parts: Vec<Option<(u64, u64)>>,
     /// Made on the first copy, as large as the largest buffer.
     staging: Option<Buffer>,
-    push: Vec<u8>,
+    push: PushBlock,
     /// Whether the shader declares SpecId 1, 2 (local size y, z) and 3 (shared bytes).
     spec: [bool; 3],
     max_shared: u32,
     /// The subgroup size every pipeline requires (`--required-subgroup-size=N`).
     required: Option<u32>,
     pub facts: KernelFacts,
-}
-
-fn build(detail: String) -> VulkanError {
-    VulkanError::Build {
-        call: "load_program",
-        detail,
-    }
-}
-
-/// The source as SPIR-V words (GLSL compiled with `options`), and who made them.
-fn words_of(source: &ProgramSource, options: &[String]) -> VulkanResult<(Vec<u32>, String)> {
-    match source.language {
-        l if l == SPIR_V => {
-            let words = ash::util::read_spv(&mut std::io::Cursor::new(&source.code))
-                .map_err(|e| build(format!("{} is not SPIR-V: {e}", source.origin)))?;
-            Ok((words, format!("SPIR-V given ({})", source.origin)))
-        }
-        l if l == GLSL => {
-            let text = std::str::from_utf8(&source.code)
-                .map_err(|e| build(format!("{} is not UTF-8: {e}", source.origin)))?;
-            let words = glsl::compile(text, &source.origin, &source.entry, options)?;
-            let by = glsl::compiler_name()?;
-            Ok((words, format!("{by} from {}", source.origin)))
-        }
-        other => Err(build(format!(
-            "{} is {other}; the Vulkan backend builds GLSL or SPIR-V",
-            source.origin
-        ))),
-    }
-}
-
-/// Where each scalar goes in the push-constant block: std430, every scalar aligned to its own
-/// size, in argument order; the block's size rounded up to 4 bytes.
-pub(crate) fn push_layout(args: &[ProgramArg]) -> PushLayout {
-    let mut layout = PushLayout::default();
-    let mut at = 0u32;
-    for (i, a) in args.iter().enumerate() {
-        if let ProgramArg::Scalar { ty, .. } = a {
-            let size = ty.size() as u32;
-            at = at.div_ceil(size) * size;
-            layout
-                .scalars
-                .push((format!("argument {i}"), ty.to_string(), at, size));
-            at += size;
-        }
-    }
-    layout.bytes = at.div_ceil(4) * 4;
-    layout
-}
-
-/// The push-constant block: each scalar's bytes at its std430 offset.
-fn push_block(args: &[ProgramArg], offsets: &[usize], size: usize) -> VulkanResult<Vec<u8>> {
-    let mut block = vec![0u8; size];
-    let scalars = args.iter().enumerate().filter_map(|(i, a)| match a {
-        ProgramArg::Scalar { ty, bytes } => Some((i, ty, bytes)),
-        _ => None,
-    });
-    for ((i, ty, bytes), &at) in scalars.zip(offsets) {
-        if bytes.len() != ty.size() {
-            return Err(VulkanError::Usage(format!(
-                "argument {i}: a {ty} scalar is {} bytes, {} given",
-                ty.size(),
-                bytes.len()
-            )));
-        }
-        block[at..at + bytes.len()].copy_from_slice(bytes);
-    }
-    Ok(block)
+    /// Which of this backend's built-in kernels the source is, if one.
+    pub builtin: Option<KernelVariant>,
+    /// llvmpipe's cap on a shader loop's iterations, checked for the built-ins' loops.
+    max_loop_iterations: Option<u64>,
 }
 
 /// A device-local buffer for each buffer argument, refused by name above maxStorageBufferRange
@@ -196,15 +132,22 @@ fn bound_ranges(
     ranges
 }
 
+/// A buffer argument's guard band and the kernel's bytes; `None` for the others.
+fn part(arg: &ProgramArg) -> Option<(u64, u64)> {
+    match *arg {
+        ProgramArg::Buffer { bytes, guard } => Some((guard, bytes)),
+        _ => None,
+    }
+}
+
 impl Program {
     /// Builds `source` for `args`: checks its bindings, push constants and entry point against
     /// them, allocates and binds the buffers, and builds one pipeline for the facts.
     pub fn load(dev: &Device, source: &ProgramSource, args: &[ProgramArg]) -> VulkanResult<Self> {
         let (required, options) = device::required_size(&source.options, dev.context.size_control)?;
-        let (words, made_by) = words_of(source, &options)?;
+        let (words, made_by) = kernel::words_of(source, &options)?;
         let buffers = args.iter().filter(|a| a.is_buffer()).count();
-        let push = push_layout(args);
-        let offsets: Vec<usize> = push.scalars.iter().map(|s| s.2 as usize).collect();
+        let push = kernel::push_layout(args);
         let push_bytes = push.bytes as usize;
         let found =
             reflect::reflect(&words).map_err(|e| build(format!("{}: {e}", source.origin)))?;
@@ -233,12 +176,15 @@ impl Program {
             set: sets[0],
             layouts,
             buffers: Vec::new(),
+            parts: args.iter().map(part).collect(),
             staging: None,
-            push: push_block(args, &offsets, push_bytes)?,
+            push: PushBlock::new(args, &push)?,
             spec: [1, 2, 3].map(|id| found.spec_ids.contains(&id)),
             max_shared: dev.max_shared,
             required,
             facts: KernelFacts::default(),
+            builtin: builtin::identify(source),
+            max_loop_iterations: dev.max_loop_iterations,
         };
         p.module = kernel::shader_module_of_words(d, &words)?;
         p.buffers = allocate(dev, args)?;
@@ -268,41 +214,16 @@ impl Program {
         );
         let pipeline = self.pipeline_for((probe, None))?;
         let stats = kernel::statistics(&self.device, pipeline)?;
-        let mut extra = vec![("shader".to_string(), origin.to_string())];
-        if let Some(r) = self.required {
-            extra.push(("requiredSubgroupSize".into(), r.to_string()));
-        }
-        if !stats.all.is_empty() {
-            extra.push((
-                "statistics of".into(),
-                format!("the pipeline for workgroup {probe}"),
-            ));
-        }
-        extra.extend(stats.all);
-        if let Some(cap) = dev.max_loop_iterations {
-            extra.push((
-                "loop iterations".into(),
-                format!("llvmpipe ends a shader's loops after {cap} (LP_MAX_TGSI_LOOP_ITERATIONS)"),
-            ));
-        }
-        Ok(KernelFacts {
-            max_block: Some(Named::new(
-                limits.max_invocations.into(),
-                "maxComputeWorkGroupInvocations (no per-pipeline query in Vulkan)",
-            )),
-            registers: stats.registers.map(|r| {
-                Named::new(
-                    r.value,
-                    format!("{}, pipeline for workgroup {probe}", r.name),
-                )
-            }),
-            compiled_by: format!(
-                "{made_by}; vkCreateComputePipelines (driver {})",
-                dev.driver
-            ),
-            extra,
-            ..KernelFacts::default()
-        })
+        let of = kernel::FactsOf {
+            limits,
+            probe,
+            required: self.required,
+            made_by,
+            origin,
+            driver: dev.driver,
+            max_loop_iterations: dev.max_loop_iterations,
+        };
+        Ok(kernel::facts(of, stats))
     }
 
     fn stage(&self) -> Stage<'_> {
@@ -355,7 +276,8 @@ impl Program {
         self.cache.keep(made);
     }
 
-    /// The built-in kernels' launch checks, and a y or z the shader cannot take.
+    /// The launch checks (as for any Vulkan dispatch), a y or z the shader cannot take, and
+    /// shared bytes above maxComputeSharedMemorySize where the shader takes them.
     fn refuse(&self, launch: Launch, limits: &DispatchLimits) -> VulkanResult<()> {
         check_launch(launch, limits)?;
         let b = launch.block;
@@ -385,8 +307,12 @@ impl Program {
         (launch, count, stamps): (Launch, u32, Stamps),
     ) -> VulkanResult<BatchTimes> {
         self.refuse(launch, limits)?;
+        if let Some(k) = self.builtin {
+            let limit = self.max_loop_iterations;
+            builtin::check_loops(k, launch, |arg| self.push.value(arg), limit)?;
+        }
         let pipeline = self.pipeline_for(self.key(launch))?;
-        let (layout, set, push) = (self.layouts.pipeline, self.set, &self.push);
+        let (layout, set, push) = (self.layouts.pipeline, self.set, &self.push.bytes);
         timestamps.run_batch(commands, count, stamps, |d, cb| {
             crate::command::record_dispatch_bytes(d, cb, pipeline, layout, set, push, launch.grid)
         })
@@ -484,6 +410,23 @@ impl Program {
             crate::command::record_host_read_barrier(d, cb);
         })?;
         self.staging()?.read_bytes(out)
+    }
+
+    /// Sets scalar argument `arg` to its little-endian `value` for the dispatches after this.
+    pub fn set_scalar(&mut self, arg: usize, value: &[u8]) -> VulkanResult<()> {
+        self.push.set(arg, value)
+    }
+
+    /// Argument `arg`'s buffer, and where the kernel's bytes are in it (past the leading
+    /// guard band): (buffer, offset, bytes).
+    pub fn kernel_part(&self, arg: usize) -> VulkanResult<(vk::Buffer, u64, u64)> {
+        let (raw, _) = self.buffer(arg, None)?;
+        let (guard, bytes) = self.parts.get(arg).copied().flatten().ok_or_else(|| {
+            VulkanError::Usage(format!(
+                "argument {arg} is not a buffer of the loaded program"
+            ))
+        })?;
+        Ok((raw, guard, bytes))
     }
 }
 

@@ -400,7 +400,11 @@ mod tests {
                 bytes: vec![0; ty.size()],
             })
             .collect();
-        crate::program::push_layout(&args)
+        crate::kernel::push_layout(&args)
+    }
+
+    fn scalars_of(args: &[blocksweep_core::ProgramArg]) -> PushLayout {
+        crate::kernel::push_layout(args)
     }
 
     #[test]
@@ -410,27 +414,53 @@ mod tests {
         assert_eq!(r.entry_points, ["main"]);
         assert_eq!(r.storage, (0..4).map(|b| (0, b)).collect());
         assert!(r.uniform.is_empty() && r.arrays.is_empty());
-        assert_eq!(r.push_constants, Some(Some(4)));
-        assert_eq!(r.push_members, [(0, Some(4))]);
-        assert!((0..4).all(|i| r.spec_ids.contains(&i)), "{:?}", r.spec_ids);
-        assert_eq!(r.check("main", 4, &scalars(&[U32])), Ok(()));
-        let e = r.check("main", 3, &scalars(&[U32])).unwrap_err();
+        // The core's u64 n, read as a uvec2.
+        assert_eq!(r.push_constants, Some(Some(8)));
+        assert_eq!(r.push_members, [(0, Some(8))]);
+        assert!((0..3).all(|i| r.spec_ids.contains(&i)), "{:?}", r.spec_ids);
+        assert!(
+            !r.spec_ids.contains(&3),
+            "no shared memory: {:?}",
+            r.spec_ids
+        );
+        assert_eq!(r.check("main", 4, &scalars(&[U64])), Ok(()));
+        let e = r.check("main", 3, &scalars(&[U64])).unwrap_err();
         assert_eq!(
             e,
             "the shader binds 4 storage buffers, the spec declares 3 buffers"
         );
         assert!(r
-            .check("grayscale", 4, &scalars(&[U32]))
+            .check("grayscale", 4, &scalars(&[U64]))
             .unwrap_err()
             .contains("`grayscale`"));
         assert!(r
             .check("main", 4, &scalars(&[]))
             .unwrap_err()
             .contains("no scalars"));
-        // A 4-byte block where the spec has a u64: smaller than the spec's, named both ways.
-        let e = r.check("main", 4, &scalars(&[U64])).unwrap_err();
-        assert!(e.contains("is 4 bytes, smaller than the spec's"), "{e}");
+        // An 8-byte block where the spec has a u64 and a u32: smaller, named both ways.
+        let e = r.check("main", 4, &scalars(&[U64, U32])).unwrap_err();
+        assert!(e.contains("is 8 bytes, smaller than the spec's"), "{e}");
         assert!(e.contains("argument 0 (u64) at 0"), "{e}");
+    }
+
+    #[test]
+    fn the_builtins_take_the_cores_arguments() {
+        for k in blocksweep_core::KernelVariant::ALL {
+            let args = blocksweep_core::builtin::args(k, 16, 4);
+            let buffers = args.iter().filter(|a| a.is_buffer()).count();
+            let code = crate::builtin::source(k).code;
+            let r = reflect(&words(&code)).unwrap();
+            assert_eq!(
+                r.check("main", buffers, &scalars_of(&args)),
+                Ok(()),
+                "{k:?}"
+            );
+            // Only the shared-memory kernel sizes an array by the launch.
+            assert_eq!(
+                r.spec_ids.contains(&3),
+                k == blocksweep_core::KernelVariant::SharedProbe
+            );
+        }
     }
 
     #[test]
