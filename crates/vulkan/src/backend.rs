@@ -15,7 +15,7 @@ use crate::copy::{Copier, CopyLimits};
 use crate::device::{self, AdapterInfo};
 use crate::error::{VulkanError, VulkanResult};
 use crate::instance::{InstanceShared, MessageLog};
-use crate::memory::StagedRead;
+use crate::memory::{self, Staging};
 use crate::program::{self, Program};
 use crate::timing::{self, DispatchLimits, Timestamps};
 
@@ -26,8 +26,8 @@ use crate::timing::{self, DispatchLimits, Timestamps};
 pub struct VulkanBackend {
     /// The program last loaded: the current kernel.
     program: Option<Program>,
-    /// The host copy `read_buffer_staged` lends.
-    staged: StagedRead,
+    /// What the program's host copies go through, and `read_buffer_staged` lends.
+    staging: Staging,
     commands: Commands,
     timestamps: Timestamps,
     copier: Copier,
@@ -93,7 +93,7 @@ impl VulkanBackend {
         let timestamps = Timestamps::new(&device, &mut commands, valid_bits, period)?;
         Ok(VulkanBackend {
             program: None,
-            staged: StagedRead::default(),
+            staging: Staging::default(),
             commands,
             timestamps,
             copier,
@@ -139,8 +139,10 @@ impl VulkanBackend {
         let p = self.program.as_ref().ok_or_else(no_program)?;
         let part = p.kernel_part(arg)?;
         let max_alloc = self.limits.max_alloc_bytes.as_ref();
-        self.staged
-            .read(&self.device, &mut self.commands, part, max_alloc)
+        let staging = self
+            .staging
+            .of(&self.device, p.staging_bytes(), max_alloc)?;
+        memory::read_in_place(staging, &mut self.commands, part)
     }
 }
 
@@ -159,7 +161,7 @@ impl Drop for VulkanBackend {
             // process's end (the buffers, still in its use, with it).
             std::mem::forget(self.device.clone());
             std::mem::forget(self.program.take());
-            std::mem::forget(std::mem::take(&mut self.staged));
+            std::mem::forget(std::mem::take(&mut self.staging));
             return;
         }
         // Nothing may be destroyed while the device still uses it.
@@ -256,8 +258,12 @@ impl Backend for VulkanBackend {
     }
 
     fn write_buffer(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
-        let p = self.program.as_mut().ok_or_else(no_program)?;
-        Ok(p.write(&mut self.commands, arg, bytes)?)
+        let p = self.program.as_ref().ok_or_else(no_program)?;
+        let max_alloc = self.limits.max_alloc_bytes.as_ref();
+        let staging = self
+            .staging
+            .of(&self.device, p.staging_bytes(), max_alloc)?;
+        Ok(p.write((&mut self.commands, staging), arg, bytes)?)
     }
 
     fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {
@@ -266,7 +272,11 @@ impl Backend for VulkanBackend {
     }
 
     fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
-        let p = self.program.as_mut().ok_or_else(no_program)?;
-        Ok(p.read(&mut self.commands, arg, offset, out)?)
+        let p = self.program.as_ref().ok_or_else(no_program)?;
+        let max_alloc = self.limits.max_alloc_bytes.as_ref();
+        let staging = self
+            .staging
+            .of(&self.device, p.staging_bytes(), max_alloc)?;
+        Ok(p.read((&mut self.commands, staging), arg, offset, out)?)
     }
 }

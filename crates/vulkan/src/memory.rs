@@ -1,11 +1,12 @@
 //! Buffers: a `VkBuffer` bound to its own memory ([`Buffer`]), mapped for good where it is
-//! staging, and the staged read-back that lends such a mapping ([`StagedRead`]).
+//! staging; a program's buffers and their bindings; and the one staging buffer their host
+//! copies go through ([`Staging`]), lent in place for a staged read-back.
 
 use std::ptr::NonNull;
 use std::sync::Arc;
 
 use ash::vk;
-use blocksweep_core::Named;
+use blocksweep_core::{Named, ProgramArg};
 
 use crate::command::{record_copy_from, record_host_read_barrier, Commands};
 use crate::context::DeviceContext;
@@ -253,46 +254,123 @@ impl Drop for Buffer {
     }
 }
 
-/// The host copy [`Backend::read_buffer_staged`](blocksweep_core::Backend) lends: one
-/// persistently mapped staging buffer, kept while the size asked stays the same (the sweep
-/// reads every row of one frame through it) and across programs.
-#[derive(Default)]
-pub(crate) struct StagedRead {
-    staging: Option<Buffer>,
+/// A device-local buffer for each buffer argument, refused by name above maxStorageBufferRange
+/// or maxMemoryAllocationSize.
+pub(crate) fn allocate(
+    context: &Arc<DeviceContext>,
+    (max_range, max_alloc): (Option<&Named<u64>>, Option<&Named<u64>>),
+    args: &[ProgramArg],
+) -> VulkanResult<Vec<Option<Buffer>>> {
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+        | vk::BufferUsageFlags::TRANSFER_SRC
+        | vk::BufferUsageFlags::TRANSFER_DST;
+    let too_large = |i: usize, bytes: u64, limit: &Named<u64>| {
+        VulkanError::TooLarge(format!(
+            "argument {i}: a buffer of {bytes} bytes; {} is {}",
+            limit.name, limit.value
+        ))
+    };
+    let one = |(i, a): (usize, &ProgramArg)| -> VulkanResult<Option<Buffer>> {
+        let ProgramArg::Buffer { bytes, .. } = *a else {
+            return Ok(None);
+        };
+        if bytes == 0 {
+            return Err(VulkanError::Usage(format!(
+                "argument {i}: a buffer of 0 bytes (Vulkan has no empty buffers)"
+            )));
+        }
+        if let Some(limit) = max_range.filter(|l| bytes > l.value) {
+            return Err(too_large(i, bytes, limit));
+        }
+        let total = a.allocation();
+        if let Some(limit) = max_alloc.filter(|l| total > l.value) {
+            return Err(too_large(i, total, limit));
+        }
+        let kind = MemoryKind::DeviceLocal;
+        Buffer::new(context, total, usage, kind, max_alloc).map(Some)
+    };
+    args.iter().enumerate().map(one).collect()
 }
 
-impl StagedRead {
-    /// Copies `bytes` of `src` from `offset` into the staging buffer, makes them visible to the
-    /// host, waits, and lends them in place with no host copy; `None` (and no copy) where the
-    /// staging memory is not HOST_CACHED.
-    pub fn read(
+/// Each buffer's binding: from past its leading guard band, over the kernel's bytes and the
+/// trailing band too, so that a store past the end lands in the band and is found (lavapipe and
+/// NVIDIA drop a store past a binding's range, which would hide it). Where the shader reads the
+/// array's length (`.length()`), or the range would pass maxStorageBufferRange, the binding
+/// ends with the kernel's bytes.
+pub(crate) fn bound_ranges(
+    buffers: &[Option<Buffer>],
+    args: &[ProgramArg],
+    found: &crate::reflect::Reflection,
+    max_range: Option<&Named<u64>>,
+) -> Vec<(vk::Buffer, u64, u64)> {
+    let mut binding = 0u32;
+    let mut ranges = Vec::new();
+    for (b, a) in buffers.iter().zip(args) {
+        let (Some(b), ProgramArg::Buffer { bytes, guard }) = (b, a) else {
+            continue;
+        };
+        let reads_length = found.length_read.contains(&(0, binding));
+        let with_tail = bytes + guard;
+        let fits = max_range.is_none_or(|m| with_tail <= m.value);
+        let range = match reads_length || !fits {
+            true => *bytes,
+            false => with_tail,
+        };
+        ranges.push((b.raw, *guard, range));
+        binding += 1;
+    }
+    ranges
+}
+
+/// The staging buffer every host copy of a program's buffers goes through, and that
+/// [`Backend::read_buffer_staged`](blocksweep_core::Backend) lends: one persistently mapped
+/// buffer, kept while the size the program needs stays the same (across programs too: the lab
+/// loads one kernel after another over the same frame), so the frame's host memory is one
+/// plane's.
+#[derive(Default)]
+pub(crate) struct Staging {
+    buffer: Option<Buffer>,
+}
+
+impl Staging {
+    /// The staging buffer of `bytes`, made on first use and remade when the size changes.
+    pub fn of(
         &mut self,
         device: &Arc<DeviceContext>,
-        commands: &mut Commands,
-        (src, offset, bytes): (vk::Buffer, u64, u64),
+        bytes: u64,
         max_alloc: Option<&Named<u64>>,
-    ) -> VulkanResult<Option<&[u8]>> {
-        if !matches!(&self.staging, Some(b) if b.size == bytes) {
+    ) -> VulkanResult<&mut Buffer> {
+        if !matches!(&self.buffer, Some(b) if b.size == bytes) {
             // The old one first: nothing pending uses it.
-            self.staging = None;
-            let usage = vk::BufferUsageFlags::TRANSFER_DST;
-            let staging = Buffer::new(device, bytes, usage, MemoryKind::Staging, max_alloc)?;
-            self.staging = Some(staging);
+            self.buffer = None;
+            let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+            let buffer = Buffer::new(device, bytes, usage, MemoryKind::Staging, max_alloc)?;
+            self.buffer = Some(buffer);
         }
-        let Some(staging) = self.staging.as_ref() else {
-            return Err(VulkanError::Usage("staging buffer missing".into()));
-        };
-        if !staging.host_cached() {
-            return Ok(None);
-        }
-        let dst = staging.raw;
-        commands.run(|d, cb| {
-            record_copy_from(d, cb, (src, offset), dst, bytes);
-            record_host_read_barrier(d, cb);
-        })?;
-        // SAFETY: the copy into the staging buffer and its barrier to HOST_READ are waited
-        // for; `&mut self` is borrowed while the slice lives, so nothing records into the
-        // staging buffer until it is dropped.
-        unsafe { staging.staged_view(bytes as usize) }
+        self.buffer
+            .as_mut()
+            .ok_or_else(|| VulkanError::Usage("staging buffer missing".into()))
     }
+}
+
+/// Copies `bytes` of `src` from `offset` into the start of `staging`, makes them visible to
+/// the host, waits, and lends them in place with no host copy; `None` (and no copy) where the
+/// staging memory is not HOST_CACHED.
+pub(crate) fn read_in_place<'a>(
+    staging: &'a Buffer,
+    commands: &mut Commands,
+    (src, offset, bytes): (vk::Buffer, u64, u64),
+) -> VulkanResult<Option<&'a [u8]>> {
+    if !staging.host_cached() {
+        return Ok(None);
+    }
+    let dst = staging.raw;
+    commands.run(|d, cb| {
+        record_copy_from(d, cb, (src, offset), dst, bytes);
+        record_host_read_barrier(d, cb);
+    })?;
+    // SAFETY: the copy into the staging buffer and its barrier to HOST_READ are waited for;
+    // the caller's borrow of the staging buffer outlives the slice, so nothing records into
+    // it until the slice is dropped.
+    unsafe { staging.staged_view(bytes as usize) }
 }

@@ -1,8 +1,9 @@
-//! A user's kernel (`crate::program` of the core states the contract): its shader module, one
-//! descriptor set of storage buffers at bindings 0..n in argument order, the scalars as one
-//! push-constant block, and one pipeline per (workgroup size, shared bytes) through
-//! specialisation constants 0..2 (local size) and 3 (shared bytes, where the shader has it).
-//! Its buffers are device-local and reached through one staging buffer, as the frame is.
+//! A program, a user's kernel or a built-in (`crate::program` of the core states the
+//! contract): its shader module, one descriptor set of storage buffers at bindings 0..n in
+//! argument order, the scalars as one push-constant block, and one pipeline per (workgroup
+//! size, shared bytes) through specialisation constants 0..2 (local size) and 3 (shared bytes,
+//! where the shader has it). Its buffers are device-local and reached through one staging
+//! buffer.
 
 use std::ffi::CString;
 use std::sync::Arc;
@@ -17,7 +18,7 @@ use crate::command::Commands;
 use crate::context::DeviceContext;
 use crate::error::{VulkanError, VulkanResult};
 use crate::kernel::{self, build, DescriptorPool, PipelineCache, PushBlock, Stage, StorageLayouts};
-use crate::memory::{Buffer, MemoryKind};
+use crate::memory::{self, Buffer};
 use crate::timing::{check_launch, check_shared, DispatchLimits, Timestamps};
 use crate::{builtin, device, reflect};
 
@@ -53,8 +54,6 @@ pub(crate) struct Program {
     buffers: Vec<Option<Buffer>>,
     /// One per argument: a buffer's guard band and the kernel's bytes between its bands.
     parts: Vec<Option<(u64, u64)>>,
-    /// Made on the first copy, as large as the largest buffer.
-    staging: Option<Buffer>,
     push: PushBlock,
     /// Whether the shader declares SpecId 1, 2 (local size y, z) and 3 (shared bytes).
     spec: [bool; 3],
@@ -66,70 +65,6 @@ pub(crate) struct Program {
     pub builtin: Option<KernelVariant>,
     /// llvmpipe's cap on a shader loop's iterations, checked for the built-ins' loops.
     max_loop_iterations: Option<u64>,
-}
-
-/// A device-local buffer for each buffer argument, refused by name above maxStorageBufferRange
-/// or maxMemoryAllocationSize.
-fn allocate(dev: &Device, args: &[ProgramArg]) -> VulkanResult<Vec<Option<Buffer>>> {
-    let usage = vk::BufferUsageFlags::STORAGE_BUFFER
-        | vk::BufferUsageFlags::TRANSFER_SRC
-        | vk::BufferUsageFlags::TRANSFER_DST;
-    let too_large = |i: usize, bytes: u64, limit: &Named<u64>| {
-        VulkanError::TooLarge(format!(
-            "argument {i}: a buffer of {bytes} bytes; {} is {}",
-            limit.name, limit.value
-        ))
-    };
-    let one = |(i, a): (usize, &ProgramArg)| -> VulkanResult<Option<Buffer>> {
-        let ProgramArg::Buffer { bytes, .. } = *a else {
-            return Ok(None);
-        };
-        if bytes == 0 {
-            return Err(VulkanError::Usage(format!(
-                "argument {i}: a buffer of 0 bytes (Vulkan has no empty buffers)"
-            )));
-        }
-        if let Some(limit) = dev.max_range.filter(|l| bytes > l.value) {
-            return Err(too_large(i, bytes, limit));
-        }
-        let total = a.allocation();
-        if let Some(limit) = dev.max_alloc.filter(|l| total > l.value) {
-            return Err(too_large(i, total, limit));
-        }
-        let kind = MemoryKind::DeviceLocal;
-        Buffer::new(dev.context, total, usage, kind, dev.max_alloc).map(Some)
-    };
-    args.iter().enumerate().map(one).collect()
-}
-
-/// Each buffer's binding: from past its leading guard band, over the kernel's bytes and the
-/// trailing band too, so that a store past the end lands in the band and is found (lavapipe and
-/// NVIDIA drop a store past a binding's range, which would hide it). Where the shader reads the
-/// array's length (`.length()`), or the range would pass maxStorageBufferRange, the binding
-/// ends with the kernel's bytes.
-fn bound_ranges(
-    buffers: &[Option<Buffer>],
-    args: &[ProgramArg],
-    found: &reflect::Reflection,
-    max_range: Option<&Named<u64>>,
-) -> Vec<(vk::Buffer, u64, u64)> {
-    let mut binding = 0u32;
-    let mut ranges = Vec::new();
-    for (b, a) in buffers.iter().zip(args) {
-        let (Some(b), ProgramArg::Buffer { bytes, guard }) = (b, a) else {
-            continue;
-        };
-        let reads_length = found.length_read.contains(&(0, binding));
-        let with_tail = bytes + guard;
-        let fits = max_range.is_none_or(|m| with_tail <= m.value);
-        let range = match reads_length || !fits {
-            true => *bytes,
-            false => with_tail,
-        };
-        ranges.push((b.raw, *guard, range));
-        binding += 1;
-    }
-    ranges
 }
 
 /// A buffer argument's guard band and the kernel's bytes; `None` for the others.
@@ -177,7 +112,6 @@ impl Program {
             layouts,
             buffers: Vec::new(),
             parts: args.iter().map(part).collect(),
-            staging: None,
             push: PushBlock::new(args, &push)?,
             spec: [1, 2, 3].map(|id| found.spec_ids.contains(&id)),
             max_shared: dev.max_shared,
@@ -187,8 +121,8 @@ impl Program {
             max_loop_iterations: dev.max_loop_iterations,
         };
         p.module = kernel::shader_module_of_words(d, &words)?;
-        p.buffers = allocate(dev, args)?;
-        let ranges = bound_ranges(&p.buffers, args, &found, dev.max_range);
+        p.buffers = memory::allocate(dev.context, (dev.max_range, dev.max_alloc), args)?;
+        let ranges = memory::bound_ranges(&p.buffers, args, &found, dev.max_range);
         kernel::bind_storage(d, p.set, &ranges);
         p.facts = p.build_facts(dev, made_by, &source.origin)?;
         p.facts.shared_bytes = Some(Named::new(
@@ -334,28 +268,24 @@ impl Program {
         Ok((b.raw, b.size))
     }
 
-    fn staging(&mut self) -> VulkanResult<&mut Buffer> {
-        if self.staging.is_none() {
-            let largest = self
-                .buffers
-                .iter()
-                .flatten()
-                .map(|b| b.size)
-                .max()
-                .unwrap_or(4);
-            let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-            let staging = Buffer::new(&self.device, largest, usage, MemoryKind::Staging, None)?;
-            self.staging = Some(staging);
-        }
-        self.staging
-            .as_mut()
-            .ok_or_else(|| VulkanError::Usage("staging buffer missing".into()))
+    /// The staging buffer its copies need: as large as its largest buffer.
+    pub fn staging_bytes(&self) -> u64 {
+        self.buffers
+            .iter()
+            .flatten()
+            .map(|b| b.size)
+            .max()
+            .unwrap_or(4)
     }
 
     /// Copies `data` through the staging buffer into argument `arg`'s buffer, and waits.
-    pub fn write(&mut self, commands: &mut Commands, arg: usize, data: &[u8]) -> VulkanResult<()> {
+    pub fn write(
+        &self,
+        (commands, staging): (&mut Commands, &mut Buffer),
+        arg: usize,
+        data: &[u8],
+    ) -> VulkanResult<()> {
         let (dst, size) = self.buffer(arg, Some(data.len()))?;
-        let staging = self.staging()?;
         staging.write_bytes(data)?;
         let src = staging.raw;
         commands.run(|d, cb| crate::command::record_copy(d, cb, src, dst, size))
@@ -391,8 +321,8 @@ impl Program {
     /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` through the staging
     /// buffer into `out`, and waits.
     pub fn read(
-        &mut self,
-        commands: &mut Commands,
+        &self,
+        (commands, staging): (&mut Commands, &Buffer),
         arg: usize,
         offset: u64,
         out: &mut [u8],
@@ -404,12 +334,12 @@ impl Program {
                 "argument {arg} is a buffer of {whole} bytes; {size} asked at {offset}"
             )));
         }
-        let dst = self.staging()?.raw;
+        let dst = staging.raw;
         commands.run(|d, cb| {
             crate::command::record_copy_from(d, cb, (src, offset), dst, size);
             crate::command::record_host_read_barrier(d, cb);
         })?;
-        self.staging()?.read_bytes(out)
+        staging.read_bytes(out)
     }
 
     /// Sets scalar argument `arg` to its little-endian `value` for the dispatches after this.

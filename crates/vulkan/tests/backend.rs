@@ -42,6 +42,33 @@ fn identity_is_vulkans(d: &DeviceIdentity) {
     }
 }
 
+/// The loaded kernel's facts, under Vulkan's names.
+fn the_facts_carry_vulkan_names(b: &blocksweep_vulkan::VulkanBackend) {
+    let l = b.limits();
+    let k = b.kernel_facts();
+    let max = k.max_block.as_ref().unwrap();
+    assert_eq!(
+        max.name,
+        "maxComputeWorkGroupInvocations (no per-pipeline query in Vulkan)"
+    );
+    assert_eq!(
+        Some(max.value),
+        l.max_threads_per_block.as_ref().map(|m| m.value)
+    );
+    assert!(
+        k.compiled_by
+            .contains("; vkCreateComputePipelines (driver "),
+        "{}",
+        k.compiled_by
+    );
+    if let Some(r) = &k.registers {
+        assert!(r
+            .name
+            .starts_with("VK_KHR_pipeline_executable_properties: "));
+        assert!(r.value > 0 && r.value <= 255, "{}", r.value);
+    }
+}
+
 fn limits_and_kernel_facts_carry_vulkan_names(d: &DeviceIdentity) {
     {
         let mut b = open_device(d);
@@ -87,28 +114,7 @@ fn limits_and_kernel_facts_carry_vulkan_names(d: &DeviceIdentity) {
             .find(|(k, _)| k.starts_with("timestampValidBits"))
             .expect("timestampValidBits in extra");
         assert!(bits.1.parse::<u32>().unwrap() > 0);
-        let k = b.kernel_facts();
-        let max = k.max_block.as_ref().unwrap();
-        assert_eq!(
-            max.name,
-            "maxComputeWorkGroupInvocations (no per-pipeline query in Vulkan)"
-        );
-        assert_eq!(
-            Some(max.value),
-            l.max_threads_per_block.as_ref().map(|m| m.value)
-        );
-        assert!(
-            k.compiled_by
-                .contains("; vkCreateComputePipelines (driver "),
-            "{}",
-            k.compiled_by
-        );
-        if let Some(r) = &k.registers {
-            assert!(r
-                .name
-                .starts_with("VK_KHR_pipeline_executable_properties: "));
-            assert!(r.value > 0 && r.value <= 255, "{}", r.value);
-        }
+        the_facts_carry_vulkan_names(&b);
         match &l.mp_model {
             // Only NVIDIA's VK_NV_shader_sm_builtins gives a residency model.
             Some(m) => {
