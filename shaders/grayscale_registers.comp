@@ -15,14 +15,15 @@ layout(std430, set = 0, binding = 1) readonly restrict buffer GreenPlane { float
 layout(std430, set = 0, binding = 2) readonly restrict buffer BluePlane { float b[]; };
 layout(std430, set = 0, binding = 3) writeonly restrict buffer GrayPlane { float gray[]; };
 
-// The host passes salt = 0.
-layout(push_constant) uniform Params { uint n; uint salt; } params;
+// The built-in's u64 `n` as a uvec2 (low word first; the high one is 0 whenever Vulkan can
+// hold the frame) and its u32 `salt` at offset 8 (std430), which the host passes as 0.
+layout(push_constant) uniform Params { uvec2 n; uint salt; } params;
 
 // Values per pixel that are all live at once.
 const int CHAIN = 96;
 
 void main() {
-    const uint n = params.n;
+    const uint n = params.n.x;
     const uint salt = params.salt;
     // The seed's grid-stride loop, plus a chain of CHAIN values per pixel made first to last
     // and consumed last to first, so the compiler needs about CHAIN more registers. Vulkan has

@@ -1,40 +1,35 @@
-//! `VulkanBackend`: one device with the grayscale pipelines, implementing the core's `Backend`.
+//! `VulkanBackend`: one device and the program loaded on it (a user's kernel or a built-in),
+//! implementing the core's `Backend`.
 
-use blocksweep_core::Fill;
 use std::sync::Arc;
 
 use ash::vk;
 use blocksweep_core::{
-    trace, Backend, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Frame, KernelFacts,
+    trace, Backend, BackendResult, BatchTimes, BlockSize, DeviceIdentity, Fill, KernelFacts,
     KernelVariant, Limits, ProgramArg, ProgramSource, Residency, Stamps, TimerInfo, Work,
 };
 
-use crate::command::{self, Commands};
+use crate::command::Commands;
 use crate::context::DeviceContext;
 use crate::copy::{Copier, CopyLimits};
 use crate::device::{self, AdapterInfo};
 use crate::error::{VulkanError, VulkanResult};
 use crate::instance::{InstanceShared, MessageLog};
-use crate::kernel::{self, Pipelines};
-use crate::memory::FramePlanes;
+use crate::memory::{self, Staging};
 use crate::program::{self, Program};
-use crate::timing::{
-    self, check_launch, check_loop_iterations, check_loop_iterations_2d, check_shared,
-    DispatchLimits, Timestamps,
-};
+use crate::timing::{self, DispatchLimits, Timestamps};
 
-/// One Vulkan device, ready to run the grayscale kernel.
+/// One Vulkan device, ready to load and run programs.
 ///
 /// Field order is drop order: everything that records or binds goes before the device, and
 /// the device (through its `Arc`) before the instance.
 pub struct VulkanBackend {
-    frame: Option<FramePlanes>,
-    /// The user's kernel last loaded; the current kernel while `program_current`.
+    /// The program last loaded: the current kernel.
     program: Option<Program>,
-    program_current: bool,
+    /// What the program's host copies go through, and `read_buffer_staged` lends.
+    staging: Staging,
     commands: Commands,
     timestamps: Timestamps,
-    pipelines: Pipelines,
     copier: Copier,
     device: Arc<DeviceContext>,
     identity: DeviceIdentity,
@@ -42,18 +37,14 @@ pub struct VulkanBackend {
     dispatch_limits: DispatchLimits,
     /// Loop iterations the driver runs per invocation before cutting the loop (llvmpipe).
     max_loop_iterations: Option<u64>,
-    /// Facts of each kernel variant built so far (the grid-stride kernel's at open, the
-    /// others' when first selected).
-    kernels: Vec<(KernelVariant, KernelFacts)>,
+    /// What `kernel_facts` says with no program loaded: nothing.
+    no_facts: KernelFacts,
     /// maxComputeSharedMemorySize.
     max_shared: u32,
     /// maxPushConstantsSize.
     max_push_bytes: u32,
-    /// The uploaded frame's width and height (the 2-D shader's push constants).
-    frame_size: (u32, u32),
     driver: String,
     timer: TimerInfo,
-    variant: KernelVariant,
     log: MessageLog,
 }
 
@@ -66,7 +57,7 @@ impl VulkanBackend {
         let identity = device::identity(index, &adapter);
         if adapter.effective_version < vk::API_VERSION_1_1 {
             return Err(VulkanError::Unavailable(format!(
-                "{} supports Vulkan {} (instance {}); shaders/grayscale.spv targets Vulkan 1.1",
+                "{} supports Vulkan {} (instance {}); the shaders here target Vulkan 1.1",
                 identity.name,
                 identity.api_version,
                 crate::conv::version_string(instance.api_version)
@@ -85,16 +76,10 @@ impl VulkanBackend {
         let device = Arc::new(device);
         let dispatch_limits = DispatchLimits::of(&adapter.properties.limits);
         let build = trace::span("vulkan", "open: build");
-        let mut pipelines = Pipelines::new(&device)?;
         let driver = adapter.driver_name.clone();
         let driver = driver.unwrap_or_else(|| identity.driver_version.clone());
-        let kernel = kernel::facts(
-            &mut pipelines,
-            &dispatch_limits,
-            &driver,
-            KernelVariant::GridStride,
-        )?;
-        // The copy ceiling's shader too, so that it also fails `open` if it cannot build.
+        // The copy ceiling's shader, so that `open` fails if it cannot build; the kernels are
+        // programs, built when the core loads them.
         let copy_limits = CopyLimits::of(
             &adapter.properties.limits,
             adapter.sm_builtins.map(|(sms, _)| sms),
@@ -107,93 +92,32 @@ impl VulkanBackend {
         let mut commands = Commands::new(&device)?;
         let timestamps = Timestamps::new(&device, &mut commands, valid_bits, period)?;
         Ok(VulkanBackend {
-            frame: None,
             program: None,
-            program_current: false,
+            staging: Staging::default(),
             commands,
             timestamps,
-            pipelines,
             copier,
             device,
             identity,
             limits,
             dispatch_limits,
             max_loop_iterations: adapter.max_loop_iterations(),
-            kernels: vec![(KernelVariant::GridStride, kernel)],
+            no_facts: KernelFacts::default(),
             max_shared: adapter.properties.limits.max_compute_shared_memory_size,
             max_push_bytes: adapter.properties.limits.max_push_constants_size,
-            frame_size: (0, 0),
             driver,
             timer: timing::timer(family, valid_bits, period),
-            variant: KernelVariant::GridStride,
             log,
         })
     }
 
-    fn frame(&self) -> VulkanResult<&FramePlanes> {
-        self.frame.as_ref().ok_or_else(no_frame)
-    }
-
-    fn upload_frame(&mut self, frame: &Frame) -> VulkanResult<()> {
-        let pixels = FramePlanes::pixels_of(frame)?;
-        if !matches!(&self.frame, Some(f) if f.pixels == pixels) {
-            // Free the old planes before allocating new ones; nothing is pending.
-            self.frame = None;
-            let max_alloc = self.limits.max_alloc_bytes.as_ref();
-            let planes = FramePlanes::new(&self.device, pixels, max_alloc)?;
-            self.pipelines.bind_planes(&planes.planes);
-            self.frame = Some(planes);
-        }
-        let Some(f) = self.frame.as_mut() else {
-            return Err(VulkanError::Usage(
-                "frame planes missing after allocation".into(),
-            ));
-        };
-        f.write(&mut self.commands, frame)?;
-        self.frame_size = (frame.width, frame.height);
-        Ok(())
-    }
-
     fn batch(&mut self, work: Work, count: u32, stamps: Stamps) -> VulkanResult<BatchTimes> {
         match work {
-            Work::Kernel(launch) if self.program_current => {
+            Work::Kernel(launch) => {
                 let p = self.program.as_mut().ok_or_else(no_program)?;
                 let (commands, timestamps) = (&mut self.commands, &mut self.timestamps);
                 let run = (launch, count, stamps);
                 p.run_batch(commands, timestamps, &self.dispatch_limits, run)
-            }
-            Work::Kernel(launch) => {
-                check_launch(launch, &self.dispatch_limits)?;
-                let variant = self.variant;
-                if variant == KernelVariant::SharedProbe {
-                    check_shared(launch, self.max_shared)?;
-                }
-                let pixels = self.frame()?.pixels;
-                let (width, height) = self.frame_size;
-                match variant {
-                    KernelVariant::OnePixelPerThread => {}
-                    KernelVariant::GridStride2D => check_loop_iterations_2d(
-                        launch,
-                        width.into(),
-                        height.into(),
-                        self.max_loop_iterations,
-                    )?,
-                    _ => check_loop_iterations(launch, pixels.into(), self.max_loop_iterations)?,
-                }
-                let pipeline = self
-                    .pipelines
-                    .get(launch.block, variant, launch.shared_bytes)?;
-                // grayscale.comp and the shared-memory shader read the pixel count; the 2-D
-                // shader the width and height; the register-heavy one the count and salt 0.
-                let push = match variant {
-                    KernelVariant::GridStride2D => [width, height],
-                    _ => [pixels, 0],
-                };
-                let (layout, set) = (self.pipelines.layouts.pipeline, self.pipelines.set);
-                let commands = &mut self.commands;
-                self.timestamps.run_batch(commands, count, stamps, |d, cb| {
-                    command::record_dispatch(d, cb, pipeline, layout, set, &push, launch.grid)
-                })
             }
             Work::Copy { bytes } => {
                 let (commands, timestamps) = (&mut self.commands, &mut self.timestamps);
@@ -210,28 +134,20 @@ impl VulkanBackend {
         }
     }
 
-    fn poison(&mut self) -> VulkanResult<()> {
-        let f = self.frame.as_ref().ok_or_else(no_frame)?;
-        f.poison(&mut self.commands)
-    }
-
-    fn read_back(&mut self, out: &mut [f32]) -> VulkanResult<()> {
-        let f = self.frame.as_mut().ok_or_else(no_frame)?;
-        f.read_output(&mut self.commands, out)
-    }
-
-    fn read_back_staged(&mut self) -> VulkanResult<Option<&[f32]>> {
-        let f = self.frame.as_mut().ok_or_else(no_frame)?;
-        f.read_output_staged(&mut self.commands)
+    /// The kernel's part of argument `arg`'s buffer, staged and lent (`read_buffer_staged`).
+    fn read_staged(&mut self, arg: usize) -> VulkanResult<Option<&[u8]>> {
+        let p = self.program.as_ref().ok_or_else(no_program)?;
+        let part = p.kernel_part(arg)?;
+        let max_alloc = self.limits.max_alloc_bytes.as_ref();
+        let staging = self
+            .staging
+            .of(&self.device, p.staging_bytes(), max_alloc)?;
+        memory::read_in_place(staging, &mut self.commands, part)
     }
 }
 
 #[path = "inspect.rs"]
 mod inspect;
-
-fn no_frame() -> VulkanError {
-    VulkanError::Usage("no frame uploaded: call upload first".into())
-}
 
 fn no_program() -> VulkanError {
     VulkanError::Usage("no program loaded: call load_program first".into())
@@ -244,8 +160,8 @@ impl Drop for VulkanBackend {
             // hang (lavapipe: 128 s), so the device and what it runs on are left to the
             // process's end (the buffers, still in its use, with it).
             std::mem::forget(self.device.clone());
-            std::mem::forget(self.frame.take());
             std::mem::forget(self.program.take());
+            std::mem::forget(std::mem::take(&mut self.staging));
             return;
         }
         // Nothing may be destroyed while the device still uses it.
@@ -264,25 +180,13 @@ impl Backend for VulkanBackend {
         &self.limits
     }
 
+    /// The loaded program's facts; nothing before the first.
     fn kernel_facts(&self) -> &KernelFacts {
-        if let Some(p) = self.program.as_ref().filter(|_| self.program_current) {
-            return &p.facts;
-        }
-        self.kernels
-            .iter()
-            .find(|(v, _)| *v == self.variant)
-            .or(self.kernels.first())
-            .map(|(_, f)| f)
-            .expect("the grid-stride kernel's facts are built at open")
+        self.program.as_ref().map_or(&self.no_facts, |p| &p.facts)
     }
 
     fn timer(&self) -> TimerInfo {
         self.timer.clone()
-    }
-
-    fn upload(&mut self, frame: &Frame) -> BackendResult<()> {
-        let _t = trace::span("vulkan", "upload");
-        Ok(self.upload_frame(frame)?)
     }
 
     /// Vulkan has no occupancy query: the core models residency from `limits.mp_model`.
@@ -292,30 +196,13 @@ impl Backend for VulkanBackend {
 
     /// Builds the pipelines of a sweep's workgroup sizes in parallel before its first row.
     fn prepare(&mut self, blocks: &[BlockSize]) {
-        if let Some(p) = self.program.as_mut().filter(|_| self.program_current) {
+        if let Some(p) = self.program.as_mut() {
             p.prepare(blocks, &self.dispatch_limits);
-        } else if self.variant != KernelVariant::SharedProbe {
-            self.pipelines
-                .prepare(blocks, self.variant, &self.dispatch_limits);
         }
-    }
-
-    fn poison_output(&mut self) -> BackendResult<()> {
-        Ok(self.poison()?)
     }
 
     fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
         Ok(self.batch(work, count, stamps)?)
-    }
-
-    fn read_output(&mut self, out: &mut [f32]) -> BackendResult<()> {
-        Ok(self.read_back(out)?)
-    }
-
-    /// Lends the persistently mapped staging buffer after the copy into it, where its memory
-    /// is HOST_CACHED.
-    fn read_output_staged(&mut self) -> BackendResult<Option<&[f32]>> {
-        Ok(self.read_back_staged()?)
     }
 
     fn copy_method(&self) -> String {
@@ -326,34 +213,33 @@ impl Backend for VulkanBackend {
         self.validation_messages()
     }
 
-    /// Selects `variant`; the first time, builds one of its pipelines for its facts (a shader
-    /// the driver cannot compile fails here).
-    fn set_kernel(&mut self, variant: KernelVariant) -> BackendResult<()> {
-        self.commands.usable()?;
-        if !self.kernels.iter().any(|(v, _)| *v == variant) {
-            let facts = kernel::facts(
-                &mut self.pipelines,
-                &self.dispatch_limits,
-                &self.driver,
-                variant,
-            )?;
-            self.kernels.push((variant, facts));
-        }
-        self.variant = variant;
-        self.program_current = false;
-        self.commands.set_timeout(None);
-        Ok(())
+    /// The built-in's SPIR-V, embedded (shaders/<kernel>.spv).
+    fn builtin(&self, kernel: KernelVariant) -> Option<ProgramSource> {
+        Some(crate::builtin::source(kernel))
+    }
+
+    /// Rewrites the scalar's bytes in the program's push-constant block; the next batch
+    /// pushes them.
+    fn set_scalar(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
+        let p = self.program.as_mut().ok_or_else(no_program)?;
+        Ok(p.set_scalar(arg, bytes)?)
+    }
+
+    /// Lends the persistently mapped staging buffer after the copy into it, where its memory
+    /// is HOST_CACHED.
+    fn read_buffer_staged(&mut self, arg: usize) -> BackendResult<Option<&[u8]>> {
+        Ok(self.read_staged(arg)?)
     }
 
     /// Builds the program (GLSL through libshaderc, or SPIR-V as given), checks its bindings
-    /// against `args`, and makes it current; its batches and copies then wait no longer than
-    /// the core's deadline.
+    /// against `args`, and makes it current. A user's kernel's batches and copies then wait
+    /// no longer than the core's deadline; this backend's own built-ins, whose loops the
+    /// launch checks bound, wait as long as they run.
     fn load_program(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> BackendResult<()> {
         let _t = trace::span("vulkan", "load_program");
         self.commands.usable()?;
         // The old program (and its buffers) first: nothing of it is pending.
         self.program = None;
-        self.program_current = false;
         let device = program::Device {
             context: &self.device,
             dispatch: &self.dispatch_limits,
@@ -364,16 +250,20 @@ impl Backend for VulkanBackend {
             driver: &self.driver,
             max_loop_iterations: self.max_loop_iterations,
         };
-        self.program = Some(Program::load(&device, source, args)?);
-        self.program_current = true;
-        self.commands
-            .set_timeout(Some(blocksweep_core::program::deadline()));
+        let p = Program::load(&device, source, args)?;
+        let deadline = p.builtin.is_none().then(blocksweep_core::program::deadline);
+        self.commands.set_timeout(deadline);
+        self.program = Some(p);
         Ok(())
     }
 
     fn write_buffer(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
-        let p = self.program.as_mut().ok_or_else(no_program)?;
-        Ok(p.write(&mut self.commands, arg, bytes)?)
+        let p = self.program.as_ref().ok_or_else(no_program)?;
+        let max_alloc = self.limits.max_alloc_bytes.as_ref();
+        let staging = self
+            .staging
+            .of(&self.device, p.staging_bytes(), max_alloc)?;
+        Ok(p.write((&mut self.commands, staging), arg, bytes)?)
     }
 
     fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {
@@ -382,7 +272,11 @@ impl Backend for VulkanBackend {
     }
 
     fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
-        let p = self.program.as_mut().ok_or_else(no_program)?;
-        Ok(p.read(&mut self.commands, arg, offset, out)?)
+        let p = self.program.as_ref().ok_or_else(no_program)?;
+        let max_alloc = self.limits.max_alloc_bytes.as_ref();
+        let staging = self
+            .staging
+            .of(&self.device, p.staging_bytes(), max_alloc)?;
+        Ok(p.read((&mut self.commands, staging), arg, offset, out)?)
     }
 }

@@ -6,7 +6,7 @@
 //!
 //! Every command buffer begins with a barrier from all earlier compute and transfer writes
 //! (pipeline barriers order against previous submissions too), so a dispatch never races the
-//! upload, poison or dispatch before it, whichever submission that was in.
+//! write, fill or dispatch before it, whichever submission that was in.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -223,8 +223,8 @@ pub fn barrier(
     };
 }
 
-/// Binds the pipeline and the planes, pushes the push constants (the pixel count, or the
-/// lab kernels' two words) and dispatches `grid` workgroups.
+/// Binds the pipeline and the descriptor set, pushes the push constants (32-bit words: the
+/// copy shader's) and dispatches `grid` workgroups.
 pub fn record_dispatch(
     d: &ash::Device,
     cb: vk::CommandBuffer,

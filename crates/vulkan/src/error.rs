@@ -31,7 +31,7 @@ pub enum VulkanError {
     /// error's.
     #[error("the backend is unusable after an earlier error: {0}")]
     Unusable(String),
-    /// A buffer the frame (or the copy ceiling) needs is above a device limit, found before any
+    /// A buffer a program (or the copy ceiling) needs is above a device limit, found before any
     /// allocation; the message names the limit.
     #[error("{0}")]
     TooLarge(String),
@@ -41,7 +41,7 @@ pub enum VulkanError {
     /// The shader module or a compute pipeline did not build.
     #[error("{call} failed: {detail}")]
     Build { call: &'static str, detail: String },
-    /// The caller used the backend out of order (e.g. a dispatch before `upload`).
+    /// The caller used the backend out of order (e.g. a dispatch before `load_program`).
     #[error("{0}")]
     Usage(String),
     #[error("{call} failed: {}", crate::conv::result_name(*.result))]

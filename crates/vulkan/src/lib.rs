@@ -4,15 +4,17 @@
 //! [`ErrorKind::Unavailable`](blocksweep_core::ErrorKind::Unavailable) error from [`probe`] or
 //! [`open`], never a crash or a link failure.
 //!
-//! The kernel is `shaders/grayscale.comp`, compiled ahead of time and embedded:
+//! The backend knows programs only: a user's kernel, or one of the built-in grayscale kernels,
+//! which it gives as programs of its own (`Backend::builtin`): `shaders/<kernel>.comp`,
+//! compiled ahead of time and embedded, e.g.
 //!
 //! ```text
 //! glslangValidator -V --target-env vulkan1.1 -o shaders/grayscale.spv shaders/grayscale.comp
 //! ```
 //!
-//! (`tests/shader.rs` recompiles it and fails if the checked-in `.spv` differs.) The workgroup
-//! size and the kernel variant are specialization constants, so each (block size, variant)
-//! gets its own pipeline, created once and cached.
+//! (`tests/shader.rs` recompiles each and fails if the checked-in `.spv` differs.) The
+//! workgroup size (and the shared bytes, where a shader takes them) are specialization
+//! constants, so each workgroup size gets its own pipeline, created once and cached.
 //!
 //! The copy ceiling ([`Work::Copy`](blocksweep_core::Work)) picks the faster of two methods
 //! over the same two buffers in a short selection batch, naming both ([`CopyMeasurement`]):
@@ -22,8 +24,9 @@
 //!
 //! Launches are checked before any pipeline exists ([`check_launch`]: the workgroup-size and
 //! workgroup-count limits, whose violation is undefined behaviour rather than an error). On
-//! llvmpipe (lavapipe) a grid-stride launch whose invocations would loop more than 65535 times
-//! is refused too ([`check_loop_iterations`]): gallivm silently ends a shader's loops there.
+//! llvmpipe (lavapipe) a launch of a grid-stride built-in whose invocations would loop more
+//! than 65535 times is refused too ([`check_loop_iterations`]): gallivm silently ends a
+//! shader's loops there.
 //!
 //! One file per role, the same files as in the CUDA and OpenCL backends, plus what only Vulkan
 //! needs (`instance`, `command`, `conv`, `copy*`, `subgroups`):
@@ -36,10 +39,10 @@
 //! limits.rs    the launch limits under Vulkan's names
 //! subgroups.rs the subgroup size control and the workgroup checks it implies
 //! context.rs   the handle the rest hangs off: logical device + compute queue
-//! kernel.rs    building the kernels and their facts: shader module, layouts, the pipeline
-//!              per (workgroup size, variant), pipeline statistics
-//! memory.rs    buffers: the four planes and staging, mapped for good (upload, poison,
-//!              read-back, the output staged in place), fill/copy
+//! builtin.rs   the built-in kernels' SPIR-V as programs, and their loop check on llvmpipe
+//! kernel.rs    building a program's kernel: SPIR-V words, the push-constant block, facts
+//! memory.rs    buffers: device-local and staging (mapped for good), a program's buffers
+//!              and bindings, the staged read-back lent in place
 //! timing.rs    run_batch: back-to-back recording with barriers, timestamp queries; the
 //!              launch checks made before anything is recorded
 //! backend.rs   the Backend impl, tying the above together
@@ -49,13 +52,15 @@
 //! conv.rs      pure conversions of Vulkan numbers and enums
 //! copy.rs      the copy ceiling: the selection between two methods (copy_plan.rs: its
 //!              layout; copy_shader.rs: its shader)
-//! pipeline.rs  layouts, modules, pipelines, descriptor pools, pipeline statistics
-//! program.rs   a user's kernel: its module, buffers, push constants, pipelines, copies
+//! pipeline.rs  modules, pipelines, pipeline statistics (objects.rs: layouts, descriptor
+//!              pools, the pipeline cache)
+//! program.rs   a program: its module, buffers, push constants, pipelines, copies
 //! glsl.rs      GLSL to SPIR-V through libshaderc, opened at run time
 //! reflect.rs   the bindings, push constants and entry points a SPIR-V module declares
 //! ```
 
 mod backend;
+mod builtin;
 mod command;
 mod context;
 mod conv;
@@ -81,10 +86,10 @@ mod timing;
 use std::sync::Arc;
 
 pub use backend::VulkanBackend;
+pub use builtin::{SPIRV, SPIRV_2D, SPIRV_ONE_PER_THREAD, SPIRV_REGISTERS, SPIRV_SHARED};
 pub use copy::{CopyMeasurement, COPY_SPIRV};
 pub use error::VulkanError;
 pub use instance::MessageLog;
-pub use kernel::{SPIRV, SPIRV_2D, SPIRV_REGISTERS, SPIRV_SHARED};
 pub use provider::{API, GLSL, PROVIDER, SPIR_V};
 pub use subgroups::REQUIRED_SIZE_OPTION;
 pub use timing::{
@@ -135,7 +140,7 @@ pub fn probe() -> Result<Vec<DeviceIdentity>, VulkanError> {
     Ok(identities)
 }
 
-/// Opens device `index` (its position in [`probe`]) and builds the grayscale pipeline.
+/// Opens device `index` (its position in [`probe`]) and builds the copy ceiling's shader.
 pub fn open(index: usize, options: &VulkanOptions) -> Result<VulkanBackend, VulkanError> {
     let _t = trace::span("vulkan", "open");
     let kept = (!options.validation)

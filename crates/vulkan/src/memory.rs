@@ -1,14 +1,14 @@
-//! Buffers: a `VkBuffer` bound to its own memory ([`Buffer`]), the frame's four planes with the
-//! staging buffer that feeds and drains them ([`FramePlanes`]: upload, poison, read-back), and
-//! the transfer commands they record (fill, copy, the barrier before the host reads).
+//! Buffers: a `VkBuffer` bound to its own memory ([`Buffer`]), mapped for good where it is
+//! staging; a program's buffers and their bindings; and the one staging buffer their host
+//! copies go through ([`Staging`]), lent in place for a staged read-back.
 
 use std::ptr::NonNull;
 use std::sync::Arc;
 
 use ash::vk;
-use blocksweep_core::{Frame, Named};
+use blocksweep_core::{Named, ProgramArg};
 
-use crate::command::{record_copy, record_host_read_barrier, record_poison, Commands};
+use crate::command::{record_copy_from, record_host_read_barrier, Commands};
 use crate::context::DeviceContext;
 use crate::error::{
     map_allocate_memory, map_bind_memory, map_host_device_oom, map_map_memory, VulkanError,
@@ -18,7 +18,7 @@ use crate::error::{
 /// Where a buffer's memory lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum MemoryKind {
-    /// DEVICE_LOCAL: the planes and the copy-ceiling buffers.
+    /// DEVICE_LOCAL: a program's buffers and the copy-ceiling buffers.
     DeviceLocal,
     /// HOST_VISIBLE | HOST_COHERENT (HOST_CACHED preferred, for read-back): staging.
     Staging,
@@ -201,27 +201,23 @@ impl Buffer {
         Ok(())
     }
 
-    /// The first `len` values of a staging buffer, read in place; `None` where its memory is
+    /// The first `len` bytes of a staging buffer, read in place; `None` where its memory is
     /// not HOST_CACHED (reading write-combined memory from the CPU is very slow: copy it out
-    /// with [`Buffer::read`] instead), or the mapping is not f32-aligned.
+    /// with [`Buffer::read_bytes`] instead).
     ///
     /// # Safety
     ///
     /// The caller has waited for every device write to the buffer (and the barrier to
     /// HOST_READ), and records none while the slice lives.
-    pub unsafe fn staged_view(&self, len: usize) -> VulkanResult<Option<&[f32]>> {
-        let p = self.mapped(len * std::mem::size_of::<f32>())?;
-        // Vulkan maps at least minMemoryMapAlignment (>= 64) bytes aligned; checked anyway.
-        if !self.host_cached() || !p.cast::<f32>().is_aligned() {
+    pub unsafe fn staged_view(&self, len: usize) -> VulkanResult<Option<&[u8]>> {
+        let p = self.mapped(len)?;
+        if !self.host_cached() {
             return Ok(None);
         }
-        // SAFETY: `len` f32 values inside the mapping (checked by `mapped`), aligned, every
-        // bit pattern a valid f32; HOST_COHERENT needs no invalidate. The device does not
-        // write them while the slice lives (the caller's promise), and the host does not
-        // either: `write` takes `&mut self`.
-        Ok(Some(unsafe {
-            std::slice::from_raw_parts(p.cast::<f32>(), len)
-        }))
+        // SAFETY: `len` bytes inside the mapping (checked by `mapped`); HOST_COHERENT needs no
+        // invalidate. The device does not write them while the slice lives (the caller's
+        // promise), and the host does not either: the writes take `&mut self`.
+        Ok(Some(unsafe { std::slice::from_raw_parts(p, len) }))
     }
 
     /// Whether the buffer is mapped and its memory type HOST_CACHED.
@@ -258,117 +254,123 @@ impl Drop for Buffer {
     }
 }
 
-/// The four planes of an uploaded frame and the staging buffer that feeds and drains them.
-pub(crate) struct FramePlanes {
-    /// r, g, b, gray: bindings 0..3.
-    pub planes: [Buffer; 4],
-    staging: Buffer,
-    pub pixels: u32,
-}
-
-impl FramePlanes {
-    /// The frame's pixel count, once its planes are checked to hold it.
-    pub fn pixels_of(frame: &Frame) -> VulkanResult<u32> {
-        // The core checked the frame against every limit; the shader's count is 32-bit.
-        let pixels = u32::try_from(frame.pixels()).map_err(|_| {
-            VulkanError::TooLarge(format!(
-                "{} pixels ({} bytes a plane) do not fit the shader's 32-bit count",
-                frame.pixels(),
-                frame.pixels().saturating_mul(4)
-            ))
-        })?;
-        for (name, plane) in [("r", &frame.r), ("g", &frame.g), ("b", &frame.b)] {
-            if plane.len() as u64 != frame.pixels() {
-                return Err(VulkanError::Usage(format!(
-                    "plane {name} holds {} values; a {}x{} frame needs {}",
-                    plane.len(),
-                    frame.width,
-                    frame.height,
-                    frame.pixels()
-                )));
-            }
-        }
-        Ok(pixels)
-    }
-
-    /// Device-local planes and a staging buffer for `pixels` pixels.
-    pub fn new(
-        device: &Arc<DeviceContext>,
-        pixels: u32,
-        max_alloc: Option<&Named<u64>>,
-    ) -> VulkanResult<FramePlanes> {
-        let bytes = pixels as u64 * 4;
-        let plane = |usage| -> VulkanResult<Buffer> {
-            Buffer::new(device, bytes, usage, MemoryKind::DeviceLocal, max_alloc)
+/// A device-local buffer for each buffer argument, refused by name above maxStorageBufferRange
+/// or maxMemoryAllocationSize.
+pub(crate) fn allocate(
+    context: &Arc<DeviceContext>,
+    (max_range, max_alloc): (Option<&Named<u64>>, Option<&Named<u64>>),
+    args: &[ProgramArg],
+) -> VulkanResult<Vec<Option<Buffer>>> {
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+        | vk::BufferUsageFlags::TRANSFER_SRC
+        | vk::BufferUsageFlags::TRANSFER_DST;
+    let too_large = |i: usize, bytes: u64, limit: &Named<u64>| {
+        VulkanError::TooLarge(format!(
+            "argument {i}: a buffer of {bytes} bytes; {} is {}",
+            limit.name, limit.value
+        ))
+    };
+    let one = |(i, a): (usize, &ProgramArg)| -> VulkanResult<Option<Buffer>> {
+        let ProgramArg::Buffer { bytes, .. } = *a else {
+            return Ok(None);
         };
-        let input = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
-        let output = vk::BufferUsageFlags::STORAGE_BUFFER
-            | vk::BufferUsageFlags::TRANSFER_DST
-            | vk::BufferUsageFlags::TRANSFER_SRC;
-        let planes = [plane(input)?, plane(input)?, plane(input)?, plane(output)?];
-        let staging = Buffer::new(
-            device,
-            bytes,
-            vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
-            MemoryKind::Staging,
-            max_alloc,
-        )?;
-        Ok(FramePlanes {
-            planes,
-            staging,
-            pixels,
-        })
-    }
-
-    /// Copies the frame's three inputs through the staging buffer into planes 0..3.
-    pub fn write(&mut self, commands: &mut Commands, frame: &Frame) -> VulkanResult<()> {
-        let bytes = self.pixels as u64 * 4;
-        for (data, plane) in [&frame.r, &frame.g, &frame.b].into_iter().zip(&self.planes) {
-            self.staging.write(data)?;
-            let (src, dst) = (self.staging.raw, plane.raw);
-            commands.run(|d, cb| record_copy(d, cb, src, dst, bytes))?;
-        }
-        Ok(())
-    }
-
-    /// Fills the gray plane with the NaN poison, and waits.
-    pub fn poison(&self, commands: &mut Commands) -> VulkanResult<()> {
-        let gray = self.planes[3].raw;
-        commands.run(|d, cb| record_poison(d, cb, gray))
-    }
-
-    /// Copies the gray plane through the staging buffer into `out`.
-    pub fn read_output(&mut self, commands: &mut Commands, out: &mut [f32]) -> VulkanResult<()> {
-        if out.len() as u64 != self.pixels as u64 {
+        if bytes == 0 {
             return Err(VulkanError::Usage(format!(
-                "output slice holds {} pixels; the frame has {}",
-                out.len(),
-                self.pixels
+                "argument {i}: a buffer of 0 bytes (Vulkan has no empty buffers)"
             )));
         }
-        self.stage_output(commands)?;
-        self.staging.read(out)
-    }
-
-    /// Copies the gray plane into the staging buffer and lends it in place, with no host copy;
-    /// `None` (and no copy) where the staging memory is not HOST_CACHED.
-    pub fn read_output_staged(&mut self, commands: &mut Commands) -> VulkanResult<Option<&[f32]>> {
-        if !self.staging.host_cached() {
-            return Ok(None);
+        if let Some(limit) = max_range.filter(|l| bytes > l.value) {
+            return Err(too_large(i, bytes, limit));
         }
-        self.stage_output(commands)?;
-        // SAFETY: the copy into the staging buffer and its barrier to HOST_READ are waited
-        // for; `&mut self` is borrowed while the slice lives, so no other command of these
-        // planes writes the staging buffer until it is dropped.
-        unsafe { self.staging.staged_view(self.pixels as usize) }
-    }
+        let total = a.allocation();
+        if let Some(limit) = max_alloc.filter(|l| total > l.value) {
+            return Err(too_large(i, total, limit));
+        }
+        let kind = MemoryKind::DeviceLocal;
+        Buffer::new(context, total, usage, kind, max_alloc).map(Some)
+    };
+    args.iter().enumerate().map(one).collect()
+}
 
-    /// Copies the gray plane into the staging buffer, makes it visible to the host, and waits.
-    fn stage_output(&mut self, commands: &mut Commands) -> VulkanResult<()> {
-        let (gray, staging, bytes) = (self.planes[3].raw, self.staging.raw, self.planes[3].size);
-        commands.run(|d, cb| {
-            record_copy(d, cb, gray, staging, bytes);
-            record_host_read_barrier(d, cb);
-        })
+/// Each buffer's binding: from past its leading guard band, over the kernel's bytes and the
+/// trailing band too, so that a store past the end lands in the band and is found (lavapipe and
+/// NVIDIA drop a store past a binding's range, which would hide it). Where the shader reads the
+/// array's length (`.length()`), or the range would pass maxStorageBufferRange, the binding
+/// ends with the kernel's bytes.
+pub(crate) fn bound_ranges(
+    buffers: &[Option<Buffer>],
+    args: &[ProgramArg],
+    found: &crate::reflect::Reflection,
+    max_range: Option<&Named<u64>>,
+) -> Vec<(vk::Buffer, u64, u64)> {
+    let mut binding = 0u32;
+    let mut ranges = Vec::new();
+    for (b, a) in buffers.iter().zip(args) {
+        let (Some(b), ProgramArg::Buffer { bytes, guard }) = (b, a) else {
+            continue;
+        };
+        let reads_length = found.length_read.contains(&(0, binding));
+        let with_tail = bytes + guard;
+        let fits = max_range.is_none_or(|m| with_tail <= m.value);
+        let range = match reads_length || !fits {
+            true => *bytes,
+            false => with_tail,
+        };
+        ranges.push((b.raw, *guard, range));
+        binding += 1;
     }
+    ranges
+}
+
+/// The staging buffer every host copy of a program's buffers goes through, and that
+/// [`Backend::read_buffer_staged`](blocksweep_core::Backend) lends: one persistently mapped
+/// buffer, kept while the size the program needs stays the same (across programs too: the lab
+/// loads one kernel after another over the same frame), so the frame's host memory is one
+/// plane's.
+#[derive(Default)]
+pub(crate) struct Staging {
+    buffer: Option<Buffer>,
+}
+
+impl Staging {
+    /// The staging buffer of `bytes`, made on first use and remade when the size changes.
+    pub fn of(
+        &mut self,
+        device: &Arc<DeviceContext>,
+        bytes: u64,
+        max_alloc: Option<&Named<u64>>,
+    ) -> VulkanResult<&mut Buffer> {
+        if !matches!(&self.buffer, Some(b) if b.size == bytes) {
+            // The old one first: nothing pending uses it.
+            self.buffer = None;
+            let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+            let buffer = Buffer::new(device, bytes, usage, MemoryKind::Staging, max_alloc)?;
+            self.buffer = Some(buffer);
+        }
+        self.buffer
+            .as_mut()
+            .ok_or_else(|| VulkanError::Usage("staging buffer missing".into()))
+    }
+}
+
+/// Copies `bytes` of `src` from `offset` into the start of `staging`, makes them visible to
+/// the host, waits, and lends them in place with no host copy; `None` (and no copy) where the
+/// staging memory is not HOST_CACHED.
+pub(crate) fn read_in_place<'a>(
+    staging: &'a Buffer,
+    commands: &mut Commands,
+    (src, offset, bytes): (vk::Buffer, u64, u64),
+) -> VulkanResult<Option<&'a [u8]>> {
+    if !staging.host_cached() {
+        return Ok(None);
+    }
+    let dst = staging.raw;
+    commands.run(|d, cb| {
+        record_copy_from(d, cb, (src, offset), dst, bytes);
+        record_host_read_barrier(d, cb);
+    })?;
+    // SAFETY: the copy into the staging buffer and its barrier to HOST_READ are waited for;
+    // the caller's borrow of the staging buffer outlives the slice, so nothing records into
+    // it until the slice is dropped.
+    unsafe { staging.staged_view(bytes as usize) }
 }

@@ -1,27 +1,26 @@
-//! A user's kernel (`crate::program` of the core states the contract): its shader module, one
-//! descriptor set of storage buffers at bindings 0..n in argument order, the scalars as one
-//! push-constant block, and one pipeline per (workgroup size, shared bytes) through
-//! specialisation constants 0..2 (local size) and 3 (shared bytes, where the shader has it).
-//! Its buffers are device-local and reached through one staging buffer, as the frame is.
+//! A program, a user's kernel or a built-in (`crate::program` of the core states the
+//! contract): its shader module, one descriptor set of storage buffers at bindings 0..n in
+//! argument order, the scalars as one push-constant block, and one pipeline per (workgroup
+//! size, shared bytes) through specialisation constants 0..2 (local size) and 3 (shared bytes,
+//! where the shader has it). Its buffers are device-local and reached through one staging
+//! buffer.
 
-use blocksweep_core::Fill;
 use std::ffi::CString;
 use std::sync::Arc;
 
 use ash::vk;
 use blocksweep_core::{
-    BatchTimes, BlockSize, KernelFacts, Launch, Named, ProgramArg, ProgramSource, Stamps,
+    BatchTimes, BlockSize, Fill, KernelFacts, KernelVariant, Launch, Named, ProgramArg,
+    ProgramSource, Stamps,
 };
 
 use crate::command::Commands;
 use crate::context::DeviceContext;
 use crate::error::{VulkanError, VulkanResult};
-use crate::kernel::{self, DescriptorPool, PipelineCache, Stage, StorageLayouts};
-use crate::memory::{Buffer, MemoryKind};
-use crate::provider::{GLSL, SPIR_V};
-use crate::reflect::PushLayout;
+use crate::kernel::{self, build, DescriptorPool, PipelineCache, PushBlock, Stage, StorageLayouts};
+use crate::memory::{self, Buffer};
 use crate::timing::{check_launch, check_shared, DispatchLimits, Timestamps};
-use crate::{device, glsl, reflect};
+use crate::{builtin, device, reflect};
 
 /// What building a program needs to know about the device.
 pub(crate) struct Device<'a> {
@@ -53,147 +52,27 @@ pub(crate) struct Program {
     layouts: StorageLayouts,
     /// One per argument: the device buffer of each [`ProgramArg::Buffer`].
     buffers: Vec<Option<Buffer>>,
-    /// Made on the first copy, as large as the largest buffer.
-    staging: Option<Buffer>,
-    push: Vec<u8>,
+    /// One per argument: a buffer's guard band and the kernel's bytes between its bands.
+    parts: Vec<Option<(u64, u64)>>,
+    push: PushBlock,
     /// Whether the shader declares SpecId 1, 2 (local size y, z) and 3 (shared bytes).
     spec: [bool; 3],
     max_shared: u32,
     /// The subgroup size every pipeline requires (`--required-subgroup-size=N`).
     required: Option<u32>,
     pub facts: KernelFacts,
+    /// Which of this backend's built-in kernels the source is, if one.
+    pub builtin: Option<KernelVariant>,
+    /// llvmpipe's cap on a shader loop's iterations, checked for the built-ins' loops.
+    max_loop_iterations: Option<u64>,
 }
 
-fn build(detail: String) -> VulkanError {
-    VulkanError::Build {
-        call: "load_program",
-        detail,
-    }
-}
-
-/// The source as SPIR-V words (GLSL compiled with `options`), and who made them.
-fn words_of(source: &ProgramSource, options: &[String]) -> VulkanResult<(Vec<u32>, String)> {
-    match source.language {
-        l if l == SPIR_V => {
-            let words = ash::util::read_spv(&mut std::io::Cursor::new(&source.code))
-                .map_err(|e| build(format!("{} is not SPIR-V: {e}", source.origin)))?;
-            Ok((words, format!("SPIR-V given ({})", source.origin)))
-        }
-        l if l == GLSL => {
-            let text = std::str::from_utf8(&source.code)
-                .map_err(|e| build(format!("{} is not UTF-8: {e}", source.origin)))?;
-            let words = glsl::compile(text, &source.origin, &source.entry, options)?;
-            let by = glsl::compiler_name()?;
-            Ok((words, format!("{by} from {}", source.origin)))
-        }
-        other => Err(build(format!(
-            "{} is {other}; the Vulkan backend builds GLSL or SPIR-V",
-            source.origin
-        ))),
-    }
-}
-
-/// Where each scalar goes in the push-constant block: std430, every scalar aligned to its own
-/// size, in argument order; the block's size rounded up to 4 bytes.
-pub(crate) fn push_layout(args: &[ProgramArg]) -> PushLayout {
-    let mut layout = PushLayout::default();
-    let mut at = 0u32;
-    for (i, a) in args.iter().enumerate() {
-        if let ProgramArg::Scalar { ty, .. } = a {
-            let size = ty.size() as u32;
-            at = at.div_ceil(size) * size;
-            layout
-                .scalars
-                .push((format!("argument {i}"), ty.to_string(), at, size));
-            at += size;
-        }
-    }
-    layout.bytes = at.div_ceil(4) * 4;
-    layout
-}
-
-/// The push-constant block: each scalar's bytes at its std430 offset.
-fn push_block(args: &[ProgramArg], offsets: &[usize], size: usize) -> VulkanResult<Vec<u8>> {
-    let mut block = vec![0u8; size];
-    let scalars = args.iter().enumerate().filter_map(|(i, a)| match a {
-        ProgramArg::Scalar { ty, bytes } => Some((i, ty, bytes)),
+/// A buffer argument's guard band and the kernel's bytes; `None` for the others.
+fn part(arg: &ProgramArg) -> Option<(u64, u64)> {
+    match *arg {
+        ProgramArg::Buffer { bytes, guard } => Some((guard, bytes)),
         _ => None,
-    });
-    for ((i, ty, bytes), &at) in scalars.zip(offsets) {
-        if bytes.len() != ty.size() {
-            return Err(VulkanError::Usage(format!(
-                "argument {i}: a {ty} scalar is {} bytes, {} given",
-                ty.size(),
-                bytes.len()
-            )));
-        }
-        block[at..at + bytes.len()].copy_from_slice(bytes);
     }
-    Ok(block)
-}
-
-/// A device-local buffer for each buffer argument, refused by name above maxStorageBufferRange
-/// or maxMemoryAllocationSize.
-fn allocate(dev: &Device, args: &[ProgramArg]) -> VulkanResult<Vec<Option<Buffer>>> {
-    let usage = vk::BufferUsageFlags::STORAGE_BUFFER
-        | vk::BufferUsageFlags::TRANSFER_SRC
-        | vk::BufferUsageFlags::TRANSFER_DST;
-    let too_large = |i: usize, bytes: u64, limit: &Named<u64>| {
-        VulkanError::TooLarge(format!(
-            "argument {i}: a buffer of {bytes} bytes; {} is {}",
-            limit.name, limit.value
-        ))
-    };
-    let one = |(i, a): (usize, &ProgramArg)| -> VulkanResult<Option<Buffer>> {
-        let ProgramArg::Buffer { bytes, .. } = *a else {
-            return Ok(None);
-        };
-        if bytes == 0 {
-            return Err(VulkanError::Usage(format!(
-                "argument {i}: a buffer of 0 bytes (Vulkan has no empty buffers)"
-            )));
-        }
-        if let Some(limit) = dev.max_range.filter(|l| bytes > l.value) {
-            return Err(too_large(i, bytes, limit));
-        }
-        let total = a.allocation();
-        if let Some(limit) = dev.max_alloc.filter(|l| total > l.value) {
-            return Err(too_large(i, total, limit));
-        }
-        let kind = MemoryKind::DeviceLocal;
-        Buffer::new(dev.context, total, usage, kind, dev.max_alloc).map(Some)
-    };
-    args.iter().enumerate().map(one).collect()
-}
-
-/// Each buffer's binding: from past its leading guard band, over the kernel's bytes and the
-/// trailing band too, so that a store past the end lands in the band and is found (lavapipe and
-/// NVIDIA drop a store past a binding's range, which would hide it). Where the shader reads the
-/// array's length (`.length()`), or the range would pass maxStorageBufferRange, the binding
-/// ends with the kernel's bytes.
-fn bound_ranges(
-    buffers: &[Option<Buffer>],
-    args: &[ProgramArg],
-    found: &reflect::Reflection,
-    max_range: Option<&Named<u64>>,
-) -> Vec<(vk::Buffer, u64, u64)> {
-    let mut binding = 0u32;
-    let mut ranges = Vec::new();
-    for (b, a) in buffers.iter().zip(args) {
-        let (Some(b), ProgramArg::Buffer { bytes, guard }) = (b, a) else {
-            continue;
-        };
-        let reads_length = found.length_read.contains(&(0, binding));
-        let with_tail = bytes + guard;
-        let fits = max_range.is_none_or(|m| with_tail <= m.value);
-        let range = match reads_length || !fits {
-            true => *bytes,
-            false => with_tail,
-        };
-        ranges.push((b.raw, *guard, range));
-        binding += 1;
-    }
-    ranges
 }
 
 impl Program {
@@ -201,10 +80,9 @@ impl Program {
     /// them, allocates and binds the buffers, and builds one pipeline for the facts.
     pub fn load(dev: &Device, source: &ProgramSource, args: &[ProgramArg]) -> VulkanResult<Self> {
         let (required, options) = device::required_size(&source.options, dev.context.size_control)?;
-        let (words, made_by) = words_of(source, &options)?;
+        let (words, made_by) = kernel::words_of(source, &options)?;
         let buffers = args.iter().filter(|a| a.is_buffer()).count();
-        let push = push_layout(args);
-        let offsets: Vec<usize> = push.scalars.iter().map(|s| s.2 as usize).collect();
+        let push = kernel::push_layout(args);
         let push_bytes = push.bytes as usize;
         let found =
             reflect::reflect(&words).map_err(|e| build(format!("{}: {e}", source.origin)))?;
@@ -233,16 +111,18 @@ impl Program {
             set: sets[0],
             layouts,
             buffers: Vec::new(),
-            staging: None,
-            push: push_block(args, &offsets, push_bytes)?,
+            parts: args.iter().map(part).collect(),
+            push: PushBlock::new(args, &push)?,
             spec: [1, 2, 3].map(|id| found.spec_ids.contains(&id)),
             max_shared: dev.max_shared,
             required,
             facts: KernelFacts::default(),
+            builtin: builtin::identify(source),
+            max_loop_iterations: dev.max_loop_iterations,
         };
         p.module = kernel::shader_module_of_words(d, &words)?;
-        p.buffers = allocate(dev, args)?;
-        let ranges = bound_ranges(&p.buffers, args, &found, dev.max_range);
+        p.buffers = memory::allocate(dev.context, (dev.max_range, dev.max_alloc), args)?;
+        let ranges = memory::bound_ranges(&p.buffers, args, &found, dev.max_range);
         kernel::bind_storage(d, p.set, &ranges);
         p.facts = p.build_facts(dev, made_by, &source.origin)?;
         p.facts.shared_bytes = Some(Named::new(
@@ -268,41 +148,16 @@ impl Program {
         );
         let pipeline = self.pipeline_for((probe, None))?;
         let stats = kernel::statistics(&self.device, pipeline)?;
-        let mut extra = vec![("shader".to_string(), origin.to_string())];
-        if let Some(r) = self.required {
-            extra.push(("requiredSubgroupSize".into(), r.to_string()));
-        }
-        if !stats.all.is_empty() {
-            extra.push((
-                "statistics of".into(),
-                format!("the pipeline for workgroup {probe}"),
-            ));
-        }
-        extra.extend(stats.all);
-        if let Some(cap) = dev.max_loop_iterations {
-            extra.push((
-                "loop iterations".into(),
-                format!("llvmpipe ends a shader's loops after {cap} (LP_MAX_TGSI_LOOP_ITERATIONS)"),
-            ));
-        }
-        Ok(KernelFacts {
-            max_block: Some(Named::new(
-                limits.max_invocations.into(),
-                "maxComputeWorkGroupInvocations (no per-pipeline query in Vulkan)",
-            )),
-            registers: stats.registers.map(|r| {
-                Named::new(
-                    r.value,
-                    format!("{}, pipeline for workgroup {probe}", r.name),
-                )
-            }),
-            compiled_by: format!(
-                "{made_by}; vkCreateComputePipelines (driver {})",
-                dev.driver
-            ),
-            extra,
-            ..KernelFacts::default()
-        })
+        let of = kernel::FactsOf {
+            limits,
+            probe,
+            required: self.required,
+            made_by,
+            origin,
+            driver: dev.driver,
+            max_loop_iterations: dev.max_loop_iterations,
+        };
+        Ok(kernel::facts(of, stats))
     }
 
     fn stage(&self) -> Stage<'_> {
@@ -355,7 +210,8 @@ impl Program {
         self.cache.keep(made);
     }
 
-    /// The built-in kernels' launch checks, and a y or z the shader cannot take.
+    /// The launch checks (as for any Vulkan dispatch), a y or z the shader cannot take, and
+    /// shared bytes above maxComputeSharedMemorySize where the shader takes them.
     fn refuse(&self, launch: Launch, limits: &DispatchLimits) -> VulkanResult<()> {
         check_launch(launch, limits)?;
         let b = launch.block;
@@ -385,8 +241,12 @@ impl Program {
         (launch, count, stamps): (Launch, u32, Stamps),
     ) -> VulkanResult<BatchTimes> {
         self.refuse(launch, limits)?;
+        if let Some(k) = self.builtin {
+            let limit = self.max_loop_iterations;
+            builtin::check_loops(k, launch, |arg| self.push.value(arg), limit)?;
+        }
         let pipeline = self.pipeline_for(self.key(launch))?;
-        let (layout, set, push) = (self.layouts.pipeline, self.set, &self.push);
+        let (layout, set, push) = (self.layouts.pipeline, self.set, &self.push.bytes);
         timestamps.run_batch(commands, count, stamps, |d, cb| {
             crate::command::record_dispatch_bytes(d, cb, pipeline, layout, set, push, launch.grid)
         })
@@ -408,28 +268,24 @@ impl Program {
         Ok((b.raw, b.size))
     }
 
-    fn staging(&mut self) -> VulkanResult<&mut Buffer> {
-        if self.staging.is_none() {
-            let largest = self
-                .buffers
-                .iter()
-                .flatten()
-                .map(|b| b.size)
-                .max()
-                .unwrap_or(4);
-            let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
-            let staging = Buffer::new(&self.device, largest, usage, MemoryKind::Staging, None)?;
-            self.staging = Some(staging);
-        }
-        self.staging
-            .as_mut()
-            .ok_or_else(|| VulkanError::Usage("staging buffer missing".into()))
+    /// The staging buffer its copies need: as large as its largest buffer.
+    pub fn staging_bytes(&self) -> u64 {
+        self.buffers
+            .iter()
+            .flatten()
+            .map(|b| b.size)
+            .max()
+            .unwrap_or(4)
     }
 
     /// Copies `data` through the staging buffer into argument `arg`'s buffer, and waits.
-    pub fn write(&mut self, commands: &mut Commands, arg: usize, data: &[u8]) -> VulkanResult<()> {
+    pub fn write(
+        &self,
+        (commands, staging): (&mut Commands, &mut Buffer),
+        arg: usize,
+        data: &[u8],
+    ) -> VulkanResult<()> {
         let (dst, size) = self.buffer(arg, Some(data.len()))?;
-        let staging = self.staging()?;
         staging.write_bytes(data)?;
         let src = staging.raw;
         commands.run(|d, cb| crate::command::record_copy(d, cb, src, dst, size))
@@ -465,8 +321,8 @@ impl Program {
     /// Copies `out.len()` bytes of argument `arg`'s buffer from `offset` through the staging
     /// buffer into `out`, and waits.
     pub fn read(
-        &mut self,
-        commands: &mut Commands,
+        &self,
+        (commands, staging): (&mut Commands, &Buffer),
         arg: usize,
         offset: u64,
         out: &mut [u8],
@@ -478,12 +334,29 @@ impl Program {
                 "argument {arg} is a buffer of {whole} bytes; {size} asked at {offset}"
             )));
         }
-        let dst = self.staging()?.raw;
+        let dst = staging.raw;
         commands.run(|d, cb| {
             crate::command::record_copy_from(d, cb, (src, offset), dst, size);
             crate::command::record_host_read_barrier(d, cb);
         })?;
-        self.staging()?.read_bytes(out)
+        staging.read_bytes(out)
+    }
+
+    /// Sets scalar argument `arg` to its little-endian `value` for the dispatches after this.
+    pub fn set_scalar(&mut self, arg: usize, value: &[u8]) -> VulkanResult<()> {
+        self.push.set(arg, value)
+    }
+
+    /// Argument `arg`'s buffer, and where the kernel's bytes are in it (past the leading
+    /// guard band): (buffer, offset, bytes).
+    pub fn kernel_part(&self, arg: usize) -> VulkanResult<(vk::Buffer, u64, u64)> {
+        let (raw, _) = self.buffer(arg, None)?;
+        let (guard, bytes) = self.parts.get(arg).copied().flatten().ok_or_else(|| {
+            VulkanError::Usage(format!(
+                "argument {arg} is not a buffer of the loaded program"
+            ))
+        })?;
+        Ok((raw, guard, bytes))
     }
 }
 

@@ -57,7 +57,8 @@ static INFO: ApiInfo = ApiInfo {
         ),
     ],
     install_hint: "apt-get install libvulkan1 mesa-vulkan-drivers (CPU driver) or a GPU vendor's Vulkan driver",
-    // The host-visible staging plane that feeds and drains the device planes: on an H200
+    // The one host-visible staging buffer, a plane's size, that feeds and drains a program's
+    // buffers and is lent for the staged read-back: on an H200
     // (driver 580.159.04) Vulkan alone peaked at 24.0 host bytes per pixel against CUDA's 19.9.
     host_bytes_per_pixel: 4,
     options: &[ApiOption {

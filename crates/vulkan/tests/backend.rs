@@ -8,7 +8,11 @@ mod common;
 use std::process::ExitCode;
 
 use blocksweep_conformance::{claimed_frame, BatchExt, Suite};
-use blocksweep_core::{Backend, BlockSize, DeviceIdentity, DeviceKind, ErrorKind, Frame, Launch};
+use blocksweep_core::builtin::{load, load_kernel, poison, read};
+use blocksweep_core::{
+    Backend, BlockSize, DeviceIdentity, DeviceKind, ErrorKind, Frame, GridSize, KernelVariant,
+    Launch,
+};
 use common::open_device;
 
 fn launch(x: u32, y: u32, z: u32, grid: u32) -> Launch {
@@ -38,9 +42,38 @@ fn identity_is_vulkans(d: &DeviceIdentity) {
     }
 }
 
+/// The loaded kernel's facts, under Vulkan's names.
+fn the_facts_carry_vulkan_names(b: &blocksweep_vulkan::VulkanBackend) {
+    let l = b.limits();
+    let k = b.kernel_facts();
+    let max = k.max_block.as_ref().unwrap();
+    assert_eq!(
+        max.name,
+        "maxComputeWorkGroupInvocations (no per-pipeline query in Vulkan)"
+    );
+    assert_eq!(
+        Some(max.value),
+        l.max_threads_per_block.as_ref().map(|m| m.value)
+    );
+    assert!(
+        k.compiled_by
+            .contains("; vkCreateComputePipelines (driver "),
+        "{}",
+        k.compiled_by
+    );
+    if let Some(r) = &k.registers {
+        assert!(r
+            .name
+            .starts_with("VK_KHR_pipeline_executable_properties: "));
+        assert!(r.value > 0 && r.value <= 255, "{}", r.value);
+    }
+}
+
 fn limits_and_kernel_facts_carry_vulkan_names(d: &DeviceIdentity) {
     {
-        let b = open_device(d);
+        let mut b = open_device(d);
+        // The facts are a loaded program's: the built-in grid-stride kernel's here.
+        load_kernel(&mut b, KernelVariant::GridStride, 64, 4).unwrap();
         let l = b.limits();
         let name = |n: &Option<blocksweep_core::Named<u64>>| n.as_ref().map(|n| n.name.clone());
         assert_eq!(
@@ -81,28 +114,7 @@ fn limits_and_kernel_facts_carry_vulkan_names(d: &DeviceIdentity) {
             .find(|(k, _)| k.starts_with("timestampValidBits"))
             .expect("timestampValidBits in extra");
         assert!(bits.1.parse::<u32>().unwrap() > 0);
-        let k = b.kernel_facts();
-        let max = k.max_block.as_ref().unwrap();
-        assert_eq!(
-            max.name,
-            "maxComputeWorkGroupInvocations (no per-pipeline query in Vulkan)"
-        );
-        assert_eq!(
-            Some(max.value),
-            l.max_threads_per_block.as_ref().map(|m| m.value)
-        );
-        assert!(
-            k.compiled_by
-                .starts_with("vkCreateComputePipelines (driver "),
-            "{}",
-            k.compiled_by
-        );
-        if let Some(r) = &k.registers {
-            assert!(r
-                .name
-                .starts_with("VK_KHR_pipeline_executable_properties: "));
-            assert!(r.value > 0 && r.value <= 255, "{}", r.value);
-        }
+        the_facts_carry_vulkan_names(&b);
         match &l.mp_model {
             // Only NVIDIA's VK_NV_shader_sm_builtins gives a residency model.
             Some(m) => {
@@ -134,7 +146,12 @@ fn limits_and_kernel_facts_carry_vulkan_names(d: &DeviceIdentity) {
 /// here, that the backend refuses each kind before vkCmdDispatch, naming the Vulkan limit.
 fn launches_above_the_limits_are_refused_before_the_driver_sees_them(d: &DeviceIdentity) {
     let mut b = open_device(d);
-    b.upload(&Frame::generate(64, 4, 3)).unwrap();
+    load(
+        &mut b,
+        KernelVariant::GridStride,
+        &Frame::generate(64, 4, 3),
+    )
+    .unwrap();
     let max = b.limits().max_threads_per_block.clone().unwrap().value as u32;
     let dims = b.limits().max_block_dims.clone().unwrap().value.0;
     let count = b.limits().max_grid_dims.clone().unwrap().value.0;
@@ -180,8 +197,12 @@ fn refusals_name_vulkans_limits(d: &DeviceIdentity) {
     );
     let mut short = Frame::generate(8, 8, 1);
     short.g.pop();
-    let e = b.upload(&short).unwrap_err();
-    assert!(e.message.contains("plane g holds 63 values"), "{e}");
+    let e = load(&mut b, KernelVariant::GridStride, &short).unwrap_err();
+    assert!(
+        e.message
+            .contains("argument 1 is a buffer of 256 bytes; 252 given"),
+        "{e}"
+    );
     let heap = b.limits().global_mem_bytes.clone().unwrap();
     let e = b.copy_each(heap.value, 0, 1).unwrap_err();
     assert_eq!(e.kind, ErrorKind::OutOfMemory);
@@ -198,11 +219,11 @@ fn a_loop_longer_than_the_driver_runs_is_refused(d: &DeviceIdentity) {
         let mut out = Vec::new();
         let mut run = |b: &mut blocksweep_vulkan::VulkanBackend, pixels: u32, grid: u32| {
             let frame = Frame::generate(pixels, 1, 4);
-            b.upload(&frame).unwrap();
-            b.poison_output().unwrap();
+            load(b, KernelVariant::GridStride, &frame).unwrap();
+            poison(b, frame.pixels()).unwrap();
             b.dispatch_each(launch(1, 1, 1, grid), 0, 1)?;
             out.resize(pixels as usize, 0.0);
-            b.read_output(&mut out).unwrap();
+            read(b, &mut out).unwrap();
             let ok = blocksweep_core::verify::verify(&out, &frame.reference());
             assert!(ok.is_ok(), "{pixels} pixels, grid {grid}: {ok:?}");
             Ok::<(), blocksweep_core::BackendError>(())
@@ -220,6 +241,32 @@ fn a_loop_longer_than_the_driver_runs_is_refused(d: &DeviceIdentity) {
         }
         // Two invocations share the work: 65535 iterations each again.
         run(&mut b, 131070, 2).unwrap();
+        // The other grid-stride built-ins are held to the same cap, n or the height read
+        // from their arguments; one pixel per thread does not loop.
+        let one = launch(1, 1, 1, 1);
+        for (kernel, width, height, l) in [
+            (KernelVariant::RegisterHeavy, 65536, 1, one),
+            (KernelVariant::SharedProbe, 65536, 1, one.with_shared(12)),
+            (
+                KernelVariant::GridStride2D,
+                1,
+                65536,
+                Launch::new(BlockSize::linear(1), GridSize { x: 1, y: 1 }),
+            ),
+        ] {
+            load_kernel(&mut b, kernel, width, height).unwrap();
+            blocksweep_core::builtin::prepare_launch(&mut b, kernel, l).unwrap();
+            match b.dispatch_each(l, 0, 1) {
+                Err(e) => {
+                    assert!(llvmpipe, "{} refused a legal launch: {e}", d.name);
+                    assert_eq!(e.kind, ErrorKind::LaunchRejected, "{kernel:?}: {e}");
+                    assert!(e.message.contains("LP_MAX_TGSI_LOOP_ITERATIONS"), "{e}");
+                }
+                Ok(_) => assert!(!llvmpipe, "{kernel:?} would have looped past the cap"),
+            }
+        }
+        load_kernel(&mut b, KernelVariant::OnePixelPerThread, 65536 * 4, 1).unwrap();
+        b.dispatch_each(launch(64, 1, 1, 4096), 0, 1).unwrap();
         let limit = b
             .limits()
             .extra

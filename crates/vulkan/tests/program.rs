@@ -188,13 +188,13 @@ fn saxpy_from_glsl_at_two_workgroup_sizes(d: &blocksweep_core::DeviceIdentity) -
         .unwrap_err()
         .message
         .contains("not a buffer"));
-    // Back to the built-in kernels.
-    b.set_kernel(blocksweep_core::KernelVariant::GridStride)
-        .unwrap();
+    // Back to a built-in kernel, a program too.
+    let kernel = blocksweep_core::KernelVariant::GridStride;
+    blocksweep_core::builtin::load_kernel(&mut b, kernel, 64, 4).unwrap();
     assert!(b
         .kernel_facts()
         .compiled_by
-        .starts_with("vkCreateComputePipelines"));
+        .starts_with("SPIR-V given (shaders/grayscale.spv); vkCreateComputePipelines"));
     Completion::Completed
 }
 
@@ -416,9 +416,8 @@ fn a_kernel_past_the_deadline(d: &blocksweep_core::DeviceIdentity) -> Completion
     // Unusable from now on, whatever is asked.
     let e = b.read_buffer(0, 0, &mut [0; 4096 * 4]).unwrap_err();
     assert!(e.message.contains("unusable"), "{e}");
-    let e = b
-        .set_kernel(blocksweep_core::KernelVariant::GridStride)
-        .unwrap_err();
+    let kernel = blocksweep_core::KernelVariant::GridStride;
+    let e = blocksweep_core::builtin::load_kernel(&mut b, kernel, 64, 4).unwrap_err();
     assert!(e.message.contains("unusable"), "{e}");
     let e = b.load_program(&glsl("spin.comp", SPIN), &spin).unwrap_err();
     assert!(e.message.contains("unusable"), "{e}");

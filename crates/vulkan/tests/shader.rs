@@ -1,4 +1,4 @@
-//! Each checked-in SPIR-V module (grayscale, the lab's three, copy) is exactly what its
+//! Each checked-in SPIR-V module (the five built-in kernels, copy) is exactly what its
 //! checked-in GLSL compiles to, each validates, and the grayscale shaders use the core's weights.
 
 use std::path::{Path, PathBuf};
@@ -8,8 +8,12 @@ use blocksweep_conformance::{skip_unless_required, Completion, Harness};
 use blocksweep_core::WEIGHTS;
 
 /// Each checked-in shader, and the bytes the crate embeds for it.
-const SHADERS: [(&str, &[u8]); 5] = [
+const SHADERS: [(&str, &[u8]); 6] = [
     ("grayscale", blocksweep_vulkan::SPIRV),
+    (
+        "grayscale_one_per_thread",
+        blocksweep_vulkan::SPIRV_ONE_PER_THREAD,
+    ),
     ("grayscale_2d", blocksweep_vulkan::SPIRV_2D),
     ("grayscale_shared", blocksweep_vulkan::SPIRV_SHARED),
     ("grayscale_registers", blocksweep_vulkan::SPIRV_REGISTERS),
@@ -110,11 +114,15 @@ fn the_shader_uses_the_core_weights() {
     let source = std::fs::read_to_string(repo_root().join("shaders/grayscale.comp")).unwrap();
     let [r, g, b] = WEIGHTS;
     let sum = format!("{r} * r[i] + {g} * g[i] + {b} * b[i]");
-    // Once in the grid-stride loop, once in the one-pixel-per-thread variant.
-    assert_eq!(source.matches(&sum).count(), 2, "expected `{sum}` twice");
-    // The lab's shaders: the 2-D one indexes a row, the register-heavy one keeps `value`, the
-    // shared-memory one writes the three weights into its array.
+    assert_eq!(source.matches(&sum).count(), 1, "expected `{sum}` once");
+    // The others: one pixel per thread computes the same sum, the 2-D one indexes a row, the
+    // register-heavy one keeps `value`, the shared-memory one writes the three weights into
+    // its array.
     let lab = |name: &str| std::fs::read_to_string(repo_root().join(name)).unwrap();
+    assert!(
+        lab("shaders/grayscale_one_per_thread.comp").contains(&sum),
+        "{sum}"
+    );
     let row = format!("{r} * r[row + x] + {g} * g[row + x] + {b} * b[row + x]");
     assert!(lab("shaders/grayscale_2d.comp").contains(&row), "{row}");
     assert!(

@@ -1,14 +1,14 @@
 //! Under VK_LAYER_KHRONOS_validation with synchronization validation, the kit's sweep, fault,
 //! batch-protocol, refusal and staged read-back scenarios, both copy methods (the shader's in one
-//! dispatch and in several), a poison/read-back and the backend's destruction produce no
-//! warning or error at all.
+//! dispatch and in several), a poison/read-back, every built-in kernel and the backend's
+//! destruction produce no warning or error at all.
 
 mod common;
 
 use std::process::ExitCode;
 
 use blocksweep_conformance::{checks, skip_unless_required, staged, BatchExt, Completion, Suite};
-use blocksweep_core::{Backend, DeviceIdentity, DeviceKind, Frame};
+use blocksweep_core::{builtin, Backend, DeviceIdentity, DeviceKind, Frame, KernelVariant};
 use blocksweep_vulkan::{open, VulkanBackend, VulkanError, VulkanOptions};
 use common::run_in_child;
 
@@ -29,7 +29,22 @@ fn open_validated(devs: &[DeviceIdentity]) -> Result<(DeviceIdentity, VulkanBack
     }
 }
 
-fn the_kit_copies_and_teardown_are_clean_under_validation(devs: &[DeviceIdentity]) -> Completion {
+/// Asserts that the layer said nothing about `b`'s work or its destruction.
+fn clean_through_teardown(d: &DeviceIdentity, b: VulkanBackend) -> Completion {
+    let before_drop = b.validation_messages();
+    let log = b.message_log();
+    drop(b);
+    let after_drop = log.messages();
+    assert!(
+        before_drop.is_empty() && after_drop.is_empty(),
+        "{} under validation:\n{}",
+        d.name,
+        after_drop.join("\n")
+    );
+    Completion::Completed
+}
+
+fn the_kit_and_teardown_are_clean_under_validation(devs: &[DeviceIdentity]) -> Completion {
     let (d, mut b) = match open_validated(devs) {
         Ok(v) => v,
         Err(skipped) => return skipped,
@@ -46,6 +61,15 @@ fn the_kit_copies_and_teardown_are_clean_under_validation(devs: &[DeviceIdentity
         staged || d.kind != DeviceKind::Cpu,
         "lavapipe lends its staging"
     );
+    clean_through_teardown(&d, b)
+}
+
+/// Apart from the kit's scenarios, so that it runs whatever they find.
+fn builtins_copies_and_teardown_are_clean_under_validation(devs: &[DeviceIdentity]) -> Completion {
+    let (d, mut b) = match open_validated(devs) {
+        Ok(v) => v,
+        Err(skipped) => return skipped,
+    };
     let times = b.copy_each(1 << 20, 1, 2).unwrap();
     assert_eq!(times.len(), 2);
     // The compute-shader copy's round trip, in one dispatch and in several.
@@ -58,23 +82,33 @@ fn the_kit_copies_and_teardown_are_clean_under_validation(devs: &[DeviceIdentity
     b.copy_each(20_008, 1, 1).unwrap();
     assert_eq!(b.copy_round_trip_for_tests(&words).unwrap()[1], words);
     let frame = Frame::generate(64, 8, 11);
-    b.upload(&frame).unwrap();
-    b.poison_output().unwrap();
+    builtin::load(&mut b, KernelVariant::GridStride, &frame).unwrap();
+    builtin::poison(&mut b, frame.pixels()).unwrap();
     let mut out = vec![0f32; 512];
-    b.read_output(&mut out).unwrap();
+    builtin::read(&mut b, &mut out).unwrap();
     assert!(out.iter().all(|v| v.is_nan()), "poison read back");
-
-    let before_drop = b.validation_messages();
-    let log = b.message_log();
-    drop(b);
-    let after_drop = log.messages();
-    assert!(
-        before_drop.is_empty() && after_drop.is_empty(),
-        "{} under validation:\n{}",
-        d.name,
-        after_drop.join("\n")
-    );
-    Completion::Completed
+    // Every built-in (the shared one sized by the launch), read back staged.
+    for kernel in KernelVariant::ALL {
+        builtin::load(&mut b, kernel, &frame).unwrap();
+        let launch = match kernel {
+            KernelVariant::GridStride2D => blocksweep_core::Launch::new(
+                blocksweep_core::BlockSize { x: 8, y: 8, z: 1 },
+                blocksweep_core::GridSize { x: 8, y: 1 },
+            ),
+            _ => blocksweep_core::Launch::linear(blocksweep_core::BlockSize::linear(64), 8)
+                .with_shared(768),
+        };
+        builtin::prepare_launch(&mut b, kernel, launch).unwrap();
+        b.dispatch_each(launch, 0, 1).unwrap();
+        let staged = builtin::read_staged(&mut b).unwrap().map(<[f32]>::to_vec);
+        if let Some(staged) = staged {
+            assert_eq!(
+                blocksweep_core::verify::verify(&staged, &frame.reference()),
+                Ok(())
+            );
+        }
+    }
+    clean_through_teardown(&d, b)
 }
 
 fn validation_is_live_and_reports_a_missing_barrier(devs: &[DeviceIdentity]) -> Completion {
@@ -123,7 +157,7 @@ fn loader_notices_are_not_diagnostics(devs: &[DeviceIdentity]) -> Completion {
         Err(skipped) => return skipped,
     };
     let frame = Frame::generate(64, 8, 11);
-    b.upload(&frame).unwrap();
+    builtin::load(&mut b, KernelVariant::GridStride, &frame).unwrap();
     b.dispatch_each(
         blocksweep_core::Launch::linear(blocksweep_core::BlockSize::linear(64), 8),
         0,
@@ -131,7 +165,7 @@ fn loader_notices_are_not_diagnostics(devs: &[DeviceIdentity]) -> Completion {
     )
     .unwrap();
     let mut out = vec![0f32; 512];
-    b.read_output(&mut out).unwrap();
+    builtin::read(&mut b, &mut out).unwrap();
     assert_eq!(b.diagnostics(), Vec::<String>::new());
     Completion::Completed
 }
@@ -198,7 +232,11 @@ fn main() -> ExitCode {
     Suite::new(&blocksweep_vulkan::PROVIDER)
         .all_devices(
             "clean_under_validation",
-            the_kit_copies_and_teardown_are_clean_under_validation,
+            the_kit_and_teardown_are_clean_under_validation,
+        )
+        .all_devices(
+            "builtins_clean_under_validation",
+            builtins_copies_and_teardown_are_clean_under_validation,
         )
         .all_devices(
             "validation_reports_a_missing_barrier",

@@ -1,0 +1,126 @@
+//! The built-in grayscale kernels as this backend's programs (`blocksweep_core::builtin` lists
+//! their arguments): each shader's SPIR-V, compiled ahead of time and embedded, which built-in
+//! a loaded source is, and the launch check only a built-in needs: on llvmpipe a grid-stride
+//! loop must not run past the driver's loop cap, which would leave pixels unwritten.
+
+use blocksweep_core::{KernelVariant, Launch, ProgramSource};
+
+use crate::error::{VulkanError, VulkanResult};
+use crate::provider::SPIR_V;
+use crate::timing::{check_loop_iterations, check_loop_iterations_2d};
+
+/// shaders/grayscale.spv, compiled from shaders/grayscale.comp with
+/// `glslangValidator -V --target-env vulkan1.1 -o shaders/grayscale.spv shaders/grayscale.comp`;
+/// each of the others the same way from its `.comp`.
+pub const SPIRV: &[u8] = include_bytes!("../../../shaders/grayscale.spv");
+pub const SPIRV_ONE_PER_THREAD: &[u8] =
+    include_bytes!("../../../shaders/grayscale_one_per_thread.spv");
+pub const SPIRV_2D: &[u8] = include_bytes!("../../../shaders/grayscale_2d.spv");
+pub const SPIRV_SHARED: &[u8] = include_bytes!("../../../shaders/grayscale_shared.spv");
+pub const SPIRV_REGISTERS: &[u8] = include_bytes!("../../../shaders/grayscale_registers.spv");
+
+/// The pixel count `n` (u64), or the 2-D kernel's width, and its height (u32): arguments 4
+/// and 5 in the core's table.
+const N: usize = 4;
+const HEIGHT: usize = 5;
+
+/// Each built-in's SPIR-V and where it is checked in.
+fn shader(kernel: KernelVariant) -> (&'static [u8], &'static str) {
+    match kernel {
+        KernelVariant::GridStride => (SPIRV, "shaders/grayscale.spv"),
+        KernelVariant::OnePixelPerThread => {
+            (SPIRV_ONE_PER_THREAD, "shaders/grayscale_one_per_thread.spv")
+        }
+        KernelVariant::GridStride2D => (SPIRV_2D, "shaders/grayscale_2d.spv"),
+        KernelVariant::SharedProbe => (SPIRV_SHARED, "shaders/grayscale_shared.spv"),
+        KernelVariant::RegisterHeavy => (SPIRV_REGISTERS, "shaders/grayscale_registers.spv"),
+    }
+}
+
+/// The built-in `kernel` as a program source: its SPIR-V, entry `main`.
+pub fn source(kernel: KernelVariant) -> ProgramSource {
+    let (code, origin) = shader(kernel);
+    ProgramSource {
+        language: SPIR_V,
+        code: code.to_vec(),
+        entry: "main".into(),
+        origin: origin.into(),
+        options: Vec::new(),
+    }
+}
+
+/// Which built-in `source` is, where it is one of this backend's own (origin and code the
+/// same; options such as a required subgroup size do not change what its loops do).
+pub(crate) fn identify(source: &ProgramSource) -> Option<KernelVariant> {
+    KernelVariant::ALL.into_iter().find(|&k| {
+        let (code, origin) = shader(k);
+        source.language == SPIR_V
+            && source.origin == origin
+            && source.code == code
+            && source.entry == "main"
+    })
+}
+
+/// Refuses a launch of the grid-stride built-in `kernel` whose busiest invocation would loop
+/// more often than `limit` (llvmpipe's cap), reading n, or the width and height, from the
+/// program's scalars (`scalar(arg)`). One pixel per thread does not loop.
+pub(crate) fn check_loops(
+    kernel: KernelVariant,
+    launch: Launch,
+    scalar: impl Fn(usize) -> Option<u64>,
+    limit: Option<u64>,
+) -> VulkanResult<()> {
+    if limit.is_none() || !kernel.grid_stride() {
+        return Ok(());
+    }
+    let arg = |i: usize| {
+        scalar(i).ok_or_else(|| {
+            VulkanError::Usage(format!(
+                "the built-in {} has no scalar argument {i}",
+                kernel.entry()
+            ))
+        })
+    };
+    match kernel {
+        KernelVariant::GridStride2D => {
+            check_loop_iterations_2d(launch, arg(N)?, arg(HEIGHT)?, limit)
+        }
+        _ => check_loop_iterations(launch, arg(N)?, limit),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blocksweep_core::{BlockSize, ErrorKind};
+
+    #[test]
+    fn spirv_is_embedded_word_aligned_and_identified() {
+        for k in KernelVariant::ALL {
+            let s = source(k);
+            let words = ash::util::read_spv(&mut std::io::Cursor::new(&s.code)).unwrap();
+            assert_eq!(words[0], 0x0723_0203);
+            assert_eq!(identify(&s), Some(k));
+        }
+        let mut other = source(KernelVariant::GridStride);
+        other.origin = "examples/kernels/grayscale/grayscale.spv".into();
+        assert_eq!(identify(&other), None);
+    }
+
+    #[test]
+    fn only_the_grid_stride_loops_are_checked() {
+        let launch = Launch::linear(BlockSize::linear(1), 1);
+        let n = |v: u64| move |i: usize| (i == N || i == HEIGHT).then_some(v);
+        let cap = Some(65535);
+        assert!(check_loops(KernelVariant::GridStride, launch, n(65535), cap).is_ok());
+        let e = check_loops(KernelVariant::RegisterHeavy, launch, n(65536), cap).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::LaunchRejected);
+        assert!(e.to_string().contains("65536 loop iterations"), "{e}");
+        let e = check_loops(KernelVariant::GridStride2D, launch, n(65536), cap).unwrap_err();
+        assert!(e.to_string().contains("in x"), "{e}");
+        assert!(check_loops(KernelVariant::OnePixelPerThread, launch, n(1 << 20), cap).is_ok());
+        assert!(check_loops(KernelVariant::SharedProbe, launch, n(1 << 20), None).is_ok());
+        let e = check_loops(KernelVariant::SharedProbe, launch, |_| None, cap).unwrap_err();
+        assert!(e.to_string().contains("no scalar argument 4"), "{e}");
+    }
+}
