@@ -232,9 +232,8 @@ impl Backend for VulkanBackend {
     }
 
     /// Builds the program (GLSL through libshaderc, or SPIR-V as given), checks its bindings
-    /// against `args`, and makes it current. A user's kernel's batches and copies then wait
-    /// no longer than the core's deadline; this backend's own built-ins, whose loops the
-    /// launch checks bound, wait as long as they run.
+    /// against `args`, and makes it current. Its batches and copies then wait no longer than
+    /// the core's deadline, the built-ins' as a user's kernel's (one policy on every API).
     fn load_program(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> BackendResult<()> {
         let _t = trace::span("vulkan", "load_program");
         self.commands.usable()?;
@@ -251,8 +250,8 @@ impl Backend for VulkanBackend {
             max_loop_iterations: self.max_loop_iterations,
         };
         let p = Program::load(&device, source, args)?;
-        let deadline = p.builtin.is_none().then(blocksweep_core::program::deadline);
-        self.commands.set_timeout(deadline);
+        self.commands
+            .set_timeout(Some(blocksweep_core::program::deadline()));
         self.program = Some(p);
         Ok(())
     }

@@ -17,8 +17,8 @@ use blocksweep_core::GridSize;
 use crate::context::DeviceContext;
 use crate::error::{map_host_device_oom, map_host_device_oom_and_lost, VulkanError, VulkanResult};
 
-/// How long one submission of the built-in kernels may take before we stop waiting and
-/// report it; a user's kernel has the core's deadline instead ([`Commands::set_timeout`]).
+/// How long one submission may take before a program is loaded (the copy ceiling's, the
+/// staging copies); a program's have the core's deadline ([`Commands::set_timeout`]).
 const FENCE_TIMEOUT: Duration = Duration::from_secs(120);
 
 pub(crate) struct Commands {
@@ -72,7 +72,7 @@ impl Commands {
         Ok(c)
     }
 
-    /// Makes every later wait last at most `deadline`, or the built-in kernels' 120 s.
+    /// Makes every later wait last at most `deadline`, or 120 s where it is `None`.
     pub fn set_timeout(&mut self, deadline: Option<Duration>) {
         self.timeout = deadline.unwrap_or(FENCE_TIMEOUT);
     }
