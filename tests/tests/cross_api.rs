@@ -8,8 +8,8 @@
 use std::process::ExitCode;
 
 use blocksweep_conformance::{probe, skip, Harness};
-use blocksweep_core::physical;
 use blocksweep_core::builtin;
+use blocksweep_core::physical;
 use blocksweep_core::verify::verify;
 use blocksweep_core::{
     Backend, BlockSize, DeviceIdentity, Frame, KernelVariant, Launch, OpenOptions, Provider,

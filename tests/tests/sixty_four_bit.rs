@@ -26,8 +26,7 @@ use blocksweep_core::builtin;
 use blocksweep_core::verify::verify;
 use blocksweep_core::{
     Backend, BlockSize, DeviceIdentity, ErrorKind, Frame, KernelVariant, Launch, OpenOptions,
-    Provider, Stamps,
-    Work,
+    Provider, Stamps, Work,
 };
 
 /// 2^32 threads: the product that is 0 in 32 bits.

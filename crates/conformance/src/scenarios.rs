@@ -68,7 +68,7 @@ pub const SCENARIOS: &[Scenario] = &[
         "limits",
         "limits are consistent and each carries its native name; timer and kernel facts stated",
         |t| {
-            checks::limits(&*t.open());
+            checks::limits(&mut *t.open());
             Completion::Completed
         },
     ),

@@ -152,6 +152,17 @@ impl Limits {
         )
     }
 
+    /// Whether a program's buffers (each `allocations` entry one buffer's bytes, guard bands
+    /// included) fit the per-allocation, per-binding and total memory limits; the error names
+    /// the limit that refuses them.
+    pub fn program_fits(&self, allocations: &[u64]) -> Result<(), String> {
+        let largest = allocations.iter().copied().max().unwrap_or(0);
+        let total = allocations.iter().fold(0u64, |t, &b| t.saturating_add(b));
+        // The largest one against the per-buffer limits, all of them against the total.
+        let rest = total - largest;
+        self.buffers_fit(1, largest, rest, "a buffer", "the program's buffers")
+    }
+
     /// `count` buffers of `bytes` each, beside `reserved` bytes already in use, against the
     /// per-allocation, per-binding and total memory limits; the error names the limit.
     fn buffers_fit(
@@ -258,6 +269,20 @@ pub struct KernelFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn program_fits_names_the_limit_that_refuses() {
+        let l = Limits {
+            max_alloc_bytes: Some(Named::new(100, "MAX_ALLOC")),
+            global_mem_bytes: Some(Named::new(250, "GLOBAL")),
+            ..Limits::default()
+        };
+        assert!(l.program_fits(&[100, 100, 50]).is_ok());
+        assert!(l.program_fits(&[101]).unwrap_err().contains("MAX_ALLOC"));
+        let e = l.program_fits(&[100, 100, 51]).unwrap_err();
+        assert!(e.contains("GLOBAL") && e.contains("251"), "{e}");
+        assert!(l.program_fits(&[]).is_ok());
+    }
 
     #[test]
     fn frame_fits_names_the_limit_that_refuses() {

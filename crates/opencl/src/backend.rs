@@ -217,6 +217,11 @@ impl Backend for OpenClBackend {
         let _t = blocksweep_core::trace::span("opencl", "load_program");
         self.usable()?;
         self.program = None;
+        // PoCL allocates lazily and would take buffers past its own stated memory.
+        let sizes: Vec<u64> = args.iter().map(ProgramArg::allocation).collect();
+        if let Err(detail) = self.limits.program_fits(&sizes) {
+            return Err(OpenClError::OutOfMemory { detail }.into());
+        }
         let (nvidia, compiled_by) = (self.nvidia, &self.compiled_by);
         let program = UserProgram::load(&self.context, nvidia, compiled_by, source, args)?;
         self.program = Some(program);

@@ -1,7 +1,10 @@
 //! What a device and its API say about themselves: probe()'s identity, the limits, and
 //! opening past the last device.
 
-use blocksweep_core::{Backend, DeviceIdentity, ErrorKind, Named, OpenOptions, Provider};
+use blocksweep_core::builtin;
+use blocksweep_core::{
+    Backend, DeviceIdentity, ErrorKind, KernelVariant, Named, OpenOptions, Provider,
+};
 
 use super::positive;
 use crate::scenarios::Target;
@@ -43,8 +46,8 @@ pub fn identity(t: &Target) {
 
 /// Limits are internally consistent and each names its native query; the timer and the
 /// compiled kernel are described.
-pub fn limits(b: &dyn Backend) {
-    let l = b.limits();
+pub fn limits(b: &mut dyn Backend) {
+    let l = b.limits().clone();
     let bad = l.inconsistencies();
     assert!(
         bad.is_empty(),
@@ -92,6 +95,8 @@ pub fn limits(b: &dyn Backend) {
         positive(timer.resolution_ns) && !timer.method.trim().is_empty(),
         "{timer:?}"
     );
+    // The grid-stride built-in, built for its facts (none before a program is loaded).
+    builtin::load_kernel(b, KernelVariant::GridStride, 1, 1).expect("the built-in kernel");
     let k = b.kernel_facts();
     assert!(!k.compiled_by.trim().is_empty(), "{k:?}");
     if let Some(m) = &k.max_block {
