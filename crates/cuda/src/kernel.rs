@@ -130,6 +130,36 @@ pub(crate) fn ptx_image(
     Ok((image, provenance))
 }
 
+/// NVRTC's output for `unit`, compiled once per process: the built-in kernels are five entries
+/// of one source, loaded again for each kernel the lab and validate switch to (each compile
+/// costs tens of milliseconds). The last few units are kept, keyed by all NVRTC is given.
+fn compile_once(nvrtc: &Nvrtc, unit: &Unit, arch: &str) -> Result<Compiled, CudaError> {
+    type Key = (String, String, Vec<String>, Option<String>, String);
+    static DONE: std::sync::Mutex<Vec<(Key, Compiled)>> = std::sync::Mutex::new(Vec::new());
+    let key: Key = (
+        arch.to_string(),
+        unit.name.to_string(),
+        unit.options.to_vec(),
+        unit.name_expression.map(str::to_string),
+        unit.text.to_string(),
+    );
+    let found = DONE.lock().ok().and_then(|done| {
+        let hit = done.iter().find(|(k, _)| *k == key);
+        hit.map(|(_, c)| c.clone())
+    });
+    if let Some(compiled) = found {
+        return Ok(compiled);
+    }
+    let compiled = nvrtc.compile_unit(unit, arch)?;
+    if let Ok(mut done) = DONE.lock() {
+        if done.len() >= 8 {
+            done.remove(0);
+        }
+        done.push((key, compiled.clone()));
+    }
+    Ok(compiled)
+}
+
 /// Finds a libnvrtc, plans PTX or cubin against the driver and the device, and compiles
 /// `unit`: the one way any CUDA source here (the built-in kernels, a user's) becomes an image.
 pub(crate) fn nvrtc_image(
@@ -143,7 +173,7 @@ pub(crate) fn nvrtc_image(
     let chosen =
         plan(nvrtc.version, driver.cuda, cc, &archs, ptx_jit).map_err(CudaError::NvrtcUnusable)?;
     let arch = chosen.arch_option();
-    let compiled = nvrtc.compile_unit(unit, &arch)?;
+    let compiled = compile_once(&nvrtc, unit, &arch)?;
     let (n, d) = (nvrtc.version, driver.cuda);
     let compiled_by = match chosen {
         Plan::Ptx { .. } => format!(

@@ -190,6 +190,7 @@ pub(crate) fn compile_options(arch: &str, extra: &[String]) -> Vec<String> {
 }
 
 /// What one compilation produced: PTX text (NUL-terminated, as NVRTC returns it) or a cubin.
+#[derive(Clone)]
 pub(crate) struct Compiled {
     pub image: Vec<u8>,
     pub options: Vec<String>,
