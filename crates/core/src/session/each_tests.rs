@@ -107,3 +107,27 @@ fn ready_sees_what_opened_and_its_error_is_the_answer() {
     assert_eq!(e, "frame too large");
     assert!(!worked);
 }
+
+fn open_panicking(_: usize, _: &OpenOptions) -> BackendResult<Box<dyn Backend>> {
+    panic!("a driver's bug at open")
+}
+
+static PANICKING: ApiProvider = ApiProvider {
+    api: TEST_API_B,
+    probe: probe_b,
+    open: open_panicking,
+};
+
+/// `each` opens through the sweep's opening threads: an open that panics is that API's
+/// failure, and the others answer.
+#[test]
+fn an_open_that_panics_is_its_apis_failure_and_the_others_answer() {
+    let providers: [&'static dyn Provider; 2] = [&PANICKING, &SAYING];
+    let registry = Registry::probe(&providers);
+    let targets = registry.targets(&ApiChoice::All, None).unwrap();
+    let (answers, failures) =
+        Session::each(&registry, targets, &OpenOptions::default(), |b| Ok(b.api()));
+    assert_eq!(answers, [TEST_API_A]);
+    assert_eq!(failures[0].api, TEST_API_B, "{failures:?}");
+    assert_eq!(failures[0].message, "opening panicked");
+}

@@ -13,7 +13,7 @@ mod said;
 pub use pipeline::{SweepJob, WorkloadSource};
 pub use said::Said;
 
-use crate::backend::{Backend, BackendError, ErrorKind};
+use crate::backend::{Backend, BackendError, DeviceIdentity, ErrorKind};
 use crate::frame::Frame;
 use crate::options::OpenOptions;
 use crate::provider::{Registry, Targets};
@@ -70,39 +70,31 @@ pub struct SweepOutcome {
 }
 
 impl Session {
-    /// Opens every target in parallel; what could not open is in `failures`.
+    /// Opens every target in parallel, through the sweep's own opening threads (with no
+    /// workload to ready); what could not open is in `failures`, in target order.
     fn open_all(registry: &Registry, targets: Targets, options: &OpenOptions) -> Session {
         let t = crate::trace::span("core", "open, every target in parallel");
-        let opened: Vec<Result<Box<dyn Backend>, BackendError>> = thread::scope(|s| {
-            let handles: Vec<_> = targets
-                .devices
-                .iter()
-                .map(|d| {
-                    (
-                        d.api,
-                        s.spawn(move || crate::worker::open(registry, d, options)),
-                    )
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|(api, h)| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(BackendError::new(
-                            api,
-                            ErrorKind::Driver,
-                            "opening panicked",
-                        ))
-                    })
-                })
-                .collect()
+        let open = |d: &DeviceIdentity| crate::worker::open(registry, d, options);
+        let devices = &targets.devices;
+        let mut opened: Vec<Option<Result<Box<dyn Backend>, BackendError>>> =
+            devices.iter().map(|_| None).collect();
+        thread::scope(|s| {
+            let (done, workloads) = openers::spawn(s, &open, devices, &[]);
+            drop(workloads);
+            for (i, r, _) in done {
+                opened[i] = Some(r);
+            }
         });
         t.end();
         let mut session = Session {
             backends: Vec::new(),
             failures: Vec::new(),
         };
-        for r in opened {
+        for (d, r) in devices.iter().zip(opened) {
+            let r = r.unwrap_or_else(|| {
+                let why = "its opening thread ended without an answer";
+                Err(BackendError::new(d.api, ErrorKind::Driver, why))
+            });
             match r {
                 Ok(b) => session.backends.push(b),
                 Err(e) => session.failures.push(Failure {

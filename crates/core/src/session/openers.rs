@@ -1,5 +1,6 @@
-//! The threads that open a sweep's targets, each sending its backend (or why it could not
-//! open) to the coordinator when done; and closing, which also gets a thread of its own.
+//! The threads that open a run's targets (the sweep's, and every other command's through
+//! `Session::each`), each sending its backend (or why it could not open) to the coordinator
+//! when done; and closing, which also gets a thread of its own.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
