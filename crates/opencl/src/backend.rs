@@ -12,6 +12,10 @@ use crate::device::{self, DeviceEntry};
 use crate::error::OpenClError;
 use crate::handles::DeviceId;
 use crate::memory::{CopyBuffers, Staging};
+
+/// Writes from this size up go through the page-locked staging buffer; smaller ones go
+/// direct (a user kernel's scalars-sized buffers gain nothing from a mapping).
+const STAGED_WRITE: usize = 1 << 20;
 use crate::program::UserProgram;
 use crate::timing;
 use crate::OpenClOptions;
@@ -228,11 +232,22 @@ impl Backend for OpenClBackend {
         Ok(())
     }
 
+    /// Through the staging buffer where it has the write's size (or there is none yet): a
+    /// frame's three planes, then its read-backs, share one page-locked buffer.
     fn write_buffer(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
         self.usable()?;
-        Ok(self
-            .program("write_buffer")?
-            .write(&self.context.queue, arg, bytes)?)
+        let program = self
+            .program
+            .as_ref()
+            .ok_or_else(|| OpenClError::Usage("write_buffer: no program loaded".into()))?;
+        let dst = program.whole(arg, bytes.len())?;
+        let staged = (bytes.len() >= STAGED_WRITE)
+            .then(|| Staging::for_write(&mut self.staging, &self.context, bytes.len()))
+            .flatten();
+        match staged {
+            Some(host) => Ok(host.write_into(dst, bytes)?),
+            None => Ok(program.write(&self.context.queue, arg, bytes)?),
+        }
     }
 
     fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {

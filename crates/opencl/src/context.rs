@@ -83,6 +83,11 @@ pub(crate) fn wait(event: &Event, what: &'static str) -> Result<(), OpenClError>
     wait_for_events(&[event.raw()]).map_err(map_wait("clWaitForEvents", what))
 }
 
+/// Submits what `queue` holds (`what` names it in an error), without waiting.
+pub(crate) fn flush_queue(queue: &Queue, what: &'static str) -> Result<(), OpenClError> {
+    flush(queue.raw()).map_err(map_wait("clFlush", what))
+}
+
 /// The longest sleep between two polls of [`wait_within`]: a kernel that finishes is noticed
 /// within this (or within as long again as it has run, if that is less).
 const MAX_NAP: Duration = Duration::from_millis(10);

@@ -17,7 +17,7 @@ use opencl3::types::cl_mem_flags;
 use crate::context::DeviceContext;
 use crate::error::{map_alloc, map_create, map_enqueue, OpenClError};
 use crate::handles::{record_release_error, Context, Event, Mem, Queue};
-use crate::transfer::{fill, read_into};
+use crate::transfer::{enqueue_write, fill, pieces, read_into, Pieces, PIECE};
 pub(crate) use crate::transfer::{read_range, write_bytes};
 
 /// Where `read_buffer_staged` lands: a mapped host buffer kept while the size stays the same.
@@ -29,6 +29,24 @@ pub(crate) enum Staging {
 }
 
 impl Staging {
+    /// The staging a write of `bytes` goes through: `current` if it has that size, a new one
+    /// where there is none yet; `None` (the write goes direct, `current` stays) where it has
+    /// another size, so that a user kernel's writes (guard bands included) and reads (without
+    /// them) do not make it again each time.
+    pub fn for_write<'a>(
+        current: &'a mut Option<Staging>,
+        ctx: &DeviceContext,
+        bytes: usize,
+    ) -> Option<&'a mut HostBuffer> {
+        if current.as_ref().is_none_or(|s| s.bytes() == bytes) {
+            let staging = Staging::sized(current.take(), ctx, bytes);
+            if let Staging::Mapped(host) = current.insert(staging) {
+                return Some(host);
+            }
+        }
+        None
+    }
+
     /// Staging for `bytes`: `current` if it has that size, else a new mapped buffer (the old
     /// one freed first) or, where the driver refuses it, `Refused`.
     pub fn sized(current: Option<Staging>, ctx: &DeviceContext, bytes: usize) -> Staging {
@@ -107,6 +125,32 @@ impl HostBuffer {
             mem,
             queue,
         })
+    }
+
+    /// Writes `data` (this buffer's size) into the start of `dst` through this mapping: piece
+    /// by piece, each copied here on every core and then written from here without blocking,
+    /// so the host copies overlap the DMA of the pieces before them (page-locked memory is
+    /// NVIDIA's fast path: it reads pageable memory through a staging copy of its own). Waits.
+    pub fn write_into(&mut self, dst: &Mem, data: &[u8]) -> Result<(), OpenClError> {
+        if data.len() != self.len {
+            return Err(OpenClError::Usage(format!(
+                "{} bytes staged through a host buffer of {}",
+                data.len(),
+                self.len
+            )));
+        }
+        let mut pending = Pieces::new(&self.queue);
+        for (at, n) in pieces(self.len, PIECE) {
+            // SAFETY: bytes at..at + n of the mapping, which `self` owns and no command uses:
+            // each piece is written here once per call, and the last call waited.
+            let region = unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(at), n) };
+            blocksweep_core::frame::copy_parallel(region, &data[at..at + n]);
+            // SAFETY: the region stays untouched until `pending` has waited, below or at its
+            // drop; `dst` holds the whole buffer (the caller checked its size).
+            unsafe { enqueue_write(&mut pending, dst, at, region) }?;
+            crate::context::flush_queue(&self.queue, "write")?;
+        }
+        pending.wait("write")
     }
 
     /// Copies `len` bytes of `src` from byte `offset` here, waits, and lends them. OpenCL maps

@@ -203,6 +203,11 @@ impl UserProgram {
     }
 
     /// Argument `arg`'s buffer, if it is a buffer of `len` bytes.
+    /// Argument `arg`'s whole buffer, for a write of `len` bytes (which must fill it).
+    pub fn whole(&self, arg: usize, len: usize) -> Result<&Mem, OpenClError> {
+        self.buffer(arg, len, "write_buffer")
+    }
+
     fn buffer(&self, arg: usize, len: usize, call: &str) -> Result<&Mem, OpenClError> {
         let (mem, bytes) = self.slot(arg, call)?;
         if bytes != len {

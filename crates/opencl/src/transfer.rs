@@ -166,7 +166,7 @@ pub(crate) fn write_bytes(queue: &Queue, mem: &Mem, data: &[u8]) -> Result<(), O
 ///
 /// `data` stays valid and unwritten until `pending` has waited (or been dropped); `mem`
 /// holds `offset + data.len()` bytes.
-unsafe fn enqueue_write(
+pub(crate) unsafe fn enqueue_write(
     pending: &mut Pieces<'_>,
     mem: &Mem,
     offset: usize,

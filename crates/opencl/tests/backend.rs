@@ -290,7 +290,8 @@ fn set_scalar_sets_the_shared_kernels_words(d: &DeviceIdentity) {
 }
 
 /// A staged read lends the kernel's part of the buffer only, its guard bands left out, and
-/// keeps up with a buffer of another size.
+/// keeps up with a buffer of another size; a write of a MiB or more, staged through the same
+/// page-locked buffer, lands whole.
 fn a_staged_read_leaves_out_the_guard_bands(d: &DeviceIdentity) {
     // A sub-buffer's offset must meet CL_DEVICE_MEM_BASE_ADDR_ALIGN: the core's band does.
     const GUARD: u64 = blocksweep_core::workload::guard::GUARD;
@@ -305,7 +306,7 @@ fn a_staged_read_leaves_out_the_guard_bands(d: &DeviceIdentity) {
         origin: "tests/copy.cl".into(),
         options: vec![],
     };
-    for n in [16u64, 40] {
+    for n in [1u64 << 19, 16, 40] {
         let args = [
             blocksweep_core::ProgramArg::buffer(n * 4),
             blocksweep_core::ProgramArg::Buffer {
@@ -318,10 +319,13 @@ fn a_staged_read_leaves_out_the_guard_bands(d: &DeviceIdentity) {
         b.write_buffer(0, &x).unwrap();
         b.write_buffer(1, &vec![0xEE; (n * 4 + 2 * GUARD) as usize])
             .unwrap();
-        b.dispatch_each(Launch::linear(BlockSize::linear(n as u32 / 4), 4), 0, 1)
+        b.dispatch_each(Launch::linear(BlockSize::linear(8), n as u32 / 8), 0, 1)
             .unwrap();
+        let mut written = vec![0u8; x.len()];
+        b.read_buffer(0, 0, &mut written).unwrap();
+        assert!(written == x, "n = {n}: the write landed whole");
         let staged = b.read_buffer_staged(1).unwrap().unwrap();
-        assert_eq!(staged, &x[..], "n = {n}");
+        assert!(staged == &x[..], "n = {n}");
         assert!(b.read_buffer_staged(7).is_err());
     }
 }
