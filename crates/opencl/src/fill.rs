@@ -91,22 +91,14 @@ impl FillKernel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::handles::DeviceId;
-    use opencl3::memory::CL_MEM_READ_WRITE;
 
     /// The kernel writes its words and no other, from a word offset: what a fill past 4 GiB
     /// gets, tried small on the first OpenCL device here.
     #[test]
     fn the_kernel_fills_its_words_only() {
-        let Some(entry) = crate::device::enumerate("test")
-            .ok()
-            .and_then(|e| e.into_iter().next())
-        else {
-            blocksweep_conformance::skip_unavailable(crate::API, "no OpenCL device is here");
+        let Some((ctx, mem)) = crate::context::first_device_for_tests() else {
             return;
         };
-        let ctx = DeviceContext::new(DeviceId(entry.device)).unwrap();
-        let mem = crate::memory::alloc(&ctx.context, CL_MEM_READ_WRITE, 40).unwrap();
         crate::transfer::fill_bytes(&ctx.queue, &mem, &[(0, 40, 7)]).unwrap();
         let k = FillKernel::build(&ctx).unwrap();
         k.run(&ctx, &mem, (2, 5), u32::from_ne_bytes([0xA5; 4]))

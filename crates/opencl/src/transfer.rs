@@ -274,24 +274,14 @@ unsafe fn read_into_pieces(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::DeviceContext;
-    use crate::handles::DeviceId;
-    use opencl3::memory::CL_MEM_READ_WRITE;
 
     /// Fill, write and read in pieces of 3 values over a buffer of 10 (the last piece short),
     /// on the first OpenCL device here: every byte lands once, at its own offset.
     #[test]
     fn pieces_land_at_their_offsets_on_a_device() {
-        let Some(entry) = crate::device::enumerate("test")
-            .ok()
-            .and_then(|e| e.into_iter().next())
-        else {
-            // Fails under BLOCKSWEEP_REQUIRE=opencl; else a SKIPPED line `make test` counts.
-            blocksweep_conformance::skip_unavailable(crate::API, "no OpenCL device is here");
+        let Some((ctx, mem)) = crate::context::first_device_for_tests() else {
             return;
         };
-        let ctx = DeviceContext::new(DeviceId(entry.device)).unwrap();
-        let mem = crate::memory::alloc(&ctx.context, CL_MEM_READ_WRITE, 40).unwrap();
         let piece = 12;
         let mut pending = Pieces::new(&ctx.queue);
         enqueue_fill(&mut pending, &mem, &7.5f32.to_ne_bytes(), (0, 40), piece).unwrap();
