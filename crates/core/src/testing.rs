@@ -29,6 +29,7 @@ const WORDS: Vocabulary = Vocabulary {
 
 /// The languages the providers of [`KERNEL_APIS`] declare, as they declare them.
 pub const CUDA_CPP: Language = Language::new("cuda", "CUDA C++");
+pub const PTX: Language = Language::new("ptx", "PTX");
 pub const OPENCL_C: Language = Language::new("opencl", "OpenCL C");
 pub const GLSL: Language = Language::new("glsl", "GLSL");
 pub const SPIR_V: Language = Language::new("spirv", "SPIR-V");
@@ -36,7 +37,7 @@ pub const SPIR_V: Language = Language::new("spirv", "SPIR-V");
 /// APIs under the keys a spec file's `[sources]` uses, each with its languages as its driver
 /// declares them, for the spec's tests (the core knows no real API).
 static KERNEL_APIS: [ApiInfo; 3] = [
-    kernel_api("cuda", "CUDA", &[("cu", CUDA_CPP)], None),
+    kernel_api("cuda", "CUDA", &[("cu", CUDA_CPP), ("ptx", PTX)], None),
     kernel_api("opencl", "OpenCL", &[("cl", OPENCL_C)], None),
     kernel_api(
         "vulkan",

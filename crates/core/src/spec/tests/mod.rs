@@ -8,7 +8,7 @@ mod values;
 use super::*;
 use crate::blocks::BlockSize;
 use crate::program::{ProgramArg, ScalarType};
-use crate::testing::{CUDA_CPP, GLSL};
+use crate::testing::{CUDA_CPP, GLSL, PTX};
 
 fn examples() -> PathBuf {
     crate::testing::register_kernel_apis();
@@ -156,6 +156,26 @@ fn no_sources_and_missing_entry_are_errors() {
     let text = format!("{HEAD}vulkan = {{ file = \"k.cu\" }}\n");
     let e = KernelSpec::parse("t/kernel.toml", &text, scratch_dir()).unwrap_err();
     assert!(e.message.contains(".comp or .glsl"), "{e}");
+}
+
+/// A CUDA source is CUDA C++ or PTX by its extension, as the provider declares; any other
+/// extension is refused, naming both.
+#[test]
+fn a_cuda_source_is_cuda_cpp_or_ptx_by_its_extension() {
+    let d = scratch_dir();
+    std::fs::write(d.join("k.ptx"), ".visible .entry k() { ret; }").unwrap();
+    std::fs::write(d.join("k.cuh"), "").unwrap();
+    let out = "[[args]]\nbuffer = \"f32\"\nname = \"y\"\nelements = \"n\"\nwritten = true\n";
+    let spec = |file: &str| format!("{}{out}", HEAD.replace("k.cu\"", file));
+    let ptx = KernelSpec::parse("t/kernel.toml", &spec("k.ptx\""), &d);
+    let sources = ptx.unwrap().sources;
+    assert_eq!(
+        sources.iter().map(|s| s.1.language).collect::<Vec<_>>(),
+        [PTX]
+    );
+    let e = KernelSpec::parse("t/kernel.toml", &spec("k.cuh\""), &d);
+    let e = e.unwrap_err();
+    assert!(e.message.contains(".cu (CUDA C++) or .ptx (PTX)"), "{e}");
 }
 
 #[test]
