@@ -126,7 +126,8 @@ pub const SCENARIOS: &[Scenario] = &[
     device(
         "frame_too_large",
         "a frame too large for the device is refused from its limits before allocation, and \
-         by upload; a mismatched frame and an oversize copy are refused; the backend stays usable",
+         by load_program; a mismatched frame and an oversize copy are refused; the backend \
+         stays usable",
         |t| {
             checks::frame_too_large(&mut *t.open());
             Completion::Completed
@@ -161,9 +162,9 @@ pub const SCENARIOS: &[Scenario] = &[
     ),
     device(
         "staged_read_back",
-        "where read_output_staged lends the backend's host copy of the output, it equals \
-         read_output's pixel for pixel after the poison, a dispatch, one block short and a \
-         re-upload of another size",
+        "where read_buffer_staged lends the backend's host copy of the output, it equals \
+         read_buffer's pixel for pixel after the poison, a dispatch, one block short and a \
+         frame of another size",
         |t| staged::staged_read_back(&mut *t.open()),
     ),
     Scenario {

@@ -139,11 +139,12 @@ pub trait Backend: Send {
         Ok(None)
     }
 
-    /// Builds a user's kernel from `source` for this device, allocates one device buffer per
+    /// Builds a program (a user's kernel, or a built-in from [`Backend::builtin`]) from `source`
+    /// for this device, frees the previous one, allocates one device buffer per
     /// [`ProgramArg::Buffer`] (contents undefined until [`Backend::write_buffer`]) and binds
     /// every argument in order ([`crate::program`] states the contract). The program becomes
     /// the current kernel: [`Work::Kernel`] dispatches run it and [`Backend::kernel_facts`] and
-    /// [`Backend::residency`] describe it, until the next `set_kernel` or `load_program`.
+    /// [`Backend::residency`] describe it, until the next `load_program`.
     ///
     /// A compile error is [`ErrorKind::Build`] with the compiler's own log in the message; an
     /// argument list that the compiled kernel contradicts (OpenCL `CL_KERNEL_NUM_ARGS`, the
@@ -188,7 +189,8 @@ pub trait Backend: Send {
     }
 }
 
-/// The kernels every backend carries.
+/// blocksweep's built-in kernels, each a program whose source every backend supplies
+/// ([`Backend::builtin`]; their arguments: [`crate::builtin`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KernelVariant {
@@ -219,7 +221,8 @@ impl KernelVariant {
         KernelVariant::RegisterHeavy,
     ];
 
-    /// The entry point's name in kernels/grayscale.cu and kernels/grayscale.cl.
+    /// The entry point's name in kernels/grayscale.cu and kernels/grayscale.cl (Vulkan's shaders
+    /// are one file each, shaders/<entry>.spv).
     pub fn entry(self) -> &'static str {
         match self {
             KernelVariant::GridStride => "grayscale",
