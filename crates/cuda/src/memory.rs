@@ -126,6 +126,12 @@ impl Buffers {
         .or_map(map_driver)
     }
 
+    /// The device address of argument `arg`'s whole buffer, for a write of `len` bytes (which
+    /// must fill it).
+    pub(crate) fn whole(&self, arg: usize, len: usize) -> Result<CUdeviceptr, CudaError> {
+        Ok(self.buffer(arg, Some(len), "write_buffer")?.ptr())
+    }
+
     /// Enqueues each of `fills` in argument `arg`'s buffer (cuMemsetD8Async), after checking
     /// them all; the caller waits for them, once.
     pub(crate) fn fill(
@@ -223,6 +229,9 @@ impl Buffers {
     }
 }
 
+/// The piece a staged write copies on the host while the one before it crosses the bus.
+const WRITE_PIECE: usize = 64 << 20;
+
 /// `len` bytes of page-locked host memory (`cuMemAllocHost`), freed on drop. The DMA engine
 /// writes it directly at the bus's speed, where a copy into pageable memory goes through the
 /// driver's staging (about 11 GB/s on an H200).
@@ -302,6 +311,48 @@ impl Staging {
             ))
         }
         .or_map(map_driver)?;
+        Ok(true)
+    }
+
+    /// Enqueues a write of `data` into the `data.len()` device bytes at `dst` through this
+    /// memory, piece by piece (each copied here on every core, then sent from here, so the
+    /// host copies overlap the DMA of the pieces before them; from page-locked memory the copy
+    /// runs at the bus's speed). Only where the memory has this size or there is none yet:
+    /// `Ok(false)`, nothing enqueued, otherwise or where the driver refuses it. The caller
+    /// waits for the copies.
+    pub(crate) fn write(
+        &mut self,
+        dst: CUdeviceptr,
+        data: &[u8],
+        stream: &Stream,
+    ) -> Result<bool, CudaError> {
+        let len = data.len();
+        if self.host.is_none() && self.refused != Some(len) {
+            self.host = PinnedHost::alloc(len);
+            self.refused = self.host.is_none().then_some(len);
+        }
+        let Some(host) = self.host.as_ref().filter(|h| h.len == len) else {
+            return Ok(false);
+        };
+        self.filled = false;
+        for at in (0..len).step_by(WRITE_PIECE) {
+            let n = WRITE_PIECE.min(len - at);
+            // SAFETY: bytes at..at + n of the memory, written here once per call; no copy from
+            // an earlier call is pending (its caller waited for it).
+            let piece = unsafe { std::slice::from_raw_parts_mut(host.ptr.as_ptr().add(at), n) };
+            blocksweep_core::frame::copy_parallel(piece, &data[at..at + n]);
+            // SAFETY: `n` page-locked bytes, untouched until the caller has waited; `dst`
+            // holds `len` device bytes (the caller checked the buffer's size).
+            unsafe {
+                cu!(cuMemcpyHtoDAsync_v2(
+                    dst + at as CUdeviceptr,
+                    piece.as_ptr().cast::<c_void>(),
+                    n,
+                    stream.raw()
+                ))
+            }
+            .or_map(map_driver)?;
+        }
         Ok(true)
     }
 
