@@ -152,15 +152,27 @@ impl Limits {
         )
     }
 
-    /// Whether a program's buffers (each `allocations` entry one buffer's bytes, guard bands
-    /// included) fit the per-allocation, per-binding and total memory limits; the error names
-    /// the limit that refuses them.
-    pub fn program_fits(&self, allocations: &[u64]) -> Result<(), String> {
-        let largest = allocations.iter().copied().max().unwrap_or(0);
-        let total = allocations.iter().fold(0u64, |t, &b| t.saturating_add(b));
-        // The largest one against the per-buffer limits, all of them against the total.
-        let rest = total - largest;
-        self.buffers_fit(1, largest, rest, "a buffer", "the program's buffers")
+    /// Whether a program's buffers (each a name and its bytes, guard bands included) fit: all
+    /// of them against the device's memory, then each against the per-allocation and
+    /// per-binding limits; the error names the buffer and the limit that refuses it.
+    pub fn program_fits(&self, buffers: &[(String, u64)]) -> Result<(), String> {
+        let total = buffers.iter().fold(0u64, |t, (_, b)| t.saturating_add(*b));
+        if let Some(g) = self.global_mem_bytes.as_ref().filter(|g| total > g.value) {
+            return Err(format!(
+                "its buffers, guard bands included, are {total} bytes > {} = {}",
+                g.name, g.value
+            ));
+        }
+        for (name, bytes) in buffers {
+            let limits = [&self.max_alloc_bytes, &self.max_buffer_binding_bytes];
+            if let Some(limit) = limits.into_iter().flatten().find(|l| *bytes > l.value) {
+                return Err(format!(
+                    "buffer '{name}' is {bytes} bytes > {} = {}",
+                    limit.name, limit.value
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// `count` buffers of `bytes` each, beside `reserved` bytes already in use, against the
@@ -277,10 +289,18 @@ mod tests {
             global_mem_bytes: Some(Named::new(250, "GLOBAL")),
             ..Limits::default()
         };
-        assert!(l.program_fits(&[100, 100, 50]).is_ok());
-        assert!(l.program_fits(&[101]).unwrap_err().contains("MAX_ALLOC"));
-        let e = l.program_fits(&[100, 100, 51]).unwrap_err();
-        assert!(e.contains("GLOBAL") && e.contains("251"), "{e}");
+        let named = |sizes: &[u64]| -> Vec<(String, u64)> {
+            sizes
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| (format!("b{i}"), b))
+                .collect()
+        };
+        assert!(l.program_fits(&named(&[100, 100, 50])).is_ok());
+        let e = l.program_fits(&named(&[50, 101])).unwrap_err();
+        assert!(e.contains("'b1' is 101 bytes > MAX_ALLOC = 100"), "{e}");
+        let e = l.program_fits(&named(&[100, 100, 51])).unwrap_err();
+        assert!(e.contains("are 251 bytes > GLOBAL = 250"), "{e}");
         assert!(l.program_fits(&[]).is_ok());
     }
 

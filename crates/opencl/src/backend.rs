@@ -222,8 +222,11 @@ impl Backend for OpenClBackend {
         self.usable()?;
         self.program = None;
         // PoCL allocates lazily and would take buffers past its own stated memory.
-        let sizes: Vec<u64> = args.iter().map(ProgramArg::allocation).collect();
-        if let Err(detail) = self.limits.program_fits(&sizes) {
+        let buffers: Vec<(String, u64)> = (args.iter().enumerate())
+            .filter(|(_, a)| a.is_buffer())
+            .map(|(i, a)| (format!("argument {i}"), a.allocation()))
+            .collect();
+        if let Err(detail) = self.limits.program_fits(&buffers) {
             return Err(OpenClError::OutOfMemory { detail }.into());
         }
         let (nvidia, compiled_by) = (self.nvidia, &self.compiled_by);

@@ -285,28 +285,15 @@ impl Workload for ProgramWorkload {
     }
 
     fn fits(&self, limits: &Limits) -> Result<(), String> {
-        let total: u64 = self.instance.args.iter().map(ProgramArg::allocation).sum();
-        if let Some(g) = limits.global_mem_bytes.as_ref().filter(|g| total > g.value) {
-            return Err(format!(
-                "its buffers, guard bands included, are {total} bytes > {} = {}",
-                g.name, g.value
-            ));
-        }
-        for b in &self.instance.buffers {
-            let bytes = b.initial.len() as u64 + 2 * guard::GUARD;
-            for limit in [&limits.max_alloc_bytes, &limits.max_buffer_binding_bytes]
-                .into_iter()
-                .flatten()
-            {
-                if bytes > limit.value {
-                    return Err(format!(
-                        "buffer '{}' is {bytes} bytes > {} = {}",
-                        b.decl.name, limit.name, limit.value
-                    ));
-                }
-            }
-        }
-        Ok(())
+        let buffers: Vec<(String, u64)> = (self.instance.buffers.iter())
+            .map(|b| {
+                (
+                    b.decl.name.clone(),
+                    b.initial.len() as u64 + 2 * guard::GUARD,
+                )
+            })
+            .collect();
+        limits.program_fits(&buffers)
     }
 
     fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
