@@ -288,16 +288,11 @@ impl Staging {
         stream: &Stream,
     ) -> Result<bool, CudaError> {
         self.filled = false;
-        if self.host.as_ref().is_none_or(|h| h.len != len) {
+        if self.host.as_ref().is_some_and(|h| h.len != len) {
             // Free the old size first, so the new one does not count against it.
             self.host = None;
-            if self.refused == Some(len) {
-                return Ok(false);
-            }
-            self.host = PinnedHost::alloc(len);
-            self.refused = self.host.is_none().then_some(len);
         }
-        let Some(host) = &self.host else {
+        let Some(host) = self.sized(len) else {
             return Ok(false);
         };
         // SAFETY: the host memory holds exactly `len` bytes and is not read until the copy is
@@ -327,14 +322,10 @@ impl Staging {
         stream: &Stream,
     ) -> Result<bool, CudaError> {
         let len = data.len();
-        if self.host.is_none() && self.refused != Some(len) {
-            self.host = PinnedHost::alloc(len);
-            self.refused = self.host.is_none().then_some(len);
-        }
-        let Some(host) = self.host.as_ref().filter(|h| h.len == len) else {
+        self.filled = false;
+        let Some(host) = self.sized(len) else {
             return Ok(false);
         };
-        self.filled = false;
         for at in (0..len).step_by(WRITE_PIECE) {
             let n = WRITE_PIECE.min(len - at);
             // SAFETY: bytes at..at + n of the memory, written here once per call; no copy from
@@ -354,6 +345,16 @@ impl Staging {
             .or_map(map_driver)?;
         }
         Ok(true)
+    }
+
+    /// The memory, where it has `len` bytes: allocated for them where there is none (unless
+    /// the driver refused that size before); `None` where it has another size or is refused.
+    fn sized(&mut self, len: usize) -> Option<&PinnedHost> {
+        if self.host.is_none() && self.refused != Some(len) {
+            self.host = PinnedHost::alloc(len);
+            self.refused = self.host.is_none().then_some(len);
+        }
+        self.host.as_ref().filter(|h| h.len == len)
     }
 
     /// Marks the copy [`Staging::enqueue`] issued as waited for.
