@@ -19,8 +19,17 @@ use crate::sweep::grid_violation;
 /// One wave of `block` on `b`: its occupancy query where it has one, else the core's model,
 /// else one block per compute unit.
 pub fn wave_of(b: &mut dyn Backend, block: BlockSize) -> Result<Wave, BackendError> {
-    // The kernel alone is asked about: a one-pixel frame's buffers.
-    builtin::load_kernel(b, KernelVariant::GridStride, 1, 1)?;
+    load_for_residency(b)?;
+    wave_of_loaded(b, block)
+}
+
+/// The grid-stride kernel alone, to be asked about: a one-pixel frame's buffers.
+fn load_for_residency(b: &mut dyn Backend) -> Result<(), BackendError> {
+    builtin::load_kernel(b, KernelVariant::GridStride, 1, 1)
+}
+
+/// [`wave_of`] with the grid-stride kernel loaded already.
+fn wave_of_loaded(b: &mut dyn Backend, block: BlockSize) -> Result<Wave, BackendError> {
     let residency = match b.residency(block)? {
         Some(r) => Some(r),
         None => modelled_residency(b.limits(), b.kernel_facts(), block),
@@ -153,11 +162,11 @@ pub fn shared_wave(
         return Ok(None);
     }
     for b in backends.iter_mut() {
-        builtin::load_kernel(b.as_mut(), KernelVariant::GridStride, 1, 1)?;
+        load_for_residency(b.as_mut())?;
     }
     let i = planner(backends.iter_mut().map(|b| b.as_mut()), Some(block))?.unwrap_or(0);
     let b = backends[i].as_mut();
-    let mut wave = wave_of(b, block)?;
+    let mut wave = wave_of_loaded(b, block)?;
     wave.source = format!("planned by {} for every API: {}", b.api(), wave.source);
     Ok(Some(wave))
 }
