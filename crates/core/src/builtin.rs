@@ -67,6 +67,29 @@ pub fn load(backend: &mut dyn Backend, kernel: KernelVariant, frame: &Frame) -> 
     Ok(())
 }
 
+/// Which built-in kernel is loaded on one frame, for a run of checks that switch between
+/// kernels on that frame (validate's): each is loaded, and its planes uploaded, only when the
+/// one before was another.
+#[derive(Debug, Default)]
+pub struct Loaded(Option<KernelVariant>);
+
+impl Loaded {
+    /// Makes `kernel` the current program on `frame`, loading it unless it is already.
+    pub fn ensure(
+        &mut self,
+        backend: &mut dyn Backend,
+        kernel: KernelVariant,
+        frame: &Frame,
+    ) -> BackendResult<()> {
+        if self.0 != Some(kernel) {
+            self.0 = None;
+            load(backend, kernel, frame)?;
+            self.0 = Some(kernel);
+        }
+        Ok(())
+    }
+}
+
 /// Builds `kernel` for a `width` x `height` frame, buffers allocated but not written: what
 /// asking the kernel's facts and residency needs.
 pub fn load_kernel(
@@ -160,6 +183,27 @@ mod tests {
         assert_eq!(s[WORDS], scalar(ScalarType::U32, 0));
         assert_eq!(s[6], ProgramArg::Local);
         assert_eq!(args(KernelVariant::RegisterHeavy, 1, 1).len(), 6);
+    }
+
+    /// A kernel is loaded (its planes uploaded) once for a run of checks that keep to it, and
+    /// again when another is asked for.
+    #[test]
+    fn loaded_loads_only_another_kernel() {
+        let mut b = crate::testing::HostBackend::new(crate::testing::TEST_API_A);
+        let uploads = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        b.uploads = Some(uploads.clone());
+        let frame = Frame::generate(8, 4, 1);
+        let mut loaded = Loaded::default();
+        for kernel in [
+            KernelVariant::GridStride,
+            KernelVariant::GridStride,
+            KernelVariant::GridStride2D,
+            KernelVariant::GridStride2D,
+            KernelVariant::GridStride,
+        ] {
+            loaded.ensure(&mut b, kernel, &frame).unwrap();
+        }
+        assert_eq!(uploads.load(std::sync::atomic::Ordering::SeqCst), 3);
     }
 
     #[test]

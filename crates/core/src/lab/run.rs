@@ -161,12 +161,13 @@ pub fn run_resources(
 ) -> Result<Vec<ResourceResult>, BackendError> {
     let mut dispatch = FrameCheck::new(b.api());
     let mut results = Vec::new();
+    let mut loaded = builtin::Loaded::default();
     for check in RESOURCE_CHECKS {
         let variant = match check.probe.kernel() {
             ProbeKernel::Shared => KernelVariant::SharedProbe,
             ProbeKernel::Registers => KernelVariant::RegisterHeavy,
         };
-        builtin::load(b, variant, frame)?;
+        loaded.ensure(b, variant, frame)?;
         let facts = b.kernel_facts().clone();
         let registers = facts.registers.as_ref().map(|r| r.value);
         let launch = match resolve(check.probe, b.limits(), &facts) {

@@ -218,7 +218,7 @@ pub fn run(
 ) -> Result<Vec<Check>, BackendError> {
     let mut check = FrameCheck::new(backend.api());
     let mut checks = Vec::new();
-    let mut loaded = None;
+    let mut loaded = crate::builtin::Loaded::default();
     for asm in ASSUMPTIONS {
         // A grid in y runs the 2-D kernel: the 1-D one ignores blockIdx.y, so every row of
         // blocks would redo the whole frame (65536 times over: 39 s on PoCL) and its output
@@ -227,10 +227,7 @@ pub fn run(
             true => KernelVariant::GridStride2D,
             false => KernelVariant::GridStride,
         };
-        if loaded != Some(kernel) {
-            crate::builtin::load(backend, kernel, frame)?;
-            loaded = Some(kernel);
-        }
+        loaded.ensure(backend, kernel, frame)?;
         let limits_say =
             limit_violation(backend.limits(), backend.kernel_facts(), asm.launch.block);
         let outcome = check.once(backend, asm.launch, reference)?.into();
