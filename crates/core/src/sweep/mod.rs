@@ -51,8 +51,9 @@ pub struct SweepConfig {
     /// Measure the same-traffic device-to-device copy that serves as each API's ceiling.
     #[serde(default)]
     pub copy: bool,
-    /// The frame is on the device already (the sweep's pipeline uploads it while the APIs
-    /// open): the sweep does not upload it again.
+    /// The kernel the rows run is loaded on the frame already (the sweep's pipeline loads the
+    /// grid-stride built-in and uploads the planes while the APIs open; a test may load another
+    /// built-in): the sweep loads nothing.
     #[serde(skip)]
     pub frame_on_device: bool,
     /// The grid axis of a tune: the (block, grid policy) pairs to run, in order. Empty (the
