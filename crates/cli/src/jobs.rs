@@ -8,7 +8,7 @@ use std::thread::{Scope, ScopedJoinHandle};
 
 use blocksweep_core::frame::HostAllocError;
 use blocksweep_core::session::SessionError;
-use blocksweep_core::session::WorkloadSource;
+use blocksweep_core::session::Source;
 use blocksweep_core::spec::{Instance, Sizes};
 use blocksweep_core::workload::{FrameWorkload, ProgramWorkload, Workload};
 use blocksweep_core::{trace, Frame, KernelSpec, SpecError};
@@ -61,8 +61,8 @@ impl KernelJob<'_> {
     }
 }
 
-impl WorkloadSource for KernelJob<'_> {
-    fn workload(&mut self) -> Result<&dyn Workload, SessionError> {
+impl Source<dyn Workload> for KernelJob<'_> {
+    fn task(&mut self) -> Result<&(dyn Workload + 'static), SessionError> {
         if let Some((spec, job)) = self.making.take() {
             let instance = job
                 .join()
@@ -98,8 +98,8 @@ impl<'scope> FrameJob<'scope> {
     }
 }
 
-impl WorkloadSource for FrameJob<'_> {
-    fn workload(&mut self) -> Result<&dyn Workload, SessionError> {
+impl Source<dyn Workload> for FrameJob<'_> {
+    fn task(&mut self) -> Result<&(dyn Workload + 'static), SessionError> {
         if let Some(job) = self.making.take() {
             let made = job
                 .join()

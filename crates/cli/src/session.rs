@@ -1,14 +1,14 @@
-//! How the commands reach the core's session: the devices `--backend` and `--device` select,
-//! each API asked one thing ([`ask_each`]: `limits`, `validate`), and the sweep's run on the
-//! session pipeline ([`Sweep`]): each physical device in turn, with the progress bar, the
-//! frame's fit checked against the APIs in the run, and how each device's sweep ended
-//! (measured, bad input, nothing ran) sorted into exit codes.
+//! How the commands reach the core's session pipeline: the devices `--backend` and `--device`
+//! select, each API asked one thing ([`ask_each`]: `limits`), a task on each device
+//! ([`run_each`]: `validate`), and the sweep ([`Sweep`]): each physical device in turn, with
+//! the progress bar, the frame's fit checked against the APIs in the run, and how each
+//! device's sweep ended (measured, bad input, nothing ran) sorted into exit codes.
 
 use blocksweep_core::report::Report;
-use blocksweep_core::session::WorkloadSource;
-use blocksweep_core::session::{pipeline, Session, SessionError, SweepJob};
+use blocksweep_core::session::{self, SessionError, Source, Task};
 use blocksweep_core::sweep::SweepConfig;
-use blocksweep_core::{Backend, BackendError, DeviceIdentity, Registry, Targets};
+use blocksweep_core::workload::{self, SweepJob, WorkloadSource};
+use blocksweep_core::{Backend, BackendError, DeviceIdentity, OpenOptions, Registry, Targets};
 
 use crate::args::{DeviceArgs, SweepArgs};
 use crate::progress::Bar;
@@ -33,33 +33,48 @@ pub struct Answers<T> {
     pub answers: Vec<T>,
 }
 
-/// Asks each API of each selected physical device one thing through [`Session::each`], each
-/// failure said on stderr. Returns the answers per device, and whether anything failed.
-pub fn ask_each<T>(
+/// Asks each API of each selected physical device one thing (`limits`), each failure said
+/// on stderr. Returns the answers per device, and whether anything failed.
+pub fn ask_each<T: Send>(
     args: &DeviceArgs,
-    work: impl FnMut(&mut dyn Backend) -> Result<T, BackendError>,
-) -> anyhow::Result<(Vec<Answers<T>>, bool)> {
-    ask_each_with(args, args.open_options(), work)
-}
-
-/// [`ask_each`] with the devices opened with `options` (a user's kernel: in workers).
-pub fn ask_each_with<T>(
-    args: &DeviceArgs,
-    options: blocksweep_core::OpenOptions,
-    mut work: impl FnMut(&mut dyn Backend) -> Result<T, BackendError>,
+    mut work: impl FnMut(&mut dyn Backend) -> Result<T, BackendError> + Send,
 ) -> anyhow::Result<(Vec<Answers<T>>, bool)> {
     let reg = registry();
+    let options = args.open_options();
     let mut out = Vec::new();
     let mut failed = false;
     for targets in resolve_each(&reg, args)? {
         let heading = heading(&targets);
         let one_physical_device = targets.one_physical_device;
-        let (answers, failures) = Session::each(&reg, targets, &options, &mut work);
+        let (answers, failures) = session::each(&reg, targets, &options, &mut work);
         failed |= warn_failures(&failures);
         out.push(Answers {
             heading,
             one_physical_device,
             answers,
+        });
+    }
+    Ok((out, failed))
+}
+
+/// Runs `task` on each selected physical device through the core's pipeline, opened with
+/// `options` (a user's kernel: in workers), each failure said on stderr. Returns the answers
+/// per device, and whether anything failed.
+pub fn run_each<T: Task<Settings = ()>>(
+    args: &DeviceArgs,
+    options: OpenOptions,
+    task: &mut dyn Source<T>,
+) -> anyhow::Result<(Vec<Answers<T::Answer>>, bool)> {
+    let reg = registry();
+    let mut out = Vec::new();
+    let mut failed = false;
+    for targets in resolve_each(&reg, args)? {
+        let finished = session::run(&reg, &targets, &options, &(), task).map_err(session_error)?;
+        failed |= warn_failures(&finished.failures) || finished.outcome.failed;
+        out.push(Answers {
+            heading: heading(&targets),
+            one_physical_device: targets.one_physical_device,
+            answers: finished.answers,
         });
     }
     Ok((out, failed))
@@ -121,7 +136,7 @@ impl Sweep<'_> {
     pub fn each(
         &self,
         each: Vec<Targets>,
-        work: &mut dyn WorkloadSource,
+        work: &mut WorkloadSource<'_>,
         save: &mut dyn FnMut(&[Report]),
     ) -> anyhow::Result<(Vec<Report>, bool)> {
         let mut runs: Vec<Report> = Vec::new();
@@ -150,7 +165,7 @@ impl Sweep<'_> {
     fn one(
         &self,
         targets: Targets,
-        work: &mut dyn WorkloadSource,
+        work: &mut WorkloadSource<'_>,
         mut report: Report,
         save: &mut dyn FnMut(&Report),
     ) -> anyhow::Result<(Report, Ended)> {
@@ -172,7 +187,7 @@ impl Sweep<'_> {
             _ => self.args.device.kernel_options()?,
         };
         let open = |d: &DeviceIdentity| blocksweep_core::worker::open(self.reg, d, &options);
-        let outcome = pipeline::sweep(&open, &job, work, &mut report, &mut bar, &mut on_row);
+        let outcome = workload::sweep(&open, &job, work, &mut report, &mut bar, &mut on_row);
         bar.finish();
         let outcome = outcome.map_err(session_error)?;
         report.refresh_answer();
@@ -180,7 +195,7 @@ impl Sweep<'_> {
             return Ok((report, Ended::BadInput(msg)));
         }
         if !outcome.failed {
-            if let Some(why) = Session::nothing_ran(&report) {
+            if let Some(why) = session::nothing_ran(&report) {
                 // A run that measured nothing writes nothing: the files keep what they held. With
                 // the sizes given, the sizes were wrong (bad input); with the default ones, the
                 // device's limits refused them all (a driver reporting a zero limit): a failure.

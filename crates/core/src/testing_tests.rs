@@ -87,7 +87,7 @@ fn a_driver_that_reports_a_zero_limit_runs_nothing_and_says_why() {
     assert_eq!(r.rows_run(), 0);
     let mut rep = Report::new("t", "d");
     rep.results.push(r);
-    let why = crate::session::Session::nothing_ran(&rep).expect("a run with no row is a failure");
+    let why = crate::session::nothing_ran(&rep).expect("a run with no row is a failure");
     assert!(why.contains("HOST_MAX_THREADS = 0"), "{why}");
     assert!(
         why.starts_with(

@@ -10,8 +10,8 @@
 use std::process::ExitCode;
 
 use blocksweep_core::hostmem;
-use blocksweep_core::session::WorkloadSource;
 use blocksweep_core::workload::ProgramWorkload;
+use blocksweep_core::workload::WorkloadSource;
 
 use crate::args::SweepArgs;
 use crate::jobs::{self, FrameJob, KernelJob};
@@ -82,7 +82,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         return super::tune::run(&ctx, each);
     }
     std::thread::scope(|s| {
-        let mut work: Box<dyn WorkloadSource> = match (spec, frame_size) {
+        let mut work: Box<WorkloadSource<'_>> = match (spec, frame_size) {
             (Some((spec, sizes)), _) => Box::new(KernelJob::spawn(s, spec, sizes)),
             (None, Some(size)) => Box::new(FrameJob::spawn(s, size, args.seed)),
             (None, None) => unreachable!("a frame size without a spec"),

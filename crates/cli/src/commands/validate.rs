@@ -2,9 +2,8 @@
 
 use std::process::ExitCode;
 
-use blocksweep_core::validate::{self, Check, Outcome, ValidateGroup, ValidateReport};
-use blocksweep_core::workload::{ProgramWorkload, Workload};
-use blocksweep_core::Frame;
+use blocksweep_core::validate::{Check, Outcome, ValidateGroup, ValidateReport, Validation};
+use blocksweep_core::workload::{KernelValidation, ProgramWorkload};
 use blocksweep_render::Render;
 
 use crate::args::ValidateArgs;
@@ -27,31 +26,16 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    // Small, and not a multiple of any block size, so coverage bugs cannot hide.
-    let frame = Frame::generate(509, 253, 3);
-    let reference = frame.reference();
-    let options = match &work {
-        Some(_) => args.device.kernel_options()?,
-        None => args.device.open_options(),
-    };
-    let (each, mut failed) = crate::session::ask_each_with(&args.device, options, |b| {
-        let name = b.identity().clone();
-        match &work {
-            Some(w) => {
-                w.prepare(b)?;
-                Ok((name, w.validate(b)?, Vec::new(), None))
-            }
-            None => {
-                let v = validate::run_api(b, &frame, &reference)?;
-                Ok((name, v.checks, v.resources, Some(v.subgroups)))
-            }
+    let (each, failed) = match work {
+        Some(work) => {
+            let options = args.device.kernel_options()?;
+            crate::session::run_each(&args.device, options, &mut KernelValidation { work })?
         }
-    })?;
-    // Outputs the APIs disagree on, once every API has run: the odd one out is named.
-    for blame in work.iter().flat_map(|w| w.blames()) {
-        warn!("{}: {}", blame.api, blame.message);
-        failed = true;
-    }
+        None => {
+            let options = args.device.open_options();
+            crate::session::run_each(&args.device, options, &mut Validation::default())?
+        }
+    };
     let mut groups = Vec::new();
     for device in each {
         let mut group = ValidateGroup {
@@ -62,12 +46,12 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
             resources: Vec::new(),
             subgroups: Vec::new(),
         };
-        for (id, checks, resources, subgroups) in device.answers {
-            group.apis.push((id.api, id.name.clone()));
-            group.devices.push(id);
-            group.checks.extend(checks);
-            group.resources.extend(resources);
-            group.subgroups.extend(subgroups);
+        for v in device.answers {
+            group.apis.push((v.device.api, v.device.name.clone()));
+            group.devices.push(v.device);
+            group.checks.extend(v.checks);
+            group.resources.extend(v.resources);
+            group.subgroups.extend(v.subgroups);
         }
         groups.push(group);
     }

@@ -6,41 +6,39 @@
 
 pub mod args;
 
-use blocksweep_core::backend::Backend;
 use blocksweep_core::blocks::BlockSize;
 use blocksweep_core::lab::report::{ShapeReport, WaveReport};
-use blocksweep_core::lab::run::{run_shapes, run_waves, shared_wave, wave_of};
 use blocksweep_core::lab::shapes;
-use blocksweep_core::lab::waves::Wave;
-use blocksweep_core::report::Failure;
-use blocksweep_core::session::{self, Session, SessionError};
-use blocksweep_core::{Frame, Registry, Targets};
+use blocksweep_core::lab::task::{LabFrame, Shapes, Tail};
+use blocksweep_core::session::{self, Finished, Later, SessionError, Task};
+use blocksweep_core::{Registry, Targets};
 
 use crate::args::DeviceArgs;
 use crate::session::session_error;
 use crate::usage;
 use args::{LabRun, TailArgs};
 
-/// The frame the lab's sweeps measure, and its CPU reference.
-struct Made {
-    frame: Frame,
-    reference: Vec<f32>,
+/// The lab's frame, made while the APIs open, once the host's memory is known to hold it with
+/// every API of the run.
+fn make_frame(targets: &Targets, run: &LabRun) -> Result<LabFrame, SessionError> {
+    let (w, h) = run.size;
+    let apis: Vec<_> = targets.devices.iter().map(|d| (d.api, d.kind)).collect();
+    blocksweep_core::hostmem::check_frame(w, h, &apis)
+        .map_err(|e| SessionError::Input(e.to_string()))?;
+    LabFrame::make(w, h, run.seed).map_err(SessionError::Input)
 }
 
-/// Checks the frame against every API that opened (none opened: every reason), then makes it.
-fn make_frame(
-    backends: &[Box<dyn Backend>],
-    failures: &[Failure],
-    run: &LabRun,
-) -> anyhow::Result<Made> {
-    if backends.is_empty() {
-        return Err(session_error(SessionError::nothing_opened(failures)));
-    }
-    let (w, h) = run.size;
-    session::check_frame(backends, w, h).map_err(session_error)?;
-    let frame = Frame::try_generate(w, h, run.seed).map_err(|e| usage(e.to_string()))?;
-    let reference = frame.try_reference().map_err(|e| usage(e.to_string()))?;
-    Ok(Made { frame, reference })
+/// Runs a lab task on one physical device through the pipeline; at least one API must run it.
+fn run_on<T: Task<Settings = ()>, F: FnOnce() -> Result<T, SessionError>>(
+    reg: &Registry,
+    targets: &Targets,
+    device: &DeviceArgs,
+    make: F,
+) -> anyhow::Result<Finished<T::Answer>> {
+    let mut task = Later::new(make);
+    session::run(reg, targets, &device.open_options(), &(), &mut task)
+        .and_then(Finished::require_any)
+        .map_err(session_error)
 }
 
 /// Every block shape of each of `threads` on every API of one device, into `report`: per
@@ -59,23 +57,20 @@ pub fn shapes_on(
         .collect::<Result<Vec<_>, _>>()
         .map_err(usage)?;
     let protocol = report.protocol;
-    let (_, per_api, failures) = Session::each_ready(
-        reg,
-        targets,
-        &device.open_options(),
-        |backends, failures| make_frame(backends, failures, run),
-        |m, b| {
-            Ok(plans
-                .iter()
-                .map(|(t, rows)| run_shapes(b, &m.frame, &m.reference, *t, rows, &protocol))
-                .collect::<Vec<_>>())
-        },
-    )?;
-    report.failures.extend(failures);
-    for i in 0..plans.len() {
+    let make = || {
+        let on = make_frame(&targets, run)?;
+        Ok(Shapes {
+            on,
+            plans,
+            protocol,
+        })
+    };
+    let finished = run_on(reg, &targets, device, make)?;
+    report.failures.extend(finished.failures);
+    for i in 0..threads.len() {
         report
             .results
-            .extend(per_api.iter().filter_map(|r| r.get(i).cloned()));
+            .extend(finished.answers.iter().filter_map(|r| r.get(i).cloned()));
     }
     Ok(())
 }
@@ -89,34 +84,20 @@ pub fn waves_on(
     args: &TailArgs,
     report: &mut WaveReport,
 ) -> anyhow::Result<()> {
-    let block = BlockSize::linear(args.block);
-    let one_device = targets.one_physical_device;
-    let protocol = report.protocol;
-    let ready = |backends: &mut [Box<dyn Backend>], failures: &[Failure]| {
-        let made = make_frame(backends, failures, &args.run)?;
-        let shared = shared_wave(backends, one_device, block)?;
-        anyhow::Ok((made, shared))
+    let make = || {
+        let on = make_frame(&targets, &args.run)?;
+        Ok(Tail {
+            on,
+            spec: args.waves,
+            block: BlockSize::linear(args.block),
+            protocol: report.protocol,
+            seed: args.run.seed,
+        })
     };
-    let work = |(m, shared): &(Made, Option<Wave>), b: &mut dyn Backend| {
-        let wave = match shared {
-            Some(w) => w.clone(),
-            None => wave_of(b, block)?,
-        };
-        Ok(run_waves(
-            b,
-            &m.frame,
-            &m.reference,
-            &args.waves,
-            &wave,
-            &protocol,
-            args.run.seed,
-        ))
-    };
-    let ((_, shared), results, failures) =
-        Session::each_ready(reg, targets, &device.open_options(), ready, work)?;
-    report.shared_wave |= shared.is_some();
-    report.failures.extend(failures);
-    report.results.extend(results);
+    let finished = run_on(reg, &targets, device, make)?;
+    report.shared_wave |= finished.shared_plan;
+    report.failures.extend(finished.failures);
+    report.results.extend(finished.answers);
     Ok(())
 }
 

@@ -17,6 +17,7 @@ pub mod resources;
 pub mod row;
 pub mod run;
 pub mod shapes;
+pub mod task;
 pub mod waves;
 
 use crate::api::Api;

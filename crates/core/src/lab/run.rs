@@ -202,4 +202,5 @@ pub fn run_resources(
 
 #[path = "run_waves.rs"]
 mod run_waves;
+pub(crate) use run_waves::{load_for_residency, wave_of_loaded};
 pub use run_waves::{run_waves, shared_wave, wave_of};

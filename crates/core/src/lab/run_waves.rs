@@ -24,12 +24,12 @@ pub fn wave_of(b: &mut dyn Backend, block: BlockSize) -> Result<Wave, BackendErr
 }
 
 /// The grid-stride kernel alone, to be asked about: a one-pixel frame's buffers.
-fn load_for_residency(b: &mut dyn Backend) -> Result<(), BackendError> {
+pub(crate) fn load_for_residency(b: &mut dyn Backend) -> Result<(), BackendError> {
     builtin::load_kernel(b, KernelVariant::GridStride, 1, 1)
 }
 
 /// [`wave_of`] with the grid-stride kernel loaded already.
-fn wave_of_loaded(b: &mut dyn Backend, block: BlockSize) -> Result<Wave, BackendError> {
+pub(crate) fn wave_of_loaded(b: &mut dyn Backend, block: BlockSize) -> Result<Wave, BackendError> {
     let residency = match b.residency(block)? {
         Some(r) => Some(r),
         None => modelled_residency(b.limits(), b.kernel_facts(), block),

@@ -1,15 +1,15 @@
-//! The threads that open a run's targets (the sweep's, and every other command's through
-//! `Session::each`), each sending its backend (or why it could not open) to the coordinator
-//! when done; and closing, which also gets a thread of its own.
+//! The threads that open a run's targets, for every command's task, each sending its backend
+//! (or why it could not open) to the pipeline when done; and closing, which also gets a thread
+//! of its own.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::thread::Scope;
 
 use super::pipeline::Opener;
+use super::task::Task;
 use crate::backend::{Backend, BackendError, DeviceIdentity, ErrorKind};
 use crate::blocks::BlockSize;
-use crate::workload::Workload;
 
 /// One target's opening, as it finishes: its index, the backend or why it failed, and whether
 /// the workload is ready on the device already.
@@ -17,24 +17,21 @@ pub(super) type Opened = (usize, Result<Box<dyn Backend>, BackendError>, bool);
 
 /// Opens every target on its own thread; each sends its index and result when done. The
 /// launch shapes are built there too where an API builds per shape (Vulkan's pipelines), and
-/// the workload is readied there ([`Workload::prepare`]: the frame's upload, a user's kernel
-/// built and its buffers filled) once `work` delivers it and the device's limits take it: none
-/// of that is timed, so none of it needs the API's measuring turn. A preparation that fails is
-/// left to the sweep, which reports it.
-pub(super) fn spawn<'scope, 'env>(
+/// the task is readied there ([`Task::prepare`]: the frame's upload, a user's kernel built and
+/// its buffers filled) once the run delivers it and the device's limits take it: none of that
+/// is timed, so none of it needs the API's turn. A preparation that fails is left to the turn,
+/// which reports it.
+pub(super) fn spawn<'scope, 'env, T: Task + ?Sized>(
     s: &'scope Scope<'scope, 'env>,
     open: &'env Opener,
     devices: &'env [DeviceIdentity],
     blocks: &'env [BlockSize],
-) -> (
-    mpsc::Receiver<Opened>,
-    Vec<mpsc::Sender<&'env dyn Workload>>,
-) {
+) -> (mpsc::Receiver<Opened>, Vec<mpsc::Sender<&'env T>>) {
     let (tx, rx) = mpsc::channel();
     let mut frames = Vec::new();
     for (i, d) in devices.iter().enumerate() {
         let tx = tx.clone();
-        let (frame_tx, frame_rx) = mpsc::channel::<&'env dyn Workload>();
+        let (frame_tx, frame_rx) = mpsc::channel::<&'env T>();
         frames.push(frame_tx);
         s.spawn(move || {
             let open_and_prepare = || {

@@ -1,48 +1,43 @@
-//! The sweep as a pipeline over the APIs of one run.
+//! The one pipeline every command runs over the APIs of one run (a [`Task`]: the sweep of
+//! the frame or of a user's kernel, validate, the lab's shapes and tail, limits).
 //!
 //! Opening an API (driver context, kernel build) and closing it are most of a short run's wall
 //! time, so each API opens on its own thread, all at once, and everything untimed that it can
 //! do before its turn is done there too: the launch shapes it builds per block size (Vulkan's
-//! pipelines) and the frame's upload. Once every API has opened, this thread measures them one
-//! at a time; then all are closed at once, each on a thread of its own.
+//! pipelines) and the task's preparation (the frame's upload). Once every API has opened, this
+//! thread gives each its turn, one at a time; then all are closed at once, each on a thread of
+//! its own.
 //!
 //! Nothing runs beside a timed batch: another API's context creation, and more rarely its
 //! close, does work on the GPU and disturbs the rows timed beside it (docs/guide.md, section
 //! 5, has the runs). `overlap_close` closes each API while the next is measured, for seeing
 //! that effect; never on a CPU device, where the host's cores are the device.
+//!
+//! What an API could not do (open, hold the task, finish its turn), what its checking layer
+//! said, and what the others contradict become its failures here, and only here.
 
 use std::sync::mpsc;
 use std::thread::{self, Scope};
 
 use super::openers::{self, close, Opened};
+use super::task::{Finished, Progress, Source, Task, Turn};
 use super::{SessionError, SweepOutcome};
 use crate::backend::{Backend, BackendError, DeviceIdentity, DeviceKind, ErrorKind};
+use crate::blocks::BlockSize;
 use crate::provider::Targets;
-use crate::report::{Failure, Report};
-use crate::sweep::{self, Observer, Plan, SweepConfig, SweepError, SweepResult, SweepRun};
-use crate::workload::Workload;
-
-/// Where a run's workload comes from: asked once, as the APIs start to open (the caller may
-/// still be making it: generating a frame or a kernel's buffers takes a while).
-pub trait WorkloadSource {
-    fn workload(&mut self) -> Result<&dyn Workload, SessionError>;
-}
-
-/// A workload made already.
-impl<W: Workload> WorkloadSource for W {
-    fn workload(&mut self) -> Result<&dyn Workload, SessionError> {
-        Ok(self)
-    }
-}
+use crate::report::Failure;
+use crate::sweep::{self, Observer, SweepError};
 
 /// Opens one target device: [`crate::Registry::open`] with the run's options, or a test's
 /// stand-in.
 pub type Opener<'a> = dyn Fn(&DeviceIdentity) -> Result<Box<dyn Backend>, BackendError> + Sync + 'a;
 
-/// What one pipelined sweep is asked to do.
-pub struct SweepJob<'a> {
-    pub targets: Targets,
-    pub config: &'a SweepConfig,
+/// What one run over the pipeline is asked to do beside its task.
+pub struct Job<'a, T: Task + ?Sized> {
+    pub targets: &'a Targets,
+    pub settings: &'a T::Settings,
+    /// The block sizes whose launch shapes an API builds while it opens.
+    pub blocks: &'a [BlockSize],
     /// Close each API while the next is measured (see the module's notes); ignored when a
     /// target is not a GPU, as there the host's cores are the device.
     pub overlap_close: bool,
@@ -51,44 +46,39 @@ pub struct SweepJob<'a> {
 /// Where one target API stands.
 enum Slot {
     Opening,
-    /// Open and waiting for its turn; `uploaded` says the workload is ready on its device
-    /// already.
+    /// Open and waiting for its turn; `prepared` says the task is ready on its device already.
     Ready {
         backend: Box<dyn Backend>,
-        uploaded: bool,
+        prepared: bool,
     },
-    /// Could not be opened, refused the workload, or has been measured.
+    /// Could not be opened, refused the task, or has had its turn.
     Done,
 }
 
-/// Opens every target on its own thread, then, once all have opened, measures each in target
-/// order, and closes them all at the end (or each while the next is measured, with
-/// `overlap_close`); `on_update` sees the report after every row.
-pub fn sweep(
+/// Opens every target on its own thread, then, once all have opened, gives each its turn in
+/// target order, and closes them all at the end (or each while the next is measured, with
+/// `overlap_close`); `on_update` sees every answer so far after every row.
+pub fn run<T: Task + ?Sized>(
     open: &Opener,
-    job: &SweepJob,
-    work: &mut dyn WorkloadSource,
-    report: &mut Report,
+    job: &Job<'_, T>,
+    source: &mut dyn Source<T>,
     observer: &mut dyn Observer,
-    on_update: &mut dyn FnMut(&Report),
-) -> Result<SweepOutcome, SessionError> {
+    on_update: &mut dyn FnMut(&Progress<'_, T::Answer>),
+) -> Result<Finished<T::Answer>, SessionError> {
     observer.status(None, "opening the devices and building the kernels");
-    if job.targets.devices.len() > 1 {
-        report.device_match = Some(job.targets.note.clone());
-    }
     thread::scope(move |s| {
-        let (opened, frames) = openers::spawn(s, open, &job.targets.devices, &job.config.blocks);
+        let (opened, tasks) = openers::spawn(s, open, &job.targets.devices, job.blocks);
         let mut run = Run::new(job);
-        // The workload is being made while the APIs open; each readies it as soon as both are
+        // The task is being made while the APIs open; each readies it as soon as both are
         // there. Without it (bad input), they open and close unused.
-        let made = work.workload();
-        if let Ok(w) = &made {
-            for tx in &frames {
-                let _ = tx.send(*w);
+        let made = source.task();
+        if let Ok(t) = &made {
+            for tx in &tasks {
+                let _ = tx.send(*t);
             }
         }
-        drop(frames);
-        let result = made.and_then(|w| run.drive(s, &opened, w, report, observer, on_update));
+        drop(tasks);
+        let result = made.and_then(|t| run.drive(s, &opened, t, observer, on_update));
         // An early return (bad input) leaves APIs still opening: they close on their own
         // threads once open, as the channel is gone.
         drop(opened);
@@ -98,17 +88,17 @@ pub fn sweep(
 }
 
 /// The coordinator's state.
-struct Run<'j> {
-    job: &'j SweepJob<'j>,
+struct Run<'j, T: Task + ?Sized> {
+    job: &'j Job<'j, T>,
     slots: Vec<Slot>,
-    /// Per target: its result once measured, and its failures.
-    results: Vec<Option<SweepResult>>,
+    /// Per target: its answer once it had its turn, and its failures.
+    answers: Vec<Option<T::Answer>>,
     failures: Vec<Vec<Failure>>,
-    /// The workload-fit refusals (target index, message), for the bad-input message when nothing
-    /// else could run.
+    /// The refusals of the task (target index, message), for the bad-input message when
+    /// nothing else could run.
     refused: Vec<(usize, String)>,
     /// `None` until decided; `Some(None)` when every API plans for itself.
-    plan: Option<Option<Plan>>,
+    plan: Option<Option<T::Plan>>,
     /// Close nothing before the last is measured: the default, and always on a CPU device.
     close_at_end: bool,
     /// Measured backends waiting to be closed (`close_at_end` only).
@@ -117,8 +107,8 @@ struct Run<'j> {
     measured_any: bool,
 }
 
-impl<'j> Run<'j> {
-    fn new(job: &'j SweepJob<'j>) -> Self {
+impl<'j, T: Task + ?Sized> Run<'j, T> {
+    fn new(job: &'j Job<'j, T>) -> Self {
         let n = job.targets.devices.len();
         // On a CPU device the host is the device: another API's teardown would run on the cores
         // being timed.
@@ -131,7 +121,7 @@ impl<'j> Run<'j> {
             job,
             close_at_end: !job.overlap_close || cpu,
             slots: (0..n).map(|_| Slot::Opening).collect(),
-            results: vec![None; n],
+            answers: (0..n).map(|_| None).collect(),
             failures: (0..n).map(|_| Vec::new()).collect(),
             refused: Vec::new(),
             plan: None,
@@ -141,53 +131,53 @@ impl<'j> Run<'j> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn drive<'scope>(
         &mut self,
         s: &'scope Scope<'scope, '_>,
         opened: &mpsc::Receiver<Opened>,
-        work: &dyn Workload,
-        report: &mut Report,
+        task: &T,
         observer: &mut dyn Observer,
-        on_update: &mut dyn FnMut(&Report),
-    ) -> Result<SweepOutcome, SessionError> {
+        on_update: &mut dyn FnMut(&Progress<'_, T::Answer>),
+    ) -> Result<Finished<T::Answer>, SessionError> {
         loop {
-            if let Some(i) = self.next_to_measure(work)? {
+            if let Some(i) = self.next_turn(task)? {
                 if !self.measured_any {
-                    self.check_host_memory(work)?;
+                    self.check_host_memory(task)?;
                 }
-                self.measure(s, i, work, report, observer, on_update);
+                self.turn(s, i, task, observer, on_update);
                 continue;
             }
             if !self.slots.iter().any(|x| matches!(x, Slot::Opening)) {
                 break;
             }
             match opened.recv() {
-                Ok((i, r, uploaded)) => self.accept(s, i, r, uploaded, work),
+                Ok((i, r, prepared)) => self.accept(s, i, r, prepared, task),
                 Err(_) => break,
             }
         }
-        self.blame(work);
-        self.publish(report);
-        report.shared_plan = matches!(self.plan, Some(Some(_))) && report.results.len() > 1;
-        if !self.measured_any {
-            // The first target's refusal, whichever opened first.
-            if let Some((_, why)) = self.refused.iter().min_by_key(|(i, _)| *i) {
-                return Err(SessionError::Input(why.clone()));
-            }
-            return Err(SessionError::nothing_opened(&report.failures));
-        }
-        Ok(std::mem::take(&mut self.outcome))
+        self.blame(task);
+        let failures: Vec<Failure> = self.failures.iter().flatten().cloned().collect();
+        // The first target's refusal, whichever opened first.
+        let refused = self.refused.iter().min_by_key(|(i, _)| *i);
+        let answers: Vec<T::Answer> = self.answers.drain(..).flatten().collect();
+        Ok(Finished {
+            shared_plan: matches!(self.plan, Some(Some(_))) && answers.len() > 1,
+            answers,
+            failures,
+            outcome: std::mem::take(&mut self.outcome),
+            measured_any: self.measured_any,
+            refused: refused.map(|(_, why)| why.clone()),
+        })
     }
 
-    /// An API finished opening: ready if the workload fits it, else a failure.
+    /// An API finished opening: ready if the task fits it, else a failure.
     fn accept<'scope>(
         &mut self,
         s: &'scope Scope<'scope, '_>,
         i: usize,
         r: Result<Box<dyn Backend>, BackendError>,
-        uploaded: bool,
-        work: &dyn Workload,
+        prepared: bool,
+        task: &T,
     ) {
         match r {
             Err(e) => {
@@ -197,12 +187,12 @@ impl<'j> Run<'j> {
                 });
                 self.slots[i] = Slot::Done;
             }
-            Ok(backend) => match work.fits(backend.limits()) {
-                Ok(()) => self.slots[i] = Slot::Ready { backend, uploaded },
+            Ok(backend) => match task.fits(backend.limits()) {
+                Ok(()) => self.slots[i] = Slot::Ready { backend, prepared },
                 Err(why) => {
                     let message = format!(
                         "{} is too large for {} on {}: {why}",
-                        work.describe(),
+                        task.describe(),
                         backend.api(),
                         backend.identity().name
                     );
@@ -218,8 +208,8 @@ impl<'j> Run<'j> {
         }
     }
 
-    /// The host's memory with every API still in the run, before the workload is needed.
-    fn check_host_memory(&self, work: &dyn Workload) -> Result<(), SessionError> {
+    /// The host's memory with every API still in the run, before the first turn.
+    fn check_host_memory(&self, task: &T) -> Result<(), SessionError> {
         let apis: Vec<_> = self
             .job
             .targets
@@ -229,17 +219,17 @@ impl<'j> Run<'j> {
             .filter(|(_, slot)| !matches!(slot, Slot::Done))
             .map(|(d, _)| (d.api, d.kind))
             .collect();
-        work.check_host(&apis).map_err(SessionError::Input)
+        task.check_host(&apis).map_err(SessionError::Input)
     }
 
-    /// The next API to measure: the first ready one in target order, once no API is still
-    /// opening (and so the plan is known).
-    fn next_to_measure(&mut self, work: &dyn Workload) -> Result<Option<usize>, SessionError> {
+    /// The next API to have its turn: the first ready one in target order, once no API is
+    /// still opening (and so the plan is known).
+    fn next_turn(&mut self, task: &T) -> Result<Option<usize>, SessionError> {
         if self.slots.iter().any(|x| matches!(x, Slot::Opening)) {
             return Ok(None);
         }
-        if self.plan.is_none() && !self.decide_plan(work)? {
-            return Ok(None);
+        if self.plan.is_none() {
+            self.decide_plan(task)?;
         }
         Ok(self
             .slots
@@ -247,28 +237,25 @@ impl<'j> Run<'j> {
             .position(|x| matches!(x, Slot::Ready { .. })))
     }
 
-    /// On one physical device every API runs the same (block, grid) pairs, planned by
-    /// [`sweep::planner`]'s choice among the APIs that opened. Returns false while an API is
-    /// still opening (it could be the planner).
-    fn decide_plan(&mut self, work: &dyn Workload) -> Result<bool, SessionError> {
-        let config = self.job.config;
+    /// On one physical device every API runs the same plan, made by [`sweep::planner`]'s
+    /// choice among the APIs that opened, where the task shares one.
+    fn decide_plan(&mut self, task: &T) -> Result<(), SessionError> {
+        let settings = self.job.settings;
+        self.plan = Some(None);
+        let Some(probe) = task.shared_plan(settings) else {
+            return Ok(());
+        };
         if !self.job.targets.one_physical_device || self.slots.len() < 2 {
-            self.plan = Some(None);
-            return Ok(true);
+            return Ok(());
         }
-        if self.slots.iter().any(|x| matches!(x, Slot::Opening)) {
-            return Ok(false);
-        }
-        let probe = config.blocks.first().copied();
         let chosen = sweep::planner(self.ready(), probe).map_err(failed)?;
         // Nothing opened: nothing to plan for.
         let Some(backend) = chosen.and_then(|i| self.ready().nth(i)) else {
-            self.plan = Some(None);
-            return Ok(true);
+            return Ok(());
         };
-        let plan = sweep::plan(backend, work.items(), config).map_err(failed)?;
+        let plan = task.plan(backend, settings).map_err(failed)?;
         self.plan = Some(Some(plan));
-        Ok(true)
+        Ok(())
     }
 
     /// The APIs open and waiting for their turn, in target order.
@@ -279,55 +266,56 @@ impl<'j> Run<'j> {
         })
     }
 
-    /// Measures target `i`, then closes it on its own thread (or keeps it for the end, with
+    /// Target `i`'s turn; then it closes on its own thread (or waits for the end, with
     /// `close_at_end`).
-    #[allow(clippy::too_many_arguments)]
-    fn measure<'scope>(
+    fn turn<'scope>(
         &mut self,
         s: &'scope Scope<'scope, '_>,
         i: usize,
-        work: &dyn Workload,
-        report: &mut Report,
+        task: &T,
         observer: &mut dyn Observer,
-        on_update: &mut dyn FnMut(&Report),
+        on_update: &mut dyn FnMut(&Progress<'_, T::Answer>),
     ) {
         let Slot::Ready {
             mut backend,
-            uploaded,
-            ..
+            prepared,
         } = std::mem::replace(&mut self.slots[i], Slot::Done)
         else {
             return;
         };
         let api = backend.api();
-        let shared = self.plan.as_ref().and_then(Option::as_ref);
-        let config = self.job.config;
-        let (result, err) = {
-            let _t = crate::trace::span(api.key(), "sweep (plan, rows, copy ceiling)");
-            let mut save = |r: &SweepResult| {
-                self.results[i] = Some(r.clone());
-                publish(&self.results, &self.failures, report);
-                on_update(report);
+        let (answer, err) = {
+            let _t = crate::trace::span(api.key(), "turn (plan, rows, copy ceiling)");
+            let (answers, failures) = (&self.answers, &self.failures);
+            let mut save = |a: &T::Answer| {
+                on_update(&Progress {
+                    answers,
+                    current: Some((i, a)),
+                    failures,
+                })
             };
-            let how = SweepRun {
-                config,
-                shared,
+            let turn = Turn {
+                settings: self.job.settings,
+                shared: self.plan.as_ref().and_then(Option::as_ref),
                 observer,
                 on_row: &mut save,
             };
-            work.measure(backend.as_mut(), uploaded, how)
+            task.turn(backend.as_mut(), prepared, turn)
         };
         self.measured_any = true;
         if let Some(e) = err {
-            self.record_error(i, work, &result, e);
+            self.record_error(i, task, answer.as_ref(), e);
         }
         if let Some(f) = super::Said::default().failure(backend.as_ref()) {
             self.outcome.failed = true;
             self.failures[i].push(f);
         }
-        self.results[i] = Some(result);
-        self.publish(report);
-        on_update(report);
+        self.answers[i] = answer;
+        on_update(&Progress {
+            answers: &self.answers,
+            current: None,
+            failures: &self.failures,
+        });
         match self.close_at_end {
             true => self.to_close.push(backend),
             false => {
@@ -336,22 +324,17 @@ impl<'j> Run<'j> {
         }
     }
 
-    /// The APIs the workload blames once all were measured (outputs the other APIs
-    /// contradict): each fails, and its rows no longer count as checked.
-    fn blame(&mut self, work: &dyn Workload) {
-        for blame in work.conclude() {
-            let Some(i) = self
-                .results
-                .iter()
-                .position(|r| r.as_ref().is_some_and(|r| r.api == blame.api))
-            else {
+    /// The APIs the task blames once all had their turn (outputs the other APIs contradict):
+    /// each fails, and its answer is discredited.
+    fn blame(&mut self, task: &T) {
+        for blame in task.conclude() {
+            let Some(i) = (0..self.slots.len()).find(|&i| {
+                self.answers[i].is_some() && self.job.targets.devices[i].api == blame.api
+            }) else {
                 continue;
             };
-            if let Some(r) = self.results[i].as_mut() {
-                r.error = Some(blame.message.clone());
-                for row in &mut r.rows {
-                    row.verified = false;
-                }
+            if let Some(a) = self.answers[i].as_mut() {
+                task.discredit(a, &blame.message);
             }
             self.failures[i].push(Failure {
                 api: blame.api,
@@ -361,26 +344,24 @@ impl<'j> Run<'j> {
         }
     }
 
-    fn record_error(&mut self, i: usize, work: &dyn Workload, result: &SweepResult, e: SweepError) {
+    fn record_error(&mut self, i: usize, task: &T, answer: Option<&T::Answer>, e: SweepError) {
+        let api = self.job.targets.devices[i].api;
         match &e {
             SweepError::Backend(be)
-                if be.kind == ErrorKind::OutOfMemory && result.rows.is_empty() =>
+                if be.kind == ErrorKind::OutOfMemory
+                    && answer.is_none_or(|a| task.is_empty(a)) =>
             {
                 self.outcome.too_big = Some(format!(
                     "{} is too large for the device: {be}",
-                    work.describe()
+                    task.describe()
                 ));
             }
             _ => self.outcome.failed = true,
         }
         self.failures[i].push(Failure {
-            api: result.api,
+            api,
             message: e.detail(),
         });
-    }
-
-    fn publish(&self, report: &mut Report) {
-        publish(&self.results, &self.failures, report);
     }
 
     /// Closes what `close_at_end` kept, every API at once.
@@ -394,12 +375,6 @@ impl<'j> Run<'j> {
             }
         }
     }
-}
-
-/// The results and failures so far, in target order.
-fn publish(results: &[Option<SweepResult>], failures: &[Vec<Failure>], report: &mut Report) {
-    report.results = results.iter().flatten().cloned().collect();
-    report.failures = failures.iter().flatten().cloned().collect();
 }
 
 fn failed(e: impl std::fmt::Display) -> SessionError {

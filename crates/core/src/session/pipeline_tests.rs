@@ -4,7 +4,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use super::pipeline::{sweep, SweepJob};
 use super::SessionError;
 use crate::backend::{Api, Backend, BackendError, DeviceIdentity, DeviceKind};
 use crate::blocks::{parse_blocks, BlockSize};
@@ -15,6 +14,7 @@ use crate::report::Report;
 use crate::sweep::{Observer, SweepConfig, SweepRow};
 use crate::testing::{DropLog, HostBackend, TEST_API_A, TEST_API_B};
 use crate::workload::FrameWorkload;
+use crate::workload::{sweep, SweepJob};
 use crate::{Protocol, Reps};
 
 /// How one test API opens: after `delay`, with these settings.

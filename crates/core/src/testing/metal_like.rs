@@ -324,21 +324,18 @@ mod tests;
 /// report the core's test checks and blocksweep-render's test draws.
 pub fn validated() -> crate::validate::ValidateReport {
     use crate::provider::{ApiChoice, Provider, Registry};
-    use crate::session::Session;
     use crate::validate::{self, ValidateGroup, ValidateReport};
     let providers: [&'static dyn Provider; 1] = [&METAL_LIKE_PROVIDER];
     let registry = Registry::probe(&providers);
     let targets = registry
         .targets(&ApiChoice::Only(METAL_LIKE), None)
         .expect("the test double's one device");
-    let frame = Frame::generate(509, 253, 3);
-    let reference = frame.reference();
     let options = crate::options::OpenOptions::default();
-    let (mut each, failures) = Session::each(&registry, targets, &options, |b| {
-        validate::run_api(b, &frame, &reference)
-    });
-    assert!(failures.is_empty(), "{failures:?}");
-    let v = each.remove(0);
+    let mut task = validate::Validation::default();
+    let run = crate::session::run(&registry, &targets, &options, &(), &mut task);
+    let run = run.expect("the run");
+    assert!(run.failures.is_empty(), "{:?}", run.failures);
+    let v = run.answers.into_iter().next().expect("its answer");
     ValidateReport {
         groups: vec![ValidateGroup {
             heading: None,
@@ -346,7 +343,7 @@ pub fn validated() -> crate::validate::ValidateReport {
             devices: Vec::new(),
             checks: v.checks,
             resources: v.resources,
-            subgroups: vec![v.subgroups],
+            subgroups: v.subgroups.into_iter().collect(),
         }],
     }
 }

@@ -5,10 +5,10 @@ use super::*;
 use crate::options::OpenOptions;
 use crate::provider::{ApiChoice, Provider, Registry, Targets};
 use crate::report::Report;
-use crate::session::{pipeline, Session, SweepJob};
 use crate::spec::KernelSpec;
 use crate::sweep::{Quiet, SweepConfig};
 use crate::validate::Outcome;
+use crate::workload::{sweep, SweepJob};
 use crate::workload::{ProgramWorkload, Workload};
 
 const SPEC: &str = r#"
@@ -93,7 +93,7 @@ fn a_made_up_api_brings_its_language_and_probe_through_sweep_validate_and_subgro
     };
     let open = |d: &DeviceIdentity| registry.open(d, &OpenOptions::default());
     let mut report = Report::new("t", "d");
-    let outcome = pipeline::sweep(&open, &job, &mut work, &mut report, &mut Quiet, &mut |_| {});
+    let outcome = sweep(&open, &job, &mut work, &mut report, &mut Quiet, &mut |_| {});
     assert!(!outcome.unwrap().failed, "{:?}", report.failures);
     let result = &report.results[0];
     assert_eq!(result.api, METAL_LIKE);
@@ -110,7 +110,7 @@ fn a_made_up_api_brings_its_language_and_probe_through_sweep_validate_and_subgro
     // validate --kernel: the assumptions launched, the output checked where it ran.
     let work = scale_workload();
     let (checks, failures) =
-        Session::each(&registry, targets.clone(), &OpenOptions::default(), |b| {
+        crate::session::each(&registry, targets.clone(), &OpenOptions::default(), |b| {
             work.prepare(b)?;
             work.validate(b)
         });

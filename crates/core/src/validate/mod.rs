@@ -15,6 +15,9 @@ use crate::subgroup::{self, ApiSubgroups};
 use crate::sweep::{limit_violation, FrameCheck};
 
 pub use crate::claim::{verdict_word, Expect, Outcome};
+pub use task::{Validated, Validation};
+
+mod task;
 
 /// A sizing assumption people carry from one API or GPU to another. Who guarantees it is
 /// made from each API's own figures ([`crate::guarantee`]); `note` adds what they cannot say.

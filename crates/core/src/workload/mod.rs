@@ -9,11 +9,14 @@ pub mod guard;
 pub mod own;
 mod program;
 mod references;
+mod sweeping;
 mod validate;
 
 pub use frame::FrameWorkload;
 pub use program::ProgramWorkload;
 pub use references::Blame;
+pub use sweeping::{sweep, SweepJob, WorkloadSource};
+pub use validate::KernelValidation;
 
 use crate::backend::{Api, Backend, BackendError, DeviceKind};
 use crate::limits::Limits;

@@ -3,10 +3,15 @@
 //! kernel's) say, and the output checked like a sweep row's.
 
 use super::program::ProgramWorkload;
+use super::Workload;
+use crate::backend::{Api, DeviceKind};
 use crate::backend::{Backend, BackendError, ErrorKind, GridSize, Launch};
+use crate::limits::Limits;
+use crate::report::Failure;
+use crate::session::{Ran, Task, Turn};
 use crate::spec::GridMode;
 use crate::sweep::limit_violation;
-use crate::validate::{Check, Outcome, ASSUMPTIONS};
+use crate::validate::{Check, Outcome, Validated, ASSUMPTIONS};
 
 impl ProgramWorkload {
     /// Every assumption of [`ASSUMPTIONS`] launched with the kernel (prepared already). A
@@ -130,5 +135,67 @@ impl ProgramWorkload {
             x: u32::try_from(w.div_ceil(block.x as u64)).ok()?,
             y: u32::try_from(h.div_ceil(block.y as u64)).ok()?,
         })
+    }
+}
+
+/// `validate --kernel`: the assumptions launched with a user's kernel, its outputs compared
+/// across the APIs once all have run.
+pub struct KernelValidation {
+    pub work: ProgramWorkload,
+}
+
+impl Task for KernelValidation {
+    type Answer = Validated;
+    type Plan = ();
+    type Settings = ();
+
+    fn describe(&self) -> String {
+        Workload::describe(&self.work)
+    }
+
+    fn fits(&self, limits: &Limits) -> Result<(), String> {
+        Workload::fits(&self.work, limits)
+    }
+
+    fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
+        Workload::check_host(&self.work, apis)
+    }
+
+    fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {
+        Workload::prepare(&self.work, backend)
+    }
+
+    fn plan(&self, _: &mut dyn Backend, _: &()) -> Result<(), BackendError> {
+        Ok(())
+    }
+
+    fn turn(&self, backend: &mut dyn Backend, prepared: bool, _: Turn<'_, Self>) -> Ran<Self> {
+        let checks = match prepared {
+            true => Ok(()),
+            false => Workload::prepare(&self.work, backend),
+        }
+        .and_then(|()| self.work.validate(backend));
+        match checks {
+            Ok(checks) => (
+                Some(Validated {
+                    device: backend.identity().clone(),
+                    checks,
+                    resources: Vec::new(),
+                    subgroups: None,
+                }),
+                None,
+            ),
+            Err(e) => (None, Some(e.into())),
+        }
+    }
+
+    fn conclude(&self) -> Vec<Failure> {
+        let blames = self.work.blames().into_iter();
+        blames
+            .map(|b| Failure {
+                api: b.api,
+                message: b.message,
+            })
+            .collect()
     }
 }

@@ -1,0 +1,69 @@
+//! `validate` as a task of the pipeline: the built-in frame's assumptions, resource rows and
+//! subgroup probe on each API ([`Validation`]; a user's kernel's is
+//! `workload::KernelValidation`).
+
+use super::{run_api, Check};
+use crate::backend::{Backend, BackendError, DeviceIdentity};
+use crate::frame::Frame;
+use crate::lab::resources::ResourceResult;
+use crate::limits::Limits;
+use crate::session::{Ran, Task, Turn};
+use crate::subgroup::ApiSubgroups;
+
+/// What `validate` learned from one API, with the device it ran on.
+pub struct Validated {
+    pub device: DeviceIdentity,
+    pub checks: Vec<Check>,
+    /// The resource rows (the built-in frame's only).
+    pub resources: Vec<ResourceResult>,
+    /// Subgroups claimed against measured (the built-in frame's only).
+    pub subgroups: Option<ApiSubgroups>,
+}
+
+/// `validate` of the built-in kernels, on a frame of its own.
+pub struct Validation {
+    pub frame: Frame,
+    pub reference: Vec<f32>,
+}
+
+impl Default for Validation {
+    fn default() -> Self {
+        // Small, and not a multiple of any block size, so coverage bugs cannot hide.
+        let frame = Frame::generate(509, 253, 3);
+        let reference = frame.reference();
+        Validation { frame, reference }
+    }
+}
+
+impl Task for Validation {
+    type Answer = Validated;
+    type Plan = ();
+    type Settings = ();
+
+    fn describe(&self) -> String {
+        format!("frame {}x{}", self.frame.width, self.frame.height)
+    }
+
+    fn fits(&self, limits: &Limits) -> Result<(), String> {
+        limits.frame_fits(self.frame.pixels())
+    }
+
+    fn plan(&self, _: &mut dyn Backend, _: &()) -> Result<(), BackendError> {
+        Ok(())
+    }
+
+    fn turn(&self, backend: &mut dyn Backend, _: bool, _: Turn<'_, Self>) -> Ran<Self> {
+        match run_api(backend, &self.frame, &self.reference) {
+            Ok(v) => (
+                Some(Validated {
+                    device: backend.identity().clone(),
+                    checks: v.checks,
+                    resources: v.resources,
+                    subgroups: Some(v.subgroups),
+                }),
+                None,
+            ),
+            Err(e) => (None, Some(e.into())),
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! The sweep as a task of the pipeline: a [`Workload`] (the frame, or a user's kernel) over the
+//! sweep's block sizes, each API's result a [`SweepResult`] of the run's [`Report`].
+
+use super::Workload;
+use crate::backend::{Api, Backend, BackendError, DeviceKind};
+use crate::blocks::BlockSize;
+use crate::limits::Limits;
+use crate::provider::Targets;
+use crate::report::Failure;
+use crate::report::Report;
+use crate::session::pipeline::{self, Job, Opener};
+use crate::session::{Ran, SessionError, Source, SweepOutcome, Task, Turn};
+use crate::sweep::{self, Observer, Plan, SweepConfig, SweepResult, SweepRun};
+
+/// What one pipelined sweep is asked to do.
+pub struct SweepJob<'a> {
+    pub targets: Targets,
+    pub config: &'a SweepConfig,
+    /// Close each API while the next is measured (see [`pipeline`]'s notes); ignored when a
+    /// target is not a GPU, as there the host's cores are the device.
+    pub overlap_close: bool,
+}
+
+/// Where a sweep's workload comes from (see [`Source`]).
+pub type WorkloadSource<'a> = dyn Source<dyn Workload> + 'a;
+
+/// A workload made already.
+impl<W: Workload + 'static> Source<dyn Workload> for W {
+    fn task(&mut self) -> Result<&(dyn Workload + 'static), SessionError> {
+        Ok(self)
+    }
+}
+
+impl Task for dyn Workload {
+    type Answer = SweepResult;
+    type Plan = Plan;
+    type Settings = SweepConfig;
+
+    fn describe(&self) -> String {
+        Workload::describe(self)
+    }
+
+    fn fits(&self, limits: &Limits) -> Result<(), String> {
+        Workload::fits(self, limits)
+    }
+
+    fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
+        Workload::check_host(self, apis)
+    }
+
+    fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {
+        Workload::prepare(self, backend)
+    }
+
+    /// The sweep's first block picks the planner: an API that answers its residency.
+    fn shared_plan(&self, config: &SweepConfig) -> Option<Option<BlockSize>> {
+        Some(config.blocks.first().copied())
+    }
+
+    fn plan(&self, planner: &mut dyn Backend, config: &SweepConfig) -> Result<Plan, BackendError> {
+        sweep::plan(planner, self.items(), config)
+    }
+
+    fn turn(&self, backend: &mut dyn Backend, prepared: bool, turn: Turn<'_, Self>) -> Ran<Self> {
+        let how = SweepRun {
+            config: turn.settings,
+            shared: turn.shared,
+            observer: turn.observer,
+            on_row: turn.on_row,
+        };
+        let (result, err) = self.measure(backend, prepared, how);
+        (Some(result), err)
+    }
+
+    fn conclude(&self) -> Vec<Failure> {
+        let blames = Workload::conclude(self).into_iter();
+        blames
+            .map(|b| Failure {
+                api: b.api,
+                message: b.message,
+            })
+            .collect()
+    }
+
+    fn discredit(&self, result: &mut SweepResult, why: &str) {
+        result.error = Some(why.to_string());
+        for row in &mut result.rows {
+            row.verified = false;
+        }
+    }
+
+    fn is_empty(&self, result: &SweepResult) -> bool {
+        result.rows.is_empty()
+    }
+}
+
+/// Sweeps every target through the pipeline into `report`; `on_update` sees the report after
+/// every row.
+pub fn sweep(
+    open: &Opener,
+    job: &SweepJob,
+    work: &mut WorkloadSource<'_>,
+    report: &mut Report,
+    observer: &mut dyn Observer,
+    on_update: &mut dyn FnMut(&Report),
+) -> Result<SweepOutcome, SessionError> {
+    if job.targets.devices.len() > 1 {
+        report.device_match = Some(job.targets.note.clone());
+    }
+    let run = Job {
+        targets: &job.targets,
+        settings: job.config,
+        blocks: &job.config.blocks,
+        overlap_close: job.overlap_close,
+    };
+    let finished = pipeline::run(open, &run, work, observer, &mut |p| {
+        report.results = p.answers().cloned().collect();
+        report.failures = p.failures().cloned().collect();
+        on_update(report);
+    })?;
+    report.failures = finished.failures.clone();
+    let finished = finished.require_any()?;
+    report.results = finished.answers;
+    report.shared_plan = finished.shared_plan;
+    Ok(finished.outcome)
+}
