@@ -9,7 +9,7 @@ pub mod args;
 use blocksweep_core::blocks::BlockSize;
 use blocksweep_core::lab::report::{ShapeReport, WaveReport};
 use blocksweep_core::lab::shapes;
-use blocksweep_core::lab::task::{LabFrame, Shapes, Tail};
+use blocksweep_core::lab::task::{LabFrame, OnFrame, Shapes, Tail};
 use blocksweep_core::session::{self, Finished, Later, SessionError, Task};
 use blocksweep_core::{Registry, Targets};
 
@@ -59,11 +59,8 @@ pub fn shapes_on(
     let protocol = report.protocol;
     let make = || {
         let on = make_frame(&targets, run)?;
-        Ok(Shapes {
-            on,
-            plans,
-            protocol,
-        })
+        let sweep = Shapes { plans, protocol };
+        Ok(OnFrame { on, sweep })
     };
     let finished = run_on(reg, &targets, device, make)?;
     report.failures.extend(finished.failures);
@@ -86,13 +83,13 @@ pub fn waves_on(
 ) -> anyhow::Result<()> {
     let make = || {
         let on = make_frame(&targets, &args.run)?;
-        Ok(Tail {
-            on,
+        let sweep = Tail {
             spec: args.waves,
             block: BlockSize::linear(args.block),
             protocol: report.protocol,
             seed: args.run.seed,
-        })
+        };
+        Ok(OnFrame { on, sweep })
     };
     let finished = run_on(reg, &targets, device, make)?;
     report.shared_wave |= finished.shared_plan;

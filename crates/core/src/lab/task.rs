@@ -1,6 +1,6 @@
 //! The lab's sweeps as tasks of the pipeline: every block shape of some thread counts
 //! ([`Shapes`]) and the grid sweep around one wave ([`Tail`]), each on one frame checked
-//! against the CPU's reference.
+//! against the CPU's reference ([`OnFrame`]).
 
 use super::run::{load_for_residency, run_shapes, run_waves, wave_of, wave_of_loaded};
 use super::shapes::{ShapeResult, ShapeRow};
@@ -11,6 +11,7 @@ use crate::frame::Frame;
 use crate::limits::Limits;
 use crate::measure::Protocol;
 use crate::session::{Ran, Task, Turn};
+use crate::sweep::SweepError;
 
 /// The frame a lab sweep measures, and its CPU reference.
 pub struct LabFrame {
@@ -25,63 +26,109 @@ impl LabFrame {
         let reference = frame.try_reference().map_err(|e| e.to_string())?;
         Ok(LabFrame { frame, reference })
     }
+}
+
+/// One lab sweep, as its task sees it beside the frame.
+pub trait LabSweep: Sync {
+    type Answer: Send;
+    type Plan: Sync;
+
+    /// Readies an opened backend while it opens.
+    fn prepare(&self, _b: &mut dyn Backend) -> Result<(), BackendError> {
+        Ok(())
+    }
+
+    /// The block that picks the planner of a plan every API of one device shares, if any.
+    fn shared_plan(&self) -> Option<BlockSize> {
+        None
+    }
+
+    fn plan(&self, planner: &mut dyn Backend) -> Result<Self::Plan, BackendError>;
+
+    /// One API's sweep of `on`, with the shared plan where there is one.
+    fn sweep(
+        &self,
+        b: &mut dyn Backend,
+        on: &LabFrame,
+        shared: Option<&Self::Plan>,
+    ) -> Result<Self::Answer, BackendError>;
+}
+
+/// A lab sweep on its frame: the pipeline's task.
+pub struct OnFrame<S> {
+    pub on: LabFrame,
+    pub sweep: S,
+}
+
+impl<S: LabSweep> Task for OnFrame<S> {
+    type Answer = S::Answer;
+    type Plan = S::Plan;
+    type Settings = ();
 
     fn describe(&self) -> String {
-        format!("frame {}x{}", self.frame.width, self.frame.height)
+        format!("frame {}x{}", self.on.frame.width, self.on.frame.height)
     }
 
     fn fits(&self, limits: &Limits) -> Result<(), String> {
-        limits.frame_fits(self.frame.pixels())
+        limits.frame_fits(self.on.frame.pixels())
     }
 
     fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
-        crate::hostmem::check_frame(self.frame.width, self.frame.height, apis)
-            .map_err(|e| e.to_string())
+        let f = &self.on.frame;
+        crate::hostmem::check_frame(f.width, f.height, apis).map_err(|e| e.to_string())
+    }
+
+    fn prepare(&self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        self.sweep.prepare(b)
+    }
+
+    fn shared_plan(&self, _: &()) -> Option<Option<BlockSize>> {
+        self.sweep.shared_plan().map(Some)
+    }
+
+    fn plan(&self, planner: &mut dyn Backend, _: &()) -> Result<S::Plan, BackendError> {
+        self.sweep.plan(planner)
+    }
+
+    fn turn(&self, b: &mut dyn Backend, _: bool, turn: Turn<'_, Self>) -> Ran<Self> {
+        match self.sweep.sweep(b, &self.on, turn.shared) {
+            Ok(answer) => (Some(answer), None),
+            Err(e) => (None, Some(SweepError::Backend(e))),
+        }
     }
 }
 
 /// Every shape of each thread count, per API in thread-count order.
 pub struct Shapes {
-    pub on: LabFrame,
     /// Per thread count, its shapes.
     pub plans: Vec<(u32, Vec<ShapeRow>)>,
     pub protocol: Protocol,
 }
 
-impl Task for Shapes {
+impl LabSweep for Shapes {
     type Answer = Vec<ShapeResult>;
     type Plan = ();
-    type Settings = ();
 
-    fn describe(&self) -> String {
-        self.on.describe()
-    }
-
-    fn fits(&self, limits: &Limits) -> Result<(), String> {
-        self.on.fits(limits)
-    }
-
-    fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
-        self.on.check_host(apis)
-    }
-
-    fn plan(&self, _: &mut dyn Backend, _: &()) -> Result<(), BackendError> {
+    fn plan(&self, _: &mut dyn Backend) -> Result<(), BackendError> {
         Ok(())
     }
 
-    fn turn(&self, b: &mut dyn Backend, _: bool, _: Turn<'_, Self>) -> Ran<Self> {
-        let (frame, reference) = (&self.on.frame, &self.on.reference);
-        let results = (self.plans.iter())
+    fn sweep(
+        &self,
+        b: &mut dyn Backend,
+        on: &LabFrame,
+        _: Option<&()>,
+    ) -> Result<Vec<ShapeResult>, BackendError> {
+        let (frame, reference) = (&on.frame, &on.reference);
+        Ok((self.plans.iter())
             .map(|(t, rows)| run_shapes(b, frame, reference, *t, rows, &self.protocol))
-            .collect();
-        (Some(results), None)
+            .collect())
     }
 }
 
 /// The grid sweep of one block around its wave: one wave for every API of one physical
 /// device, planned by the one with an occupancy query where there is one.
 pub struct Tail {
-    pub on: LabFrame,
     pub spec: WaveSpec,
     pub block: BlockSize,
     pub protocol: Protocol,
@@ -89,33 +136,20 @@ pub struct Tail {
     pub seed: u64,
 }
 
-impl Task for Tail {
+impl LabSweep for Tail {
     type Answer = WaveResult;
     type Plan = Wave;
-    type Settings = ();
-
-    fn describe(&self) -> String {
-        self.on.describe()
-    }
-
-    fn fits(&self, limits: &Limits) -> Result<(), String> {
-        self.on.fits(limits)
-    }
-
-    fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
-        self.on.check_host(apis)
-    }
 
     /// The kernel the planner is asked about, loaded while the API opens.
     fn prepare(&self, b: &mut dyn Backend) -> Result<(), BackendError> {
         load_for_residency(b)
     }
 
-    fn shared_plan(&self, _: &()) -> Option<Option<BlockSize>> {
-        Some(Some(self.block))
+    fn shared_plan(&self) -> Option<BlockSize> {
+        Some(self.block)
     }
 
-    fn plan(&self, planner: &mut dyn Backend, _: &()) -> Result<Wave, BackendError> {
+    fn plan(&self, planner: &mut dyn Backend) -> Result<Wave, BackendError> {
         let mut wave = wave_of_loaded(planner, self.block)?;
         wave.source = format!(
             "planned by {} for every API: {}",
@@ -125,17 +159,20 @@ impl Task for Tail {
         Ok(wave)
     }
 
-    fn turn(&self, b: &mut dyn Backend, _: bool, turn: Turn<'_, Self>) -> Ran<Self> {
-        let wave = match turn.shared {
+    fn sweep(
+        &self,
+        b: &mut dyn Backend,
+        on: &LabFrame,
+        shared: Option<&Wave>,
+    ) -> Result<WaveResult, BackendError> {
+        let wave = match shared {
             Some(w) => w.clone(),
-            None => match wave_of(b, self.block) {
-                Ok(w) => w,
-                Err(e) => return (None, Some(e.into())),
-            },
+            None => wave_of(b, self.block)?,
         };
-        let (frame, reference) = (&self.on.frame, &self.on.reference);
-        let spec = &self.spec;
-        let result = run_waves(b, frame, reference, spec, &wave, &self.protocol, self.seed);
-        (Some(result), None)
+        let (frame, reference) = (&on.frame, &on.reference);
+        let (spec, protocol) = (&self.spec, &self.protocol);
+        Ok(run_waves(
+            b, frame, reference, spec, &wave, protocol, self.seed,
+        ))
     }
 }

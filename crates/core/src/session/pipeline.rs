@@ -348,8 +348,7 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
         let api = self.job.targets.devices[i].api;
         match &e {
             SweepError::Backend(be)
-                if be.kind == ErrorKind::OutOfMemory
-                    && answer.is_none_or(|a| task.is_empty(a)) =>
+                if be.kind == ErrorKind::OutOfMemory && answer.is_none_or(|a| task.is_empty(a)) =>
             {
                 self.outcome.too_big = Some(format!(
                     "{} is too large for the device: {be}",
