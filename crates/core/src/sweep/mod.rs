@@ -9,12 +9,14 @@
 //! back-to-back timed batches; see [`crate::measure`]), read the output back and compare every
 //! pixel with the CPU reference. A mismatch stops the sweep.
 
+mod check;
 mod plan;
 mod rows;
 mod run;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use check::{checked_dispatch, Dispatched, FrameCheck, FrameReadback};
 pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
     planner, shared_violation,
@@ -22,7 +24,6 @@ pub use plan::{
 pub use rows::{grid_violation, SweepRun};
 pub(crate) use rows::{new_result, skip_rejected, RowResult};
 pub use run::{copy_ceiling, execute, measure_copy, run};
-pub(crate) use run::{Checked, Dispatched, FrameCheck};
 
 pub use crate::measure::{Discipline, Protocol, Reps, TimeStats, Timing};
 
