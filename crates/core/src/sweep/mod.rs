@@ -16,7 +16,12 @@ mod run;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use check::{checked_dispatch, Dispatched, FrameCheck, FrameReadback};
+/// The checked dispatch's test doubles, for the user kernel's check's tests.
+#[cfg(test)]
+pub(crate) use check::tests as check_tests;
+pub(crate) use check::{
+    checked_dispatch, Dispatched, FrameCheck, FrameReadback, Matched, OutputCheck,
+};
 pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
     planner, shared_violation,
