@@ -38,7 +38,7 @@ impl<'p> Bench<'p> {
     fn new(api: Api, protocol: &'p Protocol) -> Bench<'p> {
         Bench {
             protocol,
-            kept: FrameReadback::new(api),
+            kept: FrameReadback::timed(api),
         }
     }
 
@@ -168,7 +168,7 @@ pub fn run_resources(
     frame: &Frame,
     reference: &[f32],
 ) -> Result<Vec<ResourceResult>, BackendError> {
-    let mut kept = FrameReadback::new(b.api());
+    let mut kept = FrameReadback::untimed(b.api());
     let mut results = Vec::new();
     let mut loaded = builtin::Loaded::default();
     for check in RESOURCE_CHECKS {

@@ -91,17 +91,36 @@ pub(crate) fn checked_dispatch<W>(
 pub(crate) struct FrameReadback {
     own_output: Option<Vec<f32>>,
     phases: RowPhases,
+    /// Whether the dispatches are a sweep's rows, timed: only theirs are traced as the poison
+    /// and timed-batch phases (validate's claims trace their read-back and verify alone).
+    timed: bool,
     /// When the outputs were poisoned: the dispatch's phase runs from there to the read-back.
     dispatched: Option<std::time::Instant>,
 }
 
 impl FrameReadback {
-    pub(crate) fn new(api: Api) -> FrameReadback {
+    /// For rows timed under a protocol (the sweep's, the lab's shapes and tail).
+    pub(crate) fn timed(api: Api) -> FrameReadback {
+        FrameReadback::new(api, true)
+    }
+
+    /// For untimed dispatches (validate's claims, the resource rows).
+    pub(crate) fn untimed(api: Api) -> FrameReadback {
+        FrameReadback::new(api, false)
+    }
+
+    fn new(api: Api, timed: bool) -> FrameReadback {
         FrameReadback {
             own_output: None,
             phases: RowPhases::new(api),
+            timed,
             dispatched: None,
         }
+    }
+
+    /// The start of the poison's or the dispatch's phase, where those are traced.
+    fn dispatch_phase_start(&self) -> Option<std::time::Instant> {
+        self.phases.start().filter(|_| self.timed)
     }
 }
 
@@ -125,9 +144,11 @@ impl OutputCheck for FrameCheck<'_> {
     fn reset(&mut self, backend: &mut dyn Backend) -> Result<(), BackendError> {
         let pixels = self.reference.len() as u64;
         let kept = &mut *self.kept;
-        kept.phases.time(0, || builtin::poison(backend, pixels))?;
-        kept.dispatched = kept.phases.start();
-        Ok(())
+        let started = kept.dispatch_phase_start();
+        let poisoned = builtin::poison(backend, pixels);
+        kept.phases.stop(0, started);
+        kept.dispatched = kept.dispatch_phase_start();
+        poisoned
     }
 
     fn verify(

@@ -145,7 +145,7 @@ const LAUNCH: Launch = Launch::linear(BlockSize::linear(64), 4);
 #[test]
 fn the_frames_check_verifies_what_its_timed_batch_wrote() {
     let (mut b, reference) = on_frame();
-    let mut kept = FrameReadback::new(TEST_API_A);
+    let mut kept = FrameReadback::timed(TEST_API_A);
     let mut check = FrameCheck::new(&mut kept, &reference);
     let ran = checked_dispatch(&mut b, LAUNCH, Some(&TWO_DISPATCHES), &mut check).unwrap();
     assert!(matches!(ran, Dispatched::Ran(Some(ref t), Ok(())) if t.reps == 2));
@@ -228,7 +228,7 @@ fn a_kernel_that_may_read_its_output_is_checked_untimed_first_and_timed_only_if_
 fn a_refused_first_dispatch_is_a_result_in_either_order() {
     let (mut b, reference) = on_frame();
     b.inner.reject = Some(64);
-    let mut kept = FrameReadback::new(TEST_API_A);
+    let mut kept = FrameReadback::timed(TEST_API_A);
     let mut frame = FrameCheck::new(&mut kept, &reference);
     let ran = checked_dispatch(&mut b, LAUNCH, Some(&TWO_DISPATCHES), &mut frame);
     assert!(matches!(ran, Ok(Dispatched::Refused(e)) if e.kind == ErrorKind::LaunchRejected));

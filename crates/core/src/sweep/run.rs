@@ -54,7 +54,7 @@ fn frame_rows(
         load(backend, frame)?;
     }
     let kernel = result.kernel.clone();
-    let mut kept = FrameReadback::new(api);
+    let mut kept = FrameReadback::timed(api);
     run.each_row(backend, plan, result, |backend, planned, row| {
         if !config.strict_kernel_limit {
             row.note = kernel_limit_violation(&kernel, planned.block)
