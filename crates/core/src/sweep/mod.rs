@@ -5,9 +5,10 @@
 //! for the device (CUDA's occupancy API where CUDA sees it), and run the identical
 //! (block, grid) pairs on every API.
 //!
-//! Per row: poison the output with NaN, measure under the [`Protocol`] (warm-ups, then
-//! back-to-back timed batches; see [`crate::measure`]), read the output back and compare every
-//! pixel with the CPU reference. A mismatch stops the sweep.
+//! Per row, one checked dispatch (`check.rs`, the one a user's kernel shares): poison the
+//! output with NaN, measure under the [`Protocol`] (warm-ups, then back-to-back timed batches;
+//! see [`crate::measure`]), read the output back and compare every pixel with the CPU
+//! reference. A mismatch stops the sweep.
 
 mod check;
 mod plan;

@@ -35,7 +35,10 @@ impl OutputCheck for KernelCheck<'_> {
     type Wrong = SweepError;
 
     fn reset(&mut self, backend: &mut dyn Backend) -> Result<(), BackendError> {
-        self.work.reset_traced(backend, own::POISON)
+        match self.reads_output {
+            true => self.work.reset_traced(backend, own::POISON),
+            false => self.work.reset_outputs(backend, own::POISON),
+        }
     }
 
     fn verify(
