@@ -4,6 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::backend::BackendError;
+use crate::sweep::{Dispatched, SweepError};
+use crate::verify::Mismatch;
+
 mod expect;
 
 pub use expect::{verdict_word, Expect};
@@ -32,14 +36,22 @@ pub enum Outcome {
     NotLaunched { why: String },
 }
 
-impl From<crate::sweep::Dispatched> for Outcome {
-    fn from(d: crate::sweep::Dispatched) -> Outcome {
-        use crate::sweep::Dispatched;
-        match d {
-            Dispatched::Refused(message) => Outcome::Rejected { message },
-            Dispatched::Failed(message) => Outcome::Failed { message },
-            Dispatched::Ran(Ok(())) => Outcome::Ran,
-            Dispatched::Ran(Err(m)) => Outcome::Wrong { index: m.index },
-        }
+impl Outcome {
+    /// A claim's outcome from one untimed checked dispatch of the frame: a refusal, a failed
+    /// dispatch and a wrong pixel are outcomes (the next claim still runs), as is a read-back
+    /// buffer the host has no memory for; failing to poison or to read back is returned.
+    pub(crate) fn of_frame(
+        dispatched: Result<Dispatched<Mismatch>, SweepError>,
+    ) -> Result<Outcome, BackendError> {
+        Ok(match dispatched {
+            Ok(Dispatched::Refused(e)) => Outcome::Rejected { message: e.message },
+            Ok(Dispatched::Failed(e)) => Outcome::Failed { message: e.message },
+            Ok(Dispatched::Ran(_, Ok(()))) => Outcome::Ran,
+            Ok(Dispatched::Ran(_, Err(m))) => Outcome::Wrong { index: m.index },
+            Err(SweepError::Backend(e)) => return Err(e),
+            Err(e) => Outcome::Failed {
+                message: e.to_string(),
+            },
+        })
     }
 }

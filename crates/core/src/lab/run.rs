@@ -9,7 +9,10 @@ use crate::builtin;
 use crate::claim::Outcome;
 use crate::frame::Frame;
 use crate::measure::Protocol;
-use crate::sweep::{device_limit_violation, grid_violation, Checked, FrameCheck, SweepError};
+use crate::sweep::{
+    checked_dispatch, device_limit_violation, grid_violation, Dispatched, FrameCheck,
+    FrameReadback, SweepError,
+};
 
 use super::resources::{resolve, ProbeKernel, ResourceResult, RESOURCE_CHECKS};
 use super::row::{LabRow, Measured};
@@ -24,18 +27,18 @@ impl From<BackendError> for Stopped {
     }
 }
 
-/// What one sweep's rows are measured with: the protocol, and the sweep's own checked dispatch
-/// ([`FrameCheck`]: poison, measure, read back, verify).
+/// What one sweep's rows are measured with: the protocol, and what the frame's checked
+/// dispatches keep from one to the next ([`FrameReadback`]).
 struct Bench<'p> {
     protocol: &'p Protocol,
-    check: FrameCheck,
+    kept: FrameReadback,
 }
 
 impl<'p> Bench<'p> {
     fn new(api: Api, protocol: &'p Protocol) -> Bench<'p> {
         Bench {
             protocol,
-            check: FrameCheck::new(api),
+            kept: FrameReadback::timed(api),
         }
     }
 
@@ -58,24 +61,26 @@ impl<'p> Bench<'p> {
         wrong.map_or(Ok(()), |why| Err(Stopped(why)))
     }
 
-    /// One checked dispatch, in the lab's words. A refusal by the API is a result; any other
-    /// error stops the sweep.
+    /// One checked dispatch ([`checked_dispatch`]), timed, in the lab's words. A refusal by
+    /// the API is a result; any other error stops the sweep.
     fn measure_launch(
         &mut self,
         b: &mut dyn Backend,
         (frame, reference): (&Frame, &[f32]),
         launch: Launch,
     ) -> Result<Measured, Stopped> {
-        let checked = self.check.row(b, launch, self.protocol, reference);
-        let checked = checked.map_err(|e| match e {
+        let mut check = FrameCheck::new(&mut self.kept, reference);
+        let dispatched = checked_dispatch(b, launch, Some(self.protocol), &mut check);
+        let dispatched = dispatched.map_err(|e| match e {
             SweepError::Backend(e) => Stopped(e.message),
             other => Stopped(other.to_string()),
         })?;
-        Ok(match checked {
-            Checked::Refused(e) => {
+        Ok(match dispatched {
+            Dispatched::Refused(e) => {
                 Measured::Refused(format!("rejected by {}: {}", e.api, e.message))
             }
-            Checked::Ran(_, Err(m)) => Measured::Wrong(format!(
+            Dispatched::Failed(e) => return Err(e.into()),
+            Dispatched::Ran(_, Err(m)) => Measured::Wrong(format!(
                 "verification failed at {launch}: first bad pixel index {} (got {}, expected {}); \
                  {} of {} pixels wrong",
                 m.index,
@@ -84,9 +89,13 @@ impl<'p> Bench<'p> {
                 m.bad_pixels,
                 frame.pixels()
             )),
-            Checked::Ran(timing, Ok(())) => {
+            Dispatched::Ran(Some(timing), Ok(())) => {
                 let gbps = frame.bytes_per_pass() as f64 / (timing.stats.mean * 1e6);
                 Measured::Ran(timing, gbps)
+            }
+            // The frame's check verifies the timed batch: a dispatch that ran was timed.
+            Dispatched::Ran(None, Ok(())) => {
+                return Err(Stopped(format!("{launch} ran, but was not timed")))
             }
         })
     }
@@ -159,7 +168,7 @@ pub fn run_resources(
     frame: &Frame,
     reference: &[f32],
 ) -> Result<Vec<ResourceResult>, BackendError> {
-    let mut dispatch = FrameCheck::new(b.api());
+    let mut kept = FrameReadback::untimed(b.api());
     let mut results = Vec::new();
     let mut loaded = builtin::Loaded::default();
     for check in RESOURCE_CHECKS {
@@ -188,7 +197,8 @@ pub fn run_resources(
         let l = Launch::linear(launch.block, launch.grid)
             .with_shared(u32::try_from(launch.shared_bytes).unwrap_or(u32::MAX));
         builtin::prepare_launch(b, variant, l)?;
-        let outcome = dispatch.once(b, l, reference)?.into();
+        let mut frame_check = FrameCheck::new(&mut kept, reference);
+        let outcome = Outcome::of_frame(checked_dispatch(b, l, None, &mut frame_check))?;
         results.push(ResourceResult::new(
             b.api(),
             check,
@@ -203,4 +213,4 @@ pub fn run_resources(
 #[path = "run_waves.rs"]
 mod run_waves;
 pub(crate) use run_waves::{load_for_residency, wave_of_loaded};
-pub use run_waves::{run_waves, shared_wave, wave_of};
+pub use run_waves::{run_waves, wave_of};

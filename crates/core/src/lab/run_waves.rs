@@ -8,7 +8,7 @@ use crate::builtin;
 use crate::frame::Frame;
 use crate::limits::Limits;
 use crate::measure::Protocol;
-use crate::sweep::{device_limit_violation, modelled_residency, planner};
+use crate::sweep::{device_limit_violation, modelled_residency};
 
 use super::super::waves::{
     self, slots_busy, Wave, WaveKernel, WavePoint, WaveResult, WaveRow, WaveSpec,
@@ -148,25 +148,4 @@ fn one_per_thread_frame(
     let f = Frame::try_generate(point.width, point.height, seed).map_err(|e| e.to_string())?;
     let r = f.try_reference().map_err(|e| e.to_string())?;
     Ok((f, r))
-}
-
-/// The wave every API of one physical device uses: planned by the first backend that answers
-/// residency itself (an occupancy API), else by the first; `None` when the backends are on
-/// different devices (each plans its own).
-pub fn shared_wave(
-    backends: &mut [Box<dyn Backend>],
-    one_physical_device: bool,
-    block: BlockSize,
-) -> Result<Option<Wave>, BackendError> {
-    if !one_physical_device || backends.len() < 2 {
-        return Ok(None);
-    }
-    for b in backends.iter_mut() {
-        load_for_residency(b.as_mut())?;
-    }
-    let i = planner(backends.iter_mut().map(|b| b.as_mut()), Some(block))?.unwrap_or(0);
-    let b = backends[i].as_mut();
-    let mut wave = wave_of_loaded(b, block)?;
-    wave.source = format!("planned by {} for every API: {}", b.api(), wave.source);
-    Ok(Some(wave))
 }

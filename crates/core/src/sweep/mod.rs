@@ -5,16 +5,24 @@
 //! for the device (CUDA's occupancy API where CUDA sees it), and run the identical
 //! (block, grid) pairs on every API.
 //!
-//! Per row: poison the output with NaN, measure under the [`Protocol`] (warm-ups, then
-//! back-to-back timed batches; see [`crate::measure`]), read the output back and compare every
-//! pixel with the CPU reference. A mismatch stops the sweep.
+//! Per row, one checked dispatch (`check.rs`, the one a user's kernel shares): poison the
+//! output with NaN, measure under the [`Protocol`] (warm-ups, then back-to-back timed batches;
+//! see [`crate::measure`]), read the output back and compare every pixel with the CPU
+//! reference. A mismatch stops the sweep.
 
+mod check;
 mod plan;
 mod rows;
 mod run;
 #[cfg(test)]
 mod tests;
 
+/// The checked dispatch's test doubles, for the user kernel's check's tests.
+#[cfg(test)]
+pub(crate) use check::tests as check_tests;
+pub(crate) use check::{
+    checked_dispatch, Dispatched, FrameCheck, FrameReadback, Matched, OutputCheck,
+};
 pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
     planner, shared_violation,
@@ -22,7 +30,6 @@ pub use plan::{
 pub use rows::{grid_violation, SweepRun};
 pub(crate) use rows::{new_result, skip_rejected, RowResult};
 pub use run::{copy_ceiling, execute, measure_copy, run};
-pub(crate) use run::{Checked, Dispatched, FrameCheck};
 
 pub use crate::measure::{Discipline, Protocol, Reps, TimeStats, Timing};
 

@@ -1,14 +1,14 @@
 //! Execution: poison, measure, read back and verify each planned row; the copy ceiling.
 
+use super::check::{checked_dispatch, Dispatched, FrameCheck, FrameReadback};
 use super::rows::{new_result, skip_rejected, RowResult, SweepRun};
 use super::{
     kernel_limit_violation, CopyCeiling, Observer, Plan, SweepConfig, SweepError, SweepResult,
 };
-use crate::backend::{Backend, BackendError, ErrorKind, KernelVariant, Launch, Stamps, Work};
+use crate::backend::{Backend, BackendError, ErrorKind, KernelVariant, Launch, Work};
 use crate::builtin;
-use crate::frame::{try_zeroed, Frame};
-use crate::measure::{measure, Protocol, Timing};
-use crate::verify::{verify_counted, Mismatch};
+use crate::frame::Frame;
+use crate::measure::measure;
 
 /// Runs a planned sweep on one backend. Returns the result with every row measured so far;
 /// an error that stops the sweep is returned beside it (and recorded in `result.error`).
@@ -38,7 +38,8 @@ pub fn execute(
 }
 
 /// The frame's rows of `plan`: the frame uploaded (unless it is on the device already), then
-/// each row poisoned, measured, read back and verified.
+/// each row one checked dispatch ([`checked_dispatch`]: poisoned, measured, read back and
+/// verified).
 fn frame_rows(
     backend: &mut dyn Backend,
     frame: &Frame,
@@ -53,7 +54,7 @@ fn frame_rows(
         load(backend, frame)?;
     }
     let kernel = result.kernel.clone();
-    let mut check = FrameCheck::new(api);
+    let mut kept = FrameReadback::timed(api);
     run.each_row(backend, plan, result, |backend, planned, row| {
         if !config.strict_kernel_limit {
             row.note = kernel_limit_violation(&kernel, planned.block)
@@ -61,9 +62,11 @@ fn frame_rows(
         }
         // The plan checked that the grid fits 32 bits.
         let launch = Launch::linear(planned.block, planned.grid as u32);
-        match check.row(backend, launch, &config.protocol, reference)? {
-            Checked::Refused(e) => skip_rejected(api, row, e),
-            Checked::Ran(_, Err(m)) => Err(SweepError::Mismatch {
+        let mut check = FrameCheck::new(&mut kept, reference);
+        match checked_dispatch(backend, launch, Some(&config.protocol), &mut check)? {
+            Dispatched::Refused(e) => skip_rejected(api, row, e),
+            Dispatched::Failed(e) => Err(e.into()),
+            Dispatched::Ran(_, Err(m)) => Err(SweepError::Mismatch {
                 api,
                 block: planned.block,
                 grid: planned.grid,
@@ -73,10 +76,11 @@ fn frame_rows(
                 bad_pixels: m.bad_pixels,
                 pixels: frame.pixels(),
             }),
-            Checked::Ran(timing, Ok(())) => {
+            Dispatched::Ran(timing, Ok(())) => {
                 row.verified = true;
-                row.gbps = Some(frame.bytes_per_pass() as f64 / (timing.stats.mean * 1e6));
-                row.timing = Some(timing);
+                let per_pass = frame.bytes_per_pass() as f64;
+                row.gbps = timing.as_ref().map(|t| per_pass / (t.stats.mean * 1e6));
+                row.timing = timing;
                 Ok(())
             }
         }
@@ -87,190 +91,6 @@ fn frame_rows(
 fn load(backend: &mut dyn Backend, frame: &Frame) -> Result<(), BackendError> {
     let _busy = crate::trace::activity(backend.api().key(), "uploading the frame", 0);
     builtin::load(backend, KernelVariant::GridStride, frame)
-}
-
-/// One checked dispatch of the frame, the same steps for the sweep's rows and the lab's: the
-/// output poisoned, the launch measured, the output read back (into the host memory the
-/// backend lends, else the checker's own buffer, made once) and verified against the CPU's.
-pub(crate) struct FrameCheck {
-    own_output: Option<Vec<f32>>,
-    phases: RowPhases,
-}
-
-/// What one checked dispatch came to.
-pub(crate) enum Checked {
-    /// The API refused the launch; its error says why.
-    Refused(BackendError),
-    /// It ran: its timing, and whether every pixel matched.
-    Ran(Timing, Result<(), Mismatch>),
-}
-
-/// What one untimed checked dispatch came to ([`FrameCheck::once`]).
-pub(crate) enum Dispatched {
-    /// The API refused the launch, in its words.
-    Refused(String),
-    /// The dispatch failed otherwise, in the API's words.
-    Failed(String),
-    /// It ran: whether every pixel matched.
-    Ran(Result<(), Mismatch>),
-}
-
-impl FrameCheck {
-    pub(crate) fn new(api: crate::api::Api) -> FrameCheck {
-        FrameCheck {
-            own_output: None,
-            phases: RowPhases::new(api),
-        }
-    }
-
-    /// Poisons, measures `launch` under `protocol`, reads back and verifies against
-    /// `reference` (the uploaded frame's CPU output). A refusal by the API is a result; any
-    /// other error is returned.
-    pub(crate) fn row(
-        &mut self,
-        backend: &mut dyn Backend,
-        launch: Launch,
-        protocol: &Protocol,
-        reference: &[f32],
-    ) -> Result<Checked, SweepError> {
-        let pixels = reference.len() as u64;
-        self.phases.time(0, || builtin::poison(backend, pixels))?;
-        let work = Work::Kernel(launch);
-        let timing = match self.phases.time(1, || measure(backend, work, protocol)) {
-            Ok(timing) => timing,
-            Err(e) if e.kind == ErrorKind::LaunchRejected => return Ok(Checked::Refused(e)),
-            Err(e) => return Err(e.into()),
-        };
-        let verified = self.read_back(backend, reference)?;
-        Ok(Checked::Ran(timing, verified))
-    }
-
-    /// One untimed dispatch of `launch`, read back and verified: what `validate` makes of an
-    /// assumption and of a resource row. A refusal, a wrong pixel and any other error of the
-    /// dispatch are results (the next check still runs); failing to poison or to read back is
-    /// returned.
-    pub(crate) fn once(
-        &mut self,
-        backend: &mut dyn Backend,
-        launch: Launch,
-        reference: &[f32],
-    ) -> Result<Dispatched, BackendError> {
-        builtin::poison(backend, reference.len() as u64)?;
-        match backend.run_batch(Work::Kernel(launch), 1, Stamps::None) {
-            Ok(_) => {}
-            Err(e) if e.kind == ErrorKind::LaunchRejected => {
-                return Ok(Dispatched::Refused(e.message))
-            }
-            Err(e) => return Ok(Dispatched::Failed(e.message)),
-        }
-        match self.read_back(backend, reference) {
-            Ok(verified) => Ok(Dispatched::Ran(verified)),
-            Err(SweepError::Backend(e)) => Err(e),
-            Err(e) => Ok(Dispatched::Failed(e.to_string())),
-        }
-    }
-
-    /// The dispatched output read back and verified against `reference`.
-    fn read_back(
-        &mut self,
-        backend: &mut dyn Backend,
-        reference: &[f32],
-    ) -> Result<Result<(), Mismatch>, SweepError> {
-        // The lab's grid series uploads a frame of its own per point: a buffer of another
-        // frame's size is made again.
-        if self
-            .own_output
-            .as_ref()
-            .is_some_and(|o| o.len() != reference.len())
-        {
-            self.own_output = None;
-        }
-        read_and_verify(backend, &mut self.own_output, reference, &mut self.phases)
-    }
-}
-
-/// Reads a row's output back and verifies it: in place, in the host memory the backend lends
-/// (pinned or mapped: no copy on the host), else through a read into `own`, allocated
-/// at the first row that needs it. Read-back and verify are traced as phases 2 and 3.
-fn read_and_verify(
-    backend: &mut dyn Backend,
-    own: &mut Option<Vec<f32>>,
-    reference: &[f32],
-    phases: &mut RowPhases,
-) -> Result<Result<(), Mismatch>, SweepError> {
-    let started = phases.start();
-    let api = backend.api();
-    let reading = crate::trace::activity(api.key(), "reading back", 0);
-    let lent = builtin::read_staged(backend)?;
-    let output: &[f32] = match lent {
-        Some(view) if view.len() != reference.len() => {
-            let message = format!(
-                "the lent output holds {} values; the frame has {} pixels",
-                view.len(),
-                reference.len()
-            );
-            return Err(BackendError::new(api, ErrorKind::Driver, message).into());
-        }
-        Some(view) => view,
-        None => {
-            let out = match own {
-                Some(out) => out,
-                None => own.insert(try_zeroed(reference.len() as u64, "the read-back buffer")?),
-            };
-            builtin::read(backend, out)?;
-            out
-        }
-    };
-    phases.stop(2, started);
-    drop(reading);
-    let busy = crate::trace::activity(api.key(), "verifying", reference.len() as u64);
-    Ok(phases.time(3, || {
-        verify_counted(output, reference, &|n| busy.advance(n))
-    }))
-}
-
-/// Where a sweep's row time goes, summed over the rows and traced once at the end
-/// (`BLOCKSWEEP_TRACE=1`; nothing is timed otherwise).
-struct RowPhases {
-    api: crate::api::Api,
-    took: Option<[std::time::Duration; 4]>,
-}
-
-impl RowPhases {
-    const NAMES: [&'static str; 4] = ["poison", "timed batches", "read-back", "verify"];
-
-    fn new(api: crate::api::Api) -> Self {
-        RowPhases {
-            api,
-            took: crate::trace::enabled().then_some(Default::default()),
-        }
-    }
-
-    fn time<T>(&mut self, phase: usize, f: impl FnOnce() -> T) -> T {
-        let started = self.start();
-        let out = f();
-        self.stop(phase, started);
-        out
-    }
-
-    /// The start of a phase timed by hand (where a closure cannot return what it borrows).
-    fn start(&self) -> Option<std::time::Instant> {
-        self.took.is_some().then(std::time::Instant::now)
-    }
-
-    fn stop(&mut self, phase: usize, started: Option<std::time::Instant>) {
-        if let (Some(took), Some(started)) = (&mut self.took, started) {
-            took[phase] += started.elapsed();
-        }
-    }
-}
-
-impl Drop for RowPhases {
-    fn drop(&mut self) {
-        for (name, took) in Self::NAMES.iter().zip(self.took.iter().flatten()) {
-            crate::trace::record(self.api.key(), &format!("rows: {name}"), *took);
-        }
-    }
 }
 
 /// Measures the device-to-device copy ceiling under the same protocol as the rows: `bytes`

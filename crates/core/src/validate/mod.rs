@@ -12,7 +12,7 @@ use crate::lab::resources::ResourceResult;
 use crate::limits::Concept;
 use crate::stance::who_guarantees;
 use crate::subgroup::{self, ApiSubgroups};
-use crate::sweep::{limit_violation, FrameCheck};
+use crate::sweep::{checked_dispatch, limit_violation, FrameCheck, FrameReadback};
 
 pub use crate::claim::{verdict_word, Expect, Outcome};
 pub use task::{Validated, Validation};
@@ -219,7 +219,7 @@ pub fn run(
     frame: &Frame,
     reference: &[f32],
 ) -> Result<Vec<Check>, BackendError> {
-    let mut check = FrameCheck::new(backend.api());
+    let mut kept = FrameReadback::untimed(backend.api());
     let mut checks = Vec::new();
     let mut loaded = crate::builtin::Loaded::default();
     for asm in ASSUMPTIONS {
@@ -233,7 +233,9 @@ pub fn run(
         loaded.ensure(backend, kernel, frame)?;
         let limits_say =
             limit_violation(backend.limits(), backend.kernel_facts(), asm.launch.block);
-        let outcome = check.once(backend, asm.launch, reference)?.into();
+        let mut check = FrameCheck::new(&mut kept, reference);
+        let dispatched = checked_dispatch(backend, asm.launch, None, &mut check);
+        let outcome = Outcome::of_frame(dispatched)?;
         checks.push(Check {
             api: backend.api(),
             assumption: asm,

@@ -1,15 +1,15 @@
-//! One checked dispatch of a user's kernel: outputs reset (poisoned or restored) inside fresh
-//! guard bands, one launch, every written buffer read back whole and every other buffer's
-//! bands, then the row's own checks ([`super::guard`], [`super::own`]) before the comparison
-//! with the API's reference.
+//! A user kernel's check of one dispatch ([`KernelCheck`], run by the one checked dispatch,
+//! `sweep::checked_dispatch`): outputs reset (poisoned or restored) inside fresh guard bands;
+//! after the launch, every written buffer read back whole and every other buffer's bands, then
+//! the row's own checks ([`super::guard`], [`super::own`]) before the comparison with the
+//! API's reference.
 
 use super::program::ProgramWorkload;
 use super::references::Checked;
 use super::{guard, own};
-use crate::backend::Work;
-use crate::backend::{Backend, BackendError, Launch, Stamps};
+use crate::backend::{Backend, BackendError, Launch, Stamps, Work};
 use crate::spec::BufferInstance;
-use crate::sweep::SweepError;
+use crate::sweep::{Matched, OutputCheck, SweepError};
 
 /// One checked dispatch's buffers as read back: each written buffer whole (guard bands
 /// included), and the two bands of each other buffer, in buffer order.
@@ -17,6 +17,44 @@ use crate::sweep::SweepError;
 struct Readback {
     written: Vec<Vec<u8>>,
     bands: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+/// A user kernel's check of one dispatch ([`OutputCheck`]): its outputs reset inside fresh
+/// guard bands, then read back and checked on their own and against the API's reference
+/// (`own`, its first checked dispatch's outputs). A kernel may read what it writes, so it
+/// is checked from reset outputs before it is timed.
+pub(super) struct KernelCheck<'a> {
+    pub(super) work: &'a ProgramWorkload,
+    pub(super) own: &'a mut Option<Checked>,
+    /// Whether the output says anything of the launch: `false` resets and dispatches only
+    /// (`validate --kernel` of a launch whose threads repeat each other's work).
+    pub(super) reads_output: bool,
+}
+
+impl OutputCheck for KernelCheck<'_> {
+    type Wrong = SweepError;
+
+    fn reset(&mut self, backend: &mut dyn Backend) -> Result<(), BackendError> {
+        match self.reads_output {
+            true => self.work.reset_traced(backend, own::POISON),
+            false => self.work.reset_outputs(backend, own::POISON),
+        }
+    }
+
+    fn verify(
+        &mut self,
+        backend: &mut dyn Backend,
+        launch: Launch,
+    ) -> Result<Matched<SweepError>, SweepError> {
+        match self.reads_output {
+            true => Ok(self.work.verify_output(backend, launch, self.own)?),
+            false => Ok(Ok(())),
+        }
+    }
+
+    fn checks_timed_output(&self) -> bool {
+        false
+    }
 }
 
 impl ProgramWorkload {
@@ -41,31 +79,16 @@ impl ProgramWorkload {
         Ok(())
     }
 
-    /// One dispatch from reset outputs, not checked.
-    pub(super) fn unchecked_dispatch(
-        &self,
-        backend: &mut dyn Backend,
-        launch: Launch,
-    ) -> Result<(), BackendError> {
-        self.reset_outputs(backend, own::POISON)?;
-        backend.run_batch(Work::Kernel(launch), 1, Stamps::None)?;
-        Ok(())
+    /// [`Self::reset_outputs`], traced as a checked dispatch's phase.
+    fn reset_traced(&self, backend: &mut dyn Backend, poison: u8) -> Result<(), BackendError> {
+        let _t = crate::trace::span(backend.api().key(), "checked dispatch: reset the outputs");
+        self.reset_outputs(backend, poison)
     }
 
-    /// One dispatch from outputs reset with `poison`: every written buffer read back whole
-    /// (bands included), and the bands of every other buffer.
-    fn dispatch_and_read(
-        &self,
-        backend: &mut dyn Backend,
-        launch: Launch,
-        poison: u8,
-    ) -> Result<Readback, BackendError> {
-        let api = backend.api();
-        let t = crate::trace::span(api.key(), "checked dispatch: reset the outputs");
-        self.reset_outputs(backend, poison)?;
-        t.end();
-        backend.run_batch(Work::Kernel(launch), 1, Stamps::None)?;
-        let _t = crate::trace::span(api.key(), "checked dispatch: read back");
+    /// Every written buffer read back whole (bands included), and the bands of every other
+    /// buffer.
+    fn read_back(&self, backend: &mut dyn Backend) -> Result<Readback, BackendError> {
+        let _t = crate::trace::span(backend.api().key(), "checked dispatch: read back");
         let mut read = Readback::default();
         for b in &self.instance.buffers {
             let len = b.initial.len() as u64;
@@ -84,17 +107,17 @@ impl ProgramWorkload {
         Ok(read)
     }
 
-    /// One dispatch from reset outputs, read back, checked on its own (guard bands, elements
-    /// never written, NaN and Inf), then against the API's own reference; the API's first
-    /// checked dispatch becomes that reference.
-    pub(super) fn checked_dispatch(
+    /// The dispatch's output read back, checked on its own (guard bands, elements never
+    /// written, NaN and Inf), then against the API's own reference; the API's first checked
+    /// dispatch becomes that reference.
+    fn verify_output(
         &self,
         backend: &mut dyn Backend,
         launch: Launch,
         own: &mut Option<Checked>,
     ) -> Result<Result<(), SweepError>, BackendError> {
         let api = backend.api();
-        let read = self.dispatch_and_read(backend, launch, own::POISON)?;
+        let read = self.read_back(backend)?;
         // Elements that hold the poison after the dispatch were never written, or were
         // written with the poison's bits (an integer -1, a NaN carried over from something
         // the kernel read): the same dispatch from a second poison tells the two apart.
@@ -102,7 +125,11 @@ impl ProgramWorkload {
             own::poisoned(b) && own::holding(b.decl.ty, guard::data(w), own::POISON).is_some()
         });
         let second = match suspect {
-            true => Some(self.dispatch_and_read(backend, launch, own::SECOND_POISON)?),
+            true => {
+                self.reset_traced(backend, own::SECOND_POISON)?;
+                backend.run_batch(Work::Kernel(launch), 1, Stamps::None)?;
+                Some(self.read_back(backend)?)
+            }
             false => None,
         };
         let _t = crate::trace::span(api.key(), "checked dispatch: compare");
@@ -189,3 +216,7 @@ impl ProgramWorkload {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "dispatch_tests.rs"]
+mod tests;

@@ -5,18 +5,18 @@
 
 use std::sync::Mutex;
 
+use super::dispatch::KernelCheck;
 use super::references::References;
 use super::{guard, Measured, Workload};
-use crate::backend::Work;
 use crate::backend::{Api, Backend, BackendError, DeviceKind, ErrorKind, GridSize, Launch};
 use crate::frame::FrameInfo;
 use crate::limits::Limits;
-use crate::measure::measure;
+use crate::measure::Timing;
 use crate::program::ProgramArg;
 use crate::spec::{GridMode, Instance, KernelSpec};
 use crate::sweep::{
-    self, skip_rejected, Plan, PlannedRow, ProgramInfo, RowResult, SweepConfig, SweepError,
-    SweepResult, SweepRun,
+    self, skip_rejected, Dispatched, Plan, PlannedRow, ProgramInfo, RowResult, SweepConfig,
+    SweepError, SweepResult, SweepRow, SweepRun,
 };
 
 /// One spec at one choice of sizes, shared by every API of the run.
@@ -143,8 +143,8 @@ impl ProgramWorkload {
         r
     }
 
-    /// Every row of `plan`: its launch, then a checked dispatch, then (where it matched) the
-    /// timed batches.
+    /// Every row of `plan`: its launch, then one checked dispatch ([`sweep::checked_dispatch`]:
+    /// checked from reset outputs, then, where it matched, the timed batches).
     fn run_rows(
         &self,
         backend: &mut dyn Backend,
@@ -171,28 +171,42 @@ impl ProgramWorkload {
                 return Ok(());
             }
             let first = own.is_none();
-            match self.checked_dispatch(backend, launch, &mut own) {
-                Err(e) => return skip_rejected(api, row, e.at(launch)),
-                Ok(Err(mismatch)) => return Err(self.loop_cap_hint(backend, launch, mismatch)),
-                Ok(Ok(())) => {}
-            }
-            let timing =
-                measure(backend, Work::Kernel(launch), &protocol).map_err(|e| e.at(launch))?;
-            row.verified = !self.instance.timing_only;
-            row.note = match (self.instance.timing_only, first) {
-                (true, _) => Some("not checked: the spec is timing-only".into()),
-                (false, true) => Some(format!(
-                    "the reference: {api}'s other sizes are compared with this row's output"
-                )),
-                (false, false) => None,
+            let mut check = KernelCheck {
+                work: self,
+                own: &mut own,
+                reads_output: true,
             };
-            row.gbps = self
-                .instance
-                .bytes_moved
-                .map(|b| b / (timing.stats.mean * 1e6));
-            row.timing = Some(timing);
+            let dispatched = sweep::checked_dispatch(backend, launch, Some(&protocol), &mut check);
+            let timing = match dispatched {
+                Err(SweepError::Backend(e)) => return skip_rejected(api, row, e.at(launch)),
+                Err(e) => return Err(e),
+                Ok(Dispatched::Refused(e)) => return skip_rejected(api, row, e),
+                Ok(Dispatched::Failed(e)) => return Err(e.at(launch).into()),
+                Ok(Dispatched::Ran(_, Err(wrong))) => {
+                    return Err(self.loop_cap_hint(backend, launch, wrong))
+                }
+                Ok(Dispatched::Ran(timing, Ok(()))) => timing,
+            };
+            self.record(row, timing, api, first);
             Ok(())
         })
+    }
+
+    /// A row that matched: verified (unless the spec is timing-only), its timing and GB/s, and
+    /// whether it is the API's reference.
+    fn record(&self, row: &mut SweepRow, timing: Option<Timing>, api: Api, first: bool) {
+        row.verified = !self.instance.timing_only;
+        row.note = match (self.instance.timing_only, first) {
+            (true, _) => Some("not checked: the spec is timing-only".into()),
+            (false, true) => Some(format!(
+                "the reference: {api}'s other sizes are compared with this row's output"
+            )),
+            (false, false) => None,
+        };
+        row.gbps = (self.instance.bytes_moved)
+            .zip(timing.as_ref())
+            .map(|(b, t)| b / (t.stats.mean * 1e6));
+        row.timing = timing;
     }
 }
 

@@ -2,6 +2,7 @@
 //! with the API's own answer, what the queried limits (the device's and this compiled
 //! kernel's) say, and the output checked like a sweep row's.
 
+use super::dispatch::KernelCheck;
 use super::program::ProgramWorkload;
 use super::Workload;
 use crate::backend::{Api, DeviceKind};
@@ -10,7 +11,7 @@ use crate::limits::Limits;
 use crate::report::Failure;
 use crate::session::{Ran, Task, Turn};
 use crate::spec::GridMode;
-use crate::sweep::limit_violation;
+use crate::sweep::{checked_dispatch, limit_violation, Dispatched, SweepError};
 use crate::validate::{Check, Outcome, Validated, ASSUMPTIONS};
 
 impl ProgramWorkload {
@@ -49,7 +50,8 @@ impl ProgramWorkload {
         Ok(checks)
     }
 
-    /// What one launch does: not handed over, run without a check, or run and checked.
+    /// What one launch does: not handed over, run without a check, or run and checked (one
+    /// untimed checked dispatch, [`checked_dispatch`]).
     fn outcome(
         &self,
         backend: &mut dyn Backend,
@@ -67,25 +69,27 @@ impl ProgramWorkload {
                 message: format!("{why}: the launch would be invalid"),
             };
         }
-        let ran = match self.unchecked_because(launch) {
-            Some(why) => self
-                .unchecked_dispatch(backend, launch)
-                .map(|()| Outcome::Unchecked { why }),
-            None => self
-                .checked_dispatch(backend, launch, own)
-                .map(|checked| match checked {
-                    Ok(()) => Outcome::Ran,
-                    Err(m) => Outcome::Failed {
-                        message: format!("ran, but its output is wrong: {}", m.detail()),
-                    },
-                }),
+        let unchecked = self.unchecked_because(launch);
+        let mut check = KernelCheck {
+            work: self,
+            own,
+            reads_output: unchecked.is_none(),
         };
-        match ran {
-            Ok(outcome) => outcome,
-            Err(e) if e.kind == ErrorKind::LaunchRejected => {
-                Outcome::Rejected { message: e.message }
-            }
-            Err(e) => Outcome::Failed { message: e.message },
+        let dispatched = checked_dispatch(backend, launch, None, &mut check);
+        match (dispatched, unchecked) {
+            (Ok(Dispatched::Ran(_, _)), Some(why)) => Outcome::Unchecked { why },
+            (Ok(Dispatched::Ran(_, Ok(()))), None) => Outcome::Ran,
+            (Ok(Dispatched::Ran(_, Err(wrong))), None) => Outcome::Failed {
+                message: format!("ran, but its output is wrong: {}", wrong.detail()),
+            },
+            (Ok(Dispatched::Refused(e) | Dispatched::Failed(e)), _)
+            | (Err(SweepError::Backend(e)), _) => match e.kind {
+                ErrorKind::LaunchRejected => Outcome::Rejected { message: e.message },
+                _ => Outcome::Failed { message: e.message },
+            },
+            (Err(e), _) => Outcome::Failed {
+                message: e.detail(),
+            },
         }
     }
 

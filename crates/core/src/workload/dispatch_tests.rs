@@ -1,0 +1,108 @@
+//! A user kernel's check through the one checked dispatch: one untimed dispatch from reset
+//! outputs, checked, then timed only where it matched.
+
+use super::*;
+use crate::api::Api;
+use crate::spec::KernelSpec;
+use crate::sweep::check_tests::{Event, Recorded, TIMED, TWO_DISPATCHES, UNTIMED};
+use crate::sweep::{checked_dispatch, Dispatched};
+use crate::testing::metal_like::{MetalLikeBackend, METAL_LIKE};
+use crate::workload::Workload;
+
+const SPEC: &str = r#"
+name = "scale"
+work = "n"
+sizes = { n = 256 }
+
+[sources]
+metal-like = { file = "scale.metal", entry = "scale" }
+
+[[args]]
+buffer = "f32"
+name = "x"
+elements = "n"
+init = "random"
+
+[[args]]
+buffer = "f32"
+name = "y"
+elements = "n"
+written = true
+
+[[args]]
+scalar = "f32"
+name = "k"
+value = 2.5
+
+[[args]]
+scalar = "u32"
+name = "n"
+value = "n"
+"#;
+
+const SCALE: &str = "kernel void scale(device const float *x, device float *y, \
+    constant float &k, constant uint &n, uint i) { if (i < n) y[i] = k * x[i]; }\n";
+
+/// `scale` built on the made-up API's backend, its buffers filled, the log empty.
+fn prepared() -> (ProgramWorkload, Recorded<MetalLikeBackend>) {
+    Api::register(METAL_LIKE);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scale.metal"), SCALE).unwrap();
+    let spec = KernelSpec::parse("scale.toml", SPEC, dir.path()).unwrap();
+    let instance = spec.instantiate_default().unwrap();
+    let work = ProgramWorkload::new(spec, instance);
+    let mut b = Recorded::new(MetalLikeBackend::new());
+    work.prepare(&mut b).unwrap();
+    b.log.lock().unwrap().clear();
+    (work, b)
+}
+
+#[test]
+fn a_kernels_check_dispatches_once_untimed_before_timing_and_a_wrong_output_is_never_timed() {
+    let (work, mut b) = prepared();
+    let launch = Launch::linear(crate::blocks::BlockSize::linear(64), 4);
+    let mut own = None;
+    let mut check = KernelCheck {
+        work: &work,
+        own: &mut own,
+        reads_output: true,
+    };
+    let ran = checked_dispatch(&mut b, launch, Some(&TWO_DISPATCHES), &mut check).unwrap();
+    assert!(matches!(ran, Dispatched::Ran(Some(_), Ok(()))));
+    let events = b.events();
+    let batches: Vec<&Event> = (events.iter())
+        .filter(|e| matches!(e, Event::Batch { .. }))
+        .collect();
+    assert_eq!(batches, [&UNTIMED, &TIMED[0], &TIMED[1]], "{events:?}");
+    let untimed = events.iter().position(|e| *e == UNTIMED).unwrap();
+    assert!(
+        events[..untimed].contains(&Event::Wrote),
+        "reset first: {events:?}"
+    );
+    assert!(
+        events[untimed..].starts_with(&[UNTIMED, Event::Read]),
+        "{events:?}"
+    );
+    let first = own
+        .clone()
+        .expect("the first checked dispatch is the API's reference");
+
+    // The same launch against a reference it does not match: checked, never timed.
+    b.log.lock().unwrap().clear();
+    let mut wrong = Some(first);
+    wrong.as_mut().unwrap().outputs[0].fill(0);
+    let mut check = KernelCheck {
+        work: &work,
+        own: &mut wrong,
+        reads_output: true,
+    };
+    match checked_dispatch(&mut b, launch, Some(&TWO_DISPATCHES), &mut check).unwrap() {
+        Dispatched::Ran(None, Err(SweepError::Output { buffer, .. })) => assert_eq!(buffer, "y"),
+        _ => panic!("a wrong output was not caught: {:?}", b.events()),
+    }
+    let batches = b
+        .events()
+        .into_iter()
+        .filter(|e| matches!(e, Event::Batch { .. }));
+    assert_eq!(batches.collect::<Vec<_>>(), [UNTIMED], "never timed");
+}
