@@ -11,6 +11,7 @@
 //! reference. A mismatch stops the sweep.
 
 mod check;
+mod error;
 mod plan;
 mod rows;
 mod run;
@@ -23,6 +24,7 @@ pub(crate) use check::tests as check_tests;
 pub(crate) use check::{
     checked_dispatch, Dispatched, FrameCheck, FrameReadback, Matched, OutputCheck,
 };
+pub use error::SweepError;
 pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
     planner, shared_violation,
@@ -35,9 +37,7 @@ pub use crate::measure::{Discipline, Protocol, Reps, TimeStats, Timing};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{
-    Api, BackendError, DeviceIdentity, KernelFacts, OccupancySuggestion, Residency, TimerInfo,
-};
+use crate::backend::{Api, DeviceIdentity, KernelFacts, OccupancySuggestion, Residency, TimerInfo};
 use crate::blocks::BlockSize;
 use crate::frame::FrameInfo;
 use crate::grid::GridPolicy;
@@ -367,58 +367,6 @@ impl SweepResult {
             if let (Some(c), Some(g)) = (copy, r.gbps) {
                 r.of_copy = Some(g / c);
             }
-        }
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum SweepError {
-    #[error(
-        "verification failed at block {block}, grid {grid}: first bad pixel index {index} \
-         (got {got}, expected {expected}); {bad_pixels} of {pixels} pixels wrong"
-    )]
-    Mismatch {
-        api: Api,
-        block: BlockSize,
-        grid: u64,
-        index: u64,
-        got: f32,
-        expected: f32,
-        bad_pixels: u64,
-        pixels: u64,
-    },
-    /// A user's kernel wrote something other than its reference: its own output at the first
-    /// size that ran, or another API's at the same size (`against` says which).
-    #[error("output '{buffer}' at block {block}, grid {grid} differs from {against}: {detail}")]
-    Output {
-        api: Api,
-        block: BlockSize,
-        grid: String,
-        buffer: String,
-        against: String,
-        detail: String,
-    },
-    /// A row's output failed a check of its own, before any comparison: a write in a guard
-    /// band, elements never written, NaN or Inf.
-    #[error("block {block}, grid {grid} {detail}")]
-    Row {
-        api: Api,
-        block: BlockSize,
-        grid: String,
-        detail: String,
-    },
-    #[error("{0}")]
-    Backend(#[from] BackendError),
-    #[error("{0}")]
-    HostMemory(#[from] crate::frame::HostAllocError),
-}
-
-impl SweepError {
-    /// The error without the API's name in front, for places that already name the API.
-    pub fn detail(&self) -> String {
-        match self {
-            SweepError::Backend(e) => e.message.clone(),
-            other => other.to_string(),
         }
     }
 }
