@@ -229,7 +229,7 @@ pub fn measure(
     protocol: &Protocol,
 ) -> Result<Timing, BackendError> {
     let estimate = warm_up(backend, work, protocol.warmups)?;
-    let reps = match protocol.reps {
+    let mut reps = match protocol.reps {
         Reps::Fixed(n) => n.max(1),
         Reps::Adaptive {
             min,
@@ -244,20 +244,18 @@ pub fn measure(
             adaptive_count(per, min, min_time_ms, max)
         }
     };
+    let mut first = timed(backend, work, protocol.discipline, reps)?;
+    if let Some(again) = recount(protocol.reps, reps, took(&first)) {
+        reps = again;
+        first = timed(backend, work, protocol.discipline, reps)?;
+    }
     let (batch_ms, samples) = match protocol.discipline {
-        Discipline::Batch => {
-            let batch = single(backend.run_batch(work, reps, Stamps::Batch)?)?;
-            let each = backend.run_batch(work, reps, Stamps::Each)?.each_ms;
-            (Some(batch), each)
-        }
-        Discipline::Each => (None, backend.run_batch(work, reps, Stamps::Each)?.each_ms),
-        Discipline::Synced => {
-            let mut each = Vec::with_capacity(reps as usize);
-            for _ in 0..reps {
-                each.extend(backend.run_batch(work, 1, Stamps::Each)?.each_ms);
-            }
-            (None, each)
-        }
+        // The per-dispatch intervals of a batch come from a second batch of the same count.
+        Discipline::Batch => (
+            first.batch_ms,
+            backend.run_batch(work, reps, Stamps::Each)?.each_ms,
+        ),
+        Discipline::Each | Discipline::Synced => (None, first.each_ms),
     };
     let stats = TimeStats::of(&samples, batch_ms.map(|b| b / reps as f64)).ok_or_else(|| {
         BackendError::new(
@@ -273,6 +271,54 @@ pub fn measure(
         samples_ms: samples,
         stats,
     })
+}
+
+/// One row's timed dispatches under `discipline`, `reps` of them: the batch's interval (batch),
+/// or each dispatch's (each: in one batch; synced: each a batch of its own).
+fn timed(
+    backend: &mut dyn Backend,
+    work: Work,
+    discipline: Discipline,
+    reps: u32,
+) -> Result<BatchTimes, BackendError> {
+    match discipline {
+        Discipline::Batch => backend.run_batch(work, reps, Stamps::Batch),
+        Discipline::Each => backend.run_batch(work, reps, Stamps::Each),
+        Discipline::Synced => {
+            let mut each = Vec::with_capacity(reps as usize);
+            for _ in 0..reps {
+                each.extend(backend.run_batch(work, 1, Stamps::Each)?.each_ms);
+            }
+            Ok(BatchTimes {
+                batch_ms: None,
+                each_ms: each,
+            })
+        }
+    }
+}
+
+/// A batch's device time: its interval, else the sum of its dispatches'.
+fn took(t: &BatchTimes) -> f64 {
+    t.batch_ms.unwrap_or_else(|| t.each_ms.iter().sum())
+}
+
+/// An adaptive count whose batch lasted under half its minimum time: its estimate came from
+/// warm-ups the host held up (a CPU driver sharing its cores), so it was too long. The count
+/// the batch's own pace asks for, where that is more; `None` otherwise.
+fn recount(reps: Reps, count: u32, took_ms: f64) -> Option<u32> {
+    let Reps::Adaptive {
+        min,
+        min_time_ms,
+        max,
+    } = reps
+    else {
+        return None;
+    };
+    if took_ms <= 0.0 || took_ms >= min_time_ms / 2.0 {
+        return None;
+    }
+    let again = adaptive_count(took_ms / count.max(1) as f64, min, min_time_ms, max);
+    (again > count).then_some(again)
 }
 
 /// Runs the warm-ups back to back; returns the time per dispatch, `None` without warm-ups.

@@ -141,3 +141,40 @@ fn statistics_and_ties() {
     assert!(ties(&tight(1.05), &tight(1.0), 0.5, 10));
     let _ = BatchTimes::default();
 }
+
+/// A warm-up the host held up (its one dispatch took 100 ms, the kernel takes 1) made the
+/// adaptive count one dispatch: that batch lasted 1 ms of the 20 asked, so the row is timed
+/// again at the count its own pace asks for; a batch that reached half its time is not.
+#[test]
+fn an_adaptive_batch_far_short_of_its_time_is_timed_again_at_its_own_pace() {
+    let p = Protocol {
+        warmups: 1,
+        reps: Reps::Adaptive {
+            min: 1,
+            min_time_ms: 20.0,
+            max: 100_000,
+        },
+        discipline: Discipline::Batch,
+    };
+    let mut b = ScriptedBackend::new(TEST_API_A, 1.0, 0.0);
+    b.first_ms = 99.0;
+    let t = measure(&mut b, work(), &p).unwrap();
+    assert_eq!((t.reps, t.batch_ms), (20, Some(20.0)));
+    assert_eq!(
+        b.batches,
+        vec![
+            (1, Stamps::Batch),
+            (1, Stamps::Batch),
+            (20, Stamps::Batch),
+            (20, Stamps::Each)
+        ]
+    );
+    let mut b = ScriptedBackend::new(TEST_API_A, 1.0, 0.0);
+    b.first_ms = 1.0;
+    let t = measure(&mut b, work(), &p).unwrap();
+    assert_eq!(
+        t.reps, 10,
+        "a 2 ms estimate: 10 dispatches, 10 ms, half the time asked"
+    );
+    assert_eq!(b.batches.len(), 3, "{:?}", b.batches);
+}
