@@ -5,49 +5,10 @@ use super::*;
 use crate::options::OpenOptions;
 use crate::provider::{ApiChoice, Provider, Registry, Targets};
 use crate::report::Report;
-use crate::spec::KernelSpec;
 use crate::sweep::{Quiet, SweepConfig};
 use crate::validate::Outcome;
 use crate::workload::{sweep, SweepJob};
-use crate::workload::{ProgramWorkload, Workload};
-
-const SPEC: &str = r#"
-name = "scale"
-work = "n"
-sizes = { n = 1000 }
-
-[sources]
-metal-like = { file = "scale.metal", entry = "scale" }
-
-[[args]]
-buffer = "f32"
-name = "x"
-elements = "n"
-init = "random"
-
-[[args]]
-buffer = "f32"
-name = "y"
-elements = "n"
-written = true
-
-[[args]]
-scalar = "f32"
-name = "k"
-value = 2.5
-
-[[args]]
-scalar = "u32"
-name = "n"
-value = "n"
-
-[check]
-bytes_per_item = 8
-"#;
-
-const SCALE: &str = "kernel void scale(device const float *x [[buffer(0)]], \
-    device float *y [[buffer(1)]], constant float &k, constant uint &n, \
-    uint i [[thread_position_in_grid]]) { if (i < n) y[i] = k * x[i]; }\n";
+use crate::workload::Workload;
 
 /// The registry a provider list of this one API makes, and its one device as the target.
 fn registered() -> (Registry, Targets) {
@@ -59,19 +20,10 @@ fn registered() -> (Registry, Targets) {
     (registry, targets)
 }
 
-/// The spec, read from a directory holding it and its source, at its default sizes.
-fn scale_workload() -> ProgramWorkload {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("scale.metal"), SCALE).unwrap();
-    let spec = KernelSpec::parse("scale.toml", SPEC, dir.path()).unwrap();
-    let instance = spec.instantiate_default().unwrap();
-    ProgramWorkload::new(spec, instance)
-}
-
 #[test]
 fn a_made_up_api_brings_its_language_and_probe_through_sweep_validate_and_subgroups() {
     let (registry, targets) = registered();
-    let mut work = scale_workload();
+    let mut work = super::scale_workload(1000);
     let source = work.spec.sources_for("metal-like").unwrap();
     assert_eq!(source.language, METAL_LIKE_SL);
 
@@ -108,7 +60,7 @@ fn a_made_up_api_brings_its_language_and_probe_through_sweep_validate_and_subgro
     );
 
     // validate --kernel: the assumptions launched, the output checked where it ran.
-    let work = scale_workload();
+    let work = super::scale_workload(1000);
     let (checks, failures) =
         crate::session::each(&registry, targets.clone(), &OpenOptions::default(), |b| {
             work.prepare(b)?;
@@ -148,7 +100,10 @@ fn a_made_up_api_brings_its_language_and_probe_through_sweep_validate_and_subgro
 #[test]
 fn its_backend_refuses_a_source_in_another_language() {
     let mut b = MetalLikeBackend::new();
-    let mut work = scale_workload().spec.sources_for("metal-like").unwrap();
+    let mut work = super::scale_workload(1000)
+        .spec
+        .sources_for("metal-like")
+        .unwrap();
     work.language = Language::new("glsl", "GLSL");
     let e = b.load_program(&work, &[]).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Build);

@@ -2,55 +2,14 @@
 //! outputs, checked, then timed only where it matched.
 
 use super::*;
-use crate::api::Api;
-use crate::spec::KernelSpec;
 use crate::sweep::check_tests::{Event, Recorded, TIMED, TWO_DISPATCHES, UNTIMED};
 use crate::sweep::{checked_dispatch, Dispatched};
-use crate::testing::metal_like::{MetalLikeBackend, METAL_LIKE};
+use crate::testing::metal_like::MetalLikeBackend;
 use crate::workload::Workload;
-
-const SPEC: &str = r#"
-name = "scale"
-work = "n"
-sizes = { n = 256 }
-
-[sources]
-metal-like = { file = "scale.metal", entry = "scale" }
-
-[[args]]
-buffer = "f32"
-name = "x"
-elements = "n"
-init = "random"
-
-[[args]]
-buffer = "f32"
-name = "y"
-elements = "n"
-written = true
-
-[[args]]
-scalar = "f32"
-name = "k"
-value = 2.5
-
-[[args]]
-scalar = "u32"
-name = "n"
-value = "n"
-"#;
-
-const SCALE: &str = "kernel void scale(device const float *x, device float *y, \
-    constant float &k, constant uint &n, uint i) { if (i < n) y[i] = k * x[i]; }\n";
 
 /// `scale` built on the made-up API's backend, its buffers filled, the log empty.
 fn prepared() -> (ProgramWorkload, Recorded<MetalLikeBackend>) {
-    Api::register(METAL_LIKE);
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("scale.metal"), SCALE).unwrap();
-    let spec = KernelSpec::parse("scale.toml", SPEC, dir.path()).unwrap();
-    let instance = spec.instantiate_default().unwrap();
-    let work = ProgramWorkload::new(spec, instance);
+    let work = crate::testing::metal_like::scale_workload(256);
     let mut b = Recorded::new(MetalLikeBackend::new());
     work.prepare(&mut b).unwrap();
     b.log.lock().unwrap().clear();
