@@ -316,7 +316,6 @@ impl Backend for MetalLikeBackend {
     }
 }
 
-#[cfg(test)]
 /// The tests' kernel in this API's language, `y = k * x` over `n` elements (one thread each),
 /// read as a spec from a directory holding it and its source, at its default sizes.
 #[cfg(test)]
@@ -368,6 +367,7 @@ bytes_per_item = 8
     crate::workload::ProgramWorkload::new(spec, instance)
 }
 
+#[cfg(test)]
 #[path = "metal_like_tests.rs"]
 mod tests;
 
