@@ -252,7 +252,7 @@ pub fn measure(
     let (batch_ms, samples) = match protocol.discipline {
         // The per-dispatch intervals of a batch come from a second batch of the same count.
         Discipline::Batch => (
-            first.batch_ms,
+            Some(single(first)?),
             backend.run_batch(work, reps, Stamps::Each)?.each_ms,
         ),
         Discipline::Each | Discipline::Synced => (None, first.each_ms),

@@ -7,8 +7,8 @@ use crate::provider::{ApiChoice, Provider, Registry, Targets};
 use crate::report::Report;
 use crate::sweep::{Quiet, SweepConfig};
 use crate::validate::Outcome;
-use crate::workload::{sweep, SweepJob};
 use crate::workload::Workload;
+use crate::workload::{sweep, SweepJob};
 
 /// The registry a provider list of this one API makes, and its one device as the target.
 fn registered() -> (Registry, Targets) {
