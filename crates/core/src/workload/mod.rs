@@ -14,12 +14,12 @@ mod validate;
 
 pub use frame::FrameWorkload;
 pub use program::ProgramWorkload;
-pub use references::Blame;
 pub use sweeping::{sweep, SweepJob, WorkloadSource};
 pub use validate::KernelValidation;
 
 use crate::backend::{Api, Backend, BackendError, DeviceKind};
 use crate::limits::Limits;
+use crate::report::Failure;
 use crate::sweep::{SweepError, SweepResult, SweepRun};
 
 /// One workload of a sweep, shared by every API of the run (each measured in turn).
@@ -48,7 +48,7 @@ pub trait Workload: Sync {
 
     /// Once every API has been measured: the APIs whose results the others contradict (a
     /// user's kernel whose outputs disagree across APIs), each with why. Nothing by default.
-    fn conclude(&self) -> Vec<Blame> {
+    fn conclude(&self) -> Vec<Failure> {
         Vec::new()
     }
 }

@@ -279,14 +279,14 @@ impl ProgramWorkload {
     }
 
     /// The APIs whose outputs the others contradict, once every API has run.
-    pub fn blames(&self) -> Vec<super::Blame> {
+    pub fn blames(&self) -> Vec<crate::report::Failure> {
         let refs = self.references.lock().unwrap_or_else(|p| p.into_inner());
         refs.conclude(&self.instance)
     }
 }
 
 impl Workload for ProgramWorkload {
-    fn conclude(&self) -> Vec<super::Blame> {
+    fn conclude(&self) -> Vec<crate::report::Failure> {
         self.blames()
     }
 

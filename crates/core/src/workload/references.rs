@@ -8,6 +8,7 @@
 
 use crate::backend::{Api, Launch};
 use crate::blocks::BlockSize;
+use crate::report::Failure;
 use crate::spec::{compare, CompareMode, Instance};
 use crate::sweep::SweepError;
 
@@ -29,13 +30,6 @@ pub(crate) struct References {
     sums: Vec<Checked>,
     /// APIs that failed a check of their own: compared with no other.
     failed: Vec<Api>,
-}
-
-/// One API blamed once every API ran: why, for its failure line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Blame {
-    pub api: Api,
-    pub message: String,
 }
 
 impl References {
@@ -121,7 +115,7 @@ impl References {
     /// why. With three or more APIs, those outside the largest group that agrees are blamed;
     /// with two that disagree (or no two that agree), each is, since nothing says which is
     /// right.
-    pub fn conclude(&self, instance: &Instance) -> Vec<Blame> {
+    pub fn conclude(&self, instance: &Instance) -> Vec<Failure> {
         let apis: Vec<Api> = self
             .firsts
             .iter()
@@ -177,7 +171,7 @@ impl References {
                     )
                 }
             };
-            blames.push(Blame {
+            blames.push(Failure {
                 api: apis[i],
                 message,
             });

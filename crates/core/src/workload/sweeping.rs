@@ -73,13 +73,7 @@ impl Task for dyn Workload {
     }
 
     fn conclude(&self) -> Vec<Failure> {
-        let blames = Workload::conclude(self).into_iter();
-        blames
-            .map(|b| Failure {
-                api: b.api,
-                message: b.message,
-            })
-            .collect()
+        Workload::conclude(self)
     }
 
     fn discredit(&self, result: &mut SweepResult, why: &str) {

@@ -194,12 +194,6 @@ impl Task for KernelValidation {
     }
 
     fn conclude(&self) -> Vec<Failure> {
-        let blames = self.work.blames().into_iter();
-        blames
-            .map(|b| Failure {
-                api: b.api,
-                message: b.message,
-            })
-            .collect()
+        self.work.blames()
     }
 }
