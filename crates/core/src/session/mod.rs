@@ -13,7 +13,6 @@ mod said;
 pub mod task;
 
 pub use pipeline::{Job, Opener};
-pub use said::Said;
 pub use task::{Finished, Later, Progress, Ran, Source, Task, Turn};
 
 use crate::backend::{Backend, BackendError, DeviceIdentity};
@@ -100,16 +99,15 @@ pub fn each<T: Send>(
     };
     match run(registry, &targets, options, &(), &mut asking) {
         Ok(f) => (f.answers, f.failures),
-        // Only a task's own checks refuse a run before any turn, and asking has none.
-        Err(e) => (Vec::new(), vec![unanswered(&targets, e)]),
-    }
-}
-
-/// A run refused as a whole, as the first target's failure.
-fn unanswered(targets: &Targets, e: SessionError) -> Failure {
-    Failure {
-        api: targets.devices[0].api,
-        message: e.to_string(),
+        // Only a task's own checks refuse a run before any turn, and asking has none: were
+        // one to, it is the first target's failure.
+        Err(e) => {
+            let first = targets.devices.first().map(|d| Failure {
+                api: d.api,
+                message: e.to_string(),
+            });
+            (Vec::new(), first.into_iter().collect())
+        }
     }
 }
 

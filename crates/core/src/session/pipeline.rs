@@ -306,7 +306,7 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
         if let Some(e) = err {
             self.record_error(i, task, answer.as_ref(), e);
         }
-        if let Some(f) = super::Said::default().failure(backend.as_ref()) {
+        if let Some(f) = super::said::checking_layer(backend.as_ref()) {
             self.outcome.failed = true;
             self.failures[i].push(f);
         }

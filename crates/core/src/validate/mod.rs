@@ -294,7 +294,7 @@ mod tests {
     use crate::testing::{HostBackend, TEST_API_A};
 
     /// Every check and resource check runs (what the checking layer said reaches the user
-    /// through the session, `session::Said`, not through this).
+    /// through the session's pipeline, not through this).
     #[test]
     fn validate_runs_the_checks_and_the_resource_checks() {
         let frame = Frame::generate(61, 7, 3);
