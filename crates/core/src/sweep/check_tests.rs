@@ -19,18 +19,20 @@ pub(crate) enum Event {
     Wrote,
     /// `run_batch` of `count` dispatches of a kernel, with timestamps (`timed`) or without.
     Batch { count: u32, timed: bool },
-    /// A buffer read back, staged or copied.
-    Read,
+    /// A buffer read back: in the host memory the backend lends (`staged`), or copied out.
+    Read { staged: bool },
     /// What a test's own check did.
     Check(&'static str),
 }
 
 /// A backend that logs what it is asked to do, and where told, writes a wrong value into
-/// `arg` at byte `offset` after every timed batch (a device whose timed dispatches go wrong).
+/// `arg` at byte `offset` after every timed batch (a device whose timed dispatches go wrong),
+/// or lends a staged view one value short (a broken backend).
 pub(crate) struct Recorded<B> {
     pub inner: B,
     pub log: Arc<Mutex<Vec<Event>>>,
     pub corrupt_timed: Option<(usize, u64)>,
+    pub short_staged: bool,
 }
 
 impl<B: Backend> Recorded<B> {
@@ -39,6 +41,7 @@ impl<B: Backend> Recorded<B> {
             inner,
             log: Arc::default(),
             corrupt_timed: None,
+            short_staged: false,
         }
     }
 
@@ -102,12 +105,15 @@ impl<B: Backend> Backend for Recorded<B> {
         self.inner.fill_buffer(arg, fills)
     }
     fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
-        self.note(Event::Read);
+        self.note(Event::Read { staged: false });
         self.inner.read_buffer(arg, offset, out)
     }
     fn read_buffer_staged(&mut self, arg: usize) -> BackendResult<Option<&[u8]>> {
-        self.note(Event::Read);
-        self.inner.read_buffer_staged(arg)
+        let view = self.inner.read_buffer_staged(arg)?;
+        if view.is_some() {
+            self.log.lock().unwrap().push(Event::Read { staged: true });
+        }
+        Ok(view.map(|v| if self.short_staged { &v[4..] } else { v }))
     }
 }
 
@@ -155,7 +161,7 @@ fn the_frames_check_verifies_what_its_timed_batch_wrote() {
     };
     assert_eq!(
         (*poison, timed, *read),
-        (Event::Wrote, &TIMED[..], Event::Read)
+        (Event::Wrote, &TIMED[..], Event::Read { staged: true })
     );
 
     // Pixel 5 goes wrong in every timed batch: the check sees it, so it checked their output.
@@ -171,7 +177,10 @@ fn the_frames_check_verifies_what_its_timed_batch_wrote() {
     let mut check = FrameCheck::new(&mut kept, &reference);
     let ran = checked_dispatch(&mut b, LAUNCH, None, &mut check).unwrap();
     assert!(matches!(ran, Dispatched::Ran(None, Ok(()))));
-    assert_eq!(b.events(), [Event::Wrote, UNTIMED, Event::Read]);
+    assert_eq!(
+        b.events(),
+        [Event::Wrote, UNTIMED, Event::Read { staged: true }]
+    );
 }
 
 /// A check of an output the kernel may read: it logs its steps and says the output is wrong

@@ -1,79 +1,29 @@
 //! The sweep's read-back: through the host memory a backend stages, and through `read_buffer`
 //! where it stages none; both verify the same rows and name a mismatch the same way.
 
+use super::check_tests::{Event, Recorded};
 use super::{execute, Plan, PlannedRow, Quiet, SweepConfig, SweepError};
 use crate::backend::*;
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
-use crate::limits::Limits;
 use crate::testing::{HostBackend, TEST_API_A};
 use crate::{Discipline, GridPolicy, Protocol, Reps};
 
-/// The host backend, counting how the core read each row back.
-struct Counted {
-    inner: HostBackend,
-    staged: u32,
-    copied: u32,
-    /// Stages one value too few (a broken backend).
-    short: bool,
+/// The host backend, staging its output or not, logging how the core read each row back.
+fn counted(stages: bool) -> Recorded<HostBackend> {
+    let mut inner = HostBackend::new(TEST_API_A);
+    inner.stages = stages;
+    Recorded::new(inner)
 }
 
-impl Counted {
-    fn new(stages: bool) -> Self {
-        let mut inner = HostBackend::new(TEST_API_A);
-        inner.stages = stages;
-        Counted {
-            inner,
-            staged: 0,
-            copied: 0,
-            short: false,
-        }
-    }
-}
-
-impl Backend for Counted {
-    fn identity(&self) -> &DeviceIdentity {
-        self.inner.identity()
-    }
-    fn limits(&self) -> &Limits {
-        self.inner.limits()
-    }
-    fn kernel_facts(&self) -> &KernelFacts {
-        self.inner.kernel_facts()
-    }
-    fn timer(&self) -> TimerInfo {
-        self.inner.timer()
-    }
-    fn residency(&mut self, block: BlockSize) -> BackendResult<Option<Residency>> {
-        self.inner.residency(block)
-    }
-    fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
-        self.inner.run_batch(work, count, stamps)
-    }
-    fn builtin(&self, kernel: KernelVariant) -> Option<ProgramSource> {
-        self.inner.builtin(kernel)
-    }
-    fn load_program(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> BackendResult<()> {
-        self.inner.load_program(source, args)
-    }
-    fn write_buffer(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
-        self.inner.write_buffer(arg, bytes)
-    }
-    fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {
-        self.inner.fill_buffer(arg, fills)
-    }
-    fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
-        self.copied += 1;
-        self.inner.read_buffer(arg, offset, out)
-    }
-    fn read_buffer_staged(&mut self, arg: usize) -> BackendResult<Option<&[u8]>> {
-        let view = self.inner.read_buffer_staged(arg)?;
-        self.staged += view.is_some() as u32;
-        Ok(view.map(|v| if self.short { &v[4..] } else { v }))
-    }
-    fn copy_method(&self) -> String {
-        self.inner.copy_method()
-    }
+/// How many reads went through the staged view, and how many were copied out.
+fn reads(b: &Recorded<HostBackend>) -> (usize, usize) {
+    let events = b.events();
+    let count = |staged| {
+        let read = Event::Read { staged };
+        events.iter().filter(|e| **e == read).count()
+    };
+    (count(true), count(false))
 }
 
 /// 64 x 16 pixels: 16 blocks of 64 threads cover it.
@@ -83,7 +33,7 @@ fn frame() -> Frame {
 
 /// One row per grid of `kernel`, blocks of 64 threads, one timed dispatch.
 fn sweep(
-    b: &mut Counted,
+    b: &mut Recorded<HostBackend>,
     kernel: KernelVariant,
     grids: &[u64],
 ) -> (super::SweepResult, Option<SweepError>) {
@@ -127,12 +77,12 @@ fn sweep(
 #[test]
 fn every_row_verifies_through_the_staged_view_and_through_the_fallback() {
     for stages in [true, false] {
-        let mut b = Counted::new(stages);
+        let mut b = counted(stages);
         let (r, err) = sweep(&mut b, KernelVariant::GridStride, &[1, 4, 16]);
         assert!(err.is_none(), "stages {stages}: {err:?}");
         assert!(r.rows.iter().all(|row| row.verified), "{:?}", r.rows);
         let expected = if stages { (3, 0) } else { (0, 3) };
-        assert_eq!((b.staged, b.copied), expected, "stages {stages}");
+        assert_eq!(reads(&b), expected, "stages {stages}");
     }
 }
 
@@ -140,7 +90,7 @@ fn every_row_verifies_through_the_staged_view_and_through_the_fallback() {
 fn a_mismatch_seen_through_the_staged_view_names_the_first_bad_index() {
     let mut messages = Vec::new();
     for stages in [true, false] {
-        let mut b = Counted::new(stages);
+        let mut b = counted(stages);
         // 16 blocks cover the frame; 15 leave the last block's 64 pixels NaN.
         let (r, err) = sweep(&mut b, KernelVariant::OnePixelPerThread, &[16, 15]);
         match err {
@@ -161,7 +111,8 @@ fn a_mismatch_seen_through_the_staged_view_names_the_first_bad_index() {
             other => panic!("stages {stages}: one block short was not caught: {other:?}"),
         }
         assert!(r.rows[0].verified && r.rows.len() == 1, "{:?}", r.rows);
-        assert_eq!(b.staged + b.copied, 2, "stages {stages}");
+        let (staged, copied) = reads(&b);
+        assert_eq!(staged + copied, 2, "stages {stages}");
         messages.push(r.error.expect("the error is recorded"));
     }
     assert!(messages[0].contains("index 960"), "{}", messages[0]);
@@ -170,8 +121,8 @@ fn a_mismatch_seen_through_the_staged_view_names_the_first_bad_index() {
 
 #[test]
 fn a_staged_view_of_the_wrong_length_is_the_backends_error() {
-    let mut b = Counted::new(true);
-    b.short = true;
+    let mut b = counted(true);
+    b.short_staged = true;
     let (_, err) = sweep(&mut b, KernelVariant::GridStride, &[16]);
     match err {
         Some(SweepError::Backend(e)) => {

@@ -39,7 +39,7 @@ fn a_kernels_check_dispatches_once_untimed_before_timing_and_a_wrong_output_is_n
         "reset first: {events:?}"
     );
     assert!(
-        events[untimed..].starts_with(&[UNTIMED, Event::Read]),
+        events[untimed..].starts_with(&[UNTIMED, Event::Read { staged: false }]),
         "{events:?}"
     );
     let first = own
