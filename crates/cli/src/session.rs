@@ -37,24 +37,9 @@ pub struct Answers<T> {
 /// on stderr. Returns the answers per device, and whether anything failed.
 pub fn ask_each<T: Send>(
     args: &DeviceArgs,
-    mut work: impl FnMut(&mut dyn Backend) -> Result<T, BackendError> + Send,
+    work: impl FnMut(&mut dyn Backend) -> Result<T, BackendError> + Send,
 ) -> anyhow::Result<(Vec<Answers<T>>, bool)> {
-    let reg = registry();
-    let options = args.open_options();
-    let mut out = Vec::new();
-    let mut failed = false;
-    for targets in resolve_each(&reg, args)? {
-        let heading = heading(&targets);
-        let one_physical_device = targets.one_physical_device;
-        let (answers, failures) = session::each(&reg, targets, &options, &mut work);
-        failed |= warn_failures(&failures);
-        out.push(Answers {
-            heading,
-            one_physical_device,
-            answers,
-        });
-    }
-    Ok((out, failed))
+    run_each(args, args.open_options(), &mut session::Asking::new(work))
 }
 
 /// Runs `task` on each selected physical device through the core's pipeline, opened with

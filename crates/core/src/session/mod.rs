@@ -93,10 +93,7 @@ pub fn each<T: Send>(
     options: &OpenOptions,
     work: impl FnMut(&mut dyn Backend) -> Result<T, BackendError> + Send,
 ) -> (Vec<T>, Vec<Failure>) {
-    let mut asking = Asking {
-        work: Mutex::new(work),
-        answers: PhantomData,
-    };
+    let mut asking = Asking::new(work);
     match run(registry, &targets, options, &(), &mut asking) {
         Ok(f) => (f.answers, f.failures),
         // Only a task's own checks refuse a run before any turn, and asking has none: were
@@ -111,10 +108,19 @@ pub fn each<T: Send>(
     }
 }
 
-/// One question for each API, as a task.
-struct Asking<F, T> {
+/// One question for each API, as a task: `work` asked of each in its turn.
+pub struct Asking<F, T> {
     work: Mutex<F>,
     answers: PhantomData<fn() -> T>,
+}
+
+impl<F, T> Asking<F, T> {
+    pub fn new(work: F) -> Self {
+        Asking {
+            work: Mutex::new(work),
+            answers: PhantomData,
+        }
+    }
 }
 
 impl<T: Send, F: FnMut(&mut dyn Backend) -> Result<T, BackendError> + Send> Task for Asking<F, T> {
