@@ -113,11 +113,6 @@ impl<T, F: FnOnce() -> Result<T, SessionError>> Later<T, F> {
             made: None,
         }
     }
-
-    /// The task, once made.
-    pub fn into_made(self) -> Option<T> {
-        self.made
-    }
 }
 
 impl<T: Task, F: FnOnce() -> Result<T, SessionError>> Source<T> for Later<T, F> {
