@@ -1,0 +1,276 @@
+//! Reading target files: the catalogue's (embedded in the binary) and a user's own. A file that
+//! is not what FORMAT.md describes is refused with its name and the key at fault.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::model::{Key, Kind, Source, Stated, Subgroup, Target, Value};
+
+/// A target file that could not be read, named with the file and the key at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct FileError {
+    pub file: String,
+    pub message: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    family: String,
+    title: Option<String>,
+    #[serde(default)]
+    sources: BTreeMap<String, RawSource>,
+    #[serde(default)]
+    targets: Vec<RawTarget>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSource {
+    document: Option<String>,
+    repository: Option<String>,
+    path: Option<String>,
+    commit: Option<String>,
+    url: Option<String>,
+    read: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTarget {
+    name: String,
+    title: Option<String>,
+    api: String,
+    source: Option<String>,
+    inherits: Option<String>,
+    #[serde(default)]
+    tags: Vec<String>,
+    kind: Option<String>,
+    #[serde(default)]
+    limits: BTreeMap<String, RawStated>,
+    subgroup: Option<RawSubgroup>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStated {
+    value: RawValue,
+    name: String,
+    source: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawValue {
+    One(u64),
+    Dims([u64; 3]),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSubgroup {
+    min: u64,
+    max: u64,
+    default: Option<u64>,
+    name: Option<String>,
+    source: Option<String>,
+}
+
+/// A file's targets before inheritance: each keeps the name of the target it inherits from.
+pub(crate) struct Parsed {
+    pub targets: Vec<(Target, Option<String>)>,
+    pub title: String,
+}
+
+/// Parses one target file's text; `file` names it in every error.
+pub(crate) fn parse(file: &str, text: &str) -> Result<Parsed, FileError> {
+    let err = |message: String| FileError {
+        file: file.to_string(),
+        message,
+    };
+    let raw: RawFile = toml::from_str(text).map_err(|e| err(toml_message(&e)))?;
+    let mut sources = BTreeMap::new();
+    for (id, s) in raw.sources {
+        let source = Source {
+            id: id.clone(),
+            document: s.document,
+            repository: s.repository,
+            path: s.path,
+            commit: s.commit,
+            url: s.url,
+            read: s.read.unwrap_or_default(),
+        };
+        if !source.is_complete() {
+            return Err(err(format!(
+                "sources.{id}: a source needs `read` (the date) and a `document`, a \
+                 `repository` with its `path`, or a `url`"
+            )));
+        }
+        sources.insert(id, source);
+    }
+    let mut targets = Vec::new();
+    for (i, t) in raw.targets.into_iter().enumerate() {
+        let at = format!("targets[{i}] ('{}')", t.name);
+        let parsed =
+            target(t, &raw.family, file, &sources).map_err(|m| err(format!("{at}.{m}")))?;
+        targets.push(parsed);
+    }
+    Ok(Parsed {
+        targets,
+        title: raw.title.unwrap_or(raw.family),
+    })
+}
+
+/// The toml crate's message on one line, with its line and column.
+fn toml_message(e: &toml::de::Error) -> String {
+    let first = e.message().lines().next().unwrap_or("not TOML").to_string();
+    match e.span() {
+        Some(span) => format!("{first} (at byte {})", span.start),
+        None => first,
+    }
+}
+
+fn target(
+    t: RawTarget,
+    family: &str,
+    file: &str,
+    sources: &BTreeMap<String, Source>,
+) -> Result<(Target, Option<String>), String> {
+    if t.name.is_empty()
+        || !t
+            .name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+    {
+        return Err("name: a target's name is lowercase letters, digits, '-' and '.'".into());
+    }
+    let find =
+        |id: &Option<String>, what: &str| -> Result<Option<Source>, String> {
+            match id {
+                None => Ok(None),
+                Some(id) => sources.get(id).cloned().map(Some).ok_or_else(|| {
+                    format!("{what}: source '{id}' is not among the file's [sources]")
+                }),
+            }
+        };
+    let default = find(&t.source, "source")?;
+    let kind = match t.kind.as_deref() {
+        None | Some("minimum") => Kind::Minimum,
+        Some("device") => Kind::Device,
+        Some(other) => {
+            return Err(format!(
+                "kind: '{other}' is neither \"minimum\" nor \"device\""
+            ))
+        }
+    };
+    let mut limits = BTreeMap::new();
+    for (k, s) in t.limits {
+        let key = Key::parse(&k).ok_or_else(|| {
+            let known: Vec<&str> = Key::ALL.iter().map(|k| k.key()).collect();
+            format!("limits.{k}: not a limit (known: {})", known.join(", "))
+        })?;
+        let value = match (s.value, key.is_dims()) {
+            (RawValue::One(v), false) => Value::One(v),
+            (RawValue::Dims(d), true) => Value::Dims(d),
+            (_, true) => return Err(format!("limits.{k}.value: three extents, [x, y, z]")),
+            (_, false) => return Err(format!("limits.{k}.value: one number")),
+        };
+        let source = find(&s.source, &format!("limits.{k}.source"))?
+            .or_else(|| default.clone())
+            .ok_or_else(|| format!("limits.{k}: no source (give the value or the target one)"))?;
+        let stated = Stated {
+            value,
+            name: s.name,
+            source,
+            inherited_from: None,
+        };
+        limits.insert(key, stated);
+    }
+    let subgroup = match t.subgroup {
+        None => None,
+        Some(s) => {
+            let source = find(&s.source, "subgroup.source")?
+                .or_else(|| default.clone())
+                .ok_or("subgroup: no source (give it or the target one)")?;
+            if s.min == 0 || s.min > s.max || s.default.is_some_and(|d| d < s.min || d > s.max) {
+                return Err("subgroup: needs 0 < min <= default <= max".into());
+            }
+            Some(Subgroup {
+                min: s.min,
+                max: s.max,
+                default: s.default,
+                name: s.name.unwrap_or_else(|| "subgroup size".into()),
+                source,
+            })
+        }
+    };
+    let target = Target {
+        title: t.title.unwrap_or_else(|| t.name.clone()),
+        name: t.name,
+        family: family.to_string(),
+        api: t.api,
+        kind,
+        tags: t.tags,
+        limits,
+        subgroup,
+        file: file.to_string(),
+    };
+    Ok((target, t.inherits))
+}
+
+/// Fills each target's unstated values (and subgroups) from the target it inherits, through
+/// the chain; a missing parent or a cycle is the file's error.
+pub(crate) fn inherit(
+    parsed: Vec<(Target, Option<String>)>,
+    known: &[Target],
+) -> Result<Vec<Target>, FileError> {
+    let order: Vec<String> = parsed.iter().map(|(t, _)| t.name.clone()).collect();
+    let mut done: Vec<Target> = Vec::new();
+    let mut pending = parsed;
+    while !pending.is_empty() {
+        let before = pending.len();
+        let mut rest = Vec::new();
+        for (mut t, parent) in pending {
+            let Some(p) = &parent else {
+                done.push(t);
+                continue;
+            };
+            let found = done.iter().chain(known).find(|k| &k.name == p).cloned();
+            match found {
+                Some(base) => {
+                    for (k, v) in &base.limits {
+                        t.limits.entry(*k).or_insert_with(|| Stated {
+                            inherited_from: Some(
+                                v.inherited_from.clone().unwrap_or(base.name.clone()),
+                            ),
+                            ..v.clone()
+                        });
+                    }
+                    if t.subgroup.is_none() {
+                        t.subgroup = base.subgroup.clone();
+                    }
+                    done.push(t);
+                }
+                None => rest.push((t, parent)),
+            }
+        }
+        if rest.len() == before {
+            let (t, p) = &rest[0];
+            return Err(FileError {
+                file: t.file.clone(),
+                message: format!(
+                    "target '{}' inherits '{}', which is no target read before it (or the chain \
+                     is a cycle)",
+                    t.name,
+                    p.as_deref().unwrap_or_default()
+                ),
+            });
+        }
+        pending = rest;
+    }
+    // The file's order, not the order the chain was resolved in.
+    done.sort_by_key(|t| order.iter().position(|n| n == &t.name));
+    Ok(done)
+}
