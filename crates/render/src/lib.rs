@@ -37,6 +37,7 @@ mod metal_like_tests;
 #[cfg(test)]
 mod render_tests;
 mod subgroup;
+pub mod targets;
 mod text;
 pub mod tune;
 mod validate;

@@ -12,6 +12,7 @@ mod load;
 pub mod model;
 pub mod need;
 pub mod occupancy;
+pub mod report;
 pub mod write;
 
 pub use catalogue::{Catalogue, SelectError};
@@ -19,3 +20,4 @@ pub use check::{check, Verdict, Word};
 pub use load::FileError;
 pub use model::{Key, Kind, Source, Stated, Subgroup, Target, Value};
 pub use need::Needs;
+pub use report::{Kernel, TargetReport};

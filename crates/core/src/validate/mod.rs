@@ -191,6 +191,9 @@ impl Check {
 /// layer said meanwhile (a clean run: nothing).
 pub struct ApiValidation {
     pub checks: Vec<Check>,
+    /// The facts of the grid-stride kernel the assumptions launched (registers, shared memory):
+    /// what `--target` holds against other GPUs.
+    pub kernel: crate::limits::KernelFacts,
     pub resources: Vec<ResourceResult>,
     pub subgroups: ApiSubgroups,
 }
@@ -202,11 +205,14 @@ pub fn run_api(
     reference: &[f32],
 ) -> Result<ApiValidation, BackendError> {
     let checks = run(backend, frame, reference)?;
+    crate::builtin::load_kernel(backend, KernelVariant::GridStride, 1, 1)?;
+    let kernel = backend.kernel_facts().clone();
     let resources = crate::lab::run::run_resources(backend, frame, reference)?;
     // Last: the probe is a user kernel, and stays the current kernel.
     let subgroups = subgroup::probe(backend);
     Ok(ApiValidation {
         checks,
+        kernel,
         resources,
         subgroups,
     })

@@ -14,6 +14,8 @@ use crate::subgroup::ApiSubgroups;
 pub struct Validated {
     pub device: DeviceIdentity,
     pub checks: Vec<Check>,
+    /// The facts of the kernel the assumptions launched, as this API built it.
+    pub kernel: crate::limits::KernelFacts,
     /// The resource rows (the built-in frame's only).
     pub resources: Vec<ResourceResult>,
     /// Subgroups claimed against measured (the built-in frame's only).
@@ -58,6 +60,7 @@ impl Task for Validation {
                 Some(Validated {
                     device: backend.identity().clone(),
                     checks: v.checks,
+                    kernel: v.kernel,
                     resources: v.resources,
                     subgroups: Some(v.subgroups),
                 }),

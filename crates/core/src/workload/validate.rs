@@ -184,6 +184,7 @@ impl Task for KernelValidation {
                 Some(Validated {
                     device: backend.identity().clone(),
                     checks,
+                    kernel: backend.kernel_facts().clone(),
                     resources: Vec::new(),
                     subgroups: None,
                 }),
