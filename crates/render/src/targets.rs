@@ -82,7 +82,11 @@ pub(crate) fn render(r: &TargetReport, doc: &mut Doc) {
          nothing about a need, or the local builds cannot tell the need).",
     );
     let mut cols = vec![Column::right("#"), Column::left("launch").wrap(20)];
-    cols.extend(r.targets.iter().map(|t| Column::left(t.name.clone()).wrap(9)));
+    cols.extend(
+        r.targets
+            .iter()
+            .map(|t| Column::left(t.name.clone()).wrap(9)),
+    );
     let mut table = Table::new(cols);
     let mut notes = Notes::new();
     for row in &r.rows {
@@ -145,7 +149,12 @@ fn idle(r: &TargetReport, doc: &mut Doc) {
     };
     doc.heading(3, "Idle lanes of each block's last subgroup");
     let mut cols = vec![Column::left("target"), Column::right("subgroup")];
-    cols.extend(first.blocks.iter().map(|(b, _)| Column::right(b.to_string())));
+    cols.extend(
+        first
+            .blocks
+            .iter()
+            .map(|(b, _)| Column::right(b.to_string())),
+    );
     let mut table = Table::new(cols);
     for i in &r.idle {
         let size = match i.variable {
@@ -185,7 +194,8 @@ fn csv(r: &TargetReport) -> String {
                 v.target.clone(),
                 v.word.as_str().into(),
                 f.map_or(String::new(), |f| f.name.clone()),
-                f.and_then(|f| f.value).map_or(String::new(), |x| x.to_string()),
+                f.and_then(|f| f.value)
+                    .map_or(String::new(), |x| x.to_string()),
                 f.map_or(String::new(), |f| f.need.clone()),
                 f.and_then(|f| f.source.as_ref())
                     .map_or(String::new(), |s| s.cite()),

@@ -236,7 +236,7 @@ impl Checker<'_> {
                 if occupancy::largest_block(t, r).is_some_and(|b| threads > b) {
                     let one = occupancy::residency(t, 1, Some(r), 0);
                     let per_warp = one.as_ref().and_then(|x| x.registers_per_warp).unwrap_or(r);
-                    let warp = t.subgroup.as_ref().map_or(32, |s| s.min);
+                    let warp = t.subgroup.as_ref().and_then(|s| s.fixed()).unwrap_or(32);
                     let warps = threads.div_ceil(warp);
                     self.find(
                         Word::Refused,
@@ -289,14 +289,12 @@ impl Checker<'_> {
             });
             return;
         };
-        let range = match s.min == s.max {
-            true => s.min.to_string(),
-            false => format!("{}–{}", s.min, s.max),
-        };
-        let word = match (size < s.min || size > s.max, s.min == s.max) {
+        let range = s.range();
+        let above = s.max.is_some_and(|m| size > m);
+        let word = match (size < s.min || above, s.fixed()) {
             (true, _) => Word::Refused,
-            (false, true) => return,
-            (false, false) => Word::Unknown,
+            (false, Some(_)) => return,
+            (false, None) => Word::Unknown,
         };
         let need = match word {
             Word::Refused => format!("subgroups of {size}; it runs subgroups of {range}"),

@@ -71,8 +71,8 @@ enum RawValue {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSubgroup {
-    min: u64,
-    max: u64,
+    min: Option<u64>,
+    max: Option<u64>,
     default: Option<u64>,
     name: Option<String>,
     source: Option<String>,
@@ -194,12 +194,22 @@ fn target(
             let source = find(&s.source, "subgroup.source")?
                 .or_else(|| default.clone())
                 .ok_or("subgroup: no source (give it or the target one)")?;
-            if s.min == 0 || s.min > s.max || s.default.is_some_and(|d| d < s.min || d > s.max) {
+            // Only a default: the one size it runs (a mobile GPU's report).
+            let min = s
+                .min
+                .or(s.default)
+                .ok_or("subgroup: needs `min` or `default`")?;
+            let max = s.max.or(s.min.is_none().then_some(min));
+            let ordered = |lo: u64, hi: Option<u64>| hi.is_none_or(|h| lo <= h);
+            if min == 0
+                || !ordered(min, max)
+                || s.default.is_some_and(|d| d < min || !ordered(d, max))
+            {
                 return Err("subgroup: needs 0 < min <= default <= max".into());
             }
             Some(Subgroup {
-                min: s.min,
-                max: s.max,
+                min,
+                max,
                 default: s.default,
                 name: s.name.unwrap_or_else(|| "subgroup size".into()),
                 source,

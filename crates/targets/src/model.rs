@@ -281,12 +281,30 @@ pub struct Stated {
 /// The subgroup (warp, wavefront, SIMD) sizes a target runs a kernel with.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Subgroup {
+    /// The smallest size it may run (a profile may state only this bound).
     pub min: u64,
-    pub max: u64,
+    /// The largest; `None` where the source states no upper bound.
+    pub max: Option<u64>,
     /// The size the driver picks unless a pipeline requires another.
     pub default: Option<u64>,
     pub name: String,
     pub source: Source,
+}
+
+impl Subgroup {
+    /// The one size it always runs, where min and max agree.
+    pub fn fixed(&self) -> Option<u64> {
+        self.max.filter(|&m| m == self.min)
+    }
+
+    /// "32", "8–32", "≥ 4".
+    pub fn range(&self) -> String {
+        match self.max {
+            Some(m) if m == self.min => m.to_string(),
+            Some(m) => format!("{}–{m}", self.min),
+            None => format!("≥ {}", self.min),
+        }
+    }
 }
 
 /// What a target's numbers are.

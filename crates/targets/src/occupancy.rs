@@ -59,7 +59,7 @@ struct Sm {
 
 impl Sm {
     fn of(t: &Target) -> Option<Sm> {
-        let warp = t.subgroup.as_ref().filter(|s| s.min == s.max)?.min;
+        let warp = t.subgroup.as_ref()?.fixed()?;
         Some(Sm {
             warp,
             warp_slots: t.one(Key::ThreadsPerSm)? / warp,

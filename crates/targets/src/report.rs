@@ -85,7 +85,12 @@ impl TargetReport {
 
 /// The report of `launches` on `targets`; `blocks` are the block sizes (threads) the
 /// register arithmetic and the idle lanes are shown for.
-pub fn report(targets: &[Target], launches: &[Launch], blocks: &[u64], from: Vec<String>) -> TargetReport {
+pub fn report(
+    targets: &[Target],
+    launches: &[Launch],
+    blocks: &[u64],
+    from: Vec<String>,
+) -> TargetReport {
     let rows = launches
         .iter()
         .map(|l| Row {
@@ -125,11 +130,11 @@ pub fn report(targets: &[Target], launches: &[Launch], blocks: &[u64], from: Vec
         .iter()
         .filter_map(|t| {
             let s = t.subgroup.as_ref()?;
-            let size = s.default.unwrap_or(s.max);
+            let size = s.default.or(s.max)?;
             Some(Idle {
                 target: t.name.clone(),
                 subgroup: size,
-                variable: s.min != s.max,
+                variable: s.fixed().is_none(),
                 blocks: blocks
                     .iter()
                     .map(|&b| (b, b.div_ceil(size) * size - b))
