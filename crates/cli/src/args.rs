@@ -207,6 +207,11 @@ pub struct DevicesArgs {
 pub struct LimitsArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
+    /// The limits of other GPUs, profiles and APIs beside the devices' own: a list of target names,
+    /// families (webgpu, vulkan-core, vulkan-profiles, opencl, cuda-cc, devices, mobile, all) or
+    /// target files (a path; `limits -o mygpu.toml` writes one). docs/targets.md lists them.
+    #[arg(long, value_name = "LIST")]
+    pub target: Option<String>,
     /// Output format.
     #[arg(long, short, default_value = "table", value_parser = formats())]
     pub format: FormatChoice,
@@ -246,6 +251,11 @@ impl Timed {
 pub struct SweepArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
+    /// Check every block of the sweep against other GPUs, profiles and APIs: a list of target names,
+    /// families (webgpu, vulkan-core, vulkan-profiles, opencl, cuda-cc, devices, mobile, all) or
+    /// target files (a path; `limits -o mygpu.toml` writes one). docs/targets.md lists them.
+    #[arg(long, value_name = "LIST")]
+    pub target: Option<String>,
     /// Your own kernel instead of the grayscale frame: a spec file (TOML) naming a source per API,
     /// its arguments and checks (docs/kernels.md; examples in examples/kernels/).
     #[arg(long, value_name = "SPEC.toml")]
@@ -325,6 +335,11 @@ pub struct SweepArgs {
 pub struct ValidateArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
+    /// Check every launch against other GPUs, profiles and APIs: a list of target names,
+    /// families (webgpu, vulkan-core, vulkan-profiles, opencl, cuda-cc, devices, mobile, all) or
+    /// target files (a path; `limits -o mygpu.toml` writes one). docs/targets.md lists them.
+    #[arg(long, value_name = "LIST")]
+    pub target: Option<String>,
     /// Launch the assumptions with your own kernel: a spec file (docs/kernels.md).
     #[arg(long, value_name = "SPEC.toml")]
     pub kernel: Option<PathBuf>,

@@ -13,6 +13,7 @@ mod lab;
 mod plot;
 mod progress;
 mod session;
+mod targets;
 
 use std::process::ExitCode;
 

@@ -57,48 +57,58 @@ impl<R: Render> Render for Targeted<'_, R> {
     }
 }
 
-/// The word in a cell, with the footnote that says the limit, value and source.
+/// The cell: ✓ (launches), ✗ (refused) or ? (unknown), with the footnote that says the limit,
+/// its value and source, or what is not known.
 fn cell(v: &Verdict, notes: &mut Notes) -> String {
     let Some(f) = v.findings.first() else {
         return match v.notes.first() {
-            Some(n) => format!("launches {}", notes.mark(format!("{}: {n}", v.target))),
-            None => "launches".into(),
+            Some(n) => format!("✓ {}", notes.mark(format!("{}: {n}", v.target))),
+            None => "✓".into(),
         };
     };
     let text = match (f.word, &f.value, &f.source) {
-        (Word::Refused, Some(_), _) => format!("{}: {f}", v.target),
-        (_, None, None) => format!("{} does not state {}", v.target, f.name),
-        _ => format!("{}: {}", v.target, f.need),
+        (Word::Refused, Some(_), _) => format!("{}: refused: {f}", v.target),
+        (Word::Refused, None, _) => format!("{}: refused: {}", v.target, f.need),
+        (_, None, None) => format!("{}: unknown: it does not state {}", v.target, f.name),
+        _ => format!("{}: unknown: {}", v.target, f.need),
     };
-    format!("{} {}", v.word.as_str(), notes.mark(text))
+    let sign = match v.word {
+        Word::Refused => "✗",
+        _ => "?",
+    };
+    format!("{sign} {}", notes.mark(text))
 }
 
 pub(crate) fn render(r: &TargetReport, doc: &mut Doc) {
     doc.heading(2, "Where it launches");
-    doc.para(
-        "Each launch held against the limits each target states (--target): launches (within \
-         every limit it states), refused (a limit below what the launch needs; for a minimum, \
-         a device that meets only that minimum may refuse it), unknown (the target states \
-         nothing about a need, or the local builds cannot tell the need).",
-    );
-    let mut cols = vec![Column::right("#"), Column::left("launch").wrap(20)];
-    cols.extend(
-        r.targets
-            .iter()
-            .map(|t| Column::left(t.name.clone()).wrap(9)),
-    );
+    doc.para(format!(
+        "Each launch ({}) held against the limits each target states (--target): ✓ launches \
+         (within every limit the target states), ✗ refused (a limit below what the launch \
+         needs: the footnote names it, its value and source; for a minimum, a device that \
+         meets only that minimum may refuse it), ? unknown (the target states nothing about a \
+         need, or the local builds cannot tell the need).",
+        r.launches
+    ));
+    let mut cols = vec![Column::left("target").key()];
+    cols.extend(r.rows.iter().map(|row| Column::left(row.id.clone())));
     let mut table = Table::new(cols);
     let mut notes = Notes::new();
-    for row in &r.rows {
-        let mut cells = vec![row.id.clone(), row.claim.clone()];
-        cells.extend(row.verdicts.iter().map(|v| cell(v, &mut notes)));
+    for (i, t) in r.targets.iter().enumerate() {
+        let mut cells = vec![t.name.clone()];
+        cells.extend(r.rows.iter().map(|row| cell(&row.verdicts[i], &mut notes)));
         table.push(cells);
     }
     doc.table(&table, "", &notes);
     let titles: Vec<String> = r
         .targets
         .iter()
-        .map(|t| format!("{}: {} ({})", t.name, t.title, t.file))
+        .map(|t| {
+            let kind = match t.kind {
+                blocksweep_targets::Kind::Minimum => "guaranteed minimums",
+                blocksweep_targets::Kind::Device => "one device's report",
+            };
+            format!("{}: {}; {kind} ({})", t.name, t.title, t.file)
+        })
         .collect();
     doc.lines(&titles);
     if !r.needs_from.is_empty() {

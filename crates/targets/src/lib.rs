@@ -8,6 +8,7 @@
 
 pub mod catalogue;
 pub mod check;
+pub mod launches;
 mod load;
 pub mod model;
 pub mod need;

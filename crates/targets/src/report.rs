@@ -65,6 +65,8 @@ pub struct Idle {
 /// Every launch against every target.
 #[derive(Debug, Clone, Serialize)]
 pub struct TargetReport {
+    /// What the launches are, in words ("validate's assumptions, numbered as above").
+    pub launches: String,
     pub targets: Vec<Named>,
     pub rows: Vec<Row>,
     pub registers: Vec<Registers>,
@@ -86,6 +88,7 @@ impl TargetReport {
 /// The report of `launches` on `targets`; `blocks` are the block sizes (threads) the
 /// register arithmetic and the idle lanes are shown for.
 pub fn report(
+    launches_are: &str,
     targets: &[Target],
     launches: &[Launch],
     blocks: &[u64],
@@ -143,6 +146,7 @@ pub fn report(
         })
         .collect();
     TargetReport {
+        launches: launches_are.to_string(),
         targets: targets
             .iter()
             .map(|t| Named {

@@ -2,8 +2,11 @@
 
 use std::process::ExitCode;
 
+use blocksweep_core::program::ProgramArg;
 use blocksweep_core::validate::{Check, Outcome, ValidateGroup, ValidateReport, Validation};
 use blocksweep_core::workload::{KernelValidation, ProgramWorkload};
+use blocksweep_core::{builtin, BlockSize, KernelVariant};
+use blocksweep_render::targets::Targeted;
 use blocksweep_render::Render;
 
 use crate::args::ValidateArgs;
@@ -12,6 +15,7 @@ use crate::usage;
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let files = Files::check(args.out.to(args.format, args.wide))?;
+    let targets = crate::targets::select(args.target.as_deref())?;
     let work = match &args.kernel {
         Some(path) => {
             // 4096 per dimension unless --size says: validate launches, it does not time.
@@ -26,6 +30,19 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
+    // What --target needs of the kernel besides the builds' facts: its arguments and its
+    // dynamic shared memory at each block.
+    let (args_of, dynamic): (Vec<ProgramArg>, Box<dyn Fn(BlockSize) -> u64>) = match &work {
+        Some(w) => {
+            let instance = w.instance.clone();
+            let shared = move |b| instance.shared_bytes(b).map_or(0, u64::from);
+            (w.instance.args.clone(), Box::new(shared))
+        }
+        None => (
+            builtin::args(KernelVariant::GridStride, 509, 253),
+            Box::new(|_| 0),
+        ),
+    };
     let (each, failed) = match work {
         Some(work) => {
             let options = args.device.kernel_options()?;
@@ -36,6 +53,11 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
             crate::session::run_each(&args.device, options, &mut Validation::default())?
         }
     };
+    let builds: Vec<_> = each
+        .iter()
+        .flat_map(|d| &d.answers)
+        .map(|v| (v.device.api, v.kernel.clone()))
+        .collect();
     let mut groups = Vec::new();
     for device in each {
         let mut group = ValidateGroup {
@@ -56,7 +78,15 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         groups.push(group);
     }
     let report = ValidateReport { groups };
-    let written = files.write_each(&|f, l| report.render(f, l))?;
+    let checked = targets.map(|t| {
+        let kernel = crate::targets::kernel(&builds, args_of);
+        crate::targets::validate(&t, &kernel, dynamic.as_ref())
+    });
+    let shown = Targeted {
+        report: &report,
+        targets: checked.as_ref(),
+    };
+    let written = files.write_each(&|f, l| shown.render(f, l))?;
     let wrong = report.checks().any(Check::went_wrong)
         || report
             .resources()

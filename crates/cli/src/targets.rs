@@ -1,0 +1,43 @@
+//! `--target`: the list resolved against the catalogue (bad input is one line, exit 2), and
+//! the kernel's needs gathered from the local builds for the targets crate to check.
+
+use blocksweep_core::limits::KernelFacts;
+use blocksweep_core::program::ProgramArg;
+use blocksweep_core::{Api, BlockSize};
+use blocksweep_targets::report::{report, Kernel, TargetReport};
+use blocksweep_targets::{launches, Catalogue, Target};
+
+use crate::usage;
+
+/// The targets `--target` names; `None` without the flag.
+pub fn select(list: Option<&str>) -> anyhow::Result<Option<Vec<Target>>> {
+    let Some(list) = list else {
+        return Ok(None);
+    };
+    let catalogue = Catalogue::embedded().map_err(|e| anyhow::anyhow!("the catalogue: {e}"))?;
+    catalogue
+        .select(list)
+        .map(Some)
+        .map_err(|e| usage(e.to_string()))
+}
+
+/// What the local builds say of a kernel: each API's facts, and its arguments.
+pub fn kernel(builds: &[(Api, KernelFacts)], args: Vec<ProgramArg>) -> Kernel {
+    Kernel::from_builds(builds.iter().map(|(a, f)| (a.to_string(), f)), args)
+}
+
+/// `validate`'s assumptions against `targets`.
+pub fn validate(
+    targets: &[Target],
+    kernel: &Kernel,
+    dynamic: &dyn Fn(BlockSize) -> u64,
+) -> TargetReport {
+    let rows = launches::assumptions(kernel, dynamic);
+    report(
+        "validate's assumptions, numbered as in its table",
+        targets,
+        &rows,
+        &launches::assumption_blocks(),
+        kernel.from_words(),
+    )
+}
