@@ -5,6 +5,7 @@ use blocksweep_core::limits::KernelFacts;
 use blocksweep_core::program::ProgramArg;
 use blocksweep_core::{Api, BlockSize};
 use blocksweep_targets::report::{report, Kernel, TargetReport};
+use blocksweep_targets::write::{target_file, View};
 use blocksweep_targets::{launches, Catalogue, Target};
 
 use crate::usage;
@@ -40,4 +41,41 @@ pub fn validate(
         &launches::assumption_blocks(),
         kernel.from_words(),
     )
+}
+
+/// The devices of `report` written to `to` as a target file (`limits -o mygpu.toml`); said
+/// on stderr; false when the write failed.
+pub fn write_file(
+    to: &crate::output::OutputTarget,
+    report: &blocksweep_core::report::limits::LimitsReport,
+    tool: &str,
+    date: &str,
+) -> bool {
+    let views: Vec<View> = report
+        .views()
+        .map(|v| View {
+            device: &v.device,
+            limits: &v.limits,
+        })
+        .collect();
+    let family = to
+        .path()
+        .file_stem()
+        .map_or("devices".into(), |s| s.to_string_lossy().into_owned());
+    let text = target_file(&family, &views, tool, date);
+    match to.write(text.as_bytes()) {
+        Ok(()) => {
+            crate::output::stdio::eprint_line(&format!(
+                "blocksweep: wrote {} ({} targets: --target {} checks against them)",
+                to.path().display(),
+                views.len(),
+                to.path().display()
+            ));
+            true
+        }
+        Err(e) => {
+            warn!("error: {e}");
+            false
+        }
+    }
 }

@@ -214,3 +214,172 @@ fn csv(r: &TargetReport) -> String {
     }
     crate::to_csv(&rec)
 }
+
+/// The limits report with the targets' limits beside the devices' own (`limits --target`).
+pub struct WithLimits<'a> {
+    pub report: &'a blocksweep_core::report::limits::LimitsReport,
+    pub targets: Option<&'a [blocksweep_targets::Target]>,
+}
+
+impl Render for WithLimits<'_> {
+    fn text(&self, layout: Layout, md: bool) -> String {
+        let inner = self.report.text(layout, md);
+        let Some(targets) = self.targets else {
+            return inner;
+        };
+        let mut doc = Doc::new(layout, md);
+        side_by_side(self.report, targets, &mut doc);
+        format!("{}\n\n{}", inner.trim_end_matches('\n'), doc.finish())
+    }
+
+    fn csv(&self) -> String {
+        self.report.csv()
+    }
+
+    fn json(&self) -> String {
+        let inner = self.report.json();
+        let Some(t) = self.targets else {
+            return inner;
+        };
+        match serde_json::from_str::<serde_json::Value>(&inner) {
+            Ok(serde_json::Value::Object(mut doc)) => {
+                let v = serde_json::to_value(t).unwrap_or(serde_json::Value::Null);
+                doc.insert("targets".into(), v);
+                let mut s = serde_json::to_string_pretty(&doc).unwrap_or(inner);
+                s.push('\n');
+                s
+            }
+            _ => inner,
+        }
+    }
+}
+
+/// One row per limit key, one column per local API view and per target; each row's native
+/// names under the table.
+fn side_by_side(
+    report: &blocksweep_core::report::limits::LimitsReport,
+    targets: &[blocksweep_targets::Target],
+    doc: &mut Doc,
+) {
+    use blocksweep_targets::{write, Key, Kind};
+    doc.heading(2, "Beside other GPUs, profiles and APIs (--target)");
+    doc.para(
+        "Each limit under the catalogue's key, one column per API of the devices in hand, then \
+         one per target; ≥ marks a guaranteed minimum (a device that meets only it may offer no \
+         more), a plain number one device's report; —: not stated. The names each column's API \
+         gives a limit are under the table; docs/targets.md gives every value's source.",
+    );
+    let views: Vec<_> = report.views().collect();
+    let mut cols = vec![Column::left("limit").key()];
+    cols.extend(
+        views
+            .iter()
+            .map(|v| Column::right(v.device.api.to_string())),
+    );
+    cols.extend(
+        targets
+            .iter()
+            .map(|t| Column::right(t.name.clone()).wrap(8)),
+    );
+    let mut table = Table::new(cols);
+    let mut names: Vec<(Key, Vec<(String, String)>)> = Vec::new();
+    let mut name = |key: Key, who: String, native: String| {
+        let at = match names.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                names.push((key, Vec::new()));
+                names.len() - 1
+            }
+        };
+        names[at].1.push((native, who));
+    };
+    let local: Vec<_> = views.iter().map(|v| write::values(&v.limits)).collect();
+    for key in Key::ALL {
+        let mut cells = vec![key.key().to_string()];
+        for (v, vals) in views.iter().zip(&local) {
+            let found = vals.iter().find(|(k, _, _)| *k == key);
+            if let Some((_, _, n)) = found {
+                name(key, v.device.api.to_string(), n.clone());
+            }
+            cells.push(found.map_or("—".into(), |(_, val, _)| shown(key, &parse(val))));
+        }
+        for t in targets {
+            let cell = match t.get(key) {
+                Some(s) => {
+                    name(key, t.name.clone(), s.name.clone());
+                    let floor = if t.kind == Kind::Minimum { "≥ " } else { "" };
+                    format!("{floor}{}", shown(key, &s.value))
+                }
+                None => "—".into(),
+            };
+            cells.push(cell);
+        }
+        if cells[1..].iter().any(|c| c != "—") {
+            table.push(cells);
+        }
+    }
+    let mut sub = vec!["subgroup".to_string()];
+    for v in &views {
+        sub.push(
+            write::subgroup(&v.limits).map_or("—".into(), |(min, max, _, _)| {
+                if min == max {
+                    min.to_string()
+                } else {
+                    format!("{min}–{max}")
+                }
+            }),
+        );
+    }
+    sub.extend(
+        targets
+            .iter()
+            .map(|t| t.subgroup.as_ref().map_or("—".into(), |s| s.range())),
+    );
+    table.push(sub);
+    let mut lines = vec!["Native names:".to_string()];
+    for (key, list) in names {
+        let mut by_name: Vec<(String, Vec<String>)> = Vec::new();
+        for (n, who) in list {
+            match by_name.iter_mut().find(|(m, _)| *m == n) {
+                Some((_, w)) => w.push(who),
+                None => by_name.push((n, vec![who])),
+            }
+        }
+        let text: Vec<String> = by_name
+            .into_iter()
+            .map(|(n, w)| format!("{n} ({})", w.join(", ")))
+            .collect();
+        lines.push(format!("{}: {}", key.key(), text.join("; ")));
+    }
+    doc.table(&table, "", &Notes::new());
+    doc.lines(&lines);
+}
+
+/// A value as the target-file text writes it ("128", "[1, 2, 3]").
+fn parse(text: &str) -> blocksweep_targets::Value {
+    let nums: Vec<u64> = text
+        .trim_matches(|c| c == '[' || c == ']')
+        .split(',')
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    match nums[..] {
+        [x, y, z] => blocksweep_targets::Value::Dims([x, y, z]),
+        [v] => blocksweep_targets::Value::One(v),
+        _ => blocksweep_targets::Value::One(0),
+    }
+}
+
+/// Bytes in KiB, MiB or GiB where whole; the largest signed and unsigned 32-bit values as
+/// the specifications write them.
+fn shown(key: blocksweep_targets::Key, v: &blocksweep_targets::Value) -> String {
+    let one = |n: u64| match n {
+        0x7fff_ffff => "2^31-1".to_string(),
+        0xffff_ffff => "2^32-1".to_string(),
+        n if key.is_bytes() => blocksweep_core::guarantee::bytes_in_words(n),
+        n => n.to_string(),
+    };
+    match *v {
+        blocksweep_targets::Value::One(n) => one(n),
+        blocksweep_targets::Value::Dims(d) => format!("({})", d.map(one).join(", ")),
+    }
+}

@@ -104,7 +104,8 @@ pub fn check(target: &Target, needs: &Needs) -> Verdict {
     let threads = needs.threads();
     c.count(Key::ThreadsPerBlock, threads, &format!("{threads} threads"));
     c.dims(Key::BlockDims, needs.block, "block");
-    if let Some(grid) = needs.grid {
+    // OpenCL bounds no count of work-groups per dimension (only the global size's type).
+    if let Some(grid) = needs.grid.filter(|_| target.api != "opencl") {
         c.dims(Key::GridDims, grid, "grid");
     }
     if let Some(s) = needs.shared_bytes.filter(|&s| s > 0) {

@@ -83,7 +83,7 @@ fn target(out: &mut String, name: &str, i: usize, v: &View) {
 }
 
 /// (key, value as TOML, the API's name) for every limit the view states.
-fn values(l: &Limits) -> Vec<(Key, String, String)> {
+pub fn values(l: &Limits) -> Vec<(Key, String, String)> {
     let mut out = Vec::new();
     let mut one = |key: Key, n: &Option<Named<u64>>| {
         if let Some(n) = n {
@@ -148,7 +148,7 @@ fn values(l: &Limits) -> Vec<(Key, String, String)> {
 }
 
 /// The subgroup sizes: the range where the API states one, else the one size it reports.
-fn subgroup(l: &Limits) -> Option<(u64, u64, Option<u64>, String)> {
+pub fn subgroup(l: &Limits) -> Option<(u64, u64, Option<u64>, String)> {
     let extra = |name: &str| {
         l.extra
             .iter()
