@@ -85,6 +85,15 @@ fn every_command_run_here_matches_its_schema() {
     let unit = &limits["limits"][0]["limits"]["max_threads_per_block"]["unit"];
     assert_eq!(unit, "threads", "{limits}");
     let validate = conforms("validate", &backend("validate"));
+    let targeted = conforms(
+        "validate",
+        &backend("validate --target webgpu,cuda-cc-9.0,amd-rdna3"),
+    );
+    assert_eq!(targeted["targets"]["rows"].as_array().unwrap().len(), 12);
+    conforms(
+        "limits",
+        &backend("limits --target roadmap-2026,cuda-cc-7.5"),
+    );
     let checks = validate["checks"].as_array().unwrap();
     assert!(checks.iter().all(|c| c["outcome"]["kind"].is_string()));
     let sweep = backend(&format!("sweep --blocks 32,64 {QUICK}"));

@@ -135,6 +135,11 @@ impl AdapterInfo {
             "maxPushConstantsSize",
             l.max_push_constants_size.to_string(),
         );
+        // A kernel binds each buffer argument as one storage buffer: the spec promises only 4.
+        put(
+            "maxPerStageDescriptorStorageBuffers",
+            l.max_per_stage_descriptor_storage_buffers.to_string(),
+        );
         put(
             "maxMemoryAllocationCount",
             l.max_memory_allocation_count.to_string(),

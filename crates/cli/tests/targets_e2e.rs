@@ -1,0 +1,154 @@
+//! `--target` end to end on the CPU drivers: validate's verdicts against outcomes derived by
+//! hand, a target file written by `limits -o` and read back giving the verdicts the live
+//! devices gave, and bad input refused in one line before anything runs.
+
+mod support;
+
+use serde_json::Value;
+use support::{available_apis, bad_input_before_any_phase, succeeds};
+
+/// The verdict of target `target` on validate's row `id`.
+fn verdict<'a>(doc: &'a Value, id: &str, target: &str) -> &'a Value {
+    let t = &doc["targets"];
+    let col = t["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|x| x["name"] == target)
+        .unwrap_or_else(|| panic!("no target {target}"));
+    let row = t["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("no row {id}"));
+    &row["verdicts"][col]
+}
+
+#[test]
+fn validate_says_per_target_which_launches_work_and_why_not() {
+    if available_apis().is_empty() {
+        return;
+    }
+    let out = succeeds(&[
+        "validate",
+        "--kernel",
+        "../../examples/kernels/reduce/kernel.toml",
+        "--target",
+        "webgpu-default,roadmap-2026,cuda-cc-9.0,amd-rdna3",
+        "--format",
+        "json",
+    ]);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    // Row 3: 1024 threads. WebGPU's default allows 256 (the spec's limits table).
+    let v = verdict(&doc, "3", "webgpu-default");
+    assert_eq!(v["word"], "refused", "{v}");
+    assert_eq!(
+        v["findings"][0]["name"],
+        "maxComputeInvocationsPerWorkgroup"
+    );
+    assert_eq!(v["findings"][0]["value"], 256);
+    assert!(v["findings"][0]["source"]["read"].is_string(), "{v}");
+    // Row 8: a 1x1x65 block; roadmap 2026 allows z = 64, an RX 7800 XT 1024.
+    assert_eq!(verdict(&doc, "8", "roadmap-2026")["word"], "refused");
+    assert_eq!(verdict(&doc, "8", "amd-rdna3")["word"], "launches");
+    // Row 11: a grid of 65536 in x: above Vulkan's 65535, within CUDA's 2^31-1.
+    assert_eq!(verdict(&doc, "11", "roadmap-2026")["word"], "refused");
+    // Row 1: 128 threads with 512 bytes of shared memory launches everywhere at any register
+    // count (255 × 32 × 4 warps is within 65536).
+    for t in ["webgpu-default", "roadmap-2026", "cuda-cc-9.0", "amd-rdna3"] {
+        assert_eq!(verdict(&doc, "1", t)["word"], "launches", "{t}");
+    }
+    let needs = &doc["targets"]["rows"][0]["needs"];
+    // reduce: block * 4 dynamic bytes at 128, beside what the builds report as static (a
+    // shared array's declared size where the build counts it).
+    let shared = needs["shared_bytes"].as_u64().unwrap();
+    assert!((512..1024).contains(&shared), "{needs}");
+    assert_eq!(needs["storage_buffers"], 2, "{needs}");
+    // A 1024-thread block on cc 9.0: no CPU driver reports registers, so it cannot say.
+    let hopper = verdict(&doc, "3", "cuda-cc-9.0");
+    if needs["registers_per_thread"].is_null() {
+        assert_eq!(hopper["word"], "unknown", "{hopper}");
+        assert!(hopper["findings"][0]["need"]
+            .as_str()
+            .unwrap()
+            .contains("at most with 64"));
+    }
+}
+
+#[test]
+fn a_target_file_written_by_limits_gives_the_verdicts_the_live_devices_gave() {
+    let apis = available_apis();
+    if apis.is_empty() {
+        return;
+    }
+    let dir = support::scratch("targets");
+    let file = dir.join("here.toml");
+    let f = file.to_str().unwrap();
+    succeeds(&["limits", "-o", f, "--quiet"]);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.contains("[[targets]]") && text.contains("read = \"20"),
+        "{text}"
+    );
+    let doc: Value =
+        serde_json::from_str(&succeeds(&["validate", "--target", f, "--format", "json"])).unwrap();
+    let targets = doc["targets"]["targets"].as_array().unwrap();
+    assert_eq!(targets.len(), apis.len(), "one target per API view");
+    let mut compared = 0;
+    for (col, t) in targets.iter().enumerate() {
+        let api = t["api"].as_str().unwrap();
+        for (i, row) in doc["targets"]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            // The live outcome of the same assumption on the same API.
+            let live = doc["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c["api"] == api && c["assumption"]["launch"].is_object())
+                .nth(i)
+                .unwrap();
+            assert_eq!(
+                live["assumption"]["claim"],
+                row["claim"].as_str().unwrap().split(" [").next().unwrap()
+            );
+            let kind = live["outcome"]["kind"].as_str().unwrap();
+            let word = row["verdicts"][col]["word"].as_str().unwrap();
+            let ran = matches!(kind, "verified" | "ran_unchecked" | "wrong");
+            match word {
+                "launches" => assert!(ran, "{api} row {}: file says launches, live {kind}", i + 1),
+                "refused" => assert_eq!(kind, "rejected", "{api} row {}", i + 1),
+                other => panic!("{api} row {}: {other}: {}", i + 1, row["verdicts"][col]),
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 12 * apis.len());
+}
+
+#[test]
+fn an_unknown_target_lists_the_known_ones_and_a_malformed_file_names_its_key() {
+    bad_input_before_any_phase(
+        &["validate", "--target", "webgpu,no-such-gpu"],
+        "--target no-such-gpu: no such target, family or file (known: cuda-cc, devices,",
+    );
+    let dir = support::scratch("targets-bad");
+    let file = dir.join("bad.toml");
+    std::fs::write(
+        &file,
+        "family = \"x\"\n[sources.s]\ndocument = \"d\"\nread = \"2026-12-06\"\n[[targets]]\n\
+         name = \"t\"\napi = \"vulkan\"\nsource = \"s\"\n[targets.limits]\n\
+         threads = { value = 1, name = \"n\" }\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    bad_input_before_any_phase(
+        &["validate", "--target", f],
+        "bad.toml: targets[0] ('t').limits.threads: not a limit",
+    );
+    bad_input_before_any_phase(&["limits", "--target", "nvidia-h1000"], "no such target");
+}
