@@ -22,9 +22,16 @@ pub fn select(list: Option<&str>) -> anyhow::Result<Option<Vec<Target>>> {
         .map_err(|e| usage(e.to_string()))
 }
 
-/// What the local builds say of a kernel: each API's facts, and its arguments.
-pub fn kernel(builds: &[(Api, KernelFacts)], args: Vec<ProgramArg>) -> Kernel {
-    Kernel::from_builds(builds.iter().map(|(a, f)| (a.to_string(), f)), args)
+/// What the local builds say of a kernel (each API's facts), its arguments, and the subgroup
+/// size its spec says it rests on.
+pub fn kernel(
+    builds: &[(Api, KernelFacts)],
+    args: Vec<ProgramArg>,
+    subgroup: Option<u64>,
+) -> Kernel {
+    let mut k = Kernel::from_builds(builds.iter().map(|(a, f)| (a.to_string(), f)), args);
+    k.subgroup_size = subgroup;
+    k
 }
 
 /// `validate`'s assumptions against `targets`.

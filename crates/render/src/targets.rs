@@ -68,7 +68,10 @@ fn cell(v: &Verdict, notes: &mut Notes) -> String {
     };
     let text = match (f.word, &f.value, &f.source) {
         (Word::Refused, Some(_), _) => format!("{}: refused: {f}", v.target),
-        (Word::Refused, None, _) => format!("{}: refused: {}", v.target, f.need),
+        (Word::Refused, None, Some(src)) => {
+            format!("{}: refused: {} ({})", v.target, f.need, src.cite())
+        }
+        (Word::Refused, None, None) => format!("{}: refused: {}", v.target, f.need),
         (_, None, None) => format!("{}: unknown: it does not state {}", v.target, f.name),
         _ => format!("{}: unknown: {}", v.target, f.need),
     };

@@ -32,6 +32,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     };
     // What --target needs of the kernel besides the builds' facts: its arguments and its
     // dynamic shared memory at each block.
+    let subgroup = work.as_ref().and_then(|w| w.instance.subgroup_size);
     let (args_of, dynamic): (Vec<ProgramArg>, Box<dyn Fn(BlockSize) -> u64>) = match &work {
         Some(w) => {
             let instance = w.instance.clone();
@@ -79,7 +80,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     }
     let report = ValidateReport { groups };
     let checked = targets.map(|t| {
-        let kernel = crate::targets::kernel(&builds, args_of);
+        let kernel = crate::targets::kernel(&builds, args_of, subgroup);
         crate::targets::validate(&t, &kernel, dynamic.as_ref())
     });
     let shown = Targeted {

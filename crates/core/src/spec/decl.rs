@@ -187,6 +187,9 @@ pub struct KernelSpec {
     pub shared_bytes: Option<Expr>,
     /// The only blocks the kernel takes (a fixed tile), when it says so.
     pub blocks: Option<Vec<BlockSize>>,
+    /// `[launch] subgroup_size`: the subgroup (warp, wavefront) size the kernel's correctness
+    /// rests on, held against each target's (`--target`).
+    pub subgroup_size: Option<u64>,
     /// `[check] nonfinite = "allowed"`: outputs may hold NaN and Inf (else each is an error).
     pub nonfinite_allowed: bool,
     /// `[check] timing_only = true`: no buffer is written, and no row claims a check.

@@ -47,6 +47,8 @@ pub struct Instance {
     pub max_grid: Option<u64>,
     /// The only blocks the kernel takes, when the spec says.
     pub blocks: Option<Vec<BlockSize>>,
+    /// The subgroup size the kernel's correctness rests on, when the spec says.
+    pub subgroup_size: Option<u64>,
     /// Outputs may hold NaN and Inf (`[check] nonfinite = "allowed"`).
     pub nonfinite_allowed: bool,
     /// Nothing is written, so nothing is checked (`[check] timing_only = true`).
@@ -186,6 +188,7 @@ impl KernelSpec {
             grid: self.grid,
             max_grid,
             blocks: self.blocks.clone(),
+            subgroup_size: self.subgroup_size,
             nonfinite_allowed: self.nonfinite_allowed,
             timing_only: self.timing_only,
             shared: self.shared_bytes.clone(),

@@ -73,6 +73,7 @@ pub fn parse(file: &str, text: &str, dir: &Path) -> Result<KernelSpec, SpecError
         max_grid: None,
         shared_bytes: None,
         blocks: None,
+        subgroup_size: None,
         nonfinite_allowed: match raw.check.nonfinite.as_deref() {
             None | Some("error") => false,
             Some("allowed") => true,
@@ -352,6 +353,15 @@ fn parse_launch(l: &RawLaunch, spec: &mut KernelSpec, known: &Sizes) -> Result<(
     }
     if let Some(b) = &l.blocks {
         spec.blocks = Some(parse_blocks(b).map_err(|e| k("blocks", e.to_string()))?);
+    }
+    if let Some(s) = l.subgroup_size {
+        if s == 0 || !s.is_power_of_two() || s > 128 {
+            return Err(k(
+                "subgroup_size",
+                format!("{s} is not a power of two from 1 to 128"),
+            ));
+        }
+        spec.subgroup_size = Some(s);
     }
     Ok(())
 }

@@ -74,4 +74,5 @@ pub(crate) struct RawLaunch {
     pub max_grid: Option<toml::Value>,
     pub shared_bytes: Option<toml::Value>,
     pub blocks: Option<String>,
+    pub subgroup_size: Option<u64>,
 }
