@@ -313,3 +313,18 @@ fn nonfinite_outputs_are_errors_unless_allowed() {
     let e = parse_err(&format!("{y}[check]\nnonfinite = \"ok\"\n"));
     assert!(e.contains("check.nonfinite: 'ok' is neither"), "{e}");
 }
+
+#[test]
+fn a_subgroup_size_is_a_power_of_two_up_to_128_named_when_it_is_not() {
+    let out = "[[args]]\nbuffer = \"f32\"\nname = \"y\"\nelements = \"n\"\nwritten = true\n";
+    let s = parse(&format!("[launch]\nsubgroup_size = 64\n{out}")).unwrap();
+    assert_eq!(s.subgroup_size, Some(64));
+    assert_eq!(s.instantiate_default().unwrap().subgroup_size, Some(64));
+    let e = parse_err("[launch]\nsubgroup_size = 48\n");
+    assert!(
+        e.contains("launch.subgroup_size: 48 is not a power of two from 1 to 128"),
+        "{e}"
+    );
+    let z = KernelSpec::load(examples().join("bugs/warp-sync-reduction/kernel.toml")).unwrap();
+    assert_eq!(z.subgroup_size, Some(64));
+}
