@@ -121,3 +121,27 @@ fn names_are_unique_and_inheritance_resolves_across_files() {
     let e = Catalogue::from_files(&[("o.toml", orphan)]).unwrap_err();
     assert!(e.to_string().contains("inherits 'nobody'"), "{e}");
 }
+
+#[test]
+fn docs_targets_md_lists_every_catalogue_target_and_family() {
+    let md = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/targets.md"
+    ))
+    .unwrap();
+    let c = Catalogue::embedded().unwrap();
+    for t in &c.targets {
+        assert!(
+            md.contains(&format!("| `{}` |", t.name)),
+            "docs/targets.md lacks {}",
+            t.name
+        );
+    }
+    for f in &c.families {
+        assert!(
+            md.contains(&format!("`{}`", f.name)),
+            "docs/targets.md lacks {}",
+            f.name
+        );
+    }
+}
