@@ -86,3 +86,95 @@ pub fn write_file(
         }
     }
 }
+
+/// What `sweep --target` needs besides the runs: the targets, the kernel's arguments, its
+/// dynamic shared memory at a block, the subgroup size it rests on, and, for a 2-D kernel
+/// launched one item per thread, its work (the grid in x and y follows from it).
+pub struct SweepTargets {
+    pub targets: Vec<Target>,
+    pub args: Vec<ProgramArg>,
+    pub subgroup: Option<u64>,
+    pub shared: Box<dyn Fn(BlockSize) -> u64 + Send + Sync>,
+    pub data_2d: Option<(u64, u64)>,
+}
+
+impl SweepTargets {
+    /// The first device's sweep held against the targets, its portable answer split by them.
+    pub fn report(&self, runs: &[blocksweep_core::report::Report]) -> Option<TargetReport> {
+        let run = runs.first()?;
+        let builds: Vec<(Api, KernelFacts)> = run
+            .results
+            .iter()
+            .map(|r| (r.api, r.kernel.clone()))
+            .collect();
+        let kernel = kernel(&builds, self.args.clone(), self.subgroup);
+        let mut blocks: Vec<BlockSize> = Vec::new();
+        for row in run.results.iter().flat_map(|r| &r.rows) {
+            if !blocks.contains(&row.block) {
+                blocks.push(row.block);
+            }
+        }
+        let grid = |b: BlockSize| -> Option<[u64; 3]> {
+            if let Some((w, h)) = self.data_2d {
+                return Some([w.div_ceil(b.x.into()), h.div_ceil(b.y.into()), 1]);
+            }
+            let rows = run.results.iter().flat_map(|r| &r.rows);
+            rows.filter(|r| r.block == b)
+                .map(|r| r.grid)
+                .max()
+                .map(|g| [g, 1, 1])
+        };
+        let rows = launches::blocks(&kernel, &blocks, &grid, self.shared.as_ref());
+        let threads: Vec<u64> = blocks.iter().map(|b| b.threads()).collect();
+        let mut r = report(
+            "the sweep's block sizes, each at the largest grid any API launched it with",
+            &self.targets,
+            &rows,
+            &threads,
+            kernel.from_words(),
+        );
+        let portable: Vec<String> = run
+            .answer
+            .as_ref()
+            .map(|a| a.portable.iter().map(|b| b.to_string()).collect())
+            .unwrap_or_default();
+        r.answer(&portable);
+        Some(r)
+    }
+}
+
+/// `sweep --target`'s context: the kernel's shape at its sizes, or the frame's.
+pub fn for_sweep(
+    targets: Vec<Target>,
+    spec: Option<&(blocksweep_core::KernelSpec, blocksweep_core::spec::Sizes)>,
+    frame: Option<(u32, u32)>,
+) -> anyhow::Result<SweepTargets> {
+    match (spec, frame) {
+        (Some((spec, sizes)), _) => {
+            let shape = spec.shape(sizes).map_err(|e| usage(e.to_string()))?;
+            let data_2d = (shape.grid == blocksweep_core::spec::GridMode::Data && shape.work.1 > 1)
+                .then_some(shape.work);
+            Ok(SweepTargets {
+                targets,
+                args: shape.args.clone(),
+                subgroup: shape.subgroup_size,
+                shared: Box::new(move |b| shape.shared_bytes(b)),
+                data_2d,
+            })
+        }
+        (None, frame) => {
+            let (w, h) = frame.unwrap_or((1, 1));
+            Ok(SweepTargets {
+                targets,
+                args: blocksweep_core::builtin::args(
+                    blocksweep_core::KernelVariant::GridStride,
+                    w,
+                    h,
+                ),
+                subgroup: None,
+                shared: Box::new(|_| 0),
+                data_2d: None,
+            })
+        }
+    }
+}

@@ -98,6 +98,9 @@ fn every_command_run_here_matches_its_schema() {
     assert!(checks.iter().all(|c| c["outcome"]["kind"].is_string()));
     let sweep = backend(&format!("sweep --blocks 32,64 {QUICK}"));
     let v = conforms("sweep", &sweep);
+    let targeted = backend(&format!("sweep --blocks 32,512 --target webgpu {QUICK}"));
+    let t = conforms("sweep", &targeted);
+    assert_eq!(t["targets"]["answer"]["launch_everywhere"][0], "32", "{t}");
     assert_eq!(
         v["answer"]["best"].as_array().unwrap().len(),
         apis.len(),

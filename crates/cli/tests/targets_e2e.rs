@@ -152,3 +152,64 @@ fn an_unknown_target_lists_the_known_ones_and_a_malformed_file_names_its_key() {
     );
     bad_input_before_any_phase(&["limits", "--target", "nvidia-h1000"], "no such target");
 }
+
+#[test]
+fn a_sweeps_answer_keeps_only_the_sizes_every_target_launches() {
+    let apis = available_apis();
+    let Some(api) = apis.first() else {
+        return;
+    };
+    let out = succeeds(&[
+        "sweep",
+        "--backend",
+        api,
+        "--size",
+        "160x90",
+        "--reps",
+        "2",
+        "--warmups",
+        "0",
+        "--blocks",
+        "64,128,256,512",
+        "--target",
+        "webgpu-default,android-baseline-2022",
+        "--format",
+        "json",
+    ]);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let a = &doc["targets"]["answer"];
+    // WebGPU's default allows 256 threads, Android's 2022 baseline 128: 64 and 128 launch on
+    // both, 256 only on WebGPU, 512 on neither.
+    assert_eq!(
+        a["launch_everywhere"],
+        serde_json::json!(["64", "128"]),
+        "{a}"
+    );
+    let portable_here: Vec<String> = doc["answer"]["portable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["x"].to_string())
+        .collect();
+    for p in a["portable"].as_array().unwrap() {
+        let p = p.as_str().unwrap();
+        assert!(["64", "128"].contains(&p), "{p} launches everywhere");
+        assert!(portable_here.iter().any(|x| x == p), "{p} is portable here");
+    }
+    for (size, why) in a["elsewhere"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (&e[0], &e[1]))
+    {
+        let why = why.to_string();
+        match size.as_str().unwrap() {
+            "256" => assert!(why.contains("android-baseline-2022") && !why.contains("webgpu")),
+            "512" => assert!(
+                why.contains("maxComputeInvocationsPerWorkgroup 256"),
+                "{why}"
+            ),
+            other => panic!("{other} launches everywhere: {why}"),
+        }
+    }
+}

@@ -17,6 +17,88 @@ pub struct Targeted<'a, R: Render> {
     pub targets: Option<&'a TargetReport>,
 }
 
+/// A command's text in `format` with the targets' verdicts added: the answer across the targets
+/// first and the section after it (table, markdown), `targets` in the JSON, a second table in
+/// the CSV. `inner` unchanged without targets.
+pub fn append(
+    format: crate::Format,
+    inner: String,
+    targets: Option<&TargetReport>,
+    layout: Layout,
+) -> String {
+    let Some(t) = targets else {
+        return inner;
+    };
+    match format {
+        crate::Format::Json => with_json(inner, t),
+        crate::Format::Csv => format!("{inner}\n{}", csv(t)),
+        crate::Format::Table | crate::Format::Markdown => {
+            let md = format == crate::Format::Markdown;
+            let mut lead = Doc::new(layout, md);
+            answer(t, &mut lead);
+            let mut doc = Doc::new(layout, md);
+            render(t, &mut doc);
+            let lead = lead.finish();
+            let lead = match lead.trim().is_empty() {
+                true => String::new(),
+                false => format!("{}\n\n", lead.trim_end_matches('\n')),
+            };
+            format!("{lead}{}\n\n{}", inner.trim_end_matches('\n'), doc.finish())
+        }
+    }
+}
+
+/// The document with `targets` added.
+fn with_json(inner: String, t: &TargetReport) -> String {
+    match serde_json::from_str::<serde_json::Value>(&inner) {
+        Ok(serde_json::Value::Object(mut doc)) => {
+            let v = serde_json::to_value(t).unwrap_or(serde_json::Value::Null);
+            doc.insert("targets".into(), v);
+            let mut s = serde_json::to_string_pretty(&doc).unwrap_or(inner);
+            s.push('\n');
+            s
+        }
+        _ => inner,
+    }
+}
+
+/// The sweep's portable answer across the targets: the sizes that launch everywhere asked,
+/// then each other portable size with the targets that refuse it or cannot say.
+fn answer(t: &TargetReport, doc: &mut Doc) {
+    let Some(a) = &t.answer else {
+        return;
+    };
+    let names: Vec<&str> = t.targets.iter().map(|x| x.name.as_str()).collect();
+    let mut items = vec![match a.launch_everywhere.is_empty() {
+        true => format!(
+            "No size swept launches on every target asked ({}).",
+            names.join(", ")
+        ),
+        false => format!(
+            "Launch on every target asked ({}): {}.",
+            names.join(", "),
+            a.launch_everywhere.join(", ")
+        ),
+    }];
+    items.push(match (a.any_portable_here, a.portable.is_empty()) {
+        (false, _) => "No size is within the bar of each API's best on every API here (the \
+                       answer below), so none is portable across the targets either."
+            .to_string(),
+        (true, true) => "No size within the bar on every API here launches on every target \
+                         asked."
+            .to_string(),
+        (true, false) => format!(
+            "Within the bar on every API here and launching on every target asked: {}.",
+            a.portable.join(", ")
+        ),
+    });
+    for (size, why) in &a.elsewhere {
+        items.push(format!("{size}: {}", why.join(", ")));
+    }
+    doc.heading(2, "Answer across the targets");
+    doc.list(&items);
+}
+
 impl<R: Render> Render for Targeted<'_, R> {
     fn text(&self, layout: Layout, md: bool) -> String {
         let inner = self.report.text(layout, md);
@@ -39,20 +121,9 @@ impl<R: Render> Render for Targeted<'_, R> {
 
     fn json(&self) -> String {
         let inner = self.report.json();
-        let Some(t) = self.targets else {
-            return inner;
-        };
-        match serde_json::from_str::<serde_json::Value>(&inner) {
-            Ok(serde_json::Value::Object(mut doc)) => {
-                doc.insert(
-                    "targets".into(),
-                    serde_json::to_value(t).unwrap_or(serde_json::Value::Null),
-                );
-                let mut s = serde_json::to_string_pretty(&doc).unwrap_or(inner);
-                s.push('\n');
-                s
-            }
-            _ => inner,
+        match self.targets {
+            Some(t) => with_json(inner, t),
+            None => inner,
         }
     }
 }

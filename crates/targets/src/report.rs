@@ -73,6 +73,63 @@ pub struct TargetReport {
     pub idle: Vec<Idle>,
     /// Where the kernel's needs came from, in words.
     pub needs_from: Vec<String>,
+    /// A sweep's portable answer held against the targets; `None` for other commands.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<TargetAnswer>,
+}
+
+/// A sweep's portable sizes (within the bar of each API's best on every API here), split by
+/// whether every target asked launches them.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetAnswer {
+    /// Every size swept that launches on every target, fast or not.
+    pub launch_everywhere: Vec<String>,
+    /// Whether any size is portable here at all (within the bar on every API).
+    pub any_portable_here: bool,
+    /// Portable here and launching on every target.
+    pub portable: Vec<String>,
+    /// Portable here, refused or unknown on some target: the size and, per such target, why.
+    pub elsewhere: Vec<(String, Vec<String>)>,
+}
+
+impl TargetReport {
+    /// Splits `portable` (row ids: the block sizes) by the targets' verdicts.
+    pub fn answer(&mut self, portable: &[String]) {
+        let mut answer = TargetAnswer {
+            launch_everywhere: self
+                .rows
+                .iter()
+                .filter(|r| r.verdicts.iter().all(|v| v.word == Word::Launches))
+                .map(|r| r.id.clone())
+                .collect(),
+            any_portable_here: !portable.is_empty(),
+            portable: Vec::new(),
+            elsewhere: Vec::new(),
+        };
+        for id in portable {
+            let Some(row) = self.rows.iter().find(|r| &r.id == id) else {
+                continue;
+            };
+            let why: Vec<String> = row
+                .verdicts
+                .iter()
+                .filter(|v| v.word != Word::Launches)
+                .map(|v| {
+                    let f = &v.findings[0];
+                    let limit = match f.value {
+                        Some(x) => format!("{} {x}", f.name),
+                        None => f.name.clone(),
+                    };
+                    format!("{} by {} ({limit})", v.word.as_str(), v.target)
+                })
+                .collect();
+            match why.is_empty() {
+                true => answer.portable.push(id.clone()),
+                false => answer.elsewhere.push((id.clone(), why)),
+            }
+        }
+        self.answer = Some(answer);
+    }
 }
 
 impl TargetReport {
@@ -161,6 +218,7 @@ pub fn report(
         registers,
         idle,
         needs_from: from,
+        answer: None,
     }
 }
 

@@ -20,6 +20,7 @@ use crate::session::Sweep;
 use crate::usage;
 
 pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
+    let targets = crate::targets::select(args.target.as_deref())?;
     // A spec file is read, and the frame's size checked against the core's own host memory,
     // before anything is made or opened.
     let spec = match &args.kernel {
@@ -68,6 +69,13 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         if let Some(blocks) = &spec.blocks {
             config.blocks = blocks.clone();
         }
+    }
+    if let (Some(targets), Some(outputs)) = (targets, outputs.as_mut()) {
+        outputs.targets = Some(crate::targets::for_sweep(
+            targets,
+            spec.as_ref(),
+            frame_size,
+        )?);
     }
     let date = super::now();
     if super::tune::wanted(args, spec.as_ref().map(|(s, _)| s)) {

@@ -4,6 +4,7 @@
 
 use blocksweep_core::report::Report;
 use blocksweep_render::render_runs;
+use blocksweep_render::targets::append;
 
 use super::files::{is_stdout, write_plot, Files, Where};
 use super::{stdio, width, OutputTarget};
@@ -18,6 +19,8 @@ pub struct Outputs {
     failed: Option<String>,
     /// `--verbose`: stdout gets everything the files get.
     verbose: bool,
+    /// `--target`: every block held against these, in every output.
+    pub targets: Option<crate::targets::SweepTargets>,
 }
 
 impl Outputs {
@@ -39,6 +42,7 @@ impl Outputs {
             plot,
             failed: None,
             verbose: args.verbose,
+            targets: None,
         };
         outputs.kept(0);
         Ok(outputs)
@@ -67,7 +71,9 @@ impl Outputs {
         if self.failed.is_some() || rows == 0 {
             return;
         }
-        if let Err(e) = self.files.rewrite(rows, &|f, l| render_runs(f, runs, l)) {
+        let targeted = self.targets.as_ref().and_then(|t| t.report(runs));
+        let text = |f, l| append(f, render_runs(f, runs, l), targeted.as_ref(), l);
+        if let Err(e) = self.files.rewrite(rows, &text) {
             self.failed = Some(e);
         }
     }
@@ -76,9 +82,11 @@ impl Outputs {
     /// write failed (the measured rows are never dropped). Returns false on a failed write.
     pub fn finish(&mut self, runs: &[Report]) -> anyhow::Result<bool> {
         let quiet = self.files.quiet;
+        let targeted = self.targets.as_ref().and_then(|t| t.report(runs));
+        let text = |f, l| append(f, render_runs(f, runs, l), targeted.as_ref(), l);
         if self.failed.is_none() {
             for (t, f) in &self.files.targets {
-                let text = render_runs(*f, runs, width::file(self.files.wide));
+                let text = text(*f, width::file(self.files.wide));
                 if let Err(e) = t.write(text.as_bytes()) {
                     self.failed = Some(e);
                     break;
@@ -95,7 +103,7 @@ impl Outputs {
                 || self.files.targets.iter().any(|(t, _)| is_stdout(t.path())));
         if to_stdout {
             let layout = width::stdout(self.files.wide).verbose(self.verbose);
-            stdio::print(&render_runs(self.files.stdout, runs, layout))?;
+            stdio::print(&text(self.files.stdout, layout))?;
         }
         if let Some(e) = &self.failed {
             warn!("{e}; the results are on stdout instead");

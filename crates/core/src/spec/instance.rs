@@ -254,3 +254,61 @@ fn expr_scalar(ty: ScalarType, v: u64) -> Option<Vec<u8>> {
     };
     Some(scalar_bytes(ty, bits))
 }
+
+/// A kernel's arguments at some sizes, their contents not generated: what a launch needs of a
+/// device (buffer bytes, scalar sizes, dynamic shared memory at a block) before the buffers
+/// are made.
+#[derive(Debug, Clone)]
+pub struct Shape {
+    /// Buffers with their bytes (no guard bands), scalars with zero bytes of their size.
+    pub args: Vec<ProgramArg>,
+    pub work: (u64, u64),
+    pub grid: GridMode,
+    pub subgroup_size: Option<u64>,
+    shared: Option<super::expr::Expr>,
+    sizes: Sizes,
+}
+
+impl Shape {
+    /// Dynamic shared memory at `block`, as [`Instance::shared_bytes`] gives it (0 when its
+    /// expression cannot be evaluated: the instance's own evaluation reports that).
+    pub fn shared_bytes(&self, block: BlockSize) -> u64 {
+        let Some(e) = &self.shared else { return 0 };
+        e.eval(&|n| match n {
+            "block" => Some(block.threads()),
+            "block_x" => Some(block.x as u64),
+            "block_y" => Some(block.y as u64),
+            "block_z" => Some(block.z as u64),
+            _ => self.sizes.get(n),
+        })
+        .unwrap_or(0)
+    }
+}
+
+impl KernelSpec {
+    /// The kernel's [`Shape`] at `sizes`, without generating any buffer.
+    pub fn shape(&self, sizes: &Sizes) -> Result<Shape, SpecError> {
+        let sizes = self.with_params(sizes);
+        let mut bytes = self.buffer_sizes(&sizes)?.into_iter();
+        let args = self
+            .args
+            .iter()
+            .map(|a| match a {
+                ArgDecl::Buffer(_) => ProgramArg::buffer(bytes.next().map_or(0, |(b, _)| b)),
+                ArgDecl::Scalar(s) => ProgramArg::Scalar {
+                    ty: s.ty,
+                    bytes: vec![0; s.ty.size()],
+                },
+                ArgDecl::Local { .. } => ProgramArg::Local,
+            })
+            .collect();
+        Ok(Shape {
+            args,
+            work: self.work_extent(&sizes)?,
+            grid: self.grid,
+            subgroup_size: self.subgroup_size,
+            shared: self.shared_bytes.clone(),
+            sizes,
+        })
+    }
+}

@@ -98,7 +98,7 @@ pub use decl::{
 pub use error::SpecError;
 pub use expr::Expr;
 pub use init::{generate, random_word};
-pub use instance::{BufferInstance, Instance};
+pub use instance::{BufferInstance, Instance, Shape};
 pub use tune::{Constraint, TuneDecl};
 
 use std::path::Path;

@@ -328,3 +328,28 @@ fn a_subgroup_size_is_a_power_of_two_up_to_128_named_when_it_is_not() {
     let z = KernelSpec::load(examples().join("bugs/warp-sync-reduction/kernel.toml")).unwrap();
     assert_eq!(z.subgroup_size, Some(64));
 }
+
+#[test]
+fn a_shape_has_the_instances_arguments_and_shared_memory_without_its_contents() {
+    let spec = KernelSpec::load(examples().join("reduce/kernel.toml")).unwrap();
+    let inst = spec.instantiate_default().unwrap();
+    let shape = spec.shape(&spec.sizes).unwrap();
+    assert_eq!(shape.args.len(), inst.args.len());
+    for (s, i) in shape.args.iter().zip(&inst.args) {
+        match (s, i) {
+            (ProgramArg::Buffer { bytes: a, .. }, ProgramArg::Buffer { bytes: b, .. }) => {
+                assert_eq!(a, b)
+            }
+            (ProgramArg::Scalar { ty: a, .. }, ProgramArg::Scalar { ty: b, .. }) => {
+                assert_eq!(a, b)
+            }
+            (a, b) => assert_eq!(a, b),
+        }
+    }
+    let b = BlockSize::linear(256);
+    assert_eq!(
+        shape.shared_bytes(b),
+        u64::from(inst.shared_bytes(b).unwrap())
+    );
+    assert_eq!(shape.work, inst.work);
+}
