@@ -6,47 +6,52 @@ use crate::api::Api;
 use crate::guarantee::{Guarantee, Need};
 
 /// Where one API's specification stands on a claim.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Stance {
     /// Every device of the API allows every need (each guarantee named here covers one).
     Runs(&'static Guarantee),
     /// A fixed limit is below a need: every device refuses it.
     Refused(&'static Guarantee),
-    /// Up to the device: the guarantee that falls short, or none where the API states none.
-    DeviceSpecific(Option<&'static Guarantee>),
+    /// Up to the device: every guarantee that falls short of a need (a 1x1x65 block is short of
+    /// both a minimum of threads and a minimum of extents), or none where the API states none.
+    DeviceSpecific(Vec<&'static Guarantee>),
 }
 
 /// Where `api`'s specification stands on a claim that needs all of `needs`.
 pub fn stance(api: Api, needs: &[Need]) -> Stance {
     let mut runs = None;
-    let mut short = None;
+    let mut short = Vec::new();
+    let mut unstated = false;
     for need in needs {
         let Some(g) = api.guarantee(need.concept) else {
-            short = short.or(Some(None));
+            unstated = true;
             continue;
         };
         match g.amount.allows(need.amount) {
             Some(true) => runs = runs.or(Some(g)),
             _ if g.fixed => return Stance::Refused(g),
-            _ => short = short.or(Some(Some(g))),
+            _ => short.push(g),
         }
     }
-    match (short, runs) {
-        (Some(g), _) => Stance::DeviceSpecific(g),
-        (None, Some(g)) => Stance::Runs(g),
-        (None, None) => Stance::DeviceSpecific(None),
+    match (short.is_empty() && !unstated, runs) {
+        (true, Some(g)) => Stance::Runs(g),
+        _ => Stance::DeviceSpecific(short),
     }
 }
 
-/// "CUDA (CU_… = 1024, cc ≥ 2.0)".
-fn cited(api: Api, g: Option<&Guarantee>) -> String {
-    match g {
-        Some(g) => match g.condition {
-            Some(c) => format!("{api} ({}, {c})", g.stated()),
-            None => format!("{api} ({})", g.stated()),
-        },
-        None => format!("{api} (its specification states no figure)"),
+/// "CUDA (CU_… = 1024, cc ≥ 2.0)"; several guarantees in one parenthesis, joined by "; ".
+fn cited(api: Api, gs: &[&Guarantee]) -> String {
+    if gs.is_empty() {
+        return format!("{api} (its specification states no figure)");
     }
+    let each: Vec<String> = gs
+        .iter()
+        .map(|g| match g.condition {
+            Some(c) => format!("{}, {c}", g.stated()),
+            None => g.stated(),
+        })
+        .collect();
+    format!("{api} ({})", each.join("; "))
 }
 
 /// What each API says, in its turn, joined into one note: "CUDA …; Vulkan …; OpenCL …".
@@ -64,12 +69,12 @@ pub fn who_guarantees(apis: &[Api], needs: &[Need]) -> String {
         ("device-specific", vec![]),
     ];
     for &api in apis {
-        let (i, g) = match stance(api, needs) {
-            Stance::Runs(g) => (0, Some(g)),
-            Stance::Refused(g) => (1, Some(g)),
-            Stance::DeviceSpecific(g) => (2, g),
+        let (i, gs) = match stance(api, needs) {
+            Stance::Runs(g) => (0, vec![g]),
+            Stance::Refused(g) => (1, vec![g]),
+            Stance::DeviceSpecific(gs) => (2, gs),
         };
-        groups[i].1.push(cited(api, g));
+        groups[i].1.push(cited(api, &gs));
     }
     let said: Vec<String> = groups
         .iter()

@@ -81,12 +81,12 @@ fn a_fixed_limit_refuses_what_a_minimum_leaves_to_the_device() {
     let (fixed, minimum) = (Api::new(&FIXED), Api::new(&MINIMUM));
     let within = needs(128, [128, 1, 1]);
     assert_eq!(stance(fixed, &within), Stance::Runs(&FIXED.guarantees[0]));
-    assert_eq!(stance(minimum, &within), Stance::DeviceSpecific(None));
+    assert_eq!(stance(minimum, &within), Stance::DeviceSpecific(vec![]));
     let wide = needs(1025, [1025, 1, 1]);
     assert_eq!(stance(fixed, &wide), Stance::Refused(&FIXED.guarantees[0]));
     assert_eq!(
         stance(minimum, &wide),
-        Stance::DeviceSpecific(Some(&MINIMUM.guarantees[0]))
+        Stance::DeviceSpecific(vec![&MINIMUM.guarantees[0]])
     );
     // Every extent fits, the fixed product does not.
     let deep = needs(2048, [32, 32, 2]);
@@ -118,4 +118,30 @@ fn who_guarantees_groups_the_apis_and_names_their_figures() {
         who_guarantees(&apis[1..], &grid),
         "device-specific: Minimum (its specification states no figure)"
     );
+}
+
+/// Minimums for both threads and extents, as OpenCL's (CL_DEVICE_MAX_WORK_GROUP_SIZE ≥ 1,
+/// CL_DEVICE_MAX_WORK_ITEM_SIZES ≥ (1, 1, 1)).
+static BOTH: ApiInfo = bare_api(
+    "both-api",
+    "Both",
+    2,
+    &[
+        Guarantee::at_least(Concept::MaxThreadsPerBlock, Amount::Count(1), "GROUP"),
+        Guarantee::at_least(Concept::MaxBlockDims, Amount::Dims([1, 1, 1]), "ITEMS"),
+    ],
+);
+
+/// A 1x1x65 block is short of both minimums: "who guarantees it" names both, not only the
+/// first (it named only the thread count, where the extent is what the claim is about).
+#[test]
+fn a_claim_short_of_several_minimums_names_each() {
+    let both = Api::new(&BOTH);
+    let tall = needs(65, [1, 1, 65]);
+    assert_eq!(
+        stance(both, &tall),
+        Stance::DeviceSpecific(vec![&BOTH.guarantees[0], &BOTH.guarantees[1]])
+    );
+    let said = who_guarantees(&[both], &tall);
+    assert_eq!(said, "device-specific: Both (GROUP ≥ 1; ITEMS ≥ (1, 1, 1))");
 }
