@@ -59,6 +59,8 @@
 //! reflect.rs   the bindings, push constants and entry points a SPIR-V module declares
 //! ```
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod backend;
 mod builtin;
 mod command;
