@@ -35,6 +35,8 @@
 //! | `plan.rs` | planning PTX or cubin against the driver's and NVRTC's versions |
 //! | `codes.rs` | `CUresult` / `nvrtcResult` as plain integers (any value is valid) and their names |
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod backend;
 mod builtin;
 mod codes;

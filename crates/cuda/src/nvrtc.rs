@@ -85,6 +85,7 @@ impl Nvrtc {
         // SAFETY: one int out; then an array of exactly that many ints.
         unsafe { nvrtc!(fns, nvrtcGetNumSupportedArchs(&mut count)) }?;
         let mut archs = vec![0i32; count.max(0) as usize];
+        // SAFETY: `archs` has room for exactly the `count` ints NVRTC said it will write.
         unsafe { nvrtc!(fns, nvrtcGetSupportedArchs(archs.as_mut_ptr())) }?;
         Ok(archs)
     }
@@ -214,6 +215,8 @@ impl Program<'_> {
         // SAFETY: the program compiled; one size_t out, then a buffer of exactly that size.
         check(call, unsafe { size(self.raw, &mut len) })?;
         let mut buf = vec![0u8; len];
+        // SAFETY: `buf` is `len` bytes, the size NVRTC just reported for this output of the same
+        // compiled program.
         check(call, unsafe { copy(self.raw, buf.as_mut_ptr().cast()) })?;
         Ok(buf)
     }
@@ -243,6 +246,7 @@ impl Program<'_> {
             return String::new();
         }
         let mut buf = vec![0u8; len];
+        // SAFETY: `buf` is `len` bytes, the log size NVRTC just reported for this program.
         if unsafe { nvrtc!(fns, nvrtcGetProgramLog(self.raw, buf.as_mut_ptr().cast())) }.is_err() {
             return String::new();
         }
