@@ -31,6 +31,8 @@
 //! handles.rs  RAII owners of cl_context, cl_command_queue, cl_program, cl_kernel, cl_mem...
 //! ```
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod backend;
 mod builtin;
 mod context;
