@@ -162,6 +162,7 @@ impl Buffer {
     }
 
     /// Copies `data` into the start of a staging buffer.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn write(&mut self, data: &[f32]) -> VulkanResult<()> {
         let bytes = std::mem::size_of_val(data);
         let p = self.mapped(bytes)?;
@@ -181,6 +182,7 @@ impl Buffer {
 
     /// Copies the start of a staging buffer into `out`. The caller has waited for the copy
     /// that filled it (and its barrier to HOST_READ).
+    #[cfg(any(test, feature = "test-support"))]
     pub fn read(&self, out: &mut [f32]) -> VulkanResult<()> {
         let bytes = std::mem::size_of_val(out);
         let p = self.mapped(bytes)?;
