@@ -92,6 +92,7 @@ impl Nvrtc {
 
     /// Compiles kernels/grayscale.cu's `source` for `arch` ("compute_90" gives PTX, "sm_90"
     /// a cubin).
+    #[cfg(any(test, feature = "test-support"))]
     pub(crate) fn compile(&self, source: &str, arch: &str) -> Result<Compiled, CudaError> {
         let unit = Unit {
             text: source,
@@ -288,6 +289,7 @@ pub struct NvrtcPtx {
 }
 
 /// A cubin that NVRTC produced, and how.
+#[cfg(any(test, feature = "test-support"))]
 #[derive(Debug, Clone)]
 pub struct NvrtcCubin {
     pub cubin: Vec<u8>,
@@ -298,7 +300,10 @@ pub struct NvrtcCubin {
 }
 
 /// Compiles `source` to PTX for the newest virtual architecture the newest libnvrtc found
-/// supports at or below compute capability `cc` (no GPU and no driver needed).
+/// supports at or below compute capability `cc` (no GPU and no driver needed). For the
+/// crate's tests of the NVRTC path (`test-support`): the backend compiles through
+/// [`crate::nvrtc_compile_program`] and the built-in's plan.
+#[cfg(any(test, feature = "test-support"))]
 pub fn nvrtc_compile(source: &str, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError> {
     let unit = Unit {
         text: source,
@@ -329,7 +334,9 @@ pub(crate) fn compile_ptx(unit: &Unit, cc: (i32, i32)) -> Result<NvrtcPtx, CudaE
     })
 }
 
-/// Compiles `source` to a cubin for compute capability `cc` exactly (no GPU needed).
+/// Compiles `source` to a cubin for compute capability `cc` exactly (no GPU needed). For the
+/// crate's tests (`test-support`).
+#[cfg(any(test, feature = "test-support"))]
 pub fn nvrtc_compile_cubin(source: &str, cc: (i32, i32)) -> Result<NvrtcCubin, CudaError> {
     let nvrtc = Nvrtc::find(None)?;
     let arch = Plan::Cubin {
