@@ -63,9 +63,10 @@ pub use entry_points::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS, OPTIONAL_DRIVER_
 pub use error::{CudaError, MIN_DRIVER};
 pub use kernel::CudaCompiler;
 pub use limits::theoretical_gbps;
-pub use nvrtc::{nvrtc_available, NvrtcPtx};
+pub use nvrtc::nvrtc_available;
 #[cfg(any(test, feature = "test-support"))]
-pub use nvrtc::{nvrtc_compile, nvrtc_compile_cubin, NvrtcCubin};
+pub use nvrtc::{nvrtc_compile, nvrtc_compile_cubin, NvrtcCubin, NvrtcPtx};
+#[cfg(any(test, feature = "test-support"))]
 pub use program::nvrtc_compile_program;
 pub use provider::{API, CUDA_CPP, PROVIDER, PTX};
 pub use timing::{EVENT_RESOLUTION_NS, TIMER_METHOD};

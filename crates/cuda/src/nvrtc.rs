@@ -10,6 +10,7 @@ use libloading::Library;
 use crate::codes::NvrtcCode;
 use crate::entry_points::NvrtcFns;
 use crate::error::{few_names, map_nvrtc, CudaError};
+#[cfg(any(test, feature = "test-support"))]
 use crate::plan::{pick_arch, Plan};
 
 /// Calls an NVRTC entry point through a table (`nvrtc!(fns, nvrtcVersion(&mut a, &mut b))`),
@@ -276,6 +277,7 @@ pub fn nvrtc_available() -> bool {
 }
 
 /// PTX that NVRTC produced, and how.
+#[cfg(any(test, feature = "test-support"))]
 #[derive(Debug, Clone)]
 pub struct NvrtcPtx {
     pub ptx: String,
@@ -301,8 +303,7 @@ pub struct NvrtcCubin {
 
 /// Compiles `source` to PTX for the newest virtual architecture the newest libnvrtc found
 /// supports at or below compute capability `cc` (no GPU and no driver needed). For the
-/// crate's tests of the NVRTC path (`test-support`): the backend compiles through
-/// [`crate::nvrtc_compile_program`] and the built-in's plan.
+/// crate's tests of the NVRTC path (`test-support`).
 #[cfg(any(test, feature = "test-support"))]
 pub fn nvrtc_compile(source: &str, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError> {
     let unit = Unit {
@@ -315,6 +316,7 @@ pub fn nvrtc_compile(source: &str, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError
 }
 
 /// [`nvrtc_compile`] for any unit.
+#[cfg(any(test, feature = "test-support"))]
 pub(crate) fn compile_ptx(unit: &Unit, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError> {
     let nvrtc = Nvrtc::find(None)?;
     let archs = nvrtc.supported_archs()?;
