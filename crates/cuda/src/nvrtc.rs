@@ -83,7 +83,7 @@ impl Nvrtc {
     pub(crate) fn supported_archs(&self) -> Result<Vec<i32>, CudaError> {
         let fns = &self.fns;
         let mut count = 0;
-        // SAFETY: one int out; then an array of exactly that many ints.
+        // SAFETY: the functions are live while `self` holds libnvrtc; one int out.
         unsafe { nvrtc!(fns, nvrtcGetNumSupportedArchs(&mut count)) }?;
         let mut archs = vec![0i32; count.max(0) as usize];
         // SAFETY: `archs` has room for exactly the `count` ints NVRTC said it will write.
@@ -214,7 +214,7 @@ impl Program<'_> {
     /// A compiled output (PTX or cubin) through its size and copy entry points.
     fn output(&self, size: SizeFn, copy: CopyFn, call: &'static str) -> Result<Vec<u8>, CudaError> {
         let mut len = 0usize;
-        // SAFETY: the program compiled; one size_t out, then a buffer of exactly that size.
+        // SAFETY: the program compiled (`self` owns it); one size_t out.
         check(call, unsafe { size(self.raw, &mut len) })?;
         let mut buf = vec![0u8; len];
         // SAFETY: `buf` is `len` bytes, the size NVRTC just reported for this output of the same
