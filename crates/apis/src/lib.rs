@@ -4,6 +4,8 @@
 //! [`blocksweep_core::Backend`] (every directory under crates/ is a workspace member), its
 //! dependency line in this crate's Cargo.toml, and one line here (docs/architecture.md).
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 use blocksweep_core::Provider;
 
 static PROVIDERS: &[&dyn Provider] = &[

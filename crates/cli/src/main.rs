@@ -1,6 +1,8 @@
 //! `blocksweep`: a thin binary over the library crates. `main` returns an exit code; every
 //! error is printed as one line (no backtraces): 2 for bad input, 1 for a failed run.
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 // First: its `warn!` macro is used by the modules after it.
 #[macro_use]
 mod output;

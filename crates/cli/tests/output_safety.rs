@@ -2,6 +2,8 @@
 //! input that never ends, and block sizes whose product overflows: one line and a chosen exit
 //! code each, never a panic (exit code 101).
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod support;
 
 use std::fs::File;
@@ -33,8 +35,11 @@ fn dev_full() -> Stdio {
 /// The write end of a pipe whose read end is already closed: every write is EPIPE.
 fn closed_pipe() -> Stdio {
     let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe(2) writes.
     assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: the read end is new and owned by nothing else; it is closed once, here.
     unsafe { libc::close(fds[0]) };
+    // SAFETY: the write end is new and owned by nothing else; the File takes it.
     Stdio::from(unsafe { File::from_raw_fd(fds[1]) })
 }
 

@@ -2,6 +2,8 @@
 //! says how many rows the file kept, and a sweep under `--vk-validation` says, in its text and
 //! its JSON, that the validation layer was on.
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod support;
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};

@@ -20,6 +20,8 @@
 //! trials that skip at run time with a reason) and [`Harness`] (trials over several APIs), so
 //! a skip is visible everywhere it can happen.
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 pub mod checks;
 mod harness;
 pub mod lab;

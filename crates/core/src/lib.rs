@@ -8,6 +8,8 @@
 //! measured and checked by the same code (the BabelStream lesson). Drawing the results (tables,
 //! markdown, CSV, JSON) is blocksweep-render's. docs/architecture.md draws the layers.
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 pub mod api;
 pub mod backend;
 pub mod blocks;

@@ -35,6 +35,8 @@
 //! | `plan.rs` | planning PTX or cubin against the driver's and NVRTC's versions |
 //! | `codes.rs` | `CUresult` / `nvrtcResult` as plain integers (any value is valid) and their names |
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod backend;
 mod builtin;
 mod codes;
@@ -61,7 +63,10 @@ pub use entry_points::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS, OPTIONAL_DRIVER_
 pub use error::{CudaError, MIN_DRIVER};
 pub use kernel::CudaCompiler;
 pub use limits::theoretical_gbps;
-pub use nvrtc::{nvrtc_available, nvrtc_compile, nvrtc_compile_cubin, NvrtcCubin, NvrtcPtx};
+pub use nvrtc::nvrtc_available;
+#[cfg(any(test, feature = "test-support"))]
+pub use nvrtc::{nvrtc_compile, nvrtc_compile_cubin, NvrtcCubin, NvrtcPtx};
+#[cfg(any(test, feature = "test-support"))]
 pub use program::nvrtc_compile_program;
 pub use provider::{API, CUDA_CPP, PROVIDER, PTX};
 pub use timing::{EVENT_RESOLUTION_NS, TIMER_METHOD};

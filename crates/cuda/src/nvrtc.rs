@@ -10,6 +10,7 @@ use libloading::Library;
 use crate::codes::NvrtcCode;
 use crate::entry_points::NvrtcFns;
 use crate::error::{few_names, map_nvrtc, CudaError};
+#[cfg(any(test, feature = "test-support"))]
 use crate::plan::{pick_arch, Plan};
 
 /// Calls an NVRTC entry point through a table (`nvrtc!(fns, nvrtcVersion(&mut a, &mut b))`),
@@ -82,15 +83,17 @@ impl Nvrtc {
     pub(crate) fn supported_archs(&self) -> Result<Vec<i32>, CudaError> {
         let fns = &self.fns;
         let mut count = 0;
-        // SAFETY: one int out; then an array of exactly that many ints.
+        // SAFETY: the functions are live while `self` holds libnvrtc; one int out.
         unsafe { nvrtc!(fns, nvrtcGetNumSupportedArchs(&mut count)) }?;
         let mut archs = vec![0i32; count.max(0) as usize];
+        // SAFETY: `archs` has room for exactly the `count` ints NVRTC said it will write.
         unsafe { nvrtc!(fns, nvrtcGetSupportedArchs(archs.as_mut_ptr())) }?;
         Ok(archs)
     }
 
     /// Compiles kernels/grayscale.cu's `source` for `arch` ("compute_90" gives PTX, "sm_90"
     /// a cubin).
+    #[cfg(any(test, feature = "test-support"))]
     pub(crate) fn compile(&self, source: &str, arch: &str) -> Result<Compiled, CudaError> {
         let unit = Unit {
             text: source,
@@ -211,9 +214,11 @@ impl Program<'_> {
     /// A compiled output (PTX or cubin) through its size and copy entry points.
     fn output(&self, size: SizeFn, copy: CopyFn, call: &'static str) -> Result<Vec<u8>, CudaError> {
         let mut len = 0usize;
-        // SAFETY: the program compiled; one size_t out, then a buffer of exactly that size.
+        // SAFETY: the program compiled (`self` owns it); one size_t out.
         check(call, unsafe { size(self.raw, &mut len) })?;
         let mut buf = vec![0u8; len];
+        // SAFETY: `buf` is `len` bytes, the size NVRTC just reported for this output of the same
+        // compiled program.
         check(call, unsafe { copy(self.raw, buf.as_mut_ptr().cast()) })?;
         Ok(buf)
     }
@@ -243,6 +248,7 @@ impl Program<'_> {
             return String::new();
         }
         let mut buf = vec![0u8; len];
+        // SAFETY: `buf` is `len` bytes, the log size NVRTC just reported for this program.
         if unsafe { nvrtc!(fns, nvrtcGetProgramLog(self.raw, buf.as_mut_ptr().cast())) }.is_err() {
             return String::new();
         }
@@ -271,6 +277,7 @@ pub fn nvrtc_available() -> bool {
 }
 
 /// PTX that NVRTC produced, and how.
+#[cfg(any(test, feature = "test-support"))]
 #[derive(Debug, Clone)]
 pub struct NvrtcPtx {
     pub ptx: String,
@@ -284,6 +291,7 @@ pub struct NvrtcPtx {
 }
 
 /// A cubin that NVRTC produced, and how.
+#[cfg(any(test, feature = "test-support"))]
 #[derive(Debug, Clone)]
 pub struct NvrtcCubin {
     pub cubin: Vec<u8>,
@@ -294,7 +302,9 @@ pub struct NvrtcCubin {
 }
 
 /// Compiles `source` to PTX for the newest virtual architecture the newest libnvrtc found
-/// supports at or below compute capability `cc` (no GPU and no driver needed).
+/// supports at or below compute capability `cc` (no GPU and no driver needed). For the
+/// crate's tests of the NVRTC path (`test-support`).
+#[cfg(any(test, feature = "test-support"))]
 pub fn nvrtc_compile(source: &str, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError> {
     let unit = Unit {
         text: source,
@@ -306,6 +316,7 @@ pub fn nvrtc_compile(source: &str, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError
 }
 
 /// [`nvrtc_compile`] for any unit.
+#[cfg(any(test, feature = "test-support"))]
 pub(crate) fn compile_ptx(unit: &Unit, cc: (i32, i32)) -> Result<NvrtcPtx, CudaError> {
     let nvrtc = Nvrtc::find(None)?;
     let archs = nvrtc.supported_archs()?;
@@ -325,7 +336,9 @@ pub(crate) fn compile_ptx(unit: &Unit, cc: (i32, i32)) -> Result<NvrtcPtx, CudaE
     })
 }
 
-/// Compiles `source` to a cubin for compute capability `cc` exactly (no GPU needed).
+/// Compiles `source` to a cubin for compute capability `cc` exactly (no GPU needed). For the
+/// crate's tests (`test-support`).
+#[cfg(any(test, feature = "test-support"))]
 pub fn nvrtc_compile_cubin(source: &str, cc: (i32, i32)) -> Result<NvrtcCubin, CudaError> {
     let nvrtc = Nvrtc::find(None)?;
     let arch = Plan::Cubin {

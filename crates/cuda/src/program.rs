@@ -20,7 +20,9 @@ use crate::entry_points::{cu, optional_fns};
 use crate::error::{map_launch, CudaError};
 use crate::kernel::{self, Module, Provenance};
 use crate::memory::Buffers;
-use crate::nvrtc::{self, NvrtcPtx, Unit};
+use crate::nvrtc::Unit;
+#[cfg(any(test, feature = "test-support"))]
+use crate::nvrtc::{self, NvrtcPtx};
 use crate::params::{check_params, declared_params, Params};
 use crate::provider::{CUDA_CPP, PTX};
 
@@ -91,7 +93,8 @@ impl Program {
 /// Compiles a user's `source` to PTX as `load_program` does (its options, C++17 by default,
 /// the same refusals), for compute capability `cc` with the newest NVRTC and no driver or GPU,
 /// asking NVRTC for the entry's lowered name too (a mangled C++ name, or the entry itself
-/// where it is `extern "C"`).
+/// where it is `extern "C"`). For the crate's tests of the NVRTC path (`test-support`).
+#[cfg(any(test, feature = "test-support"))]
 pub fn nvrtc_compile_program(
     source: &ProgramSource,
     cc: (i32, i32),

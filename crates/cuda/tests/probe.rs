@@ -2,6 +2,8 @@
 //! (never a panic) where it is not. (With devices, the conformance kit and tests/device.rs
 //! check each one, and opening past the last one.)
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 use std::process::ExitCode;
 
 use blocksweep_conformance::{skip, Completion, Harness};

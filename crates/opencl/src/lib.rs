@@ -31,6 +31,8 @@
 //! handles.rs  RAII owners of cl_context, cl_command_queue, cl_program, cl_kernel, cl_mem...
 //! ```
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod backend;
 mod builtin;
 mod context;
@@ -93,8 +95,8 @@ pub fn open(index: usize, options: &OpenClOptions) -> Result<OpenClBackend, Open
 }
 
 /// Builds `source` with `options` on device `index` and returns the build log; a failed build
-/// is [`OpenClError::Build`] with the log. For tests of the build-error path.
-#[doc(hidden)]
+/// is [`OpenClError::Build`] with the log. For tests of the build-error path (`test-support`).
+#[cfg(any(test, feature = "test-support"))]
 pub fn build_program_source(
     index: usize,
     source: &str,

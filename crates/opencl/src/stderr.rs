@@ -18,17 +18,24 @@ pub(crate) fn quieted<T>(f: impl FnOnce() -> T) -> T {
     let Ok(mut scratch) = tempfile::tempfile() else {
         return f();
     };
-    // SAFETY: dup and dup2 on descriptors this function owns or that exist for the whole
-    // process (2); every path restores fd 2 before returning.
+    // SAFETY: dup takes only an integer and returns a new descriptor, owned here; fd 2 exists
+    // for the whole process. Every return below restores fd 2 (a panic in `f` would leave it on
+    // the scratch file: lost output, not unsoundness).
     let saved = unsafe { libc::dup(2) };
     if saved < 0 {
         return f();
     }
+    // SAFETY: dup2 takes only integers; `scratch` is open for the call, and fd 2 is replaced only
+    // while REDIRECT is held, by this function.
     if unsafe { libc::dup2(scratch.as_raw_fd(), 2) } < 0 {
+        // SAFETY: `saved` is the duplicate made above, owned by this function alone and closed
+        // once.
         unsafe { libc::close(saved) };
         return f();
     }
     let value = f();
+    // SAFETY: `saved` is still open (owned here): it puts the original stderr back on fd 2, then is
+    // closed once.
     unsafe {
         libc::dup2(saved, 2);
         libc::close(saved);

@@ -17,6 +17,8 @@
 //!
 //! Text layout (widths, footnotes, wrapping) lives in [`layout`].
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 use std::path::Path;
 
 pub use blocksweep_core::report::to_json;

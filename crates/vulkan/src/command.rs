@@ -49,6 +49,8 @@ impl Commands {
             timeout: FENCE_TIMEOUT,
             failed: None,
         };
+        // SAFETY: `d` is the live device this `Commands` holds an Arc to; the create info is a
+        // temporary that outlives the call.
         c.pool = unsafe {
             d.create_command_pool(
                 &vk::CommandPoolCreateInfo::default()
@@ -58,6 +60,8 @@ impl Commands {
             )
         }
         .map_err(map_host_device_oom("vkCreateCommandPool"))?;
+        // SAFETY: the pool was created just above on this device and only this `Commands` uses it;
+        // the allocate info outlives the call.
         c.buffer = unsafe {
             d.allocate_command_buffers(
                 &vk::CommandBufferAllocateInfo::default()
@@ -67,6 +71,7 @@ impl Commands {
             )
         }
         .map_err(map_host_device_oom("vkAllocateCommandBuffers"))?[0];
+        // SAFETY: `d` is live (held through `device`); the create info outlives the call.
         c.fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
             .map_err(map_host_device_oom("vkCreateFence"))?;
         Ok(c)
@@ -99,6 +104,9 @@ impl Commands {
         self.finish_pending()?;
         let d = &self.device.raw;
         let cb = self.buffer;
+        // SAFETY: `cb` comes from `pool`, made with RESET_COMMAND_BUFFER so it may be reset on its
+        // own, and is not pending: `finish_pending` above waited for its last submission. `&mut
+        // self` keeps anyone else from recording into it.
         unsafe {
             d.reset_command_buffer(cb, vk::CommandBufferResetFlags::empty())
                 .map_err(map_host_device_oom("vkResetCommandBuffer"))?;
@@ -113,9 +121,13 @@ impl Commands {
         // submissions before this one.
         between_dispatches(d, cb);
         record(d, cb);
+        // SAFETY: `cb` is in the recording state: begun above, and `record` only records into it.
         unsafe { d.end_command_buffer(cb) }.map_err(map_host_device_oom("vkEndCommandBuffer"))?;
         let buffers = [cb];
         let submit = [vk::SubmitInfo::default().command_buffers(&buffers)];
+        // SAFETY: `cb` is ended (executable) and `submit` with `buffers` outlives the call; the
+        // fence is unsignalled (created so, reset after every wait), and this `Commands`, the
+        // device's only submitter, holds `&mut self`, so the queue is not used concurrently.
         let submitted = unsafe { d.queue_submit(self.device.queue, &submit, self.fence) }
             .map_err(map_host_device_oom_and_lost("vkQueueSubmit"));
         self.remember_failure(submitted)?;
@@ -144,6 +156,7 @@ impl Commands {
         }
         let d = &self.device.raw;
         let nanos = u64::try_from(self.timeout.as_nanos()).unwrap_or(u64::MAX);
+        // SAFETY: the fence is this live device's, submitted by `run` (`pending` says so).
         match unsafe { d.wait_for_fences(&[self.fence], true, nanos) } {
             Ok(()) => {}
             Err(vk::Result::TIMEOUT) => {
@@ -155,6 +168,7 @@ impl Commands {
             Err(e) => return Err(map_host_device_oom_and_lost("vkWaitForFences")(e)),
         }
         self.pending = false;
+        // SAFETY: the wait above saw the fence signalled, so no submission still uses it.
         unsafe { d.reset_fences(&[self.fence]) }.map_err(map_host_device_oom("vkResetFences"))
     }
 }
@@ -210,6 +224,9 @@ pub fn barrier(
     let b = [vk::MemoryBarrier::default()
         .src_access_mask(src_access)
         .dst_access_mask(dst_access)];
+    // SAFETY: every caller records this inside `Commands::run` (its closure, or the leading barrier
+    // after `vkBeginCommandBuffer`), so `cb` is in the recording state; the barrier array outlives
+    // the call.
     unsafe {
         d.cmd_pipeline_barrier(
             cb,
@@ -249,6 +266,10 @@ pub fn record_dispatch_bytes(
     push: &[u8],
     grid: GridSize,
 ) {
+    // SAFETY: `cb` is being recorded (callers record inside `Commands::run`, as for `barrier`); the
+    // pipeline, layout and set are the loaded program's or the copy shader's, kept alive by the
+    // caller until the submission is waited for, and the push block is the size the layout's
+    // push-constant range was made with.
     unsafe {
         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
         d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
@@ -261,6 +282,9 @@ pub fn record_dispatch_bytes(
 
 /// Fills a whole buffer with the NaN poison.
 pub fn record_poison(d: &ash::Device, cb: vk::CommandBuffer, buffer: vk::Buffer) {
+    // SAFETY: `cb` is being recorded (callers record inside `Commands::run`); `buffer` is a live
+    // buffer of this crate, each made with TRANSFER_DST usage, and a WHOLE_SIZE fill from 0 is
+    // always in range.
     unsafe {
         d.cmd_fill_buffer(
             cb,
@@ -292,6 +316,10 @@ pub fn record_copy_from(
     size: u64,
 ) {
     let region = [vk::BufferCopy::default().src_offset(from).size(size)];
+    // SAFETY: `cb` is being recorded (callers record inside `Commands::run`); both buffers are live
+    // and made with TRANSFER_SRC | TRANSFER_DST usage, and each caller keeps the region inside both
+    // (the program's `read` checks `from + size` against the argument's buffer); `region` outlives
+    // the call.
     unsafe { d.cmd_copy_buffer(cb, src, dst, &region) };
 }
 

@@ -50,6 +50,8 @@ impl DeviceContext {
                 .pipeline_executable_info(true);
         // 64-bit integers and doubles where the device has them, for a user's kernel whose
         // scalars or buffers are i64, u64 or f64.
+        // SAFETY: `adapter.raw` was enumerated from this same live instance; the call only fills a
+        // struct it returns.
         let supported = unsafe { instance.raw.get_physical_device_features(adapter.raw) };
         let features = vk::PhysicalDeviceFeatures::default()
             .shader_int64(supported.shader_int64 == vk::TRUE)
@@ -72,8 +74,13 @@ impl DeviceContext {
         if size_control.is_some() {
             info = info.push_next(&mut size_features);
         }
+        // SAFETY: `adapter.raw` belongs to this live instance; `family` is one of its queue
+        // families (`compute_queue_family`); `info`, its extension names (static strings) and the
+        // chained feature structs are locals that outlive the call, chained only where the version
+        // or extension makes them valid.
         let raw = unsafe { instance.raw.create_device(adapter.raw, &info, None) }
             .map_err(map_create_device("vkCreateDevice"))?;
+        // SAFETY: the device was just created with one queue (index 0) in `family`.
         let queue = unsafe { raw.get_device_queue(family, 0) };
         let executables = statistics
             .then(|| ash::khr::pipeline_executable_properties::Device::new(&instance.raw, &raw));
@@ -91,6 +98,9 @@ impl DeviceContext {
 
     /// Waits for all queued work; used before destroying anything.
     pub fn wait_idle(&self) -> VulkanResult<()> {
+        // SAFETY: the device is alive (`&self`); its one queue is submitted to only by the
+        // backend's `Commands`, and every caller (a drop or an error path of the backend) runs on
+        // the thread that owns that, so nothing submits during the wait.
         unsafe { self.raw.device_wait_idle() }
             .map_err(map_host_device_oom_and_lost("vkDeviceWaitIdle"))
     }

@@ -27,6 +27,7 @@ pub use crate::copy_shader::COPY_SPIRV;
 use crate::copy_shader::{CopyBuffers, CopyShader};
 use crate::device::HEAP_NAME;
 use crate::error::{VulkanError, VulkanResult};
+#[cfg(any(test, feature = "test-support"))]
 use crate::memory::{Buffer, MemoryKind};
 use crate::timing::Timestamps;
 
@@ -61,6 +62,7 @@ impl Copier {
     }
 
     /// Both methods of the last successful copy, with their times; `None` before the first.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn last(&self) -> Option<&CopyMeasurement> {
         self.last.as_ref()
     }
@@ -173,9 +175,10 @@ impl Copier {
         }
     }
 
-    /// Test support: copies `words` by each method, over the buffers a copy of that size
+    /// Test support (`test-support`): copies `words` by each method, over the buffers a copy of that size
     /// uses, into a poisoned destination, and reads the destination back; returns
     /// [vkCmdCopyBuffer's result, the shader's result].
+    #[cfg(any(test, feature = "test-support"))]
     pub fn round_trip(
         &self,
         commands: &mut Commands,
@@ -273,6 +276,7 @@ impl CopyMeasurement {
     }
 
     /// The times of the faster method: what the copy ceiling reports.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn fastest_ms(&self) -> &[f64] {
         if self.shader_is_faster() {
             &self.shader_ms

@@ -23,6 +23,7 @@ pub const LLVMPIPE_LOOP_LIMIT: u64 = 65535;
 
 /// Physical devices in the driver's order; blocksweep's device index is a position here.
 pub(crate) fn enumerate(instance: &InstanceShared) -> VulkanResult<Vec<vk::PhysicalDevice>> {
+    // SAFETY: the instance is alive for the call (`&InstanceShared`).
     unsafe { instance.raw.enumerate_physical_devices() }
         .map_err(map_enumerate_physical_devices("vkEnumeratePhysicalDevices"))
 }
@@ -63,7 +64,9 @@ pub(crate) struct AdapterInfo {
 impl AdapterInfo {
     pub fn query(instance: &InstanceShared, raw: vk::PhysicalDevice) -> VulkanResult<AdapterInfo> {
         let i = &instance.raw;
+        // SAFETY: `raw` was enumerated from this live instance; the call only fills a struct.
         let properties = unsafe { i.get_physical_device_properties(raw) };
+        // SAFETY: as above; ash sizes the returned Vec from the count the driver gives.
         let extensions: Vec<String> = unsafe { i.enumerate_device_extension_properties(raw) }
             .map_err(map_enumerate_properties(
                 "vkEnumerateDeviceExtensionProperties",
@@ -89,7 +92,9 @@ impl AdapterInfo {
             max_memory_allocation_size: None,
             pci: None,
             sm_builtins: None,
+            // SAFETY: `raw` belongs to the live instance `i`; the call only fills a struct.
             memory: unsafe { i.get_physical_device_memory_properties(raw) },
+            // SAFETY: as above; ash sizes the returned Vec from the count the driver gives.
             queue_families: unsafe { i.get_physical_device_queue_family_properties(raw) },
             executable_statistics: false,
         };
@@ -141,6 +146,10 @@ impl AdapterInfo {
             if let Some(s) = sm.as_mut() {
                 p2 = p2.push_next(s);
             }
+            // SAFETY: the caller checked that the device has Vulkan 1.1
+            // (vkGetPhysicalDeviceProperties2), and each struct in the chain is pushed only where
+            // the version or an extension makes it valid; every struct is a local of this scope,
+            // which outlives the call.
             unsafe { i.get_physical_device_properties2(self.raw, &mut p2) };
         }
         self.uuid = Some(id.device_uuid);
@@ -216,6 +225,8 @@ impl AdapterInfo {
 fn pipeline_executable_info(i: &ash::Instance, raw: vk::PhysicalDevice) -> bool {
     let mut f = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
     let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f);
+    // SAFETY: called only for a device with Vulkan 1.1 (`query` checks) and the extension listed,
+    // so the chained struct is valid; both structs are locals that outlive the call.
     unsafe { i.get_physical_device_features2(raw, &mut f2) };
     f.pipeline_executable_info == vk::TRUE
 }

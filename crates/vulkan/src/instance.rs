@@ -75,10 +75,15 @@ unsafe extern "system" fn debug_callback(
         // alive until after the instance (and with it every messenger) is destroyed.
         let (data, log) = unsafe { (&*data, &*(user_data as *const Mutex<Vec<String>>)) };
         let text = |s: Option<&CStr>| s.map(|s| s.to_string_lossy().into_owned());
+        // SAFETY: `data` is the valid struct the layer passed (see above);
+        // `message_id_name_as_c_str` reads its pointer, NUL-terminated or null per the spec, during
+        // the call.
         let id = text(unsafe { data.message_id_name_as_c_str() }).unwrap_or_default();
         if !counts_as_diagnostic(severity, types, &id) {
             return;
         }
+        // SAFETY: as above: the layer's NUL-terminated message, alive for the duration of the
+        // callback.
         let message = text(unsafe { data.message_as_c_str() }).unwrap_or_default();
         log.lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -112,6 +117,8 @@ static KEPT: Mutex<Option<InstanceShared>> = Mutex::new(None);
 impl InstanceShared {
     pub fn new(validation: bool) -> VulkanResult<InstanceShared> {
         let entry = load_entry()?;
+        // SAFETY: `entry` holds the loader's vkGetInstanceProcAddr, and the loader stays loaded for
+        // the process; ash returns None where the 1.1 entry point is missing.
         let loader_version = unsafe { entry.try_enumerate_instance_version() }
             .map_err(map_host_device_oom("vkEnumerateInstanceVersion"))?
             .unwrap_or(vk::API_VERSION_1_0);
@@ -130,6 +137,9 @@ impl InstanceShared {
             let loader = ash::ext::debug_utils::Instance::new(&instance.entry, &instance.raw);
             let info = messenger_create_info(&instance.log);
             // On failure `instance` drops here and destroys the VkInstance.
+            // SAFETY: `instance.raw` is alive and was created with VK_EXT_debug_utils
+            // (`Enabled::add_validation`); `info`'s user data points at the log's Mutex, which
+            // `instance` keeps alive until after the messenger is destroyed.
             let messenger = unsafe { loader.create_debug_utils_messenger(&info, None) }
                 .map_err(map_host_device_oom("vkCreateDebugUtilsMessengerEXT"))?;
             instance.messenger = Some((loader, messenger));
@@ -165,9 +175,10 @@ impl InstanceShared {
 /// the workspace's one libloading, not ash's "loaded" feature, which pulls an older one.
 fn load_entry() -> VulkanResult<ash::Entry> {
     static LOADER: OnceLock<Result<libloading::Library, String>> = OnceLock::new();
-    // SAFETY: loading the system loader library runs no initialiser with preconditions of ours.
     let lib = LOADER
         .get_or_init(|| {
+            // SAFETY: loading the system loader library runs no initialiser with preconditions of
+            // ours.
             unsafe { libloading::Library::new("libvulkan.so.1") }.map_err(|e| e.to_string())
         })
         .as_ref()
@@ -196,6 +207,8 @@ struct Enabled {
 
 impl Enabled {
     fn choose(entry: &ash::Entry, validation: bool) -> VulkanResult<Enabled> {
+        // SAFETY: `entry` holds a loaded loader (kept for the process); a None layer name lists the
+        // loader's own extensions.
         let available = unsafe { entry.enumerate_instance_extension_properties(None) }.map_err(
             map_enumerate_properties("vkEnumerateInstanceExtensionProperties"),
         )?;
@@ -224,6 +237,8 @@ impl Enabled {
         entry: &ash::Entry,
         available: &[vk::ExtensionProperties],
     ) -> VulkanResult<()> {
+        // SAFETY: `entry` holds a loaded loader (kept for the process); the call takes no pointers
+        // of ours.
         let layer_props = unsafe { entry.enumerate_instance_layer_properties() }.map_err(
             map_enumerate_properties("vkEnumerateInstanceLayerProperties"),
         )?;
@@ -238,6 +253,8 @@ impl Enabled {
         }
         self.layers.push(VALIDATION_LAYER);
         let from_layer =
+            // SAFETY: `entry` holds a loaded loader; `VALIDATION_LAYER` is a static NUL-terminated
+            // name.
             unsafe { entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER)) }
                 .map_err(map_enumerate_properties(
                     "vkEnumerateInstanceExtensionProperties",
@@ -289,6 +306,10 @@ fn create(
         // Chained here, the messenger also sees vkCreateInstance and vkDestroyInstance.
         info = info.push_next(&mut messenger_info).push_next(&mut features);
     }
+    // SAFETY: every pointer in `info` (application info, layer and extension name arrays, the
+    // chained messenger and validation features) points at locals or statics that outlive the call;
+    // the chained structs are added only with validation, whose extensions `Enabled` checked and
+    // enables.
     unsafe { entry.create_instance(&info, None) }.map_err(map_create_instance("vkCreateInstance"))
 }
 

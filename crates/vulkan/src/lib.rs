@@ -17,7 +17,7 @@
 //! constants, so each workgroup size gets its own pipeline, created once and cached.
 //!
 //! The copy ceiling ([`Work::Copy`](blocksweep_core::Work)) picks the faster of two methods
-//! over the same two buffers in a short selection batch, naming both ([`CopyMeasurement`]):
+//! over the same two buffers in a short selection batch, naming both (`CopyMeasurement`):
 //! `vkCmdCopyBuffer`, and `shaders/copy.comp` (compiled and checked the same way), a
 //! grid-stride `uvec4` copy on the shader cores. On an H200 vkCmdCopyBuffer runs on a copy
 //! engine at about 830 GB/s, a quarter of what the SMs move.
@@ -59,6 +59,8 @@
 //! reflect.rs   the bindings, push constants and entry points a SPIR-V module declares
 //! ```
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod backend;
 mod builtin;
 mod command;
@@ -87,8 +89,11 @@ use std::sync::Arc;
 
 pub use backend::VulkanBackend;
 pub use builtin::{SPIRV, SPIRV_2D, SPIRV_ONE_PER_THREAD, SPIRV_REGISTERS, SPIRV_SHARED};
-pub use copy::{CopyMeasurement, COPY_SPIRV};
+#[cfg(any(test, feature = "test-support"))]
+pub use copy::CopyMeasurement;
+pub use copy::COPY_SPIRV;
 pub use error::VulkanError;
+#[cfg(any(test, feature = "test-support"))]
 pub use instance::MessageLog;
 pub use provider::{API, GLSL, PROVIDER, SPIR_V};
 pub use subgroups::REQUIRED_SIZE_OPTION;

@@ -98,6 +98,7 @@ impl Buffer {
             .size(size)
             .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: `device.raw` is alive (the Arc); the create info outlives the call.
         let raw = unsafe { device.raw.create_buffer(&info, None) }
             .map_err(map_host_device_oom("vkCreateBuffer"))?;
         // From here on, an early return drops `buffer`, which destroys what exists so far.
@@ -108,6 +109,7 @@ impl Buffer {
             size,
             mapping: None,
         };
+        // SAFETY: `raw` was just created on this device.
         let req = unsafe { device.raw.get_buffer_memory_requirements(raw) };
         if let Some(max) = max_alloc.filter(|m| req.size > m.value) {
             return Err(VulkanError::TooLarge(format!(
@@ -126,8 +128,12 @@ impl Buffer {
         let alloc = vk::MemoryAllocateInfo::default()
             .allocation_size(req.size)
             .memory_type_index(type_index);
+        // SAFETY: the allocate info outlives the call; `type_index` is a memory type the buffer's
+        // `memory_type_bits` allows.
         buffer.memory = unsafe { device.raw.allocate_memory(&alloc, None) }
             .map_err(map_allocate_memory("vkAllocateMemory"))?;
+        // SAFETY: the buffer and memory were made above on this device, the memory of a type and
+        // size the buffer's requirements allow, and the buffer is bound once, at offset 0.
         unsafe { device.raw.bind_buffer_memory(raw, buffer.memory, 0) }
             .map_err(map_bind_memory("vkBindBufferMemory"))?;
         if kind == MemoryKind::Staging {
@@ -156,6 +162,7 @@ impl Buffer {
     }
 
     /// Copies `data` into the start of a staging buffer.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn write(&mut self, data: &[f32]) -> VulkanResult<()> {
         let bytes = std::mem::size_of_val(data);
         let p = self.mapped(bytes)?;
@@ -175,6 +182,7 @@ impl Buffer {
 
     /// Copies the start of a staging buffer into `out`. The caller has waited for the copy
     /// that filled it (and its barrier to HOST_READ).
+    #[cfg(any(test, feature = "test-support"))]
     pub fn read(&self, out: &mut [f32]) -> VulkanResult<()> {
         let bytes = std::mem::size_of_val(out);
         let p = self.mapped(bytes)?;

@@ -80,6 +80,8 @@ fn storage_layouts(
         _ => std::slice::from_ref(&range),
     };
     let set_layouts = [set_layout];
+    // SAFETY: `d` is live; the set layout was created just above, and `set_layouts` and `ranges`
+    // outlive the call.
     let layout = unsafe {
         d.create_pipeline_layout(
             &vk::PipelineLayoutCreateInfo::default()
@@ -127,6 +129,8 @@ impl DescriptorPool {
             .pool_sizes(sizes);
         let pool = DescriptorPool {
             device: device.clone(),
+            // SAFETY: `d` is the live device `pool` holds an Arc to; `info` and `sizes` outlive the
+            // call.
             raw: unsafe { d.create_descriptor_pool(&info, None) }
                 .map_err(map_host_device_oom("vkCreateDescriptorPool"))?,
         };
@@ -134,6 +138,8 @@ impl DescriptorPool {
         let info = vk::DescriptorSetAllocateInfo::default()
             .descriptor_pool(pool.raw)
             .set_layouts(&layouts);
+        // SAFETY: the pool was created above with room for exactly these `sets` sets of `buffers`
+        // storage buffers; `layouts` outlives the call.
         let sets = unsafe { d.allocate_descriptor_sets(&info) }
             .map_err(map_allocate_descriptor_sets("vkAllocateDescriptorSets"))?;
         Ok((pool, sets))
@@ -174,6 +180,8 @@ pub(crate) fn bind_storage(
                 .buffer_info(info)
         })
         .collect();
+    // SAFETY: `writes` and the `infos` they point into outlive the call; callers pass live buffers
+    // and a set of this device, and (as the doc says) no pending command uses the set.
     unsafe { d.update_descriptor_sets(&writes, &[]) };
 }
 

@@ -36,6 +36,9 @@ pub(crate) fn shader_module_of_words(
     d: &ash::Device,
     code: &[u32],
 ) -> VulkanResult<vk::ShaderModule> {
+    // SAFETY: `d` is live and `code` outlives the call (the driver copies it). The words are
+    // SPIR-V: embedded, compiled by shaderc, or a user's module whose header and interface
+    // `reflect` parsed; its full validity (what spirv-val checks) is the user's to keep.
     unsafe { d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None) }
         .map_err(map_shader_build("vkCreateShaderModule"))
 }
@@ -114,10 +117,14 @@ impl Stage<'_> {
             .flags(flags)
             .stage(stage)
             .layout(layout)];
+        // SAFETY: the module and layout are live (the caller's), and `info` with the stage,
+        // specialization data and entries, entry name and chained subgroup-size struct are locals
+        // that outlive the call; a required size was checked against the device by the caller.
         match unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) } {
             Ok(p) => Ok(p[0]),
             Err((partial, r)) => {
                 for p in partial.into_iter().filter(|p| *p != vk::Pipeline::null()) {
+                    // SAFETY: a pipeline the failed call made, never used.
                     unsafe { d.destroy_pipeline(p, None) };
                 }
                 Err(map_shader_build("vkCreateComputePipelines")(r))
@@ -177,6 +184,9 @@ pub(crate) fn statistics(
         return Ok(PipelineStatistics::default());
     };
     let call = "vkGetPipelineExecutableStatisticsKHR";
+    // SAFETY: `ext` exists only where the extension and its feature were enabled on this device;
+    // `pipeline` is the caller's live pipeline, built with CAPTURE_STATISTICS_KHR
+    // (`statistics_flags`).
     let executables = unsafe {
         ext.get_pipeline_executable_properties(&vk::PipelineInfoKHR::default().pipeline(pipeline))
     }
@@ -185,6 +195,7 @@ pub(crate) fn statistics(
     let mut registers = None;
     for (index, exe) in executables.iter().enumerate() {
         let exe_name = conv::fixed_c_str(&exe.name);
+        // SAFETY: as above; `index` is below the executable count the driver just returned.
         let stats = unsafe {
             ext.get_pipeline_executable_statistics(
                 &vk::PipelineExecutableInfoKHR::default()

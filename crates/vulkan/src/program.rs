@@ -312,6 +312,9 @@ impl Program {
         commands.run(|d, cb| {
             for f in fills.iter().filter(|f| f.len > 0) {
                 let word = u32::from_ne_bytes([f.byte; 4]);
+                // SAFETY: `cb` is being recorded by `Commands::run`; `dst` is this program's live
+                // buffer, made with TRANSFER_DST usage, and `fits` checked each range is whole
+                // words inside it.
                 unsafe { d.cmd_fill_buffer(cb, dst, f.offset, f.len, word) };
             }
         })?;

@@ -31,6 +31,8 @@ pub(crate) struct SubgroupSizeControl {
 pub(super) fn size_control_feature(i: &ash::Instance, raw: vk::PhysicalDevice) -> bool {
     let mut f = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
     let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f);
+    // SAFETY: called only with Vulkan 1.3 or VK_EXT_subgroup_size_control (as the doc says), where
+    // the chained struct is valid; both are locals that outlive the call.
     unsafe { i.get_physical_device_features2(raw, &mut f2) };
     f.subgroup_size_control == vk::TRUE
 }

@@ -207,11 +207,15 @@ impl Timestamps {
         }
         self.ensure_queries(commands, stamp_count)?;
         let queries = self.queries;
+        // SAFETY: called only inside `commands.run`'s closure below, on the buffer it records; `q`
+        // is below `stamp_count`, which `ensure_queries` made the pool hold.
         let stamp = |d: &ash::Device, cb, q: u32| unsafe {
             d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, queries, q)
         };
         commands.run(|d, cb| {
             if stamp_count > 0 {
+                // SAFETY: `cb` is being recorded by `Commands::run`; the pool holds at least
+                // `stamp_count` queries (`ensure_queries`).
                 unsafe { d.cmd_reset_query_pool(cb, queries, 0, stamp_count) };
                 stamp(d, cb, 0);
             }
@@ -232,6 +236,8 @@ impl Timestamps {
             return Ok(BatchTimes::default());
         }
         let mut ticks = vec![0u64; stamp_count as usize];
+        // SAFETY: `commands.run` waited for the submission that wrote these `stamp_count` queries,
+        // all reset and written in it, and `ticks` has room for `stamp_count` 64-bit results.
         unsafe {
             self.device.raw.get_query_pool_results(
                 queries,
@@ -266,6 +272,7 @@ impl Timestamps {
         self.queries = vk::QueryPool::null();
         self.query_capacity = 0;
         let capacity = count.next_power_of_two();
+        // SAFETY: `d` is live; the create info outlives the call.
         self.queries = unsafe {
             d.create_query_pool(
                 &vk::QueryPoolCreateInfo::default()

@@ -150,6 +150,9 @@ impl OutputTarget {
             How::Fd(1) => super::stdio::write_stdout(bytes).map_err(|e| fail(describe(&e))),
             How::Fd(fd) => {
                 // Borrowed: the descriptor stays open for whoever else writes to it.
+                // SAFETY: `fd` passed `check_fd` (open, for writing) when this target was made, and
+                // the ManuallyDrop keeps the borrowed File from closing it, so ownership never
+                // really moves.
                 let mut f = ManuallyDrop::new(unsafe { File::from_raw_fd(*fd) });
                 f.write_all(bytes).map_err(|e| fail(describe_write(&e)))
             }
@@ -227,6 +230,8 @@ fn own_fd(p: &Path) -> Option<RawFd> {
 }
 
 fn check_fd(fd: RawFd) -> Result<(), String> {
+    // SAFETY: F_GETFL takes no argument and reads only the descriptor's flags; an fd that is not
+    // open gives -1 (EBADF), handled below.
     let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
     if flags < 0 {
         return Err(format!("file descriptor {fd} is not open"));
@@ -240,6 +245,7 @@ fn check_fd(fd: RawFd) -> Result<(), String> {
 fn access_w(p: &Path) -> io::Result<()> {
     let c = std::ffi::CString::new(p.as_os_str().as_bytes())
         .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: `c` is a NUL-terminated path that outlives the call, which only reads it.
     if unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0 {
         Ok(())
     } else {
@@ -257,7 +263,11 @@ enum FsKind {
 /// The kind of file system `dir` is on (procfs and sysfs hold no results files).
 fn fs_magic(dir: &Path) -> Option<FsKind> {
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: libc::statfs is plain integers and arrays, for which all zero bytes are a valid
+    // value.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path and `st` a statfs owned here; both outlive the call,
+    // which writes only `st`.
     if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
         return None;
     }

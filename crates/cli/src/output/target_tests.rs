@@ -38,12 +38,16 @@ impl Drop for Dir {
 
 fn mkfifo(p: &Path) {
     let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` is a NUL-terminated path that outlives the call.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
 }
 
 fn pipe() -> (File, RawFd) {
     let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe(2) writes.
     assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: pipe succeeded, so `fds[0]` is a new descriptor owned by nothing else; the File takes
+    // it.
     (unsafe { File::from_raw_fd(fds[0]) }, fds[1])
 }
 
@@ -164,6 +168,8 @@ fn own_descriptors_are_written_where_they_point() {
         assert_eq!(t.how, How::Fd(w), "{path}");
         t.write(path.as_bytes()).unwrap();
     }
+    // SAFETY: `w` is the write end `pipe` left unowned; it is closed once, here, so that the read
+    // below sees end of file.
     unsafe { libc::close(w) };
     let mut got = String::new();
     read.read_to_string(&mut got).unwrap();
@@ -292,6 +298,8 @@ fn interrupt_a_write(target: &Path, sig: i32, test: &str) -> std::process::ExitS
         b"new complete report",
         "and complete"
     );
+    // SAFETY: kill takes only integers; `child` has not been waited for, so its pid is still its
+    // own.
     unsafe { libc::kill(child.id() as i32, sig) };
     let status = child.wait().unwrap();
     assert!(!tmp.exists(), "{} left behind", tmp.display());
@@ -369,6 +377,7 @@ fn permission_denied_names_the_cause() {
     fs::set_permissions(d.join("open"), fs::Permissions::from_mode(0o777)).unwrap();
     fs::write(d.join("open/ro.json"), "old").unwrap();
     fs::set_permissions(d.join("open/ro.json"), fs::Permissions::from_mode(0o444)).unwrap();
+    // SAFETY: geteuid takes nothing and cannot fail.
     if unsafe { libc::geteuid() } != 0 {
         check_permissions(&d.0);
         return;

@@ -58,8 +58,10 @@ fn terminal_width() -> Option<usize> {
     if !std::io::stdout().is_terminal() {
         return None;
     }
-    // SAFETY: TIOCGWINSZ fills a winsize struct that we own; on failure nothing is read.
+    // SAFETY: winsize is four integers, for which all zero bytes are a valid value.
     let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+    // SAFETY: TIOCGWINSZ writes one winsize into `ws`, owned here and alive for the call; on
+    // failure nothing is read.
     let rc = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) };
     (rc == 0 && ws.ws_col > 0).then_some(ws.ws_col as usize)
 }

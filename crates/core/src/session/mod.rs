@@ -83,10 +83,11 @@ pub fn run<T: Task + ?Sized>(
     pipeline::run(&open, &job, source, &mut Quiet, &mut |_| {})
 }
 
-/// A command that asks each API one thing (`limits`): opens `targets` in parallel, hands each
-/// opened API to `work` in target order, and closes them all. What could not open, what
-/// `work` failed with, and any message of an API's own checking layer (`--vk-validation`)
-/// become failures, in the pipeline, as for every command.
+/// The core's tests' shorthand for [`Asking`] (the CLI's `limits` runs `Asking` through its
+/// own `ask_each`): opens `targets` in parallel, hands each opened API to `work` in target
+/// order, and closes them all. What could not open, what `work` failed with, and any message
+/// of an API's own checking layer (`--vk-validation`) become failures, in the pipeline.
+#[cfg(test)]
 pub fn each<T: Send>(
     registry: &Registry,
     targets: Targets,

@@ -174,7 +174,8 @@ impl KernelSpec {
         sizes
     }
 
-    /// [`instantiate`](KernelSpec::instantiate) at the default sizes.
+    /// [`instantiate`](KernelSpec::instantiate) at the default sizes (for tests: `test-support`).
+    #[cfg(any(test, feature = "test-support"))]
     pub fn instantiate_default(&self) -> Result<Instance, SpecError> {
         self.instantiate(&self.sizes)
     }

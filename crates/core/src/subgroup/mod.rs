@@ -231,6 +231,8 @@ impl ApiSubgroups {
     /// Whether every dispatch that ran agrees with itself, whatever the width: its ballots
     /// count its invocations, they sum to the block, and where one size was reported the block
     /// is ceil(block / size) subgroups, the last holding what is left. The first problem found.
+    /// The tests' check of a report (`test-support`).
+    #[cfg(any(test, feature = "test-support"))]
     pub fn self_consistent(&self) -> Result<(), String> {
         for d in &self.dispatches {
             let Some(sg) = d.subgroups() else { continue };
