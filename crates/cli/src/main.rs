@@ -8,11 +8,11 @@ mod output;
 mod args;
 mod commands;
 mod input;
-mod jobs;
 mod lab;
 mod plot;
 mod progress;
 mod session;
+mod work;
 
 use std::process::ExitCode;
 
