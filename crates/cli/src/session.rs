@@ -1,6 +1,7 @@
 //! How the commands reach the core's session pipeline: the devices `--backend` and `--device`
 //! select, each API asked one thing ([`ask_each`]: `limits`), a task on each device
-//! ([`run_each`]: `validate`), and the sweep ([`Sweep`]): each physical device in turn, with
+//! ([`run_each`]: `validate`), where each API opens ([`open_options`]: in a worker process or
+//! here), and the sweep ([`Sweep`]): each physical device in turn, with
 //! the progress bar, the frame's fit checked against the APIs in the run, and how each
 //! device's sweep ended (measured, bad input, nothing ran) sorted into exit codes.
 

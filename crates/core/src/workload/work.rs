@@ -8,9 +8,9 @@ use super::{FrameWorkload, ProgramWorkload, Workload};
 use crate::backend::{Api, DeviceKind};
 use crate::blocks::BlockSize;
 use crate::frame::{Frame, HostAllocError};
+use crate::hostmem;
 use crate::session::{SessionError, Source};
 use crate::spec::{Instance, KernelSpec, Sizes, SpecError, TuneDecl};
-use crate::hostmem;
 use crate::trace;
 
 /// The frame or a user's kernel: what every sweep and tune of a run measures.
