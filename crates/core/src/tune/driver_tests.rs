@@ -249,3 +249,105 @@ fn a_grid_list_is_refused_only_for_a_kernel_whose_grid_covers_its_work() {
     assert!(check_grids(&kernel(stride), &two).is_ok());
     assert!(check_grids(&FRAME, &two).is_ok());
 }
+
+/// The made-up API's `scale` (y = K · x) as a spec tuned over `K`: each value a different
+/// output, so every set after the first differs from the first set's.
+fn scaled_by_k(dir: &std::path::Path) -> Work {
+    use crate::testing::metal_like::METAL_LIKE;
+    Api::register(METAL_LIKE);
+    let source = "kernel void scale(device const float *x [[buffer(0)]], \
+    device float *y [[buffer(1)]], constant float &k, constant uint &n, \
+    uint i [[thread_position_in_grid]]) { if (i < n) y[i] = k * x[i]; }\n";
+    std::fs::write(dir.join("scale.metal"), source).unwrap();
+    let spec = r#"
+name = "scale"
+work = "n"
+sizes = { n = 1000 }
+
+[tune]
+K = [2, 3]
+
+[sources]
+metal-like = { file = "scale.metal", entry = "scale" }
+
+[[args]]
+buffer = "f32"
+name = "x"
+elements = "n"
+init = "random"
+
+[[args]]
+buffer = "f32"
+name = "y"
+elements = "n"
+written = true
+
+[[args]]
+scalar = "f32"
+name = "k"
+value = "K"
+
+[[args]]
+scalar = "u32"
+name = "n"
+value = "n"
+"#;
+    let spec = crate::spec::KernelSpec::parse("scale.toml", spec, dir).unwrap();
+    Work::Kernel {
+        sizes: spec.sizes.clone(),
+        spec: Box::new(spec),
+    }
+}
+
+#[test]
+fn a_set_whose_output_differs_from_the_first_sets_is_named_wrong_and_never_ranked() {
+    use crate::testing::metal_like::{MetalLikeBackend, METAL_LIKE};
+    let dir = tempfile::tempdir().unwrap();
+    let work = scaled_by_k(dir.path());
+    let config = config();
+    let grids = parse_grid_list("1w").unwrap();
+    let open = |_: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
+        Ok(Box::new(MetalLikeBackend::new()))
+    };
+    let tune = Tune {
+        work: &work,
+        config: &config,
+        grids: &grids,
+        budget: None,
+        sample_seed: 1,
+        shard: None,
+        tool: "t",
+        date: "d",
+        overlap_close: false,
+        open: &open,
+    };
+    let targets = Targets {
+        devices: vec![MetalLikeBackend::new().identity().clone()],
+        note: "test device".into(),
+        one_physical_device: true,
+    };
+    let mut caller = Recorded::default();
+    let report = run(&tune, vec![targets], None, &mut caller).remove(0);
+    assert_eq!(report.kernel, "kernel 'scale' at n=1000");
+    assert_eq!(report.search.compiles, 2, "one compile per set: {report:?}");
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert_eq!(report.wrong.len(), 1, "{:?}", report.wrong);
+    let wrong = &report.wrong[0];
+    assert_eq!(wrong.api, METAL_LIKE);
+    assert_eq!(wrong.params.get("K"), Some(&3));
+    assert!(
+        wrong
+            .detail
+            .ends_with("differs from the first configuration's (K=2)"),
+        "{}",
+        wrong.detail
+    );
+    // Both sets ran; only the first is ranked.
+    assert!(report
+        .entries
+        .iter()
+        .any(|e| e.config.params["K"] == 3 && e.ms().is_some()));
+    let best = &report.answer.per_api[0];
+    assert_eq!(best.best.params.get("K"), Some(&2));
+    assert_eq!(best.ranked, 2, "the two blocks of K=2");
+}
