@@ -232,8 +232,8 @@ fn a_tune_where_nothing_ran_says_why() {
 fn a_grid_list_is_refused_only_for_a_kernel_whose_grid_covers_its_work() {
     crate::testing::register_kernel_apis();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels");
-    let data = crate::spec::KernelSpec::load(&dir.join("transpose/kernel.toml")).unwrap();
-    let stride = crate::spec::KernelSpec::load(&dir.join("saxpy/kernel.toml")).unwrap();
+    let data = crate::spec::KernelSpec::load(dir.join("transpose/kernel.toml")).unwrap();
+    let stride = crate::spec::KernelSpec::load(dir.join("saxpy/kernel.toml")).unwrap();
     let kernel = |spec: crate::spec::KernelSpec| Work::Kernel {
         sizes: spec.sizes.clone(),
         spec: Box::new(spec),
