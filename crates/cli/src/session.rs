@@ -116,12 +116,13 @@ pub struct Sweep<'a> {
 }
 
 impl Sweep<'_> {
-    /// Sweeps each physical device in turn; `save` sees every device's report so far after
-    /// every row. Returns the reports, and whether any API failed.
+    /// Sweeps each physical device in turn, the workload from `source` (made once, for all);
+    /// `save` sees every device's report so far after every row. Returns the reports, and
+    /// whether any API failed.
     pub fn each(
         &self,
         each: Vec<Targets>,
-        work: &mut WorkloadSource<'_>,
+        source: &mut WorkloadSource<'_>,
         save: &mut dyn FnMut(&[Report]),
     ) -> anyhow::Result<(Vec<Report>, bool)> {
         let mut runs: Vec<Report> = Vec::new();
@@ -133,7 +134,7 @@ impl Sweep<'_> {
                 all.push(r.clone());
                 save(&all);
             };
-            let (report, ended) = self.one(targets, work, report, &mut save_one)?;
+            let (report, ended) = self.one(targets, source, report, &mut save_one)?;
             match ended {
                 Ended::BadInput(why) => return Err(usage(why)),
                 Ended::NothingRan(why) => return Err(anyhow::anyhow!(why)),
@@ -151,7 +152,7 @@ impl Sweep<'_> {
     fn one(
         &self,
         targets: Targets,
-        work: &mut WorkloadSource<'_>,
+        source: &mut WorkloadSource<'_>,
         mut report: Report,
         save: &mut dyn FnMut(&Report),
     ) -> anyhow::Result<(Report, Ended)> {
@@ -164,8 +165,8 @@ impl Sweep<'_> {
         let options = open_options(&self.args.device, self.work)?;
         let open = |d: &DeviceIdentity| blocksweep_core::worker::open(self.reg, d, &options);
         // With the sizes given, none running is bad input; with the default ones, a failure.
-        let how = (save, self.args.blocks.is_some());
-        let ended = workload::sweep_device(&open, &job, work, &mut report, &mut bar, how);
+        let given = self.args.blocks.is_some();
+        let ended = workload::sweep_device(&open, &job, source, &mut report, &mut bar, save, given);
         bar.finish();
         Ok((report, ended.map_err(session_error)?))
     }

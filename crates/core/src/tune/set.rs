@@ -75,15 +75,17 @@ pub fn run(
         let mut making = work.spawn(s);
         caller.with_progress(&mut |observer| {
             // Bad sizes end the set with an error either way: `sizes_given` changes no word.
-            let how = (&mut on_row as &mut dyn FnMut(&Report), false);
-            ended = Some(sweep_device(
+            let (save, sizes_given) = (&mut on_row, false);
+            let r = sweep_device(
                 tune.open,
                 &job,
                 &mut making,
                 &mut report,
                 observer,
-                how,
-            ));
+                save,
+                sizes_given,
+            );
+            ended = Some(r);
         });
         if let (Some(w), Some(refs)) = (making.program(), refs) {
             check_outputs(w, params, refs, &mut out);

@@ -140,7 +140,8 @@ pub fn sweep_device(
     work: &mut WorkloadSource<'_>,
     report: &mut Report,
     observer: &mut dyn Observer,
-    (on_update, sizes_given): (&mut dyn FnMut(&Report), bool),
+    on_update: &mut dyn FnMut(&Report),
+    sizes_given: bool,
 ) -> Result<Ended, SessionError> {
     let mut on_row = |r: &Report| {
         let mut r = r.clone();
