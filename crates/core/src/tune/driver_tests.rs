@@ -179,6 +179,22 @@ fn a_count_budget_covers_that_many_configurations_in_its_sampled_order() {
 }
 
 #[test]
+fn a_seconds_budget_stops_the_search_between_sets_and_says_where() {
+    // Spent before the first set: nothing is swept, and the report says why.
+    let (report, caller) = tune("1w,2w", Some(Budget::Seconds(1e-9)), None, None);
+    assert_eq!(caller.sweeps, 0);
+    assert_eq!(report.search.covered, 0);
+    assert_eq!(
+        report.search.stopped.as_deref(),
+        Some("the 0.000000001 s budget ran out after 0 configurations")
+    );
+    // A budget that lasts: every set, nothing stopped.
+    let (report, _) = tune("1w,2w", Some(Budget::Seconds(3600.0)), None, None);
+    assert_eq!(report.search.covered, 4);
+    assert_eq!(report.search.stopped, None);
+}
+
+#[test]
 fn a_share_of_one_set_measures_its_configurations_only_and_says_so() {
     let (report, _) = tune("1w,2w", None, Some((2, 2)), None);
     assert_eq!(report.search.covered, 2);
