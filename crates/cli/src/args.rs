@@ -24,7 +24,7 @@ pub use files::FileArgs;
 pub use options::ApiOptionArgs;
 use parse::{parse_block_list, parse_discipline, parse_grid};
 pub(crate) use parse::{parse_min_time, parse_svg_path};
-pub use parse::{parse_size, trim, Blocks, Budget, Grids};
+pub use parse::{parse_size, trim, Blocks, Grids};
 pub use tune::TuneArgs;
 
 /// Where every column of every table is explained.

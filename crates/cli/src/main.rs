@@ -10,12 +10,12 @@ mod output;
 mod args;
 mod commands;
 mod input;
-mod jobs;
 mod lab;
 mod plot;
 mod progress;
 mod session;
 mod targets;
+mod work;
 
 use std::process::ExitCode;
 

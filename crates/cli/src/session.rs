@@ -1,13 +1,14 @@
 //! How the commands reach the core's session pipeline: the devices `--backend` and `--device`
 //! select, each API asked one thing ([`ask_each`]: `limits`), a task on each device
-//! ([`run_each`]: `validate`), and the sweep ([`Sweep`]): each physical device in turn, with
+//! ([`run_each`]: `validate`), where each API opens ([`open_options`]: in a worker process or
+//! here), and the sweep ([`Sweep`]): each physical device in turn, with
 //! the progress bar, the frame's fit checked against the APIs in the run, and how each
 //! device's sweep ended (measured, bad input, nothing ran) sorted into exit codes.
 
 use blocksweep_core::report::Report;
 use blocksweep_core::session::{self, SessionError, Source, Task};
 use blocksweep_core::sweep::SweepConfig;
-use blocksweep_core::workload::{self, SweepJob, WorkloadSource};
+use blocksweep_core::workload::{self, Ended, SweepJob, Work, WorkloadSource};
 use blocksweep_core::{Backend, BackendError, DeviceIdentity, OpenOptions, Registry, Targets};
 
 use crate::args::{DeviceArgs, SweepArgs};
@@ -93,15 +94,14 @@ pub fn session_error(e: SessionError) -> anyhow::Error {
     }
 }
 
-/// How one device's sweep ended.
-enum Ended {
-    /// Measured (perhaps with failures recorded in the report).
-    Measured { failed: bool },
-    /// Bad input found during the run (a frame too large when allocated, no row of the given
-    /// sizes could run): exit 2, and the files keep what they held.
-    BadInput(String),
-    /// No row of the default sizes could run on any API: exit 1, the files keep what they held.
-    NothingRan(String),
+/// How each API opens for `work`: a user's kernel (any work under `--workers` or an injection
+/// tool) in a worker process of its own, where its faults cannot end this one; else here.
+pub fn open_options(args: &DeviceArgs, work: &Work) -> anyhow::Result<OpenOptions> {
+    let workers = args.workers || blocksweep_apis::under_injection_tool();
+    match work.is_users() || workers {
+        true => args.kernel_options(),
+        false => Ok(args.open_options()),
+    }
 }
 
 /// What every device's sweep of one run shares.
@@ -109,19 +109,20 @@ pub struct Sweep<'a> {
     pub args: &'a SweepArgs,
     pub config: &'a SweepConfig,
     pub reg: &'a Registry,
-    /// The grayscale frame's size; `None` for a user's kernel.
-    pub frame_size: Option<(u32, u32)>,
+    /// What is measured: the frame or a user's kernel.
+    pub work: &'a Work,
     /// The run's date, in every report.
     pub date: &'a str,
 }
 
 impl Sweep<'_> {
-    /// Sweeps each physical device in turn; `save` sees every device's report so far after
-    /// every row. Returns the reports, and whether any API failed.
+    /// Sweeps each physical device in turn, the workload from `source` (made once, for all);
+    /// `save` sees every device's report so far after every row. Returns the reports, and
+    /// whether any API failed.
     pub fn each(
         &self,
         each: Vec<Targets>,
-        work: &mut WorkloadSource<'_>,
+        source: &mut WorkloadSource<'_>,
         save: &mut dyn FnMut(&[Report]),
     ) -> anyhow::Result<(Vec<Report>, bool)> {
         let mut runs: Vec<Report> = Vec::new();
@@ -133,7 +134,7 @@ impl Sweep<'_> {
                 all.push(r.clone());
                 save(&all);
             };
-            let (report, ended) = self.one(targets, work, report, &mut save_one)?;
+            let (report, ended) = self.one(targets, source, report, &mut save_one)?;
             match ended {
                 Ended::BadInput(why) => return Err(usage(why)),
                 Ended::NothingRan(why) => return Err(anyhow::anyhow!(why)),
@@ -146,11 +147,12 @@ impl Sweep<'_> {
     }
 
     /// Opens the APIs on one physical device and sweeps them through the core's pipeline
-    /// (every API open before the first is timed); `save` sees the report after every row.
+    /// (every API open before the first is timed); `save` sees the report after every row,
+    /// its answer refreshed.
     fn one(
         &self,
         targets: Targets,
-        work: &mut WorkloadSource<'_>,
+        source: &mut WorkloadSource<'_>,
         mut report: Report,
         save: &mut dyn FnMut(&Report),
     ) -> anyhow::Result<(Report, Ended)> {
@@ -160,38 +162,12 @@ impl Sweep<'_> {
             config: self.config,
             overlap_close: self.args.overlap_close,
         };
-        let mut on_row = |r: &Report| {
-            let mut r = r.clone();
-            r.refresh_answer();
-            save(&r);
-        };
-        // A user's kernel runs where its faults cannot end this process.
-        let workers = self.args.device.workers || blocksweep_apis::under_injection_tool();
-        let options = match (self.frame_size, workers) {
-            (Some(_), false) => self.args.device.open_options(),
-            _ => self.args.device.kernel_options()?,
-        };
+        let options = open_options(&self.args.device, self.work)?;
         let open = |d: &DeviceIdentity| blocksweep_core::worker::open(self.reg, d, &options);
-        let outcome = workload::sweep(&open, &job, work, &mut report, &mut bar, &mut on_row);
+        // With the sizes given, none running is bad input; with the default ones, a failure.
+        let given = self.args.blocks.is_some();
+        let ended = workload::sweep_device(&open, &job, source, &mut report, &mut bar, save, given);
         bar.finish();
-        let outcome = outcome.map_err(session_error)?;
-        report.refresh_answer();
-        if let Some(msg) = outcome.too_big {
-            return Ok((report, Ended::BadInput(msg)));
-        }
-        if !outcome.failed {
-            if let Some(why) = session::nothing_ran(&report) {
-                // A run that measured nothing writes nothing: the files keep what they held. With
-                // the sizes given, the sizes were wrong (bad input); with the default ones, the
-                // device's limits refused them all (a driver reporting a zero limit): a failure.
-                let ended = match self.args.blocks.is_some() {
-                    true => Ended::BadInput(why),
-                    false => Ended::NothingRan(why),
-                };
-                return Ok((report, ended));
-            }
-        }
-        let failed = outcome.failed || !report.failures.is_empty();
-        Ok((report, Ended::Measured { failed }))
+        Ok((report, ended.map_err(session_error)?))
     }
 }

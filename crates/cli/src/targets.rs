@@ -3,7 +3,9 @@
 
 use blocksweep_core::limits::KernelFacts;
 use blocksweep_core::program::ProgramArg;
-use blocksweep_core::{Api, BlockSize};
+use blocksweep_core::spec::GridMode;
+use blocksweep_core::workload::Work;
+use blocksweep_core::{builtin, Api, BlockSize, KernelVariant};
 use blocksweep_targets::report::{report, Kernel, TargetReport};
 use blocksweep_targets::write::{target_file, View};
 use blocksweep_targets::{launches, Catalogue, Target};
@@ -144,16 +146,11 @@ impl SweepTargets {
 }
 
 /// `sweep --target`'s context: the kernel's shape at its sizes, or the frame's.
-pub fn for_sweep(
-    targets: Vec<Target>,
-    spec: Option<&(blocksweep_core::KernelSpec, blocksweep_core::spec::Sizes)>,
-    frame: Option<(u32, u32)>,
-) -> anyhow::Result<SweepTargets> {
-    match (spec, frame) {
-        (Some((spec, sizes)), _) => {
+pub fn for_sweep(targets: Vec<Target>, work: &Work) -> anyhow::Result<SweepTargets> {
+    match work {
+        Work::Kernel { spec, sizes } => {
             let shape = spec.shape(sizes).map_err(|e| usage(e.to_string()))?;
-            let data_2d = (shape.grid == blocksweep_core::spec::GridMode::Data && shape.work.1 > 1)
-                .then_some(shape.work);
+            let data_2d = (shape.grid == GridMode::Data && shape.work.1 > 1).then_some(shape.work);
             Ok(SweepTargets {
                 targets,
                 args: shape.args.clone(),
@@ -162,19 +159,12 @@ pub fn for_sweep(
                 data_2d,
             })
         }
-        (None, frame) => {
-            let (w, h) = frame.unwrap_or((1, 1));
-            Ok(SweepTargets {
-                targets,
-                args: blocksweep_core::builtin::args(
-                    blocksweep_core::KernelVariant::GridStride,
-                    w,
-                    h,
-                ),
-                subgroup: None,
-                shared: Box::new(|_| 0),
-                data_2d: None,
-            })
-        }
+        Work::Frame { width, height, .. } => Ok(SweepTargets {
+            targets,
+            args: builtin::args(KernelVariant::GridStride, *width, *height),
+            subgroup: None,
+            shared: Box::new(|_| 0),
+            data_2d: None,
+        }),
     }
 }

@@ -74,12 +74,7 @@ pub(super) fn parse_grid(s: &str) -> Result<Grids, String> {
     blocksweep_core::grid::parse_grid_list(s).map(Grids)
 }
 
-/// `--budget`: a count of configurations, or a time.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Budget {
-    Count(usize),
-    Seconds(f64),
-}
+pub use blocksweep_core::tune::Budget;
 
 pub(super) fn parse_budget(s: &str) -> Result<Budget, String> {
     let t = s.trim();

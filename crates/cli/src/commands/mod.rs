@@ -9,7 +9,6 @@ mod limits;
 mod replay;
 mod sweep;
 mod tune;
-mod tune_set;
 mod validate;
 mod worker;
 

@@ -1,5 +1,6 @@
 //! `blocksweep sweep`: arguments in, the core's session pipeline measures each physical device
-//! ([`crate::session`]), results out ([`crate::output::sweep`]).
+//! ([`crate::session`]), results out ([`crate::output::sweep`]); with a grid list, a spec's
+//! `[tune]` or `--budget`, the core's tune driver instead ([`super::tune`]).
 //!
 //! Every output path is checked before anything is measured; a write that fails after the
 //! measurement sends the results to stdout instead. Exit code: 0 all good; 1 a sweep failed
@@ -9,101 +10,62 @@
 
 use std::process::ExitCode;
 
-use blocksweep_core::hostmem;
-use blocksweep_core::workload::ProgramWorkload;
-use blocksweep_core::workload::WorkloadSource;
-
 use crate::args::SweepArgs;
-use crate::jobs::{self, FrameJob, KernelJob};
 use crate::output::sweep::Outputs;
 use crate::session::Sweep;
 use crate::usage;
+use crate::work;
 
 pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let targets = crate::targets::select(args.target.as_deref())?;
-    // A spec file is read, and the frame's size checked against the core's own host memory,
-    // before anything is made or opened.
+    // A spec file is read, and the work's size checked against the host's memory, before
+    // anything is made or opened.
     let spec = match &args.kernel {
-        Some(path) => Some(jobs::load(path, args.size.as_deref(), None)?),
+        Some(path) => Some(work::load(path, args.size.as_deref(), None)?),
         None => None,
     };
-    let tuning = super::tune::wanted(args, spec.as_ref().map(|(s, _)| s));
     // A tune checks and writes its own files.
-    let mut outputs = match tuning {
+    let mut outputs = match super::tune::wanted(args, spec.as_ref().map(|(s, _)| s)) {
         true => None,
         false => Some(Outputs::check(args)?),
     };
     let reg = crate::session::registry();
     let each = crate::session::resolve_each(&reg, &args.device)?;
-    let spec = spec.map(|(spec, sizes)| {
-        let sizes = jobs::kernel_sizes(args, &spec, sizes, &each);
-        (spec, sizes)
-    });
+    let work = work::of_args(args, spec, &each)?;
     // Every host allocation of the run, counted here once per physical device (they are swept
     // one after another) with its APIs' device kinds, before any buffer or frame is generated;
     // the sweep checks again with the APIs that opened.
-    let kinds = |t: &blocksweep_core::Targets| -> Vec<_> {
-        t.devices.iter().map(|d| (d.api, d.kind)).collect()
-    };
-    let frame_size = match &spec {
-        Some((spec, sizes)) => {
-            let buffers =
-                ProgramWorkload::planned_buffers(spec, sizes).map_err(|e| usage(e.to_string()))?;
-            let what = format!("kernel '{}' at {sizes}", spec.name);
-            for t in &each {
-                hostmem::check_kernel(&what, &buffers, &kinds(t), false)
-                    .map_err(|e| usage(e.to_string()))?;
-            }
-            None
-        }
-        None => {
-            let (w, h) = jobs::frame_size(args, &each)?;
-            for t in &each {
-                hostmem::check_frame(w, h, &kinds(t)).map_err(|e| usage(e.to_string()))?;
-            }
-            Some((w, h))
-        }
-    };
+    for t in &each {
+        let kinds: Vec<_> = t.devices.iter().map(|d| (d.api, d.kind)).collect();
+        work.check_host(&kinds).map_err(usage)?;
+    }
     let mut config = args.config();
-    if let (Some((spec, _)), None) = (&spec, &args.blocks) {
-        if let Some(blocks) = &spec.blocks {
-            config.blocks = blocks.clone();
-        }
+    if let (Some(blocks), None) = (work.blocks(), &args.blocks) {
+        config.blocks = blocks.to_vec();
     }
     if let (Some(targets), Some(outputs)) = (targets, outputs.as_mut()) {
-        outputs.targets = Some(crate::targets::for_sweep(
-            targets,
-            spec.as_ref(),
-            frame_size,
-        )?);
+        outputs.targets = Some(crate::targets::for_sweep(targets, &work)?);
     }
     let date = super::now();
-    if super::tune::wanted(args, spec.as_ref().map(|(s, _)| s)) {
-        let ctx = super::tune_set::Ctx {
-            args,
-            reg: &reg,
-            spec: spec.as_ref(),
-            frame: frame_size,
+    let Some(mut outputs) = outputs else {
+        let given = super::tune::Given {
+            work: &work,
             config: &config,
+            reg: &reg,
             date: &date,
         };
-        return super::tune::run(&ctx, each);
-    }
+        return super::tune::run(args, given, each);
+    };
+    let sweep = Sweep {
+        args,
+        config: &config,
+        reg: &reg,
+        work: &work,
+        date: &date,
+    };
     std::thread::scope(|s| {
-        let mut work: Box<WorkloadSource<'_>> = match (spec, frame_size) {
-            (Some((spec, sizes)), _) => Box::new(KernelJob::spawn(s, spec, sizes)),
-            (None, Some(size)) => Box::new(FrameJob::spawn(s, size, args.seed)),
-            (None, None) => unreachable!("a frame size without a spec"),
-        };
-        let sweep = Sweep {
-            args,
-            config: &config,
-            reg: &reg,
-            frame_size,
-            date: &date,
-        };
-        let outputs = outputs.as_mut().expect("a sweep's outputs were checked");
-        let (runs, failed) = sweep.each(each, work.as_mut(), &mut |all| outputs.save(all))?;
+        let mut making = work.spawn(s);
+        let (runs, failed) = sweep.each(each, &mut making, &mut |all| outputs.save(all))?;
         let written = outputs.finish(&runs)?;
         Ok(super::exit(failed || !written))
     })

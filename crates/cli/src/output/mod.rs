@@ -8,7 +8,8 @@
 //!   atomically (regular files: temporary file, fsync, rename, fsync of the directory) or
 //!   through (FIFOs, character devices, this process's own descriptors), symlinks followed.
 //! - [`files`]: a command's `--output` files with their formats, and the plot; [`sweep`]: the
-//!   sweep's, rewritten after every row. [`width`]: how wide tables may be.
+//!   sweep's, rewritten after every row; [`tune`]: the tune's, after every parameter set.
+//!   [`width`]: how wide tables may be.
 //! - `cleanup` (private): the temporary files in flight, removed on SIGINT, SIGTERM or SIGHUP
 //!   before the process dies of that signal.
 
@@ -27,6 +28,7 @@ pub mod files;
 pub mod stdio;
 pub mod sweep;
 mod target;
+pub mod tune;
 pub mod width;
 
 pub use target::OutputTarget;

@@ -3,20 +3,25 @@
 //! configuration it can, and the answer (`answer.rs`) names each API's best, the portable set
 //! and the regret of the portable choice.
 //!
-//! The CLI drives the search (one sweep per parameter set, since each is a compile); this
-//! module holds what is the same for every API: the space and its order (`space.rs`), the
-//! rows gathered from the sweeps' results, the answer, the cache (`cache.rs`) and the text.
+//! The driver (`driver.rs`) searches the space in its order (`space.rs`) within the budget,
+//! one sweep of the session's pipeline per parameter set (`set.rs`: each is a compile), with
+//! the cache (`cache.rs`) and a second measurement of each winner; the program running it
+//! gives its progress display and how each API opens. Beside it: the rows gathered from the
+//! sweeps' results, the answer and the document.
 
 mod answer;
 pub mod cache;
 mod check;
 pub mod document;
+mod driver;
 mod fields;
 mod merge;
+mod set;
 mod space;
 
 pub use answer::{ApiBest, Held, PortableChoice, TuneAnswer};
 pub use check::compare_outputs;
+pub use driver::{check_grids, nothing_ran, run, Budget, Caller, Tune};
 pub use merge::merge;
 pub use space::{Order, Space};
 

@@ -11,11 +11,13 @@ mod program;
 mod references;
 mod sweeping;
 mod validate;
+mod work;
 
 pub use frame::FrameWorkload;
 pub use program::ProgramWorkload;
-pub use sweeping::{sweep, SweepJob, WorkloadSource};
+pub use sweeping::{sweep, sweep_device, Ended, SweepJob, WorkloadSource};
 pub use validate::KernelValidation;
+pub use work::{Making, Work};
 
 use crate::backend::{Api, Backend, BackendError, DeviceKind};
 use crate::limits::Limits;

@@ -118,3 +118,52 @@ pub fn sweep(
     report.shared_plan = finished.shared_plan;
     Ok(finished.outcome)
 }
+
+/// How one device's sweep ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ended {
+    /// Measured (perhaps with failures recorded in the report).
+    Measured { failed: bool },
+    /// Bad input found during the run (a frame too large when allocated, no row of the given
+    /// sizes could run).
+    BadInput(String),
+    /// No row of the default sizes could run on any API.
+    NothingRan(String),
+}
+
+/// Sweeps one physical device (see [`sweep`]), its answer refreshed after every row and at the
+/// end, and says how it ended; `sizes_given`: the block sizes were the user's, so that none
+/// running is bad input rather than a failure.
+pub fn sweep_device(
+    open: &Opener,
+    job: &SweepJob,
+    work: &mut WorkloadSource<'_>,
+    report: &mut Report,
+    observer: &mut dyn Observer,
+    on_update: &mut dyn FnMut(&Report),
+    sizes_given: bool,
+) -> Result<Ended, SessionError> {
+    let mut on_row = |r: &Report| {
+        let mut r = r.clone();
+        r.refresh_answer();
+        on_update(&r);
+    };
+    let outcome = sweep(open, job, work, report, observer, &mut on_row)?;
+    report.refresh_answer();
+    if let Some(msg) = outcome.too_big {
+        return Ok(Ended::BadInput(msg));
+    }
+    if !outcome.failed {
+        if let Some(why) = crate::session::nothing_ran(report) {
+            // A run that measured nothing writes nothing: with the sizes given, the sizes were
+            // wrong (bad input); with the default ones, the device's limits refused them all (a
+            // driver reporting a zero limit): a failure.
+            return Ok(match sizes_given {
+                true => Ended::BadInput(why),
+                false => Ended::NothingRan(why),
+            });
+        }
+    }
+    let failed = outcome.failed || !report.failures.is_empty();
+    Ok(Ended::Measured { failed })
+}

@@ -1,32 +1,26 @@
 //! One parameter set of a tune on one physical device: its configurations swept on every API
-//! (one compile each), its rows gathered, and its outputs checked against the first set's.
+//! through the session's pipeline (one compile each), its rows gathered, and its outputs checked
+//! against the first set's; and the second measurement of each API's winner.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use blocksweep_core::report::Report;
-use blocksweep_core::spec::{KernelSpec, Sizes};
-use blocksweep_core::sweep::SweepConfig;
-use blocksweep_core::tune::cache::Cache;
-use blocksweep_core::tune::{self, Config, Entry, Held, Outcome, Space, TuneReport, Wrong};
-use blocksweep_core::{Api, BlockSize, GridPolicy, Registry, Targets};
-
-use crate::args::SweepArgs;
-use crate::jobs::{FrameJob, KernelJob};
-use crate::session::Sweep;
-
-/// What every parameter set of one tune shares.
-pub struct Ctx<'a> {
-    pub args: &'a SweepArgs,
-    pub reg: &'a Registry,
-    pub spec: Option<&'a (KernelSpec, Sizes)>,
-    pub frame: Option<(u32, u32)>,
-    pub config: &'a SweepConfig,
-    pub date: &'a str,
-}
+use super::cache::Cache;
+use super::driver::{Caller, Tune};
+use super::{Config, Entry, Held, Outcome, Space, TuneReport, Wrong};
+use crate::backend::Api;
+use crate::blocks::BlockSize;
+use crate::grid::GridPolicy;
+use crate::provider::Targets;
+use crate::report::Report;
+use crate::sweep::SweepConfig;
+use crate::workload::{sweep_device, Ended, ProgramWorkload, SweepJob};
 
 /// Each API's reference output: the first parameter set's, and which set that was.
 pub type Refs = BTreeMap<&'static str, (Vec<Vec<u8>>, String)>;
+
+/// Each API's cache key (its device, driver and the work's hash), by API key.
+pub type Keys = [(&'static str, String)];
 
 /// What one set's sweep gave.
 #[derive(Default)]
@@ -53,52 +47,63 @@ fn policy(c: &Config, grids: &[GridPolicy]) -> GridPolicy {
 /// Sweeps `configs` (all of one parameter set) on `targets`; with `refs`, checks each API's
 /// output against its reference, or makes this set the reference where there is none.
 pub fn run(
-    ctx: &Ctx,
+    tune: &Tune,
     targets: &Targets,
-    params: &BTreeMap<String, u64>,
-    configs: &[Config],
+    (params, configs): (&BTreeMap<String, u64>, &[Config]),
     refs: Option<&mut Refs>,
+    caller: &mut dyn Caller,
 ) -> SetRun {
-    let config = set_config(ctx, configs);
-    let sweep = Sweep {
-        args: ctx.args,
+    let config = set_config(tune, configs);
+    let work = tune.work.at_params(params);
+    let job = SweepJob {
+        targets: targets.clone(),
         config: &config,
-        reg: ctx.reg,
-        frame_size: ctx.frame,
-        date: ctx.date,
+        overlap_close: tune.overlap_close,
     };
     let t0 = Instant::now();
     let mut first_row: Option<f64> = None;
-    let mut save = |all: &[Report]| {
-        let ran = all
-            .iter()
-            .flat_map(|r| &r.results)
-            .any(|r| r.rows_run() > 0);
+    let mut on_row = |r: &Report| {
+        let ran = r.results.iter().any(|r| r.rows_run() > 0);
         if ran && first_row.is_none() {
             first_row = Some(t0.elapsed().as_secs_f64());
         }
     };
     let mut out = SetRun::default();
-    let swept = std::thread::scope(|s| match (ctx.spec, ctx.frame) {
-        (Some((spec, sizes)), _) => {
-            let at = spec.at_params(&Sizes(params.clone()));
-            let mut job = KernelJob::spawn(s, at, sizes.clone());
-            let r = sweep.each(vec![targets.clone()], &mut job, &mut save);
-            if let (Some(w), Some(refs)) = (job.made(), refs) {
-                check_outputs(w, params, refs, &mut out);
-            }
-            r
+    let mut report = Report::new(tune.tool, tune.date);
+    let mut ended = None;
+    std::thread::scope(|s| {
+        let mut making = work.spawn(s);
+        caller.with_progress(&mut |observer| {
+            // Bad sizes end the set with an error either way: `sizes_given` changes no word.
+            let (save, sizes_given) = (&mut on_row, false);
+            let r = sweep_device(
+                tune.open,
+                &job,
+                &mut making,
+                &mut report,
+                observer,
+                save,
+                sizes_given,
+            );
+            ended = Some(r);
+        });
+        if let (Some(w), Some(refs)) = (making.program(), refs) {
+            check_outputs(w, params, refs, &mut out);
         }
-        (None, Some(size)) => {
-            let mut job = FrameJob::spawn(s, size, ctx.args.seed);
-            sweep.each(vec![targets.clone()], &mut job, &mut save)
-        }
-        (None, None) => unreachable!("a tune of neither a kernel nor the frame"),
     });
     out.open_s = first_row.unwrap_or_else(|| t0.elapsed().as_secs_f64());
-    match swept {
-        Ok((reports, _)) => gather(ctx, &reports, params, configs, &mut out),
-        Err(e) => out.errors.push(named(params, &e.to_string())),
+    match ended {
+        Some(Ok(Ended::Measured { .. })) => {
+            for f in &report.failures {
+                caller.say(&format!("{}: {}", f.api, f.message));
+            }
+            gather(tune, &report, params, configs, &mut out);
+        }
+        Some(Ok(Ended::BadInput(why) | Ended::NothingRan(why))) => {
+            out.errors.push(named(params, &why))
+        }
+        Some(Err(e)) => out.errors.push(named(params, &e.to_string())),
+        None => out.errors.push(named(params, "the sweep did not start")),
     }
     out
 }
@@ -106,11 +111,10 @@ pub fn run(
 /// The sweep of one set: its (block, grid) pairs, refused before launch by every limit (the
 /// kernel's own too, in a tune), and no copy ceiling (a tune ranks configurations against
 /// each other, not against a copy).
-fn set_config(ctx: &Ctx, configs: &[Config]) -> SweepConfig {
-    let grids = &ctx.args.grid.0;
+fn set_config(tune: &Tune, configs: &[Config]) -> SweepConfig {
     let pairs: Vec<(BlockSize, GridPolicy)> = configs
         .iter()
-        .map(|c| (c.block, policy(c, grids)))
+        .map(|c| (c.block, policy(c, tune.grids)))
         .collect();
     let mut blocks: Vec<BlockSize> = Vec::new();
     for (b, _) in &pairs {
@@ -122,24 +126,24 @@ fn set_config(ctx: &Ctx, configs: &[Config]) -> SweepConfig {
         blocks,
         pairs,
         // The kernel's own limit as the sweep treats it (`strict_kernel_limit` from the
-        // sweep's config): NVIDIA's OpenCL states CL_KERNEL_WORK_GROUP_SIZE = 256 for the
+        // sweep's config): one vendor's driver states a work-group limit of 256 for the
         // grayscale kernel and runs 1024, verified, so refusing above it would drop real rows.
         copy: false,
-        ..ctx.config.clone()
+        ..tune.config.clone()
     }
 }
 
 /// "at ELEMS=4: why" (just "why" without parameters).
-fn named(params: &BTreeMap<String, u64>, m: &str) -> String {
+pub(super) fn named(params: &BTreeMap<String, u64>, m: &str) -> String {
     match params.is_empty() {
         true => m.to_string(),
-        false => format!("at {}: {m}", tune::params_text(params)),
+        false => format!("at {}: {m}", super::params_text(params)),
     }
 }
 
 /// Each API's output at this set against its reference, or this set as the reference.
 fn check_outputs(
-    w: &blocksweep_core::workload::ProgramWorkload,
+    w: &ProgramWorkload,
     params: &BTreeMap<String, u64>,
     refs: &mut Refs,
     out: &mut SetRun,
@@ -147,7 +151,7 @@ fn check_outputs(
     for (api, outputs) in w.first_outputs() {
         match refs.get(api.key()) {
             Some((expected, first)) => {
-                if let Err(m) = tune::compare_outputs(&w.instance, expected, &outputs) {
+                if let Err(m) = super::compare_outputs(&w.instance, expected, &outputs) {
                     out.wrong.push(Wrong {
                         api,
                         params: params.clone(),
@@ -156,7 +160,7 @@ fn check_outputs(
                 }
             }
             None => {
-                refs.insert(api.key(), (outputs.clone(), tune::params_text(params)));
+                refs.insert(api.key(), (outputs.clone(), super::params_text(params)));
                 out.new_refs.push((api, outputs));
             }
         }
@@ -165,74 +169,72 @@ fn check_outputs(
 
 /// The set's rows as entries, and its failures as wrong sets or errors.
 fn gather(
-    ctx: &Ctx,
-    reports: &[Report],
+    tune: &Tune,
+    report: &Report,
     params: &BTreeMap<String, u64>,
     configs: &[Config],
     out: &mut SetRun,
 ) {
-    for report in reports {
-        for f in &report.failures {
-            // A set an API failed after rows ran (a wrong output, a fault) is never ranked
-            // there; one it failed before any (no source, a compile error) ranked nothing.
-            let ran = report
-                .results
-                .iter()
-                .any(|r| r.api == f.api && r.rows_run() > 0);
-            if !ran {
-                out.errors
-                    .push(format!("{} {}", f.api, named(params, &f.message)));
-            } else if !out.wrong.iter().any(|w| w.api == f.api) {
-                out.wrong.push(Wrong {
-                    api: f.api,
-                    params: params.clone(),
-                    detail: f.message.clone(),
+    for f in &report.failures {
+        // A set an API failed after rows ran (a wrong output, a fault) is never ranked
+        // there; one it failed before any (no source, a compile error) ranked nothing.
+        let ran = report
+            .results
+            .iter()
+            .any(|r| r.api == f.api && r.rows_run() > 0);
+        if !ran {
+            out.errors
+                .push(format!("{} {}", f.api, named(params, &f.message)));
+        } else if !out.wrong.iter().any(|w| w.api == f.api) {
+            out.wrong.push(Wrong {
+                api: f.api,
+                params: params.clone(),
+                detail: f.message.clone(),
+            });
+        }
+    }
+    for r in &report.results {
+        let mut got = super::entries_of(r, params, tune.config.grid);
+        // Configurations the API never reached (its sweep stopped): not run, and why.
+        for c in configs {
+            if !got.iter().any(|e| &e.config == c) {
+                got.push(Entry {
+                    api: r.api,
+                    config: c.clone(),
+                    grid_blocks: 0,
+                    outcome: Outcome::NotRun {
+                        why: r.error.clone().unwrap_or_else(|| "did not run".into()),
+                    },
+                    cached: false,
                 });
             }
         }
-        for r in &report.results {
-            let mut got = tune::entries_of(r, params, ctx.config.grid);
-            // Configurations the API never reached (its sweep stopped): not run, and why.
-            for c in configs {
-                if !got.iter().any(|e| &e.config == c) {
-                    got.push(Entry {
-                        api: r.api,
-                        config: c.clone(),
-                        grid_blocks: 0,
-                        outcome: Outcome::NotRun {
-                            why: r.error.clone().unwrap_or_else(|| "did not run".into()),
-                        },
-                        cached: false,
-                    });
-                }
-            }
-            out.entries.extend(got);
-        }
+        out.entries.extend(got);
     }
 }
 
 /// Each API's winner measured a second time (from the cache where it was measured before).
 pub fn recheck(
-    ctx: &Ctx,
+    tune: &Tune,
     targets: &Targets,
     report: &mut TuneReport,
-    mut cache: Option<&mut Cache>,
-    keys: &[(&'static str, String)],
+    (mut cache, keys): (Option<&mut Cache>, &Keys),
+    caller: &mut dyn Caller,
 ) {
     report.refresh_answer(&[]);
-    let winners: Vec<(blocksweep_core::Api, Config, f64)> = report
+    let winners: Vec<(Api, Config, f64)> = report
         .answer
         .per_api
         .iter()
         .map(|b| (b.api, b.best.clone(), b.ms))
         .collect();
-    let again_key = |api: blocksweep_core::Api| {
+    let again_key = |api: Api| {
         keys.iter()
             .find(|(k, _)| *k == api.key())
             .map(|(_, v)| format!("{v}|again"))
     };
     let mut held = Vec::new();
-    let mut todo: Vec<(blocksweep_core::Api, Config, f64)> = Vec::new();
+    let mut todo: Vec<(Api, Config, f64)> = Vec::new();
     for (api, config, ms) in winners {
         let hit = cache
             .as_deref()
@@ -245,7 +247,7 @@ pub fn recheck(
     }
     let sets = Space::batches(&todo.iter().map(|t| t.1.clone()).collect::<Vec<_>>());
     for (params, configs) in sets {
-        let set = run(ctx, targets, &params, &configs, None);
+        let set = run(tune, targets, (&params, &configs), None, caller);
         for (api, config, ms) in &todo {
             let again = set
                 .entries
@@ -262,7 +264,7 @@ pub fn recheck(
     }
     if let Some(c) = cache.as_deref() {
         if let Err(e) = c.save() {
-            warn!("{e}");
+            caller.say(&e);
         }
     }
     report.refresh_answer(&held);

@@ -1,0 +1,113 @@
+//! A tune's outputs: its `--output` files checked before anything is measured and rewritten
+//! after every parameter set (an interrupted tune keeps its rows in them, not only in the
+//! cache), then written with stdout and the `--plot` heat maps; and what the core's tune
+//! driver asks of the program ([`Caller`]): the progress bar and the lines on stderr.
+
+use blocksweep_core::sweep::Observer;
+use blocksweep_core::tune::{self, Caller, TuneReport};
+use blocksweep_core::DeviceIdentity;
+use blocksweep_render::{Format, Layout};
+
+use super::files::{Files, Where};
+use super::OutputTarget;
+use crate::args::SweepArgs;
+use crate::progress::Bar;
+use crate::usage;
+
+/// The tune's files and plot, checked, and the devices its document names.
+pub struct TuneOutputs {
+    files: Files,
+    plot: Option<OutputTarget>,
+    devices: Vec<DeviceIdentity>,
+}
+
+impl TuneOutputs {
+    /// Checks every output path (the plot's too) before anything is measured.
+    pub fn check(args: &SweepArgs, devices: Vec<DeviceIdentity>) -> anyhow::Result<TuneOutputs> {
+        let files = Files::check(Where {
+            output: &args.output,
+            format: args.format,
+            quiet: args.quiet,
+            wide: args.wide,
+            plotted: args.plot.is_some(),
+        })?;
+        let plot = args
+            .plot
+            .as_deref()
+            .map(|p| OutputTarget::check(p).map_err(usage))
+            .transpose()?;
+        Ok(TuneOutputs {
+            files,
+            plot,
+            devices,
+        })
+    }
+
+    /// Every file, then stdout, then the plot; false when a write failed.
+    pub fn finish(&self, reports: &[TuneReport]) -> anyhow::Result<bool> {
+        let mut written = self
+            .files
+            .write_each(&|f, l| render(f, l, reports, &self.devices))?;
+        if let (Some(p), Some(first)) = (&self.plot, reports.first()) {
+            let svg = crate::plot::tune::heat_maps(first);
+            match p.write(svg.as_bytes()) {
+                Ok(()) => {
+                    super::stdio::eprint_line(&format!("blocksweep: wrote {}", p.path().display()))
+                }
+                Err(e) => {
+                    warn!("error: {e}");
+                    written = false;
+                }
+            }
+        }
+        Ok(written)
+    }
+}
+
+impl Caller for TuneOutputs {
+    fn with_progress(&mut self, sweep: &mut dyn FnMut(&mut dyn Observer)) {
+        let mut bar = Bar::new();
+        sweep(&mut bar);
+        bar.finish();
+    }
+
+    fn say(&mut self, line: &str) {
+        warn!("{line}");
+    }
+
+    /// The regular files rewritten, quietly and never failing the run (the last write
+    /// reports errors).
+    fn saved(&mut self, so_far: &[TuneReport]) {
+        let rows: usize = so_far.iter().map(|r| r.entries.len()).sum();
+        let _ = self
+            .files
+            .rewrite(rows, &|f, l| render(f, l, so_far, &self.devices));
+    }
+}
+
+/// One format's text of the tune reports.
+fn render(f: Format, l: Layout, reports: &[TuneReport], devices: &[DeviceIdentity]) -> String {
+    match f {
+        Format::Json => tune::document::document(reports, devices),
+        Format::Csv => reports
+            .iter()
+            .map(blocksweep_render::tune::render_csv)
+            .collect::<Vec<_>>()
+            .join(""),
+        Format::Markdown => reports
+            .iter()
+            .map(|r| {
+                format!(
+                    "```text\n{}```\n",
+                    blocksweep_render::tune::render_text(r, l.width)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Format::Table => reports
+            .iter()
+            .map(|r| blocksweep_render::tune::render_text(r, l.width))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
