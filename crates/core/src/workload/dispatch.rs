@@ -2,7 +2,8 @@
 //! `sweep::checked_dispatch`): outputs reset (poisoned or restored) inside fresh guard bands;
 //! after the launch, every written buffer read back whole and every other buffer's bands, then
 //! the row's own checks ([`super::guard`], [`super::own`]) before the comparison with the
-//! API's reference.
+//! API's reference. Reset, dispatch and read-back are one [`Backend::run_checked`], so a
+//! worker process answers a checked dispatch in one request.
 
 use super::program::ProgramWorkload;
 use super::references::Checked;
