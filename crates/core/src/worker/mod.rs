@@ -51,3 +51,7 @@ pub fn open(
 #[cfg(test)]
 #[path = "worker_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "serve_tests.rs"]
+mod serve_tests;
