@@ -566,6 +566,7 @@ pub fn timing(mean_ms: f64) -> crate::measure::Timing {
         batch_ms: Some(mean_ms * 10.0),
         stats: crate::measure::TimeStats::of(&samples, None).expect("ten samples"),
         samples_ms: samples,
+        noise: None,
     }
 }
 
