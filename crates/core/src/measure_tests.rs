@@ -186,9 +186,9 @@ fn an_adaptive_batch_far_short_of_its_time_is_timed_again_at_its_own_pace() {
 }
 
 /// `--max-noise`: each batch of 10 has one dispatch that pays a 1 ms host wait (2 ms) and nine
-/// of 1 ms, so every batch's samples have mean 1.1 and, over b batches, sd = sqrt(0.9 b / (10 b
-/// - 1)). The relative standard error sd / 1.1 / sqrt(10 b) is 0.0506 at b = 3 and 0.0437 at
-/// b = 4: a 5 % target takes four batches. With 50 ms of device time allowed (22 ms a batch and
+/// of 1 ms, so every batch's samples have mean 1.1 and, over b batches,
+/// sd = sqrt(0.9 b / (10 b - 1)). The relative standard error sd / 1.1 / sqrt(10 b) is 0.0506
+/// at b = 3 and 0.0437 at b = 4: a 5 % target takes four batches. With 50 ms of device time allowed (22 ms a batch and
 /// its per-dispatch batch), it stops after three, short of it, and says so.
 #[test]
 fn max_noise_times_more_batches_until_the_mean_is_that_precise_or_the_time_is_spent() {
