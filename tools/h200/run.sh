@@ -218,6 +218,8 @@ for part in $PARTS; do
       for k in saxpy transpose reduce; do
         run "$R" "$k" sweep --kernel "examples/kernels/$k/kernel.toml" --device "$DEV" -o "$R/$k-$D.json"
       done
+      # Issue 41: the stopping rule by precision, reached or reported on every row.
+      run "$R" max-noise sweep --device "$DEV" --max-noise 0.5% -o "$R/max-noise-$D.json"
       ;;
     multi)
       run "$R" devices devices
