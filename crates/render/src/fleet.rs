@@ -96,10 +96,11 @@ mod tests {
     #[test]
     fn a_fleet_round_trips_and_a_single_report_reads_as_one_run() {
         let mut a = Report::new("blocksweep test", "2026-11-30T00:00:00Z");
-        a.failures.push(Failure {
-            api: blocksweep_core::testing::TEST_API_A,
-            message: "first GPU".into(),
-        });
+        a.failures.push(Failure::new(
+            blocksweep_core::testing::TEST_API_A,
+            blocksweep_core::report::FailureKind::Driver,
+            "first GPU",
+        ));
         let mut b = a.clone();
         b.failures[0].message = "second GPU".into();
         // What is derived is recomputed on reading.

@@ -301,10 +301,11 @@ mod tests {
     fn an_api_that_failed_keeps_every_size_from_being_portable() {
         let mut rep = Report::new("t", "d");
         rep.results.push(result(TEST_API_A, &[(64, Some(1.0))]));
-        rep.failures.push(Failure {
-            api: TEST_API_C,
-            message: "could not open".into(),
-        });
+        rep.failures.push(Failure::new(
+            TEST_API_C,
+            crate::report::FailureKind::Unavailable,
+            "could not open",
+        ));
         let a = PortableAnswer::of(&rep, GOOD_FRACTION).unwrap();
         assert_eq!(a.apis, [TEST_API_A, TEST_API_C]);
         assert!(a.everywhere.is_empty());

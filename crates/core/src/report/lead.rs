@@ -140,10 +140,11 @@ mod tests {
         let mut b = result(TEST_API_B, &[(64, 1.0)]);
         b.error = Some(format!("{TEST_API_B}: output differs at block 128"));
         rep.results.push(b);
-        rep.failures.push(Failure {
-            api: TEST_API_C,
-            message: "could not open".into(),
-        });
+        rep.failures.push(Failure::new(
+            TEST_API_C,
+            crate::report::FailureKind::Unavailable,
+            "could not open",
+        ));
         rep.refresh_answer();
         let a = rep.answer.clone().expect("an answer");
         assert_eq!(a.best.len(), 1, "a stopped API is given no speed: {a:?}");

@@ -15,6 +15,7 @@ mod answer;
 pub mod compare;
 mod devices;
 pub mod envelope;
+mod failure;
 mod fleet;
 mod json;
 mod lead;
@@ -22,12 +23,12 @@ pub mod limits;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::Api;
 use crate::sweep::SweepResult;
 
 pub use self::answer::{PortableAnswer, Shortfall, GOOD_FRACTION};
 pub use self::devices::{DevicesReport, Unavailable};
 pub use self::envelope::{Envelope, EnvelopeDevice};
+pub use self::failure::{Failure, FailureKind};
 pub use self::fleet::Fleet;
 pub use self::json::{parse_report, parse_reports};
 pub use self::lead::{ApiBest, Stop, StopKind, SweepAnswer};
@@ -40,13 +41,6 @@ pub const SCHEMA_VERSION: u32 = 4;
 
 /// Older schemas this version still reads: what changed is derived, and recomputed on reading.
 pub const READS_SCHEMAS: [u32; 3] = [2, 3, 4];
-
-/// An API that could not run, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Failure {
-    pub api: Api,
-    pub message: String,
-}
 
 /// Everything one `blocksweep sweep` measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

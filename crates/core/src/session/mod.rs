@@ -100,10 +100,10 @@ pub fn each<T: Send>(
         // Only a task's own checks refuse a run before any turn, and asking has none: were
         // one to, it is the first target's failure.
         Err(e) => {
-            let first = targets.devices.first().map(|d| Failure {
-                api: d.api,
-                message: e.to_string(),
-            });
+            let first = targets
+                .devices
+                .first()
+                .map(|d| Failure::new(d.api, crate::report::FailureKind::Other, e.to_string()));
             (Vec::new(), first.into_iter().collect())
         }
     }

@@ -25,7 +25,7 @@ use super::{SessionError, SweepOutcome};
 use crate::backend::{Backend, BackendError, DeviceIdentity, DeviceKind, ErrorKind};
 use crate::blocks::BlockSize;
 use crate::provider::Targets;
-use crate::report::Failure;
+use crate::report::{Failure, FailureKind};
 use crate::sweep::{self, Observer, SweepError};
 
 /// Opens one target device: [`crate::Registry::open`] with the run's options, or a test's
@@ -181,10 +181,8 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
     ) {
         match r {
             Err(e) => {
-                self.failures[i].push(Failure {
-                    api: e.api,
-                    message: e.message,
-                });
+                let kind = FailureKind::of_backend(&e);
+                self.failures[i].push(Failure::new(e.api, kind, e.message));
                 self.slots[i] = Slot::Done;
             }
             Ok(backend) => match task.fits(backend.limits()) {
@@ -196,10 +194,8 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
                         backend.api(),
                         backend.identity().name
                     );
-                    self.failures[i].push(Failure {
-                        api: backend.api(),
-                        message: message.clone(),
-                    });
+                    let kind = FailureKind::Resources;
+                    self.failures[i].push(Failure::new(backend.api(), kind, message.clone()));
                     self.refused.push((i, message));
                     self.slots[i] = Slot::Done;
                     s.spawn(move || close(backend));
@@ -336,10 +332,7 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
             if let Some(a) = self.answers[i].as_mut() {
                 task.discredit(a, &blame.message);
             }
-            self.failures[i].push(Failure {
-                api: blame.api,
-                message: blame.message,
-            });
+            self.failures[i].push(blame);
             self.outcome.failed = true;
         }
     }
@@ -357,10 +350,7 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
             }
             _ => self.outcome.failed = true,
         }
-        self.failures[i].push(Failure {
-            api,
-            message: e.detail(),
-        });
+        self.failures[i].push(Failure::new(api, FailureKind::of_sweep(&e), e.detail()));
     }
 
     /// Closes what `close_at_end` kept, every API at once.

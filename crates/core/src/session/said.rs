@@ -3,15 +3,15 @@
 //! reported once however often the turn went back to the backend.
 
 use crate::backend::Backend;
-use crate::report::Failure;
+use crate::report::{Failure, FailureKind};
 
 /// What `backend`'s checking layer said, as the API's failure (the run is not clean, whatever
 /// its outputs say); `None` where it said nothing. The one wording every command uses.
 pub(super) fn checking_layer(backend: &dyn Backend) -> Option<Failure> {
     let said = backend.diagnostics();
-    (!said.is_empty()).then(|| Failure {
-        api: backend.api(),
-        message: format!("{} validation message(s): {}", said.len(), said.join(" | ")),
+    (!said.is_empty()).then(|| {
+        let message = format!("{} validation message(s): {}", said.len(), said.join(" | "));
+        Failure::new(backend.api(), FailureKind::Validation, message)
     })
 }
 

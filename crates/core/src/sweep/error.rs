@@ -38,12 +38,24 @@ pub enum SweepError {
         api: Api,
         block: BlockSize,
         grid: String,
+        fault: RowFault,
         detail: String,
     },
     #[error("{0}")]
     Backend(#[from] BackendError),
     #[error("{0}")]
     HostMemory(#[from] crate::frame::HostAllocError),
+}
+
+/// What a row's own checks found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowFault {
+    /// A write in a guard band: outside a buffer.
+    OutOfBounds,
+    /// Elements never written.
+    Unwritten,
+    /// NaN or Inf where the spec does not allow them.
+    NonFinite,
 }
 
 impl SweepError {

@@ -24,7 +24,7 @@ pub(crate) use check::tests as check_tests;
 pub(crate) use check::{
     checked_dispatch, Dispatched, FrameCheck, FrameReadback, Matched, OutputCheck,
 };
-pub use error::SweepError;
+pub use error::{RowFault, SweepError};
 pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
     planner, shared_violation,

@@ -10,7 +10,7 @@ use super::references::Checked;
 use super::{guard, own};
 use crate::backend::{Backend, BackendError, CheckedRun, Dispatch, ErrorKind, Launch, Reset, Span};
 use crate::spec::BufferInstance;
-use crate::sweep::{Matched, OutputCheck, SweepError};
+use crate::sweep::{Matched, OutputCheck, RowFault, SweepError};
 
 /// One checked dispatch's buffers as read back: each written buffer whole (guard bands
 /// included), and the two bands of each other buffer, in buffer order.
@@ -219,12 +219,13 @@ impl ProgramWorkload {
         };
         let _t = crate::trace::span(api.key(), "checked dispatch: compare");
         let mut refs = self.references.lock().unwrap_or_else(|p| p.into_inner());
-        if let Err(detail) = self.row_checks(&read, second.as_ref()) {
+        if let Err((fault, detail)) = self.row_checks(&read, second.as_ref()) {
             refs.fail(api);
             return Ok(Err(SweepError::Row {
                 api,
                 block: launch.block,
                 grid: launch.grid.to_string(),
+                fault,
                 detail,
             }));
         }
@@ -238,23 +239,33 @@ impl ProgramWorkload {
     }
 
     /// The checks a row's output must pass on its own; `Err` says what it did, in words.
-    fn row_checks(&self, read: &Readback, second: Option<&Readback>) -> Result<(), String> {
+    fn row_checks(
+        &self,
+        read: &Readback,
+        second: Option<&Readback>,
+    ) -> Result<(), (RowFault, String)> {
+        let lost = |m: &str| (RowFault::Unwritten, m.to_string());
         let g = guard::GUARD as usize;
         let mut written = read.written.iter();
         let mut bands = read.bands.iter();
         for b in &self.instance.buffers {
             let (lead, tail) = match b.decl.written {
                 true => {
-                    let w = written.next().ok_or("a written buffer was not read")?;
+                    let w = written
+                        .next()
+                        .ok_or_else(|| lost("a written buffer was not read"))?;
                     (&w[..g], &w[w.len() - g..])
                 }
                 false => {
-                    let (l, t) = bands.next().ok_or("a buffer's bands were not read")?;
+                    let (l, t) = bands
+                        .next()
+                        .ok_or_else(|| lost("a buffer's bands were not read"))?;
                     (&l[..], &t[..])
                 }
             };
             if let Some(breach) = guard::breach(b.decl.ty, b.elements, lead, tail) {
-                return Err(breach.describe(&b.decl.name, b.elements));
+                let detail = breach.describe(&b.decl.name, b.elements);
+                return Err((RowFault::OutOfBounds, detail));
             }
         }
         let seconds = second.map(|s| s.written.iter());
@@ -273,7 +284,7 @@ impl ProgramWorkload {
         b: &BufferInstance,
         data: &[u8],
         again: Option<&[u8]>,
-    ) -> Result<(), String> {
+    ) -> Result<(), (RowFault, String)> {
         let name = &b.decl.name;
         let never = match (own::poisoned(b), again) {
             (true, Some(again)) => {
@@ -282,20 +293,22 @@ impl ProgramWorkload {
             _ => None,
         };
         if let Some((n, first)) = never {
-            return Err(format!(
+            let detail = format!(
                 "left {n} of {} elements of '{name}' unwritten (they still hold the poison; \
                  first at index {first}): the kernel does not reach every element at this \
                  launch",
                 b.elements
-            ));
+            );
+            return Err((RowFault::Unwritten, detail));
         }
         if b.decl.ty.is_float() && !self.instance.nonfinite_allowed {
             let skip = own::poisoned(b).then_some(own::POISON);
             if let Some(found) = own::nonfinite(b.decl.ty, data, skip) {
-                return Err(format!(
+                let detail = format!(
                     "{}; a spec whose outputs may hold them says [check] nonfinite = \"allowed\"",
                     found.describe(name, b.elements)
-                ));
+                );
+                return Err((RowFault::NonFinite, detail));
             }
         }
         Ok(())

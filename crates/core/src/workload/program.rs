@@ -241,11 +241,13 @@ impl ProgramWorkload {
                 api,
                 block,
                 grid,
+                fault,
                 detail,
             } => SweepError::Row {
                 api,
                 block,
                 grid,
+                fault,
                 detail: detail + &why,
             },
             SweepError::Output {

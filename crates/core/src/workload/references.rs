@@ -8,7 +8,7 @@
 
 use crate::backend::{Api, Launch};
 use crate::blocks::BlockSize;
-use crate::report::Failure;
+use crate::report::{Failure, FailureKind};
 use crate::spec::{compare, CompareMode, Instance};
 use crate::sweep::SweepError;
 
@@ -171,10 +171,7 @@ impl References {
                     )
                 }
             };
-            blames.push(Failure {
-                api: apis[i],
-                message,
-            });
+            blames.push(Failure::new(apis[i], FailureKind::WrongOutput, message));
         }
         blames
     }
