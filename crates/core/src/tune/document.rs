@@ -50,7 +50,12 @@ pub fn read(text: &str) -> Option<(Vec<TuneReport>, Vec<EnvelopeDevice>)> {
     let listed = value.get("runs").or_else(|| value.get("tunes"));
     let values: Vec<Value> = match listed {
         Some(v) => v.as_array()?.clone(),
-        None => vec![value.clone()],
+        None => {
+            // The envelope's `devices` (objects), not the report's `device_names`.
+            let mut one = value.as_object()?.clone();
+            one.remove("devices");
+            vec![Value::Object(one)]
+        }
     };
     let mut reports = Vec::new();
     for v in values {

@@ -76,7 +76,9 @@ pub struct TuneReport {
     pub restrict: Vec<String>,
     pub grids: Vec<String>,
     pub blocks: Vec<BlockSize>,
-    /// The device each API ran on: "Vulkan: llvmpipe (...)".
+    /// The device each API ran on: "Vulkan: llvmpipe (...)" (schema 4 called them `devices`,
+    /// a name the envelope's list of device objects has where a report is the document).
+    #[serde(rename = "device_names", alias = "devices")]
     pub devices: Vec<String>,
     /// Derived from `measurements` (the answer of an older file, in an older shape, is made
     /// again when it is read).
