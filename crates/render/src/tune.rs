@@ -302,3 +302,52 @@ fn csv_record(r: &TuneReport, m: &Measurement) -> Vec<String> {
         m.cached.to_string(),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Format;
+
+    /// The H200's 48-configuration tune of three APIs (schema 4, read back).
+    fn h200() -> (Vec<TuneReport>, Vec<EnvelopeDevice>) {
+        let text =
+            include_str!("../../../docs/results/h200-2026-12-02/call14/tune/reduce-elems.json");
+        document::read(text).expect("a tune")
+    }
+
+    /// Every format through `Render`: markdown is a table (no code fence), the terminal's is
+    /// laid out by the table layout, the CSV has a line per configuration and API.
+    #[test]
+    fn a_tune_renders_in_every_format_through_the_table_layout() {
+        let (reports, devices) = h200();
+        let tunes = Tunes {
+            reports: &reports,
+            devices,
+        };
+        let md = tunes.render(Format::Markdown, Layout::new(100));
+        assert!(!md.contains("```"), "{md}");
+        assert!(md.starts_with("**Answer (kernel 'reduce-elems'"), "{md}");
+        assert!(md.contains("| params  | block | grid | blocks |"), "{md}");
+        assert!(
+            md.contains("| ELEMS=1 |    32 |   1w |   4224 | 0.05148 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- Portable choice: ELEMS=4 block 96 grid 1w"),
+            "{md}"
+        );
+        let text = tunes.render(Format::Table, Layout::new(100));
+        assert!(
+            text.lines().all(|l| crate::layout::width_of(l) <= 100),
+            "{text}"
+        );
+        // An API not registered here is named by its key.
+        assert!(text.contains("cuda ms"), "{text}");
+        let csv = tunes.render(Format::Csv, Layout::default());
+        assert_eq!(csv.lines().count(), 1 + reports[0].measurements.len());
+        let json: serde_json::Value =
+            serde_json::from_str(&tunes.render(Format::Json, Layout::default())).unwrap();
+        assert_eq!(json["command"], "tune");
+        assert_eq!(json["answer"]["best"].as_array().unwrap().len(), 3);
+    }
+}

@@ -36,7 +36,12 @@ pub fn document_listing(reports: &[TuneReport], devices: Vec<EnvelopeDevice>) ->
 
 fn with_envelope(envelope: Envelope, reports: &[TuneReport]) -> String {
     match reports {
-        [one] => envelope.document(one),
+        // The report is the document: the envelope says when and by what it was measured.
+        [one] => {
+            let mut own = Envelope::at(&one.tool, &one.date, COMMAND, []);
+            own.devices = envelope.devices;
+            own.document(one)
+        }
         _ => envelope.document(&serde_json::json!({ "runs": reports })),
     }
 }
@@ -78,4 +83,68 @@ fn held(report: &Value) -> Vec<Held> {
         .iter()
         .filter_map(|b| serde_json::from_value(b.get("held")?.clone()).ok())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The H200's schema-4 tunes (call14): `tunes`, `entries`, `per_api`.
+    const CALL14: [&str; 4] = [
+        include_str!("../../../../docs/results/h200-2026-12-02/call14/tune/reduce-elems.json"),
+        include_str!(
+            "../../../../docs/results/h200-2026-12-02/call14/tune/reduce-elems-cached.json"
+        ),
+        include_str!("../../../../docs/results/h200-2026-12-02/call14/tune/grayscale-map.json"),
+        include_str!(
+            "../../../../docs/results/h200-2026-12-02/call14/tune/grayscale-map-wide.json"
+        ),
+    ];
+
+    /// Read back, a schema-4 tune answers as its file did: each API's best with its second
+    /// time, the portable set and the choice, made again by the one answer.
+    #[test]
+    fn a_schema_4_tune_reads_and_answers_as_it_did() {
+        for text in CALL14 {
+            let old: Value = serde_json::from_str(text).unwrap();
+            let old = &old["tunes"][0]["answer"];
+            let (reports, devices) = read(text).expect("a tune");
+            assert_eq!((reports.len(), devices.len()), (1, 3));
+            let r = &reports[0];
+            assert!(!r.measurements.is_empty());
+            let a = &r.answer;
+            for (b, was) in a.best.iter().zip(old["per_api"].as_array().unwrap()) {
+                assert_eq!(serde_json::to_value(&b.config).unwrap(), was["best"]);
+                assert_eq!(b.held.is_some(), !was["held"].is_null(), "{}", b.api);
+                assert!(b.device.starts_with("NVIDIA H200"), "{}", b.device);
+            }
+            assert_eq!(serde_json::to_value(&a.portable).unwrap(), old["portable"]);
+            let choice = a.choice.as_ref().map(|c| &c.config);
+            assert_eq!(
+                serde_json::to_value(choice).unwrap(),
+                old["choice"]["config"]
+            );
+        }
+    }
+
+    /// Today's document of one share is the report at the top level, and reads back whole.
+    #[test]
+    fn one_share_is_a_report_at_the_top_level_and_reads_back() {
+        let (reports, devices) = read(CALL14[0]).unwrap();
+        let text = document_listing(&reports, devices.clone());
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert!(v.get("tunes").is_none() && v.get("runs").is_none());
+        assert!(v["measurements"].is_array() && v["answer"]["best"].is_array());
+        assert_eq!(v["devices"].as_array().unwrap().len(), 3, "the envelope's");
+        assert_eq!(
+            v["device_names"].as_array().unwrap().len(),
+            3,
+            "the report's"
+        );
+        let (back, back_devices) = read(&text).unwrap();
+        assert_eq!((back, back_devices), (reports.clone(), devices.clone()));
+        let two = document_listing(&[reports[0].clone(), reports[0].clone()], devices);
+        let (shares, _) = read(&two).unwrap();
+        assert_eq!(shares.len(), 2, "several shares under runs");
+    }
 }

@@ -117,10 +117,15 @@ impl TuneReport {
 
     /// Recomputes the answer from the measurements (kept apart so a merged report can too).
     pub fn refresh_answer(&mut self, held: &[Held]) {
+        // "CUDA: NVIDIA H200 (580.159.04)": the API by its name, or its key in a file read
+        // where that API is not registered.
         let devices = self.apis().into_iter().map(|a| {
-            let prefix = format!("{a}: ");
-            let words = self.devices.iter().find_map(|d| d.strip_prefix(&prefix));
-            (a, words.unwrap_or_default().to_string())
+            let named = |d: &String| {
+                let (api, words) = d.split_once(": ")?;
+                let this = api == a.to_string() || api.eq_ignore_ascii_case(a.key());
+                this.then(|| words.to_string())
+            };
+            (a, self.devices.iter().find_map(named).unwrap_or_default())
         });
         let asked = Asked {
             apis: self.apis(),
