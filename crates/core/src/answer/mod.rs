@@ -8,7 +8,9 @@ mod rank;
 mod tests;
 mod words;
 
-pub use rank::{Answer, ApiBest, Asked, Held, PortableChoice, Short, Shortfall, Stop, StopKind};
+pub use rank::{
+    Answer, ApiBest, Asked, Held, PortableChoice, Regret, Short, Shortfall, Stop, StopKind,
+};
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -296,18 +296,7 @@ impl Answer {
                     short,
                 });
             }
-            let regret: Option<Vec<Regret>> = best
-                .iter()
-                .map(|b| {
-                    let r = ranked.iter().find(|r| r.api == b.api)?;
-                    let m = r.rows.iter().find(|m| &m.config == c)?;
-                    Some(Regret {
-                        api: b.api,
-                        regret: m.ms()? / b.ms,
-                    })
-                })
-                .collect();
-            if let Some(regret) = regret.filter(|v| !v.is_empty()) {
+            if let Some(regret) = regret_of(c, &best, &ranked) {
                 scored.push((c.clone(), regret));
             }
         }
@@ -330,4 +319,20 @@ impl Answer {
             stopped: asked.stops.clone(),
         }
     }
+}
+
+/// A configuration's regret on each API that has a best, where it ranked on every one.
+fn regret_of(c: &Config, best: &[ApiBest], ranked: &[Ranked]) -> Option<Vec<Regret>> {
+    let regret: Option<Vec<Regret>> = best
+        .iter()
+        .map(|b| {
+            let r = ranked.iter().find(|r| r.api == b.api)?;
+            let m = r.rows.iter().find(|m| &m.config == c)?;
+            Some(Regret {
+                api: b.api,
+                regret: m.ms()? / b.ms,
+            })
+        })
+        .collect();
+    regret.filter(|v| !v.is_empty())
 }

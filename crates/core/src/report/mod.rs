@@ -5,6 +5,7 @@
 //! | result | command | type |
 //! |---|---|---|
 //! | a sweep of one device | `sweep` | [`Report`] (JSON schema in docs/json-schema.md) |
+//! | a tune (the same document: measurements and the answer) | `sweep` that tunes | [`crate::tune::TuneReport`] |
 //! | sweeps of several devices | `sweep --device all` | a [`Fleet`] |
 //! | devices of every API | `devices` | [`DevicesReport`] |
 //! | launch limits | `limits` | [`limits::LimitsReport`] |
