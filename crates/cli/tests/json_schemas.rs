@@ -190,6 +190,17 @@ fn every_committed_run_replays_and_compares_within_its_schema() {
         assert!(bad.is_empty(), "{f}: {}", bad.join("\n"));
         assert_eq!(doc["schema_version"], 5, "{f}");
     }
+    // Schema 4's tunes merged by `compare` are one document of today's schema.
+    let tune = |name: &str| {
+        let p = repo().join(format!(
+            "docs/results/h200-2026-12-02/call14/tune/{name}.json"
+        ));
+        p.to_str().unwrap().to_string()
+    };
+    let (a, b) = (tune("reduce-elems"), tune("reduce-elems-cached"));
+    let merged = conforms("sweep", &succeeds(&["compare", &a, &b, "--format", "json"]));
+    assert_eq!(merged["command"], "tune");
+    assert_eq!(merged["answer"]["best"].as_array().unwrap().len(), 3);
     let core = [
         "h200-2026-12-01/call3/core/h200-2026-12-01.json",
         "h200-2026-11-30-d/core/h200-2026-11-30.json",
