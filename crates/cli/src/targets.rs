@@ -138,7 +138,7 @@ impl SweepTargets {
         let portable: Vec<String> = run
             .answer
             .as_ref()
-            .map(|a| a.portable.iter().map(|b| b.to_string()).collect())
+            .map(|a| a.portable.iter().map(|c| c.block.to_string()).collect())
             .unwrap_or_default();
         r.answer(&portable);
         Some(r)

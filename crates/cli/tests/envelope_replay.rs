@@ -23,7 +23,7 @@ fn enveloped(command: &str, text: &str, api_key: Option<&str>) -> Value {
         v["tool"],
         format!("blocksweep {}", v["version"].as_str().unwrap())
     );
-    assert_eq!(v["schema_version"], 4, "{command}");
+    assert_eq!(v["schema_version"], 5, "{command}");
     assert_eq!(v["command"], command);
     let date = v["date"].as_str().unwrap();
     assert!(

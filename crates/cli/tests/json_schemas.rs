@@ -106,12 +106,27 @@ fn every_command_run_here_matches_its_schema() {
         apis.len(),
         "{v}"
     );
-    // A tune (a grid list): the envelope, then one report per share.
+    // A tune (a grid list): the sweep's document, under the one schema; its measurements and
+    // answer are a sweep's, its search beside them.
     let tune = backend(&format!(
         "sweep --blocks 32,64 --grid 1w,data --no-cache {QUICK}"
     ));
-    let t = conforms("tune", &tune);
-    assert_eq!(t["tunes"][0]["search"]["space"], 4, "{t}");
+    let t = conforms("sweep", &tune);
+    assert_eq!(t["command"], "tune", "{t}");
+    assert_eq!(t["search"]["space"], 4, "{t}");
+    assert_eq!(
+        t["measurements"].as_array().unwrap().len(),
+        4 * apis.len(),
+        "{t}"
+    );
+    for doc in [&v, &t] {
+        let m = &doc["measurements"][0];
+        assert!(m["config"]["block"]["x"].is_u64() && m["outcome"]["kind"].is_string());
+        assert!(
+            doc["answer"]["best"][0]["config"]["grid"].is_string(),
+            "{doc}"
+        );
+    }
     conforms("shapes", &backend(&format!("shapes --threads 64 {QUICK}")));
     let tail = format!("tail --block 64 --waves waves:0.5..1:0.5 {QUICK}");
     conforms("tail", &backend(&tail));
@@ -129,8 +144,8 @@ fn every_command_run_here_matches_its_schema() {
     );
 }
 
-/// Every committed sweep (schemas 2 and 3, one device or a fleet, built-in or a user's
-/// kernel) replays as a document of today's schema.
+/// Every committed sweep (schemas 2 to 4, one device or a fleet, built-in or a user's kernel)
+/// and every committed tune (schema 4's `tunes`) replays as a document of today's schema.
 #[test]
 fn every_committed_run_replays_and_compares_within_its_schema() {
     let mut runs = Vec::new();
@@ -146,11 +161,10 @@ fn every_committed_run_replays_and_compares_within_its_schema() {
                 else {
                     continue;
                 };
-                // A committed tune (the H200's, from call14 on) matches the tune schema.
+                // A committed tune (the H200's, from call14 on) replays in the one shape.
                 if v["command"] == "tune" {
-                    let bad = violations("tune", &v);
-                    assert!(bad.is_empty(), "{path:?}: {}", bad.join("\n"));
                     tunes += 1;
+                    runs.push(path);
                     continue;
                 }
                 let sweep = v["command"].is_null() || v["command"] == "sweep";
@@ -171,9 +185,22 @@ fn every_committed_run_replays_and_compares_within_its_schema() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{f}: {}", support::stderr(&out));
-        let bad = violations("replay", &serde_json::from_slice(&out.stdout).unwrap());
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let bad = violations("replay", &doc);
         assert!(bad.is_empty(), "{f}: {}", bad.join("\n"));
+        assert_eq!(doc["schema_version"], 5, "{f}");
     }
+    // Schema 4's tunes merged by `compare` are one document of today's schema.
+    let tune = |name: &str| {
+        let p = repo().join(format!(
+            "docs/results/h200-2026-12-02/call14/tune/{name}.json"
+        ));
+        p.to_str().unwrap().to_string()
+    };
+    let (a, b) = (tune("reduce-elems"), tune("reduce-elems-cached"));
+    let merged = conforms("sweep", &succeeds(&["compare", &a, &b, "--format", "json"]));
+    assert_eq!(merged["command"], "tune");
+    assert_eq!(merged["answer"]["best"].as_array().unwrap().len(), 3);
     let core = [
         "h200-2026-12-01/call3/core/h200-2026-12-01.json",
         "h200-2026-11-30-d/core/h200-2026-11-30.json",
@@ -211,14 +238,23 @@ fn the_schemas_refuse_the_old_special_cases() {
     ]))
     .unwrap();
     assert!(violations("sweep", &sweep).is_empty());
-    assert_eq!(sweep["answer"]["best"][0]["block"]["x"], 64, "CUDA's best");
+    assert_eq!(
+        sweep["answer"]["best"][0]["config"]["block"]["x"], 64,
+        "CUDA's best"
+    );
     sweep.as_object_mut().unwrap().remove("answer");
     assert!(
         !violations("sweep", &sweep).is_empty(),
         "a sweep without an answer"
     );
+    // Schema 4's tune (its reports under `tunes`, their `entries`) is not today's shape.
+    let old_tune = read(&repo().join("docs/results/h200-2026-12-02/call14/tune/reduce-elems.json"));
+    assert!(
+        !violations("sweep", &old_tune).is_empty(),
+        "schema 4's tune"
+    );
     let mut doc = serde_json::json!({
-        "tool": "blocksweep 0.1.0", "version": "0.1.0", "schema_version": 4,
+        "tool": "blocksweep 0.1.0", "version": "0.1.0", "schema_version": 5,
         "command": "validate", "date": "2026-12-02T00:00:00Z", "devices": [],
         "checks": [{ "api": "cuda", "limits_say": null, "outcome": { "kind": "verified" },
             "holds": true,
@@ -314,7 +350,7 @@ fn the_schema_page_and_the_schemas_name_the_same_fields() {
         unnamed.is_empty(),
         "in a schema, not on docs/json-schema.md: {unnamed:?}"
     );
-    for command in words("sweep replay limits validate devices compare shapes tail apis tune") {
+    for command in words("sweep replay limits validate devices compare shapes tail apis") {
         assert!(
             md.contains(&format!("schemas/{command}.schema.json")),
             "the page links {command}'s schema"

@@ -156,8 +156,8 @@ fn broken_stride_is_caught_at_its_first_row() {
             "{a}: {rows:?}"
         );
     }
-    assert_eq!(report["portable"]["everywhere"], serde_json::json!([]));
-    assert_eq!(report["portable"]["stopped"].as_array().unwrap().len(), 2);
+    assert_eq!(report["answer"]["portable"], serde_json::json!([]));
+    assert_eq!(report["answer"]["stopped"].as_array().unwrap().len(), 2);
 }
 
 #[test]

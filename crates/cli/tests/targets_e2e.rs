@@ -189,7 +189,7 @@ fn a_sweeps_answer_keeps_only_the_sizes_every_target_launches() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|b| b["x"].to_string())
+        .map(|c| c["block"]["x"].to_string())
         .collect();
     for p in a["portable"].as_array().unwrap() {
         let p = p.as_str().unwrap();

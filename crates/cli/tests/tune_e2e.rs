@@ -17,15 +17,19 @@ use support::{bad_input, blocksweep, both, read_json, scratch, stderr};
 
 const QUICK: [&str; 6] = ["--reps", "2", "--warmups", "1", "--no-copy", "--quiet"];
 
-/// A tune file's one report: the document carries the envelope every command's JSON does
-/// (`command: "tune"`, `schema_version`) and its reports under `tunes`, one per GPU's share.
+/// A tune file's one report: the sweep's document, with the envelope every command's JSON
+/// carries (`command: "tune"`, `schema_version`) and, for one GPU's share, the report at the
+/// top level with its `measurements` and `answer` as a sweep's.
 fn read_tune(path: &Path) -> Value {
     let doc = read_json(path);
     assert_eq!(doc["command"], "tune", "{doc}");
     assert!(doc["schema_version"].is_u64(), "{doc}");
-    let tunes = doc["tunes"].as_array().expect("tunes: an array");
-    assert_eq!(tunes.len(), 1, "one GPU, one report");
-    tunes[0].clone()
+    assert!(doc.get("runs").is_none(), "one GPU, one report: {doc}");
+    assert!(
+        doc["measurements"].is_array() && doc["answer"].is_object(),
+        "{doc}"
+    );
+    doc
 }
 
 /// `sweep --kernel spec` tuned, JSON to `json`, plus `extra`.
@@ -54,7 +58,7 @@ fn reduce_elems(dir: &Path, edit: impl Fn(&str, String) -> String) -> PathBuf {
 }
 
 fn configs_of(report: &Value, api: &str) -> Vec<String> {
-    let mut v: Vec<String> = report["entries"]
+    let mut v: Vec<String> = report["measurements"]
         .as_array()
         .unwrap()
         .iter()
@@ -143,9 +147,9 @@ fn a_wrong_parameter_set_is_named_and_never_ranked() {
             .unwrap()
             .contains("differs from the first configuration's (ELEMS=1)"));
     }
-    for b in r["answer"]["per_api"].as_array().unwrap() {
+    for b in r["answer"]["best"].as_array().unwrap() {
         assert_ne!(
-            b["best"]["params"]["ELEMS"], 2,
+            b["config"]["params"]["ELEMS"], 2,
             "a wrong set is never the best"
         );
         for t in b["tied"].as_array().unwrap() {
@@ -208,8 +212,8 @@ fn an_interrupted_tune_resumes_from_its_cache() {
     if interrupted {
         // The -o file holds what was measured before the kill, as a sweep's does.
         let kept = read_tune(&json);
-        let n = kept["entries"].as_array().unwrap().len();
-        assert!((8..32).contains(&n), "{n} entries kept: {kept}");
+        let n = kept["measurements"].as_array().unwrap().len();
+        assert!((8..32).contains(&n), "{n} measurements kept: {kept}");
     }
     let mut again = std::process::Command::new(env!("CARGO_BIN_EXE_blocksweep"));
     args(&mut again);
@@ -369,7 +373,7 @@ fn shares_of_one_space_merge_into_one_answer() {
             "both shares, each configuration once"
         );
     }
-    assert_eq!(m["answer"]["per_api"].as_array().unwrap().len(), 2);
+    assert_eq!(m["answer"]["best"].as_array().unwrap().len(), 2);
 }
 
 #[test]
@@ -424,7 +428,7 @@ fn a_parameter_set_that_crashes_or_hangs_an_api_is_a_value_and_the_tune_goes_on(
         "{errors:?}"
     );
     // The sets before and between the faults ran, and only they are ranked.
-    let ran: Vec<u64> = r["entries"]
+    let ran: Vec<u64> = r["measurements"]
         .as_array()
         .unwrap()
         .iter()
@@ -433,6 +437,6 @@ fn a_parameter_set_that_crashes_or_hangs_an_api_is_a_value_and_the_tune_goes_on(
         .collect();
     assert!(ran.contains(&1) && ran.contains(&2), "{ran:?}");
     assert!(!ran.contains(&4) && !ran.contains(&8), "{ran:?}");
-    let best = &r["answer"]["per_api"][0]["best"]["params"]["ELEMS"];
+    let best = &r["answer"]["best"][0]["config"]["params"]["ELEMS"];
     assert!(best == 1 || best == 2, "{best}");
 }

@@ -10,6 +10,7 @@
 
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+pub mod answer;
 pub mod api;
 pub mod backend;
 pub mod blocks;

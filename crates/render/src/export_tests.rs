@@ -69,8 +69,9 @@ fn exports_carry_every_row() {
         (t.reps, t.samples_ms.len(), t.discipline),
         (2, 2, blocksweep_core::Discipline::Batch)
     );
-    assert_eq!(back.portable, rep.portable);
-    assert!(rep.portable.is_some());
+    assert_eq!(back.answer, rep.answer);
+    assert_eq!(back.measurements, rep.measurements);
+    assert!(rep.answer.is_some());
     assert_eq!(back.results.len(), 2);
     assert!(parse_report("{\"x\":1}")
         .unwrap_err()

@@ -13,7 +13,7 @@
 //! | portable assumptions | `validate` | `validate`, `claim`, `subgroup` |
 //! | runs side by side | `compare` | [`compare`] |
 //! | the lab's sweeps | `shapes`, `tail` | [`lab`] |
-//! | a tune | `tune` | [`tune`] |
+//! | a tune | `sweep` that tunes | [`tune::Tunes`] |
 //!
 //! Text layout (widths, footnotes, wrapping) lives in [`layout`].
 

@@ -100,7 +100,7 @@ pub(super) fn render(report: &Report, doc: &mut Doc) {
             .results
             .iter()
             .any(|r| r.rows.iter().any(|x| x.gbps.is_some())),
-        portable: report.portable.is_some(),
+        portable: report.answer.is_some(),
     };
     let mut t = Table::new(columns(report, base, &shape)).overflow(Overflow::Split);
     let mut notes = Notes::new();
@@ -216,9 +216,9 @@ fn row_cells(
     }
     if s.portable {
         let good = report
-            .portable
+            .answer
             .as_ref()
-            .is_some_and(|p| p.everywhere.contains(&block));
+            .is_some_and(|a| a.portable.iter().any(|c| c.block == block));
         cells.push(if good { "yes".into() } else { String::new() });
     }
     cells

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use blocksweep_core::report::compare::Comparison;
 use blocksweep_core::report::{parse_reports, Report};
 use blocksweep_core::tune::{self, TuneReport};
-use blocksweep_render::{heading, Format, Render};
+use blocksweep_render::{heading, Render};
 
 use crate::args::CompareArgs;
 use crate::input::{read_capped, MAX_INPUT_BYTES};
@@ -87,12 +87,10 @@ fn merge_tunes(files: &Files, tunes: Tunes) -> anyhow::Result<ExitCode> {
     let Some(merged) = tune::merge(tunes.reports) else {
         return Err(usage("no tune to merge"));
     };
-    let written = files.write_each(&|f, l| match f {
-        Format::Json => {
-            tune::document::document_listing(std::slice::from_ref(&merged), tunes.devices.clone())
-        }
-        Format::Csv => blocksweep_render::tune::render_csv(&merged),
-        _ => blocksweep_render::tune::render_text(&merged, l.width),
-    })?;
+    let merged = blocksweep_render::tune::Tunes {
+        reports: std::slice::from_ref(&merged),
+        devices: tunes.devices,
+    };
+    let written = files.write_each(&|f, l| merged.render(f, l))?;
     Ok(super::exit(!written))
 }

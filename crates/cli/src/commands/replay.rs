@@ -1,12 +1,12 @@
 //! `blocksweep replay FILE.json`: a saved sweep rendered as if it ran here. The report is data
 //! (every row keeps its warps, residency and occupancy), so a machine without a GPU shows a
-//! GPU's run with every column the GPU had; nothing is measured.
+//! GPU's run with every column the GPU had; nothing is measured. A tune's file replays too.
 
 use std::process::ExitCode;
 
 use blocksweep_core::report::{parse_reports, Report};
 use blocksweep_render::layout::{wrap, Layout};
-use blocksweep_render::{render_runs, Format};
+use blocksweep_render::{render_runs, Format, Render};
 
 use crate::args::ReplayArgs;
 use crate::input::{read_capped, MAX_INPUT_BYTES};
@@ -27,6 +27,19 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         .transpose()?;
     let path = &args.file;
     let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
+    // A tune's document (today's, or schema 4's `tunes`) replays as its reports.
+    if let Some((reports, devices)) = blocksweep_core::tune::document::read(&text) {
+        let tunes = blocksweep_render::tune::Tunes {
+            reports: &reports,
+            devices,
+        };
+        let mut written = files.write_each(&|f, l| tunes.render(f, l))?;
+        if let (Some(t), Some(first)) = (plot, reports.first()) {
+            let svg = Ok(crate::plot::tune::heat_maps(first));
+            written &= write_plot(&t, svg, Some("plotted"), "error: ");
+        }
+        return Ok(super::exit(!written));
+    }
     let runs = parse(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
     let runs = only(runs, &args.backend).map_err(|e| usage(format!("{}: {e}", path.display())))?;
     let note = provenance(&runs);

@@ -3,10 +3,12 @@
 //! cache), then written with stdout and the `--plot` heat maps; and what the core's tune
 //! driver asks of the program ([`Caller`]): the progress bar and the lines on stderr.
 
+use blocksweep_core::report::EnvelopeDevice;
 use blocksweep_core::sweep::Observer;
-use blocksweep_core::tune::{self, Caller, TuneReport};
+use blocksweep_core::tune::{Caller, TuneReport};
 use blocksweep_core::DeviceIdentity;
-use blocksweep_render::{Format, Layout};
+use blocksweep_render::tune::Tunes;
+use blocksweep_render::{Format, Layout, Render};
 
 use super::files::{Files, Where};
 use super::OutputTarget;
@@ -78,7 +80,7 @@ impl Caller for TuneOutputs {
     /// The regular files rewritten, quietly and never failing the run (the last write
     /// reports errors).
     fn saved(&mut self, so_far: &[TuneReport]) {
-        let rows: usize = so_far.iter().map(|r| r.entries.len()).sum();
+        let rows: usize = so_far.iter().map(|r| r.measurements.len()).sum();
         let _ = self
             .files
             .rewrite(rows, &|f, l| render(f, l, so_far, &self.devices));
@@ -87,27 +89,6 @@ impl Caller for TuneOutputs {
 
 /// One format's text of the tune reports.
 fn render(f: Format, l: Layout, reports: &[TuneReport], devices: &[DeviceIdentity]) -> String {
-    match f {
-        Format::Json => tune::document::document(reports, devices),
-        Format::Csv => reports
-            .iter()
-            .map(blocksweep_render::tune::render_csv)
-            .collect::<Vec<_>>()
-            .join(""),
-        Format::Markdown => reports
-            .iter()
-            .map(|r| {
-                format!(
-                    "```text\n{}```\n",
-                    blocksweep_render::tune::render_text(r, l.width)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Format::Table => reports
-            .iter()
-            .map(|r| blocksweep_render::tune::render_text(r, l.width))
-            .collect::<Vec<_>>()
-            .join("\n"),
-    }
+    let devices = devices.iter().map(EnvelopeDevice::of).collect();
+    Tunes { reports, devices }.render(f, l)
 }

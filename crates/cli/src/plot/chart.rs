@@ -3,7 +3,10 @@
 //! label at every chosen tick, an optional strip of bars under the plot (a second y axis in %),
 //! and the legend outside the plotting area (on its right), so it never covers data.
 //!
-//! It knows nothing about sweeps: `sweep.rs` and `waves.rs` turn reports into a [`Chart`]. This
+//! Beside it, `heat.rs` draws heat maps ([`HeatMaps`]), a tune's.
+//!
+//! It knows nothing about sweeps: `sweep.rs` and `waves.rs` turn reports into a [`Chart`],
+//! `tune.rs` into [`HeatMaps`]. This
 //! file holds what a chart is; `layout.rs` places its parts, `axes.rs` draws the title and axes,
 //! `marks.rs` the guides and the data, `strip.rs` the bars under the plot, `legend.rs` the legend.
 //!
@@ -15,12 +18,14 @@
 //! every point, shown when the mouse rests on it.
 
 mod axes;
+mod heat;
 mod layout;
 mod legend;
 mod marks;
 mod strip;
 
 pub use axes::tick_label;
+pub use heat::{HeatMap, HeatMaps};
 
 /// An RGB colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,7 +18,7 @@
 //! A kernel that declared no bytes moved (`sweep --kernel` without `bytes_per_item`) has no
 //! GB/s: its plot shows the mean time per dispatch in ms instead.
 
-use blocksweep_core::report::Report;
+use blocksweep_core::report::{Report, GOOD_FRACTION};
 use blocksweep_core::sweep::{SweepResult, SweepRow};
 use blocksweep_render::and_list;
 
@@ -70,8 +70,8 @@ impl Quantity {
     /// From `best` to where a row is still within 95 % of it (of best: its time ÷ the row's).
     fn band(self, best: f64) -> (f64, f64) {
         match self {
-            Quantity::Gbps => (best * 0.95, best),
-            Quantity::Ms => (best, best / 0.95),
+            Quantity::Gbps => (best * GOOD_FRACTION, best),
+            Quantity::Ms => (best, best / GOOD_FRACTION),
         }
     }
 

@@ -385,7 +385,7 @@ fn a_kernel_without_bytes_is_plotted_in_ms() {
             GuideKind::Line { .. } => None,
         })
         .unwrap();
-    assert_eq!(band, (best, best / 0.95));
+    assert_eq!(band, (best, best / blocksweep_core::report::GOOD_FRACTION));
     assert!(chart.series[0].points[0].tip.ends_with(" ms, spread ±5.0%"));
 }
 

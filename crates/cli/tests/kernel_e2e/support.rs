@@ -96,7 +96,7 @@ pub fn assert_clean_on_both(out: &Output, json: &Path) -> Value {
         assert!(program["source"].as_str().is_some_and(|s| !s.is_empty()));
     }
     assert_eq!(report["failures"], serde_json::json!([]), "{report}");
-    assert_eq!(report["portable"]["stopped"], serde_json::json!([]));
+    assert_eq!(report["answer"]["stopped"], serde_json::json!([]));
     report
 }
 

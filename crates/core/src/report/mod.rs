@@ -5,42 +5,44 @@
 //! | result | command | type |
 //! |---|---|---|
 //! | a sweep of one device | `sweep` | [`Report`] (JSON schema in docs/json-schema.md) |
+//! | a tune (the same document: measurements and the answer) | `sweep` that tunes | [`crate::tune::TuneReport`] |
 //! | sweeps of several devices | `sweep --device all` | a [`Fleet`] |
 //! | devices of every API | `devices` | [`DevicesReport`] |
 //! | launch limits | `limits` | [`limits::LimitsReport`] |
 //! | portable assumptions | `validate` | [`crate::validate::ValidateReport`] |
 //! | runs side by side | `compare` | [`compare::Comparison`] |
 
-mod answer;
 pub mod compare;
 mod devices;
 pub mod envelope;
 mod failure;
 mod fleet;
 mod json;
-mod lead;
 pub mod limits;
 
 use serde::{Deserialize, Serialize};
 
+use crate::answer::{measurements_of, Answer, Asked, Measurement, Stop, StopKind};
+use crate::backend::Api;
 use crate::sweep::SweepResult;
 
-pub use self::answer::{PortableAnswer, Shortfall, GOOD_FRACTION};
 pub use self::devices::{DevicesReport, Unavailable};
 pub use self::envelope::{Envelope, EnvelopeDevice};
 pub use self::failure::{Failure, FailureKind};
 pub use self::fleet::Fleet;
 pub use self::json::{parse_report, parse_reports};
-pub use self::lead::{ApiBest, Stop, StopKind, SweepAnswer};
+pub use crate::answer::GOOD_FRACTION;
 
 /// Bumped whenever a field of the JSON changes meaning or goes away. 3: rows carry a
 /// `verdict`, the portable answer names why each API falls short, timing statistics name their
 /// samples. 4: validate's outcomes and compare's cells are objects with a `kind`; a sweep
-/// gained `answer` (docs/json-schema.md).
-pub const SCHEMA_VERSION: u32 = 4;
+/// gained `answer` (docs/json-schema.md). 5: a sweep and a tune write one document: each
+/// configuration measured on each API in `measurements`, and one `answer` of configurations
+/// (a sweep's `portable` is the answer's `portable` and `exceptions`).
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Older schemas this version still reads: what changed is derived, and recomputed on reading.
-pub const READS_SCHEMAS: [u32; 3] = [2, 3, 4];
+pub const READS_SCHEMAS: [u32; 4] = [2, 3, 4, 5];
 
 /// Everything one `blocksweep sweep` measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,17 +57,17 @@ pub struct Report {
     /// True when every API ran the same planned (block, grid) pairs on one physical device.
     #[serde(default)]
     pub shared_plan: bool,
-    /// What the screen leads with ([`SweepAnswer`]); derived like `portable`, and recomputed
-    /// when a file is read (files before schema 4 have none).
-    #[serde(default, deserialize_with = "derived")]
-    pub answer: Option<SweepAnswer>,
-    pub results: Vec<SweepResult>,
-    pub failures: Vec<Failure>,
-    /// Which block sizes are good on every API (see [`PortableAnswer`]); refreshed by
+    /// What the screen leads with ([`Answer`]): derived from `measurements`, refreshed by
     /// [`Report::refresh_answer`], and recomputed when a file is read (an older file's answer,
     /// in an older shape, is ignored).
     #[serde(default, deserialize_with = "derived")]
-    pub portable: Option<PortableAnswer>,
+    pub answer: Option<Answer>,
+    /// Each block on each API as a configuration (no parameter set, the result's grid
+    /// policy): the rows of `results`, in the shape a tune's are; derived from them.
+    #[serde(default)]
+    pub measurements: Vec<Measurement>,
+    pub results: Vec<SweepResult>,
+    pub failures: Vec<Failure>,
 }
 
 impl Report {
@@ -77,14 +79,15 @@ impl Report {
             device_match: None,
             shared_plan: false,
             answer: None,
+            measurements: Vec::new(),
             results: Vec::new(),
             failures: Vec::new(),
-            portable: None,
         }
     }
 
-    /// Recomputes what is derived from the measurements (each row's of-best, tie and verdict,
-    /// and the portable answer), so a report read from an older file answers by today's rule.
+    /// Recomputes what is derived from the rows (each row's of-best, tie and verdict, the
+    /// measurements and the answer), so a report read from an older file answers by today's
+    /// rule.
     pub fn refresh_answer(&mut self) {
         for r in &mut self.results {
             // Schema 2 had no `sample_mean`: the mean of the samples the file keeps.
@@ -99,8 +102,46 @@ impl Report {
             }
             r.fill_relative();
         }
-        self.portable = PortableAnswer::of(self, GOOD_FRACTION);
-        self.answer = Some(SweepAnswer::of(self));
+        self.measurements = self
+            .results
+            .iter()
+            .flat_map(|r| measurements_of(r, &Default::default(), r.policy))
+            .collect();
+        self.answer = Some(Answer::of(&self.measurements, &self.asked()));
+    }
+
+    /// What the answer is over: every API asked (those with results, then those that failed),
+    /// their devices, and those that failed or stopped part-way.
+    fn asked(&self) -> Asked<'static> {
+        let mut apis: Vec<Api> = self.results.iter().map(|r| r.api).collect();
+        let mut stops = Vec::new();
+        for f in &self.failures {
+            if !apis.contains(&f.api) {
+                apis.push(f.api);
+                stops.push(Stop {
+                    api: f.api,
+                    kind: StopKind::Failed,
+                    message: f.message.clone(),
+                });
+            }
+        }
+        stops.extend(self.results.iter().filter_map(|r| {
+            let e = r.error.as_ref()?;
+            // A backend's error names its API already.
+            let e = e.strip_prefix(&format!("{}: ", r.api)).unwrap_or(e);
+            Some(Stop {
+                api: r.api,
+                kind: StopKind::Stopped,
+                message: e.to_string(),
+            })
+        }));
+        let devices = self.results.iter();
+        Asked {
+            apis,
+            devices: devices.map(|r| (r.api, r.device.name.clone())).collect(),
+            stops,
+            ..Asked::default()
+        }
     }
 
     /// The best theoretical DRAM bandwidth any API reported for the device (GB/s).
@@ -120,6 +161,15 @@ where
 {
     let v = serde_json::Value::deserialize(d)?;
     Ok(serde_json::from_value(v).ok())
+}
+
+/// As [`derived`], for a field that is never absent: an older shape reads as the default.
+pub(crate) fn lenient<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned + Default,
+{
+    Ok(derived(d)?.unwrap_or_default())
 }
 
 /// Pretty JSON with a final newline. Serialising plain data structs cannot fail (no maps with

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{params_text, Config, Entry};
+use super::{params_text, Config, Measurement};
 use crate::backend::DeviceIdentity;
 
 const VERSION: u32 = 1;
@@ -21,7 +21,7 @@ const VERSION: u32 = 1;
 struct File {
     version: u32,
     /// "device key|configuration" → what it measured.
-    entries: BTreeMap<String, Entry>,
+    entries: BTreeMap<String, Measurement>,
     /// "device key|parameters" → `None` right, `Some(why)` wrong.
     verdicts: BTreeMap<String, Option<String>>,
 }
@@ -82,7 +82,7 @@ impl Cache {
         })
     }
 
-    pub fn get(&self, device: &str, c: &Config) -> Option<Entry> {
+    pub fn get(&self, device: &str, c: &Config) -> Option<Measurement> {
         let mut e = self
             .file
             .entries
@@ -92,7 +92,7 @@ impl Cache {
         Some(e)
     }
 
-    pub fn put(&mut self, device: &str, e: &Entry) {
+    pub fn put(&mut self, device: &str, e: &Measurement) {
         let mut e = e.clone();
         e.cached = false;
         self.file
@@ -190,7 +190,7 @@ mod tests {
             block: BlockSize::linear(64),
             grid: GridPolicy::Waves(200).into(),
         };
-        let entry = Entry {
+        let entry = Measurement {
             api: crate::testing::TEST_API_A,
             config: config.clone(),
             grid_blocks: 8,

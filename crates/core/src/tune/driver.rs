@@ -102,7 +102,7 @@ pub fn run(
 pub fn nothing_ran(reports: &[TuneReport]) -> Option<String> {
     let ran = reports
         .iter()
-        .any(|r| r.entries.iter().any(|e| e.ms().is_some()));
+        .any(|r| r.measurements.iter().any(|e| e.ms().is_some()));
     if ran {
         return None;
     }
@@ -170,7 +170,7 @@ fn one_device(
         let set = set::run(tune, targets, (&params, &missing), Some(&mut refs), caller);
         report.search.compiles += 1;
         report.search.compile_s += set.open_s;
-        report.search.measured += set.entries.len();
+        report.search.measured += set.measurements.len();
         record(
             &mut report,
             (cache.as_deref_mut(), &keys),
@@ -235,7 +235,7 @@ fn from_cache(
         {
             Some(found) => {
                 report.search.from_cache += found.len();
-                report.entries.extend(found);
+                report.measurements.extend(found);
             }
             None => missing.push(config.clone()),
         }
@@ -291,7 +291,7 @@ fn new_report(tune: &Tune, space: &Space, order: Order) -> TuneReport {
         rejected: space.rejected.clone(),
         wrong: Vec::new(),
         errors: Vec::new(),
-        entries: Vec::new(),
+        measurements: Vec::new(),
     }
 }
 
@@ -322,7 +322,7 @@ fn record(
     if let Some(c) = cache {
         // What did not run is tried again next time: it may have been the interrupt's.
         for e in set
-            .entries
+            .measurements
             .iter()
             .filter(|e| !matches!(e.outcome, Outcome::NotRun { .. }))
         {
@@ -353,7 +353,7 @@ fn record(
         push_wrong(report, w.api, &w.params, w.detail);
     }
     report.errors.extend(set.errors);
-    report.entries.extend(set.entries);
+    report.measurements.extend(set.measurements);
 }
 
 #[cfg(test)]

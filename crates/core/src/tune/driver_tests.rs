@@ -32,7 +32,7 @@ impl Caller for Recorded {
     }
     fn saved(&mut self, so_far: &[TuneReport]) {
         self.saved
-            .push(so_far.last().map_or(0, |r| r.entries.len()));
+            .push(so_far.last().map_or(0, |r| r.measurements.len()));
     }
 }
 
@@ -99,7 +99,7 @@ fn tune(
 
 fn configs_of(report: &TuneReport, api: Api) -> Vec<String> {
     let mut v: Vec<String> = report
-        .entries
+        .measurements
         .iter()
         .filter(|e| e.api == api)
         .map(|e| e.config.to_string())
@@ -150,14 +150,14 @@ fn every_configuration_runs_on_every_api_and_each_winner_is_measured_twice() {
         assert_eq!(configs_of(&report, api).len(), 4, "{api}");
     }
     assert!(
-        report.entries.iter().all(|e| e.ms().is_some()),
+        report.measurements.iter().all(|e| e.ms().is_some()),
         "{report:?}"
     );
     // The one set's sweep, then the winners' second one.
     assert_eq!(caller.sweeps, 2);
     assert_eq!(caller.saved, vec![8], "saved after the set");
-    assert_eq!(report.answer.per_api.len(), 2);
-    let held = report.answer.per_api.iter().filter(|b| b.held.is_some());
+    assert_eq!(report.answer.best.len(), 2);
+    let held = report.answer.best.iter().filter(|b| b.held.is_some());
     assert_eq!(held.count(), 2, "{:?}", report.answer);
     assert!(nothing_ran(&[report]).is_none());
 }
@@ -221,8 +221,8 @@ fn a_cached_set_is_not_swept_again_and_its_entries_say_so() {
     assert_eq!(second.search.from_cache, 8);
     assert_eq!(second.search.measured, 0);
     assert_eq!(second.search.compiles, 0);
-    assert!(second.entries.iter().all(|e| e.cached));
-    let held = second.answer.per_api.iter().filter(|b| b.held.is_some());
+    assert!(second.measurements.iter().all(|e| e.cached));
+    let held = second.answer.best.iter().filter(|b| b.held.is_some());
     assert_eq!(held.count(), 2, "the second times from the cache");
     for api in [TEST_API_A, TEST_API_B] {
         assert_eq!(configs_of(&second, api), configs_of(&first, api));
@@ -238,7 +238,7 @@ fn a_cached_set_is_not_swept_again_and_its_entries_say_so() {
 #[test]
 fn a_tune_where_nothing_ran_says_why() {
     let mut report = tune("1w", Some(Budget::Count(1)), None, None).0;
-    report.entries.clear();
+    report.measurements.clear();
     report.errors.push("at P=1: no source".into());
     let why = nothing_ran(&[report]).unwrap();
     assert_eq!(why, "no configuration ran on any API: at P=1: no source");
@@ -360,10 +360,10 @@ fn a_set_whose_output_differs_from_the_first_sets_is_named_wrong_and_never_ranke
     );
     // Both sets ran; only the first is ranked.
     assert!(report
-        .entries
+        .measurements
         .iter()
         .any(|e| e.config.params["K"] == 3 && e.ms().is_some()));
-    let best = &report.answer.per_api[0];
-    assert_eq!(best.best.params.get("K"), Some(&2));
+    let best = &report.answer.best[0];
+    assert_eq!(best.config.params.get("K"), Some(&2));
     assert_eq!(best.ranked, 2, "the two blocks of K=2");
 }

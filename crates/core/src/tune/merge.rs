@@ -13,18 +13,18 @@ pub fn merge(mut reports: Vec<TuneReport>) -> Option<TuneReport> {
     let mut out = reports.remove(0);
     let mut held: Vec<Held> = out
         .answer
-        .per_api
+        .best
         .iter()
         .filter_map(|b| b.held.clone())
         .collect();
     for r in reports {
-        for e in r.entries {
+        for e in r.measurements {
             if !out
-                .entries
+                .measurements
                 .iter()
                 .any(|x| x.api == e.api && x.config == e.config)
             {
-                out.entries.push(e);
+                out.measurements.push(e);
             }
         }
         for x in r.rejected {
@@ -43,7 +43,7 @@ pub fn merge(mut reports: Vec<TuneReport>) -> Option<TuneReport> {
             }
         }
         out.errors.extend(r.errors);
-        held.extend(r.answer.per_api.iter().filter_map(|b| b.held.clone()));
+        held.extend(r.answer.best.iter().filter_map(|b| b.held.clone()));
         let (a, b) = (&mut out.search, r.search);
         a.covered += b.covered;
         a.measured += b.measured;
@@ -58,9 +58,9 @@ pub fn merge(mut reports: Vec<TuneReport>) -> Option<TuneReport> {
         .into_iter()
         .filter(|h| {
             out.answer
-                .per_api
+                .best
                 .iter()
-                .any(|b| b.api == h.api && b.best == h.config)
+                .any(|b| b.api == h.api && b.config == h.config)
         })
         .collect();
     out.refresh_answer(&winners);

@@ -9,7 +9,6 @@
 //! gives its progress display and how each API opens. Beside it: the rows gathered from the
 //! sweeps' results, the answer and the document.
 
-mod answer;
 pub mod cache;
 mod check;
 pub mod document;
@@ -19,122 +18,28 @@ mod merge;
 mod set;
 mod space;
 
-pub use answer::{ApiBest, Held, PortableChoice, TuneAnswer};
+pub use crate::answer::{
+    measurements_of, params_text, Answer, ApiBest, Config, GridPolicyKey, Held, Measurement,
+    Outcome, PortableChoice, Wrong,
+};
 pub use check::compare_outputs;
 pub use driver::{check_grids, nothing_ran, run, Budget, Caller, Tune};
 pub use merge::merge;
 pub use space::{Order, Space};
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::answer::Asked;
 use crate::api::Api;
 use crate::blocks::BlockSize;
-use crate::grid::GridPolicy;
-use crate::measure::TimeStats;
-use crate::sweep::SweepResult;
-
-/// One configuration: the kernel's parameters (empty for a kernel without `[tune]`), the
-/// block and the grid policy.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Config {
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub params: BTreeMap<String, u64>,
-    pub block: BlockSize,
-    pub grid: GridPolicyKey,
-}
-
-/// A grid policy as a key: its words (`1w`, `data`, `4096`), which order and compare.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct GridPolicyKey(pub String);
-
-impl From<GridPolicy> for GridPolicyKey {
-    fn from(g: GridPolicy) -> Self {
-        GridPolicyKey(g.to_string())
-    }
-}
-
-impl Config {
-    /// "ELEMS=4": the parameters alone ("" without any).
-    pub fn params_text(&self) -> String {
-        params_text(&self.params)
-    }
-}
-
-/// "ELEMS=4,TILE=16".
-pub fn params_text(p: &BTreeMap<String, u64>) -> String {
-    p.iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-impl fmt::Display for Config {
-    /// "ELEMS=4 block 256 grid 1w".
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !self.params.is_empty() {
-            write!(f, "{} ", self.params_text())?;
-        }
-        write!(f, "block {} grid {}", self.block, self.grid.0)
-    }
-}
-
-/// What one configuration did on one API.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum Outcome {
-    /// Ran and checked out (or was timed only, for a timing-only spec).
-    Ran {
-        stats: TimeStats,
-        reps: u32,
-        resolution_ms: f64,
-        gbps: Option<f64>,
-    },
-    /// Refused before launch (a device or kernel limit), in its words.
-    Refused { why: String },
-    /// Its API's sweep of this parameter set stopped before it (a wrong output, a fault).
-    NotRun { why: String },
-}
-
-/// One configuration on one API.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Entry {
-    pub api: Api,
-    pub config: Config,
-    /// Blocks launched.
-    pub grid_blocks: u64,
-    pub outcome: Outcome,
-    /// Read from the cache rather than measured in this run.
-    #[serde(default)]
-    pub cached: bool,
-}
-
-impl Entry {
-    pub fn ms(&self) -> Option<f64> {
-        match &self.outcome {
-            Outcome::Ran { stats, .. } => Some(stats.mean),
-            _ => None,
-        }
-    }
-}
 
 /// A configuration refused before anything compiled or launched, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rejected {
     pub config: Config,
     pub why: String,
-}
-
-/// A parameter set whose output differs from the first configuration's on an API: named,
-/// and none of its rows ranked there.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Wrong {
-    pub api: Api,
-    pub params: BTreeMap<String, u64>,
-    pub detail: String,
 }
 
 /// How the space was searched, and what it cost.
@@ -171,9 +76,14 @@ pub struct TuneReport {
     pub restrict: Vec<String>,
     pub grids: Vec<String>,
     pub blocks: Vec<BlockSize>,
-    /// The device each API ran on: "Vulkan: llvmpipe (...)".
+    /// The device each API ran on: "Vulkan: llvmpipe (...)" (schema 4 called them `devices`,
+    /// a name the envelope's list of device objects has where a report is the document).
+    #[serde(rename = "device_names", alias = "devices")]
     pub devices: Vec<String>,
-    pub answer: TuneAnswer,
+    /// Derived from `measurements` (the answer of an older file, in an older shape, is made
+    /// again when it is read).
+    #[serde(default, deserialize_with = "crate::report::lenient")]
+    pub answer: Answer,
     pub search: Search,
     pub rejected: Vec<Rejected>,
     pub wrong: Vec<Wrong>,
@@ -181,14 +91,16 @@ pub struct TuneReport {
     /// opened), in words with the set named.
     #[serde(default)]
     pub errors: Vec<String>,
-    pub entries: Vec<Entry>,
+    /// Each configuration on each API (schema 4 called them `entries`).
+    #[serde(alias = "entries")]
+    pub measurements: Vec<Measurement>,
 }
 
 impl TuneReport {
     /// The APIs with at least one entry, in first-seen order.
     pub fn apis(&self) -> Vec<Api> {
         let mut out: Vec<Api> = Vec::new();
-        for e in &self.entries {
+        for e in &self.measurements {
             if !out.contains(&e.api) {
                 out.push(e.api);
             }
@@ -203,9 +115,26 @@ impl TuneReport {
             .any(|w| w.api == api && &w.params == params)
     }
 
-    /// Recomputes the answer from the entries (kept apart so a merged report can too).
+    /// Recomputes the answer from the measurements (kept apart so a merged report can too).
     pub fn refresh_answer(&mut self, held: &[Held]) {
-        self.answer = answer::answer(self, held);
+        // "CUDA: NVIDIA H200 (580.159.04)": the API by its name, or its key in a file read
+        // where that API is not registered.
+        let devices = self.apis().into_iter().map(|a| {
+            let named = |d: &String| {
+                let (api, words) = d.split_once(": ")?;
+                let this = api == a.to_string() || api.eq_ignore_ascii_case(a.key());
+                this.then(|| words.to_string())
+            };
+            (a, self.devices.iter().find_map(named).unwrap_or_default())
+        });
+        let asked = Asked {
+            apis: self.apis(),
+            devices: devices.collect(),
+            wrong: &self.wrong,
+            held,
+            ..Asked::default()
+        };
+        self.answer = Answer::of(&self.measurements, &asked);
     }
 
     /// Rejections counted by reason, the commonest first: "12 restrict: TILE * TILE <= block".
@@ -222,43 +151,4 @@ impl TuneReport {
         counts.sort_by_key(|c| std::cmp::Reverse(c.0));
         counts
     }
-}
-
-/// The entries one API's sweep of one parameter set produced: a row each, by its policy (a
-/// tune's rows carry one; a sweep without a grid axis has `policy` for all).
-pub fn entries_of(
-    result: &SweepResult,
-    params: &BTreeMap<String, u64>,
-    policy: GridPolicy,
-) -> Vec<Entry> {
-    let resolution_ms = result.timer.resolution_ns / 1e6;
-    result
-        .rows
-        .iter()
-        .map(|r| {
-            let outcome = match (&r.skipped, &r.timing) {
-                (Some(why), _) => Outcome::Refused { why: why.clone() },
-                (None, Some(t)) => Outcome::Ran {
-                    stats: t.stats,
-                    reps: t.reps,
-                    resolution_ms,
-                    gbps: r.gbps,
-                },
-                (None, None) => Outcome::NotRun {
-                    why: result.error.clone().unwrap_or_else(|| "did not run".into()),
-                },
-            };
-            Entry {
-                api: result.api,
-                config: Config {
-                    params: params.clone(),
-                    block: r.block,
-                    grid: r.policy.unwrap_or(policy).into(),
-                },
-                grid_blocks: r.grid,
-                outcome,
-                cached: false,
-            }
-        })
-        .collect()
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::cache::Cache;
 use super::driver::{Caller, Tune};
-use super::{Config, Entry, Held, Outcome, Space, TuneReport, Wrong};
+use super::{Config, Held, Measurement, Outcome, Space, TuneReport, Wrong};
 use crate::backend::Api;
 use crate::blocks::BlockSize;
 use crate::grid::GridPolicy;
@@ -25,7 +25,7 @@ pub type Keys = [(&'static str, String)];
 /// What one set's sweep gave.
 #[derive(Default)]
 pub struct SetRun {
-    pub entries: Vec<Entry>,
+    pub measurements: Vec<Measurement>,
     pub wrong: Vec<Wrong>,
     /// Per API that produced a reference output this time: its outputs (to save).
     pub new_refs: Vec<(Api, Vec<Vec<u8>>)>,
@@ -167,7 +167,7 @@ fn check_outputs(
     }
 }
 
-/// The set's rows as entries, and its failures as wrong sets or errors.
+/// The set's rows as measurements, and its failures as wrong sets or errors.
 fn gather(
     tune: &Tune,
     report: &Report,
@@ -194,11 +194,11 @@ fn gather(
         }
     }
     for r in &report.results {
-        let mut got = super::entries_of(r, params, tune.config.grid);
+        let mut got = super::measurements_of(r, params, tune.config.grid);
         // Configurations the API never reached (its sweep stopped): not run, and why.
         for c in configs {
             if !got.iter().any(|e| &e.config == c) {
-                got.push(Entry {
+                got.push(Measurement {
                     api: r.api,
                     config: c.clone(),
                     grid_blocks: 0,
@@ -209,7 +209,7 @@ fn gather(
                 });
             }
         }
-        out.entries.extend(got);
+        out.measurements.extend(got);
     }
 }
 
@@ -224,9 +224,9 @@ pub fn recheck(
     report.refresh_answer(&[]);
     let winners: Vec<(Api, Config, f64)> = report
         .answer
-        .per_api
+        .best
         .iter()
-        .map(|b| (b.api, b.best.clone(), b.ms))
+        .map(|b| (b.api, b.config.clone(), b.ms))
         .collect();
     let again_key = |api: Api| {
         keys.iter()
@@ -250,7 +250,7 @@ pub fn recheck(
         let set = run(tune, targets, (&params, &configs), None, caller);
         for (api, config, ms) in &todo {
             let again = set
-                .entries
+                .measurements
                 .iter()
                 .find(|e| e.api == *api && &e.config == config);
             let Some(e) = again else { continue };

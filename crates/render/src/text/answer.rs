@@ -17,7 +17,7 @@ pub(super) fn answer(report: &Report, doc: &mut Doc) {
         .filter(|r| r.best().is_some() && r.error.is_none())
         .collect();
     let mut items = Vec::new();
-    if let Some(a) = report.portable.as_ref().filter(|a| a.apis.len() > 1) {
+    if let Some(a) = report.answer.as_ref().filter(|a| a.apis.len() > 1) {
         items.extend(a.sentences());
     }
     if ran.is_empty() && items.is_empty() {

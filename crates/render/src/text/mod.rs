@@ -72,11 +72,11 @@ fn render(report: &Report, layout: Layout, md: bool) -> String {
 /// (it leads with every API that stopped, where several APIs ran), so each is said once.
 fn failures(report: &Report, doc: &mut Doc) {
     let said = |f: &blocksweep_core::report::Failure| {
-        report.portable.as_ref().is_some_and(|a| {
+        report.answer.as_ref().is_some_and(|a| {
             a.apis.len() > 1
                 && a.stopped
                     .iter()
-                    .any(|s| s.api == f.api && s.why.contains(f.message.as_str()))
+                    .any(|s| s.api == f.api && f.message.contains(s.message.as_str()))
         })
     };
     let failed: Vec<String> = report

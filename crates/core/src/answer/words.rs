@@ -1,0 +1,93 @@
+//! The answer in sentences, as a report's "Answer" opens: the configurations good on every
+//! API, then where each other one falls short.
+
+use super::{Answer, Config};
+
+impl Answer {
+    /// Whether every configuration named is a block alone (no parameter set, one grid
+    /// policy): a plain sweep, whose configurations are named by their blocks.
+    pub fn plain(&self) -> bool {
+        let named = self
+            .best
+            .iter()
+            .map(|b| &b.config)
+            .chain(&self.portable)
+            .chain(self.exceptions.iter().map(|e| &e.config));
+        let mut grid = None;
+        for c in named {
+            if !c.params.is_empty() || grid.is_some_and(|g| g != &c.grid) {
+                return false;
+            }
+            grid = Some(&c.grid);
+        }
+        true
+    }
+
+    /// A configuration as this answer names it: "64" in a plain sweep, else in full.
+    pub fn label(&self, c: &Config) -> String {
+        match self.plain() {
+            true => c.block.to_string(),
+            false => c.to_string(),
+        }
+    }
+
+    /// "Within 95 % of each API's best on all three APIs (CUDA, Vulkan, OpenCL): 64, 96, 128
+    /// threads per block.", then the exceptions in one sentence.
+    pub fn sentences(&self) -> Vec<String> {
+        let pct = (self.fraction * 100.0).round();
+        let names: Vec<String> = self.apis.iter().map(|a| a.to_string()).collect();
+        let on = match self.apis.len() {
+            1 => format!("on {}", names[0]),
+            2 => format!("on both APIs ({})", names.join(", ")),
+            3 => format!("on all three APIs ({})", names.join(", ")),
+            n => format!("on all {n} APIs ({})", names.join(", ")),
+        };
+        let (what, unit) = match self.plain() {
+            true => ("block size", " threads per block"),
+            false => ("configuration", ""),
+        };
+        let list = |v: &[Config]| {
+            let v: Vec<String> = v.iter().map(|c| self.label(c)).collect();
+            v.join(", ")
+        };
+        let stopped: Vec<String> = self
+            .stopped
+            .iter()
+            .map(|s| format!("{} {}: {}", s.api, words(s.kind), s.message))
+            .collect();
+        let mut out = vec![match (self.stopped.is_empty(), self.portable.is_empty()) {
+            (false, _) => format!("No {what} is known good {on}: {}.", stopped.join("; ")),
+            (true, true) => format!("No {what} is within {pct} % of each API's best {on}."),
+            (true, false) => format!(
+                "Within {pct} % of each API's best {on}: {}{unit}.",
+                list(&self.portable)
+            ),
+        }];
+        if !self.exceptions.is_empty() {
+            let parts: Vec<String> = self
+                .exceptions
+                .iter()
+                .map(|e| {
+                    let who: Vec<String> = e
+                        .short
+                        .iter()
+                        .map(|s| format!("{}: {}", s.api, s.why))
+                        .collect();
+                    format!("{} ({})", self.label(&e.config), who.join("; "))
+                })
+                .collect();
+            out.push(format!(
+                "Not portable (where each API falls short): {}.",
+                parts.join("; ")
+            ));
+        }
+        out
+    }
+}
+
+fn words(kind: super::StopKind) -> &'static str {
+    match kind {
+        super::StopKind::Failed => "failed",
+        super::StopKind::Stopped => "stopped",
+    }
+}
