@@ -16,11 +16,13 @@ use blocksweep_core::{Protocol, Reps};
 use clap::builder::{EnumValueParser, PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub mod apis;
 mod files;
+pub mod lab;
 mod options;
 mod parse;
 mod tune;
-pub use files::FileArgs;
+pub use files::{FileArgs, Where};
 pub use options::ApiOptionArgs;
 use parse::{parse_block_list, parse_discipline, parse_grid};
 pub(crate) use parse::{parse_min_time, parse_svg_path};
@@ -84,12 +86,12 @@ Every column of the table is explained in docs/guide.md (section 3, \"Reading th
     #[command(
         after_help = "Examples:\n  blocksweep shapes                          # 256 threads: 256x1, 128x2, ..., 1x256, 4K frame\n  blocksweep shapes --threads 256,1024 -o shapes.json -o shapes.md\n\nThe lab is explained in docs/lab.md."
     )]
-    Shapes(crate::lab::args::ShapesArgs),
+    Shapes(lab::ShapesArgs),
     /// The tail effect: one block, grids from a fraction of a wave to several waves, on the grid-stride kernel and on one pixel per thread.
     #[command(
         after_help = "Examples:\n  blocksweep tail                                    # block 256, 0.5 to 4 waves in tenths\n  blocksweep tail --block 1024 --waves 0.5..3:0.05 --plot tail.svg\n\nThe lab is explained in docs/lab.md."
     )]
-    Tail(crate::lab::args::TailArgs),
+    Tail(lab::TailArgs),
     /// Put sweeps from different GPUs or machines side by side: each run's of-best per block size.
     #[command(
         after_help = "Example:\n  blocksweep sweep -o t4.json      # on one machine\n  blocksweep sweep -o h200.json    # on another\n  blocksweep compare t4.json h200.json"
@@ -104,7 +106,7 @@ Every column of the table is explained in docs/guide.md (section 3, \"Reading th
     #[command(
         after_help = "Examples:\n  blocksweep apis                  # one key per line: what --backend takes\n  blocksweep apis --format json    # with each API's name and whether it has a device here"
     )]
-    Apis(crate::commands::apis::ApisArgs),
+    Apis(apis::ApisArgs),
     /// One API's worker process: blocksweep starts itself in this role for a user's kernel,
     /// and drives it over its stdin and stdout. Not for people.
     #[command(hide = true)]

@@ -15,6 +15,16 @@ use crate::args::{DeviceArgs, SweepArgs};
 use crate::progress::Bar;
 use crate::usage;
 
+/// "blocksweep 0.x.y": the tool line of every report.
+pub fn tool() -> String {
+    format!("blocksweep {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Now, as every report dates its run (RFC 3339, seconds).
+pub fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
 /// Every API in the provider list, probed.
 pub fn registry() -> Registry {
     Registry::probe(blocksweep_apis::all())
@@ -128,7 +138,7 @@ impl Sweep<'_> {
         let mut runs: Vec<Report> = Vec::new();
         let mut failed = false;
         for targets in each {
-            let report = Report::new(crate::commands::tool(), self.date);
+            let report = Report::new(tool(), self.date);
             let mut save_one = |r: &Report| {
                 let mut all = runs.clone();
                 all.push(r.clone());

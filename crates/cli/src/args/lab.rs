@@ -9,8 +9,7 @@ use blocksweep_core::lab::waves::WaveSpec;
 use blocksweep_core::Protocol;
 use clap::Args;
 
-use crate::args::{parse_size, parse_svg_path, trim, DeviceArgs, FormatChoice, Timed};
-use crate::output::files::Where;
+use super::{parse_size, parse_svg_path, trim, DeviceArgs, FormatChoice, Timed, Where};
 
 /// Flags every lab command shares: the measurement protocol and where results go.
 #[derive(Args, Debug, Clone)]
