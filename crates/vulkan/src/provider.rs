@@ -85,7 +85,7 @@ static INFO: ApiInfo = ApiInfo {
 /// A GLSL compute shader, compiled to SPIR-V at run time (glsl.rs).
 pub const GLSL: Language = Language::new("glsl", "GLSL");
 /// A SPIR-V binary (little-endian words), built as given.
-pub const SPIR_V: Language = Language::new("spirv", "SPIR-V");
+pub const SPIR_V: Language = Language::new("spirv", "SPIR-V").without_defines();
 
 /// `--vk-validation`: the Khronos validation layer on (as BLOCKSWEEP_VK_VALIDATION=1 turns it
 /// on); its messages come back as diagnostics.
