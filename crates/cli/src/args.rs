@@ -24,9 +24,9 @@ mod parse;
 mod tune;
 pub use files::{FileArgs, Where};
 pub use options::ApiOptionArgs;
+pub use parse::{default_size, parse_size, trim, Blocks, Grids};
 use parse::{parse_block_list, parse_discipline, parse_grid};
 pub(crate) use parse::{parse_min_time, parse_svg_path};
-pub use parse::{parse_size, trim, Blocks, Grids};
 pub use tune::TuneArgs;
 
 /// Where every column of every table is explained.
@@ -155,23 +155,10 @@ impl DeviceArgs {
         }
     }
 
-    pub fn open_options(&self) -> OpenOptions {
+    /// The options each API's provider declares, as given; where the APIs open (here or in
+    /// workers) is `session::open_options`'s to decide.
+    pub fn api_options(&self) -> OpenOptions {
         self.api_options.0.clone()
-    }
-
-    /// The options for running a user's kernel: each API in a worker process of its own
-    /// (this executable, `worker`), unless `--in-process`.
-    pub fn kernel_options(&self) -> anyhow::Result<OpenOptions> {
-        let options = self.open_options();
-        if self.in_process {
-            return Ok(options);
-        }
-        let program = std::env::current_exe()
-            .map_err(|e| anyhow::anyhow!("cannot start worker processes: {e}"))?;
-        Ok(options.in_workers(blocksweep_core::worker::WorkerCommand {
-            program,
-            args: vec!["worker".into()],
-        }))
     }
 }
 
@@ -262,9 +249,7 @@ pub struct SweepArgs {
     /// its arguments and checks (docs/kernels.md; examples in examples/kernels/).
     #[arg(long, value_name = "SPEC.toml")]
     pub kernel: Option<PathBuf>,
-    /// Frame size in pixels, WIDTHxHEIGHT [default: 3840x2160 on a GPU, 1280x720 when every device is a CPU]. With --kernel, the kernel's sizes: N (1-D work),
-    /// WxH (2-D), or name=value,... [default: the spec's sizes].
-    #[arg(long, short, value_name = "SIZE")]
+    #[arg(long, short, value_name = "SIZE", help = parse::sweep_size_help())]
     pub size: Option<String>,
     /// Block sizes (threads per block) to sweep: a list (64,128,256), ranges with a step (32..1024:32),
     /// or 3-D blocks (32x32x2). [default: 16,32,64,96,100,128,160,192,256,384,512,768,1024, the 13 sizes
@@ -401,10 +386,12 @@ pub struct ReplayArgs {
 }
 
 impl SweepArgs {
-    /// The frame's size: `--size`, or 4K.
+    /// The frame's size: `--size`, or the default frame's (4K).
     pub fn frame_size(&self) -> Result<(u32, u32), String> {
-        parse_size(self.size.as_deref().unwrap_or("3840x2160").trim())
-            .map_err(|e| format!("--size: {e}"))
+        match self.size.as_deref() {
+            Some(size) => parse_size(size.trim()).map_err(|e| format!("--size: {e}")),
+            None => Ok(blocksweep_core::frame::DEFAULT_SIZE),
+        }
     }
 
     /// The measurement the arguments ask for.

@@ -39,7 +39,7 @@ pub fn run(args: &SweepArgs, given: Given, each: Vec<Targets>) -> anyhow::Result
         Some(p) => Some(Cache::open(&p).map_err(usage)?),
         None => None,
     };
-    let options = crate::session::open_options(&args.device, given.work)?;
+    let options = crate::session::open_options(&args.device, given.work.is_users())?;
     let open = |d: &DeviceIdentity| blocksweep_core::worker::open(given.reg, d, &options);
     let tool = crate::session::tool();
     let tune = Tune {

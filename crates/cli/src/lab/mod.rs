@@ -34,7 +34,8 @@ fn run_on<T: Task<Settings = ()>, F: FnOnce() -> Result<T, SessionError>>(
     make: F,
 ) -> anyhow::Result<Finished<T::Answer>> {
     let mut task = Later::new(make);
-    session::run(reg, targets, &device.open_options(), &(), &mut task)
+    let options = crate::session::open_options(device, false)?;
+    session::run(reg, targets, &options, &(), &mut task)
         .and_then(Finished::require_any)
         .map_err(session_error)
 }

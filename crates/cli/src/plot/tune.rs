@@ -7,6 +7,8 @@ use std::fmt::Write;
 use blocksweep_core::tune::{Config, TuneReport};
 use blocksweep_core::Api;
 
+use super::chart::esc;
+
 const CELL_W: usize = 44;
 const CELL_H: usize = 18;
 const LEFT: usize = 130;
@@ -135,10 +137,4 @@ fn colour(v: Option<f64>) -> String {
         lerp(247.0, 0x78 as f64),
         lerp(188.0, 0x37 as f64)
     )
-}
-
-fn esc(t: &str) -> String {
-    t.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

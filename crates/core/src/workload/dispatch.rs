@@ -93,7 +93,7 @@ impl ProgramWorkload {
         for b in &self.instance.buffers {
             let len = b.initial.len() as u64;
             if b.decl.written {
-                let mut whole = vec![0u8; (len + 2 * guard::GUARD) as usize];
+                let mut whole = vec![0u8; guard::allocated(len) as usize];
                 backend.read_buffer(b.decl.index, 0, &mut whole)?;
                 read.written.push(whole);
             } else {
