@@ -2,8 +2,9 @@
 //! `super::` paths that climb to the crate root, or a `macro_rules!` macro another module
 //! defines) a module that reaches back to it. A name the crate root re-exports counts as a
 //! reference to the module it comes from. A loop (say the CLI's `args` → `output` → `args`)
-//! fails here, naming the modules of the loop and each arrow's file and path.
-//! The core is held to more: its modules never name anything through the crate root.
+//! fails here, naming the modules of the loop and each arrow's file and path. The crate
+//! root's own items (a backend crate's `open`, the CLI's `usage`) stand above every module and
+//! are no node. The core is held to more: its modules never name anything through the root.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
