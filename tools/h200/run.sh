@@ -2,7 +2,7 @@
 # Everything blocksweep measures on the lent NVIDIA H200, in one device call. Runs in the
 # repository root there, with the release binary, benches/bin and .gl/ (Debian's Vulkan/OpenCL
 # loaders and glvnd, see ../shared/device.md) carried. PARTS selects what runs (default: all):
-#   env core trace cuda bench lab kit multi kernels big zoo wall sanitizer tune
+#   env core trace cuda bench lab kit multi kernels big zoo wall sanitizer tune targets runs
 # (tune: issue 28, tools/h200/tune-bench.sh: the reduce-elems tune cold and cached, with wall
 # times and its compile count, and the grayscale block x grid map for docs/day10.md.)
 # (zoo: the bug zoo and kernels written on the spot, tools/h200/zoo.sh; wall: the default
@@ -204,6 +204,22 @@ for part in $PARTS; do
       nvcc -std=c++17 -O3 -o /tmp/floors benches/cuda/floors.cu > "$R/floors-nvcc.txt" 2>&1 \
         && /tmp/floors 4 5 > "$R/floors.txt" 2>&1
       bash tools/h200/big-summary.sh "$R" > "$R/summary.txt" 2>&1
+      ;;
+    targets)
+      # Issue 36: --target as a new user meets it on this GPU (tools/targets/run.sh), the GPU
+      # written as a target file among its results.
+      # A kernel of the zoo that loops for ever waits out the deadline on each API: 5 s is enough
+      # for what --target says.
+      BLOCKSWEEP_DEADLINE_S=${TARGETS_DEADLINE_S:-5} R=$R DEV="$DEV" B="$B" bash tools/targets/run.sh > "$R/targets-run.log" 2>&1
+      ;;
+    runs)
+      # Issue 37: the runs `compare` merges across GPUs: the default sweep and the examples.
+      run "$R" sweep sweep --device "$DEV" -o "$R/sweep-$D.json"
+      for k in saxpy transpose reduce; do
+        run "$R" "$k" sweep --kernel "examples/kernels/$k/kernel.toml" --device "$DEV" -o "$R/$k-$D.json"
+      done
+      # Issue 41: the stopping rule by precision, reached or reported on every row.
+      run "$R" max-noise sweep --device "$DEV" --max-noise 0.5% -o "$R/max-noise-$D.json"
       ;;
     multi)
       run "$R" devices devices

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use blocksweep_core::measure::DEFAULT_MIN_TIME_MS;
+use blocksweep_core::measure::{DEFAULT_MIN_TIME_MS, DEFAULT_NOISE_CAP_MS};
 use blocksweep_core::sweep::SweepConfig;
 use blocksweep_core::{Api, ApiChoice, Discipline, GridPolicy, OpenOptions};
 use blocksweep_core::{Protocol, Reps};
@@ -26,7 +26,7 @@ pub use files::{FileArgs, Where};
 pub use options::ApiOptionArgs;
 pub use parse::{default_size, parse_size, trim, Blocks, Grids};
 use parse::{parse_block_list, parse_discipline, parse_grid};
-pub(crate) use parse::{parse_min_time, parse_svg_path};
+pub(crate) use parse::{parse_min_time, parse_noise, parse_svg_path};
 pub use tune::TuneArgs;
 
 /// Where every column of every table is explained.
@@ -220,6 +220,13 @@ pub struct Timed {
     /// Device time one timed batch should last, in milliseconds, when --reps is not given.
     #[arg(long, default_value_t = DEFAULT_MIN_TIME_MS, value_parser = parse_min_time)]
     pub min_time: f64,
+    /// Time more batches until each row's mean has at most this relative standard error, as a
+    /// percentage ("0.5%" or 0.5; nvbench's stdrel); each row says whether it got there.
+    #[arg(long, value_name = "PERCENT", value_parser = parse_noise, conflicts_with = "reps")]
+    pub max_noise: Option<f64>,
+    /// The device time, in milliseconds, a row may spend reaching --max-noise.
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_NOISE_CAP_MS, value_parser = parse_min_time, requires = "max_noise")]
+    pub max_noise_time: f64,
 }
 
 impl Timed {
@@ -231,6 +238,8 @@ impl Timed {
                 min: 10,
                 min_time_ms: self.min_time,
                 max: 100_000,
+                max_noise: self.max_noise,
+                noise_cap_ms: self.max_noise_time,
             },
         }
     }

@@ -24,6 +24,13 @@ fn sizes_and_counts() {
     bad_input(&["sweep", "--grid", "0"], "at least one block");
     bad_input(&["sweep", "--grid", "lots"], "not a grid policy");
     bad_input(&["sweep", "--seed", "x"], "--seed");
+    bad_input(
+        &["sweep", "--max-noise", "0"],
+        "is not a percentage above 0",
+    );
+    bad_input(&["sweep", "--max-noise", "lots"], "is not a percentage");
+    bad_input(&["sweep", "--max-noise", "1%", "--reps", "5"], "--reps");
+    bad_input(&["sweep", "--max-noise-time", "100"], "--max-noise");
 }
 
 #[test]

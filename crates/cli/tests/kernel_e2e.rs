@@ -7,6 +7,8 @@
 #[path = "kernel_e2e/support.rs"]
 mod kernel_support;
 mod support;
+#[path = "kernel_e2e/workers.rs"]
+mod workers;
 
 use kernel_support::*;
 use serde_json::Value;

@@ -119,6 +119,15 @@ pub const SCENARIOS: &[Scenario] = &[
         },
     ),
     device(
+        "kernel_timing",
+        "kernel batches of at least 100 ms read, on the device's clock, between a third of the \
+         host's wait around them and the wait itself, stamped once or per dispatch",
+        |t| {
+            checks::kernel_timing(&mut *t.open());
+            Completion::Completed
+        },
+    ),
+    device(
         "batch_protocol",
         "run_batch returns one interval (Batch), n intervals (Each) or none (None); back-to-back \
          dispatches verify; poison and read-back are ordered after a batch",

@@ -44,6 +44,10 @@ enum Fault {
     UntimedCopy,
     /// Copy times in seconds where milliseconds are due (a unit slip of 1000).
     CopyInSeconds,
+    /// Kernel stamps 10 times what the device took.
+    KernelTimesTen,
+    /// Kernel stamps a tenth of what the device took.
+    KernelTenth,
     /// Writes garbage when a block has a z dimension.
     Broken3d,
     /// Runs the grid-stride kernel whichever kernel is chosen.
@@ -113,6 +117,17 @@ impl Backend for Faulty {
                 Some(Fault::CopyInSeconds) if matches!(work, Work::Copy { .. }) => {
                     t.each_ms.iter_mut().for_each(|x| *x /= 1e3);
                     t.batch_ms = t.batch_ms.map(|x| x / 1e3);
+                }
+                Some(f @ (Fault::KernelTimesTen | Fault::KernelTenth))
+                    if matches!(work, Work::Kernel(_)) =>
+                {
+                    let k = if f == Fault::KernelTimesTen {
+                        10.0
+                    } else {
+                        0.1
+                    };
+                    t.each_ms.iter_mut().for_each(|x| *x *= k);
+                    t.batch_ms = t.batch_ms.map(|x| x * k);
                 }
                 _ => {}
             }
@@ -276,6 +291,8 @@ const CAUGHT: &[(Fault, &str, &str)] = &[
     (Fault::WrongIdentity, "identity", "open() must describe"),
     (Fault::UntimedCopy, "copy_timing", "[0.0, 0.0, 0.0, 0.0]"),
     (Fault::CopyInSeconds, "copy_timing", "the host waited"),
+    (Fault::KernelTimesTen, "kernel_timing", "the host waited"),
+    (Fault::KernelTenth, "kernel_timing", "the host waited"),
     (Fault::Broken3d, "block_3d", "failed at block 8x4x2"),
     (
         Fault::StaleStagedView,

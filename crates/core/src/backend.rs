@@ -13,10 +13,12 @@ use crate::limits::Limits;
 pub use crate::program::{ProgramArg, ProgramSource};
 pub use crate::uuid::{format_uuid, parse_uuid, uuid_text};
 
+pub(crate) mod checked;
 mod error;
 mod identity;
 mod launch;
 
+pub use checked::{CheckedRun, Dispatch, Reset, Span};
 pub use error::{BackendError, BackendResult, ErrorKind};
 pub use identity::{pci_bus_id, DeviceIdentity, DeviceKind, KernelFacts, TimerInfo};
 pub use launch::{GridSize, Launch, OccupancySuggestion, Residency};
@@ -186,6 +188,14 @@ pub trait Backend: Send {
             ErrorKind::Unavailable,
             "this backend does not run user kernels",
         ))
+    }
+
+    /// One checked dispatch's device side in one call ([`CheckedRun`]): the resets, the launch
+    /// once untimed, then `out[i]` filled with `run.reads[i]` (the caller sizes each). `Ok(Err)`
+    /// is the dispatch's own failure, after which nothing was read. By default the calls it is
+    /// made of; a backend in a worker process sends it as one request.
+    fn run_checked(&mut self, run: &CheckedRun, out: &mut [Vec<u8>]) -> BackendResult<Dispatch> {
+        checked::run_checked(self, run, out)
     }
 }
 

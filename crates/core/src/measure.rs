@@ -89,7 +89,32 @@ pub enum Reps {
         min: u32,
         min_time_ms: f64,
         max: u32,
+        /// `--max-noise`: more batches of the same count until the mean's relative standard
+        /// error is at most this (nvbench's stdrel), within `noise_cap_ms` of device time.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_noise: Option<f64>,
+        #[serde(default = "default_noise_cap")]
+        noise_cap_ms: f64,
     },
+}
+
+/// Device time a row may spend reaching `--max-noise` (`--max-noise-time`), by default.
+pub const DEFAULT_NOISE_CAP_MS: f64 = 1000.0;
+
+fn default_noise_cap() -> f64 {
+    DEFAULT_NOISE_CAP_MS
+}
+
+/// What a row's `--max-noise` rule reached.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Noise {
+    /// The relative standard error asked for.
+    pub target: f64,
+    /// The relative standard error reached (the per-dispatch samples' cv / sqrt(n)).
+    pub rse: f64,
+    pub reached: bool,
+    /// Batches of the row's count timed for the mean.
+    pub batches: u32,
 }
 
 impl Reps {
@@ -98,11 +123,26 @@ impl Reps {
         match self {
             Reps::Fixed(_) => "fixed by --reps".to_string(),
             Reps::Adaptive {
-                min, min_time_ms, ..
-            } => format!(
-                "adaptive: at least {min}, aiming at {min_time_ms} ms of device time per batch \
-                 from the warm-ups' pace"
-            ),
+                min,
+                min_time_ms,
+                max_noise,
+                noise_cap_ms,
+                ..
+            } => {
+                let mut w = format!(
+                    "adaptive: at least {min}, aiming at {min_time_ms} ms of device time per \
+                     batch from the warm-ups' pace"
+                );
+                if let Some(n) = max_noise {
+                    w.push_str(&format!(
+                        ", then more batches until the mean's relative standard error is at \
+                         most {:.2} % (--max-noise; at most {noise_cap_ms} ms of device time a \
+                         row)",
+                        n * 100.0
+                    ));
+                }
+                w
+            }
         }
     }
 }
@@ -113,6 +153,8 @@ impl Default for Reps {
             min: 10,
             min_time_ms: DEFAULT_MIN_TIME_MS,
             max: 100_000,
+            max_noise: None,
+            noise_cap_ms: DEFAULT_NOISE_CAP_MS,
         }
     }
 }
@@ -220,6 +262,9 @@ pub struct Timing {
     /// Per-dispatch device intervals, in order.
     pub samples_ms: Vec<f64>,
     pub stats: TimeStats,
+    /// What `--max-noise` reached, where it was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Noise>,
 }
 
 /// Runs `protocol` on `work`: warm-ups, then the timed dispatches under its discipline.
@@ -235,6 +280,7 @@ pub fn measure(
             min,
             min_time_ms,
             max,
+            ..
         } => {
             // No warm-up to learn from: one timed dispatch is the estimate.
             let per = match estimate {
@@ -249,7 +295,7 @@ pub fn measure(
         reps = again;
         first = timed(backend, work, protocol.discipline, reps)?;
     }
-    let (batch_ms, samples) = match protocol.discipline {
+    let (batch_ms, mut samples) = match protocol.discipline {
         // The per-dispatch intervals of a batch come from a second batch of the same count.
         Discipline::Batch => (
             Some(single(first)?),
@@ -257,19 +303,83 @@ pub fn measure(
         ),
         Discipline::Each | Discipline::Synced => (None, first.each_ms),
     };
-    let stats = TimeStats::of(&samples, batch_ms.map(|b| b / reps as f64)).ok_or_else(|| {
+    let no_times = || {
         BackendError::new(
             backend.api(),
             crate::backend::ErrorKind::Driver,
             "the timed batch returned no per-dispatch times",
         )
-    })?;
+    };
+    let mut stats =
+        TimeStats::of(&samples, batch_ms.map(|b| b / reps as f64)).ok_or_else(no_times)?;
+    let noise = match protocol.reps {
+        Reps::Adaptive {
+            max_noise: Some(target),
+            noise_cap_ms,
+            ..
+        } => {
+            let rule = (target, noise_cap_ms);
+            let so_far = (batch_ms, &mut samples, &mut stats);
+            Some(quieter(
+                backend,
+                work,
+                protocol.discipline,
+                reps,
+                rule,
+                so_far,
+            )?)
+        }
+        _ => None,
+    };
     Ok(Timing {
         discipline: protocol.discipline,
         reps,
         batch_ms,
         samples_ms: samples,
         stats,
+        noise,
+    })
+}
+
+/// `--max-noise`: more batches of `reps` (each timed as the discipline says, its dispatches'
+/// intervals added to the samples) while the mean's relative standard error is above `target`
+/// and the row has spent less than `cap_ms` of device time; the mean becomes that of every
+/// batch. Returns what it reached.
+fn quieter(
+    backend: &mut dyn Backend,
+    work: Work,
+    discipline: Discipline,
+    reps: u32,
+    (target, cap_ms): (f64, f64),
+    (first_batch, samples, stats): (Option<f64>, &mut Vec<f64>, &mut TimeStats),
+) -> Result<Noise, BackendError> {
+    let mut batches = 1u32;
+    let mut batch_total = first_batch;
+    let mut spent = first_batch.unwrap_or(0.0) + samples.iter().sum::<f64>();
+    while stats.relative_se() > target && spent < cap_ms {
+        let more = timed(backend, work, discipline, reps)?;
+        spent += took(&more);
+        match discipline {
+            Discipline::Batch => {
+                batch_total = Some(batch_total.unwrap_or(0.0) + single(more)?);
+                let each = backend.run_batch(work, reps, Stamps::Each)?.each_ms;
+                spent += each.iter().sum::<f64>();
+                samples.extend(each);
+            }
+            Discipline::Each | Discipline::Synced => samples.extend(more.each_ms),
+        }
+        batches += 1;
+        let mean = batch_total.map(|b| b / (reps as f64 * batches as f64));
+        if let Some(s) = TimeStats::of(samples, mean) {
+            *stats = s;
+        }
+    }
+    let rse = stats.relative_se();
+    Ok(Noise {
+        target,
+        rse,
+        reached: rse <= target,
+        batches,
     })
 }
 
@@ -310,6 +420,7 @@ fn recount(reps: Reps, count: u32, took_ms: f64) -> Option<u32> {
         min,
         min_time_ms,
         max,
+        ..
     } = reps
     else {
         return None;

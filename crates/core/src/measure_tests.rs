@@ -75,6 +75,8 @@ fn adaptive_reps_fill_the_minimum_time_within_bounds() {
             min: 10,
             min_time_ms: 1.0,
             max: 50,
+            max_noise: None,
+            noise_cap_ms: crate::measure::DEFAULT_NOISE_CAP_MS,
         },
         discipline: Discipline::Batch,
     };
@@ -103,6 +105,8 @@ fn a_first_dispatchs_one_time_cost_does_not_shrink_the_adaptive_count() {
             min: 10,
             min_time_ms: 2.0,
             max: 100_000,
+            max_noise: None,
+            noise_cap_ms: crate::measure::DEFAULT_NOISE_CAP_MS,
         },
         discipline: Discipline::Batch,
     };
@@ -153,6 +157,8 @@ fn an_adaptive_batch_far_short_of_its_time_is_timed_again_at_its_own_pace() {
             min: 1,
             min_time_ms: 20.0,
             max: 100_000,
+            max_noise: None,
+            noise_cap_ms: crate::measure::DEFAULT_NOISE_CAP_MS,
         },
         discipline: Discipline::Batch,
     };
@@ -177,4 +183,48 @@ fn an_adaptive_batch_far_short_of_its_time_is_timed_again_at_its_own_pace() {
         "a 2 ms estimate: 10 dispatches, 10 ms, half the time asked"
     );
     assert_eq!(b.batches.len(), 3, "{:?}", b.batches);
+}
+
+/// `--max-noise`: each batch of 10 has one dispatch that pays a 1 ms host wait (2 ms) and nine
+/// of 1 ms, so every batch's samples have mean 1.1 and, over b batches,
+/// sd = sqrt(0.9 b / (10 b - 1)). The relative standard error sd / 1.1 / sqrt(10 b) is 0.0506
+/// at b = 3 and 0.0437 at b = 4: a 5 % target takes four batches. With 50 ms of device time allowed (22 ms a batch and
+/// its per-dispatch batch), it stops after three, short of it, and says so.
+#[test]
+fn max_noise_times_more_batches_until_the_mean_is_that_precise_or_the_time_is_spent() {
+    let rule = |cap| Protocol {
+        warmups: 0,
+        reps: Reps::Adaptive {
+            min: 10,
+            min_time_ms: 2.0,
+            max: 100_000,
+            max_noise: Some(0.05),
+            noise_cap_ms: cap,
+        },
+        discipline: Discipline::Batch,
+    };
+    let mut b = ScriptedBackend::new(TEST_API_A, 1.0, 0.0);
+    b.host_wait_ms = 1.0;
+    let t = measure(&mut b, work(), &rule(1000.0)).unwrap();
+    let n = t.noise.unwrap();
+    assert_eq!((n.batches, n.reached), (4, true), "{n:?}");
+    assert!((n.rse - 0.043671).abs() < 1e-5, "{n:?}");
+    assert_eq!(t.reps, 10);
+    assert_eq!(t.samples_ms.len(), 40);
+    assert!((t.stats.mean - 1.1).abs() < 1e-12, "{}", t.stats.mean);
+    let mut b = ScriptedBackend::new(TEST_API_A, 1.0, 0.0);
+    b.host_wait_ms = 1.0;
+    let t = measure(&mut b, work(), &rule(50.0)).unwrap();
+    let n = t.noise.unwrap();
+    assert_eq!((n.batches, n.reached), (3, false), "{n:?}");
+    assert!((n.rse - 0.050645).abs() < 1e-5, "{n:?}");
+    // Without the rule nothing more is timed, and nothing is said.
+    let mut b = ScriptedBackend::new(TEST_API_A, 1.0, 0.0);
+    b.host_wait_ms = 1.0;
+    let plain = Protocol {
+        reps: Reps::default(),
+        ..rule(0.0)
+    };
+    let t = measure(&mut b, work(), &plain).unwrap();
+    assert_eq!((t.noise, t.samples_ms.len()), (None, 10));
 }

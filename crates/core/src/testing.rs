@@ -187,6 +187,9 @@ pub struct HostBackend {
     /// A fault: runs only the grid's first row of blocks (y = 0), as an API that dropped the
     /// others would. Only the 2-D kernel, which reads blockIdx.y, leaves pixels unwritten.
     pub first_block_row_only: bool,
+    /// Its device's memory is taken (by another API's copy of the frame on the same GPU): every
+    /// program's buffers fail to allocate, although its limits would hold them.
+    pub memory_taken: bool,
 }
 
 /// A built-in kernel on the host: its buffers as bytes (none for a scalar), and every pixel's
@@ -268,6 +271,7 @@ impl HostBackend {
             stages: true,
             said: Vec::new(),
             first_block_row_only: false,
+            memory_taken: false,
         }
     }
 
@@ -452,6 +456,10 @@ impl Backend for HostBackend {
             return Err(self.error(ErrorKind::Build, why));
         };
         let bytes: u64 = args.iter().map(ProgramArg::allocation).sum();
+        if self.memory_taken {
+            let why = format!("buffers of {bytes} bytes: TEST_MEMORY_TAKEN by another API");
+            return Err(self.error(ErrorKind::OutOfMemory, why));
+        }
         if bytes > HOST_MEMORY {
             let why = format!("buffers of {bytes} bytes exceed HOST_MEMORY");
             return Err(self.error(ErrorKind::OutOfMemory, why));
@@ -558,6 +566,7 @@ pub fn timing(mean_ms: f64) -> crate::measure::Timing {
         batch_ms: Some(mean_ms * 10.0),
         stats: crate::measure::TimeStats::of(&samples, None).expect("ten samples"),
         samples_ms: samples,
+        noise: None,
     }
 }
 

@@ -50,6 +50,17 @@ pub(crate) fn parse_min_time(s: &str) -> Result<f64, String> {
     }
 }
 
+/// "0.5%" or "0.5": a relative standard error of 0.005; above 0 and at most 50 %.
+pub(crate) fn parse_noise(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    match t.strip_suffix('%').unwrap_or(t).trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 50.0 => Ok(v / 100.0),
+        _ => Err(format!(
+            "'{s}' is not a percentage above 0 and at most 50 (for example 0.5%)"
+        )),
+    }
+}
+
 pub(crate) fn parse_svg_path(s: &str) -> Result<PathBuf, String> {
     if s.to_ascii_lowercase().ends_with(".svg") {
         Ok(PathBuf::from(s))

@@ -47,6 +47,7 @@ pub(super) fn timing(ms: f64, cv: f64) -> Timing {
             sd: ms * cv,
             samples: 10,
         },
+        noise: None,
     }
 }
 

@@ -209,6 +209,7 @@ mod tests {
                 batch_ms: Some(1.0),
                 samples_ms: vec![0.1; 10],
                 stats: TimeStats::of(&[0.1, 0.1], None).unwrap(),
+                noise: None,
             }),
             gbps: Some(gbps),
             of_best: None,

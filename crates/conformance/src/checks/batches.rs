@@ -8,6 +8,50 @@ use blocksweep_core::{Backend, BlockSize, ErrorKind, Frame, KernelVariant, Launc
 
 use super::{device_time_fits_host, positive, timed};
 
+/// How much shorter than the host's wait a kernel batch of at least [`KERNEL_BATCH_MS`] may
+/// read: long enough that submitting and waiting are a small part of the wait, so a stamp read
+/// 10 times too short (or long) cannot pass, where the copies' looser factor would let it.
+pub const KERNEL_CLOCK_FACTOR: f64 = 3.0;
+
+/// The host time a kernel batch of the timing check lasts at least.
+pub const KERNEL_BATCH_MS: f64 = 100.0;
+
+/// Kernel batches' device time against the host's clock around them: the grid-stride kernel
+/// on a 1280x720 frame, repeated for at least [`KERNEL_BATCH_MS`] of host time, read between
+/// 1/[`KERNEL_CLOCK_FACTOR`] of the host's wait and the wait itself, with one stamp over the
+/// batch and with one per dispatch.
+pub fn kernel_timing(b: &mut dyn Backend) {
+    let frame = Frame::generate(1280, 720, 5);
+    builtin::load(b, KernelVariant::GridStride, &frame).expect("upload");
+    let grid = blocks_to_cover(frame.pixels(), 256).div_ceil(8) as u32;
+    let work = Work::Kernel(Launch::linear(BlockSize::linear(256), grid));
+    // How many dispatches last the batch's time, from the host's clock (the device's is what
+    // is checked), after a warm-up that pays for the first dispatch's set-up.
+    b.run_batch(work, 2, Stamps::None).expect("warm-up");
+    let (_, host) = timed(b, work, 4, Stamps::None);
+    let per_ms = (host.as_secs_f64() * 1e3 / 4.0).max(1e-3);
+    let count = ((KERNEL_BATCH_MS / per_ms).ceil() as u32).clamp(4, 200_000);
+    for stamps in [Stamps::Batch, Stamps::Each] {
+        let (t, host) = timed(b, work, count, stamps);
+        let device_ms = match stamps {
+            Stamps::Each => t.each_ms.iter().sum(),
+            _ => t.batch_ms.unwrap_or(0.0),
+        };
+        let host_ms = host.as_secs_f64() * 1e3;
+        crate::show!(
+            "{}: {count} dispatches, {stamps:?}: device {device_ms:.3} ms, host {host_ms:.3} ms",
+            b.identity().name
+        );
+        assert!(
+            device_ms <= host_ms + 1.0 && device_ms >= host_ms / KERNEL_CLOCK_FACTOR,
+            "{count} kernel dispatches ({stamps:?}): the device says {device_ms:.4} ms, the host \
+             waited {host_ms:.4} ms around them (allowed: {:.4} to {:.4} ms)",
+            host_ms / KERNEL_CLOCK_FACTOR,
+            host_ms + 1.0
+        );
+    }
+}
+
 /// Device-to-device copies: per-dispatch and batch intervals, positive and finite, at a
 /// plausible rate; the buffers serve a second batch, and another size.
 pub fn copy_timing(b: &mut dyn Backend) {

@@ -7,7 +7,10 @@ mod device;
 mod memory;
 mod sweeps;
 
-pub use batches::{batch_protocol, copy_timing, rejected_launch};
+pub use batches::{
+    batch_protocol, copy_timing, kernel_timing, rejected_launch, KERNEL_BATCH_MS,
+    KERNEL_CLOCK_FACTOR,
+};
 
 pub use device::{identity, limits, open_past_last_device};
 pub use memory::frame_too_large;

@@ -322,3 +322,72 @@ fn a_frame_one_api_refuses_is_that_apis_failure_and_bad_input_when_all_refuse() 
         other => panic!("expected bad input, got {other:?}"),
     }
 }
+
+/// The H100's 50000x50000 frame: each API fits the GPU alone, but one finds its memory taken by
+/// the other's copy. That API fails under its name; the other's measured rows stay, and the run
+/// is no bad input (it ended with exit 2 and none of CUDA's verified rows).
+#[test]
+fn an_api_whose_memory_is_taken_fails_alone_and_the_measured_rows_stay() {
+    use crate::workload::{sweep_device, Ended};
+    let mut made = FrameWorkload::new(Frame::generate(64, 16, 5));
+    let config = config();
+    let devices: Vec<DeviceIdentity> = [TEST_API_A, TEST_API_B]
+        .iter()
+        .map(|&api| HostBackend::new(api).identity)
+        .collect();
+    let job = SweepJob {
+        targets: Targets {
+            devices,
+            note: "test device".into(),
+            one_physical_device: true,
+        },
+        config: &config,
+        overlap_close: false,
+    };
+    let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
+        let mut b = HostBackend::new(d.api);
+        b.memory_taken = d.api == TEST_API_B;
+        Ok(Box::new(b))
+    };
+    let mut report = Report::new("t", "d");
+    let ended = sweep_device(
+        &open,
+        &job,
+        &mut made,
+        &mut report,
+        &mut crate::sweep::Quiet,
+        &mut |_| {},
+        false,
+    )
+    .unwrap();
+    assert_eq!(ended, Ended::Measured { failed: true });
+    let alpha = report.results.iter().find(|r| r.api == TEST_API_A).unwrap();
+    assert_eq!(alpha.rows_run(), 2, "Alpha's rows are kept");
+    let f = report
+        .failures
+        .iter()
+        .find(|f| f.api == TEST_API_B)
+        .unwrap();
+    assert!(f.message.contains("TEST_MEMORY_TAKEN"), "{}", f.message);
+    // Both refused: nothing measured, which is the frame's size (bad input).
+    let open_none = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
+        let mut b = HostBackend::new(d.api);
+        b.memory_taken = true;
+        Ok(Box::new(b))
+    };
+    let mut report = Report::new("t", "d");
+    let ended = sweep_device(
+        &open_none,
+        &job,
+        &mut made,
+        &mut report,
+        &mut crate::sweep::Quiet,
+        &mut |_| {},
+        false,
+    )
+    .unwrap();
+    assert!(
+        matches!(ended, Ended::BadInput(ref m) if m.contains("too large")),
+        "{ended:?}"
+    );
+}

@@ -6,7 +6,7 @@
 
 use super::SweepError;
 use crate::api::Api;
-use crate::backend::{Backend, BackendError, ErrorKind, Launch, Stamps, Work};
+use crate::backend::{Backend, BackendError, Dispatch, ErrorKind, Launch, Work};
 use crate::builtin;
 use crate::frame::try_zeroed;
 use crate::measure::{measure, Protocol, Timing};
@@ -25,6 +25,18 @@ pub(crate) trait OutputCheck {
     /// Makes the outputs what a dispatch must start from (poisoned, so an element the launch
     /// skips shows).
     fn reset(&mut self, backend: &mut dyn Backend) -> Result<(), BackendError>;
+
+    /// Resets the outputs and dispatches `launch` once, untimed: `Ok(Err)` is the dispatch's
+    /// own failure. By default [`OutputCheck::reset`], then the dispatch; a check may do it
+    /// as one [`Backend::run_checked`] and read its output back in the same call.
+    fn reset_and_dispatch(
+        &mut self,
+        backend: &mut dyn Backend,
+        launch: Launch,
+    ) -> Result<Dispatch, BackendError> {
+        self.reset(backend)?;
+        Ok(crate::backend::checked::dispatch(backend, Some(launch)))
+    }
 
     /// Reads the dispatched output back and checks it. May dispatch `launch` again (a user
     /// kernel's second poison tells never-written elements from written poison).
@@ -63,11 +75,13 @@ pub(crate) fn checked_dispatch<W>(
     check: &mut dyn OutputCheck<Wrong = W>,
 ) -> Result<Dispatched<W>, SweepError> {
     let work = Work::Kernel(launch);
-    check.reset(backend)?;
     let timed_first = timed.filter(|_| check.checks_timed_output());
     let first = match timed_first {
-        Some(protocol) => measure(backend, work, protocol).map(Some),
-        None => backend.run_batch(work, 1, Stamps::None).map(|_| None),
+        Some(protocol) => {
+            check.reset(backend)?;
+            measure(backend, work, protocol).map(Some)
+        }
+        None => check.reset_and_dispatch(backend, launch)?.map(|()| None),
     };
     let timing = match first {
         Ok(timing) => timing,

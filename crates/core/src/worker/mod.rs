@@ -2,10 +2,12 @@
 //! pipe, so that a kernel's fault (a crash in the driver, heap corruption on a CPU driver, a
 //! hang) ends the worker and never the run (docs/architecture.md, "Workers").
 //!
-//! The parent side is [`RemoteBackend`], a [`Backend`] whose every call is a
-//! request to the worker; the pipeline, the checks and the reports use it like any other. The
+//! The parent side is [`RemoteBackend`], a [`Backend`] whose every call is one
+//! request to the worker (a checked dispatch, [`Backend::run_checked`], is one request too);
+//! the pipeline, the checks and the reports use it like any other. The
 //! worker side is [`serve`]: it opens the real backend and answers requests until told to
-//! close. Requests and replies are small serialisable values (`protocol.rs`); buffer contents
+//! close. Requests and replies are small serialisable values (`protocol.rs`, where the calls
+//! forwarded as they are are listed once, and each side is written from that list); buffer contents
 //! cross through memory both processes map (`shared.rs`), so a 64 MB read-back is one copy by
 //! the driver, as in one process.
 //!
@@ -15,6 +17,7 @@
 //! device state is unknown also ends the worker. Each is an [`crate::ErrorKind::Fault`] error of that
 //! API, and the rows measured before it stay.
 
+mod link;
 mod process;
 pub(crate) mod protocol;
 mod remote;
@@ -44,3 +47,11 @@ pub fn open(
         _ => registry.open(device, options),
     }
 }
+
+#[cfg(test)]
+#[path = "worker_tests.rs"]
+mod tests;
+
+#[cfg(test)]
+#[path = "serve_tests.rs"]
+mod serve_tests;

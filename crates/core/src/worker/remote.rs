@@ -1,44 +1,31 @@
-//! The parent's side: a [`Backend`] whose every call is one request to the worker.
+//! The parent's side: a [`Backend`] whose every call is one request to the worker; a checked
+//! dispatch ([`Backend::run_checked`]) is one request too.
 
 use std::cell::RefCell;
-use std::time::Duration;
 
-use super::process::{Process, Silence};
-use super::protocol::{Opened, Reply, Request};
+use super::link::{Link, Lost, Waits};
+use super::process::Process;
+use super::protocol::{forwarded, Opened, RegionReset, Reply, Request};
 use super::shared::Shared;
 use super::WorkerCommand;
 use crate::backend::{
-    Api, Backend, BackendError, BackendResult, BatchTimes, DeviceIdentity, ErrorKind, Fill,
-    KernelFacts, KernelVariant, OccupancySuggestion, Residency, Stamps, TimerInfo, Work,
+    Backend, BackendError, BackendResult, BatchTimes, CheckedRun, DeviceIdentity, Dispatch,
+    ErrorKind, Fill, KernelFacts, KernelVariant, OccupancySuggestion, Reset, Residency, Stamps,
+    TimerInfo, Work,
 };
 use crate::blocks::BlockSize;
 use crate::limits::Limits;
 use crate::options::OpenOptions;
-use crate::program::{deadline, ProgramArg, ProgramSource};
-
-/// How long a worker may take to open its device or build a kernel: compilers and driver
-/// start-up are slow, but not this slow.
-const SLOW_CALL: Duration = Duration::from_secs(300);
-/// Beyond the dispatch deadline, which the backend in the worker enforces itself, how long
-/// the parent waits before it kills a worker stuck inside a driver call.
-const GRACE: Duration = Duration::from_secs(10);
-/// How long a closing worker may take before it is killed.
-const CLOSING: Duration = Duration::from_secs(20);
+use crate::program::{ProgramArg, ProgramSource};
 
 /// One API's backend, living in a worker process.
 pub struct RemoteBackend {
     opened: Opened,
     link: RefCell<Link>,
+    waits: Waits,
     shared: Option<Shared>,
     /// The current program's arguments, as loaded.
     args: Vec<ProgramArg>,
-}
-
-struct Link {
-    process: Process,
-    api: Api,
-    /// Set once the worker has ended: why, and every later call fails with it.
-    ended: Option<String>,
 }
 
 impl RemoteBackend {
@@ -47,6 +34,16 @@ impl RemoteBackend {
         command: &WorkerCommand,
         device: &DeviceIdentity,
         options: &OpenOptions,
+    ) -> BackendResult<RemoteBackend> {
+        RemoteBackend::open_waiting(command, device, options, Waits::standard())
+    }
+
+    /// [`RemoteBackend::open`], waiting for answers as `waits` says.
+    pub(crate) fn open_waiting(
+        command: &WorkerCommand,
+        device: &DeviceIdentity,
+        options: &OpenOptions,
+        waits: Waits,
     ) -> BackendResult<RemoteBackend> {
         let api = device.api;
         let process = Process::start(command, api.key()).map_err(|e| {
@@ -65,23 +62,24 @@ impl RemoteBackend {
             device: device.clone(),
             options: options.clone(),
         };
-        let reply = link.borrow_mut().call(&request, SLOW_CALL)?;
+        let reply = link.borrow_mut().call(&request, waits.slow)?;
         let Reply::Opened(opened) = reply else {
             return Err(link.borrow().unexpected("open"));
         };
         Ok(RemoteBackend {
             opened: *opened,
             link,
+            waits,
             shared: None,
             args: Vec::new(),
         })
     }
 
-    fn call(&self, request: &Request, within: Duration) -> BackendResult<Reply> {
+    fn call(&self, request: &Request, within: std::time::Duration) -> BackendResult<Reply> {
         self.link.borrow_mut().call(request, within)
     }
 
-    fn done(&self, request: &Request, within: Duration) -> BackendResult<()> {
+    fn done(&self, request: &Request, within: std::time::Duration) -> BackendResult<()> {
         match self.call(request, within)? {
             Reply::Done => Ok(()),
             _ => Err(self.link.borrow().unexpected("a request")),
@@ -105,7 +103,7 @@ impl RemoteBackend {
                 path: path.to_string_lossy().into_owned(),
                 len: shared.len(),
             };
-            let mapped = self.done(&request, SLOW_CALL);
+            let mapped = self.done(&request, self.waits.slow);
             let _ = std::fs::remove_file(&path);
             mapped?;
             self.shared = Some(shared);
@@ -115,89 +113,27 @@ impl RemoteBackend {
             .as_mut()
             .ok_or_else(|| BackendError::new(api, ErrorKind::Driver, "no shared region"))
     }
-
-    /// Time allowed for a transfer of `bytes`: the deadline, plus a second per 100 MB.
-    fn transfer_time(bytes: u64) -> Duration {
-        deadline() + GRACE + Duration::from_secs(bytes / 100_000_000)
-    }
 }
 
-impl Link {
-    /// Sends one request and waits up to `within` for its answer. A worker that ended, went
-    /// silent, or reported a driver error (after which its device state is unknown) is gone:
-    /// killed, and every later call fails with the reason.
-    fn call(&mut self, request: &Request, within: Duration) -> BackendResult<Reply> {
-        if let Some(why) = &self.ended {
-            return Err(BackendError::new(self.api, ErrorKind::Fault, why.clone()));
+/// Writes the remote's side of each forwarded call ([`super::protocol::forwarded`]): the
+/// request made of the arguments, sent, its one reply unpacked.
+macro_rules! remote_methods {
+    ($($method:ident($($param:ident: $pty:ty),*) -> $ret:ty
+        = $variant:ident { $($field:ident: $fty:ty = $make:expr),* }
+        => |$b:ident| $call:expr, $reply:ident, $wait:ident($($warg:expr),*);)*) => {$(
+        fn $method(&mut self, $($param: $pty),*) -> BackendResult<$ret> {
+            let request = Request::$variant { $($field: $make),* };
+            match self.call(&request, self.waits.$wait($($warg),*))? {
+                Reply::$reply(answer) => Ok(answer),
+                _ => Err(self.link.borrow().unexpected(stringify!($method))),
+            }
         }
-        let line = serde_json::to_string(request)
-            .map_err(|e| BackendError::new(self.api, ErrorKind::Driver, format!("request: {e}")))?;
-        if self.process.send(&line).is_err() {
-            return Err(self.gone());
-        }
-        let answer = match self.process.receive(within) {
-            Ok(a) => a,
-            Err(Silence::Gone) => return Err(self.gone()),
-            Err(Silence::Timeout) => return Err(self.silent(within)),
-        };
-        let reply: Reply = serde_json::from_str(&answer).map_err(|e| {
-            BackendError::new(
-                self.api,
-                ErrorKind::Driver,
-                format!("the worker's answer is not understood ({e}): {answer}"),
-            )
-        })?;
-        match reply {
-            Reply::Error { kind, message } => Err(self.failed(kind, message)),
-            other => Ok(other),
-        }
-    }
-
-    /// The worker ended on its own: a crash (a signal), an abort, an exit.
-    fn gone(&mut self) -> BackendError {
-        let how = self.process.ending(Duration::from_secs(5));
-        let why = format!("the kernel crashed the driver: {how}");
-        self.ended = Some(why.clone());
-        BackendError::new(self.api, ErrorKind::Fault, why)
-    }
-
-    /// No answer in time: the worker is killed, which also ends whatever it left running on
-    /// the device.
-    fn silent(&mut self, within: Duration) -> BackendError {
-        self.process.kill();
-        let why = format!(
-            "no answer within {:.0} s (the kernel or the provider hung): its worker process \
-             was killed, which frees the device",
-            within.as_secs_f64()
-        );
-        self.ended = Some(why.clone());
-        BackendError::new(self.api, ErrorKind::Fault, why)
-    }
-
-    /// An error the backend reported. After a driver error (a deadline passed, an illegal
-    /// address) the device may still be busy or broken: the worker is killed, so that the
-    /// APIs measured next find the device free.
-    fn failed(&mut self, kind: ErrorKind, message: String) -> BackendError {
-        if matches!(kind, ErrorKind::Driver | ErrorKind::Fault) {
-            self.process.kill();
-            let why =
-                format!("{message}; its worker process was then stopped, which frees the device");
-            self.ended = Some(why.clone());
-            return BackendError::new(self.api, kind, why);
-        }
-        BackendError::new(self.api, kind, message)
-    }
-
-    fn unexpected(&self, what: &str) -> BackendError {
-        BackendError::new(
-            self.api,
-            ErrorKind::Driver,
-            format!("the worker answered {what} with something else"),
-        )
-    }
+    )*};
 }
 
 impl Backend for RemoteBackend {
+    forwarded!(remote_methods);
+
     fn identity(&self) -> &DeviceIdentity {
         &self.opened.identity
     }
@@ -214,38 +150,12 @@ impl Backend for RemoteBackend {
         self.opened.timer.clone()
     }
 
-    fn residency(&mut self, block: BlockSize) -> BackendResult<Option<Residency>> {
-        match self.call(&Request::Residency { block }, SLOW_CALL)? {
-            Reply::Residency(r) => Ok(r),
-            _ => Err(self.link.borrow().unexpected("residency")),
-        }
-    }
-
-    fn occupancy_suggestion(&mut self) -> BackendResult<Option<OccupancySuggestion>> {
-        match self.call(&Request::Suggestion, SLOW_CALL)? {
-            Reply::Suggestion(s) => Ok(s),
-            _ => Err(self.link.borrow().unexpected("the occupancy suggestion")),
-        }
-    }
-
     fn prepare(&mut self, blocks: &[BlockSize]) {
         let request = Request::Prepare {
             blocks: blocks.to_vec(),
         };
         // Never required (run_batch builds what is missing): a failure shows on the next call.
-        let _ = self.done(&request, SLOW_CALL);
-    }
-
-    fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
-        let request = Request::RunBatch {
-            work,
-            count,
-            stamps,
-        };
-        match self.call(&request, deadline() + GRACE)? {
-            Reply::Times(t) => Ok(t),
-            _ => Err(self.link.borrow().unexpected("a batch")),
-        }
+        let _ = self.done(&request, self.waits.slow);
     }
 
     fn copy_method(&self) -> String {
@@ -253,7 +163,7 @@ impl Backend for RemoteBackend {
     }
 
     fn diagnostics(&self) -> Vec<String> {
-        match self.call(&Request::Diagnostics, SLOW_CALL) {
+        match self.call(&Request::Diagnostics, self.waits.slow) {
             Ok(Reply::Diagnostics(d)) => d,
             _ => Vec::new(),
         }
@@ -264,14 +174,6 @@ impl Backend for RemoteBackend {
         sources.find(|(k, _)| *k == kernel).map(|(_, s)| s.clone())
     }
 
-    fn set_scalar(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
-        let request = Request::SetScalar {
-            arg,
-            bytes: bytes.to_vec(),
-        };
-        self.done(&request, SLOW_CALL)
-    }
-
     /// Through the shared region, which the worker fills from its backend's staging: lent
     /// as it is, with no copy on this side.
     fn read_buffer_staged(&mut self, arg: usize) -> BackendResult<Option<&[u8]>> {
@@ -280,7 +182,7 @@ impl Backend for RemoteBackend {
             return Err(BackendError::new(self.api(), ErrorKind::Driver, why));
         };
         self.region(bytes)?;
-        self.done(&Request::ReadStaged { arg }, Self::transfer_time(bytes))?;
+        self.done(&Request::ReadStaged { arg }, self.waits.transfer(bytes))?;
         Ok(self.shared.as_ref().map(|s| s.bytes(bytes)))
     }
 
@@ -292,7 +194,7 @@ impl Backend for RemoteBackend {
             args: args.to_vec(),
         };
         self.args.clear();
-        match self.call(&request, SLOW_CALL)? {
+        match self.call(&request, self.waits.slow)? {
             Reply::Facts(f) => {
                 self.opened.facts = f;
                 self.args = args.to_vec();
@@ -305,30 +207,80 @@ impl Backend for RemoteBackend {
     fn write_buffer(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {
         let len = bytes.len() as u64;
         self.region(len)?.bytes_mut(len).copy_from_slice(bytes);
-        self.done(&Request::WriteBuffer { arg, len }, Self::transfer_time(len))
-    }
-
-    fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {
-        let len = fills.iter().map(|f| f.len).sum();
-        let request = Request::FillBuffer {
-            arg,
-            fills: fills.to_vec(),
-        };
-        match self.call(&request, Self::transfer_time(len))? {
-            Reply::Filled(done) => Ok(done),
-            _ => Err(self.link.borrow().unexpected("fill_buffer")),
-        }
+        self.done(&Request::WriteBuffer { arg, len }, self.waits.transfer(len))
     }
 
     fn read_buffer(&mut self, arg: usize, offset: u64, out: &mut [u8]) -> BackendResult<()> {
         let len = out.len() as u64;
         self.region(len)?;
         let request = Request::ReadBuffer { arg, offset, len };
-        self.done(&request, Self::transfer_time(len))?;
+        self.done(&request, self.waits.transfer(len))?;
         if let Some(s) = &self.shared {
             out.copy_from_slice(s.bytes(len));
         }
         Ok(())
+    }
+
+    /// One request: the writes' bytes laid one after another in the shared region, the reads
+    /// read into it from its start after the dispatch. The worker lost during the request is
+    /// the dispatch's failure (the kernel is what runs there); lost before it, the call's.
+    fn run_checked(&mut self, run: &CheckedRun, out: &mut [Vec<u8>]) -> BackendResult<Dispatch> {
+        let written: u64 = run.resets.iter().map(written_len).sum();
+        let read: u64 = run.reads.iter().map(|s| s.len).sum();
+        let region = self.region(written.max(read))?;
+        let mut at = 0;
+        let mut resets = Vec::with_capacity(run.resets.len());
+        for r in &run.resets {
+            resets.push(match r {
+                Reset::Fill { arg, fills } => RegionReset::Fill {
+                    arg: *arg,
+                    fills: fills.clone(),
+                },
+                Reset::Write { arg, bytes } => {
+                    let len = bytes.len() as u64;
+                    region.bytes_mut(at + len)[at as usize..].copy_from_slice(bytes);
+                    at += len;
+                    RegionReset::Write {
+                        arg: *arg,
+                        at: at - len,
+                        len,
+                    }
+                }
+            });
+        }
+        let request = Request::RunChecked {
+            resets,
+            launch: run.launch,
+            reads: run.reads.clone(),
+        };
+        let within = self.waits.checked(written + read);
+        let reply = self.link.borrow_mut().exchange(&request, within);
+        match reply {
+            Ok(Reply::Checked(None)) => {}
+            Ok(Reply::Checked(Some((kind, message)))) => {
+                return Ok(Err(self.link.borrow_mut().failed(kind, message)))
+            }
+            Ok(_) => return Err(self.link.borrow().unexpected("a checked dispatch")),
+            Err(Lost::During(e)) if run.launch.is_some() => return Ok(Err(e)),
+            Err(lost) => return Err(lost.error()),
+        }
+        let mut at = 0;
+        if let Some(shared) = &self.shared {
+            for (span, out) in run.reads.iter().zip(out) {
+                let len = span.len as usize;
+                out.copy_from_slice(&shared.bytes(at + span.len)[at as usize..][..len]);
+                at += span.len;
+            }
+        }
+        Ok(Ok(()))
+    }
+}
+
+/// The bytes a reset moves through the shared region: a write's; a fill's none.
+fn written_len(reset: &Reset) -> u64 {
+    match reset {
+        Reset::Fill { .. } => 0,
+        Reset::Write { bytes, .. } => bytes.len() as u64,
     }
 }
 
@@ -338,10 +290,10 @@ impl Drop for RemoteBackend {
         if link.ended.is_some() {
             return;
         }
-        if link.call(&Request::Close, CLOSING).is_err() {
+        if link.call(&Request::Close, self.waits.closing).is_err() {
             return;
         }
-        if link.process.wait(CLOSING).is_none() {
+        if link.process.wait(self.waits.closing).is_none() {
             link.process.kill();
         }
     }

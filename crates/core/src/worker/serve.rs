@@ -4,9 +4,10 @@
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-use super::protocol::{Opened, Reply, Request};
+use super::protocol::{forwarded, Opened, RegionReset, Reply, Request};
 use super::shared::Shared;
-use crate::backend::{Backend, BackendError, ErrorKind, KernelVariant};
+use crate::backend::checked;
+use crate::backend::{Backend, BackendError, ErrorKind, KernelVariant, Launch, Reset, Span};
 use crate::program::ProgramArg;
 use crate::provider::Provider;
 
@@ -100,8 +101,32 @@ fn open(providers: &[&'static dyn Provider], first: &str) -> Result<State, (Erro
     })
 }
 
+/// Writes the worker's side of each forwarded call ([`super::protocol::forwarded`]): the
+/// backend called with the request's fields, its answer the reply; every other request goes
+/// to [`State::handle_own`].
+macro_rules! serve_forwarded {
+    ($($method:ident($($param:ident: $pty:ty),*) -> $ret:ty
+        = $variant:ident { $($field:ident: $fty:ty = $make:expr),* }
+        => |$b:ident| $call:expr, $reply:ident, $wait:ident($($warg:expr),*);)*) => {
+        impl State {
+            fn handle(&mut self, request: Request) -> Result<Reply, BackendError> {
+                match request {
+                    $(Request::$variant { $($field),* } => {
+                        let $b = self.backend.as_mut();
+                        Ok(Reply::$reply($call?))
+                    })*
+                    own => self.handle_own(own),
+                }
+            }
+        }
+    };
+}
+forwarded!(serve_forwarded);
+
 impl State {
-    fn handle(&mut self, request: Request) -> Result<Reply, BackendError> {
+    /// The requests the worker answers itself: the region, the program, buffer contents
+    /// through the region, the checked dispatch.
+    fn handle_own(&mut self, request: Request) -> Result<Reply, BackendError> {
         let b = self.backend.as_mut();
         Ok(match request {
             Request::Open { .. } => return Err(self.misuse("a second open")),
@@ -116,55 +141,95 @@ impl State {
                 self.shared = Some(shared);
                 Reply::Done
             }
-            Request::Residency { block } => Reply::Residency(b.residency(block)?),
-            Request::Suggestion => Reply::Suggestion(b.occupancy_suggestion()?),
             Request::Prepare { blocks } => {
                 b.prepare(&blocks);
                 Reply::Done
             }
-            Request::RunBatch {
-                work,
-                count,
-                stamps,
-            } => Reply::Times(b.run_batch(work, count, stamps)?),
             Request::LoadProgram { source, args } => {
                 self.args.clear();
                 b.load_program(&source, &args)?;
                 self.args = args;
                 Reply::Facts(self.backend.kernel_facts().clone())
             }
-            Request::SetScalar { arg, bytes } => {
-                b.set_scalar(arg, &bytes)?;
-                Reply::Done
-            }
             Request::ReadStaged { arg } => {
                 self.read_staged(arg)?;
                 Reply::Done
             }
             Request::WriteBuffer { arg, len } => {
-                let shared = self
-                    .shared
-                    .as_ref()
-                    .ok_or_else(|| self.misuse("no region"))?;
-                self.backend.write_buffer(arg, shared.bytes(len))?;
+                self.region(len)?;
+                if let Some(shared) = &self.shared {
+                    self.backend.write_buffer(arg, shared.bytes(len))?;
+                }
                 Reply::Done
             }
-            Request::FillBuffer { arg, fills } => Reply::Filled(b.fill_buffer(arg, &fills)?),
             Request::ReadBuffer { arg, offset, len } => {
-                let Some(shared) = self.shared.as_mut() else {
-                    return Err(BackendError::new(
-                        self.backend.api(),
-                        ErrorKind::Driver,
-                        "no shared region",
-                    ));
-                };
-                self.backend
-                    .read_buffer(arg, offset, shared.bytes_mut(len))?;
+                self.region(len)?;
+                if let Some(shared) = self.shared.as_mut() {
+                    self.backend
+                        .read_buffer(arg, offset, shared.bytes_mut(len))?;
+                }
                 Reply::Done
             }
+            Request::RunChecked {
+                resets,
+                launch,
+                reads,
+            } => self.run_checked(&resets, launch, &reads)?,
             Request::Diagnostics => Reply::Diagnostics(b.diagnostics()),
             Request::Close => Reply::Done,
+            _ => return Err(self.misuse("a forwarded call it did not forward")),
         })
+    }
+
+    /// The shared region, if it holds at least `len` bytes.
+    fn region(&self, len: u64) -> Result<&Shared, BackendError> {
+        match &self.shared {
+            Some(s) if s.len() >= len => Ok(s),
+            _ => Err(self.misuse("a region larger than the one mapped")),
+        }
+    }
+
+    /// [`crate::Backend::run_checked`] with the region: the writes from it, the reads into it
+    /// one after another from its start, so that nothing is copied on this side.
+    fn run_checked(
+        &mut self,
+        resets: &[RegionReset],
+        launch: Option<Launch>,
+        reads: &[Span],
+    ) -> Result<Reply, BackendError> {
+        let written = resets.iter().map(|r| match r {
+            RegionReset::Write { at, len, .. } => at + len,
+            RegionReset::Fill { .. } => 0,
+        });
+        let read: u64 = reads.iter().map(|s| s.len).sum();
+        self.region(written.max().unwrap_or(0).max(read))?;
+        let Some(shared) = self.shared.as_mut() else {
+            return Err(self.misuse("no region"));
+        };
+        let resets: Vec<Reset> = (resets.iter())
+            .map(|r| match r {
+                RegionReset::Fill { arg, fills } => Reset::Fill {
+                    arg: *arg,
+                    fills: fills.clone(),
+                },
+                RegionReset::Write { arg, at, len } => Reset::Write {
+                    arg: *arg,
+                    bytes: &shared.bytes(at + len)[*at as usize..],
+                },
+            })
+            .collect();
+        let backend = self.backend.as_mut();
+        checked::reset(backend, &resets)?;
+        if let Err(e) = checked::dispatch(backend, launch) {
+            return Ok(Reply::Checked(Some((e.kind, e.message))));
+        }
+        let mut at = 0;
+        for span in reads {
+            let into = &mut shared.bytes_mut(at + span.len)[at as usize..];
+            backend.read_buffer(span.arg, span.offset, into)?;
+            at += span.len;
+        }
+        Ok(Reply::Checked(None))
     }
 
     /// The kernel's part of argument `arg`'s buffer into the shared region, through the

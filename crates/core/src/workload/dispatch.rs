@@ -2,12 +2,13 @@
 //! `sweep::checked_dispatch`): outputs reset (poisoned or restored) inside fresh guard bands;
 //! after the launch, every written buffer read back whole and every other buffer's bands, then
 //! the row's own checks ([`super::guard`], [`super::own`]) before the comparison with the
-//! API's reference.
+//! API's reference. Reset, dispatch and read-back are one [`Backend::run_checked`], so a
+//! worker process answers a checked dispatch in one request.
 
 use super::program::ProgramWorkload;
 use super::references::Checked;
 use super::{guard, own};
-use crate::backend::{Backend, BackendError, Launch, Stamps, Work};
+use crate::backend::{Backend, BackendError, CheckedRun, Dispatch, ErrorKind, Launch, Reset, Span};
 use crate::spec::BufferInstance;
 use crate::sweep::{Matched, OutputCheck, SweepError};
 
@@ -22,23 +23,55 @@ struct Readback {
 /// A user kernel's check of one dispatch ([`OutputCheck`]): its outputs reset inside fresh
 /// guard bands, then read back and checked on their own and against the API's reference
 /// (`own`, its first checked dispatch's outputs). A kernel may read what it writes, so it
-/// is checked from reset outputs before it is timed.
+/// is checked from reset outputs before it is timed. Reset, dispatch and read-back are one
+/// [`Backend::run_checked`] (one request to a worker process).
 pub(super) struct KernelCheck<'a> {
-    pub(super) work: &'a ProgramWorkload,
-    pub(super) own: &'a mut Option<Checked>,
+    work: &'a ProgramWorkload,
+    own: &'a mut Option<Checked>,
     /// Whether the output says anything of the launch: `false` resets and dispatches only
     /// (`validate --kernel` of a launch whose threads repeat each other's work).
-    pub(super) reads_output: bool,
+    reads_output: bool,
+    /// What the last dispatch left, read back with it, for [`OutputCheck::verify`].
+    read: Option<Readback>,
+}
+
+impl<'a> KernelCheck<'a> {
+    pub(super) fn new(
+        work: &'a ProgramWorkload,
+        own: &'a mut Option<Checked>,
+        reads_output: bool,
+    ) -> KernelCheck<'a> {
+        KernelCheck {
+            work,
+            own,
+            reads_output,
+            read: None,
+        }
+    }
 }
 
 impl OutputCheck for KernelCheck<'_> {
     type Wrong = SweepError;
 
     fn reset(&mut self, backend: &mut dyn Backend) -> Result<(), BackendError> {
-        match self.reads_output {
-            true => self.work.reset_traced(backend, own::POISON),
-            false => self.work.reset_outputs(backend, own::POISON),
-        }
+        self.read = None;
+        let images = self.work.images();
+        let run = self.work.run(&images, own::POISON, None, false);
+        backend
+            .run_checked(&run, &mut [])
+            .and_then(|nothing_dispatched| nothing_dispatched)
+    }
+
+    fn reset_and_dispatch(
+        &mut self,
+        backend: &mut dyn Backend,
+        launch: Launch,
+    ) -> Result<Dispatch, BackendError> {
+        self.read = None;
+        let (dispatched, read) =
+            (self.work).checked_run(backend, launch, own::POISON, self.reads_output)?;
+        self.read = read;
+        Ok(dispatched)
     }
 
     fn verify(
@@ -46,9 +79,13 @@ impl OutputCheck for KernelCheck<'_> {
         backend: &mut dyn Backend,
         launch: Launch,
     ) -> Result<Matched<SweepError>, SweepError> {
-        match self.reads_output {
-            true => Ok(self.work.verify_output(backend, launch, self.own)?),
-            false => Ok(Ok(())),
+        match (self.reads_output, self.read.take()) {
+            (true, Some(read)) => Ok(self.work.verify_output(backend, launch, self.own, read)?),
+            (true, None) => {
+                let why = "a checked dispatch's output was verified without being read back";
+                Err(BackendError::new(backend.api(), ErrorKind::Driver, why).into())
+            }
+            (false, _) => Ok(Ok(())),
         }
     }
 
@@ -58,56 +95,103 @@ impl OutputCheck for KernelCheck<'_> {
 }
 
 impl ProgramWorkload {
-    /// Makes the written buffers what a checked dispatch must start from: a poisoned output
-    /// ([`own::poisoned`]) filled with `poison` bytes, so an element the kernel skips shows;
-    /// every other written buffer its initial contents (a kernel that reads what it writes
-    /// gets the same input every time, and a sum-compared buffer's unused slots add nothing).
-    /// Guard bands around each, refilled.
-    fn reset_outputs(&self, backend: &mut dyn Backend, poison: u8) -> Result<(), BackendError> {
-        for b in self.instance.written() {
-            let arg = b.decl.index;
-            let len = b.initial.len() as u64;
-            if own::poisoned(b) && guard::fill(backend, arg, len, poison)? {
-                continue;
+    /// The whole allocation each written buffer that is not poisoned starts from: its initial
+    /// contents between fresh bands (a kernel that reads what it writes gets the same input
+    /// every time, and a sum-compared buffer's unused slots add nothing).
+    fn images(&self) -> Vec<(usize, Vec<u8>)> {
+        (self.instance.written())
+            .filter(|b| !own::poisoned(b))
+            .map(|b| (b.decl.index, guard::padded(&b.initial)))
+            .collect()
+    }
+
+    /// A checked dispatch of `launch` (none: a reset alone) as one [`CheckedRun`]: a poisoned
+    /// output ([`own::poisoned`]) filled with `poison` bytes inside fresh bands, so an element
+    /// the kernel skips shows; every other written buffer written as `images` holds; then, if
+    /// `reads`, every written buffer read back whole and both bands of every other buffer.
+    fn run<'i>(
+        &self,
+        images: &'i [(usize, Vec<u8>)],
+        poison: u8,
+        launch: Option<Launch>,
+        reads: bool,
+    ) -> CheckedRun<'i> {
+        let fills = (self.instance.written())
+            .filter(|b| own::poisoned(b))
+            .map(|b| Reset::Fill {
+                arg: b.decl.index,
+                fills: guard::fills(b.initial.len() as u64, poison),
+            });
+        let writes = (images.iter()).map(|(arg, bytes)| Reset::Write { arg: *arg, bytes });
+        let resets = fills.chain(writes).collect();
+        let mut spans = Vec::new();
+        for b in self.instance.buffers.iter().filter(|_| reads) {
+            let (arg, len) = (b.decl.index, b.initial.len() as u64);
+            match b.decl.written {
+                true => spans.push(Span {
+                    arg,
+                    offset: 0,
+                    len: guard::allocated(len),
+                }),
+                false => spans.extend([0, guard::GUARD + len].map(|offset| Span {
+                    arg,
+                    offset,
+                    len: guard::GUARD,
+                })),
             }
-            let image = match own::poisoned(b) {
-                true => guard::filled(b.initial.len(), poison),
-                false => guard::padded(&b.initial),
-            };
-            backend.write_buffer(arg, &image)?;
         }
-        Ok(())
+        CheckedRun {
+            resets,
+            launch,
+            reads: spans,
+        }
     }
 
-    /// [`Self::reset_outputs`], traced as a checked dispatch's phase.
-    fn reset_traced(&self, backend: &mut dyn Backend, poison: u8) -> Result<(), BackendError> {
-        let _t = crate::trace::span(backend.api().key(), "checked dispatch: reset the outputs");
-        self.reset_outputs(backend, poison)
+    /// Outputs reset with `poison`, `launch` dispatched once untimed, and (where `reads`)
+    /// the buffers read back ([`Self::run`]), in one call: the dispatch's own failure, and
+    /// what was read.
+    fn checked_run(
+        &self,
+        backend: &mut dyn Backend,
+        launch: Launch,
+        poison: u8,
+        reads: bool,
+    ) -> Result<(Dispatch, Option<Readback>), BackendError> {
+        let _t = crate::trace::span(
+            backend.api().key(),
+            "checked dispatch: reset, dispatch, read back",
+        );
+        let images = self.images();
+        let run = self.run(&images, poison, Some(launch), reads);
+        let mut out: Vec<Vec<u8>> = run
+            .reads
+            .iter()
+            .map(|s| vec![0u8; s.len as usize])
+            .collect();
+        if let Err(e) = backend.run_checked(&run, &mut out)? {
+            return Ok((Err(e), None));
+        }
+        Ok((Ok(()), reads.then(|| self.readback(out))))
     }
 
-    /// Every written buffer read back whole (bands included), and the bands of every other
-    /// buffer.
-    fn read_back(&self, backend: &mut dyn Backend) -> Result<Readback, BackendError> {
-        let _t = crate::trace::span(backend.api().key(), "checked dispatch: read back");
+    /// The reads of [`Self::run`] sorted back into their buffers.
+    fn readback(&self, out: Vec<Vec<u8>>) -> Readback {
         let mut read = Readback::default();
+        let mut out = out.into_iter();
         for b in &self.instance.buffers {
-            let len = b.initial.len() as u64;
-            if b.decl.written {
-                let mut whole = vec![0u8; guard::allocated(len) as usize];
-                backend.read_buffer(b.decl.index, 0, &mut whole)?;
-                read.written.push(whole);
-            } else {
-                let mut lead = vec![0u8; guard::GUARD as usize];
-                let mut tail = lead.clone();
-                backend.read_buffer(b.decl.index, 0, &mut lead)?;
-                backend.read_buffer(b.decl.index, guard::GUARD + len, &mut tail)?;
-                read.bands.push((lead, tail));
+            match b.decl.written {
+                true => read.written.extend(out.next()),
+                false => {
+                    if let (Some(lead), Some(tail)) = (out.next(), out.next()) {
+                        read.bands.push((lead, tail));
+                    }
+                }
             }
         }
-        Ok(read)
+        read
     }
 
-    /// The dispatch's output read back, checked on its own (guard bands, elements never
+    /// The dispatch's output as `read` back, checked on its own (guard bands, elements never
     /// written, NaN and Inf), then against the API's own reference; the API's first checked
     /// dispatch becomes that reference.
     fn verify_output(
@@ -115,9 +199,9 @@ impl ProgramWorkload {
         backend: &mut dyn Backend,
         launch: Launch,
         own: &mut Option<Checked>,
+        read: Readback,
     ) -> Result<Result<(), SweepError>, BackendError> {
         let api = backend.api();
-        let read = self.read_back(backend)?;
         // Elements that hold the poison after the dispatch were never written, or were
         // written with the poison's bits (an integer -1, a NaN carried over from something
         // the kernel read): the same dispatch from a second poison tells the two apart.
@@ -126,9 +210,10 @@ impl ProgramWorkload {
         });
         let second = match suspect {
             true => {
-                self.reset_traced(backend, own::SECOND_POISON)?;
-                backend.run_batch(Work::Kernel(launch), 1, Stamps::None)?;
-                Some(self.read_back(backend)?)
+                let (dispatched, again) =
+                    self.checked_run(backend, launch, own::SECOND_POISON, true)?;
+                dispatched?;
+                again
             }
             false => None,
         };

@@ -21,11 +21,7 @@ fn a_kernels_check_dispatches_once_untimed_before_timing_and_a_wrong_output_is_n
     let (work, mut b) = prepared();
     let launch = Launch::linear(crate::blocks::BlockSize::linear(64), 4);
     let mut own = None;
-    let mut check = KernelCheck {
-        work: &work,
-        own: &mut own,
-        reads_output: true,
-    };
+    let mut check = KernelCheck::new(&work, &mut own, true);
     let ran = checked_dispatch(&mut b, launch, Some(&TWO_DISPATCHES), &mut check).unwrap();
     assert!(matches!(ran, Dispatched::Ran(Some(_), Ok(()))));
     let events = b.events();
@@ -50,11 +46,7 @@ fn a_kernels_check_dispatches_once_untimed_before_timing_and_a_wrong_output_is_n
     b.log.lock().unwrap().clear();
     let mut wrong = Some(first);
     wrong.as_mut().unwrap().outputs[0].fill(0);
-    let mut check = KernelCheck {
-        work: &work,
-        own: &mut wrong,
-        reads_output: true,
-    };
+    let mut check = KernelCheck::new(&work, &mut wrong, true);
     match checked_dispatch(&mut b, launch, Some(&TWO_DISPATCHES), &mut check).unwrap() {
         Dispatched::Ran(None, Err(SweepError::Output { buffer, .. })) => assert_eq!(buffer, "y"),
         _ => panic!("a wrong output was not caught: {:?}", b.events()),

@@ -5,7 +5,7 @@
 //! bounds check: compute-sanitizer covers CUDA only, and a CPU driver runs the kernel on the
 //! process's own heap, where an unguarded overrun corrupts blocksweep's memory.
 
-use crate::backend::{Backend, BackendResult, Fill};
+use crate::backend::Fill;
 use crate::program::ScalarType;
 
 /// Bytes of each band: a multiple of every API's sub-buffer and binding-offset alignment
@@ -29,27 +29,16 @@ pub fn padded(data: &[u8]) -> Vec<u8> {
     v
 }
 
-/// A whole allocation of `len` bytes of `byte` between the bands, made in one allocation (a
-/// poisoned output is reset so before every checked dispatch).
-pub fn filled(len: usize, byte: u8) -> Vec<u8> {
-    let g = GUARD as usize;
-    let mut v = vec![PATTERN; len + 2 * g];
-    v[g..g + len].fill(byte);
-    v
-}
-
-/// [`filled`] made on the device: the bands and the `len` bytes between them set by one
-/// [`Backend::fill_buffer`]; `false` where the backend cannot fill (nothing is changed).
-pub fn fill(backend: &mut dyn Backend, arg: usize, len: u64, byte: u8) -> BackendResult<bool> {
+/// A whole allocation of `len` bytes of `byte` between the bands, as fills for the device
+/// ([`crate::backend::Reset::Fill`]; a poisoned output is reset so before every checked
+/// dispatch).
+pub fn fills(len: u64, byte: u8) -> Vec<Fill> {
     let fill = |offset, len, byte| Fill { offset, len, byte };
-    backend.fill_buffer(
-        arg,
-        &[
-            fill(0, GUARD, PATTERN),
-            fill(GUARD, len, byte),
-            fill(GUARD + len, GUARD, PATTERN),
-        ],
-    )
+    vec![
+        fill(0, GUARD, PATTERN),
+        fill(GUARD, len, byte),
+        fill(GUARD + len, GUARD, PATTERN),
+    ]
 }
 
 /// The kernel's part of a whole allocation read back.
@@ -138,7 +127,7 @@ mod tests {
     #[test]
     fn a_filled_allocation_has_its_bands_and_its_data_comes_out_in_place() {
         let g = GUARD as usize;
-        let whole = filled(12, 0xFF);
+        let whole = crate::backend::checked::image(&fills(12, 0xFF));
         assert_eq!(whole.len(), 12 + 2 * g);
         assert!(whole[..g]
             .iter()

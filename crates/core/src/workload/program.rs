@@ -171,11 +171,7 @@ impl ProgramWorkload {
                 return Ok(());
             }
             let first = own.is_none();
-            let mut check = KernelCheck {
-                work: self,
-                own: &mut own,
-                reads_output: true,
-            };
+            let mut check = KernelCheck::new(self, &mut own, true);
             let dispatched = sweep::checked_dispatch(backend, launch, Some(&protocol), &mut check);
             let timing = match dispatched {
                 Err(SweepError::Backend(e)) => return skip_rejected(api, row, e.at(launch)),

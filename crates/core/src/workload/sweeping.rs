@@ -150,8 +150,15 @@ pub fn sweep_device(
     };
     let outcome = sweep(open, job, work, report, observer, &mut on_row)?;
     report.refresh_answer();
+    // Out of memory is the frame's size (bad input) only where no API measured anything: an API
+    // that found the device's memory taken by another's copy fails alone, under its name, and
+    // the rows the others measured are kept (the H100's 50000x50000 frame: CUDA's verified rows
+    // had been dropped with an exit code 2).
     if let Some(msg) = outcome.too_big {
-        return Ok(Ended::BadInput(msg));
+        return Ok(match crate::session::nothing_ran(report) {
+            Some(_) => Ended::BadInput(msg),
+            None => Ended::Measured { failed: true },
+        });
     }
     if !outcome.failed {
         if let Some(why) = crate::session::nothing_ran(report) {

@@ -70,11 +70,7 @@ impl ProgramWorkload {
             };
         }
         let unchecked = self.unchecked_because(launch);
-        let mut check = KernelCheck {
-            work: self,
-            own,
-            reads_output: unchecked.is_none(),
-        };
+        let mut check = KernelCheck::new(self, own, unchecked.is_none());
         let dispatched = checked_dispatch(backend, launch, None, &mut check);
         match (dispatched, unchecked) {
             (Ok(Dispatched::Ran(_, _)), Some(why)) => Outcome::Unchecked { why },

@@ -36,6 +36,46 @@ pub(super) fn answer(report: &Report, doc: &mut Doc) {
     if let Some(w) = noise_warning(report) {
         doc.para(w);
     }
+    if let Some(n) = noise_rule(report) {
+        doc.para(n);
+    }
+}
+
+/// With `--max-noise`: on how many rows the mean reached the relative standard error asked,
+/// and each row that did not, with what it reached.
+pub(crate) fn noise_rule(report: &Report) -> Option<String> {
+    let rows: Vec<(String, blocksweep_core::measure::Noise)> = report
+        .results
+        .iter()
+        .flat_map(|r| {
+            r.rows.iter().filter_map(move |x| {
+                let n = x.timing.as_ref()?.noise?;
+                Some((format!("{} {}", r.api, x.block), n))
+            })
+        })
+        .collect();
+    let target = rows.first()?.1.target;
+    let short: Vec<String> = rows
+        .iter()
+        .filter(|(_, n)| !n.reached)
+        .map(|(row, n)| format!("{row} ({:.2} %)", n.rse * 100.0))
+        .collect();
+    let reached = rows.len() - short.len();
+    let mut s = format!(
+        "--max-noise {:.2} %: the mean's relative standard error reached it on {reached} of {} \
+         rows",
+        target * 100.0,
+        rows.len()
+    );
+    match short.is_empty() {
+        true => s.push('.'),
+        false => s.push_str(&format!(
+            "; not within --max-noise-time on {}: their ties are judged on the noise they \
+             reached.",
+            short.join(", ")
+        )),
+    }
+    Some(s)
 }
 
 /// Said once when the spreads are past what can rank the rows (hyperfine's outlier warning):
