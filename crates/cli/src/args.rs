@@ -16,15 +16,17 @@ use blocksweep_core::{Protocol, Reps};
 use clap::builder::{EnumValueParser, PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub mod apis;
 mod files;
+pub mod lab;
 mod options;
 mod parse;
 mod tune;
-pub use files::FileArgs;
+pub use files::{FileArgs, Where};
 pub use options::ApiOptionArgs;
+pub use parse::{default_size, parse_size, trim, Blocks, Grids};
 use parse::{parse_block_list, parse_discipline, parse_grid};
 pub(crate) use parse::{parse_min_time, parse_noise, parse_svg_path};
-pub use parse::{parse_size, trim, Blocks, Grids};
 pub use tune::TuneArgs;
 
 /// Where every column of every table is explained.
@@ -84,12 +86,12 @@ Every column of the table is explained in docs/guide.md (section 3, \"Reading th
     #[command(
         after_help = "Examples:\n  blocksweep shapes                          # 256 threads: 256x1, 128x2, ..., 1x256, 4K frame\n  blocksweep shapes --threads 256,1024 -o shapes.json -o shapes.md\n\nThe lab is explained in docs/lab.md."
     )]
-    Shapes(crate::lab::args::ShapesArgs),
+    Shapes(lab::ShapesArgs),
     /// The tail effect: one block, grids from a fraction of a wave to several waves, on the grid-stride kernel and on one pixel per thread.
     #[command(
         after_help = "Examples:\n  blocksweep tail                                    # block 256, 0.5 to 4 waves in tenths\n  blocksweep tail --block 1024 --waves 0.5..3:0.05 --plot tail.svg\n\nThe lab is explained in docs/lab.md."
     )]
-    Tail(crate::lab::args::TailArgs),
+    Tail(lab::TailArgs),
     /// Put sweeps from different GPUs or machines side by side: each run's of-best per block size.
     #[command(
         after_help = "Example:\n  blocksweep sweep -o t4.json      # on one machine\n  blocksweep sweep -o h200.json    # on another\n  blocksweep compare t4.json h200.json"
@@ -104,7 +106,7 @@ Every column of the table is explained in docs/guide.md (section 3, \"Reading th
     #[command(
         after_help = "Examples:\n  blocksweep apis                  # one key per line: what --backend takes\n  blocksweep apis --format json    # with each API's name and whether it has a device here"
     )]
-    Apis(crate::commands::apis::ApisArgs),
+    Apis(apis::ApisArgs),
     /// One API's worker process: blocksweep starts itself in this role for a user's kernel,
     /// and drives it over its stdin and stdout. Not for people.
     #[command(hide = true)]
@@ -153,23 +155,10 @@ impl DeviceArgs {
         }
     }
 
-    pub fn open_options(&self) -> OpenOptions {
+    /// The options each API's provider declares, as given; where the APIs open (here or in
+    /// workers) is `session::open_options`'s to decide.
+    pub fn api_options(&self) -> OpenOptions {
         self.api_options.0.clone()
-    }
-
-    /// The options for running a user's kernel: each API in a worker process of its own
-    /// (this executable, `worker`), unless `--in-process`.
-    pub fn kernel_options(&self) -> anyhow::Result<OpenOptions> {
-        let options = self.open_options();
-        if self.in_process {
-            return Ok(options);
-        }
-        let program = std::env::current_exe()
-            .map_err(|e| anyhow::anyhow!("cannot start worker processes: {e}"))?;
-        Ok(options.in_workers(blocksweep_core::worker::WorkerCommand {
-            program,
-            args: vec!["worker".into()],
-        }))
     }
 }
 
@@ -269,9 +258,7 @@ pub struct SweepArgs {
     /// its arguments and checks (docs/kernels.md; examples in examples/kernels/).
     #[arg(long, value_name = "SPEC.toml")]
     pub kernel: Option<PathBuf>,
-    /// Frame size in pixels, WIDTHxHEIGHT [default: 3840x2160 on a GPU, 1280x720 when every device is a CPU]. With --kernel, the kernel's sizes: N (1-D work),
-    /// WxH (2-D), or name=value,... [default: the spec's sizes].
-    #[arg(long, short, value_name = "SIZE")]
+    #[arg(long, short, value_name = "SIZE", help = parse::sweep_size_help())]
     pub size: Option<String>,
     /// Block sizes (threads per block) to sweep: a list (64,128,256), ranges with a step (32..1024:32),
     /// or 3-D blocks (32x32x2). [default: 16,32,64,96,100,128,160,192,256,384,512,768,1024, the 13 sizes
@@ -408,10 +395,12 @@ pub struct ReplayArgs {
 }
 
 impl SweepArgs {
-    /// The frame's size: `--size`, or 4K.
+    /// The frame's size: `--size`, or the default frame's (4K).
     pub fn frame_size(&self) -> Result<(u32, u32), String> {
-        parse_size(self.size.as_deref().unwrap_or("3840x2160").trim())
-            .map_err(|e| format!("--size: {e}"))
+        match self.size.as_deref() {
+            Some(size) => parse_size(size.trim()).map_err(|e| format!("--size: {e}")),
+            None => Ok(blocksweep_core::frame::DEFAULT_SIZE),
+        }
     }
 
     /// The measurement the arguments ask for.

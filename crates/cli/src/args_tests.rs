@@ -151,10 +151,10 @@ fn the_drivers_declared_options_are_offered_and_read_back() {
 
     let given = sweep(&["--cuda-compiler", " ptx", "--vk-validation"])
         .device
-        .open_options();
+        .api_options();
     assert_eq!(given.choice("cuda-compiler"), Some("ptx"));
     assert!(given.switch("vk-validation"));
-    let default = sweep(&[]).device.open_options();
+    let default = sweep(&[]).device.api_options();
     assert_eq!(default.choice("cuda-compiler"), Some("auto"));
     assert!(!default.switch("vk-validation"));
     let err = parse(&["sweep", "--cuda-compiler", "clang"]).unwrap_err();

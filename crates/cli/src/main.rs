@@ -13,6 +13,7 @@ mod input;
 mod lab;
 mod plot;
 mod progress;
+mod results;
 mod session;
 mod targets;
 mod work;

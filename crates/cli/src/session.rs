@@ -15,6 +15,16 @@ use crate::args::{DeviceArgs, SweepArgs};
 use crate::progress::Bar;
 use crate::usage;
 
+/// "blocksweep 0.x.y": the tool line of every report.
+pub fn tool() -> String {
+    format!("blocksweep {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Now, as every report dates its run (RFC 3339, seconds).
+pub fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
 /// Every API in the provider list, probed.
 pub fn registry() -> Registry {
     Registry::probe(blocksweep_apis::all())
@@ -40,7 +50,11 @@ pub fn ask_each<T: Send>(
     args: &DeviceArgs,
     work: impl FnMut(&mut dyn Backend) -> Result<T, BackendError> + Send,
 ) -> anyhow::Result<(Vec<Answers<T>>, bool)> {
-    run_each(args, args.open_options(), &mut session::Asking::new(work))
+    run_each(
+        args,
+        open_options(args, false)?,
+        &mut session::Asking::new(work),
+    )
 }
 
 /// Runs `task` on each selected physical device through the core's pipeline, opened with
@@ -94,14 +108,22 @@ pub fn session_error(e: SessionError) -> anyhow::Error {
     }
 }
 
-/// How each API opens for `work`: a user's kernel (any work under `--workers` or an injection
-/// tool) in a worker process of its own, where its faults cannot end this one; else here.
-pub fn open_options(args: &DeviceArgs, work: &Work) -> anyhow::Result<OpenOptions> {
-    let workers = args.workers || blocksweep_apis::under_injection_tool();
-    match work.is_users() || workers {
-        true => args.kernel_options(),
-        false => Ok(args.open_options()),
+/// How each API opens: in a worker process of its own (this executable, `worker`), where a
+/// user's kernel's faults cannot end this one, for a user's kernel (`users_kernel`), for any
+/// work under `--workers` or an injection tool, unless `--in-process`; else here. Every
+/// command opens through this one decision.
+pub fn open_options(args: &DeviceArgs, users_kernel: bool) -> anyhow::Result<OpenOptions> {
+    let options = args.api_options();
+    let workers = users_kernel || args.workers || blocksweep_apis::under_injection_tool();
+    if !workers || args.in_process {
+        return Ok(options);
     }
+    let program = std::env::current_exe()
+        .map_err(|e| anyhow::anyhow!("cannot start worker processes: {e}"))?;
+    Ok(options.in_workers(blocksweep_core::worker::WorkerCommand {
+        program,
+        args: vec!["worker".into()],
+    }))
 }
 
 /// What every device's sweep of one run shares.
@@ -128,7 +150,7 @@ impl Sweep<'_> {
         let mut runs: Vec<Report> = Vec::new();
         let mut failed = false;
         for targets in each {
-            let report = Report::new(crate::commands::tool(), self.date);
+            let report = Report::new(tool(), self.date);
             let mut save_one = |r: &Report| {
                 let mut all = runs.clone();
                 all.push(r.clone());
@@ -162,7 +184,7 @@ impl Sweep<'_> {
             config: self.config,
             overlap_close: self.args.overlap_close,
         };
-        let options = open_options(&self.args.device, self.work)?;
+        let options = open_options(&self.args.device, self.work.is_users())?;
         let open = |d: &DeviceIdentity| blocksweep_core::worker::open(self.reg, d, &options);
         // With the sizes given, none running is bad input; with the default ones, a failure.
         let given = self.args.blocks.is_some();

@@ -52,54 +52,64 @@ pub fn of_args(
     })
 }
 
-/// A user's kernel's sizes: `--size` or the spec's own, except that where every target is a
-/// CPU device and `--size` is not given, each work dimension is capped (2^20 work items in
-/// 1-D, 1024 x 1024 in 2-D), as the built-in frame is, and that is said once: a CPU driver's
-/// figures say nothing about a GPU, and the spec's GPU sizes take minutes there.
+/// A user's kernel's work on a CPU: each dimension at most 2^20 work items in 1-D, 1024 in
+/// each of 2-D and up (as the frame is at frame::CPU_DEFAULT_SIZE there).
+const CPU_WORK_CAP: (u64, u64) = (1 << 20, 1 << 10);
+
+/// Whether the run is sized for a CPU: every target is a CPU device and `--size` is not given
+/// (a CPU driver's figures say nothing about a GPU, and GPU sizes take minutes there).
+fn cpu_sized(args: &SweepArgs, each: &[blocksweep_core::Targets]) -> bool {
+    let devices = || each.iter().flat_map(|t| &t.devices);
+    args.size.is_none() && devices().all(|d| d.kind != blocksweep_core::DeviceKind::Gpu)
+}
+
+/// Says once, unless `--quiet`, that `what` is measured instead of `instead` on a CPU.
+fn say_cpu_sized(args: &SweepArgs, what: &str, instead: &str, size_hint: &str) {
+    if !args.quiet {
+        crate::output::stdio::eprint_line(&format!(
+            "blocksweep: no GPU among the devices: {what} instead of {instead} (a CPU driver's \
+             figures say nothing about a GPU; {size_hint})"
+        ));
+    }
+}
+
+/// A user's kernel's sizes: `--size` or the spec's own, each work dimension capped at
+/// [`CPU_WORK_CAP`] where the run is [`cpu_sized`].
 fn kernel_sizes(
     args: &SweepArgs,
     spec: &KernelSpec,
     sizes: Sizes,
     each: &[blocksweep_core::Targets],
 ) -> Sizes {
-    if args.size.is_some() || !cpu_only(each) {
+    if !cpu_sized(args, each) {
         return sizes;
     }
     let per_dim = match spec.work.len() {
-        1 => 1 << 20,
-        _ => 1 << 10,
+        1 => CPU_WORK_CAP.0,
+        _ => CPU_WORK_CAP.1,
     };
     let capped = spec.capped_sizes(per_dim);
-    if capped != sizes && !args.quiet {
-        crate::output::stdio::eprint_line(&format!(
-            "blocksweep: no GPU among the devices: {} at {capped} instead of its {sizes} (a CPU \
-             driver's figures say nothing about a GPU; --size for another)",
-            spec.name
-        ));
+    if capped != sizes {
+        let what = format!("{} at {capped}", spec.name);
+        say_cpu_sized(args, &what, &format!("its {sizes}"), "--size for another");
     }
     capped
 }
 
-/// Whether every target of the run is a CPU device.
-fn cpu_only(each: &[blocksweep_core::Targets]) -> bool {
-    each.iter()
-        .flat_map(|t| &t.devices)
-        .all(|d| d.kind != blocksweep_core::DeviceKind::Gpu)
-}
-
-/// The frame's size: `--size`, else the default 4K frame on a GPU and a 1280x720 one where
-/// every target is a CPU device (said once): there the 4K sweep takes about a minute on two
-/// cores, and no frame size makes a CPU's figures say anything about a GPU.
+/// The frame's size: `--size`, else the default 4K frame, or frame::CPU_DEFAULT_SIZE where
+/// the run is [`cpu_sized`] (there the 4K sweep takes about a minute on two cores).
 fn frame_size(args: &SweepArgs, each: &[blocksweep_core::Targets]) -> anyhow::Result<(u32, u32)> {
-    if args.size.is_some() || !cpu_only(each) {
+    if !cpu_sized(args, each) {
         return args.frame_size().map_err(crate::usage);
     }
     let (w, h) = blocksweep_core::frame::CPU_DEFAULT_SIZE;
-    if !args.quiet {
-        crate::output::stdio::eprint_line(&format!(
-            "blocksweep: no GPU among the devices: a {w}x{h} frame instead of the default \
-             3840x2160 (a CPU driver's figures say nothing about a GPU; --size 3840x2160 for it)"
-        ));
-    }
+    let default = crate::args::default_size();
+    let instead = format!("the default {default}");
+    say_cpu_sized(
+        args,
+        &format!("a {w}x{h} frame"),
+        &instead,
+        &format!("--size {default} for it"),
+    );
     Ok((w, h))
 }

@@ -9,43 +9,8 @@ use blocksweep_core::{Api, DeviceIdentity, Provider};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use crate::required;
-use crate::scenarios::{Target, SCENARIOS};
-
-/// What a trial's body may return: `()` (it ran; a panic is a failure) or a [`Completion`]
-/// (it may decide at run time that it cannot run here, with the reason).
-pub trait IntoCompletion {
-    fn into_completion(self) -> Completion;
-}
-
-impl IntoCompletion for () {
-    fn into_completion(self) -> Completion {
-        Completion::Completed
-    }
-}
-
-impl IntoCompletion for Completion {
-    fn into_completion(self) -> Completion {
-        self
-    }
-}
-
-/// The trial did not run here, for `reason` (shown as `ignored (<reason>)`).
-pub fn skip(reason: impl Into<String>) -> Completion {
-    Completion::ignored_with(reason.into())
-}
-
-/// [`skip`], except that it fails the trial when `BLOCKSWEEP_REQUIRE` names `api`: for what
-/// the API's tests need beyond its driver (a validation layer, a shader compiler).
-pub fn skip_unless_required(api: Api, reason: impl Into<String>) -> Completion {
-    let reason = reason.into();
-    if required(api) {
-        panic!(
-            "{} is required by BLOCKSWEEP_REQUIRE but {reason}",
-            api.key()
-        );
-    }
-    skip(reason)
-}
+use crate::scenarios::SCENARIOS;
+use crate::trial::{skip, IntoCompletion, Target};
 
 /// Every device `driver` lists, or why there is none (a probe error, or an empty list).
 pub fn probe(provider: &dyn Provider) -> Result<Vec<DeviceIdentity>, String> {

@@ -27,6 +27,7 @@ mod harness;
 pub mod lab;
 mod scenarios;
 pub mod staged;
+mod trial;
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,11 +35,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use blocksweep_core::{Api, Backend, BackendResult, Launch, Provider, Stamps, Work};
 
 pub use checks::{claimed_frame, SMALL};
-pub use harness::{
-    ignored, probe, skip, skip_unless_required, Harness, IntoCompletion, Suite, TrialName,
-};
+pub use harness::{ignored, probe, Harness, Suite, TrialName};
 pub use libtest_mimic::{self, Completion};
-pub use scenarios::{Scenario, Target, SCENARIOS};
+pub use scenarios::{Scenario, SCENARIOS};
+pub use trial::{skip, skip_unless_required, IntoCompletion, Target};
 
 /// Runs the whole kit on every device `driver` lists, as a test binary's `main`.
 pub fn main(provider: &'static dyn Provider) -> ExitCode {

@@ -1,33 +1,9 @@
 //! The kit's scenarios: what each checks, and whether it runs per device or once per API.
 
-use blocksweep_core::{Backend, DeviceIdentity, OpenOptions, Provider};
 use libtest_mimic::Completion;
 
+use crate::trial::Target;
 use crate::{checks, lab, staged};
-
-/// Where a scenario runs: one device of one driver, among all the devices it listed.
-pub struct Target {
-    pub provider: &'static dyn Provider,
-    /// Every device the driver listed, in its order.
-    pub devices: Vec<DeviceIdentity>,
-    /// The device under test (for per-API scenarios, 0).
-    pub index: usize,
-}
-
-impl Target {
-    pub fn device(&self) -> &DeviceIdentity {
-        &self.devices[self.index]
-    }
-
-    /// Opens the device under test with default options; failing to open a device the driver
-    /// listed fails the trial.
-    pub fn open(&self) -> Box<dyn Backend> {
-        let d = self.device();
-        self.provider
-            .open(d, &OpenOptions::default())
-            .unwrap_or_else(|e| panic!("open({}) [{}] failed: {e}", d.index, d.name))
-    }
-}
 
 /// One scenario of the kit.
 pub struct Scenario {

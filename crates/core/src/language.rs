@@ -14,11 +14,27 @@ pub struct Language {
     pub key: &'static str,
     /// Its name in messages.
     pub name: &'static str,
+    /// Whether its compiler takes `-DNAME=VALUE` defines, as a tune hands each parameter
+    /// (a SPIR-V binary has no preprocessor).
+    pub defines: bool,
 }
 
 impl Language {
+    /// A language whose compiler takes defines.
     pub const fn new(key: &'static str, name: &'static str) -> Language {
-        Language { key, name }
+        Language {
+            key,
+            name,
+            defines: true,
+        }
+    }
+
+    /// The same language, whose sources take no defines (so no `[tune]`).
+    pub const fn without_defines(self) -> Language {
+        Language {
+            defines: false,
+            ..self
+        }
     }
 }
 

@@ -32,7 +32,7 @@ pub const CUDA_CPP: Language = Language::new("cuda", "CUDA C++");
 pub const PTX: Language = Language::new("ptx", "PTX");
 pub const OPENCL_C: Language = Language::new("opencl", "OpenCL C");
 pub const GLSL: Language = Language::new("glsl", "GLSL");
-pub const SPIR_V: Language = Language::new("spirv", "SPIR-V");
+pub const SPIR_V: Language = Language::new("spirv", "SPIR-V").without_defines();
 
 /// APIs under the keys a spec file's `[sources]` uses, each with its languages as its driver
 /// declares them, for the spec's tests (the core knows no real API).

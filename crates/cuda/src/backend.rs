@@ -16,20 +16,15 @@ use cudarc::driver::sys::CUfunction;
 use crate::context::{PrimaryContext, Stream};
 use crate::device::{self, DriverInfo};
 use crate::error::{CudaError, Health};
-use crate::kernel::{self, CudaCompiler};
+use crate::kernel;
 use crate::memory::{CopyBuffers, Staging};
 use crate::program::{self, Program};
 use crate::timing::{self, EventTimer};
+use crate::{CudaCompiler, CudaOptions};
 
 /// Writes from this size up go through the page-locked staging memory; smaller ones go
 /// direct (a copy from pageable memory that small is staged by the driver as fast).
 const STAGED_WRITE: usize = 1 << 20;
-
-/// What `open` may be told.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CudaOptions {
-    pub compiler: CudaCompiler,
-}
 
 /// One CUDA device, ready to run a program: the built-in grayscale kernels or a user's.
 ///

@@ -4,9 +4,9 @@
 
 use blocksweep_core::{KernelVariant, ProgramSource};
 
-use crate::kernel::CudaCompiler;
 use crate::plan::ptx_jit_enabled;
 use crate::provider::{CUDA_CPP, PTX};
+use crate::CudaCompiler;
 
 /// kernels/grayscale.cu, the one CUDA source of the built-in kernels.
 pub const KERNEL_SOURCE: &str = include_str!("../../../kernels/grayscale.cu");

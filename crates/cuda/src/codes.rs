@@ -1,4 +1,5 @@
-//! Result codes exactly as libcuda and libnvrtc return them, and their names.
+//! Result codes exactly as libcuda and libnvrtc return them, and their names (a driver code's
+//! name, which may ask the loaded driver, is `CuCode::name` in entry_points.rs).
 //!
 //! cudarc's bindings declare `CUresult` and `nvrtcResult` as Rust enums, so a code the bindings
 //! do not list (one a newer driver added: the CUDA 12.9 bindings lack CUDA 13.0's
@@ -7,13 +8,10 @@
 //! declared here as returning a [`CuCode`] or [`NvrtcCode`], plain 32-bit integers where every
 //! value is valid, and the bindings' enums are used only to spell the constants below.
 
-use std::ffi::{c_char, CStr};
 use std::fmt;
 
 use cudarc::driver::sys::CUresult;
 use cudarc::nvrtc::sys::nvrtcResult;
-
-use crate::entry_points::cu;
 
 /// A `CUresult` as the driver returned it: any value, known to these bindings or not.
 #[repr(transparent)]
@@ -33,7 +31,7 @@ macro_rules! named_codes {
         impl $ty {
             $(pub const $name: $ty = $ty($enum::$name as u32);)*
         }
-        const $table: &[($ty, &str)] = &[$(($ty::$name, stringify!($name))),*];
+        pub(crate) const $table: &[($ty, &str)] = &[$(($ty::$name, stringify!($name))),*];
     };
 }
 
@@ -98,19 +96,6 @@ impl CuCode {
     pub fn is_success(self) -> bool {
         self == CuCode::CUDA_SUCCESS
     }
-
-    /// The header's name (`CUDA_ERROR_INVALID_VALUE`): from the table above, else from the
-    /// loaded driver's `cuGetErrorName` (which knows codes newer than these bindings), else
-    /// `CUresult 12345`.
-    pub fn name(self) -> String {
-        if self == CuCode::CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER {
-            return "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER".into();
-        }
-        if let Some((_, n)) = DRIVER_NAMES.iter().find(|(c, _)| *c == self) {
-            return (*n).to_string();
-        }
-        error_name(self).unwrap_or_else(|| format!("CUresult {}", self.0))
-    }
 }
 
 impl NvrtcCode {
@@ -126,27 +111,6 @@ impl NvrtcCode {
             None => format!("nvrtcResult {}", self.0),
         }
     }
-}
-
-/// The driver's `cuGetErrorName` for `code`, when the driver is loaded and knows the code.
-pub(crate) fn error_name(code: CuCode) -> Option<String> {
-    let mut s: *const c_char = std::ptr::null();
-    // SAFETY: cuGetErrorName only writes a pointer to a static string (or leaves it null).
-    unsafe { cu!(cuGetErrorName(code, &mut s)) }.ok()?;
-    static_c_str(s)
-}
-
-/// The driver's sentence for `code` (`cuGetErrorString`), when it has one.
-pub(crate) fn error_string(code: CuCode) -> Option<String> {
-    let mut s: *const c_char = std::ptr::null();
-    // SAFETY: as above.
-    unsafe { cu!(cuGetErrorString(code, &mut s)) }.ok()?;
-    static_c_str(s)
-}
-
-fn static_c_str(s: *const c_char) -> Option<String> {
-    // SAFETY: non-null pointers here come from the driver's static string tables.
-    (!s.is_null()).then(|| unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned())
 }
 
 impl fmt::Debug for CuCode {

@@ -18,7 +18,7 @@
 //! Where the header maps a name to a versioned symbol newer than 12.0 (`cuEventElapsedTime` ->
 //! `cuEventElapsedTime_v2` from 12.8), the unversioned symbol is the one called.
 
-use std::ffi::{c_char, c_int, c_uchar, c_uint, c_void};
+use std::ffi::{c_char, c_int, c_uchar, c_uint, c_void, CStr};
 use std::sync::OnceLock;
 
 use cudarc::driver::sys::{
@@ -350,6 +350,44 @@ pub(crate) fn driver_words(file: Option<&str>, version: Option<i32>) -> String {
         (None, Some(c)) => format!("for {c}"),
         (None, None) => "(libcuda.so.1)".into(),
     }
+}
+
+/// A code's name needs the loaded driver for codes newer than the bindings, so it is here,
+/// beside the entry points, not in codes.rs (which the entry points' signatures use).
+impl CuCode {
+    /// The header's name (`CUDA_ERROR_INVALID_VALUE`): from codes.rs's table, else from the
+    /// loaded driver's `cuGetErrorName` (which knows codes newer than these bindings), else
+    /// `CUresult 12345`.
+    pub fn name(self) -> String {
+        if self == CuCode::CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER {
+            return "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER".into();
+        }
+        if let Some((_, n)) = crate::codes::DRIVER_NAMES.iter().find(|(c, _)| *c == self) {
+            return (*n).to_string();
+        }
+        error_name(self).unwrap_or_else(|| format!("CUresult {}", self.0))
+    }
+}
+
+/// The driver's `cuGetErrorName` for `code`, when the driver is loaded and knows the code.
+pub(crate) fn error_name(code: CuCode) -> Option<String> {
+    let mut s: *const c_char = std::ptr::null();
+    // SAFETY: cuGetErrorName only writes a pointer to a static string (or leaves it null).
+    unsafe { cu!(cuGetErrorName(code, &mut s)) }.ok()?;
+    static_c_str(s)
+}
+
+/// The driver's sentence for `code` (`cuGetErrorString`), when it has one.
+pub(crate) fn error_string(code: CuCode) -> Option<String> {
+    let mut s: *const c_char = std::ptr::null();
+    // SAFETY: as above.
+    unsafe { cu!(cuGetErrorString(code, &mut s)) }.ok()?;
+    static_c_str(s)
+}
+
+fn static_c_str(s: *const c_char) -> Option<String> {
+    // SAFETY: non-null pointers here come from the driver's static string tables.
+    (!s.is_null()).then(|| unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]

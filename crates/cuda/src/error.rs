@@ -8,7 +8,8 @@
 
 use blocksweep_core::{BackendError, ErrorKind};
 
-use crate::codes::{error_string, CuCode, NvrtcCode};
+use crate::codes::{CuCode, NvrtcCode};
+use crate::entry_points::error_string;
 use crate::entry_points::{driver_words, CuFailure, DriverLoadError};
 
 /// What the install hints name: the oldest driver whose CUDA (12.0) every entry point in

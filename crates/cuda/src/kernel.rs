@@ -16,21 +16,6 @@ use crate::error::{map_driver, map_module_load, CudaError, OrMap};
 use crate::nvrtc::{text_of, Compiled, Nvrtc, Unit};
 use crate::plan::{plan, ptx_jit_enabled, Plan};
 
-/// How the built-in kernels reach the device (`Backend::builtin`'s source); a user's CUDA C++
-/// always goes through NVRTC.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CudaCompiler {
-    /// kernels/grayscale.cu through NVRTC where a libnvrtc loads (or CUDA_DISABLE_PTX_JIT=1
-    /// forbids the JIT); otherwise the embedded PTX, JIT-compiled by the driver.
-    #[default]
-    Auto,
-    /// kernels/grayscale.cu through NVRTC; loading fails when libnvrtc is missing, fails, or
-    /// cannot serve this driver.
-    Nvrtc,
-    /// The embedded PTX only.
-    Ptx,
-}
-
 /// A loaded module, unloaded on drop.
 pub(crate) struct Module {
     raw: CUmodule,
@@ -294,6 +279,7 @@ pub(crate) fn suggestion(f: CUfunction) -> Result<OccupancySuggestion, CudaError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::CudaCompiler;
 
     #[test]
     fn versions_read_as_major_minor() {

@@ -56,12 +56,11 @@ mod timing;
 
 use blocksweep_core::DeviceIdentity;
 
-pub use backend::{CudaBackend, CudaOptions};
+pub use backend::CudaBackend;
 pub use builtin::{KERNEL_PTX, KERNEL_SOURCE};
 pub use codes::{CuCode, NvrtcCode};
 pub use entry_points::{DRIVER_ENTRY_POINTS, NVRTC_ENTRY_POINTS, OPTIONAL_DRIVER_ENTRY_POINTS};
 pub use error::{CudaError, MIN_DRIVER};
-pub use kernel::CudaCompiler;
 pub use limits::theoretical_gbps;
 pub use nvrtc::nvrtc_available;
 #[cfg(any(test, feature = "test-support"))]
@@ -70,6 +69,27 @@ pub use nvrtc::{nvrtc_compile, nvrtc_compile_cubin, NvrtcCubin, NvrtcPtx};
 pub use program::nvrtc_compile_program;
 pub use provider::{API, CUDA_CPP, PROVIDER, PTX};
 pub use timing::{EVENT_RESOLUTION_NS, TIMER_METHOD};
+
+/// What `open` may be told.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CudaOptions {
+    pub compiler: CudaCompiler,
+}
+
+/// How the built-in kernels reach the device (`Backend::builtin`'s source); a user's CUDA C++
+/// always goes through NVRTC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CudaCompiler {
+    /// kernels/grayscale.cu through NVRTC where a libnvrtc loads (or CUDA_DISABLE_PTX_JIT=1
+    /// forbids the JIT); otherwise the embedded PTX, JIT-compiled by the driver.
+    #[default]
+    Auto,
+    /// kernels/grayscale.cu through NVRTC; loading fails when libnvrtc is missing, fails, or
+    /// cannot serve this driver.
+    Nvrtc,
+    /// The embedded PTX only.
+    Ptx,
+}
 
 /// Every device the driver sees, in ordinal order (the index [`open`] takes). Starts the
 /// driver; creates no context and compiles nothing.

@@ -83,24 +83,6 @@ pub(crate) fn wait(event: &Event, what: &'static str) -> Result<(), OpenClError>
     wait_for_events(&[event.raw()]).map_err(map_wait("clWaitForEvents", what))
 }
 
-/// The first OpenCL device here with a 40-byte buffer, for the crate's unit tests on a device;
-/// `None` (a skip: a failure under BLOCKSWEEP_REQUIRE=opencl, else a SKIPPED line `make test`
-/// counts) where there is none.
-#[cfg(test)]
-pub(crate) fn first_device_for_tests() -> Option<(DeviceContext, crate::handles::Mem)> {
-    let Some(entry) = crate::device::enumerate("test")
-        .ok()
-        .and_then(|e| e.into_iter().next())
-    else {
-        blocksweep_conformance::skip_unavailable(crate::API, "no OpenCL device is here");
-        return None;
-    };
-    let ctx = DeviceContext::new(crate::handles::DeviceId(entry.device)).unwrap();
-    let flags = opencl3::memory::CL_MEM_READ_WRITE;
-    let mem = crate::memory::alloc(&ctx.context, flags, 40).unwrap();
-    Some((ctx, mem))
-}
-
 /// Submits what `queue` holds (`what` names it in an error), without waiting.
 pub(crate) fn flush_queue(queue: &Queue, what: &'static str) -> Result<(), OpenClError> {
     flush(queue.raw()).map_err(map_wait("clFlush", what))

@@ -96,7 +96,7 @@ mod tests {
     /// gets, tried small on the first OpenCL device here.
     #[test]
     fn the_kernel_fills_its_words_only() {
-        let Some((ctx, mem)) = crate::context::first_device_for_tests() else {
+        let Some((ctx, mem)) = crate::memory::first_device_for_tests() else {
             return;
         };
         crate::transfer::fill_bytes(&ctx.queue, &mem, &[(0, 40, 7)]).unwrap();

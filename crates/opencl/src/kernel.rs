@@ -25,8 +25,6 @@ use crate::handles::{Context, DeviceId, Kernel, Program};
 
 use crate::provider::OPENCL_C;
 
-pub(crate) use crate::facts::facts;
-
 /// Makes NVIDIA's compiler append ptxas's resource report (registers per thread) to the log.
 pub(crate) const NV_VERBOSE_OPTION: &str = "-cl-nv-verbose";
 

@@ -47,7 +47,6 @@ mod memory;
 mod program;
 mod provider;
 mod stderr;
-mod subgroups;
 mod timing;
 mod transfer;
 

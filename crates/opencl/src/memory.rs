@@ -226,3 +226,21 @@ pub(crate) fn alloc(
         .map_err(map_alloc("clCreateBuffer", bytes))?;
     Ok(Mem::from_raw(raw))
 }
+
+/// The first OpenCL device here with a 40-byte buffer, for the crate's unit tests on a device;
+/// `None` (a skip: a failure under BLOCKSWEEP_REQUIRE=opencl, else a SKIPPED line `make test`
+/// counts) where there is none.
+#[cfg(test)]
+pub(crate) fn first_device_for_tests() -> Option<(DeviceContext, crate::handles::Mem)> {
+    let Some(entry) = crate::device::enumerate("test")
+        .ok()
+        .and_then(|e| e.into_iter().next())
+    else {
+        blocksweep_conformance::skip_unavailable(crate::API, "no OpenCL device is here");
+        return None;
+    };
+    let ctx = DeviceContext::new(crate::handles::DeviceId(entry.device)).unwrap();
+    let flags = opencl3::memory::CL_MEM_READ_WRITE;
+    let mem = alloc(&ctx.context, flags, 40).unwrap();
+    Some((ctx, mem))
+}

@@ -17,8 +17,9 @@ use opencl3::types::{cl_int, cl_uint};
 
 use crate::context::DeviceContext;
 use crate::error::{cl_error_name, map_create, OpenClError};
+use crate::facts::facts;
 use crate::handles::{Kernel, Mem, Program, Queue};
-use crate::kernel::{self, check_arg_count, facts, set_value, ArgValue};
+use crate::kernel::{self, check_arg_count, set_value, ArgValue};
 use crate::memory::{alloc, read_range, write_bytes};
 
 /// The size a `__local` argument gets at load, before a launch gives it its own: any size a

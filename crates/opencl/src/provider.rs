@@ -8,6 +8,8 @@ use blocksweep_core::{
 
 use crate::OpenClOptions;
 
+mod subgroup_probe;
+
 /// Minimums from the OpenCL 3.0 specification's clGetDeviceInfo table, for full-profile
 /// devices that are not CL_DEVICE_TYPE_CUSTOM (docs/limits.md quotes them): no work-group
 /// size above 1 is promised, so a portable program that assumes 1024 relies on a value the
@@ -74,7 +76,7 @@ static INFO: ApiInfo = ApiInfo {
     },
     kernel_languages: &[("cl", OPENCL_C)],
     default_entry: None,
-    subgroup_probe: Some(&crate::subgroups::Probe),
+    subgroup_probe: Some(&subgroup_probe::Probe),
 };
 
 /// OpenCL C, built with clBuildProgram: the one language of a user's kernel for OpenCL.

@@ -279,7 +279,7 @@ mod tests {
     /// on the first OpenCL device here: every byte lands once, at its own offset.
     #[test]
     fn pieces_land_at_their_offsets_on_a_device() {
-        let Some((ctx, mem)) = crate::context::first_device_for_tests() else {
+        let Some((ctx, mem)) = crate::memory::first_device_for_tests() else {
             return;
         };
         let piece = 12;

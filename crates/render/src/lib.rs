@@ -6,7 +6,7 @@
 //!
 //! | result | command | drawn by |
 //! |---|---|---|
-//! | a sweep of one device | `sweep` | `text`, `merged`, `csv` |
+//! | a sweep of one device | `sweep` | `text` (its `merged` table), `csv` |
 //! | sweeps of several devices | `sweep --device all` | [`Runs`] |
 //! | devices of every API | `devices` | `devices` |
 //! | launch limits | `limits` | [`limits`] |
@@ -33,7 +33,6 @@ mod fleet;
 pub mod lab;
 pub mod layout;
 pub mod limits;
-mod merged;
 #[cfg(test)]
 mod metal_like_tests;
 #[cfg(test)]

@@ -17,7 +17,7 @@
 use std::sync::Arc;
 
 use ash::vk;
-use blocksweep_core::{BlockSize, Launch, Limits, Stamps};
+use blocksweep_core::{Limits, Stamps};
 
 use crate::command::Commands;
 use crate::context::DeviceContext;
@@ -25,8 +25,8 @@ pub(crate) use crate::copy_plan::CopyLimits;
 use crate::copy_plan::CopyPlan;
 pub use crate::copy_shader::COPY_SPIRV;
 use crate::copy_shader::{CopyBuffers, CopyShader};
-use crate::device::HEAP_NAME;
 use crate::error::{VulkanError, VulkanResult};
+use crate::limits::HEAP_NAME;
 #[cfg(any(test, feature = "test-support"))]
 use crate::memory::{Buffer, MemoryKind};
 use crate::timing::Timestamps;
@@ -225,11 +225,6 @@ fn settle<T>(device: &DeviceContext, result: VulkanResult<T>) -> VulkanResult<T>
         let _ = device.wait_idle();
     }
     result
-}
-
-/// The launch one dispatch of the copy shader makes, for the launch checks.
-pub(crate) fn launch(workgroup: u32, grid: u32) -> Launch {
-    Launch::linear(BlockSize::linear(workgroup), grid)
 }
 
 /// What the selection batch of one copy size measured, both ways.

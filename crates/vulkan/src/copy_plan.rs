@@ -3,8 +3,8 @@
 //! maxStorageBufferRange, the dispatches it is split into.
 
 use ash::vk;
+use blocksweep_core::{BlockSize, Launch};
 
-use crate::copy::launch;
 use crate::error::{VulkanError, VulkanResult};
 use crate::timing::{check_launch, check_loop_iterations, DispatchLimits};
 
@@ -139,6 +139,11 @@ impl CopyLimits {
             chunks,
         })
     }
+}
+
+/// The launch one dispatch of the copy shader makes, for the launch checks.
+pub(crate) fn launch(workgroup: u32, grid: u32) -> Launch {
+    Launch::linear(BlockSize::linear(workgroup), grid)
 }
 
 #[cfg(test)]

@@ -13,7 +13,6 @@ use crate::error::{
 };
 use crate::instance::InstanceShared;
 
-pub use crate::limits::HEAP_NAME;
 pub(crate) use crate::subgroups::{
     check_block, most_invocations, required_size, SubgroupSizeControl,
 };

@@ -95,8 +95,7 @@ pub use copy::COPY_SPIRV;
 pub use error::VulkanError;
 #[cfg(any(test, feature = "test-support"))]
 pub use instance::MessageLog;
-pub use provider::{API, GLSL, PROVIDER, SPIR_V};
-pub use subgroups::REQUIRED_SIZE_OPTION;
+pub use provider::{API, GLSL, PROVIDER, REQUIRED_SIZE_OPTION, SPIR_V};
 pub use timing::{
     check_launch, check_loop_iterations, check_loop_iterations_2d, check_shared, DispatchLimits,
 };

@@ -8,6 +8,9 @@ use blocksweep_core::{
 
 use crate::VulkanOptions;
 
+mod subgroup_probe;
+pub use subgroup_probe::REQUIRED_SIZE_OPTION;
+
 /// Minimums from the Vulkan 1.3 specification, "Limit Requirements" (the Required Limits
 /// table), and maxMemoryAllocationSize from the Maintenance3 properties (docs/limits.md).
 static INFO: ApiInfo = ApiInfo {
@@ -76,13 +79,13 @@ static INFO: ApiInfo = ApiInfo {
     },
     kernel_languages: &[("comp", GLSL), ("glsl", GLSL), ("spv", SPIR_V)],
     default_entry: Some("main"),
-    subgroup_probe: Some(&crate::subgroups::Probe),
+    subgroup_probe: Some(&subgroup_probe::Probe),
 };
 
 /// A GLSL compute shader, compiled to SPIR-V at run time (glsl.rs).
 pub const GLSL: Language = Language::new("glsl", "GLSL");
 /// A SPIR-V binary (little-endian words), built as given.
-pub const SPIR_V: Language = Language::new("spirv", "SPIR-V");
+pub const SPIR_V: Language = Language::new("spirv", "SPIR-V").without_defines();
 
 /// `--vk-validation`: the Khronos validation layer on (as BLOCKSWEEP_VK_VALIDATION=1 turns it
 /// on); its messages come back as diagnostics.

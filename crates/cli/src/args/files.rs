@@ -7,7 +7,25 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::FormatChoice;
-use crate::output::files::Where;
+
+/// The flags that say where results go, as each command spells them.
+#[derive(Clone, Copy)]
+pub struct Where<'a> {
+    pub output: &'a [PathBuf],
+    pub format: Option<FormatChoice>,
+    pub quiet: bool,
+    pub wide: bool,
+    /// A plot is written too: with --quiet, that is a file the results go to.
+    pub plotted: bool,
+}
+
+impl<'a> Where<'a> {
+    /// The same, with a plot written (or not) beside the files.
+    pub fn plotting(mut self, plotted: bool) -> Where<'a> {
+        self.plotted = plotted;
+        self
+    }
+}
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct FileArgs {

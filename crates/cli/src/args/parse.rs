@@ -110,10 +110,36 @@ pub(super) fn parse_budget(s: &str) -> Result<Budget, String> {
     }
 }
 
+/// The default frame's size as `--size` spells it ("3840x2160"), for clap's defaults and help.
+pub fn default_size() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let (w, h) = blocksweep_core::frame::DEFAULT_SIZE;
+        format!("{w}x{h}")
+    })
+}
+
+/// `sweep --size`'s help, its defaults from the core's frame sizes.
+pub fn sweep_size_help() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let (w, h) = blocksweep_core::frame::CPU_DEFAULT_SIZE;
+        format!(
+            "Frame size in pixels, WIDTHxHEIGHT [default: {} on a GPU, {w}x{h} when every device \
+             is a CPU]. With --kernel, the kernel's sizes: N (1-D work), WxH (2-D), or \
+             name=value,... [default: the spec's sizes]",
+            default_size()
+        )
+    })
+}
+
 /// `WIDTHxHEIGHT`, both at least 1, with a pixel count that fits the 32-bit grid arithmetic
 /// every API shares (checked in 64 bits).
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let bad = || format!("'{s}' is not a size: expected WIDTHxHEIGHT in pixels, e.g. 3840x2160");
+    let bad = || {
+        let e = default_size();
+        format!("'{s}' is not a size: expected WIDTHxHEIGHT in pixels, e.g. {e}")
+    };
     let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
     let w: u32 = w.trim().parse().map_err(|_| bad())?;
     let h: u32 = h.trim().parse().map_err(|_| bad())?;

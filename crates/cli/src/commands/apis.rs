@@ -6,29 +6,10 @@ use std::process::ExitCode;
 use blocksweep_core::report::Envelope;
 use blocksweep_core::{Provider, Registry};
 use blocksweep_render::to_csv;
-use clap::builder::EnumValueParser;
-use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 
-use crate::args::trim;
+use crate::args::apis::{ApisArgs, ApisFormat};
 use crate::output::stdio;
-
-#[derive(Args, Debug)]
-pub struct ApisArgs {
-    /// Output format.
-    #[arg(long, short, default_value = "keys", value_parser = trim(EnumValueParser::<ApisFormat>::new()))]
-    pub format: ApisFormat,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ApisFormat {
-    /// One key per line (what --backend takes)
-    Keys,
-    /// key,name,available,unavailable (the reason it has no device here, else empty)
-    Csv,
-    /// The envelope, then `apis`: each API's key, name, available and unavailable (or null)
-    Json,
-}
 
 pub fn run(args: &ApisArgs) -> anyhow::Result<ExitCode> {
     let providers = blocksweep_apis::all();

@@ -10,7 +10,7 @@ use blocksweep_core::blocks::BlockSize;
 use blocksweep_core::lab::report::{ShapeReport, WaveReport};
 use blocksweep_render::Render;
 
-use crate::lab::args::{ShapesArgs, TailArgs};
+use crate::args::lab::{ShapesArgs, TailArgs};
 use crate::lab::{self, no_grid_ran};
 use crate::output::files::{write_plot, Files};
 use crate::output::OutputTarget;
@@ -20,7 +20,11 @@ pub fn shapes(args: &ShapesArgs) -> anyhow::Result<ExitCode> {
     let reg = crate::session::registry();
     let each = crate::session::resolve_each(&reg, &args.device)?;
     let files = Files::check(args.run.outputs())?;
-    let (tool, date, protocol) = (super::tool(), super::now(), args.run.protocol());
+    let (tool, date, protocol) = (
+        crate::session::tool(),
+        crate::session::now(),
+        args.run.protocol(),
+    );
     let mut report = ShapeReport {
         tool,
         date,
@@ -49,8 +53,8 @@ pub fn tail(args: &TailArgs) -> anyhow::Result<ExitCode> {
         .map(|p| OutputTarget::check(p).map_err(usage))
         .transpose()?;
     let mut report = WaveReport {
-        tool: super::tool(),
-        date: super::now(),
+        tool: crate::session::tool(),
+        date: crate::session::now(),
         spec: args.waves,
         block: BlockSize::linear(args.block),
         protocol: args.run.protocol(),

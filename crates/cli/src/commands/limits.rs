@@ -53,7 +53,8 @@ pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
     let report = LimitsReport { groups };
     let mut written = true;
     for t in &toml {
-        written &= crate::targets::write_file(t, &report, &super::tool(), &super::now());
+        written &=
+            crate::targets::write_file(t, &report, &crate::session::tool(), &crate::session::now());
     }
     let shown = WithLimits {
         report: &report,

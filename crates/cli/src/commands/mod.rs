@@ -31,16 +31,6 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// "blocksweep 0.x.y": the tool line of every report.
-pub fn tool() -> String {
-    format!("blocksweep {}", env!("CARGO_PKG_VERSION"))
-}
-
-/// Now, as every report dates its run (RFC 3339, seconds).
-pub fn now() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
-}
-
 /// Exit code 1 when anything failed, else 0.
 pub fn exit(failed: bool) -> ExitCode {
     match failed {

@@ -1,5 +1,5 @@
 //! `blocksweep sweep`: arguments in, the core's session pipeline measures each physical device
-//! ([`crate::session`]), results out ([`crate::output::sweep`]); with a grid list, a spec's
+//! ([`crate::session`]), results out ([`crate::results::sweep`]); with a grid list, a spec's
 //! `[tune]` or `--budget`, the core's tune driver instead ([`super::tune`]).
 //!
 //! Every output path is checked before anything is measured; a write that fails after the
@@ -11,7 +11,7 @@
 use std::process::ExitCode;
 
 use crate::args::SweepArgs;
-use crate::output::sweep::Outputs;
+use crate::results::sweep::Outputs;
 use crate::session::Sweep;
 use crate::usage;
 use crate::work;
@@ -46,7 +46,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     if let (Some(targets), Some(outputs)) = (targets, outputs.as_mut()) {
         outputs.targets = Some(crate::targets::for_sweep(targets, &work)?);
     }
-    let date = super::now();
+    let date = crate::session::now();
     let Some(mut outputs) = outputs else {
         let given = super::tune::Given {
             work: &work,

@@ -1,7 +1,7 @@
 //! `blocksweep sweep` with a grid list, a spec's `[tune]` or `--budget`: the whole launch
 //! tuned across APIs (block × grid × the kernel's own parameters) by the core's tune driver
 //! (`blocksweep_core::tune::run`); here the arguments become its settings, the cache is
-//! opened, and the reports are written ([`crate::output::tune`]). Exit code: 0, or 1 when a
+//! opened, and the reports are written ([`crate::results::tune`]). Exit code: 0, or 1 when a
 //! configuration was wrong or an API failed, or 2 for bad input.
 
 use std::process::ExitCode;
@@ -13,7 +13,7 @@ use blocksweep_core::workload::Work;
 use blocksweep_core::{DeviceIdentity, Registry, Targets};
 
 use crate::args::SweepArgs;
-use crate::output::tune::TuneOutputs;
+use crate::results::tune::TuneOutputs;
 use crate::usage;
 
 /// Whether the arguments and the spec ask for a tune rather than a plain sweep.
@@ -39,9 +39,9 @@ pub fn run(args: &SweepArgs, given: Given, each: Vec<Targets>) -> anyhow::Result
         Some(p) => Some(Cache::open(&p).map_err(usage)?),
         None => None,
     };
-    let options = crate::session::open_options(&args.device, given.work)?;
+    let options = crate::session::open_options(&args.device, given.work.is_users())?;
     let open = |d: &DeviceIdentity| blocksweep_core::worker::open(given.reg, d, &options);
-    let tool = super::tool();
+    let tool = crate::session::tool();
     let tune = Tune {
         work: given.work,
         config: given.config,

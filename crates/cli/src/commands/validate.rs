@@ -22,7 +22,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
             let (spec, sizes) = crate::work::load(path, args.size.as_deref(), Some(4096))?;
             let buffers = ProgramWorkload::planned_buffers(&spec, &sizes)
                 .map_err(|e| usage(e.to_string()))?;
-            let what = format!("kernel '{}' at {sizes}", spec.name);
+            let what = spec.at(&sizes);
             blocksweep_core::hostmem::check_kernel(&what, &buffers, &[], false)
                 .map_err(|e| usage(e.to_string()))?;
             let instance = spec.instantiate(&sizes).map_err(|e| usage(e.to_string()))?;
@@ -44,15 +44,12 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
             Box::new(|_| 0),
         ),
     };
+    let options = crate::session::open_options(&args.device, work.is_some())?;
     let (each, failed) = match work {
         Some(work) => {
-            let options = args.device.kernel_options()?;
             crate::session::run_each(&args.device, options, &mut KernelValidation { work })?
         }
-        None => {
-            let options = args.device.open_options();
-            crate::session::run_each(&args.device, options, &mut Validation::default())?
-        }
+        None => crate::session::run_each(&args.device, options, &mut Validation::default())?,
     };
     let builds: Vec<_> = each
         .iter()

@@ -1,10 +1,8 @@
-//! The lab's commands (docs/lab.md) on the core: their arguments ([`args`]), and each sweep on
+//! The lab's commands (docs/lab.md) on the core (their arguments are `args::lab`): each sweep on
 //! one physical device through the session, which opens every API, turns what each could not
 //! do (and what its checking layer said) into failures, and closes them all. Between opening
 //! and measuring, the frame's fit is checked against every API that opened, the frame is
 //! made, and the tail's one wave planned for all.
-
-pub mod args;
 
 use blocksweep_core::blocks::BlockSize;
 use blocksweep_core::lab::report::{ShapeReport, WaveReport};
@@ -13,10 +11,10 @@ use blocksweep_core::lab::task::{LabFrame, OnFrame, Shapes, Tail};
 use blocksweep_core::session::{self, Finished, Later, SessionError, Task};
 use blocksweep_core::{Registry, Targets};
 
+use crate::args::lab::{LabRun, TailArgs};
 use crate::args::DeviceArgs;
 use crate::session::session_error;
 use crate::usage;
-use args::{LabRun, TailArgs};
 
 /// The lab's frame, made while the APIs open, once the host's memory is known to hold it with
 /// every API of the run.
@@ -36,7 +34,8 @@ fn run_on<T: Task<Settings = ()>, F: FnOnce() -> Result<T, SessionError>>(
     make: F,
 ) -> anyhow::Result<Finished<T::Answer>> {
     let mut task = Later::new(make);
-    session::run(reg, targets, &device.open_options(), &(), &mut task)
+    let options = crate::session::open_options(device, false)?;
+    session::run(reg, targets, &options, &(), &mut task)
         .and_then(Finished::require_any)
         .map_err(session_error)
 }

@@ -2,33 +2,14 @@
 //! is measured, then written with the results; stdout gets them too unless `--quiet` asks for
 //! the files only, or a write failed (measured results are never dropped).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use blocksweep_render::layout::Layout;
 use blocksweep_render::Format;
 
 use super::{stdio, width, OutputTarget};
-use crate::args::FormatChoice;
+use crate::args::Where;
 use crate::usage;
-
-/// The flags that say where results go, as each command spells them.
-#[derive(Clone, Copy)]
-pub struct Where<'a> {
-    pub output: &'a [PathBuf],
-    pub format: Option<FormatChoice>,
-    pub quiet: bool,
-    pub wide: bool,
-    /// A plot is written too: with --quiet, that is a file the results go to.
-    pub plotted: bool,
-}
-
-impl<'a> Where<'a> {
-    /// The same, with a plot written (or not) beside the files.
-    pub fn plotting(mut self, plotted: bool) -> Where<'a> {
-        self.plotted = plotted;
-        self
-    }
-}
 
 /// The checked output files, each with its format.
 pub struct Files {

@@ -7,9 +7,8 @@
 //! - [`OutputTarget`]: an output path checked before anything is measured, then written
 //!   atomically (regular files: temporary file, fsync, rename, fsync of the directory) or
 //!   through (FIFOs, character devices, this process's own descriptors), symlinks followed.
-//! - [`files`]: a command's `--output` files with their formats, and the plot; [`sweep`]: the
-//!   sweep's, rewritten after every row; [`tune`]: the tune's, after every parameter set.
-//!   [`width`]: how wide tables may be.
+//! - [`files`]: a command's `--output` files with their formats, and the plot ([`crate::results`]
+//!   rewrites the sweep's and the tune's as they measure). [`width`]: how wide tables may be.
 //! - `cleanup` (private): the temporary files in flight, removed on SIGINT, SIGTERM or SIGHUP
 //!   before the process dies of that signal.
 
@@ -26,9 +25,7 @@ macro_rules! warn {
 mod cleanup;
 pub mod files;
 pub mod stdio;
-pub mod sweep;
 mod target;
-pub mod tune;
 pub mod width;
 
 pub use target::OutputTarget;

@@ -211,7 +211,9 @@ fn off_scale_label(label: &str) -> String {
     format!("{label} (off scale ↑)")
 }
 
-fn esc(s: &str) -> String {
+/// `s` as SVG text or a double-quoted attribute's value (`&`, `<`, `>` and `"` escaped): the
+/// one escaper of every plot.
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -7,7 +7,7 @@ use blocksweep_core::{
 };
 
 use super::positive;
-use crate::scenarios::Target;
+use crate::trial::Target;
 
 /// probe()'s entry for the device under test, and what open() says about it.
 pub fn identity(t: &Target) {

@@ -123,8 +123,9 @@ fn parse_args(raw: &RawSpec, known: &Sizes, file: &str) -> Result<Vec<ArgDecl>, 
     Ok(args)
 }
 
-/// A tune hands its parameters to each compiler as defines; a SPIR-V module has no
-/// preprocessor, so a tuned spec needs GLSL for Vulkan.
+/// A tune hands its parameters to each compiler as defines; a source in a language without
+/// them (its provider says so: `Language::defines`) cannot be tuned, and the error names the
+/// languages of that API that can, with their extensions.
 fn check_defines(
     tune: &Option<super::tune::TuneDecl>,
     sources: &[(&'static str, ProgramSource)],
@@ -133,14 +134,36 @@ fn check_defines(
     if tune.is_none() {
         return Ok(());
     }
-    for (key, s) in sources {
-        if s.language.key == "spirv" || s.origin.ends_with(".spv") {
-            return Err(SpecError::new(
-                file,
-                format!("sources.{key}.file"),
-                "is SPIR-V, which takes no defines: a spec with [tune] needs a GLSL source                  (.comp), which gets each parameter as -DNAME=VALUE",
-            ));
+    if let Some((key, s)) = sources.iter().find(|(_, s)| !s.language.defines) {
+        let declared = Api::from_key(key).map(|a| a.info().kernel_languages);
+        let mut instead: Vec<(Language, Vec<String>)> = Vec::new();
+        for (ext, l) in declared
+            .unwrap_or_default()
+            .iter()
+            .filter(|(_, l)| l.defines)
+        {
+            match instead.iter_mut().find(|(m, _)| m == l) {
+                Some((_, exts)) => exts.push(format!(".{ext}")),
+                None => instead.push((*l, vec![format!(".{ext}")])),
+            }
         }
+        let instead: Vec<String> = instead
+            .iter()
+            .map(|(l, exts)| format!("{l} ({})", exts.join(", ")))
+            .collect();
+        let instead = match instead.is_empty() {
+            true => String::new(),
+            false => format!(" such as {}", instead.join(" or ")),
+        };
+        return Err(SpecError::new(
+            file,
+            format!("sources.{key}.file"),
+            format!(
+                "is {}, which takes no defines: a spec with [tune] gives each parameter as \
+                 -DNAME=VALUE, so it needs a source{instead}",
+                s.language
+            ),
+        ));
     }
     Ok(())
 }

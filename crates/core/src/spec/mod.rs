@@ -161,6 +161,11 @@ impl KernelSpec {
         Ok(sizes)
     }
 
+    /// "kernel 'saxpy' at n=1024": this kernel at `sizes`, as every message and report names it.
+    pub fn at(&self, sizes: &Sizes) -> String {
+        format!("kernel '{}' at {sizes}", self.name)
+    }
+
     /// The default sizes with each work dimension capped at `per_dim` (`validate` launches
     /// without timing: a small work keeps its launches quick, and a launch that repeats the
     /// work, a 1-D kernel in a grid of 65536 blocks in y, cheap).

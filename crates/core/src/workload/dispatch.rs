@@ -131,7 +131,7 @@ impl ProgramWorkload {
                 true => spans.push(Span {
                     arg,
                     offset: 0,
-                    len: len + 2 * guard::GUARD,
+                    len: guard::allocated(len),
                 }),
                 false => spans.extend([0, guard::GUARD + len].map(|offset| Span {
                     arg,

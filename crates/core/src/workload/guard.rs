@@ -13,6 +13,11 @@ use crate::program::ScalarType;
 /// and wide enough for the last block of a kernel without its `i < n` guard.
 pub const GUARD: u64 = 64 * 1024;
 
+/// The bytes a buffer of `len` bytes takes on the device: the data between its two bands.
+pub fn allocated(len: u64) -> u64 {
+    len.saturating_add(2 * GUARD)
+}
+
 /// What the bands hold: not the poison (0xFF) and not a value arithmetic tends to produce.
 pub const PATTERN: u8 = 0xA5;
 

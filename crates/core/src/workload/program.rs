@@ -51,7 +51,7 @@ impl ProgramWorkload {
             .buffer_sizes(sizes)?
             .into_iter()
             .map(|(bytes, written)| crate::hostmem::KernelBuffer {
-                bytes: bytes.saturating_add(2 * guard::GUARD),
+                bytes: guard::allocated(bytes),
                 written,
             })
             .collect())
@@ -289,7 +289,7 @@ impl Workload for ProgramWorkload {
     }
 
     fn describe(&self) -> String {
-        format!("kernel '{}' at {}", self.spec.name, self.instance.sizes)
+        self.spec.at(&self.instance.sizes)
     }
 
     fn items(&self) -> u64 {
@@ -301,7 +301,7 @@ impl Workload for ProgramWorkload {
             .map(|b| {
                 (
                     b.decl.name.clone(),
-                    b.initial.len() as u64 + 2 * guard::GUARD,
+                    guard::allocated(b.initial.len() as u64),
                 )
             })
             .collect();
@@ -316,7 +316,7 @@ impl Workload for ProgramWorkload {
             .buffers
             .iter()
             .map(|b| crate::hostmem::KernelBuffer {
-                bytes: b.initial.len() as u64 + 2 * guard::GUARD,
+                bytes: guard::allocated(b.initial.len() as u64),
                 written: b.decl.written,
             })
             .collect();

@@ -27,7 +27,7 @@ impl Work {
     pub fn describe(&self) -> String {
         match self {
             Work::Frame { width, height, .. } => format!("grayscale frame {width}x{height}"),
-            Work::Kernel { spec, sizes } => format!("kernel '{}' at {sizes}", spec.name),
+            Work::Kernel { spec, sizes } => spec.at(sizes),
         }
     }
 

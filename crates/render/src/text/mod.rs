@@ -8,6 +8,7 @@ mod answer;
 mod cells;
 mod doc;
 mod header;
+mod merged;
 mod table;
 
 pub(super) use cells::{gbps, ms, of_best};
@@ -15,7 +16,7 @@ pub(super) use cells::{gbps, ms, of_best};
 pub(crate) use doc::Doc;
 
 use super::layout::Layout;
-use crate::{merged, Render};
+use crate::Render;
 use blocksweep_core::report::{Envelope, Report};
 
 impl Render for Report {

@@ -353,3 +353,25 @@ fn a_shape_has_the_instances_arguments_and_shared_memory_without_its_contents() 
     );
     assert_eq!(shape.work, inst.work);
 }
+
+/// A tune gives its parameters as defines: a source whose language takes none (SPIR-V, as its
+/// provider declares) is refused, naming the API's languages that do; GLSL is accepted.
+#[test]
+fn a_tuned_spec_needs_a_language_that_takes_defines() {
+    let d = scratch_dir();
+    std::fs::write(d.join("k.spv"), [0u8; 20]).unwrap();
+    std::fs::write(d.join("k.comp"), "#version 450\nvoid main() {}").unwrap();
+    let out = "[tune]\nK = [1, 2]\n[[args]]\nbuffer = \"f32\"\nname = \"y\"\nelements = \"n\"\nwritten = true\n";
+    let spec = |file: &str| {
+        let vulkan = format!("vulkan = {{ file = \"{file}\" }}\n");
+        format!("{}{vulkan}{out}", HEAD)
+    };
+    let e = KernelSpec::parse("t/kernel.toml", &spec("k.spv"), &d).unwrap_err();
+    assert_eq!(e.key, "sources.vulkan.file", "{e}");
+    assert!(
+        e.message.contains("is SPIR-V, which takes no defines")
+            && e.message.contains("such as GLSL (.comp, .glsl)"),
+        "{e}"
+    );
+    assert!(KernelSpec::parse("t/kernel.toml", &spec("k.comp"), &d).is_ok());
+}

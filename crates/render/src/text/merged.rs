@@ -3,8 +3,8 @@
 //! the reference API's (CUDA where it ran, else the first API). Per-API times, spreads and
 //! copy ratios are in the per-API tables above it.
 
-use super::layout::{Column, Notes, Overflow, Table};
-use super::text::{gbps, ms, of_best, Doc};
+use super::{gbps, ms, of_best, Doc};
+use crate::layout::{Column, Notes, Overflow, Table};
 use blocksweep_core::blocks::BlockSize;
 use blocksweep_core::report::Report;
 use blocksweep_core::sweep::{SweepResult, SweepRow};

@@ -9,14 +9,15 @@ use blocksweep_core::lab::waves::WaveSpec;
 use blocksweep_core::Protocol;
 use clap::Args;
 
-use crate::args::{parse_size, parse_svg_path, trim, DeviceArgs, FormatChoice, Timed};
-use crate::output::files::Where;
+use super::{
+    default_size, parse_size, parse_svg_path, trim, DeviceArgs, FormatChoice, Timed, Where,
+};
 
 /// Flags every lab command shares: the measurement protocol and where results go.
 #[derive(Args, Debug, Clone)]
 pub struct LabRun {
     /// Frame size in pixels, WIDTHxHEIGHT.
-    #[arg(long, short, default_value = "3840x2160", value_parser = parse_size)]
+    #[arg(long, short, default_value = default_size(), value_parser = parse_size)]
     pub size: (u32, u32),
     /// Untimed dispatches before the timed ones, per row.
     #[arg(long, default_value = "3", value_parser = trim(clap::value_parser!(u32).range(0..=1000)))]

@@ -10,9 +10,9 @@ use blocksweep_core::DeviceIdentity;
 use blocksweep_render::tune::Tunes;
 use blocksweep_render::{Format, Layout, Render};
 
-use super::files::{Files, Where};
-use super::OutputTarget;
-use crate::args::SweepArgs;
+use crate::args::{SweepArgs, Where};
+use crate::output::files::Files;
+use crate::output::OutputTarget;
 use crate::progress::Bar;
 use crate::usage;
 
@@ -53,9 +53,10 @@ impl TuneOutputs {
         if let (Some(p), Some(first)) = (&self.plot, reports.first()) {
             let svg = crate::plot::tune::heat_maps(first);
             match p.write(svg.as_bytes()) {
-                Ok(()) => {
-                    super::stdio::eprint_line(&format!("blocksweep: wrote {}", p.path().display()))
-                }
+                Ok(()) => crate::output::stdio::eprint_line(&format!(
+                    "blocksweep: wrote {}",
+                    p.path().display()
+                )),
                 Err(e) => {
                     warn!("error: {e}");
                     written = false;

@@ -5,7 +5,7 @@
 use blocksweep_core::subgroup::{Claims, ProbeBuild, SubgroupProbe};
 use blocksweep_core::{KernelFacts, Limits};
 
-use crate::provider::OPENCL_C;
+use super::OPENCL_C;
 
 /// The name the backend gives its stand-in width where a device has no warp size query: a
 /// hint, never a subgroup claim.
@@ -30,7 +30,7 @@ impl SubgroupProbe for Probe {
     fn builds(&self, limits: &Limits) -> Result<Vec<ProbeBuild>, String> {
         let cl = ProbeBuild::new(
             OPENCL_C,
-            include_str!("../../../kernels/subgroup.cl"),
+            include_str!("../../../../kernels/subgroup.cl"),
             "kernels/subgroup.cl",
             "subgroup_probe",
             SUB_GROUPS,

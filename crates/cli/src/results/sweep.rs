@@ -6,9 +6,9 @@ use blocksweep_core::report::Report;
 use blocksweep_render::render_runs;
 use blocksweep_render::targets::append;
 
-use super::files::{is_stdout, write_plot, Files, Where};
-use super::{stdio, width, OutputTarget};
-use crate::args::SweepArgs;
+use crate::args::{SweepArgs, Where};
+use crate::output::files::{is_stdout, write_plot, Files};
+use crate::output::{stdio, width, OutputTarget};
 use crate::usage;
 
 /// The output files, checked before anything is measured, and what has been written.
