@@ -28,3 +28,45 @@ fn validate_names_the_extent_limit_for_a_1x1x65_block() {
         "{said}"
     );
 }
+
+/// The repository's shipped kernel spec `name` (examples/kernels/NAME/kernel.toml).
+fn example(name: &str) -> String {
+    format!(
+        "{}/../../examples/kernels/{name}/kernel.toml",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// The shipped saxpy at blocks 64 and 256, both far below each driver's limit for the kernel:
+/// no line may say a size ran above it (the reference row's note was counted as one).
+#[test]
+fn no_size_said_above_the_kernel_limit_when_none_is() {
+    if available_apis().is_empty() {
+        return;
+    }
+    let saxpy = example("saxpy");
+    let args = [
+        "sweep",
+        "--kernel",
+        &saxpy,
+        "--blocks",
+        "64,256",
+        "--size",
+        "65536",
+        "--reps",
+        "2",
+        "--warmups",
+        "1",
+    ];
+    for verbose in [false, true] {
+        let mut args = args.to_vec();
+        if verbose {
+            args.push("--verbose");
+        }
+        let out = succeeds(&args);
+        assert!(
+            !out.contains("above the kernel's own stated limit"),
+            "{out}"
+        );
+    }
+}

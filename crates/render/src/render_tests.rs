@@ -249,3 +249,35 @@ fn a_refusal_in_the_short_report_keeps_the_apis_words() {
     );
     assert!(s.contains(&note), "{note}:\n{s}");
 }
+
+/// "Sizes ... ran above the kernel's own stated limit" names the launches above it (OpenCL's
+/// 384 to 1024 against CL_KERNEL_WORK_GROUP_SIZE = 256), not rows with any note: a user's
+/// kernel notes its reference row, which is no limit (issue 40).
+#[test]
+fn only_launches_above_the_kernel_limit_are_said_to_be() {
+    let mut r = h200();
+    for x in &mut r.results {
+        x.rows[0].note = Some("the reference: its other sizes are compared with it".into());
+    }
+    let said = |verbose: bool| -> Vec<String> {
+        let s = r.table(Layout::new(200).verbose(verbose));
+        s.lines()
+            .filter(|l| l.contains("above the kernel's own stated limit"))
+            .map(|l| l.trim().to_string())
+            .collect()
+    };
+    assert_eq!(
+        said(false),
+        [
+            "Sizes 384, 512, 768, 1024 ran above the kernel's own stated limit and the driver \
+          accepted them (--verbose names the limit)"
+        ]
+    );
+    assert_eq!(
+        said(true),
+        [
+            "4 configuration(s) ran above the kernel's own stated limit, and the driver accepted \
+          them (notes under the table)."
+        ]
+    );
+}
