@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::Value;
-use support::{available_apis, succeeds};
+use support::{available_apis, bad_input, blocksweep, stderr, succeeds};
 
 /// validate's row 8 (a 1x1x65 block) is about an extent: who guarantees it names OpenCL's
 /// CL_DEVICE_MAX_WORK_ITEM_SIZES (it named only CL_DEVICE_MAX_WORK_GROUP_SIZE).
@@ -69,4 +69,38 @@ fn no_size_said_above_the_kernel_limit_when_none_is() {
             "{out}"
         );
     }
+}
+
+/// A size past what any host can allocate names the key and the size asked, as docs/kernels.md
+/// quotes it (it said "the host memory for 18446744073709551615 elements does not fit in 64
+/// bits": neither); a size whose buffers fit one by one but not together says the sizes asked.
+#[test]
+fn a_size_past_the_host_names_the_key_and_the_size_as_the_docs_quote() {
+    let saxpy = example("saxpy");
+    let line = "args[0].elements: 'n' is 4000000000000000000 elements (16000000000000000000 \
+                bytes), more than this host can allocate";
+    bad_input(
+        &["sweep", "--kernel", &saxpy, "--size", "4000000000000000000"],
+        line,
+    );
+    let docs = std::fs::read_to_string(format!(
+        "{}/../../docs/kernels.md",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    assert!(
+        docs.contains(&format!("blocksweep: error: scale/kernel.toml: {line}\n")),
+        "docs/kernels.md no longer quotes {line:?}"
+    );
+    let out = blocksweep()
+        .args(["sweep", "--kernel", &saxpy, "--size", "2000000000000000000"])
+        .output()
+        .unwrap();
+    let said = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("kernel 'saxpy' at n=2000000000000000000"),
+        "{said}"
+    );
+    assert!(!said.contains("18446744073709551615"), "{said}");
 }
