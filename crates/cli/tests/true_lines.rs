@@ -104,3 +104,30 @@ fn a_size_past_the_host_names_the_key_and_the_size_as_the_docs_quote() {
     );
     assert!(!said.contains("18446744073709551615"), "{said}");
 }
+
+/// The kernel's source given where its spec goes: one line that says so and names the spec
+/// beside it that names this source (it was a raw TOML error, "line 1, column 4: key with no
+/// value"); a source with no spec beside it is told what a spec is.
+#[test]
+fn a_source_given_for_the_spec_names_the_spec() {
+    let dir = format!(
+        "{}/../../examples/kernels/saxpy",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for source in ["saxpy.cu", "saxpy.cl", "saxpy.comp"] {
+        let path = format!("{dir}/{source}");
+        let spec = format!("{dir}/kernel.toml");
+        bad_input(
+            &["sweep", "--kernel", &path],
+            &format!("{path}: a kernel source, not a spec file: give the spec that names it, --kernel {spec}"),
+        );
+    }
+    let lone = support::scratch("lone-source");
+    let path = lone.join("k.cl");
+    std::fs::write(&path, "__kernel void k(__global float* y) { y[0] = 1; }\n").unwrap();
+    bad_input(
+        &["validate", "--kernel", path.to_str().unwrap()],
+        "k.cl: not a spec file: a spec is a TOML file that names the kernel's sources and \
+         arguments (docs/kernels.md)",
+    );
+}
