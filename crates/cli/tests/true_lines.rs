@@ -131,3 +131,41 @@ fn a_source_given_for_the_spec_names_the_spec() {
          arguments (docs/kernels.md)",
     );
 }
+
+/// A spec with a CUDA source on a machine without CUDA: the run says CUDA did not run and why,
+/// as docs/kernels.md section 5 promises ("CUDA reports `unavailable: libcuda.so.1 not
+/// found` and the other two run"); it said nothing of CUDA.
+#[test]
+fn a_kernel_run_says_which_of_its_sources_did_not_run() {
+    if available_apis().is_empty() {
+        return;
+    }
+    let devices: Value =
+        serde_json::from_str(&succeeds(&["devices", "--format", "json"])).unwrap();
+    let Some(why) = devices["unavailable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["api"] == "cuda")
+        .map(|u| u["reason"].as_str().unwrap().to_string())
+    else {
+        return; // CUDA is here: nothing to say
+    };
+    let saxpy = example("saxpy");
+    let out = blocksweep()
+        .args(["sweep", "--kernel", &saxpy, "--blocks", "64", "--size", "65536"])
+        .args(["--reps", "2", "--warmups", "1"])
+        .output()
+        .unwrap();
+    let said = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let line = format!("CUDA: unavailable: {why}: the spec's CUDA source is not run");
+    assert!(said.contains(&line), "{said:?} lacks {line:?}");
+    // One API asked for: nothing to say about the others.
+    let out = blocksweep()
+        .args(["sweep", "--kernel", &saxpy, "--blocks", "64", "--size", "65536"])
+        .args(["--reps", "2", "--warmups", "1", "--backend", available_apis()[0]])
+        .output()
+        .unwrap();
+    assert!(!stderr(&out).contains("CUDA"), "{}", stderr(&out));
+}

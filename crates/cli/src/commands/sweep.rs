@@ -30,6 +30,9 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         false => Some(Outputs::check(args)?),
     };
     let reg = crate::session::registry();
+    if let Some((spec, _)) = &spec {
+        work::say_unavailable(&reg, spec, &args.device.choice());
+    }
     let each = crate::session::resolve_each(&reg, &args.device)?;
     let work = work::of_args(args, spec, &each)?;
     // Every host allocation of the run, counted here once per physical device (they are swept
