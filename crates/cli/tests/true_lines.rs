@@ -140,8 +140,7 @@ fn a_kernel_run_says_which_of_its_sources_did_not_run() {
     if available_apis().is_empty() {
         return;
     }
-    let devices: Value =
-        serde_json::from_str(&succeeds(&["devices", "--format", "json"])).unwrap();
+    let devices: Value = serde_json::from_str(&succeeds(&["devices", "--format", "json"])).unwrap();
     let Some(why) = devices["unavailable"]
         .as_array()
         .unwrap()
@@ -153,7 +152,9 @@ fn a_kernel_run_says_which_of_its_sources_did_not_run() {
     };
     let saxpy = example("saxpy");
     let out = blocksweep()
-        .args(["sweep", "--kernel", &saxpy, "--blocks", "64", "--size", "65536"])
+        .args([
+            "sweep", "--kernel", &saxpy, "--blocks", "64", "--size", "65536",
+        ])
         .args(["--reps", "2", "--warmups", "1"])
         .output()
         .unwrap();
@@ -163,8 +164,17 @@ fn a_kernel_run_says_which_of_its_sources_did_not_run() {
     assert!(said.contains(&line), "{said:?} lacks {line:?}");
     // One API asked for: nothing to say about the others.
     let out = blocksweep()
-        .args(["sweep", "--kernel", &saxpy, "--blocks", "64", "--size", "65536"])
-        .args(["--reps", "2", "--warmups", "1", "--backend", available_apis()[0]])
+        .args([
+            "sweep", "--kernel", &saxpy, "--blocks", "64", "--size", "65536",
+        ])
+        .args([
+            "--reps",
+            "2",
+            "--warmups",
+            "1",
+            "--backend",
+            available_apis()[0],
+        ])
         .output()
         .unwrap();
     assert!(!stderr(&out).contains("CUDA"), "{}", stderr(&out));

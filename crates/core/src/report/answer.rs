@@ -47,6 +47,9 @@ pub struct PortableAnswer {
     pub stopped: Vec<Short>,
 }
 
+/// Why an API has no row at a size: it stopped on an error before it (said once per API).
+const STOPPED_EARLIER: &str = "did not run: the API stopped earlier";
+
 /// Where one API stands at one block size.
 fn standing(r: &SweepResult, block: BlockSize) -> Result<(), Short> {
     let short = |of_best, why: String| Short {
@@ -56,7 +59,7 @@ fn standing(r: &SweepResult, block: BlockSize) -> Result<(), Short> {
     };
     let Some(row) = r.rows.iter().find(|x| x.block == block) else {
         let why = match &r.error {
-            Some(_) => "did not run: the API stopped earlier".to_string(),
+            Some(_) => STOPPED_EARLIER.to_string(),
             None => "did not run".to_string(),
         };
         return Err(short(None, why));
@@ -174,18 +177,28 @@ impl PortableAnswer {
             },
         ];
         if !self.exceptions.is_empty() {
-            let parts: Vec<String> = self
-                .exceptions
-                .iter()
-                .map(|e| {
-                    let who: Vec<String> = e
-                        .short
-                        .iter()
-                        .map(|s| format!("{}: {}", s.api, s.why))
-                        .collect();
-                    format!("{} ({})", e.block, who.join("; "))
-                })
-                .collect();
+            // The sizes an API did not reach, one list per API after the others.
+            let mut unreached: Vec<(Api, Vec<String>)> = Vec::new();
+            let mut parts: Vec<String> = Vec::new();
+            for e in &self.exceptions {
+                let mut who: Vec<String> = Vec::new();
+                for s in &e.short {
+                    match s.why == STOPPED_EARLIER {
+                        true => match unreached.iter_mut().find(|(a, _)| *a == s.api) {
+                            Some((_, b)) => b.push(e.block.to_string()),
+                            None => unreached.push((s.api, vec![e.block.to_string()])),
+                        },
+                        false => who.push(format!("{}: {}", s.api, s.why)),
+                    }
+                }
+                if !who.is_empty() {
+                    parts.push(format!("{} ({})", e.block, who.join("; ")));
+                }
+            }
+            parts.extend(
+                (unreached.iter())
+                    .map(|(api, b)| format!("{} ({api}: {STOPPED_EARLIER})", b.join(", "))),
+            );
             out.push(format!(
                 "Not portable (where each API falls short): {}.",
                 parts.join("; ")
@@ -359,6 +372,32 @@ mod tests {
         let s = p.sentences();
         assert!(
             s[0].contains("Alpha stopped: output 'y' at block 128 differs"),
+            "{s:?}"
+        );
+    }
+
+    /// An API that stopped part-way is said once with the sizes it did not reach, not once per
+    /// size ("did not run: the API stopped earlier" was repeated 12 times in one line).
+    #[test]
+    fn the_sizes_an_api_did_not_reach_are_said_once() {
+        let mut rep = Report::new("t", "d");
+        let mut a = result(TEST_API_A, &[(64, Some(1.0))]);
+        a.error = Some("output 'y' at block 128 differs".into());
+        rep.results.push(a);
+        rep.results.push(result(
+            TEST_API_B,
+            &[
+                (64, Some(1.0)),
+                (128, Some(1.0)),
+                (256, Some(0.5)),
+                (512, Some(1.0)),
+            ],
+        ));
+        let s = PortableAnswer::of(&rep, GOOD_FRACTION).unwrap().sentences();
+        assert_eq!(
+            s[1],
+            "Not portable (where each API falls short): 256 (Beta: 0.50 of its best); \
+             128, 256, 512 (Alpha: did not run: the API stopped earlier).",
             "{s:?}"
         );
     }
