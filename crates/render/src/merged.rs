@@ -219,7 +219,7 @@ fn row_cells(
             .portable
             .as_ref()
             .is_some_and(|p| p.everywhere.contains(&block));
-        cells.push(if good { "yes".into() } else { String::new() });
+        cells.push(if good { "yes" } else { "no" }.into());
     }
     cells
 }
