@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::Value;
-use support::{available_apis, bad_input, blocksweep, stderr, succeeds};
+use support::{available_apis, bad_input, blocksweep, csv_field, csv_rows, stderr, succeeds};
 
 /// validate's row 8 (a 1x1x65 block) is about an extent: who guarantees it names OpenCL's
 /// CL_DEVICE_MAX_WORK_ITEM_SIZES (it named only CL_DEVICE_MAX_WORK_GROUP_SIZE).
@@ -178,4 +178,46 @@ fn a_kernel_run_says_which_of_its_sources_did_not_run() {
         .output()
         .unwrap();
     assert!(!stderr(&out).contains("CUDA"), "{}", stderr(&out));
+}
+
+/// The limits CSV writes a guarantee in its value's notation: `[1024,1024,1024]` beside
+/// `[128,128,64]`, bytes as bytes (it wrote `(128, 128, 64)` and `16 KiB` beside the raw
+/// values).
+#[test]
+fn the_limits_csv_writes_a_guarantee_as_its_value_is_written() {
+    if available_apis().is_empty() {
+        return;
+    }
+    let rows = csv_rows(&succeeds(&["limits", "--format", "csv"]));
+    let (header, rows) = rows.split_first().unwrap();
+    let mut checked = 0;
+    for row in rows {
+        let value = csv_field(header, row, "value");
+        let promised = csv_field(header, row, "guaranteed");
+        if value.is_empty() || promised.is_empty() {
+            continue;
+        }
+        checked += 1;
+        let dims = |s: &str| {
+            s.strip_prefix('[')
+                .and_then(|s| s.strip_suffix(']'))
+                .map(|s| {
+                    s.split(',')
+                        .map(|n| n.parse::<u64>().is_ok())
+                        .filter(|ok| *ok)
+                        .count()
+                })
+        };
+        match dims(value) {
+            Some(3) => assert_eq!(dims(promised), Some(3), "{row:?}"),
+            _ if value.parse::<u64>().is_ok() => {
+                let head = promised.split_whitespace().next().unwrap();
+                let number = head.parse::<u64>().is_ok() || head.starts_with("max(");
+                assert!(number, "{row:?}");
+                assert!(!promised.contains("iB"), "{row:?}");
+            }
+            _ => {}
+        }
+    }
+    assert!(checked > 0);
 }
