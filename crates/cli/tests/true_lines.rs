@@ -221,3 +221,52 @@ fn the_limits_csv_writes_a_guarantee_as_its_value_is_written() {
     }
     assert!(checked > 0);
 }
+
+/// `compare` says each warning once where a reader sees it: in the table on stdout, or on
+/// stderr where stdout holds JSON or CSV for a script (the table had it on both).
+#[test]
+fn compare_says_each_warning_once() {
+    let Some(api) = available_apis().first().copied() else {
+        return;
+    };
+    let dir = support::scratch("compare-once");
+    let mut runs = Vec::new();
+    for size in ["320x180", "160x90"] {
+        let file = dir.join(format!("{size}.json"));
+        let f = file.to_str().unwrap().to_string();
+        succeeds(&[
+            "sweep",
+            "--backend",
+            api,
+            "--blocks",
+            "32,64",
+            "--size",
+            size,
+            "--reps",
+            "2",
+            "--warmups",
+            "1",
+            "-o",
+            &f,
+        ]);
+        runs.push(f);
+    }
+    let warning = "The runs used different frame sizes";
+    for (format, on_stdout) in [("table", 1), ("markdown", 1), ("json", 0), ("csv", 0)] {
+        let out = blocksweep()
+            .args(["compare", &runs[0], &runs[1], "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if on_stdout == 1 {
+            assert_eq!(stdout.matches(warning).count(), 1, "{format}: {stdout}");
+        }
+        let err = stderr(&out);
+        assert_eq!(
+            err.matches(warning).count(),
+            1 - on_stdout,
+            "{format}: {err}"
+        );
+    }
+}
