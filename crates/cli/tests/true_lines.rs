@@ -270,3 +270,24 @@ fn compare_says_each_warning_once() {
         );
     }
 }
+
+/// A file does not depend on the terminal: a sweep's `-o x.md` at COLUMNS=40 is, past the
+/// replay's provenance note, the replay of its own JSON at COLUMNS=300. (Two sweeps' files
+/// differ in length by their measurements: a noise warning, a tie.)
+#[test]
+fn a_markdown_file_is_the_same_at_any_terminal_width() {
+    let Some(api) = available_apis().first().copied() else {
+        return;
+    };
+    let dir = support::scratch("md-width");
+    let (md, json, again) = (dir.join("x.md"), dir.join("x.json"), dir.join("y.md"));
+    let [md, json, again] = [&md, &json, &again].map(|p| p.to_str().unwrap().to_string());
+    let quick = support::quick_sweep(api, &["-o", &md, "-o", &json]);
+    support::succeeds_at("40", &quick);
+    support::succeeds_at("300", &["replay", &json, "-o", &again]);
+    let swept = std::fs::read_to_string(&md).unwrap();
+    let replayed = std::fs::read_to_string(&again).unwrap();
+    let (note, rest) = replayed.split_once("\n\n").unwrap();
+    assert!(note.starts_with("> Replay of a run"), "{replayed}");
+    assert_eq!(rest, swept);
+}
