@@ -291,3 +291,52 @@ fn a_markdown_file_is_the_same_at_any_terminal_width() {
     assert!(note.starts_with("> Replay of a run"), "{replayed}");
     assert_eq!(rest, swept);
 }
+
+/// `--version` names the commit it was built from (where it was built in a git checkout) and
+/// what the build holds: its features and the APIs it drives.
+#[test]
+fn version_names_the_commit_and_the_build() {
+    let out = succeeds(&["--version"]);
+    let line = out.trim_end();
+    assert_eq!(line.lines().count(), 1, "{out}");
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let commit = head.unwrap_or_else(|| "unknown".into());
+    let apis = succeeds(&["apis"])
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(", ");
+    let want = format!(
+        "blocksweep {} (commit {commit}; features: none; APIs: {apis})",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(line, want);
+    assert_eq!(succeeds(&["-V"]), out, "-V and --version say the same");
+}
+
+/// `blocksweep completions SHELL` prints the shell's completion script for every command.
+#[test]
+fn completions_for_bash_zsh_and_fish() {
+    for (shell, marker, worker) in [
+        ("bash", "complete -F _blocksweep", "blocksweep,worker)"),
+        ("zsh", "#compdef blocksweep", "'worker:"),
+        ("fish", "complete -c blocksweep", "-a \"worker\""),
+    ] {
+        let script = succeeds(&["completions", shell]);
+        assert!(script.contains(marker), "{shell}: {script}");
+        for word in ["sweep", "validate", "--kernel", "--backend"] {
+            assert!(script.contains(word), "{shell} lacks {word}");
+        }
+        // The hidden worker role is not offered (only its own flag, --workers, is).
+        assert!(
+            !script.contains(worker),
+            "{shell}: the worker role is offered"
+        );
+    }
+    bad_input(&["completions", "tcsh"], "invalid value 'tcsh'");
+}
