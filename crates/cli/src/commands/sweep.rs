@@ -30,9 +30,6 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         false => Some(Outputs::check(args)?),
     };
     let reg = crate::session::registry();
-    if let Some((spec, _)) = &spec {
-        work::say_unavailable(&reg, spec, &args.device.choice());
-    }
     let each = crate::session::resolve_each(&reg, &args.device)?;
     let work = work::of_args(args, spec, &each)?;
     // Every host allocation of the run, counted here once per physical device (they are swept
@@ -48,6 +45,10 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     }
     if let (Some(targets), Some(outputs)) = (targets, outputs.as_mut()) {
         outputs.targets = Some(crate::targets::for_sweep(targets, &work)?);
+    }
+    // Once the input is known good (bad input is one line), before anything runs.
+    if let blocksweep_core::workload::Work::Kernel { spec, .. } = &work {
+        work::say_unavailable(&reg, spec, &args.device.choice());
     }
     let date = super::now();
     let Some(mut outputs) = outputs else {
