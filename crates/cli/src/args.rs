@@ -17,11 +17,13 @@ use clap::builder::{EnumValueParser, PossibleValue, PossibleValuesParser, TypedV
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub mod apis;
+mod completions;
 mod files;
 pub mod lab;
 mod options;
 mod parse;
 mod tune;
+pub use completions::CompletionsArgs;
 pub use files::{FileArgs, Where};
 pub use options::ApiOptionArgs;
 pub use parse::{default_size, parse_size, trim, Blocks, Grids};
@@ -39,6 +41,7 @@ pub fn command() -> clap::Command {
     let apis: Vec<Api> = blocksweep_apis::all().iter().map(|d| d.api()).collect();
     let apis = blocksweep_core::api::named_in_words(&apis);
     Cli::command()
+        .version(version())
         .about(format!(
             "Which block size and grid size should I launch? Measured, across {apis} on the same GPU."
         ))
@@ -51,6 +54,24 @@ With --kernel it does the same for your own kernel, declared once for all of the
 Exit codes: 0 success; 1 a sweep failed (verification mismatch, driver error) — results measured before the \
 failure are still written; 2 bad input (arguments, unknown device, a frame too large for the device)."
         ))
+}
+
+/// "0.1.0 (commit 576e494; features: none; APIs: cuda, vulkan, opencl)": the version, the
+/// commit and features it was built with (build.rs), and the APIs of its provider list.
+pub(crate) fn version() -> &'static str {
+    let keys: Vec<&str> = blocksweep_apis::all()
+        .iter()
+        .map(|d| d.api().key())
+        .collect();
+    let v = format!(
+        "{} (commit {}; features: {}; APIs: {})",
+        env!("CARGO_PKG_VERSION"),
+        env!("BLOCKSWEEP_COMMIT"),
+        env!("BLOCKSWEEP_FEATURES"),
+        keys.join(", ")
+    );
+    // Made once per process, for clap, which holds its version as a static string.
+    Box::leak(v.into_boxed_str())
 }
 
 /// The arguments; parse them with [`command`], whose help names the APIs.
@@ -107,6 +128,11 @@ Every column of the table is explained in docs/guide.md (section 3, \"Reading th
         after_help = "Examples:\n  blocksweep apis                  # one key per line: what --backend takes\n  blocksweep apis --format json    # with each API's name and whether it has a device here"
     )]
     Apis(apis::ApisArgs),
+    /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell) for every command and flag.
+    #[command(
+        after_help = "Examples:\n  blocksweep completions bash > ~/.local/share/bash-completion/completions/blocksweep\n  blocksweep completions zsh > ~/.zfunc/_blocksweep     # a folder on your $fpath\n  blocksweep completions fish > ~/.config/fish/completions/blocksweep.fish"
+    )]
+    Completions(CompletionsArgs),
     /// One API's worker process: blocksweep starts itself in this role for a user's kernel,
     /// and drives it over its stdin and stdout. Not for people.
     #[command(hide = true)]

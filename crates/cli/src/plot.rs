@@ -59,6 +59,7 @@ fn whisker(y: f64, cv: f64) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use blocksweep_core::lab::waves::WaveKernel;
 
     #[test]
     fn each_api_key_has_one_style_and_unknown_keys_a_stable_one() {
@@ -67,5 +68,43 @@ mod tests {
         assert!(!colours[1..].contains(&colours[0]) && colours[1] != colours[2]);
         assert_eq!(api_style("metal"), api_style("metal"));
         assert!(!colours.contains(&api_style("metal").0));
+    }
+
+    /// docs/guide.md's words for the plots' marks are what the plots draw: each API's colour
+    /// and marker on the sweep's plot, and on the tail plot a colour per API with a marker per
+    /// kernel (it said OpenCL is purple diamonds "in every plot", the tail plot's included).
+    #[test]
+    fn the_guide_names_the_marks_each_plot_draws() {
+        let guide = include_str!("../../../docs/guide.md");
+        let flat = guide.split_whitespace().collect::<Vec<_>>().join(" ");
+        let words = |m: Marker| match m {
+            Marker::Circle => "circles",
+            Marker::Square => "squares",
+            Marker::Diamond => "diamonds",
+            Marker::Triangle => "triangles",
+        };
+        let colour = ["green", "orange", "purple"];
+        let styles: Vec<String> = (API_STYLES.iter().zip(colour))
+            .map(|((key, _, m), c)| {
+                let api = match *key {
+                    "cuda" => "CUDA",
+                    "vulkan" => "Vulkan",
+                    _ => "OpenCL",
+                };
+                format!("{api} {c} {}", words(*m))
+            })
+            .collect();
+        let sweep = format!(
+            "on the sweep's plot (and replay's) one colour and marker: {}",
+            styles.join(", ")
+        );
+        assert!(flat.contains(&sweep), "guide.md lacks {sweep:?}");
+        let tail = format!(
+            "On the `tail` plot each API keeps its colour and the marker tells the kernels apart: \
+             {} for the grid-stride kernel, {} for one pixel per thread",
+            words(waves::marker(WaveKernel::GridStride)),
+            words(waves::marker(WaveKernel::OnePerThread)),
+        );
+        assert!(flat.contains(&tail), "guide.md lacks {tail:?}");
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use blocksweep_core::spec::Sizes;
 use blocksweep_core::workload::Work;
-use blocksweep_core::KernelSpec;
+use blocksweep_core::{ApiChoice, KernelSpec, Registry};
 
 use crate::args::SweepArgs;
 use crate::usage;
@@ -112,4 +112,19 @@ fn frame_size(args: &SweepArgs, each: &[blocksweep_core::Targets]) -> anyhow::Re
         &format!("--size {default} for it"),
     );
     Ok((w, h))
+}
+
+/// Says on stderr each API the spec has a source for that is unavailable here, when the run
+/// asks for more than one API: "CUDA: unavailable: libcuda.so.1 not found (...): the spec's
+/// CUDA source is not run" (the others run without it).
+pub fn say_unavailable(reg: &Registry, spec: &KernelSpec, choice: &ApiChoice) {
+    if matches!(choice, ApiChoice::Only(_)) {
+        return;
+    }
+    let keys = spec.apis();
+    for api in reg.apis().filter(|a| keys.contains(&a.key())) {
+        if let Some(why) = reg.unavailable(api) {
+            warn!("{api}: unavailable: {why}: the spec's {api} source is not run");
+        }
+    }
 }

@@ -139,16 +139,28 @@ fn compare_warns_when_runs_differ() {
         args.extend(["-o", path]);
         succeeds_at("100", &args);
     }
+    // The table leads with the warnings; stderr repeats none of them.
     let (code, stdout, stderr) = run_at("100", &["compare", a, b]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let stdout = flat(&stdout);
+    assert!(
+        stdout.contains(
+            "Warning: The runs used different frame sizes (column 1: 160 x 90; column 2: 96 x 64)"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Warning: The runs repeated differently"),
+        "{stdout}"
+    );
+    // JSON on stdout: stderr says them.
+    let (code, _, stderr) = run_at("100", &["compare", a, b, "--format", "json"]);
     assert_eq!(code, Some(0), "{stderr}");
     let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning:")).collect();
     assert_eq!(warnings.len(), 2, "frame and repetitions: {stderr}");
     assert!(warnings[0].contains("different frame sizes (column 1: 160 x 90; column 2: 96 x 64)"));
     assert!(warnings[1].contains("repeated differently"), "{stderr}");
-    assert!(
-        flat(&stdout).contains("Warning: The runs used different frame sizes"),
-        "{stdout}"
-    );
     // The same run twice: nothing to warn about.
     let (_, _, stderr) = run_at("100", &["compare", a, a]);
     assert!(!stderr.contains("warning"), "{stderr}");

@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::Value;
-use support::{available_apis, succeeds};
+use support::{available_apis, bad_input, blocksweep, csv_field, csv_rows, stderr, succeeds};
 
 /// validate's row 8 (a 1x1x65 block) is about an extent: who guarantees it names OpenCL's
 /// CL_DEVICE_MAX_WORK_ITEM_SIZES (it named only CL_DEVICE_MAX_WORK_GROUP_SIZE).
@@ -27,4 +27,316 @@ fn validate_names_the_extent_limit_for_a_1x1x65_block() {
         ),
         "{said}"
     );
+}
+
+/// The repository's shipped kernel spec `name` (examples/kernels/NAME/kernel.toml).
+fn example(name: &str) -> String {
+    format!(
+        "{}/../../examples/kernels/{name}/kernel.toml",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// The shipped saxpy at blocks 64 and 256, both far below each driver's limit for the kernel:
+/// no line may say a size ran above it (the reference row's note was counted as one).
+#[test]
+fn no_size_said_above_the_kernel_limit_when_none_is() {
+    if available_apis().is_empty() {
+        return;
+    }
+    let saxpy = example("saxpy");
+    let args = [
+        "sweep",
+        "--kernel",
+        &saxpy,
+        "--blocks",
+        "64,256",
+        "--size",
+        "65536",
+        "--reps",
+        "2",
+        "--warmups",
+        "1",
+    ];
+    for verbose in [false, true] {
+        let mut args = args.to_vec();
+        if verbose {
+            args.push("--verbose");
+        }
+        let out = succeeds(&args);
+        assert!(
+            !out.contains("above the kernel's own stated limit"),
+            "{out}"
+        );
+    }
+}
+
+/// A size past what any host can allocate names the key and the size asked, as docs/kernels.md
+/// quotes it (it said "the host memory for 18446744073709551615 elements does not fit in 64
+/// bits": neither); a size whose buffers fit one by one but not together says the sizes asked.
+#[test]
+fn a_size_past_the_host_names_the_key_and_the_size_as_the_docs_quote() {
+    let saxpy = example("saxpy");
+    let line = "args[0].elements: 'n' is 4000000000000000000 elements (16000000000000000000 \
+                bytes), more than this host can allocate";
+    bad_input(
+        &["sweep", "--kernel", &saxpy, "--size", "4000000000000000000"],
+        line,
+    );
+    let docs = std::fs::read_to_string(format!(
+        "{}/../../docs/kernels.md",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    assert!(
+        docs.contains(&format!("blocksweep: error: scale/kernel.toml: {line}\n")),
+        "docs/kernels.md no longer quotes {line:?}"
+    );
+    let out = blocksweep()
+        .args(["sweep", "--kernel", &saxpy, "--size", "2000000000000000000"])
+        .output()
+        .unwrap();
+    let said = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("kernel 'saxpy' at n=2000000000000000000"),
+        "{said}"
+    );
+    assert!(!said.contains("18446744073709551615"), "{said}");
+}
+
+/// The kernel's source given where its spec goes: one line that says so and names the spec
+/// beside it that names this source (it was a raw TOML error, "line 1, column 4: key with no
+/// value"); a source with no spec beside it is told what a spec is.
+#[test]
+fn a_source_given_for_the_spec_names_the_spec() {
+    let dir = format!(
+        "{}/../../examples/kernels/saxpy",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for source in ["saxpy.cu", "saxpy.cl", "saxpy.comp"] {
+        let path = format!("{dir}/{source}");
+        let spec = format!("{dir}/kernel.toml");
+        bad_input(
+            &["sweep", "--kernel", &path],
+            &format!("{path}: a kernel source, not a spec file: give the spec that names it, --kernel {spec}"),
+        );
+    }
+    let lone = support::scratch("lone-source");
+    let path = lone.join("k.cl");
+    std::fs::write(&path, "__kernel void k(__global float* y) { y[0] = 1; }\n").unwrap();
+    bad_input(
+        &["validate", "--kernel", path.to_str().unwrap()],
+        "k.cl: not a spec file: a spec is a TOML file that names the kernel's sources and \
+         arguments (docs/kernels.md)",
+    );
+}
+
+/// A spec with a CUDA source on a machine without CUDA: the run says CUDA did not run and why,
+/// as docs/kernels.md section 5 promises ("CUDA reports `unavailable: libcuda.so.1 not
+/// found` and the other two run"); it said nothing of CUDA.
+#[test]
+fn a_kernel_run_says_which_of_its_sources_did_not_run() {
+    if available_apis().is_empty() {
+        return;
+    }
+    let devices: Value = serde_json::from_str(&succeeds(&["devices", "--format", "json"])).unwrap();
+    let Some(why) = devices["unavailable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["api"] == "cuda")
+        .map(|u| u["reason"].as_str().unwrap().to_string())
+    else {
+        return; // CUDA is here: nothing to say
+    };
+    let saxpy = example("saxpy");
+    let out = blocksweep()
+        .args([
+            "sweep", "--kernel", &saxpy, "--blocks", "64", "--size", "65536",
+        ])
+        .args(["--reps", "2", "--warmups", "1"])
+        .output()
+        .unwrap();
+    let said = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let line = format!("CUDA: unavailable: {why}: the spec's CUDA source is not run");
+    assert!(said.contains(&line), "{said:?} lacks {line:?}");
+    // One API asked for: nothing to say about the others.
+    let out = blocksweep()
+        .args([
+            "sweep", "--kernel", &saxpy, "--blocks", "64", "--size", "65536",
+        ])
+        .args([
+            "--reps",
+            "2",
+            "--warmups",
+            "1",
+            "--backend",
+            available_apis()[0],
+        ])
+        .output()
+        .unwrap();
+    assert!(!stderr(&out).contains("CUDA"), "{}", stderr(&out));
+}
+
+/// The limits CSV writes a guarantee in its value's notation: `[1024,1024,1024]` beside
+/// `[128,128,64]`, bytes as bytes (it wrote `(128, 128, 64)` and `16 KiB` beside the raw
+/// values).
+#[test]
+fn the_limits_csv_writes_a_guarantee_as_its_value_is_written() {
+    if available_apis().is_empty() {
+        return;
+    }
+    let rows = csv_rows(&succeeds(&["limits", "--format", "csv"]));
+    let (header, rows) = rows.split_first().unwrap();
+    let mut checked = 0;
+    for row in rows {
+        let value = csv_field(header, row, "value");
+        let promised = csv_field(header, row, "guaranteed");
+        if value.is_empty() || promised.is_empty() {
+            continue;
+        }
+        checked += 1;
+        let dims = |s: &str| {
+            s.strip_prefix('[')
+                .and_then(|s| s.strip_suffix(']'))
+                .map(|s| {
+                    s.split(',')
+                        .map(|n| n.parse::<u64>().is_ok())
+                        .filter(|ok| *ok)
+                        .count()
+                })
+        };
+        match dims(value) {
+            Some(3) => assert_eq!(dims(promised), Some(3), "{row:?}"),
+            _ if value.parse::<u64>().is_ok() => {
+                let head = promised.split_whitespace().next().unwrap();
+                let number = head.parse::<u64>().is_ok() || head.starts_with("max(");
+                assert!(number, "{row:?}");
+                assert!(!promised.contains("iB"), "{row:?}");
+            }
+            _ => {}
+        }
+    }
+    assert!(checked > 0);
+}
+
+/// `compare` says each warning once where a reader sees it: in the table on stdout, or on
+/// stderr where stdout holds JSON or CSV for a script (the table had it on both).
+#[test]
+fn compare_says_each_warning_once() {
+    let Some(api) = available_apis().first().copied() else {
+        return;
+    };
+    let dir = support::scratch("compare-once");
+    let mut runs = Vec::new();
+    for size in ["320x180", "160x90"] {
+        let file = dir.join(format!("{size}.json"));
+        let f = file.to_str().unwrap().to_string();
+        succeeds(&[
+            "sweep",
+            "--backend",
+            api,
+            "--blocks",
+            "32,64",
+            "--size",
+            size,
+            "--reps",
+            "2",
+            "--warmups",
+            "1",
+            "-o",
+            &f,
+        ]);
+        runs.push(f);
+    }
+    let warning = "The runs used different frame sizes";
+    for (format, on_stdout) in [("table", 1), ("markdown", 1), ("json", 0), ("csv", 0)] {
+        let out = blocksweep()
+            .args(["compare", &runs[0], &runs[1], "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if on_stdout == 1 {
+            assert_eq!(stdout.matches(warning).count(), 1, "{format}: {stdout}");
+        }
+        let err = stderr(&out);
+        assert_eq!(
+            err.matches(warning).count(),
+            1 - on_stdout,
+            "{format}: {err}"
+        );
+    }
+}
+
+/// A file does not depend on the terminal: a sweep's `-o x.md` at COLUMNS=40 is, past the
+/// replay's provenance note, the replay of its own JSON at COLUMNS=300. (Two sweeps' files
+/// differ in length by their measurements: a noise warning, a tie.)
+#[test]
+fn a_markdown_file_is_the_same_at_any_terminal_width() {
+    let Some(api) = available_apis().first().copied() else {
+        return;
+    };
+    let dir = support::scratch("md-width");
+    let (md, json, again) = (dir.join("x.md"), dir.join("x.json"), dir.join("y.md"));
+    let [md, json, again] = [&md, &json, &again].map(|p| p.to_str().unwrap().to_string());
+    let quick = support::quick_sweep(api, &["-o", &md, "-o", &json]);
+    support::succeeds_at("40", &quick);
+    support::succeeds_at("300", &["replay", &json, "-o", &again]);
+    let swept = std::fs::read_to_string(&md).unwrap();
+    let replayed = std::fs::read_to_string(&again).unwrap();
+    let (note, rest) = replayed.split_once("\n\n").unwrap();
+    assert!(note.starts_with("> Replay of a run"), "{replayed}");
+    assert_eq!(rest, swept);
+}
+
+/// `--version` names the commit it was built from (where it was built in a git checkout) and
+/// what the build holds: its features and the APIs it drives.
+#[test]
+fn version_names_the_commit_and_the_build() {
+    let out = succeeds(&["--version"]);
+    let line = out.trim_end();
+    assert_eq!(line.lines().count(), 1, "{out}");
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let commit = head.unwrap_or_else(|| "unknown".into());
+    let apis = succeeds(&["apis"])
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(", ");
+    let want = format!(
+        "blocksweep {} (commit {commit}; features: none; APIs: {apis})",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(line, want);
+    assert_eq!(succeeds(&["-V"]), out, "-V and --version say the same");
+}
+
+/// `blocksweep completions SHELL` prints the shell's completion script for every command.
+#[test]
+fn completions_for_bash_zsh_and_fish() {
+    for (shell, marker, worker) in [
+        ("bash", "complete -F _blocksweep", "blocksweep,worker)"),
+        ("zsh", "#compdef blocksweep", "'worker:"),
+        ("fish", "complete -c blocksweep", "-a \"worker\""),
+    ] {
+        let script = succeeds(&["completions", shell]);
+        assert!(script.contains(marker), "{shell}: {script}");
+        for word in ["sweep", "validate", "--kernel", "--backend"] {
+            assert!(script.contains(word), "{shell} lacks {word}");
+        }
+        // The hidden worker role is not offered (only its own flag, --workers, is).
+        assert!(
+            !script.contains(worker),
+            "{shell}: the worker role is offered"
+        );
+    }
+    bad_input(&["completions", "tcsh"], "invalid value 'tcsh'");
 }

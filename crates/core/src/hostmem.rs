@@ -81,8 +81,10 @@ pub enum HostMemError {
         need: u64,
         available: Available,
     },
-    #[error("the host memory for {0} elements does not fit in 64 bits")]
+    #[error("the host memory for {0} pixels does not fit in 64 bits")]
     Overflow(u64),
+    #[error("{0} needs more host memory than 64 bits can count, more than this host can allocate")]
+    KernelOverflow(String),
     #[error(
         "{what} needs about {} MiB of host memory ({detail}), but only {} MiB is available \
          (bound by {})",
@@ -420,8 +422,8 @@ pub fn check_kernel_against(
     (apis, made): (&[(Api, DeviceKind)], bool),
     available: Option<Available>,
 ) -> Result<(), HostMemError> {
-    let total: u64 = buffers.iter().map(|b| b.bytes).fold(0, u64::saturating_add);
-    let (need, detail) = kernel_bytes(buffers, apis, made).ok_or(HostMemError::Overflow(total))?;
+    let (need, detail) = kernel_bytes(buffers, apis, made)
+        .ok_or_else(|| HostMemError::KernelOverflow(what.to_string()))?;
     match available {
         Some(available) if need > available.bytes => Err(HostMemError::KernelTooLarge {
             what: what.to_string(),

@@ -249,3 +249,84 @@ fn a_refusal_in_the_short_report_keeps_the_apis_words() {
     );
     assert!(s.contains(&note), "{note}:\n{s}");
 }
+
+/// "Sizes ... ran above the kernel's own stated limit" names the launches above it (OpenCL's
+/// 384 to 1024 against CL_KERNEL_WORK_GROUP_SIZE = 256), not rows with any note: a user's
+/// kernel notes its reference row, which is no limit (issue 40).
+#[test]
+fn only_launches_above_the_kernel_limit_are_said_to_be() {
+    let mut r = h200();
+    for x in &mut r.results {
+        x.rows[0].note = Some("the reference: its other sizes are compared with it".into());
+    }
+    let said = |verbose: bool| -> Vec<String> {
+        let s = r.table(Layout::new(200).verbose(verbose));
+        s.lines()
+            .filter(|l| l.contains("above the kernel's own stated limit"))
+            .map(|l| l.trim().to_string())
+            .collect()
+    };
+    assert_eq!(
+        said(false),
+        [
+            "Sizes 384, 512, 768, 1024 ran above the kernel's own stated limit and the driver \
+          accepted them (--verbose names the limit)"
+        ]
+    );
+    assert_eq!(
+        said(true),
+        [
+            "4 configuration(s) ran above the kernel's own stated limit, and the driver accepted \
+          them (notes under the table)."
+        ]
+    );
+}
+
+/// One API fastest at 16 threads only: no size is good on both, and the answer lists where
+/// each falls short at the sizes good on one; the sizes good on neither are said too (a
+/// reader took the unlisted ones for fine), and the `all ≥95%` column says yes or no on every
+/// row instead of a blank (issue 40).
+#[test]
+fn the_answer_and_the_everywhere_column_account_for_every_size() {
+    let mut r = h200();
+    r.results.truncate(2);
+    for row in &mut r.results[1].rows {
+        let t = row.timing.as_mut().unwrap();
+        let m = if row.block.x == 16 { 0.01 } else { 0.1 };
+        t.samples_ms = vec![m; 10];
+        t.stats = blocksweep_core::measure::TimeStats::of(&t.samples_ms, Some(m)).unwrap();
+    }
+    r.refresh_answer();
+    let s = r.table(Layout::new(100));
+    let nowhere: Vec<String> = r.results[0]
+        .rows
+        .iter()
+        .filter(|x| {
+            r.results.iter().all(|a| {
+                a.rows
+                    .iter()
+                    .any(|y| y.block == x.block && !y.verdict.unwrap().good())
+            })
+        })
+        .map(|x| x.block.to_string())
+        .collect();
+    assert!(!nowhere.is_empty());
+    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = format!(
+        "Not within 95 % of its best on any API: {} threads per block.",
+        nowhere.join(", ")
+    );
+    assert!(flat.contains(&said), "{said}\n{s}");
+    let rows: Vec<&str> = s
+        .lines()
+        .filter(|l| {
+            l.split_whitespace()
+                .next()
+                .is_some_and(|w| w.parse::<u32>().is_ok())
+        })
+        .collect();
+    assert_eq!(rows.len(), 13, "{s}");
+    for l in rows {
+        assert!(l.ends_with(" no"), "{l}\n{s}");
+    }
+}

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use blocksweep_core::report::compare::Comparison;
 use blocksweep_core::report::{parse_reports, Report};
 use blocksweep_core::tune::{self, TuneReport};
-use blocksweep_render::{heading, Render};
+use blocksweep_render::{heading, Format, Render};
 
 use crate::args::CompareArgs;
 use crate::input::{read_capped, MAX_INPUT_BYTES};
@@ -52,8 +52,10 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         )));
     }
     let comparison = Comparison::of(&reports);
-    // Each on stderr too, so a script reading only the numbers still hears it.
-    for w in &comparison.warnings {
+    // The table on stdout leads with the warnings; JSON or CSV there (a script reading only
+    // the numbers), or nothing there, has each said on stderr instead, once.
+    let table = matches!(files.stdout, Format::Table | Format::Markdown) && !files.files_only();
+    for w in comparison.warnings.iter().filter(|_| !table) {
         warn!("warning: {w}");
     }
     let written = files.write_each(&|f, l| comparison.render(f, l))?;

@@ -3,6 +3,7 @@
 
 pub mod apis;
 mod compare;
+pub mod completions;
 mod devices;
 mod lab;
 mod limits;
@@ -27,6 +28,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Shapes(a) => lab::shapes(&a),
         Command::Tail(a) => lab::tail(&a),
         Command::Apis(a) => apis::run(&a),
+        Command::Completions(a) => completions::run(&a),
         Command::Worker => Ok(worker::run()),
     }
 }

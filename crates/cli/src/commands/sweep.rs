@@ -46,6 +46,10 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     if let (Some(targets), Some(outputs)) = (targets, outputs.as_mut()) {
         outputs.targets = Some(crate::targets::for_sweep(targets, &work)?);
     }
+    // Once the input is known good (bad input is one line), before anything runs.
+    if let blocksweep_core::workload::Work::Kernel { spec, .. } = &work {
+        work::say_unavailable(&reg, spec, &args.device.choice());
+    }
     let date = crate::session::now();
     let Some(mut outputs) = outputs else {
         let given = super::tune::Given {

@@ -20,7 +20,7 @@ pub fn render_svg(report: &WaveReport) -> anyhow::Result<String> {
 }
 
 /// Each kernel's marker, the same on every API.
-fn marker(kernel: Kernel) -> Marker {
+pub(super) fn marker(kernel: Kernel) -> Marker {
     match kernel {
         Kernel::GridStride => Marker::Circle,
         Kernel::OnePerThread => Marker::Square,

@@ -216,6 +216,10 @@ impl<'a> Ranked<'a> {
     }
 }
 
+/// Why an API has no measurement at a configuration: it stopped on an error before it (the
+/// answer's sentence says it once per API, with the configurations it did not reach).
+pub const STOPPED_EARLIER: &str = "did not run: the API stopped earlier";
+
 /// Where one API stands at one configuration: good, or short and why.
 fn short_at(r: &Ranked, all: &[Measurement], asked: &Asked, c: &Config) -> Result<(), Short> {
     let short = |of_best, why: String| Short {
@@ -225,7 +229,7 @@ fn short_at(r: &Ranked, all: &[Measurement], asked: &Asked, c: &Config) -> Resul
     };
     let Some(m) = all.iter().find(|m| m.api == r.api && &m.config == c) else {
         let why = match asked.stops.iter().any(|s| s.api == r.api) {
-            true => "did not run: the API stopped earlier",
+            true => STOPPED_EARLIER,
             false => "did not run",
         };
         return Err(short(None, why.into()));

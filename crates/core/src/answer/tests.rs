@@ -213,3 +213,27 @@ fn a_winner_holds_within_five_percent() {
     assert!(Held::new(A, config(1, 64), 1.0, 1.04).held);
     assert!(!Held::new(A, config(1, 64), 1.0, 1.10).held);
 }
+
+/// An API that stopped part-way is said once with the sizes it did not reach, not once per
+/// size ("did not run: the API stopped earlier" was repeated 12 times in one line).
+#[test]
+fn the_sizes_an_api_did_not_reach_are_said_once() {
+    let mut a = result(A, &[(64, Some(1.0))]);
+    a.error = Some("output 'y' at block 128 differs".into());
+    let b = result(
+        B,
+        &[
+            (64, Some(1.0)),
+            (128, Some(1.0)),
+            (256, Some(0.5)),
+            (512, Some(1.0)),
+        ],
+    );
+    let s = answer(vec![a, b], vec![]).sentences();
+    assert_eq!(
+        s[1],
+        "Not portable (where each API falls short): 256 (Beta: 0.50 of its best); \
+         128, 256, 512 (Alpha: did not run: the API stopped earlier).",
+        "{s:?}"
+    );
+}

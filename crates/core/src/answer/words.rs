@@ -64,18 +64,28 @@ impl Answer {
             ),
         }];
         if !self.exceptions.is_empty() {
-            let parts: Vec<String> = self
-                .exceptions
-                .iter()
-                .map(|e| {
-                    let who: Vec<String> = e
-                        .short
-                        .iter()
-                        .map(|s| format!("{}: {}", s.api, s.why))
-                        .collect();
-                    format!("{} ({})", self.label(&e.config), who.join("; "))
-                })
-                .collect();
+            // The configurations an API did not reach, one list per API after the others (it
+            // was said once per configuration: 12 times in one line).
+            let mut unreached: Vec<(crate::backend::Api, Vec<String>)> = Vec::new();
+            let mut parts: Vec<String> = Vec::new();
+            for e in &self.exceptions {
+                let mut who: Vec<String> = Vec::new();
+                for s in &e.short {
+                    match s.why == super::rank::STOPPED_EARLIER {
+                        true => match unreached.iter_mut().find(|(a, _)| *a == s.api) {
+                            Some((_, b)) => b.push(self.label(&e.config)),
+                            None => unreached.push((s.api, vec![self.label(&e.config)])),
+                        },
+                        false => who.push(format!("{}: {}", s.api, s.why)),
+                    }
+                }
+                if !who.is_empty() {
+                    parts.push(format!("{} ({})", self.label(&e.config), who.join("; ")));
+                }
+            }
+            parts.extend(unreached.iter().map(|(api, c)| {
+                format!("{} ({api}: {})", c.join(", "), super::rank::STOPPED_EARLIER)
+            }));
             out.push(format!(
                 "Not portable (where each API falls short): {}.",
                 parts.join("; ")

@@ -1,7 +1,11 @@
 //! The one error a spec file can give: a single line naming the file and the key, so that the
-//! CLI prints it as it is ("examples/kernels/saxpy/kernel.toml: args[1].init: ...").
+//! CLI prints it as it is ("examples/kernels/saxpy/kernel.toml: args[1].init: ..."); and what a
+//! file given for a spec that is not one is told.
 
 use std::fmt;
+use std::path::Path;
+
+use super::raw::{RawSource, RawSpec};
 
 /// What went wrong in a spec file, where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,4 +78,40 @@ fn enclosing_table(before: &str) -> Option<String> {
         }
     }
     current
+}
+
+/// Why a file that is not TOML cannot be a spec: a source given for its spec names the spec
+/// beside it that names it, anything else is told what a spec is.
+pub(crate) fn not_a_spec(path: &Path, dir: &Path) -> String {
+    let source = path.canonicalize().ok();
+    let names_it = |spec: &Path| {
+        let text = std::fs::read_to_string(spec).unwrap_or_default();
+        let raw = toml::from_str::<RawSpec>(&text).ok()?;
+        let named = |s: &RawSource| dir.join(&s.file).canonicalize().ok() == source;
+        raw.sources
+            .values()
+            .any(named)
+            .then(|| spec.strip_prefix(".").unwrap_or(spec).display().to_string())
+    };
+    let here = match dir.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => dir,
+    };
+    let mut specs: Vec<String> = std::fs::read_dir(here)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .filter_map(|p| names_it(&p))
+        .collect();
+    specs.sort();
+    match specs.first() {
+        Some(spec) => format!(
+            "a kernel source, not a spec file: give the spec that names it, --kernel {spec}"
+        ),
+        None => "not a spec file: a spec is a TOML file that names the kernel's sources and \
+                 arguments (docs/kernels.md)"
+            .into(),
+    }
 }

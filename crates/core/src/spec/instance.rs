@@ -124,9 +124,10 @@ impl KernelSpec {
                     .elements
                     .eval(&lookup)
                     .map_err(|m| SpecError::new(&self.file, &key, m))?;
-                let bytes = n.checked_mul(b.ty.size() as u64).ok_or_else(|| {
-                    SpecError::new(&self.file, &key, format!("{n} elements overflow 64 bits"))
-                })?;
+                // One allocation holds at most isize::MAX bytes on any host.
+                let bytes = (n.checked_mul(b.ty.size() as u64))
+                    .filter(|&bytes| bytes <= isize::MAX as u64)
+                    .ok_or_else(|| SpecError::new(&self.file, &key, too_large(b, n)))?;
                 out.push((bytes, b.written));
             }
         }
@@ -219,23 +220,24 @@ impl KernelSpec {
                 format!("'{}' is 0: a buffer needs at least one element", b.elements),
             ));
         }
-        let initial = generate(b.ty, &b.init, elements).ok_or_else(|| {
-            let bytes = elements as u128 * b.ty.size() as u128;
-            SpecError::new(
-                &self.file,
-                key,
-                format!(
-                    "'{}' is {elements} elements ({bytes} bytes), more than this host can allocate",
-                    b.elements
-                ),
-            )
-        })?;
+        let initial = generate(b.ty, &b.init, elements)
+            .ok_or_else(|| SpecError::new(&self.file, key, too_large(b, elements)))?;
         Ok(BufferInstance {
             decl: b.clone(),
             elements,
             initial,
         })
     }
+}
+
+/// "'n' is 4000000000000000000 elements (16000000000000000000 bytes), more than this host can
+/// allocate": the buffer's size expression, its value and its bytes.
+fn too_large(b: &BufferDecl, elements: u64) -> String {
+    let bytes = elements as u128 * b.ty.size() as u128;
+    format!(
+        "'{}' is {elements} elements ({bytes} bytes), more than this host can allocate",
+        b.elements
+    )
 }
 
 fn scalar_bytes(ty: ScalarType, bits: u64) -> Vec<u8> {

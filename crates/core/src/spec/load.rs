@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::args::{parse_arg, size_expr, KeyError};
 use super::decl::*;
-use super::error::{from_toml, SpecError};
+use super::error::{from_toml, not_a_spec, SpecError};
 use super::expr::Expr;
 use super::raw::{RawCheck, RawLaunch, RawSource, RawSpec};
 use crate::api::Api;
@@ -23,6 +23,9 @@ pub fn load(path: &Path) -> Result<KernelSpec, SpecError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| SpecError::new(&file, "", format!("cannot read the spec file: {e}")))?;
     let dir = path.parent().unwrap_or(Path::new("."));
+    if path.extension().is_some_and(|e| e != "toml") && toml::from_str::<RawSpec>(&text).is_err() {
+        return Err(SpecError::new(&file, "", not_a_spec(path, dir)));
+    }
     parse(&file, &text, dir)
 }
 

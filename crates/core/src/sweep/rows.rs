@@ -5,8 +5,8 @@
 use std::borrow::Cow;
 
 use super::{
-    device_limit_violation, limit_violation, plan, Observer, Plan, PlannedRow, SweepConfig,
-    SweepError, SweepResult, SweepRow,
+    device_limit_violation, kernel_limit_violation, limit_violation, plan, Observer, Plan,
+    PlannedRow, SweepConfig, SweepError, SweepResult, SweepRow,
 };
 use crate::backend::{Api, Backend, BackendError, ErrorKind};
 use crate::limits::Limits;
@@ -61,6 +61,7 @@ impl<'a> SweepRun<'a> {
             row.skipped = launch_refusal(result, planned, self.config.strict_kernel_limit);
             if row.skipped.is_none() {
                 run_row(backend, planned, &mut row)?;
+                note_above_kernel_limit(result, &mut row);
             }
             self.observer.row_finished(api, &row);
             result.rows.push(row);
@@ -166,4 +167,21 @@ pub(crate) fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
         policy: planned.policy,
         ..SweepRow::new(planned.block)
     }
+}
+
+/// A row that ran above the kernel's own stated limit (not refused: `--strict-kernel-limit`
+/// is off) says so with the limit, after any note the workload gave it.
+fn note_above_kernel_limit(result: &SweepResult, row: &mut SweepRow) {
+    let Some(v) = row
+        .ran()
+        .then(|| kernel_limit_violation(&result.kernel, row.block))
+        .flatten()
+    else {
+        return;
+    };
+    let above = format!("ran although {v}: the driver accepted it");
+    row.note = Some(match row.note.take() {
+        Some(n) => format!("{n}; {above}"),
+        None => above,
+    });
 }

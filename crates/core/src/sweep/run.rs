@@ -2,9 +2,7 @@
 
 use super::check::{checked_dispatch, Dispatched, FrameCheck, FrameReadback};
 use super::rows::{new_result, skip_rejected, RowResult, SweepRun};
-use super::{
-    kernel_limit_violation, CopyCeiling, Observer, Plan, SweepConfig, SweepError, SweepResult,
-};
+use super::{CopyCeiling, Observer, Plan, SweepConfig, SweepError, SweepResult};
 use crate::backend::{Backend, BackendError, ErrorKind, KernelVariant, Launch, Work};
 use crate::builtin;
 use crate::frame::Frame;
@@ -53,13 +51,8 @@ fn frame_rows(
     if !config.frame_on_device {
         load(backend, frame)?;
     }
-    let kernel = result.kernel.clone();
     let mut kept = FrameReadback::timed(api);
     run.each_row(backend, plan, result, |backend, planned, row| {
-        if !config.strict_kernel_limit {
-            row.note = kernel_limit_violation(&kernel, planned.block)
-                .map(|v| format!("ran although {v}: the driver accepted it"));
-        }
         // The plan checked that the grid fits 32 bits.
         let launch = Launch::linear(planned.block, planned.grid as u32);
         let mut check = FrameCheck::new(&mut kept, reference);

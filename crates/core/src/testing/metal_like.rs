@@ -82,6 +82,8 @@ pub struct MetalLikeBackend {
     /// Whether the program, not the host's built-in kernel, is what dispatches run and buffer
     /// calls act on.
     current: bool,
+    /// The largest block a loaded kernel says it takes, where it says one (its facts).
+    pub kernel_max_block: Option<u64>,
 }
 
 impl MetalLikeBackend {
@@ -92,6 +94,7 @@ impl MetalLikeBackend {
             host,
             program: None,
             current: false,
+            kernel_max_block: None,
         }
     }
 
@@ -253,6 +256,8 @@ impl Backend for MetalLikeBackend {
             .collect();
         let facts = KernelFacts {
             compiled_by: "metal-like host compiler (test double)".into(),
+            max_block: (self.kernel_max_block)
+                .map(|v| Named::new(v, "maxTotalThreadsPerThreadgroup")),
             ..Default::default()
         };
         self.program = Some(Program {

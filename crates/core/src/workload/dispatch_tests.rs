@@ -57,3 +57,47 @@ fn a_kernels_check_dispatches_once_untimed_before_timing_and_a_wrong_output_is_n
         .filter(|e| matches!(e, Event::Batch { .. }));
     assert_eq!(batches.collect::<Vec<_>>(), [UNTIMED], "never timed");
 }
+
+/// A row above the kernel's own stated limit that the driver ran is noted with the limit, on a
+/// user's kernel as on the frame (the reference row's note took its place, so a brief line's
+/// "--verbose names the limit" named nothing).
+#[test]
+fn a_row_above_the_kernels_own_limit_is_noted_with_it() {
+    use crate::blocks::BlockSize;
+    use crate::sweep::{Quiet, SweepConfig, SweepRun};
+    let work = crate::testing::metal_like::scale_workload(256);
+    let mut b = MetalLikeBackend::new();
+    b.kernel_max_block = Some(64);
+    work.prepare(&mut b).unwrap();
+    let config = SweepConfig {
+        blocks: [128, 32].map(BlockSize::linear).to_vec(),
+        protocol: crate::Protocol {
+            warmups: 0,
+            reps: crate::Reps::Fixed(1),
+            discipline: crate::Discipline::Batch,
+        },
+        copy: false,
+        ..Default::default()
+    };
+    let how = SweepRun {
+        config: &config,
+        shared: None,
+        observer: &mut Quiet,
+        on_row: &mut |_| {},
+    };
+    let (r, err) = work.measure(&mut b, true, how);
+    assert!(err.is_none(), "{err:?}");
+    let notes: Vec<(u32, Option<&str>)> = (r.rows.iter())
+        .map(|x| (x.block.x, x.note.as_deref()))
+        .collect();
+    let reference = "the reference: MetalLike's other sizes are compared with this row's output";
+    let above = "ran although 128 threads > maxTotalThreadsPerThreadgroup = 64 for this kernel: \
+                 the driver accepted it";
+    assert_eq!(
+        notes,
+        [
+            (128, Some(format!("{reference}; {above}").as_str())),
+            (32, None)
+        ]
+    );
+}

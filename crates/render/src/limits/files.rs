@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::rows::{guarantee, guarantee_of};
+use super::rows::{guarantee, guarantee_in_figures, guarantee_of};
 use super::{units, ApiLimits, LimitsReport};
 use crate::to_csv;
 use blocksweep_core::report::Envelope;
@@ -27,7 +27,8 @@ struct Line {
     guaranteed: Option<String>,
 }
 
-/// `api,concept,value,native_name,device,guaranteed`: one line per limit each API reported.
+/// `api,concept,value,native_name,device,guaranteed`: one line per limit each API reported, the
+/// guarantee in the value's notation.
 pub(super) fn csv(report: &LimitsReport) -> String {
     let mut rec = vec![COLUMNS.map(String::from).to_vec()];
     for v in report.views() {
@@ -49,7 +50,7 @@ pub(super) fn csv(report: &LimitsReport) -> String {
 /// limit the API does not report only where its specification guarantees one (value and name
 /// empty), so that the guarantee the table shows is in the file too.
 fn named_line(v: &ApiLimits, key: &str, named: &Value) -> Option<Line> {
-    let guaranteed = guarantee(v.device.api, key);
+    let guaranteed = guarantee_in_figures(v.device.api, key);
     let (value, name) = match (
         named.get("value"),
         named.get("name").and_then(Value::as_str),
@@ -92,7 +93,7 @@ fn lines(v: &ApiLimits) -> Vec<Line> {
                     concept: key.clone(),
                     value: Value::from(v.timer.resolution_ns).to_string(),
                     name: v.timer.method.clone(),
-                    guaranteed: guarantee(v.device.api, key),
+                    guaranteed: guarantee_in_figures(v.device.api, key),
                 }),
                 _ => out.extend(named_line(v, key, field)),
             }

@@ -2,7 +2,7 @@
 //! CSV and JSON name it by; and what each API's specification guarantees for a key.
 
 use blocksweep_core::api::Api;
-use blocksweep_core::guarantee::Guarantee;
+use blocksweep_core::guarantee::{Amount, Guarantee};
 use blocksweep_core::limits::{Concept, Dims, Named};
 
 use super::ApiLimits;
@@ -163,6 +163,21 @@ pub(super) const ROWS: &[Row] = &[
 /// table's "spec ≥"), where it promises anything.
 pub(super) fn guarantee(api: Api, key: &str) -> Option<String> {
     guarantee_of(api, key).map(|g| g.to_string())
+}
+
+/// [`guarantee`] in the CSV's notation, its value column's: a count or bytes as a number, an
+/// extent as `[x,y,z]` (words such as "(128, 128, 64)" and "16 KiB" are the table's).
+pub(super) fn guarantee_in_figures(api: Api, key: &str) -> Option<String> {
+    let g = guarantee_of(api, key)?;
+    let amount = match g.amount {
+        Amount::Count(n) | Amount::Bytes(n) => n.to_string(),
+        Amount::Dims([x, y, z]) => format!("[{x},{y},{z}]"),
+        Amount::ShareOfGlobal { divisor, floor } => format!("max(global/{divisor}, {floor})"),
+    };
+    Some(match g.condition {
+        Some(c) => format!("{amount} ({c})"),
+        None => amount,
+    })
 }
 
 /// The promise itself behind [`guarantee`].

@@ -3,7 +3,9 @@
 
 use super::cells::ms;
 use super::Doc;
+use blocksweep_core::answer::Answer;
 use blocksweep_core::backend::DeviceKind;
+use blocksweep_core::blocks::BlockSize;
 use blocksweep_core::report::Report;
 use blocksweep_core::sweep::SweepResult;
 
@@ -19,6 +21,7 @@ pub(super) fn answer(report: &Report, doc: &mut Doc) {
     let mut items = Vec::new();
     if let Some(a) = report.answer.as_ref().filter(|a| a.apis.len() > 1) {
         items.extend(a.sentences());
+        items.extend(nowhere(report, a));
     }
     if ran.is_empty() && items.is_empty() {
         return;
@@ -76,6 +79,31 @@ pub(crate) fn noise_rule(report: &Report) -> Option<String> {
         )),
     }
     Some(s)
+}
+
+/// The sizes good on no API, which the portable answer's lists leave out (a reader took them
+/// for fine): "Not within 95 % of its best on any API: 32, 100 threads per block."
+fn nowhere(report: &Report, a: &Answer) -> Option<String> {
+    let mut blocks: Vec<BlockSize> = Vec::new();
+    for x in report.results.iter().flat_map(|r| &r.rows) {
+        let listed = a.portable.iter().any(|c| c.block == x.block)
+            || a.exceptions.iter().any(|e| e.config.block == x.block)
+            || blocks.contains(&x.block);
+        let good = |r: &SweepResult| {
+            (r.rows.iter()).any(|y| y.block == x.block && y.verdict.is_some_and(|v| v.good()))
+        };
+        if !listed && !report.results.iter().any(good) {
+            blocks.push(x.block);
+        }
+    }
+    let list: Vec<String> = blocks.iter().map(|b| b.to_string()).collect();
+    (!list.is_empty()).then(|| {
+        format!(
+            "Not within {:.0} % of its best on any API: {} threads per block.",
+            a.fraction * 100.0,
+            list.join(", ")
+        )
+    })
 }
 
 /// Said once when the spreads are past what can rank the rows (hyperfine's outlier warning):

@@ -3,7 +3,7 @@
 
 use super::cells::{ms, spread};
 use blocksweep_core::report::Failure;
-use blocksweep_core::sweep::SweepResult;
+use blocksweep_core::sweep::{kernel_limit_violation, SweepResult, SweepRow};
 
 const MIB: f64 = 1024.0 * 1024.0;
 
@@ -57,12 +57,7 @@ pub(super) fn brief(r: &SweepResult, failures: &[Failure]) -> Vec<String> {
             .filter(|_| cache_held(r))
             .map(|c| format!("  {c}")),
     );
-    let past: Vec<String> = r
-        .rows
-        .iter()
-        .filter(|x| x.note.is_some() && x.ran())
-        .map(|x| x.block.to_string())
-        .collect();
+    let past: Vec<String> = above_kernel_limit(r).map(|x| x.block.to_string()).collect();
     if !past.is_empty() {
         lines.push(format!(
             "  Sizes {} ran above the kernel's own stated limit and the driver accepted them \
@@ -71,6 +66,14 @@ pub(super) fn brief(r: &SweepResult, failures: &[Failure]) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// The rows that ran above the kernel's own stated limit (a row's note may say other things,
+/// such as which row is the reference).
+pub(super) fn above_kernel_limit(r: &SweepResult) -> impl Iterator<Item = &SweepRow> {
+    r.rows
+        .iter()
+        .filter(|x| x.ran() && kernel_limit_violation(&r.kernel, x.block).is_some())
 }
 
 /// ", compute capability 9.0" where the API has one.

@@ -219,7 +219,7 @@ fn row_cells(
             .answer
             .as_ref()
             .is_some_and(|a| a.portable.iter().any(|c| c.block == block));
-        cells.push(if good { "yes".into() } else { String::new() });
+        cells.push(if good { "yes" } else { "no" }.into());
     }
     cells
 }

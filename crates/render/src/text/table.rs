@@ -3,7 +3,7 @@
 
 use super::answer::tied_with_best;
 use super::cells::{gbps, ms, of_best, spread};
-use super::header::{header, validation_line};
+use super::header::{above_kernel_limit, header, validation_line};
 use super::Doc;
 use crate::layout::{Column, Notes, Table};
 use blocksweep_core::backend::Api;
@@ -155,11 +155,7 @@ pub(super) fn summary(r: &SweepResult, verbose: bool) -> Vec<String> {
             r.rows_run()
         ));
     }
-    let past = r
-        .rows
-        .iter()
-        .filter(|x| x.note.is_some() && x.ran())
-        .count();
+    let past = above_kernel_limit(r).count();
     if past > 0 {
         s.push(format!(
             "{past} configuration(s) ran above the kernel's own stated limit, and the driver accepted them (notes under the table)."
