@@ -48,6 +48,24 @@ print(f'{sys.argv[1].rsplit("/", 1)[-1]}: {s["covered"]} of {s["space"]} configu
 PY
 done
 
+# "No slower than before" (issue 38): the same cold tune with $BASE (an earlier commit's
+# binary) and this one, alternated, twice each, each from an empty cache.
+if [ -x "${BASE:-}" ]; then
+  for i in 1 2; do
+    for who in base now; do
+      bin=$B; [ "$who" = base ] && bin=$BASE
+      rm -rf "$R/cmp-cache.json" "$R/cmp-cache.json.d"
+      t0=$(date +%s.%N)
+      "$bin" sweep --kernel $spec "${DEVARGS[@]}" --blocks $BLOCKS --grid 1w --cache "$R/cmp-cache.json" \
+        -o "$R/reduce-elems-$who-$i.json" "${EXTRA[@]}" > "$R/reduce-elems-$who-$i.txt" 2>&1
+      echo "exit $?" >> "$R/reduce-elems-$who-$i.txt"
+      t1=$(date +%s.%N)
+      echo "reduce-elems-$who-$i: $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s wall" | tee -a "$R/summary.txt"
+    done
+  done
+  rm -rf "$R/cmp-cache.json" "$R/cmp-cache.json.d"
+fi
+
 # The grayscale kernel's block x grid map (docs/day10.md): the built-in kernel, the 13 sizes.
 timed grayscale-map sweep "${DEVARGS[@]}" --grid 0.5w,1w,2w,4w,data --no-cache \
   -o "$R/grayscale-map.json" -o "$R/grayscale-map.md" --plot "$R/grayscale-map.svg"
