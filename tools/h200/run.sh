@@ -16,6 +16,7 @@
 # the default list: it needs about 70 GB of host memory and a minute.)
 # Results: $OUT/h200-<part>.tgz, one per part (a call brings back at most 8 files).
 set -u
+status=0
 export OUT=${OUT:?}
 export B=${B:-./target/release/blocksweep}
 PARTS=${PARTS:-env core trace cuda bench lab kit}
@@ -172,6 +173,11 @@ for part in $PARTS; do
       if [ -n "${KIT_SRC:-}" ] && [ ! -e "$KIT_SRC" ]; then mkdir -p "$(dirname "$KIT_SRC")"; ln -s "$PWD" "$KIT_SRC"; fi
       require=$("$B" apis | paste -sd, -)
       kit=${KIT:-.h1/kit}
+      # Vulkan's checking-layer tests need the layer there (vulkan-validationlayers in .gl/).
+      if ! ls /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json > /dev/null 2>&1; then
+        echo "kit: MISSING the Vulkan validation layer (carry vulkan-validationlayers in .gl/)" >> "$R/summary.txt"
+        status=1
+      fi
       for need in cuda-conformance cuda-device cuda-program cuda-lib vulkan-conformance vulkan-program \
                   opencl-conformance opencl-program tests-cross_api; do
         [ -x "$kit/$need" ] || echo "kit: MISSING $need (tools/h200/kit-build.sh builds it)" >> "$R/summary.txt"
@@ -181,6 +187,8 @@ for part in $PARTS; do
         { echo "\$ BLOCKSWEEP_REQUIRE=$require $(basename "$t") --include-ignored --skip child_ --test-threads=1"
           BLOCKSWEEP_REQUIRE=$require timeout 600 "$t" --include-ignored --skip child_ --test-threads=1 2>&1
           echo "exit $?"; } > "$R/$(basename "$t").txt"
+        # A part that fails fails the run (it was recorded and the run still exited 0).
+        [ "$(tail -n 1 "$R/$(basename "$t").txt")" = "exit 0" ] || status=1
       done
       # The summary the closing note quotes: each binary's result line and exit code.
       for f in "$R"/*.txt; do
@@ -233,3 +241,5 @@ for part in $PARTS; do
   pack "$part"
 done
 ls -la "$OUT"
+[ "$status" -eq 0 ] || echo "run.sh: a part failed (kit/summary.txt says which)" >&2
+exit "$status"
