@@ -265,6 +265,28 @@ pub struct Timing {
     /// What `--max-noise` reached, where it was asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<Noise>,
+    /// The first timed batch on the device's clock and on the host's around it: the device's
+    /// timer checked against an independent one (the host also pays for submitting and
+    /// waiting, so the ratio is at most about 1 and near it for a long batch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockCheck>,
+}
+
+/// One batch timed twice: by its device interval and by the host's clock around it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ClockCheck {
+    pub device_ms: f64,
+    pub host_ms: f64,
+}
+
+impl ClockCheck {
+    /// Device time over host time.
+    pub fn ratio(&self) -> f64 {
+        match self.host_ms > 0.0 {
+            true => self.device_ms / self.host_ms,
+            false => 0.0,
+        }
+    }
 }
 
 /// Runs `protocol` on `work`: warm-ups, then the timed dispatches under its discipline.
@@ -290,11 +312,19 @@ pub fn measure(
             adaptive_count(per, min, min_time_ms, max)
         }
     };
+    let held = std::time::Instant::now();
     let mut first = timed(backend, work, protocol.discipline, reps)?;
+    let mut host_ms = held.elapsed().as_secs_f64() * 1e3;
     if let Some(again) = recount(protocol.reps, reps, took(&first)) {
         reps = again;
+        let held = std::time::Instant::now();
         first = timed(backend, work, protocol.discipline, reps)?;
+        host_ms = held.elapsed().as_secs_f64() * 1e3;
     }
+    let clock = Some(ClockCheck {
+        device_ms: took(&first),
+        host_ms,
+    });
     let (batch_ms, mut samples) = match protocol.discipline {
         // The per-dispatch intervals of a batch come from a second batch of the same count.
         Discipline::Batch => (
@@ -338,6 +368,7 @@ pub fn measure(
         samples_ms: samples,
         stats,
         noise,
+        clock,
     })
 }
 

@@ -21,6 +21,14 @@ fn batch_mean_is_the_interval_over_the_count_and_the_spread_comes_from_a_second_
     assert_eq!(t.reps, 10);
     assert_eq!(t.batch_ms, Some(20.0));
     assert_eq!(t.stats.mean, 2.0);
+    // The timed batch is also held against the host's clock around it (a scripted device
+    // takes no time, so only the device's side is known here).
+    let clock = t.clock.expect("the timed batch's clock check");
+    assert_eq!(clock.device_ms, 20.0);
+    assert!(
+        clock.host_ms >= 0.0 && clock.host_ms.is_finite(),
+        "{clock:?}"
+    );
     assert_eq!(t.samples_ms.len(), 10);
     assert_eq!(t.stats.median, 2.5);
     // The first warm-up alone and untimed, the other warm-ups, the batch, the per-dispatch

@@ -567,6 +567,7 @@ pub fn timing(mean_ms: f64) -> crate::measure::Timing {
         stats: crate::measure::TimeStats::of(&samples, None).expect("ten samples"),
         samples_ms: samples,
         noise: None,
+        clock: None,
     }
 }
 

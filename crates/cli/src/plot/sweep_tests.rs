@@ -48,6 +48,7 @@ pub(super) fn timing(ms: f64, cv: f64) -> Timing {
             samples: 10,
         },
         noise: None,
+        clock: None,
     }
 }
 

@@ -210,6 +210,7 @@ mod tests {
                 samples_ms: vec![0.1; 10],
                 stats: TimeStats::of(&[0.1, 0.1], None).unwrap(),
                 noise: None,
+                clock: None,
             }),
             gbps: Some(gbps),
             of_best: None,
