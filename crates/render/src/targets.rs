@@ -49,7 +49,7 @@ pub fn append(
 }
 
 /// The document with `targets` added.
-fn with_json(inner: String, t: &TargetReport) -> String {
+fn with_json(inner: String, t: &impl serde::Serialize) -> String {
     match serde_json::from_str::<serde_json::Value>(&inner) {
         Ok(serde_json::Value::Object(mut doc)) => {
             let v = serde_json::to_value(t).unwrap_or(serde_json::Value::Null);
@@ -312,18 +312,9 @@ impl Render for WithLimits<'_> {
 
     fn json(&self) -> String {
         let inner = self.report.json();
-        let Some(t) = self.targets else {
-            return inner;
-        };
-        match serde_json::from_str::<serde_json::Value>(&inner) {
-            Ok(serde_json::Value::Object(mut doc)) => {
-                let v = serde_json::to_value(t).unwrap_or(serde_json::Value::Null);
-                doc.insert("targets".into(), v);
-                let mut s = serde_json::to_string_pretty(&doc).unwrap_or(inner);
-                s.push('\n');
-                s
-            }
-            _ => inner,
+        match self.targets {
+            Some(t) => with_json(inner, &t),
+            None => inner,
         }
     }
 }

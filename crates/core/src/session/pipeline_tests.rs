@@ -329,7 +329,6 @@ fn a_frame_one_api_refuses_is_that_apis_failure_and_bad_input_when_all_refuse() 
 #[test]
 fn an_api_whose_memory_is_taken_fails_alone_and_the_measured_rows_stay() {
     use crate::workload::{sweep_device, Ended};
-    let mut made = FrameWorkload::new(Frame::generate(64, 16, 5));
     let config = config();
     let devices: Vec<DeviceIdentity> = [TEST_API_A, TEST_API_B]
         .iter()
@@ -344,22 +343,28 @@ fn an_api_whose_memory_is_taken_fails_alone_and_the_measured_rows_stay() {
         config: &config,
         overlap_close: false,
     };
-    let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
-        let mut b = HostBackend::new(d.api);
-        b.memory_taken = d.api == TEST_API_B;
-        Ok(Box::new(b))
+    // Sweeps the device with the memory of the APIs `taken` already taken by another copy.
+    let sweep_with = |taken: &[Api]| {
+        let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
+            let mut b = HostBackend::new(d.api);
+            b.memory_taken = taken.contains(&d.api);
+            Ok(Box::new(b))
+        };
+        let mut made = FrameWorkload::new(Frame::generate(64, 16, 5));
+        let mut report = Report::new("t", "d");
+        let quiet = &mut crate::sweep::Quiet;
+        let ended = sweep_device(
+            &open,
+            &job,
+            &mut made,
+            &mut report,
+            quiet,
+            &mut |_| {},
+            false,
+        );
+        (report, ended.unwrap())
     };
-    let mut report = Report::new("t", "d");
-    let ended = sweep_device(
-        &open,
-        &job,
-        &mut made,
-        &mut report,
-        &mut crate::sweep::Quiet,
-        &mut |_| {},
-        false,
-    )
-    .unwrap();
+    let (report, ended) = sweep_with(&[TEST_API_B]);
     assert_eq!(ended, Ended::Measured { failed: true });
     let alpha = report.results.iter().find(|r| r.api == TEST_API_A).unwrap();
     assert_eq!(alpha.rows_run(), 2, "Alpha's rows are kept");
@@ -369,23 +374,9 @@ fn an_api_whose_memory_is_taken_fails_alone_and_the_measured_rows_stay() {
         .find(|f| f.api == TEST_API_B)
         .unwrap();
     assert!(f.message.contains("TEST_MEMORY_TAKEN"), "{}", f.message);
+    assert_eq!(f.kind, crate::report::FailureKind::Resources);
     // Both refused: nothing measured, which is the frame's size (bad input).
-    let open_none = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
-        let mut b = HostBackend::new(d.api);
-        b.memory_taken = true;
-        Ok(Box::new(b))
-    };
-    let mut report = Report::new("t", "d");
-    let ended = sweep_device(
-        &open_none,
-        &job,
-        &mut made,
-        &mut report,
-        &mut crate::sweep::Quiet,
-        &mut |_| {},
-        false,
-    )
-    .unwrap();
+    let (_, ended) = sweep_with(&[TEST_API_A, TEST_API_B]);
     assert!(
         matches!(ended, Ended::BadInput(ref m) if m.contains("too large")),
         "{ended:?}"
