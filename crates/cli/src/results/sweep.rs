@@ -6,10 +6,9 @@ use blocksweep_core::report::Report;
 use blocksweep_render::render_runs;
 use blocksweep_render::targets::append;
 
-use crate::args::{SweepArgs, Where};
+use crate::args::SweepArgs;
 use crate::output::files::{is_stdout, write_plot, Files};
 use crate::output::{stdio, width, OutputTarget};
-use crate::usage;
 
 /// The output files, checked before anything is measured, and what has been written.
 pub struct Outputs {
@@ -25,18 +24,7 @@ pub struct Outputs {
 
 impl Outputs {
     pub fn check(args: &SweepArgs) -> anyhow::Result<Outputs> {
-        let files = Files::check(Where {
-            output: &args.output,
-            format: args.format,
-            quiet: args.quiet,
-            wide: args.wide,
-            plotted: args.plot.is_some(),
-        })?;
-        let plot = args
-            .plot
-            .as_deref()
-            .map(|p| OutputTarget::check(p).map_err(usage))
-            .transpose()?;
+        let (files, plot) = super::check_outputs(args)?;
         let outputs = Outputs {
             files,
             plot,

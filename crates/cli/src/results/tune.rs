@@ -10,11 +10,10 @@ use blocksweep_core::DeviceIdentity;
 use blocksweep_render::tune::Tunes;
 use blocksweep_render::{Format, Layout, Render};
 
-use crate::args::{SweepArgs, Where};
+use crate::args::SweepArgs;
 use crate::output::files::Files;
 use crate::output::OutputTarget;
 use crate::progress::Bar;
-use crate::usage;
 
 /// The tune's files and plot, checked, and the devices its document names.
 pub struct TuneOutputs {
@@ -26,18 +25,7 @@ pub struct TuneOutputs {
 impl TuneOutputs {
     /// Checks every output path (the plot's too) before anything is measured.
     pub fn check(args: &SweepArgs, devices: Vec<DeviceIdentity>) -> anyhow::Result<TuneOutputs> {
-        let files = Files::check(Where {
-            output: &args.output,
-            format: args.format,
-            quiet: args.quiet,
-            wide: args.wide,
-            plotted: args.plot.is_some(),
-        })?;
-        let plot = args
-            .plot
-            .as_deref()
-            .map(|p| OutputTarget::check(p).map_err(usage))
-            .transpose()?;
+        let (files, plot) = super::check_outputs(args)?;
         Ok(TuneOutputs {
             files,
             plot,
