@@ -107,6 +107,13 @@ pub trait Backend: Send {
 
     fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes>;
 
+    /// Frees the current program with its buffers (and the copy's and staging memory), keeping
+    /// the device open: the APIs of one GPU that cannot all hold a task at once take turns
+    /// holding it. The next `load_program` builds again. Nothing to free: nothing done.
+    fn release(&mut self) -> BackendResult<()> {
+        Ok(())
+    }
+
     /// How [`Work::Copy`] copies, in words (e.g. "cuMemcpyDtoDAsync").
     fn copy_method(&self) -> String;
 

@@ -190,6 +190,50 @@ pub struct HostBackend {
     /// Its device's memory is taken (by another API's copy of the frame on the same GPU): every
     /// program's buffers fail to allocate, although its limits would hold them.
     pub memory_taken: bool,
+    /// The memory of the GPU it shares with other test backends: its programs' buffers are
+    /// allocated from it, and freed by `release`, the next program or the backend's end.
+    pub device_memory: Option<std::sync::Arc<DeviceMemory>>,
+    /// What its current program holds of `device_memory`, given back when dropped.
+    held: Option<Held>,
+}
+
+/// Bytes held of a made-up GPU's memory, given back when dropped.
+#[derive(Debug)]
+struct Held {
+    memory: std::sync::Arc<DeviceMemory>,
+    bytes: u64,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let used = &self.memory.used;
+        used.fetch_sub(self.bytes, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// One made-up GPU's memory, shared by the test backends of the APIs that run on it.
+#[derive(Debug, Default)]
+pub struct DeviceMemory {
+    pub capacity: u64,
+    pub used: std::sync::atomic::AtomicU64,
+    /// The most ever in use at once.
+    pub peak: std::sync::atomic::AtomicU64,
+}
+
+impl DeviceMemory {
+    pub fn new(capacity: u64) -> std::sync::Arc<DeviceMemory> {
+        std::sync::Arc::new(DeviceMemory {
+            capacity,
+            ..DeviceMemory::default()
+        })
+    }
+}
+
+impl HostBackend {
+    /// Gives back what the current program holds of the shared device memory.
+    fn free_device_memory(&mut self) {
+        self.held = None;
+    }
 }
 
 /// A built-in kernel on the host: its buffers as bytes (none for a scalar), and every pixel's
@@ -272,6 +316,8 @@ impl HostBackend {
             said: Vec::new(),
             first_block_row_only: false,
             memory_taken: false,
+            device_memory: None,
+            held: None,
         }
     }
 
@@ -429,6 +475,12 @@ impl Backend for HostBackend {
             each_ms: each,
         })
     }
+    fn release(&mut self) -> BackendResult<()> {
+        self.program = None;
+        self.copy = None;
+        self.free_device_memory();
+        Ok(())
+    }
     fn copy_method(&self) -> String {
         "slice copy (test double)".into()
     }
@@ -456,6 +508,24 @@ impl Backend for HostBackend {
             return Err(self.error(ErrorKind::Build, why));
         };
         let bytes: u64 = args.iter().map(ProgramArg::allocation).sum();
+        self.free_device_memory();
+        if let Some(m) = &self.device_memory {
+            use std::sync::atomic::Ordering::SeqCst;
+            let was = m.used.fetch_add(bytes, SeqCst);
+            if was + bytes > m.capacity {
+                m.used.fetch_sub(bytes, SeqCst);
+                let why = format!(
+                    "buffers of {bytes} bytes: TEST_DEVICE_FULL ({was} of {} bytes in use)",
+                    m.capacity
+                );
+                return Err(self.error(ErrorKind::OutOfMemory, why));
+            }
+            m.peak.fetch_max(was + bytes, SeqCst);
+            self.held = Some(Held {
+                memory: m.clone(),
+                bytes,
+            });
+        }
         if self.memory_taken {
             let why = format!("buffers of {bytes} bytes: TEST_MEMORY_TAKEN by another API");
             return Err(self.error(ErrorKind::OutOfMemory, why));

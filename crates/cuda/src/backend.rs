@@ -275,6 +275,17 @@ impl Backend for CudaBackend {
 
     /// CUDA C++ through NVRTC, whatever compiler `open` was given (that chooses the built-in
     /// kernels' source), or PTX through the driver's JIT; see program.rs.
+    /// The program's buffers, the copy's and the page-locked staging memory freed on the
+    /// context's thread binding; the context stays.
+    fn release(&mut self) -> BackendResult<()> {
+        self.guarded(|b| {
+            b.program = None;
+            b.copy = None;
+            b.staging = Staging::default();
+            Ok(())
+        })
+    }
+
     fn load_program(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> BackendResult<()> {
         self.guarded(|b| b.load(source, args))
     }

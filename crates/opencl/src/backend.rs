@@ -217,6 +217,15 @@ impl Backend for OpenClBackend {
 
     /// Frees the previous program and its buffers first. With a failed load no program is
     /// current: dispatches then fail too, rather than run another kernel.
+    /// The program with its buffers, the copy's and the staging memory released; the context
+    /// and queue stay.
+    fn release(&mut self) -> BackendResult<()> {
+        self.program = None;
+        self.copy = None;
+        self.staging = None;
+        Ok(())
+    }
+
     fn load_program(&mut self, source: &ProgramSource, args: &[ProgramArg]) -> BackendResult<()> {
         let _t = blocksweep_core::trace::span("opencl", "load_program");
         self.usable()?;

@@ -231,6 +231,14 @@ impl Backend for VulkanBackend {
         Ok(self.read_staged(arg)?)
     }
 
+    /// The program with its buffers and the staging buffer freed (nothing of them is pending
+    /// after a batch has been waited for); the device stays.
+    fn release(&mut self) -> BackendResult<()> {
+        self.program = None;
+        self.staging = Default::default();
+        Ok(())
+    }
+
     /// Builds the program (GLSL through libshaderc, or SPIR-V as given), checks its bindings
     /// against `args`, and makes it current. Its batches and copies then wait no longer than
     /// the core's deadline, the built-ins' as a user's kernel's (one policy on every API).

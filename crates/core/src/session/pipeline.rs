@@ -67,7 +67,8 @@ pub fn run<T: Task + ?Sized>(
 ) -> Result<Finished<T::Answer>, SessionError> {
     observer.status(None, "opening the devices and building the kernels");
     thread::scope(move |s| {
-        let (opened, tasks) = openers::spawn(s, open, &job.targets.devices, job.blocks);
+        let one_gpu = job.targets.one_physical_device;
+        let (opened, tasks) = openers::spawn(s, open, &job.targets.devices, job.blocks, one_gpu);
         let mut run = Run::new(job);
         // The task is being made while the APIs open; each readies it as soon as both are
         // there. Without it (bad input), they open and close unused.
@@ -227,10 +228,30 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
         if self.plan.is_none() {
             self.decide_plan(task)?;
         }
-        Ok(self
-            .slots
-            .iter()
-            .position(|x| matches!(x, Slot::Ready { .. })))
+        // The APIs holding the task on the device go first: one that could not hold it beside
+        // them readies it in its turn, once they have released theirs.
+        let ready = |prepared: bool| {
+            self.slots
+                .iter()
+                .position(|x| matches!(x, Slot::Ready { prepared: p, .. } if *p == prepared))
+        };
+        Ok(ready(true).or_else(|| ready(false)))
+    }
+
+    /// Whether an API of this physical device still waits for its turn without the task on
+    /// the device (it could not hold it beside the others): the one whose turn ends releases
+    /// its memory for it.
+    fn one_waits_unprepared(&self) -> bool {
+        self.job.targets.one_physical_device
+            && self.slots.iter().any(|x| {
+                matches!(
+                    x,
+                    Slot::Ready {
+                        prepared: false,
+                        ..
+                    }
+                )
+            })
     }
 
     /// On one physical device every API runs the same plan, made by [`sweep::planner`]'s
@@ -307,6 +328,10 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
             self.failures[i].push(f);
         }
         self.answers[i] = answer;
+        if self.one_waits_unprepared() {
+            let _t = crate::trace::span(api.key(), "release (another API's turn needs the memory)");
+            let _ = backend.release();
+        }
         on_update(&Progress {
             answers: &self.answers,
             current: None,

@@ -382,3 +382,64 @@ fn an_api_whose_memory_is_taken_fails_alone_and_the_measured_rows_stay() {
         "{ended:?}"
     );
 }
+
+/// Two APIs on one GPU whose memory holds one copy of the frame, not two: they take turns
+/// holding it (the first uploads while opening, the second after the first's turn freed its
+/// copy), and both are measured. The H100's 50000x50000 frame is the real case: CUDA's and
+/// OpenCL's 40 GB copies do not fit its 80 GB together.
+#[test]
+fn apis_that_cannot_hold_the_frame_together_take_turns_holding_it() {
+    // 20 KiB stated, one frame 16 KiB. `allocates`: what the driver really lets one allocate,
+    // at once or (as NVIDIA's OpenCL does) only at the first launch: a driver whose allocation
+    // succeeds past what the device holds must not be trusted to refuse.
+    for allocates in [20u64 << 10, 1 << 20] {
+        let memory = crate::testing::DeviceMemory::new(allocates);
+        turns_on(&memory);
+        let peak = memory.peak.load(Ordering::SeqCst);
+        assert!((4 * 64 * 16 * 4..=20 << 10).contains(&peak), "peak {peak}");
+    }
+}
+
+fn turns_on(memory: &std::sync::Arc<crate::testing::DeviceMemory>) {
+    let config = config();
+    let devices: Vec<DeviceIdentity> = [TEST_API_A, TEST_API_B]
+        .iter()
+        .map(|&api| HostBackend::new(api).identity)
+        .collect();
+    let job = SweepJob {
+        targets: Targets {
+            devices,
+            note: "test device".into(),
+            one_physical_device: true,
+        },
+        config: &config,
+        overlap_close: false,
+    };
+    let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
+        let mut b = HostBackend::new(d.api);
+        b.device_memory = Some(memory.clone());
+        b.limits.global_mem_bytes = Some(Named::new(20 << 10, "TEST_DEVICE_MEMORY"));
+        Ok(Box::new(b))
+    };
+    let mut made = FrameWorkload::new(Frame::generate(64, 16, 5));
+    let mut report = Report::new("t", "d");
+    let outcome = sweep(
+        &open,
+        &job,
+        &mut made,
+        &mut report,
+        &mut crate::sweep::Quiet,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(!outcome.failed, "{:?}", report.failures);
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    for r in &report.results {
+        assert_eq!(r.rows_run(), 2, "{} measured", r.api);
+    }
+    assert_eq!(
+        report.results.iter().map(|r| r.api).collect::<Vec<_>>(),
+        [TEST_API_A, TEST_API_B],
+        "results in target order"
+    );
+}

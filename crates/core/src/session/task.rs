@@ -27,6 +27,12 @@ pub trait Task: Sync {
         Ok(())
     }
 
+    /// The device memory one API's copy of the task holds, where it is known: the APIs of one
+    /// GPU that cannot all hold it at once take turns holding it.
+    fn device_bytes(&self) -> Option<u64> {
+        None
+    }
+
     /// Whether the host has the memory for the run with these APIs still in it.
     fn check_host(&self, _apis: &[(Api, DeviceKind)]) -> Result<(), String> {
         Ok(())

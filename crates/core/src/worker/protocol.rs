@@ -38,6 +38,9 @@ macro_rules! forwarded {
                 = FillBuffer { arg: usize = arg, fills: Vec<Fill> = fills.to_vec() }
                 => |b| b.fill_buffer(arg, &fills), Filled,
                 transfer(fills.iter().map(|f| f.len).sum());
+            release() -> ()
+                = Release {}
+                => |b| b.release(), Released, slow();
         }
     };
 }
@@ -126,6 +129,8 @@ pub(crate) enum Reply {
     Suggestion(Option<OccupancySuggestion>),
     /// A scalar set ([`crate::Backend::set_scalar`]).
     Set(()),
+    /// The program's memory freed ([`crate::Backend::release`]).
+    Released(()),
     /// The kernel facts after a request that changes the current kernel.
     Facts(KernelFacts),
     Times(BatchTimes),

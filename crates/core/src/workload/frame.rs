@@ -33,6 +33,11 @@ impl Workload for FrameWorkload {
         limits.frame_fits(self.frame.pixels())
     }
 
+    fn device_bytes(&self) -> u64 {
+        // Four f32 planes: three in, one out.
+        self.frame.pixels().saturating_mul(16)
+    }
+
     fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
         crate::hostmem::check_frame(self.frame.width, self.frame.height, apis)
             .map_err(|e| e.to_string())

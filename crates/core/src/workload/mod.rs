@@ -35,6 +35,10 @@ pub trait Workload: Sync {
     /// Whether one API's device can hold it; `Err` names the limit that refuses it.
     fn fits(&self, limits: &Limits) -> Result<(), String>;
 
+    /// The device memory one API's copy holds (the frame's planes, a kernel's buffers with
+    /// their guard bands).
+    fn device_bytes(&self) -> u64;
+
     /// Whether the host has the memory for the run with these APIs in it.
     fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String>;
 

@@ -308,6 +308,12 @@ impl Workload for ProgramWorkload {
         limits.program_fits(&buffers)
     }
 
+    fn device_bytes(&self) -> u64 {
+        (self.instance.buffers.iter())
+            .map(|b| guard::allocated(b.initial.len() as u64))
+            .fold(0, u64::saturating_add)
+    }
+
     fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
         // Checked in full before the buffers were made (by the command, with the targets'
         // kinds); here, what is still to come with the APIs that opened.

@@ -48,6 +48,10 @@ impl Task for dyn Workload {
         Workload::check_host(self, apis)
     }
 
+    fn device_bytes(&self) -> Option<u64> {
+        Some(Workload::device_bytes(self))
+    }
+
     fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {
         Workload::prepare(self, backend)
     }
