@@ -192,6 +192,7 @@ mod tests {
         };
         let entry = Measurement {
             api: crate::testing::TEST_API_A,
+            gpu: None,
             config: config.clone(),
             grid_blocks: 8,
             outcome: Outcome::Refused {
