@@ -143,8 +143,13 @@ pub struct Across {
     pub gpus: Vec<Gpu>,
     pub answer: Answer,
     pub maps: Vec<Map>,
-    /// Ways the runs differ that change what their ratios mean, each file named.
+    /// Ways the runs differ that change what their ratios mean, each file named (said with
+    /// the comparison's own warnings).
+    #[serde(skip)]
     pub warnings: Vec<String>,
+    /// Every configuration on every column, as answered (a CSV's lines).
+    #[serde(skip)]
+    pub measurements: Vec<Measurement>,
 }
 
 impl Across {
@@ -202,6 +207,7 @@ impl Across {
             answer,
             maps,
             warnings,
+            measurements: all,
         }))
     }
 }
