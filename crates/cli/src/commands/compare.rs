@@ -43,7 +43,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         inputs.extend(Input::of_sweep(label, r));
     }
     for (label, r) in &read.tunes {
-        inputs.push(Input::of_tune(label, r));
+        inputs.push(r.input(label));
     }
     let sides = read.tunes.is_empty();
     let across = Across::of(inputs, sides).map_err(usage)?;

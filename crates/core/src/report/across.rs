@@ -9,9 +9,9 @@ use serde::Serialize;
 use super::Report;
 use crate::answer::{measurements_of, Answer, Asked, Config, Measurement, Stop};
 use crate::backend::Api;
-use crate::tune::TuneReport;
 
-/// One run read for the answer: a file's measurements on one GPU, and what it measured.
+/// One run read for the answer: a file's measurements on one GPU, and what it measured (a
+/// tune's: [`crate::tune::TuneReport::input`]).
 #[derive(Debug, Clone)]
 pub struct Input {
     /// The file's label (its stem).
@@ -75,40 +75,6 @@ impl Input {
             }
         }
         out
-    }
-
-    /// A tune's run: its GPU is the one its devices name ("CUDA: NVIDIA H200 (580.x)").
-    pub fn of_tune(file: &str, report: &TuneReport) -> Input {
-        let name = |d: &String| {
-            let words = d.split_once(": ").map_or(d.as_str(), |(_, w)| w);
-            words
-                .rsplit_once(" (")
-                .map_or(words, |(n, _)| n)
-                .to_string()
-        };
-        let gpu = report.devices.first().map(name).unwrap_or_default();
-        let mut ms = report.measurements.clone();
-        ms.retain(|m| !report.is_wrong(m.api, &m.config.params));
-        ms.iter_mut().for_each(|m| m.gpu = Some(gpu.clone()));
-        // "grayscale frame 3840x2160", "kernel 'reduce-elems' at n=65536".
-        let (kernel, size) = match report.kernel.strip_prefix("grayscale frame ") {
-            Some(size) => ("grayscale".to_string(), size.to_string()),
-            None => {
-                let k = report.kernel.trim_start_matches("kernel ");
-                let (k, s) = k.split_once(" at ").unwrap_or((k, ""));
-                (k.trim_matches('\'').to_string(), s.to_string())
-            }
-        };
-        Input {
-            file: file.to_string(),
-            gpu,
-            kernel,
-            size,
-            spec_hash: report.spec_hash.clone(),
-            discipline: None,
-            measurements: ms,
-            stops: Vec::new(),
-        }
     }
 }
 

@@ -216,5 +216,5 @@ pub fn kernel_identity(spec: &KernelSpec, sizes: &Sizes) -> Vec<Vec<u8>> {
 /// The hash of a user's kernel's identity: which spec ran (`compare` refuses runs of two).
 pub fn spec_hash(spec: &KernelSpec, sizes: &Sizes) -> String {
     let parts = kernel_identity(spec, sizes);
-    crate::tune::cache::hash(&parts.iter().map(Vec::as_slice).collect::<Vec<_>>())
+    crate::spec::hash(&parts.iter().map(Vec::as_slice).collect::<Vec<_>>())
 }
