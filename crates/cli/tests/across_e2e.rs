@@ -121,8 +121,8 @@ fn compare_plot_draws_a_map_per_gpu_and_the_portable_map() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = std::fs::read_to_string(&svg).unwrap();
     assert_eq!(text.matches("class=\"heat-map\"").count(), 3);
-    assert!(text.contains("data-title=\"NVIDIA H100 80GB HBM3: worst fraction"));
-    assert!(text.contains("data-title=\"portable: worst fraction over every GPU and API\""));
+    assert!(text.contains("data-title=\"NVIDIA H100 80GB HBM3: worst of its APIs\""));
+    assert!(text.contains("data-title=\"portable: worst of every GPU\""));
     // Thirteen blocks by one grid policy, in each of the three maps.
     assert_eq!(text.matches("class=\"cell\"").count(), 13 * 3);
 }

@@ -18,8 +18,9 @@ fn maps(a: &Across) -> HeatMaps {
     let (rows, columns) = axes(a);
     let map = |m: &Map| {
         let title = match &m.gpu {
-            Some(g) => format!("{g}: worst fraction of its best over its APIs"),
-            None => "portable: worst fraction over every GPU and API".to_string(),
+            // Short enough to sit above its own map (370 px for five grids).
+            Some(g) => format!("{g}: worst of its APIs"),
+            None => "portable: worst of every GPU".to_string(),
         };
         let value = |c: &Config, g: &String| {
             let cell = m.cells.iter().find(|x| {
