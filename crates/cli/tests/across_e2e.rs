@@ -173,3 +173,19 @@ fn tunes_of_two_gpus_answer_across_them_within_the_schema() {
         v["devices"]
     );
 }
+
+/// Bad input, one line and exit 2: `--plot` of runs of one GPU (nothing across to draw), and a
+/// tune and a sweep of one GPU (neither merged nor answered across).
+#[test]
+fn what_compare_cannot_answer_is_refused_in_one_line() {
+    let h200 = path(H200);
+    let dir = support::scratch("across-bad");
+    let svg = dir.join("one.svg");
+    support::bad_input(
+        &["compare", &h200, &h200, "--plot", svg.to_str().unwrap()],
+        "--plot draws the maps across GPUs, and these runs measured one GPU",
+    );
+    assert!(!svg.exists());
+    let tune = path("docs/results/h200-2026-12-02/call14/tune/grayscale-map.json");
+    support::bad_input(&["compare", &h200, &tune], "a tune and a sweep of one GPU");
+}

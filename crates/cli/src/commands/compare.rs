@@ -60,6 +60,12 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
             (Some(a), true) => side_by_side(args, &read.sweeps)?.with_across(a),
             (Some(a), false) => Comparison::across_only(a, read.listed),
         };
+    if plot.is_some() && comparison.across.is_none() {
+        return Err(usage(
+            "--plot draws the maps across GPUs, and these runs measured one GPU (a sweep's own \
+             plot is `replay --plot`)",
+        ));
+    }
     // The table on stdout leads with the warnings; JSON or CSV there (a script reading only
     // the numbers), or nothing there, has each said on stderr instead, once.
     let table = matches!(files.stdout, Format::Table | Format::Markdown) && !files.files_only();
@@ -68,14 +74,10 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let mut written = files.write_each(&|f, l| comparison.render(f, l))?;
     if let Some(t) = plot {
-        let svg = match &comparison.across {
-            Some(a) => Ok(crate::plot::across::heat_maps(a)),
-            None => Err(anyhow::anyhow!(
-                "the runs measured one GPU: --plot draws the maps across GPUs (a sweep's own \
-                 plot is `replay --plot`)"
-            )),
-        };
-        written &= write_plot(&t, svg, Some("plotted"), "error: ");
+        if let Some(a) = &comparison.across {
+            let svg = Ok(crate::plot::across::heat_maps(a));
+            written &= write_plot(&t, svg, Some("plotted"), "error: ");
+        }
     }
     Ok(super::exit(!written))
 }
