@@ -47,8 +47,8 @@ pub(crate) fn text(a: &Across, doc: &mut Doc, md: bool) {
             false => "Least-regret choice (not portable: no configuration is good everywhere)",
         };
         said.push(format!(
-            "{what}: {}; its worst regret {worst:.3} (its time ÷ each GPU's and API's best; \
-             each below).",
+            "{what}: {}, at worst {worst:.3} × the best (its time ÷ each GPU's and API's own \
+             best: the table's regret).",
             a.answer.label(&c.config)
         ));
     }

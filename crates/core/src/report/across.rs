@@ -3,6 +3,8 @@
 //! each GPU's and each API's own best everywhere; the least-regret choice with its regret on
 //! every column. Runs of identical GPUs (the same name: shards, `--device all`) merge into one
 //! GPU; runs of different kernels or specs are refused, of different sizes or timing warned.
+//! An API that failed to open on a GPU is no column of it (the GPU's `apis` say which ran); one
+//! that stopped part-way leaves nothing known portable, as in one run.
 
 use serde::Serialize;
 

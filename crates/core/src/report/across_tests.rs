@@ -202,3 +202,52 @@ fn runs_of_different_sizes_or_timing_are_warned_about_by_file() {
         "{w:?}"
     );
 }
+
+/// An API that failed to open on one GPU is no column of it: the answer is over the three
+/// that ran (128 still portable, its regret on three columns). One that stopped part-way
+/// leaves nothing known portable, as in one run, and is said with its GPU.
+#[test]
+fn a_failed_api_is_no_column_and_a_stopped_one_leaves_nothing_portable() {
+    let x = || {
+        run(
+            "x",
+            vec![
+                result("GPU X", A, &[(64, 1.00), (128, 1.02), (256, 1.20)]),
+                result("GPU X", B, &[(64, 2.00), (128, 1.88), (256, 1.80)]),
+            ],
+        )
+    };
+    let mut rep = Report::new("t", "d");
+    rep.results = vec![result("GPU Y", A, &[(64, 1.50), (128, 1.00), (256, 1.04)])];
+    rep.failures = vec![crate::report::Failure::new(
+        B,
+        crate::report::FailureKind::Other,
+        "no device",
+    )];
+    rep.refresh_answer();
+    let mut inputs = x();
+    inputs.extend(Input::of_sweep("y", &rep));
+    let a = Across::of(inputs, false).unwrap().unwrap().answer;
+    assert_eq!(a.best.len(), 3);
+    let portable: Vec<BlockSize> = a.portable.iter().map(|c| c.block).collect();
+    assert_eq!(portable, vec![block(128)]);
+    assert_eq!(a.choice.unwrap().regret.len(), 3);
+
+    let mut stopped = result("GPU Y", B, &[(64, 1.00)]);
+    stopped.error = Some("a mismatch at block 128".into());
+    let mut inputs = x();
+    inputs.extend(run(
+        "y",
+        vec![
+            result("GPU Y", A, &[(64, 1.50), (128, 1.00), (256, 1.04)]),
+            stopped,
+        ],
+    ));
+    let a = Across::of(inputs, false).unwrap().unwrap().answer;
+    assert!(a.portable.is_empty());
+    let said = a.sentences().join(" ");
+    assert!(
+        said.contains("GPU Y Beta stopped: a mismatch at block 128"),
+        "{said}"
+    );
+}
