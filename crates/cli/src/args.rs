@@ -381,10 +381,15 @@ pub struct ValidateArgs {
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// JSON files written by `blocksweep sweep` (-o run.json): two or more, or one holding several
-    /// devices (`sweep --device all`).
+    /// JSON files written by `blocksweep sweep` (-o run.json), sweeps or tunes: two or more, or
+    /// one holding several devices (`sweep --device all`). Runs of different GPUs are answered
+    /// across them; runs of one GPU merge.
     #[arg(required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
+    /// Also draw the answer across GPUs as SVG heat maps: one per GPU (block × grid, each cell
+    /// its fraction of that GPU's best, worst over the APIs) and the portable map.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     /// Output format.
     #[arg(long, short, default_value = "table", value_parser = formats())]
     pub format: FormatChoice,

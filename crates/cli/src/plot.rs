@@ -2,6 +2,7 @@
 //! against waves ([`waves`]). Each turns its report into a [`chart::Chart`]; `chart` draws any
 //! chart as SVG, so a new kind of plot is a new function that builds a `Chart`.
 
+pub mod across;
 pub(crate) mod chart;
 pub mod sweep;
 pub mod tune;

@@ -32,6 +32,17 @@ fn render_text(c: &Comparison, layout: Layout, md: bool) -> String {
             false => doc.lines(&w),
         }
     }
+    if !c.runs.is_empty() {
+        side_by_side(c, &mut doc, md);
+    }
+    if let Some(a) = &c.across {
+        crate::across::text(a, &mut doc, md);
+    }
+    doc.finish()
+}
+
+/// Each run's fraction of its own best per block size, one column per (run, API).
+fn side_by_side(c: &Comparison, doc: &mut Doc, md: bool) {
     doc.para(
         "Each cell: that run's mean time at its own best block size ÷ its time at this size \
          (1.00 = its fastest; ≈: within the noise of its fastest). Runs on different GPUs \
@@ -80,15 +91,18 @@ fn render_text(c: &Comparison, layout: Layout, md: bool) -> String {
         })
         .collect();
     doc.lines(&summary);
-    doc.finish()
 }
 
 impl Render for Comparison {
     fn text(&self, layout: Layout, md: bool) -> String {
         render_text(self, layout, md)
     }
-    /// One line per (column, block size).
+    /// One line per (column, block size); across GPUs, one per configuration on each (GPU,
+    /// API) instead (the answer's lines: every ratio the side-by-side table has).
     fn csv(&self) -> String {
+        if let Some(a) = &self.across {
+            return to_csv(&crate::across::csv(a));
+        }
         let mut rec: Vec<Vec<String>> = vec![[
             "column",
             "label",
@@ -132,9 +146,15 @@ impl Render for Comparison {
         }
         to_csv(&rec)
     }
-    /// The envelope (its devices: those the runs measured), then `runs`, `rows` and
-    /// `warnings`.
+    /// The envelope (its devices: those the runs measured, or the tune files listed), then
+    /// `runs`, `rows`, `warnings` and, across GPUs, `across`.
     fn json(&self) -> String {
-        Envelope::now("compare", &self.devices).document(self)
+        let mut envelope = Envelope::now("compare", &self.devices);
+        for d in &self.listed {
+            if !envelope.devices.contains(d) {
+                envelope.devices.push(d.clone());
+            }
+        }
+        envelope.document(self)
     }
 }

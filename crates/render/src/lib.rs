@@ -23,6 +23,7 @@ use std::path::Path;
 
 pub use blocksweep_core::report::to_json;
 
+mod across;
 mod claim;
 pub mod compare;
 mod csv;

@@ -1,26 +1,103 @@
-//! `blocksweep compare A.json B.json ...`: several runs side by side.
+//! `blocksweep compare A.json B.json ...`: several runs side by side, and the answer across
+//! GPUs where they measured more than one. Runs of one GPU (shards of a tune, `--device all`
+//! of identical GPUs) merge as one: tunes into one answer, sweeps side by side.
 
 use std::process::ExitCode;
 
+use blocksweep_core::report::across::{Across, Input};
 use blocksweep_core::report::compare::Comparison;
+use blocksweep_core::report::envelope::EnvelopeDevice;
 use blocksweep_core::report::{parse_reports, Report};
 use blocksweep_core::tune::{self, TuneReport};
 use blocksweep_render::{heading, Format, Render};
 
 use crate::args::CompareArgs;
 use crate::input::{read_capped, MAX_INPUT_BYTES};
-use crate::output::files::Files;
-use crate::output::stdio;
+use crate::output::files::{write_plot, Files};
+use crate::output::{stdio, OutputTarget};
 use crate::usage;
 
+/// What the files hold: sweeps (each with its label) and tunes (each with its file's label).
+#[derive(Default)]
+struct Read {
+    sweeps: Vec<(String, Report)>,
+    tunes: Vec<(String, TuneReport)>,
+    /// The devices the tune files list.
+    listed: Vec<EnvelopeDevice>,
+}
+
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let files = Files::check(args.out.to(args.format, args.wide))?;
-    if let Some(tunes) = tunes(args)? {
-        return merge_tunes(&files, tunes);
+    let files = Files::check(
+        args.out
+            .to(args.format, args.wide)
+            .plotting(args.plot.is_some()),
+    )?;
+    let plot = args
+        .plot
+        .as_deref()
+        .map(|p| OutputTarget::check(p).map_err(usage))
+        .transpose()?;
+    let read = read(args)?;
+    let mut inputs: Vec<Input> = Vec::new();
+    for (label, r) in &read.sweeps {
+        inputs.extend(Input::of_sweep(label, r));
     }
-    let mut reports: Vec<(String, Report)> = Vec::new();
+    for (label, r) in &read.tunes {
+        inputs.push(r.input(label));
+    }
+    let sides = read.tunes.is_empty();
+    let across = Across::of(inputs, sides).map_err(usage)?;
+    let comparison =
+        match (across, sides) {
+            (None, false) if read.sweeps.is_empty() => {
+                return merge_tunes(&files, read, plot);
+            }
+            (None, false) => return Err(usage(
+                "a tune and a sweep of one GPU: compare merges tunes of one GPU, or lays sweeps \
+                 side by side",
+            )),
+            (None, true) => side_by_side(args, &read.sweeps)?,
+            (Some(a), true) => side_by_side(args, &read.sweeps)?.with_across(a),
+            (Some(a), false) => Comparison::across_only(a, read.listed),
+        };
+    if plot.is_some() && comparison.across.is_none() {
+        return Err(usage(
+            "--plot draws the maps across GPUs, and these runs measured one GPU (a sweep's own \
+             plot is `replay --plot`)",
+        ));
+    }
+    // The table on stdout leads with the warnings; JSON or CSV there (a script reading only
+    // the numbers), or nothing there, has each said on stderr instead, once.
+    let table = matches!(files.stdout, Format::Table | Format::Markdown) && !files.files_only();
+    for w in comparison.warnings.iter().filter(|_| !table) {
+        warn!("warning: {w}");
+    }
+    let mut written = files.write_each(&|f, l| comparison.render(f, l))?;
+    if let Some(t) = plot {
+        if let Some(a) = &comparison.across {
+            let svg = Ok(crate::plot::across::heat_maps(a));
+            written &= write_plot(&t, svg, Some("plotted"), "error: ");
+        }
+    }
+    Ok(super::exit(!written))
+}
+
+/// Every file read: a tune's document as its reports, else a sweep's (one report, or one per
+/// device of `--device all`: "run#0", "run#1").
+fn read(args: &CompareArgs) -> anyhow::Result<Read> {
+    let mut out = Read::default();
     for path in &args.files {
         let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if let Some((reports, devices)) = tune::document::read(&text) {
+            out.tunes
+                .extend(reports.into_iter().map(|r| (stem.clone(), r)));
+            out.listed.extend(devices);
+            continue;
+        }
         let runs = parse_reports(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
         if runs.iter().all(|r| r.results.is_empty()) {
             return Err(usage(format!(
@@ -28,11 +105,6 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
                 path.display()
             )));
         }
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // A multi-device run is one column per device: "run#0", "run#1".
         let many = runs.len() > 1;
         for (i, report) in runs.into_iter().enumerate() {
             let label = match many {
@@ -42,57 +114,37 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
             if many {
                 stdio::eprint_line(&format!("blocksweep: {label} = {}", heading(i, &report)));
             }
-            reports.push((label, report));
+            out.sweeps.push((label, report));
         }
     }
-    if reports.iter().map(|(_, r)| r.results.len()).sum::<usize>() < 2 {
+    Ok(out)
+}
+
+/// Sweeps side by side: two API results at least.
+fn side_by_side(args: &CompareArgs, sweeps: &[(String, Report)]) -> anyhow::Result<Comparison> {
+    if sweeps.iter().map(|(_, r)| r.results.len()).sum::<usize>() < 2 {
         return Err(usage(format!(
             "{}: one run only; compare needs two (two files, or one written by sweep --device all)",
             args.files[0].display()
         )));
     }
-    let comparison = Comparison::of(&reports);
-    // The table on stdout leads with the warnings; JSON or CSV there (a script reading only
-    // the numbers), or nothing there, has each said on stderr instead, once.
-    let table = matches!(files.stdout, Format::Table | Format::Markdown) && !files.files_only();
-    for w in comparison.warnings.iter().filter(|_| !table) {
-        warn!("warning: {w}");
-    }
-    let written = files.write_each(&|f, l| comparison.render(f, l))?;
-    Ok(super::exit(!written))
+    Ok(Comparison::of(sweeps))
 }
 
-/// Every file as tune reports (one, or a list from `--device all`), or `None` when a file is
-/// not a tune's: then the files are sweeps, compared side by side.
-fn tunes(args: &CompareArgs) -> anyhow::Result<Option<Tunes>> {
-    let mut out = Tunes::default();
-    for path in &args.files {
-        let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
-        let Some((reports, devices)) = tune::document::read(&text) else {
-            return Ok(None);
-        };
-        out.reports.extend(reports);
-        out.devices.extend(devices);
-    }
-    Ok(Some(out))
-}
-
-/// The tune reports of every file, and the devices the files list.
-#[derive(Default)]
-struct Tunes {
-    reports: Vec<TuneReport>,
-    devices: Vec<blocksweep_core::report::envelope::EnvelopeDevice>,
-}
-
-/// Tunes of one space split over GPUs, merged into one answer.
-fn merge_tunes(files: &Files, tunes: Tunes) -> anyhow::Result<ExitCode> {
-    let Some(merged) = tune::merge(tunes.reports) else {
+/// Tunes of one space split over identical GPUs, merged into one answer.
+fn merge_tunes(files: &Files, read: Read, plot: Option<OutputTarget>) -> anyhow::Result<ExitCode> {
+    let reports = read.tunes.into_iter().map(|(_, r)| r).collect();
+    let Some(merged) = tune::merge(reports) else {
         return Err(usage("no tune to merge"));
     };
-    let merged = blocksweep_render::tune::Tunes {
+    let tunes = blocksweep_render::tune::Tunes {
         reports: std::slice::from_ref(&merged),
-        devices: tunes.devices,
+        devices: read.listed,
     };
-    let written = files.write_each(&|f, l| merged.render(f, l))?;
+    let mut written = files.write_each(&|f, l| tunes.render(f, l))?;
+    if let Some(t) = plot {
+        let svg = Ok(crate::plot::tune::heat_maps(&merged));
+        written &= write_plot(&t, svg, Some("plotted"), "error: ");
+    }
     Ok(super::exit(!written))
 }

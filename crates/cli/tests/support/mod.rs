@@ -9,6 +9,7 @@
 mod apis;
 mod json;
 mod run;
+pub mod schemas;
 mod text;
 
 pub use apis::{api, available, available_apis, both};

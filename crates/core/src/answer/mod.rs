@@ -92,6 +92,10 @@ pub enum Outcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measurement {
     pub api: Api,
+    /// The GPU it ran on, where an answer spans several (`compare`): with the API, the
+    /// answer's column. Absent in one run's document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
     pub config: Config,
     /// Blocks launched.
     pub grid_blocks: u64,
@@ -102,6 +106,11 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// The answer's column it is in: its GPU (where named) and its API.
+    pub fn column(&self) -> (Option<&str>, Api) {
+        (self.gpu.as_deref(), self.api)
+    }
+
     pub fn ms(&self) -> Option<f64> {
         match &self.outcome {
             Outcome::Ran { stats, .. } => Some(stats.mean),
@@ -145,6 +154,7 @@ pub fn measurements_of(
             };
             Measurement {
                 api: result.api,
+                gpu: None,
                 config: Config {
                     params: params.clone(),
                     block: r.block,

@@ -13,6 +13,9 @@ use crate::measure::{ties, TimeStats};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ApiBest {
     pub api: Api,
+    /// The GPU, where the answer spans several (`compare`): with the API, the column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
     /// The device's name ("" where the run names none).
     pub device: String,
     pub config: Config,
@@ -56,6 +59,9 @@ impl Held {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Regret {
     pub api: Api,
+    /// The GPU, where the answer spans several (`compare`): with the API, the column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
     pub regret: f64,
 }
 
@@ -82,6 +88,9 @@ pub enum StopKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stop {
     pub api: Api,
+    /// The GPU, where the answer spans several (`compare`): with the API, the column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
     pub kind: StopKind,
     pub message: String,
 }
@@ -90,6 +99,9 @@ pub struct Stop {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Short {
     pub api: Api,
+    /// The GPU, where the answer spans several (`compare`): with the API, the column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
     /// Its of-best where it ran (below the band, or unranked).
     pub of_best: Option<f64>,
     /// Why it is not good: the refusal reason, "cannot be ranked: ...", "0.80 of its best",
@@ -111,6 +123,10 @@ pub struct Answer {
     pub fraction: f64,
     /// Every API asked: those that measured and those that failed, in order.
     pub apis: Vec<Api>,
+    /// The GPUs, where the answer spans several (`compare`): then each (GPU, API) pair
+    /// measured is a column, and "each API's best" is each column's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<String>,
     /// Each API that was not stopped and has a best, in `apis` order.
     pub best: Vec<ApiBest>,
     /// Configurations good on every API asked, in measurement order; empty while any stopped.
@@ -137,6 +153,7 @@ pub struct Asked<'a> {
 
 /// An API's ranked measurements and the best of them.
 struct Ranked<'a> {
+    gpu: Option<String>,
     api: Api,
     rows: Vec<&'a Measurement>,
     best: Option<(&'a Measurement, &'a TimeStats, u32)>,
@@ -161,10 +178,12 @@ fn is_wrong<'w>(wrong: &'w [Wrong], m: &Measurement) -> Option<&'w Wrong> {
 }
 
 impl<'a> Ranked<'a> {
-    fn of(api: Api, all: &'a [Measurement], wrong: &[Wrong]) -> Ranked<'a> {
+    fn of(column: &Column, all: &'a [Measurement], wrong: &[Wrong]) -> Ranked<'a> {
+        let (gpu, api) = column.clone();
         let rows: Vec<&Measurement> = all
             .iter()
-            .filter(|m| m.api == api && m.ms().is_some() && is_wrong(wrong, m).is_none())
+            .filter(|m| m.column() == (gpu.as_deref(), api))
+            .filter(|m| m.ms().is_some() && is_wrong(wrong, m).is_none())
             .collect();
         let best = rows
             .iter()
@@ -173,7 +192,16 @@ impl<'a> Ranked<'a> {
                 ms(a).total_cmp(&ms(b))
             })
             .and_then(|m| ran(m).map(|(s, reps, _)| (*m, s, reps)));
-        Ranked { api, rows, best }
+        Ranked {
+            gpu,
+            api,
+            rows,
+            best,
+        }
+    }
+
+    fn column(&self) -> (Option<&str>, Api) {
+        (self.gpu.as_deref(), self.api)
     }
 
     /// (of best, good, tied with the best) of a measurement that ran.
@@ -202,18 +230,31 @@ impl<'a> Ranked<'a> {
             _ => None,
         };
         let device = asked.devices.iter().find(|d| d.0 == self.api);
+        let device = device.map(|d| d.1.clone()).or_else(|| self.gpu.clone());
         Some(ApiBest {
             api: self.api,
-            device: device.map(|d| d.1.clone()).unwrap_or_default(),
+            gpu: self.gpu.clone(),
+            device: device.unwrap_or_default(),
             config: bm.config.clone(),
             ms: bs.mean,
             gbps,
             tied,
             good,
             ranked: self.rows.len(),
-            held: asked.held.iter().find(|h| h.api == self.api).cloned(),
+            held: asked
+                .held
+                .iter()
+                .find(|h| h.api == self.api && self.gpu.is_none())
+                .cloned(),
         })
     }
+}
+
+/// A column: the GPU (where the answer spans several) and the API.
+type Column = (Option<String>, Api);
+
+fn stop_column(s: &Stop) -> (Option<&str>, Api) {
+    (s.gpu.as_deref(), s.api)
 }
 
 /// Why an API has no measurement at a configuration: it stopped on an error before it (the
@@ -224,11 +265,15 @@ pub const STOPPED_EARLIER: &str = "did not run: the API stopped earlier";
 fn short_at(r: &Ranked, all: &[Measurement], asked: &Asked, c: &Config) -> Result<(), Short> {
     let short = |of_best, why: String| Short {
         api: r.api,
+        gpu: r.gpu.clone(),
         of_best,
         why,
     };
-    let Some(m) = all.iter().find(|m| m.api == r.api && &m.config == c) else {
-        let why = match asked.stops.iter().any(|s| s.api == r.api) {
+    let Some(m) = all
+        .iter()
+        .find(|m| m.column() == r.column() && &m.config == c)
+    else {
+        let why = match asked.stops.iter().any(|s| stop_column(s) == r.column()) {
             true => STOPPED_EARLIER,
             false => "did not run",
         };
@@ -252,32 +297,36 @@ fn short_at(r: &Ranked, all: &[Measurement], asked: &Asked, c: &Config) -> Resul
 impl Answer {
     /// Ranks `all` over what was asked; every API asked stays in the answer.
     pub fn of(all: &[Measurement], asked: &Asked) -> Answer {
-        let mut apis = asked.apis.clone();
+        let mut columns: Vec<Column> = asked.apis.iter().map(|&a| (None, a)).collect();
+        let stopped_columns = asked.stops.iter().map(|s| (s.gpu.clone(), s.api));
+        let measured = all.iter().map(|m| (m.gpu.clone(), m.api));
         let mut configs: Vec<&Config> = Vec::new();
-        for m in all {
-            if !apis.contains(&m.api) {
-                apis.push(m.api);
+        for c in stopped_columns.chain(measured) {
+            if !columns.contains(&c) {
+                columns.push(c);
             }
+        }
+        for m in all {
             if !configs.contains(&&m.config) {
                 configs.push(&m.config);
             }
         }
-        let ranked: Vec<Ranked> = apis
+        let ranked: Vec<Ranked> = columns
             .iter()
-            .map(|&a| Ranked::of(a, all, asked.wrong))
+            .map(|c| Ranked::of(c, all, asked.wrong))
             .collect();
-        let stopped = |a: Api| asked.stops.iter().any(|s| s.api == a);
-        let failed = |a: Api| {
-            let f = |s: &Stop| s.api == a && s.kind == StopKind::Failed;
+        let stopped = |r: &Ranked| asked.stops.iter().any(|s| stop_column(s) == r.column());
+        let failed = |r: &Ranked| {
+            let f = |s: &Stop| stop_column(s) == r.column() && s.kind == StopKind::Failed;
             asked.stops.iter().any(f)
         };
         let best: Vec<ApiBest> = ranked
             .iter()
-            .filter(|r| !stopped(r.api))
+            .filter(|r| !stopped(r))
             .filter_map(|r| r.api_best(asked))
             .collect();
         // Nothing is portable while an API stopped or ranked nothing.
-        let all_ranked = asked.stops.is_empty() && best.len() == apis.len();
+        let all_ranked = asked.stops.is_empty() && best.len() == columns.len();
         let mut portable = Vec::new();
         let mut exceptions = Vec::new();
         let mut scored: Vec<(Config, Vec<Regret>)> = Vec::new();
@@ -285,7 +334,7 @@ impl Answer {
             // An API that failed to open is in `stopped`, not short at every configuration.
             let standings: Vec<Result<(), Short>> = ranked
                 .iter()
-                .filter(|r| !failed(r.api))
+                .filter(|r| !failed(r))
                 .map(|r| short_at(r, all, asked, c))
                 .collect();
             let n_good = standings.iter().filter(|s| s.is_ok()).count();
@@ -313,9 +362,20 @@ impl Answer {
                 regret: v.clone(),
                 portable: portable.contains(c),
             });
+        let mut apis: Vec<Api> = Vec::new();
+        let mut gpus: Vec<String> = Vec::new();
+        for (gpu, api) in columns {
+            if !apis.contains(&api) {
+                apis.push(api);
+            }
+            if let Some(g) = gpu.filter(|g| !gpus.contains(g)) {
+                gpus.push(g);
+            }
+        }
         Answer {
             fraction: GOOD_FRACTION,
             apis,
+            gpus,
             best,
             portable,
             exceptions,
@@ -330,10 +390,13 @@ fn regret_of(c: &Config, best: &[ApiBest], ranked: &[Ranked]) -> Option<Vec<Regr
     let regret: Option<Vec<Regret>> = best
         .iter()
         .map(|b| {
-            let r = ranked.iter().find(|r| r.api == b.api)?;
+            let r = ranked
+                .iter()
+                .find(|r| r.column() == (b.gpu.as_deref(), b.api))?;
             let m = r.rows.iter().find(|m| &m.config == c)?;
             Some(Regret {
                 api: b.api,
+                gpu: b.gpu.clone(),
                 regret: m.ms()? / b.ms,
             })
         })

@@ -154,6 +154,7 @@ fn ran(api: Api, c: Config, ms: f64) -> Measurement {
     };
     Measurement {
         api,
+        gpu: None,
         config: c,
         grid_blocks: 1,
         outcome,

@@ -35,8 +35,17 @@ impl Answer {
     /// threads per block.", then the exceptions in one sentence.
     pub fn sentences(&self) -> Vec<String> {
         let pct = (self.fraction * 100.0).round();
+        let each = match self.gpus.is_empty() {
+            true => "each API's",
+            false => "each GPU's and each API's",
+        };
         let names: Vec<String> = self.apis.iter().map(|a| a.to_string()).collect();
         let on = match self.apis.len() {
+            _ if !self.gpus.is_empty() => format!(
+                "on every GPU ({}) through every API it ran ({})",
+                self.gpus.join(", "),
+                names.join(", ")
+            ),
             1 => format!("on {}", names[0]),
             2 => format!("on both APIs ({})", names.join(", ")),
             3 => format!("on all three APIs ({})", names.join(", ")),
@@ -53,30 +62,33 @@ impl Answer {
         let stopped: Vec<String> = self
             .stopped
             .iter()
-            .map(|s| format!("{} {}: {}", s.api, words(s.kind), s.message))
+            .map(|s| {
+                let c = column(s.gpu.as_deref(), s.api);
+                format!("{c} {}: {}", words(s.kind), s.message)
+            })
             .collect();
         let mut out = vec![match (self.stopped.is_empty(), self.portable.is_empty()) {
             (false, _) => format!("No {what} is known good {on}: {}.", stopped.join("; ")),
-            (true, true) => format!("No {what} is within {pct} % of each API's best {on}."),
+            (true, true) => format!("No {what} is within {pct} % of {each} best {on}."),
             (true, false) => format!(
-                "Within {pct} % of each API's best {on}: {}{unit}.",
+                "Within {pct} % of {each} best {on}: {}{unit}.",
                 list(&self.portable)
             ),
         }];
         if !self.exceptions.is_empty() {
             // The configurations an API did not reach, one list per API after the others (it
             // was said once per configuration: 12 times in one line).
-            let mut unreached: Vec<(crate::backend::Api, Vec<String>)> = Vec::new();
+            let mut unreached: Vec<(String, Vec<String>)> = Vec::new();
             let mut parts: Vec<String> = Vec::new();
             for e in &self.exceptions {
                 let mut who: Vec<String> = Vec::new();
                 for s in &e.short {
                     match s.why == super::rank::STOPPED_EARLIER {
-                        true => match unreached.iter_mut().find(|(a, _)| *a == s.api) {
+                        true => match unreached.iter_mut().find(|(a, _)| *a == who_short(s)) {
                             Some((_, b)) => b.push(self.label(&e.config)),
-                            None => unreached.push((s.api, vec![self.label(&e.config)])),
+                            None => unreached.push((who_short(s), vec![self.label(&e.config)])),
                         },
-                        false => who.push(format!("{}: {}", s.api, s.why)),
+                        false => who.push(format!("{}: {}", who_short(s), s.why)),
                     }
                 }
                 if !who.is_empty() {
@@ -93,6 +105,18 @@ impl Answer {
         }
         out
     }
+}
+
+/// "H100 CUDA" where the answer spans GPUs, else "CUDA".
+pub fn column(gpu: Option<&str>, api: crate::backend::Api) -> String {
+    match gpu {
+        Some(g) => format!("{g} {api}"),
+        None => api.to_string(),
+    }
+}
+
+fn who_short(s: &super::Short) -> String {
+    column(s.gpu.as_deref(), s.api)
 }
 
 fn words(kind: super::StopKind) -> &'static str {

@@ -6,6 +6,8 @@
 
 use serde::Serialize;
 
+use super::across::Across;
+use super::envelope::EnvelopeDevice;
 use super::Report;
 use crate::backend::{Api, DeviceIdentity};
 use crate::blocks::BlockSize;
@@ -63,9 +65,15 @@ pub struct Comparison {
     pub rows: Vec<Line>,
     /// Ways the runs differ that change what their ratios mean (frame, protocol, grid).
     pub warnings: Vec<String>,
+    /// The answer across GPUs, where the runs measured more than one (report/across.rs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub across: Option<Across>,
     /// The devices the runs measured, once each (the envelope's `devices`).
     #[serde(skip)]
     pub devices: Vec<DeviceIdentity>,
+    /// The devices tune files listed (the envelope's `devices` too).
+    #[serde(skip)]
+    pub listed: Vec<EnvelopeDevice>,
 }
 
 impl Comparison {
@@ -128,8 +136,30 @@ impl Comparison {
             runs,
             rows,
             warnings,
+            across: None,
             devices,
+            listed: Vec::new(),
         }
+    }
+
+    /// The answer across GPUs alone (tunes: no side-by-side table of block sizes), with the
+    /// devices the files listed.
+    pub fn across_only(mut across: Across, listed: Vec<EnvelopeDevice>) -> Comparison {
+        Comparison {
+            runs: Vec::new(),
+            rows: Vec::new(),
+            warnings: std::mem::take(&mut across.warnings),
+            across: Some(across),
+            devices: Vec::new(),
+            listed,
+        }
+    }
+
+    /// The answer across GPUs added to the side-by-side table, its warnings with the table's.
+    pub fn with_across(mut self, mut across: Across) -> Comparison {
+        self.warnings.append(&mut across.warnings);
+        self.across = Some(across);
+        self
     }
 }
 

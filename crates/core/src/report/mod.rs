@@ -12,6 +12,7 @@
 //! | portable assumptions | `validate` | [`crate::validate::ValidateReport`] |
 //! | runs side by side | `compare` | [`compare::Comparison`] |
 
+pub mod across;
 pub mod compare;
 mod devices;
 pub mod envelope;
@@ -112,7 +113,7 @@ impl Report {
 
     /// What the answer is over: every API asked (those with results, then those that failed),
     /// their devices, and those that failed or stopped part-way.
-    fn asked(&self) -> Asked<'static> {
+    pub(crate) fn asked(&self) -> Asked<'static> {
         let mut apis: Vec<Api> = self.results.iter().map(|r| r.api).collect();
         let mut stops = Vec::new();
         for f in &self.failures {
@@ -120,6 +121,7 @@ impl Report {
                 apis.push(f.api);
                 stops.push(Stop {
                     api: f.api,
+                    gpu: None,
                     kind: StopKind::Failed,
                     message: f.message.clone(),
                 });
@@ -131,6 +133,7 @@ impl Report {
             let e = e.strip_prefix(&format!("{}: ", r.api)).unwrap_or(e);
             Some(Stop {
                 api: r.api,
+                gpu: None,
                 kind: StopKind::Stopped,
                 message: e.to_string(),
             })

@@ -103,6 +103,19 @@ pub use tune::{Constraint, TuneDecl};
 
 use std::path::Path;
 
+use sha2::{Digest, Sha256};
+
+/// SHA-256 of `parts`, in hex: what a spec (its text, its sources, its sizes, the protocol)
+/// hashes to.
+pub fn hash(parts: &[&[u8]]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
 impl KernelSpec {
     /// Reads and checks a spec file and the sources it names.
     pub fn load(path: impl AsRef<Path>) -> Result<KernelSpec, SpecError> {

@@ -305,6 +305,10 @@ pub struct ProgramInfo {
     pub checked: Vec<String>,
     /// Whether GB/s could be computed (the spec gave bytes per work item).
     pub bytes_known: bool,
+    /// SHA-256 of the spec's file, sources and sizes (absent in files written before it was
+    /// recorded: which spec ran is then unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_hash: Option<String>,
 }
 
 impl SweepResult {

@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::{params_text, Config, Measurement};
 use crate::backend::DeviceIdentity;
@@ -27,21 +26,12 @@ struct File {
 }
 
 /// The cache of one run, loaded at the start and saved as it goes.
+pub use crate::spec::hash;
+
 #[derive(Debug)]
 pub struct Cache {
     path: PathBuf,
     file: File,
-}
-
-/// SHA-256 of `parts`, in hex: what a spec (its text, its sources, its sizes, the protocol)
-/// hashes to.
-pub fn hash(parts: &[&[u8]]) -> String {
-    let mut h = Sha256::new();
-    for p in parts {
-        h.update((p.len() as u64).to_le_bytes());
-        h.update(p);
-    }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Which device, driver and API measured, under which spec hash.
@@ -192,6 +182,7 @@ mod tests {
         };
         let entry = Measurement {
             api: crate::testing::TEST_API_A,
+            gpu: None,
             config: config.clone(),
             grid_blocks: 8,
             outcome: Outcome::Refused {

@@ -272,6 +272,7 @@ fn new_report(tune: &Tune, space: &Space, order: Order) -> TuneReport {
         tool: tune.tool.to_string(),
         date: tune.date.to_string(),
         kernel: tune.work.describe(),
+        spec_hash: tune.work.spec_hash(),
         params: decl.map(|d| d.params.clone()).unwrap_or_default(),
         restrict: decl
             .map(|d| d.restrict.iter().map(|c| c.text.clone()).collect())

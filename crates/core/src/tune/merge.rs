@@ -1,7 +1,9 @@
 //! Tunes of one space split over GPUs (`--shard`, `--device all`, the Slurm tune array),
-//! merged into one report and one answer by `compare`.
+//! merged into one report and one answer by `compare`; and a tune as a run of the answer
+//! across GPUs, where `compare` is given tunes of different GPUs.
 
 use super::{Held, TuneReport};
+use crate::report::across::Input;
 
 /// The reports as one: every entry once (the first file's where two hold the same API and
 /// configuration), the rejected, the wrong and the errors of all, the searches summed, and the
@@ -65,4 +67,41 @@ pub fn merge(mut reports: Vec<TuneReport>) -> Option<TuneReport> {
         .collect();
     out.refresh_answer(&winners);
     Some(out)
+}
+
+impl TuneReport {
+    /// The tune as a run of the answer across GPUs (`compare` of tunes of several GPUs): its
+    /// GPU is the one its devices name ("CUDA: NVIDIA H200 (580.x)").
+    pub fn input(&self, file: &str) -> Input {
+        let name = |d: &String| {
+            let words = d.split_once(": ").map_or(d.as_str(), |(_, w)| w);
+            words
+                .rsplit_once(" (")
+                .map_or(words, |(n, _)| n)
+                .to_string()
+        };
+        let gpu = self.devices.first().map(name).unwrap_or_default();
+        let mut ms = self.measurements.clone();
+        ms.retain(|m| !self.is_wrong(m.api, &m.config.params));
+        ms.iter_mut().for_each(|m| m.gpu = Some(gpu.clone()));
+        // "grayscale frame 3840x2160", "kernel 'reduce-elems' at n=65536".
+        let (kernel, size) = match self.kernel.strip_prefix("grayscale frame ") {
+            Some(size) => ("grayscale".to_string(), size.to_string()),
+            None => {
+                let k = self.kernel.trim_start_matches("kernel ");
+                let (k, s) = k.split_once(" at ").unwrap_or((k, ""));
+                (k.trim_matches('\'').to_string(), s.to_string())
+            }
+        };
+        Input {
+            file: file.to_string(),
+            gpu,
+            kernel,
+            size,
+            spec_hash: self.spec_hash.clone(),
+            discipline: None,
+            measurements: ms,
+            stops: Vec::new(),
+        }
+    }
 }

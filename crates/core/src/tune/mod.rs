@@ -71,6 +71,10 @@ pub struct TuneReport {
     pub date: String,
     /// "grayscale frame 1280x720", "kernel 'reduce-elems' at n=65536".
     pub kernel: String,
+    /// Which spec a user's kernel is (the hash of its file, sources and sizes); absent for the
+    /// frame and in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_hash: Option<String>,
     #[serde(with = "fields::params")]
     pub params: Vec<(String, Vec<u64>)>,
     pub restrict: Vec<String>,

@@ -200,6 +200,7 @@ fn gather(
             if !got.iter().any(|e| &e.config == c) {
                 got.push(Measurement {
                     api: r.api,
+                    gpu: None,
                     config: c.clone(),
                     grid_blocks: 0,
                     outcome: Outcome::NotRun {

@@ -104,6 +104,7 @@ impl ProgramWorkload {
                 .map(|b| format!("{} ({})", b.decl.name, self.how_compared(b)))
                 .collect(),
             bytes_known: self.instance.bytes_moved.is_some(),
+            spec_hash: Some(super::work::spec_hash(&self.spec, &self.instance.sizes)),
         }
     }
 

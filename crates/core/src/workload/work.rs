@@ -89,19 +89,17 @@ impl Work {
 
     /// The bytes that say which work this is (a tune's cache is keyed by their hash): the
     /// spec's file, its sources with their options and the sizes, or the frame's size and seed.
+    /// Which spec a user's kernel is ([`spec_hash`]); none for the built-in frame.
+    pub fn spec_hash(&self) -> Option<String> {
+        match self {
+            Work::Kernel { spec, sizes } => Some(spec_hash(spec, sizes)),
+            Work::Frame { .. } => None,
+        }
+    }
+
     pub fn identity(&self) -> Vec<Vec<u8>> {
         match self {
-            Work::Kernel { spec, sizes } => {
-                let text = std::fs::read(&spec.file).unwrap_or_default();
-                let mut parts: Vec<Vec<u8>> = vec![text, sizes.to_string().into_bytes()];
-                for key in spec.apis() {
-                    if let Some(src) = spec.sources_for(key) {
-                        parts.push(src.code.clone());
-                        parts.push(src.options.join(" ").into_bytes());
-                    }
-                }
-                parts
-            }
+            Work::Kernel { spec, sizes } => kernel_identity(spec, sizes),
             Work::Frame {
                 width,
                 height,
@@ -200,4 +198,23 @@ impl Source<dyn Workload> for Making<'_> {
             None => Err(SessionError::Failed("the workload was not made".into())),
         }
     }
+}
+
+/// A user's kernel's identity: the spec's file, its sources with their options, the sizes.
+pub fn kernel_identity(spec: &KernelSpec, sizes: &Sizes) -> Vec<Vec<u8>> {
+    let text = std::fs::read(&spec.file).unwrap_or_default();
+    let mut parts: Vec<Vec<u8>> = vec![text, sizes.to_string().into_bytes()];
+    for key in spec.apis() {
+        if let Some(src) = spec.sources_for(key) {
+            parts.push(src.code.clone());
+            parts.push(src.options.join(" ").into_bytes());
+        }
+    }
+    parts
+}
+
+/// The hash of a user's kernel's identity: which spec ran (`compare` refuses runs of two).
+pub fn spec_hash(spec: &KernelSpec, sizes: &Sizes) -> String {
+    let parts = kernel_identity(spec, sizes);
+    crate::spec::hash(&parts.iter().map(Vec::as_slice).collect::<Vec<_>>())
 }
