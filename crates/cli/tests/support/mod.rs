@@ -9,6 +9,7 @@
 mod apis;
 mod json;
 mod run;
+pub mod schema;
 mod text;
 
 pub use apis::{api, available, available_apis, both};

@@ -76,6 +76,9 @@ pub enum StopKind {
     Failed,
     /// It stopped part-way on an error (a mismatch, a fault); what it measured before is kept.
     Stopped,
+    /// The run was interrupted (Ctrl-C) before it measured everything: its rows are kept,
+    /// not ranked.
+    Interrupted,
 }
 
 /// An API the answer gives no speed for, and why.
@@ -267,8 +270,13 @@ impl Answer {
             .map(|&a| Ranked::of(a, all, asked.wrong))
             .collect();
         let stopped = |a: Api| asked.stops.iter().any(|s| s.api == a);
+        // Nothing measured: failed to open, or interrupted before its turn.
         let failed = |a: Api| {
-            let f = |s: &Stop| s.api == a && s.kind == StopKind::Failed;
+            let none = || !all.iter().any(|m| m.api == a);
+            let f = |s: &Stop| {
+                s.api == a
+                    && (s.kind == StopKind::Failed || (s.kind == StopKind::Interrupted && none()))
+            };
             asked.stops.iter().any(f)
         };
         let best: Vec<ApiBest> = ranked
