@@ -244,6 +244,50 @@ fn an_interrupted_shapes_run_marks_its_files_and_says_what_it_kept() {
     md_and_csv_marked(&files, "1 of 7 rows measured");
 }
 
+#[test]
+fn an_interrupted_tail_run_marks_its_files_without_a_count_it_cannot_know() {
+    let apis = available_apis();
+    let Some(&first) = apis.first() else {
+        return;
+    };
+    let files = Files::in_dir(&scratch("interrupted-tail"), "w");
+    let args = [
+        "tail",
+        "--backend",
+        "all",
+        "--block",
+        "64",
+        "--waves",
+        "waves:0.5..1:0.5",
+        "--size",
+        "96x64",
+        "--reps",
+        "2",
+        "--warmups",
+        "0",
+    ];
+    let stderr = interrupt(&args, &files);
+    said_kept(&stderr, 1, &files);
+    let v = document(&files, "tail");
+    assert_eq!(v["interrupted"], true, "{v}");
+    // How many points an API plans depends on its wave: none is claimed.
+    let at = &v["stopped_at"];
+    assert_eq!(at["api"], first, "{at}");
+    assert_eq!(
+        (at["kept"].as_u64(), &at["planned"]),
+        (Some(1), &Value::Null)
+    );
+    md_and_csv_marked(
+        &files,
+        &format!("in {}'s turn, 1 row measured", api_name(first)),
+    );
+}
+
+/// An API's name as the text says it ("Vulkan").
+fn api_name(key: &str) -> String {
+    support::api(key).to_string()
+}
+
 /// The same runs not interrupted say `interrupted: false`, and nothing of a stop (the mark is
 /// not always on).
 #[test]

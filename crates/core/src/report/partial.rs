@@ -33,6 +33,11 @@ impl StoppedAt {
     /// counts, plural).
     pub fn words(&self, unit: &str) -> String {
         let of = self.planned.map(|p| format!(" of {p}")).unwrap_or_default();
+        // "1 row measured"; "1 of 7 rows measured".
+        let unit = match (self.planned, self.kept) {
+            (None, 1) => unit.strip_suffix('s').unwrap_or(unit),
+            _ => unit,
+        };
         let mut out = match self.api {
             Some(api) => format!("in {api}'s turn, {}{of} {unit} measured", self.kept),
             None => format!("{}{of} {unit} measured", self.kept),
@@ -103,10 +108,18 @@ mod tests {
             words.ends_with(&format!("{TEST_API_B} not reached")),
             "{words}"
         );
-        let json = serde_json::to_value(Partial::at(at)).unwrap();
+        let json = serde_json::to_value(Partial::at(at.clone())).unwrap();
         assert_eq!(json["interrupted"], true);
         assert_eq!(json["stopped_at"]["kept"], 3);
         assert_eq!(Partial::default().line("rows"), None);
+        let uncounted = StoppedAt {
+            kept: 1,
+            planned: None,
+            not_reached: Vec::new(),
+            ..at
+        };
+        assert!(!uncounted.part_way());
+        assert!(uncounted.words("rows").ends_with("turn, 1 row measured"));
         let whole = serde_json::to_value(Partial::default()).unwrap();
         assert_eq!(whole, serde_json::json!({"interrupted": false}));
     }
