@@ -47,6 +47,9 @@ fn main() -> ExitCode {
     if blocksweep_apis::under_injection_tool() && std::env::var_os("BLOCKSWEEP_PROBE").is_none() {
         std::env::set_var("BLOCKSWEEP_PROBE", "serial");
     }
+    // Before any driver loads: a driver's own SIGINT handler (LLVM's, in PoCL) installed
+    // first would be chained to by ours and end the process before it says what it kept.
+    output::watch_signals();
     let parsed = args::command().try_get_matches();
     let cli = match parsed.and_then(|m| args::Cli::from_arg_matches(&m)) {
         Ok(c) => c,

@@ -10,7 +10,7 @@
 mod kernel_support;
 mod support;
 
-use kernel_support::{example, result, sweep};
+use kernel_support::{example, result, sweep_command};
 use serde_json::Value;
 use std::os::unix::process::ExitStatusExt;
 use support::{both, read_json, scratch, stderr};
@@ -148,9 +148,12 @@ fn the_api_a_bug_did_not_reach_keeps_its_verified_rows() {
 }
 
 fn sweep_with_deadline(spec: &std::path::Path, json: &std::path::Path) -> std::process::Output {
-    // The deadline is set through the environment the binary (and its workers) inherit.
-    std::env::set_var("BLOCKSWEEP_DEADLINE_S", "2");
-    sweep(spec, json, &[])
+    // The deadline is set in the environment of the binary (and its workers inherit it), not
+    // in this multi-threaded test process: set_var races the other tests' reads.
+    sweep_command(spec, json, &[])
+        .env("BLOCKSWEEP_DEADLINE_S", "2")
+        .output()
+        .expect("run blocksweep")
 }
 
 /// A correct kernel whose inner loop runs past llvmpipe's cap on loop iterations: lavapipe cuts

@@ -8,10 +8,8 @@ mod support;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
-use support::schemas::{read, repo, schemas, violations};
+use support::schemas::{conforms, read, repo, schemas, violations};
 use support::{available_apis, succeeds, words};
-
-use support::schemas::conforms;
 
 const QUICK: &str = "--size 96x64 --reps 2 --warmups 0";
 

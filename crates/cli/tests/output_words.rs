@@ -162,6 +162,7 @@ fn compare_warns_when_runs_differ() {
     assert!(warnings[0].contains("different frame sizes (column 1: 160 x 90; column 2: 96 x 64)"));
     assert!(warnings[1].contains("repeated differently"), "{stderr}");
     // The same run twice: nothing to warn about.
-    let (_, _, stderr) = run_at("100", &["compare", a, a]);
+    let (code, _, stderr) = run_at("100", &["compare", a, a]);
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(!stderr.contains("warning"), "{stderr}");
 }

@@ -342,8 +342,9 @@ mod tests {
             || Ok(false),
         );
         assert!(!late.unwrap());
+        // Never before the deadline, whatever the scheduler does (no upper bound: a loaded
+        // machine may wake the last sleep late, and a wait that never ends hangs the test).
         let took = start.elapsed();
         assert!(took >= Duration::from_millis(30), "{took:?}");
-        assert!(took < Duration::from_secs(2), "{took:?}");
     }
 }

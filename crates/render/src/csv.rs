@@ -3,7 +3,7 @@ use blocksweep_core::report::Report;
 use crate::to_csv;
 
 /// The sweep's CSV header: one line per (API, block size) follows.
-pub const COLUMNS: [&str; 27] = [
+pub const COLUMNS: [&str; 28] = [
     "api",
     "device",
     "block",
@@ -34,6 +34,8 @@ pub const COLUMNS: [&str; 27] = [
     "device_uuid",
     "device_pci",
     "verdict",
+    // True on every line of a file saved before its run ended (Ctrl-C): not a whole run.
+    "interrupted",
 ];
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -76,6 +78,7 @@ pub(super) fn render(report: &Report) -> String {
                 r.device.uuid_string().unwrap_or_default(),
                 r.device.pci_bus_id.clone().unwrap_or_default(),
                 opt(row.verdict.map(|v| v.key())),
+                report.partial.interrupted.to_string(),
             ]);
         }
     }

@@ -154,8 +154,12 @@ fn noise_past_ranking_is_said_once_and_no_list_contradicts_another() {
     );
     // The CSV and JSON carry the same verdict as the table.
     let csv = r.csv();
-    assert!(csv.lines().next().unwrap().ends_with(",verdict"));
-    assert!(csv.contains(",unranked"), "{csv}");
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(",verdict,interrupted"));
+    assert!(csv.contains(",unranked,false"), "{csv}");
     assert!(r.json().contains("\"verdict\": \"unranked\""));
 }
 

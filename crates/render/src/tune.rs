@@ -29,7 +29,17 @@ impl Render for Tunes<'_> {
     /// One line per configuration and API: what a spreadsheet wants.
     fn csv(&self) -> String {
         let mut rec = vec![[
-            "api", "params", "block", "grid", "blocks", "ms", "gbps", "outcome", "why", "cached",
+            "api",
+            "params",
+            "block",
+            "grid",
+            "blocks",
+            "ms",
+            "gbps",
+            "outcome",
+            "why",
+            "cached",
+            "interrupted",
         ]
         .map(String::from)
         .to_vec()];
@@ -48,6 +58,9 @@ impl Render for Tunes<'_> {
 fn render_text(r: &TuneReport, layout: Layout, md: bool) -> String {
     let mut doc = Doc::new(layout, md);
     let title = format!("Answer ({})", r.kernel);
+    if let Some(line) = r.partial.line("parameter sets") {
+        doc.para(crate::text::emphasised(line, md));
+    }
     match md {
         true => doc.para(format!("**{title}**")),
         false => doc.para(title),
@@ -300,6 +313,7 @@ fn csv_record(r: &TuneReport, m: &Measurement) -> Vec<String> {
         kind.to_string(),
         why.to_string(),
         m.cached.to_string(),
+        r.partial.interrupted.to_string(),
     ]
 }
 

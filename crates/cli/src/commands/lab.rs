@@ -26,15 +26,21 @@ pub fn shapes(args: &ShapesArgs) -> anyhow::Result<ExitCode> {
         args.run.protocol(),
     );
     let mut report = ShapeReport {
+        partial: Default::default(),
         tool,
         date,
         protocol,
         results: Vec::new(),
         failures: Vec::new(),
     };
+    let mut save = |r: &ShapeReport| {
+        let rows = r.results.iter().map(|x| x.rows.len()).sum();
+        // Quietly: the write at the end says what failed.
+        let _ = files.rewrite(rows, &|f, l| r.render(f, l));
+    };
     for targets in each {
         let how = (&args.threads.0[..], &args.run);
-        lab::shapes_on(&reg, targets, &args.device, how, &mut report)?;
+        lab::shapes_on(&reg, targets, &args.device, how, (&mut report, &mut save))?;
     }
     for r in report.results.iter().filter(|r| r.error.is_some()) {
         warn!("{}: {}", r.api, r.error.as_deref().unwrap_or_default());
@@ -53,6 +59,7 @@ pub fn tail(args: &TailArgs) -> anyhow::Result<ExitCode> {
         .map(|p| OutputTarget::check(p).map_err(usage))
         .transpose()?;
     let mut report = WaveReport {
+        partial: Default::default(),
         tool: crate::session::tool(),
         date: crate::session::now(),
         spec: args.waves,
@@ -62,8 +69,13 @@ pub fn tail(args: &TailArgs) -> anyhow::Result<ExitCode> {
         results: Vec::new(),
         failures: Vec::new(),
     };
+    let mut save = |r: &WaveReport| {
+        let rows = r.results.iter().map(|x| x.rows.len()).sum();
+        let _ = files.rewrite(rows, &|f, l| r.render(f, l));
+    };
     for targets in each {
-        lab::waves_on(&reg, targets, &args.device, args, &mut report)?;
+        let on = (targets, &args.device);
+        lab::waves_on(&reg, on, args, (&mut report, &mut save))?;
     }
     if let Some(why) = no_grid_ran(&report) {
         return Err(usage(why));

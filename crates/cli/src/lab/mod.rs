@@ -6,10 +6,11 @@
 
 use blocksweep_core::blocks::BlockSize;
 use blocksweep_core::lab::report::{ShapeReport, WaveReport};
-use blocksweep_core::lab::shapes;
+use blocksweep_core::lab::shapes::{self, ShapeResult};
 use blocksweep_core::lab::task::{LabFrame, OnFrame, Shapes, Tail};
-use blocksweep_core::session::{self, Finished, Later, SessionError, Task};
-use blocksweep_core::{Registry, Targets};
+use blocksweep_core::report::Partial;
+use blocksweep_core::session::{self, Finished, Later, Progress, SessionError, Task};
+use blocksweep_core::{Api, Registry, Targets};
 
 use crate::args::lab::{LabRun, TailArgs};
 use crate::args::DeviceArgs;
@@ -27,27 +28,41 @@ fn make_frame(targets: &Targets, run: &LabRun) -> Result<LabFrame, SessionError>
 }
 
 /// Runs a lab task on one physical device through the pipeline; at least one API must run it.
+/// `on_update` sees every answer so far after every row.
 fn run_on<T: Task<Settings = ()>, F: FnOnce() -> Result<T, SessionError>>(
     reg: &Registry,
-    targets: &Targets,
-    device: &DeviceArgs,
+    (targets, device): (&Targets, &DeviceArgs),
     make: F,
+    on_update: &mut dyn FnMut(&Progress<'_, T::Answer>),
 ) -> anyhow::Result<Finished<T::Answer>> {
     let mut task = Later::new(make);
     let options = crate::session::open_options(device, false)?;
-    session::run(reg, targets, &options, &(), &mut task)
+    session::run_saving(reg, targets, &options, &(), &mut task, on_update)
         .and_then(Finished::require_any)
         .map_err(session_error)
 }
 
+/// The APIs of one device, in target order (as the pipeline's progress lists them).
+fn apis(targets: &Targets) -> Vec<Api> {
+    targets.devices.iter().map(|d| d.api).collect()
+}
+
+/// Each thread count's results, per API in target order (as the tables read them).
+fn by_thread_count(answers: &[&Vec<ShapeResult>], counts: usize) -> Vec<ShapeResult> {
+    (0..counts)
+        .flat_map(|i| answers.iter().filter_map(move |r| r.get(i).cloned()))
+        .collect()
+}
+
 /// Every block shape of each of `threads` on every API of one device, into `report`: per
-/// thread count, per API, as the tables read them.
+/// thread count, per API, as the tables read them. `save` sees the report after every row,
+/// marked interrupted there (where it stood, should the run end before the next).
 pub fn shapes_on(
     reg: &Registry,
     targets: Targets,
     device: &DeviceArgs,
     (threads, run): (&[u32], &LabRun),
-    report: &mut ShapeReport,
+    (report, save): (&mut ShapeReport, &mut dyn FnMut(&ShapeReport)),
 ) -> anyhow::Result<()> {
     let (w, h) = run.size;
     let plans = threads
@@ -56,29 +71,43 @@ pub fn shapes_on(
         .collect::<Result<Vec<_>, _>>()
         .map_err(usage)?;
     let protocol = report.protocol;
+    let planned = plans.iter().map(|(_, rows)| rows.len()).sum();
     let make = || {
         let on = make_frame(&targets, run)?;
         let sweep = Shapes { plans, protocol };
         Ok(OnFrame { on, sweep })
     };
-    let finished = run_on(reg, &targets, device, make)?;
-    report.failures.extend(finished.failures);
-    for i in 0..threads.len() {
-        report
+    let (apis, done) = (apis(&targets), &*report);
+    let mut last_turn = None;
+    let mut on_update = |p: &Progress<'_, Vec<ShapeResult>>| {
+        last_turn = p.current.map(|(i, _)| i).or(last_turn);
+        let rows = |a: &Vec<ShapeResult>| a.iter().map(|r| r.rows.len()).sum();
+        let mut so_far = done.clone();
+        so_far.failures.extend(p.failures().cloned());
+        let answers: Vec<&Vec<ShapeResult>> = p.answers().collect();
+        so_far
             .results
-            .extend(finished.answers.iter().filter_map(|r| r.get(i).cloned()));
-    }
+            .extend(by_thread_count(&answers, threads.len()));
+        so_far.partial = Partial::at(p.stood(&apis, last_turn, rows, Some(planned)));
+        save(&so_far);
+    };
+    let finished = run_on(reg, (&targets, device), make, &mut on_update)?;
+    report.failures.extend(finished.failures);
+    let answers: Vec<&Vec<ShapeResult>> = finished.answers.iter().collect();
+    report
+        .results
+        .extend(by_thread_count(&answers, threads.len()));
     Ok(())
 }
 
 /// The wave sweep on every API of one device, into `report`: one wave for them all where
-/// they share the device, else each API's own.
+/// they share the device, else each API's own. `save` sees the report after every point, as
+/// [`shapes_on`]'s does (how many points an API plans depends on its wave: none is said).
 pub fn waves_on(
     reg: &Registry,
-    targets: Targets,
-    device: &DeviceArgs,
+    (targets, device): (Targets, &DeviceArgs),
     args: &TailArgs,
-    report: &mut WaveReport,
+    (report, save): (&mut WaveReport, &mut dyn FnMut(&WaveReport)),
 ) -> anyhow::Result<()> {
     let make = || {
         let on = make_frame(&targets, &args.run)?;
@@ -90,7 +119,18 @@ pub fn waves_on(
         };
         Ok(OnFrame { on, sweep })
     };
-    let finished = run_on(reg, &targets, device, make)?;
+    let (apis, done) = (apis(&targets), &*report);
+    let mut last_turn = None;
+    let mut on_update = |p: &Progress<'_, _>| {
+        last_turn = p.current.map(|(i, _)| i).or(last_turn);
+        let rows = |a: &blocksweep_core::lab::waves::WaveResult| a.rows.len();
+        let mut so_far = done.clone();
+        so_far.failures.extend(p.failures().cloned());
+        so_far.results.extend(p.answers().cloned());
+        so_far.partial = Partial::at(p.stood(&apis, last_turn, rows, None));
+        save(&so_far);
+    };
+    let finished = run_on(reg, (&targets, device), make, &mut on_update)?;
     report.shared_wave |= finished.shared_plan;
     report.failures.extend(finished.failures);
     report.results.extend(finished.answers);

@@ -31,6 +31,10 @@ impl Files {
             let f = file_format(p, stdout, to.format.is_some()).map_err(usage)?;
             targets.push((t, f));
         }
+        // Until the first save, a Ctrl-C says the files were left as they were.
+        let atomic = targets.iter().filter(|(t, _)| t.is_atomic());
+        let paths: Vec<&Path> = atomic.map(|(t, _)| t.path()).collect();
+        super::kept_on_interrupt(0, &paths);
         Ok(Files {
             targets,
             stdout,
@@ -54,13 +58,16 @@ impl Files {
         rows: usize,
         render: &dyn Fn(Format, Layout) -> String,
     ) -> Result<(), String> {
-        let _saving = super::saving();
-        let atomic = || self.targets.iter().filter(|(t, _)| t.is_atomic());
-        for (t, f) in atomic() {
-            t.write(render(*f, width::file(self.wide)).as_bytes())?;
+        {
+            let _saving = super::saving();
+            let atomic = || self.targets.iter().filter(|(t, _)| t.is_atomic());
+            for (t, f) in atomic() {
+                t.write(render(*f, width::file(self.wide)).as_bytes())?;
+            }
+            let saved: Vec<&std::path::Path> = atomic().map(|(t, _)| t.path()).collect();
+            super::kept_on_interrupt(rows, &saved);
         }
-        let saved: Vec<&std::path::Path> = atomic().map(|(t, _)| t.path()).collect();
-        super::kept_on_interrupt(rows, &saved);
+        hold_if_asked();
         Ok(())
     }
 
@@ -94,6 +101,17 @@ impl Files {
             stdio::print(&render(self.stdout, stdout))?;
         }
         Ok(ok)
+    }
+}
+
+/// With `BLOCKSWEEP_HOLD_AFTER_SAVE` set (the interrupt's tests), the run stops after its
+/// first save until a signal ends it: the signal then comes at a known point, after a row and
+/// before the end, however fast the machine. Called without the save's lock held.
+fn hold_if_asked() {
+    if std::env::var_os("BLOCKSWEEP_HOLD_AFTER_SAVE").is_some() {
+        loop {
+            std::thread::park();
+        }
     }
 }
 

@@ -45,6 +45,12 @@ pub fn kept_on_interrupt(rows: usize, files: &[&std::path::Path]) {
     });
 }
 
+/// Starts watching SIGINT, SIGTERM and SIGHUP (once), before any driver installs a handler of
+/// its own: one installed later hands the signal on to this one when it is done.
+pub fn watch_signals() {
+    cleanup::install();
+}
+
 /// Held across a save and its [`kept_on_interrupt`]: a signal meanwhile waits for both.
 pub fn saving() -> std::sync::MutexGuard<'static, ()> {
     cleanup::saving()

@@ -255,6 +255,7 @@ mod tests {
             error: None,
         };
         let report = WaveReport {
+            partial: Default::default(),
             tool: "t".into(),
             date: "d".into(),
             spec: "1..1.1".parse().unwrap(),

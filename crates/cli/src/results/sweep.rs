@@ -25,27 +25,13 @@ pub struct Outputs {
 impl Outputs {
     pub fn check(args: &SweepArgs) -> anyhow::Result<Outputs> {
         let (files, plot) = super::check_outputs(args)?;
-        let outputs = Outputs {
+        Ok(Outputs {
             files,
             plot,
             failed: None,
             verbose: args.verbose,
             targets: None,
-        };
-        outputs.kept(0);
-        Ok(outputs)
-    }
-
-    /// What an interrupt says the regular files hold (they are the ones rewritten per row).
-    fn kept(&self, rows: usize) {
-        let saved: Vec<&std::path::Path> = self
-            .files
-            .targets
-            .iter()
-            .filter(|(t, _)| t.is_atomic())
-            .map(|(t, _)| t.path())
-            .collect();
-        crate::output::kept_on_interrupt(rows, &saved);
+        })
     }
 
     /// Rewrites the regular files (special files are written once, by `finish`), once a row

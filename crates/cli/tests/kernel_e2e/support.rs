@@ -42,15 +42,21 @@ pub fn saxpy_spec(dir: &Path, name: &str, edit: impl Fn(String) -> String) -> Pa
 
 /// `sweep --kernel SPEC` small and quick, JSON to `json`, plus `extra`.
 pub fn sweep(spec: &Path, json: &Path, extra: &[&str]) -> Output {
-    blocksweep()
-        .arg("sweep")
+    sweep_command(spec, json, extra)
+        .output()
+        .expect("run blocksweep")
+}
+
+/// The command [`sweep`] runs, for a caller that adds to it (an environment of its own).
+pub fn sweep_command(spec: &Path, json: &Path, extra: &[&str]) -> assert_cmd::Command {
+    let mut c = blocksweep();
+    c.arg("sweep")
         .arg("--kernel")
         .arg(spec)
         .args(["--reps", "2", "--warmups", "1", "-o"])
         .arg(json)
-        .args(extra)
-        .output()
-        .expect("run blocksweep")
+        .args(extra);
+    c
 }
 
 /// The result of `api` in a sweep report.

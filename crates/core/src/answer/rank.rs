@@ -82,6 +82,9 @@ pub enum StopKind {
     Failed,
     /// It stopped part-way on an error (a mismatch, a fault); what it measured before is kept.
     Stopped,
+    /// The run was interrupted (Ctrl-C) before it measured everything: its rows are kept,
+    /// not ranked.
+    Interrupted,
 }
 
 /// An API the answer gives no speed for, and why.
@@ -316,8 +319,13 @@ impl Answer {
             .map(|c| Ranked::of(c, all, asked.wrong))
             .collect();
         let stopped = |r: &Ranked| asked.stops.iter().any(|s| stop_column(s) == r.column());
+        // Nothing measured: failed to open, or interrupted before its turn.
         let failed = |r: &Ranked| {
-            let f = |s: &Stop| stop_column(s) == r.column() && s.kind == StopKind::Failed;
+            let none = || !all.iter().any(|m| (m.gpu.as_deref(), m.api) == r.column());
+            let f = |s: &Stop| {
+                stop_column(s) == r.column()
+                    && (s.kind == StopKind::Failed || (s.kind == StopKind::Interrupted && none()))
+            };
             asked.stops.iter().any(f)
         };
         let best: Vec<ApiBest> = ranked

@@ -123,5 +123,6 @@ fn words(kind: super::StopKind) -> &'static str {
     match kind {
         super::StopKind::Failed => "failed",
         super::StopKind::Stopped => "stopped",
+        super::StopKind::Interrupted => "interrupted",
     }
 }

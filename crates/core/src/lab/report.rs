@@ -7,13 +7,16 @@ use crate::blocks::BlockSize;
 use crate::lab::shapes::ShapeResult;
 use crate::lab::waves::{WaveResult, WaveSpec};
 use crate::measure::Protocol;
-use crate::report::Failure;
+use crate::report::{Failure, Partial};
 
 /// What `blocksweep shapes` prints: every API's shape sweep for each thread count.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShapeReport {
     pub tool: String,
     pub date: String,
+    /// Whether the document was saved before the run ended, and where it stood.
+    #[serde(flatten)]
+    pub partial: Partial,
     pub protocol: Protocol,
     /// Per thread count, per API, in the order run.
     pub results: Vec<ShapeResult>,
@@ -40,6 +43,9 @@ impl ShapeReport {
 pub struct WaveReport {
     pub tool: String,
     pub date: String,
+    /// As [`ShapeReport::partial`].
+    #[serde(flatten)]
+    pub partial: Partial,
     pub spec: WaveSpec,
     pub block: BlockSize,
     pub protocol: Protocol,

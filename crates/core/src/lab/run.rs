@@ -111,13 +111,14 @@ fn finish(outcome: Result<(), Stopped>, error: &mut Option<String>) {
 
 /// The shape sweep of `rows` (one thread count) on one backend, on `frame`. Stops at the first
 /// wrong pixel (recorded in `error`), as the sweep does; refused launches are rows with a reason.
+/// `on_row` sees the result after every row, so a caller can save as it goes.
 pub fn run_shapes(
     b: &mut dyn Backend,
     frame: &Frame,
     reference: &[f32],
-    threads: u32,
-    rows: &[ShapeRow],
+    (threads, rows): (u32, &[ShapeRow]),
     protocol: &Protocol,
+    on_row: &mut dyn FnMut(&ShapeResult),
 ) -> ShapeResult {
     let api = b.api();
     let mut result = ShapeResult {
@@ -152,6 +153,9 @@ pub fn run_shapes(
             };
             let launch = Launch::new(row.block, row.grid);
             bench.measure(b, (frame, reference), launch, m, &mut result.rows)?;
+            let mut so_far = result.clone();
+            so_far.fill_relative();
+            on_row(&so_far);
         }
         Ok(())
     })();

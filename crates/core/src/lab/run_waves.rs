@@ -40,15 +40,15 @@ pub(crate) fn wave_of_loaded(b: &mut dyn Backend, block: BlockSize) -> Result<Wa
 
 /// The grid sweep on one backend: both series, the same `wave` for each. The grid-stride
 /// series runs on `frame`; the one-pixel-per-thread series on a frame of grid x threads
-/// pixels per point, generated from `seed` and verified against its own reference.
+/// pixels per point, generated from `seed` and verified against its own reference. `on_row`
+/// sees the result after every point, so a caller can save as it goes.
 pub fn run_waves(
     b: &mut dyn Backend,
-    frame: &Frame,
-    reference: &[f32],
-    spec: &WaveSpec,
-    wave: &Wave,
+    (frame, reference): (&Frame, &[f32]),
+    (spec, wave): (&WaveSpec, &Wave),
     protocol: &Protocol,
     seed: u64,
+    on_row: &mut dyn FnMut(&WaveResult),
 ) -> WaveResult {
     let mut result = WaveResult {
         api: b.api(),
@@ -60,6 +60,13 @@ pub fn run_waves(
     };
     let mut bench = Bench::new(b.api(), protocol);
     let limits = b.limits().clone();
+    let template = result.clone();
+    let mut saw = |rows: &[WaveRow]| {
+        let mut so_far = template.clone();
+        so_far.rows = rows.to_vec();
+        so_far.fill_relative();
+        on_row(&so_far);
+    };
     let outcome = WaveKernel::ALL.into_iter().try_for_each(|series| {
         let points = waves::plan(spec, wave, series, (frame.width, frame.height));
         let series_run = WaveRun {
@@ -73,13 +80,16 @@ pub fn run_waves(
             (frame, reference),
             series,
             points,
-            &mut result.rows,
+            (&mut result.rows, &mut saw),
         )
     });
     finish(outcome, &mut result.error);
     result.fill_relative();
     result
 }
+
+/// Who sees a series' rows so far after every point (a caller saving as it goes).
+type SeesRows<'a> = dyn FnMut(&[WaveRow]) + 'a;
 
 /// What every point of one grid series is measured against.
 struct WaveRun<'a> {
@@ -98,7 +108,7 @@ impl WaveRun<'_> {
         input: (&Frame, &[f32]),
         series: WaveKernel,
         points: Vec<WavePoint>,
-        rows: &mut Vec<WaveRow>,
+        (rows, saw): (&mut Vec<WaveRow>, &mut SeesRows),
     ) -> Result<(), Stopped> {
         let variant = match series {
             WaveKernel::GridStride => KernelVariant::GridStride,
@@ -132,6 +142,7 @@ impl WaveRun<'_> {
             let on = own.as_ref().map_or(input, |(f, r)| (f, &r[..]));
             let launch = Launch::linear(self.wave.block, grid);
             bench.measure(b, on, launch, row, rows)?;
+            saw(rows);
         }
         Ok(())
     }

@@ -45,12 +45,13 @@ pub trait LabSweep: Sync {
 
     fn plan(&self, planner: &mut dyn Backend) -> Result<Self::Plan, BackendError>;
 
-    /// One API's sweep of `on`, with the shared plan where there is one.
+    /// One API's sweep of `on`, with the shared plan where there is one; `on_row` sees its
+    /// answer so far after every row.
     fn sweep(
         &self,
         b: &mut dyn Backend,
-        on: &LabFrame,
-        shared: Option<&Self::Plan>,
+        at: (&LabFrame, Option<&Self::Plan>),
+        on_row: &mut dyn FnMut(&Self::Answer),
     ) -> Result<Self::Answer, BackendError>;
 }
 
@@ -91,7 +92,7 @@ impl<S: LabSweep> Task for OnFrame<S> {
     }
 
     fn turn(&self, b: &mut dyn Backend, _: bool, turn: Turn<'_, Self>) -> Ran<Self> {
-        match self.sweep.sweep(b, &self.on, turn.shared) {
+        match self.sweep.sweep(b, (&self.on, turn.shared), turn.on_row) {
             Ok(answer) => (Some(answer), None),
             Err(e) => (None, Some(SweepError::Backend(e))),
         }
@@ -116,13 +117,22 @@ impl LabSweep for Shapes {
     fn sweep(
         &self,
         b: &mut dyn Backend,
-        on: &LabFrame,
-        _: Option<&()>,
+        (on, _): (&LabFrame, Option<&()>),
+        on_row: &mut dyn FnMut(&Vec<ShapeResult>),
     ) -> Result<Vec<ShapeResult>, BackendError> {
         let (frame, reference) = (&on.frame, &on.reference);
-        Ok((self.plans.iter())
-            .map(|(t, rows)| run_shapes(b, frame, reference, *t, rows, &self.protocol))
-            .collect())
+        let mut done: Vec<ShapeResult> = Vec::new();
+        for (t, rows) in &self.plans {
+            // The thread counts done, then this one's rows so far.
+            let mut saw = |now: &ShapeResult| {
+                let mut so_far = done.clone();
+                so_far.push(now.clone());
+                on_row(&so_far);
+            };
+            let r = run_shapes(b, frame, reference, (*t, rows), &self.protocol, &mut saw);
+            done.push(r);
+        }
+        Ok(done)
     }
 }
 
@@ -162,8 +172,8 @@ impl LabSweep for Tail {
     fn sweep(
         &self,
         b: &mut dyn Backend,
-        on: &LabFrame,
-        shared: Option<&Wave>,
+        (on, shared): (&LabFrame, Option<&Wave>),
+        on_row: &mut dyn FnMut(&WaveResult),
     ) -> Result<WaveResult, BackendError> {
         let wave = match shared {
             Some(w) => w.clone(),
@@ -172,7 +182,12 @@ impl LabSweep for Tail {
         let (frame, reference) = (&on.frame, &on.reference);
         let (spec, protocol) = (&self.spec, &self.protocol);
         Ok(run_waves(
-            b, frame, reference, spec, &wave, protocol, self.seed,
+            b,
+            (frame, reference),
+            (spec, &wave),
+            protocol,
+            self.seed,
+            on_row,
         ))
     }
 }

@@ -12,6 +12,9 @@ pub struct Fleet {
     pub schema_version: u32,
     pub tool: String,
     pub date: String,
+    /// True where a run was saved before it ended (the devices after it are then absent).
+    #[serde(default)]
+    pub interrupted: bool,
     pub runs: Vec<Report>,
 }
 
@@ -25,6 +28,7 @@ impl Fleet {
             schema_version: SCHEMA_VERSION,
             tool,
             date,
+            interrupted: runs.iter().any(|r| r.partial.interrupted),
             runs,
         }
     }

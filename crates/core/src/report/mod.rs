@@ -20,6 +20,7 @@ mod failure;
 mod fleet;
 mod json;
 pub mod limits;
+mod partial;
 
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +33,7 @@ pub use self::envelope::{Envelope, EnvelopeDevice};
 pub use self::failure::{Failure, FailureKind};
 pub use self::fleet::Fleet;
 pub use self::json::{parse_report, parse_reports};
+pub use self::partial::{Partial, StoppedAt};
 pub use crate::answer::GOOD_FRACTION;
 
 /// Bumped whenever a field of the JSON changes meaning or goes away. 3: rows carry a
@@ -53,6 +55,9 @@ pub struct Report {
     pub tool: String,
     /// When the run started, RFC 3339 UTC.
     pub date: String,
+    /// Whether the document was saved before the run ended, and where it stood.
+    #[serde(flatten)]
+    pub partial: Partial,
     /// How the APIs' devices were matched to one physical device, where more than one ran.
     pub device_match: Option<String>,
     /// True when every API ran the same planned (block, grid) pairs on one physical device.
@@ -77,6 +82,7 @@ impl Report {
             schema_version: SCHEMA_VERSION,
             tool: tool.into(),
             date: date.into(),
+            partial: Partial::default(),
             device_match: None,
             shared_plan: false,
             answer: None,
@@ -138,12 +144,43 @@ impl Report {
                 message: e.to_string(),
             })
         }));
+        self.interrupted_stops(&mut apis, &mut stops);
         let devices = self.results.iter();
         Asked {
             apis,
             devices: devices.map(|r| (r.api, r.device.name.clone())).collect(),
             stops,
             ..Asked::default()
+        }
+    }
+
+    /// An interrupted run ranks no API part-way through its rows, nor one not reached: each
+    /// is stopped, and the answer says so.
+    fn interrupted_stops(&self, apis: &mut Vec<Api>, stops: &mut Vec<Stop>) {
+        let Some(at) = self.partial.stopped_at.as_ref() else {
+            return;
+        };
+        let stopped = |s: &Vec<Stop>, a: Api| s.iter().any(|s| s.api == a);
+        if let Some(api) = at.api.filter(|&a| at.part_way() && !stopped(stops, a)) {
+            stops.push(Stop {
+                gpu: None,
+                api,
+                kind: StopKind::Interrupted,
+                message: format!("after {} of its {} rows", at.kept, at.planned.unwrap_or(0)),
+            });
+        }
+        for &api in &at.not_reached {
+            if !apis.contains(&api) {
+                apis.push(api);
+            }
+            if !stopped(stops, api) {
+                stops.push(Stop {
+                    gpu: None,
+                    api,
+                    kind: StopKind::Interrupted,
+                    message: "before its turn".into(),
+                });
+            }
         }
     }
 

@@ -73,6 +73,19 @@ pub fn run<T: Task + ?Sized>(
     settings: &T::Settings,
     source: &mut dyn Source<T>,
 ) -> Result<Finished<T::Answer>, SessionError> {
+    run_saving(registry, targets, options, settings, source, &mut |_| {})
+}
+
+/// [`run`], with `on_update` seeing every answer so far after every row (a caller that saves
+/// its files as it goes).
+pub fn run_saving<T: Task + ?Sized>(
+    registry: &Registry,
+    targets: &Targets,
+    options: &OpenOptions,
+    settings: &T::Settings,
+    source: &mut dyn Source<T>,
+    on_update: &mut dyn FnMut(&Progress<'_, T::Answer>),
+) -> Result<Finished<T::Answer>, SessionError> {
     let open = |d: &DeviceIdentity| crate::worker::open(registry, d, options);
     let job = Job {
         targets,
@@ -80,7 +93,7 @@ pub fn run<T: Task + ?Sized>(
         blocks: &[],
         overlap_close: false,
     };
-    pipeline::run(&open, &job, source, &mut Quiet, &mut |_| {})
+    pipeline::run(&open, &job, source, &mut Quiet, on_update)
 }
 
 /// The core's tests' shorthand for [`Asking`] (the CLI's `limits` runs `Asking` through its

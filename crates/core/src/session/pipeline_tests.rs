@@ -58,12 +58,31 @@ struct Events {
     uploads: usize,
     /// Whether an API that meets waited out [`MEETING_WAIT`] for the others.
     missed_the_meeting: bool,
+    /// An API whose close the other API's second row waits for (at most [`MEETING_WAIT`]):
+    /// a close on its own thread gets there; one left for the end never does.
+    awaits_close: Option<Api>,
+    /// Whether that wait ran out.
+    close_missed: bool,
 }
 
 impl Observer for Events {
     fn row_started(&mut self, api: Api, index: usize, _count: usize, _block: BlockSize) {
         if index == 0 {
             self.first_row.push((api, Instant::now()));
+        }
+        if let Some(awaited) = self.awaits_close.filter(|&a| a != api && index > 0) {
+            let start = Instant::now();
+            let closed = || {
+                self.closed
+                    .lock()
+                    .unwrap()
+                    .iter()
+                    .any(|(a, _)| *a == awaited)
+            };
+            while !closed() && start.elapsed() < MEETING_WAIT {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            self.close_missed |= !closed();
         }
     }
     fn row_finished(&mut self, api: Api, _row: &SweepRow) {
@@ -116,7 +135,7 @@ fn run(
     one_device: bool,
     overlap_close: bool,
 ) -> (Report, Result<super::SweepOutcome, SessionError>, Events) {
-    run_sized(openings, one_device, overlap_close, (64, 16))
+    run_sized(openings, one_device, overlap_close, (64, 16), None)
 }
 
 fn run_sized(
@@ -124,6 +143,7 @@ fn run_sized(
     one_device: bool,
     overlap_close: bool,
     (w, h): (u32, u32),
+    awaits_close: Option<Api>,
 ) -> (Report, Result<super::SweepOutcome, SessionError>, Events) {
     let mut made = FrameWorkload::new(Frame::generate(w, h, 5));
     let devices: Vec<DeviceIdentity> = openings
@@ -146,7 +166,11 @@ fn run_sized(
     };
     let opened_at = Mutex::new(Vec::new());
     let opened = &opened_at;
-    let closed_at = Arc::new(Mutex::new(Vec::new()));
+    let mut events = Events {
+        awaits_close,
+        ..Events::default()
+    };
+    let closed_at = events.closed.clone();
     let uploads = Arc::new(AtomicUsize::new(0));
     let (meeting, missed) = ((Mutex::new(0usize), Condvar::new()), AtomicBool::new(false));
     let meeting_size = openings.iter().filter(|o| o.meet).count();
@@ -175,7 +199,6 @@ fn run_sized(
         opened.lock().unwrap().push((o.api, Instant::now()));
         Ok(Box::new(b))
     };
-    let mut events = Events::default();
     let mut report = Report::new("t", "d");
     let outcome = sweep(
         &open,
@@ -186,7 +209,6 @@ fn run_sized(
         &mut |_| {},
     );
     events.opened = opened_at;
-    events.closed = closed_at;
     events.uploads = uploads.load(Ordering::SeqCst);
     events.missed_the_meeting = missed.load(Ordering::SeqCst);
     (report, outcome, events)
@@ -222,17 +244,24 @@ fn nothing_is_timed_while_an_api_still_opens_and_results_keep_target_order() {
 
 #[test]
 fn no_api_closes_before_the_last_is_measured_unless_asked_and_never_on_a_cpu() {
-    // A frame large enough that Beta's two rows take a while in a debug build.
-    let size = (1024, 1024);
+    // Closes left for the end come after every row by the pipeline's order, not by timing.
+    let size = (64, 16);
     let both = [gpu(TEST_API_A, 0), gpu(TEST_API_B, 0)];
-    let (_, outcome, ev) = run_sized(&both, true, false, size);
+    let (_, outcome, ev) = run_sized(&both, true, false, size, None);
     outcome.unwrap();
     assert!(
         ev.closed(TEST_API_A) > ev.finished(TEST_API_B),
         "the default"
     );
-    let (_, outcome, ev) = run_sized(&both, true, true, size);
+    // Overlapped, Alpha's close lands while Beta measures: Beta's second row waits for it
+    // (it never comes where the close is left for the end), so the order is the pipeline's,
+    // not the scheduler's.
+    let (_, outcome, ev) = run_sized(&both, true, true, size, Some(TEST_API_A));
     outcome.unwrap();
+    assert!(
+        !ev.close_missed,
+        "overlap_close: Alpha closed only at the end"
+    );
     assert!(
         ev.closed(TEST_API_A) < ev.finished(TEST_API_B),
         "overlap_close"
@@ -241,7 +270,7 @@ fn no_api_closes_before_the_last_is_measured_unless_asked_and_never_on_a_cpu() {
         kind: DeviceKind::Cpu,
         ..gpu(TEST_API_B, 0)
     };
-    let (_, outcome, ev) = run_sized(&[both[0], cpu], true, true, size);
+    let (_, outcome, ev) = run_sized(&[both[0], cpu], true, true, size, None);
     outcome.unwrap();
     assert!(
         ev.closed(TEST_API_A) > ev.finished(TEST_API_B),

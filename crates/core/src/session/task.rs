@@ -187,4 +187,35 @@ impl<'a, A> Progress<'a, A> {
     pub fn failures(&self) -> impl Iterator<Item = &'a crate::report::Failure> + '_ {
         self.failures.iter().flatten()
     }
+
+    /// Where the run stands, for a document saved now: the API in its turn, else the last to
+    /// have had one (`last_turn`, the caller's memory of `current`), with `rows` of its answer
+    /// of `planned`; and the APIs of `apis` (target order) not begun (no answer, no failure).
+    pub fn stood(
+        &self,
+        apis: &[crate::backend::Api],
+        last_turn: Option<usize>,
+        rows: impl Fn(&A) -> usize,
+        planned: Option<usize>,
+    ) -> crate::report::StoppedAt {
+        let turn = self.current.map(|(i, _)| i).or(last_turn);
+        let answer = |i: usize| match self.current {
+            Some((c, now)) if c == i => Some(now),
+            _ => self.answers.get(i).and_then(Option::as_ref),
+        };
+        let begun = |i: usize| {
+            Some(i) == turn
+                || answer(i).is_some()
+                || self.failures.get(i).is_some_and(|f| !f.is_empty())
+        };
+        crate::report::StoppedAt {
+            api: turn.and_then(|i| apis.get(i).copied()),
+            kept: turn.and_then(answer).map_or(0, rows),
+            planned,
+            not_reached: (apis.iter().enumerate())
+                .filter(|&(i, _)| !begun(i))
+                .map(|(_, &a)| a)
+                .collect(),
+        }
+    }
 }

@@ -42,7 +42,12 @@ fn with_envelope(envelope: Envelope, reports: &[TuneReport]) -> String {
             own.devices = envelope.devices;
             own.document(one)
         }
-        _ => envelope.document(&serde_json::json!({ "runs": reports })),
+        // Interrupted where any share was (the later shares are then absent).
+        _ => {
+            let interrupted = reports.iter().any(|r| r.partial.interrupted);
+            let doc = serde_json::json!({ "interrupted": interrupted, "runs": reports });
+            envelope.document(&doc)
+        }
     }
 }
 

@@ -13,6 +13,7 @@ use super::{Config, Order, Outcome, Search, Space, TuneReport, Wrong};
 use crate::backend::Api;
 use crate::grid::GridPolicy;
 use crate::provider::Targets;
+use crate::report::{Partial, StoppedAt};
 use crate::session::pipeline::Opener;
 use crate::spec::GridMode;
 use crate::sweep::{Observer, SweepConfig};
@@ -152,7 +153,9 @@ fn one_device(
             }
         }
     }
-    for (params, configs) in shard(Space::batches(covered), share) {
+    let sets = shard(Space::batches(covered), share);
+    let planned = sets.len();
+    for (n, (params, configs)) in sets.into_iter().enumerate() {
         if let Some(Budget::Seconds(s)) = tune.budget {
             if started.elapsed().as_secs_f64() > s {
                 report.search.stopped = Some(format!(
@@ -178,7 +181,7 @@ fn one_device(
             set,
             caller,
         );
-        save(done, &report, caller);
+        save(done, &report, (n + 1, planned), caller);
     }
     set::recheck(tune, targets, &mut report, (cache, &keys), caller);
     report.search.wall_s = started.elapsed().as_secs_f64();
@@ -204,11 +207,23 @@ fn keys(tune: &Tune, targets: &Targets) -> Vec<(&'static str, String)> {
         .collect()
 }
 
-/// The reports done and this one's so far (its answer for the configurations so far) to the
+/// The reports done and this one's so far (its answer for the configurations so far, marked
+/// interrupted after `kept` of `planned` parameter sets, should the run end here) to the
 /// caller.
-fn save(done: &[TuneReport], partial: &TuneReport, caller: &mut dyn Caller) {
+fn save(
+    done: &[TuneReport],
+    partial: &TuneReport,
+    (kept, planned): (usize, usize),
+    caller: &mut dyn Caller,
+) {
     let mut partial = partial.clone();
     partial.refresh_answer(&[]);
+    partial.partial = Partial::at(StoppedAt {
+        api: None,
+        kept,
+        planned: Some(planned),
+        not_reached: Vec::new(),
+    });
     let mut all = done.to_vec();
     all.push(partial);
     caller.saved(&all);
@@ -280,6 +295,7 @@ fn new_report(tune: &Tune, space: &Space, order: Order) -> TuneReport {
         grids: tune.grids.iter().map(|g| g.to_string()).collect(),
         blocks: tune.config.blocks.clone(),
         devices: Vec::new(),
+        partial: Partial::default(),
         answer: Default::default(),
         search: Search {
             order: match order {

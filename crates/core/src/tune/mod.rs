@@ -69,6 +69,10 @@ pub struct Search {
 pub struct TuneReport {
     pub tool: String,
     pub date: String,
+    /// Whether the document was saved before the tune ended, and after how many parameter
+    /// sets.
+    #[serde(flatten)]
+    pub partial: crate::report::Partial,
     /// "grayscale frame 1280x720", "kernel 'reduce-elems' at n=65536".
     pub kernel: String,
     /// Which spec a user's kernel is (the hash of its file, sources and sizes); absent for the

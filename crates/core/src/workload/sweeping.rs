@@ -6,8 +6,8 @@ use crate::backend::{Api, Backend, BackendError, DeviceKind};
 use crate::blocks::BlockSize;
 use crate::limits::Limits;
 use crate::provider::Targets;
-use crate::report::Failure;
 use crate::report::Report;
+use crate::report::{Failure, Partial};
 use crate::session::pipeline::{self, Job, Opener};
 use crate::session::{Ran, SessionError, Source, SweepOutcome, Task, Turn};
 use crate::sweep::{self, Observer, Plan, SweepConfig, SweepResult, SweepRun};
@@ -93,7 +93,8 @@ impl Task for dyn Workload {
 }
 
 /// Sweeps every target through the pipeline into `report`; `on_update` sees the report after
-/// every row.
+/// every row, marked interrupted there (where the run stood, should it end before the next
+/// save) and unmarked once the pipeline has finished.
 pub fn sweep(
     open: &Opener,
     job: &SweepJob,
@@ -111,11 +112,18 @@ pub fn sweep(
         blocks: &job.config.blocks,
         overlap_close: job.overlap_close,
     };
+    let planned = job.config.launches().len();
+    let apis: Vec<Api> = job.targets.devices.iter().map(|d| d.api).collect();
+    let mut last_turn = None;
     let finished = pipeline::run(open, &run, work, observer, &mut |p| {
         report.results = p.answers().cloned().collect();
         report.failures = p.failures().cloned().collect();
+        last_turn = p.current.map(|(i, _)| i).or(last_turn);
+        let rows = |a: &SweepResult| a.rows.len();
+        report.partial = Partial::at(p.stood(&apis, last_turn, rows, Some(planned)));
         on_update(report);
     })?;
+    report.partial = Partial::default();
     report.failures = finished.failures.clone();
     let finished = finished.require_any()?;
     report.results = finished.answers;

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use blocksweep_core::lab::row::Measurement;
 use blocksweep_core::measure::{Protocol, Reps};
-use blocksweep_core::report::{Envelope, Failure};
+use blocksweep_core::report::{Envelope, Failure, Partial};
 use blocksweep_core::{Api, DeviceIdentity};
 
 use crate::layout::{Layout, Notes};
@@ -80,6 +80,7 @@ struct Made<'a> {
     tool: &'a str,
     date: &'a str,
     failures: &'a [Failure],
+    partial: &'a Partial,
 }
 
 /// A lab sweep's report, as [`Render`] draws it: in text, the markdown title, the report's own
@@ -104,6 +105,7 @@ macro_rules! made_of_fields {
                 tool: &self.tool,
                 date: &self.date,
                 failures: &self.failures,
+                partial: &self.partial,
             }
         }
 
@@ -122,6 +124,9 @@ impl<T: LabReport> Render for T {
             doc.heading(1, &format!("blocksweep {}", made.command));
             doc.para(format!("{} · {}", made.tool, made.date));
         }
+        if let Some(line) = made.partial.line("rows") {
+            doc.para(crate::text::emphasised(line, md));
+        }
         self.body(&mut doc);
         for f in made.failures {
             doc.para(format!("{}: {}", f.api, f.message));
@@ -129,8 +134,16 @@ impl<T: LabReport> Render for T {
         doc.finish()
     }
     fn csv(&self) -> String {
-        let mut rec = vec![T::COLUMNS.iter().map(|c| c.to_string()).collect()];
-        rec.extend(self.csv_lines());
+        // Every lab CSV ends with `interrupted`: true on every line of a file saved before
+        // its run ended.
+        let interrupted = self.made().partial.interrupted.to_string();
+        let mut header: Vec<String> = T::COLUMNS.iter().map(|c| c.to_string()).collect();
+        header.push("interrupted".into());
+        let mut rec = vec![header];
+        rec.extend(self.csv_lines().into_iter().map(|mut l| {
+            l.push(interrupted.clone());
+            l
+        }));
         to_csv(&rec)
     }
     fn json(&self) -> String {

@@ -272,12 +272,20 @@ mod tests {
     fn shapes_run_verify_and_render_on_the_host_backend() {
         let (mut b, frame, reference) = host_run(160, 90, 1);
         let rows = shapes::plan(256, 160, 90).unwrap();
-        let r = run_shapes(&mut b, &frame, &reference, 256, &rows, &quick());
+        let r = run_shapes(
+            &mut b,
+            &frame,
+            &reference,
+            (256, &rows),
+            &quick(),
+            &mut |_| {},
+        );
         assert_eq!(r.error, None);
         assert_eq!(r.rows.len(), 9);
         assert!(r.rows.iter().all(|m| m.verified && m.gbps.is_some()));
         assert_eq!(r.warp, Some(32));
         let report = ShapeReport {
+            partial: Default::default(),
             tool: "blocksweep test".into(),
             date: "today".into(),
             protocol: quick(),
@@ -299,7 +307,14 @@ mod tests {
         let (mut b, frame, reference) = host_run(64, 64, 1);
         // 2048 threads: above the host's 1024; 1x2048 also above its y limit.
         let rows = shapes::plan(2048, 64, 64).unwrap();
-        let r = run_shapes(&mut b, &frame, &reference, 2048, &rows, &quick());
+        let r = run_shapes(
+            &mut b,
+            &frame,
+            &reference,
+            (2048, &rows),
+            &quick(),
+            &mut |_| {},
+        );
         assert!(r.rows.iter().all(|m| m
             .skipped
             .as_deref()

@@ -257,7 +257,14 @@ mod tests {
         // The host's model: sm_75, 16 registers, 4 MPs -> 8 blocks of 128 per MP.
         assert_eq!((wave.blocks_per_mp, wave.blocks), (8, 32));
         let spec: WaveSpec = "0.5..2:0.25".parse().unwrap();
-        let r = run_waves(&mut b, &frame, &reference, &spec, &wave, &quick(), 5);
+        let r = run_waves(
+            &mut b,
+            (&frame, &reference),
+            (&spec, &wave),
+            &quick(),
+            5,
+            &mut |_| {},
+        );
         assert_eq!(r.error, None);
         let grids = |series| -> Vec<u64> {
             r.rows
@@ -271,6 +278,7 @@ mod tests {
         assert_eq!(gs, grids(WaveKernel::OnePerThread));
         assert!(r.rows.iter().all(|x| x.verified), "{:?}", r.rows);
         let report = WaveReport {
+            partial: Default::default(),
             tool: "t".into(),
             date: "d".into(),
             spec,

@@ -39,6 +39,9 @@ fn render(report: &Report, layout: Layout, md: bool) -> String {
         doc.heading(1, "blocksweep results");
         doc.para(format!("{} · {}", report.tool, report.date));
     }
+    if let Some(line) = report.partial.line("rows") {
+        doc.para(emphasised(line, md));
+    }
     answer::answer(report, &mut doc);
     if let Some(p) = answer::cpu_paragraph(report, layout.verbose) {
         doc.para(p);
@@ -67,6 +70,14 @@ fn render(report: &Report, layout: Layout, md: bool) -> String {
         doc.para(more(several));
     }
     doc.finish()
+}
+
+/// A line no reader may miss: bold in markdown.
+pub(crate) fn emphasised(line: String, md: bool) -> String {
+    match md {
+        true => format!("**{line}**"),
+        false => line,
+    }
 }
 
 /// Each API that failed or stopped, in its own words: those the answer has not said already
