@@ -79,6 +79,7 @@ pub fn run<T: Task + ?Sized>(
         settings,
         blocks: &[],
         overlap_close: false,
+        clocks: None,
     };
     pipeline::run(&open, &job, source, &mut Quiet, &mut |_| {})
 }
@@ -185,6 +186,8 @@ pub fn nothing_ran(report: &Report) -> Option<String> {
     })
 }
 
+#[cfg(test)]
+mod clocks_tests;
 #[cfg(test)]
 mod each_tests;
 #[cfg(test)]
