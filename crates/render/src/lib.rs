@@ -24,6 +24,8 @@ use std::path::Path;
 pub use blocksweep_core::report::to_json;
 
 mod claim;
+#[cfg(test)]
+mod clocks_tests;
 pub mod compare;
 mod csv;
 mod devices;
