@@ -154,7 +154,12 @@ fn noise_past_ranking_is_said_once_and_no_list_contradicts_another() {
     );
     // The CSV and JSON carry the same verdict as the table.
     let csv = r.csv();
-    assert!(csv.lines().next().unwrap().split(',').any(|c| c == "verdict"));
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .any(|c| c == "verdict"));
     assert!(csv.contains(",unranked"), "{csv}");
     assert!(r.json().contains("\"verdict\": \"unranked\""));
 }
