@@ -8,6 +8,7 @@
 mod output;
 
 mod args;
+mod clocks;
 mod commands;
 mod input;
 mod lab;

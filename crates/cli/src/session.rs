@@ -178,11 +178,14 @@ impl Sweep<'_> {
         mut report: Report,
         save: &mut dyn FnMut(&Report),
     ) -> anyhow::Result<(Report, Ended)> {
+        // Before the bar: where NVML is missing, that is said once, on a line of its own.
+        let clocks = crate::clocks::reader(&targets.devices);
         let mut bar = Bar::new();
         let job = SweepJob {
             targets,
             config: self.config,
             overlap_close: self.args.overlap_close,
+            clocks,
         };
         let options = open_options(&self.args.device, self.work.is_users())?;
         let open = |d: &DeviceIdentity| blocksweep_core::worker::open(self.reg, d, &options);

@@ -302,3 +302,25 @@ fn the_schema_page_and_the_schemas_name_the_same_fields() {
         );
     }
 }
+
+/// A GPU run's clocks (read through NVML, never on this machine): the committed H100 sweep
+/// with clocks written into its first result is accepted, and a reading without its SM clock
+/// is refused.
+#[test]
+fn the_sweep_schema_takes_the_clocks_of_a_turn() {
+    let path = repo().join("docs/results/h100-2026-12-06/call1/runs/sweep-2026-12-06.json");
+    let mut doc = read(&path);
+    let reading = |sm: u32| serde_json::json!({"sm_mhz": sm, "mem_mhz": 2619, "max_sm_mhz": 1980, "reasons": ["gpu_idle"]});
+    doc["results"][0]["clocks"] = serde_json::json!({"start": reading(345), "end": reading(1980)});
+    doc["results"][0]["clocks_moved"] = "SM clock 345 MHz → 1980 MHz during the turn".into();
+    let bad = violations("sweep", &doc);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    doc["results"][0]["clocks"]["end"]
+        .as_object_mut()
+        .unwrap()
+        .remove("sm_mhz");
+    assert!(
+        !violations("sweep", &doc).is_empty(),
+        "a reading needs its SM clock"
+    );
+}

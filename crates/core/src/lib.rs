@@ -16,6 +16,7 @@ pub mod backend;
 pub mod blocks;
 pub mod builtin;
 pub mod claim;
+pub mod clocks;
 pub mod frame;
 pub mod grid;
 pub mod guarantee;

@@ -619,6 +619,8 @@ pub fn empty_result(api: Api) -> crate::sweep::SweepResult {
         copy: None,
         error: None,
         program: None,
+        clocks: None,
+        clocks_moved: None,
     }
 }
 

@@ -3,7 +3,7 @@ use blocksweep_core::report::Report;
 use crate::to_csv;
 
 /// The sweep's CSV header: one line per (API, block size) follows.
-pub const COLUMNS: [&str; 28] = [
+pub const COLUMNS: [&str; 31] = [
     "api",
     "device",
     "block",
@@ -34,6 +34,11 @@ pub const COLUMNS: [&str; 28] = [
     "device_uuid",
     "device_pci",
     "verdict",
+    // The API's turn's SM clock at its start and end, and why its rows are marked (empty where
+    // the clocks held or were not read).
+    "sm_mhz_start",
+    "sm_mhz_end",
+    "clocks_moved",
     // True on every line of a file saved before its run ended (Ctrl-C): not a whole run.
     "interrupted",
 ];
@@ -78,6 +83,9 @@ pub(super) fn render(report: &Report) -> String {
                 r.device.uuid_string().unwrap_or_default(),
                 r.device.pci_bus_id.clone().unwrap_or_default(),
                 opt(row.verdict.map(|v| v.key())),
+                opt(r.clocks.as_ref().map(|c| c.start.sm_mhz)),
+                opt(r.clocks.as_ref().map(|c| c.end.sm_mhz)),
+                r.clocks_moved.clone().unwrap_or_default(),
                 report.partial.interrupted.to_string(),
             ]);
         }

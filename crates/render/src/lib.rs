@@ -25,6 +25,8 @@ pub use blocksweep_core::report::to_json;
 
 mod across;
 mod claim;
+#[cfg(test)]
+mod clocks_tests;
 pub mod compare;
 mod csv;
 mod devices;

@@ -158,8 +158,9 @@ fn noise_past_ranking_is_said_once_and_no_list_contradicts_another() {
         .lines()
         .next()
         .unwrap()
-        .ends_with(",verdict,interrupted"));
-    assert!(csv.contains(",unranked,false"), "{csv}");
+        .split(',')
+        .any(|c| c == "verdict"));
+    assert!(csv.contains(",unranked,"), "{csv}");
     assert!(r.json().contains("\"verdict\": \"unranked\""));
 }
 

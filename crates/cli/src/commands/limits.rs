@@ -35,9 +35,12 @@ pub fn run(args: &LimitsArgs) -> anyhow::Result<ExitCode> {
     let (each, failed) = crate::session::ask_each(&args.device, |b| {
         // The built-in grid-stride kernel, built for its facts (registers, its block limit).
         builtin::load_kernel(b, KernelVariant::GridStride, 1, 1)?;
+        let mut limits = b.limits().clone();
+        // The clocks the device states, where NVML knows it (a GPU of its vendor).
+        limits.extra.extend(crate::clocks::stated(b.identity()));
         Ok(ApiLimits {
             device: b.identity().clone(),
-            limits: b.limits().clone(),
+            limits,
             kernel: b.kernel_facts().clone(),
             timer: b.timer(),
         })

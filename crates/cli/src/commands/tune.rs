@@ -52,6 +52,7 @@ pub fn run(args: &SweepArgs, given: Given, each: Vec<Targets>) -> anyhow::Result
         tool: &tool,
         date: given.date,
         overlap_close: args.overlap_close,
+        clocks: crate::clocks::reader(each.iter().flat_map(|t| &t.devices)),
         open: &open,
     };
     let reports = tune::run(&tune, each, cache.as_mut(), &mut outputs);

@@ -121,6 +121,8 @@ pub(super) fn result(key: &str, device: &str, scale: f64, cv: f64) -> SweepResul
         }),
         error: None,
         program: None,
+        clocks: None,
+        clocks_moved: None,
     }
 }
 

@@ -92,6 +92,7 @@ pub fn run_saving<T: Task + ?Sized>(
         settings,
         blocks: &[],
         overlap_close: false,
+        clocks: None,
     };
     pipeline::run(&open, &job, source, &mut Quiet, on_update)
 }
@@ -198,6 +199,8 @@ pub fn nothing_ran(report: &Report) -> Option<String> {
     })
 }
 
+#[cfg(test)]
+mod clocks_tests;
 #[cfg(test)]
 mod each_tests;
 #[cfg(test)]

@@ -24,6 +24,7 @@ use super::task::{Finished, Progress, Source, Task, Turn};
 use super::{SessionError, SweepOutcome};
 use crate::backend::{Backend, BackendError, DeviceIdentity, DeviceKind, ErrorKind};
 use crate::blocks::BlockSize;
+use crate::clocks::{ClockReader, TurnClocks};
 use crate::provider::Targets;
 use crate::report::{Failure, FailureKind};
 use crate::sweep::{self, Observer, SweepError};
@@ -41,6 +42,8 @@ pub struct Job<'a, T: Task + ?Sized> {
     /// Close each API while the next is measured (see the module's notes); ignored when a
     /// target is not a GPU, as there the host's cores are the device.
     pub overlap_close: bool,
+    /// Reads the device's clocks at the start and end of each turn, where the caller has one.
+    pub clocks: Option<&'a dyn ClockReader>,
 }
 
 /// Where one target API stands.
@@ -301,7 +304,10 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
             return;
         };
         let api = backend.api();
-        let (answer, err) = {
+        let device = &self.job.targets.devices[i];
+        let read = |r: &dyn ClockReader| r.read(device);
+        let start = self.job.clocks.and_then(read);
+        let (mut answer, err) = {
             let _t = crate::trace::span(api.key(), "turn (plan, rows, copy ceiling)");
             let (answers, failures) = (&self.answers, &self.failures);
             let mut save = |a: &T::Answer| {
@@ -319,6 +325,11 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
             };
             task.turn(backend.as_mut(), prepared, turn)
         };
+        // Read after the turn, before anything closes: what the device ran its last rows at.
+        let end = self.job.clocks.and_then(read);
+        if let (Some(a), Some(start), Some(end)) = (answer.as_mut(), start, end) {
+            task.record_clocks(a, TurnClocks { start, end });
+        }
         self.measured_any = true;
         if let Some(e) = err {
             self.record_error(i, task, answer.as_ref(), e);

@@ -163,6 +163,7 @@ fn run_sized(
         },
         config: &config,
         overlap_close,
+        clocks: None,
     };
     let opened_at = Mutex::new(Vec::new());
     let opened = &opened_at;
@@ -371,6 +372,7 @@ fn an_api_whose_memory_is_taken_fails_alone_and_the_measured_rows_stay() {
         },
         config: &config,
         overlap_close: false,
+        clocks: None,
     };
     // Sweeps the device with the memory of the APIs `taken` already taken by another copy.
     let sweep_with = |taken: &[Api]| {
@@ -443,6 +445,7 @@ fn turns_on(memory: &std::sync::Arc<crate::testing::DeviceMemory>) {
         },
         config: &config,
         overlap_close: false,
+        clocks: None,
     };
     let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
         let mut b = HostBackend::new(d.api);

@@ -70,6 +70,10 @@ pub trait Task: Sync {
         Vec::new()
     }
 
+    /// Records the device's clocks at the start and end of an API's turn on its answer (the
+    /// sweep's result keeps them). Nothing by default.
+    fn record_clocks(&self, _answer: &mut Self::Answer, _clocks: crate::clocks::TurnClocks) {}
+
     /// Marks an answer the others contradict (its rows no longer count as checked).
     fn discredit(&self, _answer: &mut Self::Answer, _why: &str) {}
 

@@ -39,6 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::backend::{Api, DeviceIdentity, KernelFacts, OccupancySuggestion, Residency, TimerInfo};
 use crate::blocks::BlockSize;
+use crate::clocks::TurnClocks;
 use crate::frame::FrameInfo;
 use crate::grid::GridPolicy;
 use crate::limits::Limits;
@@ -288,6 +289,14 @@ pub struct SweepResult {
     /// `frame` then holds the work's extent and the bytes one dispatch moves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<ProgramInfo>,
+    /// The device's clocks at the start and end of this API's turn, where a
+    /// [`crate::clocks::ClockReader`] had them (a GPU whose management library loads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<TurnClocks>,
+    /// Why this API's rows ran on moving clocks ([`TurnClocks::moved`]): the SM clock changed
+    /// during the turn, or a reason that slows the device was set; `None` where they held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks_moved: Option<String>,
 }
 
 /// Which user's kernel a result measured, and how its outputs were checked.
@@ -312,6 +321,12 @@ pub struct ProgramInfo {
 }
 
 impl SweepResult {
+    /// Records the clocks around this API's turn, and whether they moved.
+    pub fn set_clocks(&mut self, clocks: TurnClocks) {
+        self.clocks_moved = clocks.moved();
+        self.clocks = Some(clocks);
+    }
+
     /// The fastest row that ran.
     pub fn best(&self) -> Option<&SweepRow> {
         self.rows.iter().filter(|r| r.ran()).min_by(|a, b| {

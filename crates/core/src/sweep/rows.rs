@@ -108,6 +108,8 @@ pub(crate) fn new_result(
         copy: None,
         error: None,
         program: None,
+        clocks: None,
+        clocks_moved: None,
     }
 }
 

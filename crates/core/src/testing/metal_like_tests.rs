@@ -42,6 +42,7 @@ fn a_made_up_api_brings_its_language_and_probe_through_sweep_validate_and_subgro
         targets: targets.clone(),
         config: &config,
         overlap_close: false,
+        clocks: None,
     };
     let open = |d: &DeviceIdentity| registry.open(d, &OpenOptions::default());
     let mut report = Report::new("t", "d");

@@ -43,6 +43,8 @@ pub struct Tune<'a> {
     pub date: &'a str,
     /// Close each API while the next is measured (see the pipeline's notes).
     pub overlap_close: bool,
+    /// Reads the device's clocks around each API's turn, where the caller has a reader.
+    pub clocks: Option<&'a dyn crate::clocks::ClockReader>,
     /// How each API is opened (in a worker process or in this one: the caller's choice).
     pub open: &'a Opener<'a>,
 }

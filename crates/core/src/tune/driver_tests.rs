@@ -89,6 +89,7 @@ fn tune(
         tool: "t",
         date: "d",
         overlap_close: false,
+        clocks: None,
         open: &open,
     };
     let mut caller = Recorded::default();
@@ -335,6 +336,7 @@ fn a_set_whose_output_differs_from_the_first_sets_is_named_wrong_and_never_ranke
         tool: "t",
         date: "d",
         overlap_close: false,
+        clocks: None,
         open: &open,
     };
     let targets = Targets {

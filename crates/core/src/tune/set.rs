@@ -59,6 +59,7 @@ pub fn run(
         targets: targets.clone(),
         config: &config,
         overlap_close: tune.overlap_close,
+        clocks: tune.clocks,
     };
     let t0 = Instant::now();
     let mut first_row: Option<f64> = None;

@@ -4,6 +4,7 @@
 use super::Workload;
 use crate::backend::{Api, Backend, BackendError, DeviceKind};
 use crate::blocks::BlockSize;
+use crate::clocks::{ClockReader, TurnClocks};
 use crate::limits::Limits;
 use crate::provider::Targets;
 use crate::report::Report;
@@ -19,6 +20,9 @@ pub struct SweepJob<'a> {
     /// Close each API while the next is measured (see [`pipeline`]'s notes); ignored when a
     /// target is not a GPU, as there the host's cores are the device.
     pub overlap_close: bool,
+    /// Reads the device's clocks around each API's turn ([`crate::clocks`]), where the caller
+    /// has a reader.
+    pub clocks: Option<&'a dyn ClockReader>,
 }
 
 /// Where a sweep's workload comes from (see [`Source`]).
@@ -80,6 +84,10 @@ impl Task for dyn Workload {
         Workload::conclude(self)
     }
 
+    fn record_clocks(&self, result: &mut SweepResult, clocks: TurnClocks) {
+        result.set_clocks(clocks);
+    }
+
     fn discredit(&self, result: &mut SweepResult, why: &str) {
         result.error = Some(why.to_string());
         for row in &mut result.rows {
@@ -111,6 +119,7 @@ pub fn sweep(
         settings: job.config,
         blocks: &job.config.blocks,
         overlap_close: job.overlap_close,
+        clocks: job.clocks,
     };
     let planned = job.config.launches().len();
     let apis: Vec<Api> = job.targets.devices.iter().map(|d| d.api).collect();

@@ -42,6 +42,9 @@ pub(super) fn answer(report: &Report, doc: &mut Doc) {
     if let Some(n) = noise_rule(report) {
         doc.para(n);
     }
+    if let Some(c) = super::clocks::clocks_warning(report) {
+        doc.para(c);
+    }
 }
 
 /// With `--max-noise`: on how many rows the mean reached the relative standard error asked,

@@ -12,6 +12,7 @@ pub(super) fn header(r: &SweepResult) -> Vec<String> {
     let mut h = device_lines(r);
     h.push(work_line(r));
     h.push(timing_line(r));
+    h.extend(super::clocks::clocks_line(r).map(|c| format!("Clocks: {c}")));
     h.extend(cache_note(r));
     h.push(format!("Grid: {} ({})", r.policy, r.grid_source));
     h.push(kernel_line(r));
@@ -51,6 +52,7 @@ pub(super) fn brief(r: &SweepResult, failures: &[Failure]) -> Vec<String> {
         d.driver_version,
         r.timer.resolution_ns
     )];
+    lines.extend(super::clocks::clocks_line(r).map(|c| format!("  clocks {c}")));
     lines.extend(validation_line(r, failures).map(|v| format!("  {v}")));
     lines.extend(
         cache_note(r)

@@ -6,6 +6,7 @@
 
 mod answer;
 mod cells;
+mod clocks;
 mod doc;
 mod header;
 mod merged;
