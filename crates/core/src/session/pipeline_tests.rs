@@ -353,6 +353,24 @@ fn a_frame_one_api_refuses_is_that_apis_failure_and_bad_input_when_all_refuse() 
     }
 }
 
+/// Alpha and Beta on one physical device, swept with `config`.
+fn alpha_and_beta_on_one_gpu(config: &SweepConfig) -> SweepJob<'_> {
+    let devices: Vec<DeviceIdentity> = [TEST_API_A, TEST_API_B]
+        .iter()
+        .map(|&api| HostBackend::new(api).identity)
+        .collect();
+    SweepJob {
+        targets: Targets {
+            devices,
+            note: "test device".into(),
+            one_physical_device: true,
+        },
+        config,
+        overlap_close: false,
+        clocks: None,
+    }
+}
+
 /// The H100's 50000x50000 frame: each API fits the GPU alone, but one finds its memory taken by
 /// the other's copy. That API fails under its name; the other's measured rows stay, and the run
 /// is no bad input (it ended with exit 2 and none of CUDA's verified rows).
@@ -360,20 +378,7 @@ fn a_frame_one_api_refuses_is_that_apis_failure_and_bad_input_when_all_refuse() 
 fn an_api_whose_memory_is_taken_fails_alone_and_the_measured_rows_stay() {
     use crate::workload::{sweep_device, Ended};
     let config = config();
-    let devices: Vec<DeviceIdentity> = [TEST_API_A, TEST_API_B]
-        .iter()
-        .map(|&api| HostBackend::new(api).identity)
-        .collect();
-    let job = SweepJob {
-        targets: Targets {
-            devices,
-            note: "test device".into(),
-            one_physical_device: true,
-        },
-        config: &config,
-        overlap_close: false,
-        clocks: None,
-    };
+    let job = alpha_and_beta_on_one_gpu(&config);
     // Sweeps the device with the memory of the APIs `taken` already taken by another copy.
     let sweep_with = |taken: &[Api]| {
         let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
@@ -433,20 +438,7 @@ fn apis_that_cannot_hold_the_frame_together_take_turns_holding_it() {
 
 fn turns_on(memory: &std::sync::Arc<crate::testing::DeviceMemory>) {
     let config = config();
-    let devices: Vec<DeviceIdentity> = [TEST_API_A, TEST_API_B]
-        .iter()
-        .map(|&api| HostBackend::new(api).identity)
-        .collect();
-    let job = SweepJob {
-        targets: Targets {
-            devices,
-            note: "test device".into(),
-            one_physical_device: true,
-        },
-        config: &config,
-        overlap_close: false,
-        clocks: None,
-    };
+    let job = alpha_and_beta_on_one_gpu(&config);
     let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
         let mut b = HostBackend::new(d.api);
         b.device_memory = Some(memory.clone());
