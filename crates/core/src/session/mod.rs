@@ -204,4 +204,6 @@ mod clocks_tests;
 #[cfg(test)]
 mod each_tests;
 #[cfg(test)]
+mod memory_tests;
+#[cfg(test)]
 mod pipeline_tests;
