@@ -28,7 +28,7 @@ pub use files::{FileArgs, Where};
 pub use options::ApiOptionArgs;
 pub use parse::{default_size, parse_size, trim, Blocks, Grids};
 use parse::{parse_block_list, parse_discipline, parse_grid};
-pub(crate) use parse::{parse_min_time, parse_noise, parse_svg_path};
+pub(crate) use parse::{parse_fraction, parse_min_time, parse_noise, parse_svg_path};
 pub use tune::TuneArgs;
 
 /// Where every column of every table is explained.
@@ -390,6 +390,10 @@ pub struct CompareArgs {
     /// its fraction of that GPU's best, worst over the APIs) and the portable map.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Exit 1 when a configuration, or an API's best, runs slower than this fraction of the first
+    /// file's (the baseline): 0.95 or 95%; each is named on stderr (for CI).
+    #[arg(long, value_name = "F", value_parser = parse_fraction)]
+    pub fail_below: Option<f64>,
     /// Output format.
     #[arg(long, short, default_value = "table", value_parser = formats())]
     pub format: FormatChoice,

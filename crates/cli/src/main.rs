@@ -15,6 +15,7 @@ mod lab;
 mod plot;
 mod progress;
 mod results;
+mod runs;
 mod session;
 mod targets;
 mod work;

@@ -340,3 +340,54 @@ fn completions_for_bash_zsh_and_fish() {
     }
     bad_input(&["completions", "tcsh"], "invalid value 'tcsh'");
 }
+
+/// `compare --fail-below F` (issue 40): exit 1 when a configuration or a best is slower than F
+/// of the first file's, each named on stderr; exit 0 when none is; bad input for F past 1.
+#[test]
+fn compare_fails_below_a_fraction_of_the_first_file() {
+    let run = |gpu: &str| {
+        format!(
+            "{}/../../docs/results/{gpu}-2026-12-06/call1/runs/sweep-2026-12-06.json",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    };
+    let (h100, h200) = (run("h100"), run("h200"));
+    // The H100's 4K rows take longer than the H200's: 0.75 of its time at block 64 on CUDA.
+    let out = support::blocksweep()
+        .args([
+            "compare",
+            &h200,
+            &h100,
+            "--fail-below",
+            "0.9",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = support::stderr(&out);
+    assert!(
+        err.contains("CUDA block 64 grid wave: 0.746 of the baseline's"),
+        "{err}"
+    );
+    assert!(err.contains("CUDA its best"), "{err}");
+    // The other way round nothing is slower.
+    let out = support::blocksweep()
+        .args([
+            "compare",
+            &h100,
+            &h200,
+            "--fail-below",
+            "95%",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    support::bad_input(
+        &["compare", &h100, &h200, "--fail-below", "1.5"],
+        "--fail-below",
+    );
+}

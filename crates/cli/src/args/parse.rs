@@ -61,6 +61,21 @@ pub(crate) fn parse_noise(s: &str) -> Result<f64, String> {
     }
 }
 
+/// "0.95" or "95%": a fraction above 0 and at most 1.
+pub(crate) fn parse_fraction(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let v = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    };
+    match v {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1.0 => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a fraction above 0 and at most 1 (0.95 or 95%)"
+        )),
+    }
+}
+
 pub(crate) fn parse_svg_path(s: &str) -> Result<PathBuf, String> {
     if s.to_ascii_lowercase().ends_with(".svg") {
         Ok(PathBuf::from(s))

@@ -6,25 +6,14 @@ use std::process::ExitCode;
 
 use blocksweep_core::report::across::{Across, Input};
 use blocksweep_core::report::compare::Comparison;
-use blocksweep_core::report::envelope::EnvelopeDevice;
-use blocksweep_core::report::{parse_reports, Report};
-use blocksweep_core::tune::{self, TuneReport};
-use blocksweep_render::{heading, Format, Render};
+use blocksweep_core::report::Report;
+use blocksweep_core::tune;
+use blocksweep_render::{Format, Render};
 
 use crate::args::CompareArgs;
-use crate::input::{read_capped, MAX_INPUT_BYTES};
 use crate::output::files::{write_plot, Files};
-use crate::output::{stdio, OutputTarget};
+use crate::output::OutputTarget;
 use crate::usage;
-
-/// What the files hold: sweeps (each with its label) and tunes (each with its file's label).
-#[derive(Default)]
-struct Read {
-    sweeps: Vec<(String, Report)>,
-    tunes: Vec<(String, TuneReport)>,
-    /// The devices the tune files list.
-    listed: Vec<EnvelopeDevice>,
-}
 
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let files = Files::check(
@@ -37,7 +26,10 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .as_deref()
         .map(|p| OutputTarget::check(p).map_err(usage))
         .transpose()?;
-    let read = read(args)?;
+    let read = crate::runs::read(&args.files)?;
+    let below = args
+        .fail_below
+        .is_some_and(|f| crate::runs::fell_below(&read, f));
     let mut inputs: Vec<Input> = Vec::new();
     for (label, r) in &read.sweeps {
         inputs.extend(Input::of_sweep(label, r));
@@ -79,45 +71,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
             written &= write_plot(&t, svg, Some("plotted"), "error: ");
         }
     }
-    Ok(super::exit(!written))
-}
-
-/// Every file read: a tune's document as its reports, else a sweep's (one report, or one per
-/// device of `--device all`: "run#0", "run#1").
-fn read(args: &CompareArgs) -> anyhow::Result<Read> {
-    let mut out = Read::default();
-    for path in &args.files {
-        let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if let Some((reports, devices)) = tune::document::read(&text) {
-            out.tunes
-                .extend(reports.into_iter().map(|r| (stem.clone(), r)));
-            out.listed.extend(devices);
-            continue;
-        }
-        let runs = parse_reports(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
-        if runs.iter().all(|r| r.results.is_empty()) {
-            return Err(usage(format!(
-                "{}: the report holds no results",
-                path.display()
-            )));
-        }
-        let many = runs.len() > 1;
-        for (i, report) in runs.into_iter().enumerate() {
-            let label = match many {
-                true => format!("{stem}#{i}"),
-                false => stem.clone(),
-            };
-            if many {
-                stdio::eprint_line(&format!("blocksweep: {label} = {}", heading(i, &report)));
-            }
-            out.sweeps.push((label, report));
-        }
-    }
-    Ok(out)
+    Ok(super::exit(!written || below))
 }
 
 /// Sweeps side by side: two API results at least.
@@ -132,7 +86,11 @@ fn side_by_side(args: &CompareArgs, sweeps: &[(String, Report)]) -> anyhow::Resu
 }
 
 /// Tunes of one space split over identical GPUs, merged into one answer.
-fn merge_tunes(files: &Files, read: Read, plot: Option<OutputTarget>) -> anyhow::Result<ExitCode> {
+fn merge_tunes(
+    files: &Files,
+    read: crate::runs::Read,
+    plot: Option<OutputTarget>,
+) -> anyhow::Result<ExitCode> {
     let reports = read.tunes.into_iter().map(|(_, r)| r).collect();
     let Some(merged) = tune::merge(reports) else {
         return Err(usage("no tune to merge"));

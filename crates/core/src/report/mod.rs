@@ -21,6 +21,7 @@ mod fleet;
 mod json;
 pub mod limits;
 mod partial;
+pub mod regress;
 
 use serde::{Deserialize, Serialize};
 
