@@ -311,6 +311,7 @@ fn new_report(tune: &Tune, space: &Space, order: Order) -> TuneReport {
         wrong: Vec::new(),
         errors: Vec::new(),
         measurements: Vec::new(),
+        clocks: Vec::new(),
     }
 }
 
@@ -373,6 +374,7 @@ fn record(
     }
     report.errors.extend(set.errors);
     report.measurements.extend(set.measurements);
+    report.clocks.extend(set.clocks);
 }
 
 #[cfg(test)]

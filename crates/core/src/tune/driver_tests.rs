@@ -369,3 +369,64 @@ fn a_set_whose_output_differs_from_the_first_sets_is_named_wrong_and_never_ranke
     assert_eq!(best.config.params.get("K"), Some(&2));
     assert_eq!(best.ranked, 2, "the two blocks of K=2");
 }
+
+/// Every API's clocks at 1500 MHz, from an idle 300 MHz at the first reading of each.
+struct Warming(std::sync::Mutex<Vec<crate::backend::Api>>);
+
+impl crate::clocks::ClockReader for Warming {
+    fn read(&self, device: &crate::backend::DeviceIdentity) -> Option<crate::clocks::Clocks> {
+        let mut seen = self.0.lock().unwrap();
+        let first = !seen.contains(&device.api);
+        seen.push(device.api);
+        Some(crate::clocks::Clocks {
+            sm_mhz: if first { 300 } else { 1500 },
+            mem_mhz: 2000,
+            max_sm_mhz: Some(1500),
+            reasons: Vec::new(),
+        })
+    }
+}
+
+/// A tune's document keeps each parameter set's clocks on each API, and says where they moved
+/// (the first set's turns, from idle); the sweeps of its sets had them and it dropped them.
+#[test]
+fn a_tune_keeps_the_clocks_of_every_set_and_api() {
+    let config = config();
+    let grids = parse_grid_list("1w,2w").unwrap();
+    let reader = Warming(Default::default());
+    let tune = Tune {
+        work: &FRAME,
+        config: &config,
+        grids: &grids,
+        budget: None,
+        sample_seed: 7,
+        shard: None,
+        tool: "t",
+        date: "d",
+        overlap_close: false,
+        clocks: Some(&reader),
+        open: &open,
+    };
+    let mut caller = Recorded::default();
+    let report = run(&tune, vec![targets()], None, &mut caller).remove(0);
+    let apis: Vec<_> = report.clocks.iter().map(|c| c.api).collect();
+    assert!(
+        apis.contains(&TEST_API_A) && apis.contains(&TEST_API_B),
+        "{apis:?}"
+    );
+    let first = &report.clocks[0];
+    assert_eq!(
+        (first.clocks.start.sm_mhz, first.clocks.end.sm_mhz),
+        (300, 1500)
+    );
+    assert!(
+        first
+            .moved
+            .as_deref()
+            .unwrap()
+            .contains("300 MHz → 1500 MHz"),
+        "{first:?}"
+    );
+    let text = crate::tune::document::document(&[report], &[]);
+    assert!(text.contains("\"clocks\""), "the document keeps them");
+}

@@ -20,6 +20,7 @@ pub fn merge(mut reports: Vec<TuneReport>) -> Option<TuneReport> {
         .filter_map(|b| b.held.clone())
         .collect();
     for r in reports {
+        out.clocks.extend(r.clocks);
         for e in r.measurements {
             if !out
                 .measurements

@@ -102,6 +102,22 @@ pub struct TuneReport {
     /// Each configuration on each API (schema 4 called them `entries`).
     #[serde(alias = "entries")]
     pub measurements: Vec<Measurement>,
+    /// The GPU's clocks at the start and end of each parameter set's turn on each API, where
+    /// they were read (NVML); absent where none were.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clocks: Vec<SetClocks>,
+}
+
+/// One parameter set's turn on one API, as the GPU's clocks saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetClocks {
+    pub api: Api,
+    /// The parameter set ("ELEMS=4"; empty without parameters).
+    pub params: String,
+    pub clocks: crate::clocks::TurnClocks,
+    /// Why its rows ran on moving clocks, in words; absent where the clocks held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<String>,
 }
 
 impl TuneReport {

@@ -33,6 +33,8 @@ pub struct SetRun {
     pub errors: Vec<String>,
     /// Seconds from the start to the first measured row: opening the APIs and building.
     pub open_s: f64,
+    /// Each API's clocks over its turn, where they were read.
+    pub clocks: Vec<super::SetClocks>,
 }
 
 /// The grid policy a configuration names, from the run's list.
@@ -195,6 +197,14 @@ fn gather(
         }
     }
     for r in &report.results {
+        if let Some(c) = &r.clocks {
+            out.clocks.push(super::SetClocks {
+                api: r.api,
+                params: super::params_text(params),
+                clocks: c.clone(),
+                moved: r.clocks_moved.clone(),
+            });
+        }
         let mut got = super::measurements_of(r, params, tune.config.grid);
         // Configurations the API never reached (its sweep stopped): not run, and why.
         for c in configs {
