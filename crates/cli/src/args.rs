@@ -18,12 +18,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub mod apis;
 mod completions;
+mod cost;
 mod files;
 pub mod lab;
 mod options;
 mod parse;
 mod tune;
 pub use completions::CompletionsArgs;
+pub use cost::LaunchCostArgs;
 pub use files::{FileArgs, Where};
 pub use options::ApiOptionArgs;
 pub use parse::{default_size, parse_size, trim, Blocks, Grids};
@@ -92,6 +94,11 @@ pub enum Command {
         after_help = "Examples:\n  blocksweep limits                      # all APIs side by side for the default device\n  blocksweep limits --backend opencl     # every OpenCL limit of that device\n  blocksweep limits --device 1 --format json"
     )]
     Limits(LimitsArgs),
+    /// What one dispatch costs on each API: back to back on the device clock, and one at a time on the host clock.
+    #[command(
+        after_help = "Examples:\n  blocksweep launch-cost                       # every API that sees the first GPU\n  blocksweep launch-cost --backend all -o cost.json\n\nThe figures are explained in docs/launch-cost.md."
+    )]
+    LaunchCost(LaunchCostArgs),
     /// Sweep block sizes on one device through one or more APIs; verify and time every row.
     #[command(
         after_help = "Examples:\n  blocksweep sweep                                   # the 13 default sizes (16 ... 1024), 4K frame\n  blocksweep sweep --backend opencl --size 640x360\n  blocksweep sweep --blocks 32..1024:32 --grid data\n  blocksweep sweep -o results.json --plot results.svg   # table on stdout too; --quiet for files only\n  blocksweep sweep --kernel examples/kernels/saxpy/kernel.toml   # your own kernel (docs/kernels.md)\n\n\

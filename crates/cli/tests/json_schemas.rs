@@ -39,6 +39,14 @@ fn every_command_run_here_matches_its_schema() {
         "limits",
         &backend("limits --target roadmap-2026,cuda-cc-7.5"),
     );
+    let cost = conforms(
+        "launch-cost",
+        &backend("launch-cost --dispatches 50 --round-trips 5"),
+    );
+    assert_eq!(
+        cost["groups"][0]["costs"].as_array().unwrap().len(),
+        apis.len()
+    );
     let checks = validate["checks"].as_array().unwrap();
     assert!(checks.iter().all(|c| c["outcome"]["kind"].is_string()));
     let sweep = backend(&format!("sweep --blocks 32,64 {QUICK}"));
@@ -295,7 +303,9 @@ fn the_schema_page_and_the_schemas_name_the_same_fields() {
         unnamed.is_empty(),
         "in a schema, not on docs/json-schema.md: {unnamed:?}"
     );
-    for command in words("sweep replay limits validate devices compare shapes tail apis") {
+    for command in
+        words("sweep replay limits validate devices compare shapes tail apis launch-cost")
+    {
         assert!(
             md.contains(&format!("schemas/{command}.schema.json")),
             "the page links {command}'s schema"

@@ -23,6 +23,7 @@ pub mod guarantee;
 pub mod hostmem;
 pub mod lab;
 pub mod language;
+pub mod launch_cost;
 pub mod limits;
 pub mod measure;
 pub mod options;

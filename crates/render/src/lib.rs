@@ -14,6 +14,7 @@
 //! | runs side by side | `compare` | [`compare`] |
 //! | the lab's sweeps | `shapes`, `tail` | [`lab`] |
 //! | a tune | `sweep` that tunes | [`tune::Tunes`] |
+//! | what a launch costs | `launch-cost` | [`launch_cost`] |
 //!
 //! Text layout (widths, footnotes, wrapping) lives in [`layout`].
 
@@ -34,6 +35,7 @@ mod devices;
 mod export_tests;
 mod fleet;
 pub mod lab;
+pub mod launch_cost;
 pub mod layout;
 pub mod limits;
 #[cfg(test)]

@@ -6,6 +6,7 @@ mod compare;
 pub mod completions;
 mod devices;
 mod lab;
+mod launch_cost;
 mod limits;
 mod replay;
 mod sweep;
@@ -21,6 +22,7 @@ pub fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Devices(a) => devices::run(&a),
         Command::Limits(a) => limits::run(&a),
+        Command::LaunchCost(a) => launch_cost::run(&a),
         Command::Sweep(a) => sweep::run(&a),
         Command::Compare(a) => compare::run(&a),
         Command::Replay(a) => replay::run(&a),
