@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The seed's thirteen block sizes, as blocksweep sweeps them by default. */
@@ -318,7 +319,29 @@ struct bench_stat {
     int valid;
     unsigned reps;
     double mean, min, max; /* ms; min/max NAN under A (no per-dispatch times) */
+    /* Host clock per dispatch, microseconds: under A the timed batch (enqueued, one wait) over
+     * its dispatches, under C the median of each dispatch-and-wait; NAN under B. */
+    double host_us;
 };
+
+/* The host's monotonic clock, microseconds. */
+static inline double bench_host_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static inline int bench_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of `n` values (sorted in place). */
+static inline double bench_median(double *v, unsigned n) {
+    if (n == 0) return NAN;
+    qsort(v, n, sizeof *v, bench_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 
 /* A: one interval over `reps` dispatches. */
 static inline struct bench_stat bench_stat_batch(double interval_ms, unsigned reps) {
@@ -327,6 +350,7 @@ static inline struct bench_stat bench_stat_batch(double interval_ms, unsigned re
     s.reps = reps;
     s.mean = interval_ms / reps;
     s.min = s.max = NAN;
+    s.host_us = NAN;
     return s;
 }
 
@@ -341,6 +365,7 @@ static inline struct bench_stat bench_stat_each(const double *ms, unsigned reps)
     }
     s.valid = 1;
     s.reps = reps;
+    s.host_us = NAN;
     s.mean = sum / reps;
     s.min = lo;
     s.max = hi;
@@ -375,7 +400,7 @@ static inline void bench_write_csv(const struct bench_report *r) {
     if (o->csv_path == NULL) return;
     FILE *f = strcmp(o->csv_path, "-") ? fopen(o->csv_path, "w") : stdout;
     if (f == NULL) bench_die("%s: %s", o->csv_path, strerror(errno));
-    fputs("api,discipline,block,grid,reps,ms_mean,gbps,ms_min,ms_max,width,height,device\n", f);
+    fputs("api,discipline,block,grid,reps,ms_mean,gbps,ms_min,ms_max,width,height,device,host_us\n", f);
     for (unsigned i = 0; i < r->count; ++i) {
         const struct bench_row *row = &r->rows[i];
         for (int d = 0; d < 3; ++d) {
@@ -393,7 +418,9 @@ static inline void bench_write_csv(const struct bench_report *r) {
                 if (*c == '"') fputc('"', f);
                 fputc(*c, f);
             }
-            fputs("\"\n", f);
+            fputc('"', f);
+            if (isnan(s->host_us)) fputs(",\n", f);
+            else fprintf(f, ",%.3f\n", s->host_us);
         }
     }
     if (f != stdout) {

@@ -73,11 +73,14 @@ struct Timer {
     bench_stat a(Op op, unsigned reps, unsigned warmups) {
         warm_up(op, warmups);
         ensure(2);
+        const double host = bench_host_us();
         CUDA_CHECK(cudaEventRecord(events[0], stream));
         for (unsigned i = 0; i < reps; ++i) op();
         CUDA_CHECK(cudaEventRecord(events[1], stream));
         CUDA_CHECK(cudaEventSynchronize(events[1]));
-        return bench_stat_batch(elapsed(events[0], events[1]), reps);
+        bench_stat s = bench_stat_batch(elapsed(events[0], events[1]), reps);
+        s.host_us = (bench_host_us() - host) / reps;
+        return s;
     }
 
     // B: an event before the first and after every operation, back to back, one wait.
@@ -101,15 +104,19 @@ struct Timer {
     bench_stat c(Op op, unsigned reps, unsigned warmups) {
         warm_up(op, warmups);
         ensure(2);
-        std::vector<double> ms(reps);
+        std::vector<double> ms(reps), host(reps);
         for (unsigned i = 0; i < reps; ++i) {
+            const double h = bench_host_us();
             CUDA_CHECK(cudaEventRecord(events[0], stream));
             op();
             CUDA_CHECK(cudaEventRecord(events[1], stream));
             CUDA_CHECK(cudaEventSynchronize(events[1]));
+            host[i] = bench_host_us() - h;
             ms[i] = elapsed(events[0], events[1]);
         }
-        return bench_stat_each(ms.data(), reps);
+        bench_stat s = bench_stat_each(ms.data(), reps);
+        s.host_us = bench_median(host.data(), reps);
+        return s;
     }
 };
 

@@ -168,16 +168,20 @@ static void warm_up(const struct work *w, unsigned warmups) {
 static struct bench_stat time_a(const struct work *w, unsigned reps, unsigned warmups) {
     warm_up(w, warmups);
     cl_event first = NULL, last = NULL;
+    const double host = bench_host_us();
     for (unsigned i = 0; i < reps; ++i) enqueue(w, i == 0 ? &first : i + 1 == reps ? &last : NULL);
     if (reps == 1) {
         last = first;
         CL_CHECK(clRetainEvent(last));
     }
     CL_CHECK(clWaitForEvents(1, &last));
+    const double host_us = (bench_host_us() - host) / reps;
     cl_ulong s = profiling(first, CL_PROFILING_COMMAND_START), t = profiling(last, CL_PROFILING_COMMAND_END);
     CL_CHECK(clReleaseEvent(first));
     CL_CHECK(clReleaseEvent(last));
-    return bench_stat_batch((double)(t - s) / 1e6, reps);
+    struct bench_stat st = bench_stat_batch((double)(t - s) / 1e6, reps);
+    st.host_us = host_us;
+    return st;
 }
 
 /* B: every enqueue's START..END, all back to back, one wait. */
@@ -201,17 +205,21 @@ static struct bench_stat time_b(const struct work *w, unsigned reps, unsigned wa
 /* C: clFinish after each enqueue; each one's START..END. */
 static struct bench_stat time_c(const struct work *w, unsigned reps, unsigned warmups) {
     warm_up(w, warmups);
-    double *ms = (double *)calloc(reps, sizeof *ms);
-    if (ms == NULL) bench_die("out of memory");
+    double *ms = (double *)calloc(reps, sizeof *ms), *host = (double *)calloc(reps, sizeof *host);
+    if (ms == NULL || host == NULL) bench_die("out of memory");
     for (unsigned i = 0; i < reps; ++i) {
         cl_event e;
+        const double h = bench_host_us();
         enqueue(w, &e);
         CL_CHECK(clFinish(w->q));
+        host[i] = bench_host_us() - h;
         ms[i] = event_ms(e);
         CL_CHECK(clReleaseEvent(e));
     }
     struct bench_stat s = bench_stat_each(ms, reps);
+    s.host_us = bench_median(host, reps);
     free(ms);
+    free(host);
     return s;
 }
 

@@ -226,8 +226,11 @@ static void warm_up(const struct work *w, unsigned warmups) {
 static struct bench_stat time_a(const struct work *w, unsigned reps, unsigned warmups) {
     double ms;
     warm_up(w, warmups);
+    const double host = bench_host_us();
     run_batch(w, reps, STAMPS_BATCH, &ms);
-    return bench_stat_batch(ms, reps);
+    struct bench_stat s = bench_stat_batch(ms, reps);
+    s.host_us = (bench_host_us() - host) / reps;
+    return s;
 }
 
 static struct bench_stat time_b(const struct work *w, unsigned reps, unsigned warmups) {
@@ -241,12 +244,18 @@ static struct bench_stat time_b(const struct work *w, unsigned reps, unsigned wa
 }
 
 static struct bench_stat time_c(const struct work *w, unsigned reps, unsigned warmups) {
-    double *ms = (double *)calloc(reps, sizeof *ms);
-    if (ms == NULL) bench_die("out of memory");
+    double *ms = (double *)calloc(reps, sizeof *ms), *host = (double *)calloc(reps, sizeof *host);
+    if (ms == NULL || host == NULL) bench_die("out of memory");
     warm_up(w, warmups);
-    for (unsigned i = 0; i < reps; ++i) run_batch(w, 1, STAMPS_EACH, &ms[i]);
+    for (unsigned i = 0; i < reps; ++i) {
+        const double h = bench_host_us();
+        run_batch(w, 1, STAMPS_EACH, &ms[i]);
+        host[i] = bench_host_us() - h;
+    }
     struct bench_stat s = bench_stat_each(ms, reps);
+    s.host_us = bench_median(host, reps);
     free(ms);
+    free(host);
     return s;
 }
 
