@@ -119,7 +119,11 @@ fn check_run(path: &Path, api: &str) {
     let v: Value = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("{} is not complete JSON: {e}", path.display()));
     let name = path.display();
-    assert_eq!(v["schema_version"], 4, "{name}");
+    assert_eq!(
+        v["schema_version"],
+        blocksweep_core::report::SCHEMA_VERSION,
+        "{name}"
+    );
     assert_eq!(
         v["failures"].as_array().map(Vec::len),
         Some(0),

@@ -94,11 +94,6 @@ pub enum Command {
         after_help = "Examples:\n  blocksweep limits                      # all APIs side by side for the default device\n  blocksweep limits --backend opencl     # every OpenCL limit of that device\n  blocksweep limits --device 1 --format json"
     )]
     Limits(LimitsArgs),
-    /// What one dispatch costs on each API: back to back on the device clock, and one at a time on the host clock.
-    #[command(
-        after_help = "Examples:\n  blocksweep launch-cost                       # every API that sees the first GPU\n  blocksweep launch-cost --backend all -o cost.json\n\nThe figures are explained in docs/launch-cost.md."
-    )]
-    LaunchCost(LaunchCostArgs),
     /// Sweep block sizes on one device through one or more APIs; verify and time every row.
     #[command(
         after_help = "Examples:\n  blocksweep sweep                                   # the 13 default sizes (16 ... 1024), 4K frame\n  blocksweep sweep --backend opencl --size 640x360\n  blocksweep sweep --blocks 32..1024:32 --grid data\n  blocksweep sweep -o results.json --plot results.svg   # table on stdout too; --quiet for files only\n  blocksweep sweep --kernel examples/kernels/saxpy/kernel.toml   # your own kernel (docs/kernels.md)\n\n\
@@ -120,6 +115,11 @@ Every column of the table is explained in docs/guide.md (section 3, \"Reading th
         after_help = "Examples:\n  blocksweep tail                                    # block 256, 0.5 to 4 waves in tenths\n  blocksweep tail --block 1024 --waves 0.5..3:0.05 --plot tail.svg\n\nThe lab is explained in docs/lab.md."
     )]
     Tail(lab::TailArgs),
+    /// What one dispatch costs on each API: back to back on the device clock, and one at a time on the host clock.
+    #[command(
+        after_help = "Examples:\n  blocksweep launch-cost                       # every API that sees the first GPU\n  blocksweep launch-cost --backend all -o cost.json\n\nThe figures are explained in docs/launch-cost.md."
+    )]
+    LaunchCost(LaunchCostArgs),
     /// Put sweeps from different GPUs or machines side by side: each run's of-best per block size.
     #[command(
         after_help = "Example:\n  blocksweep sweep -o t4.json      # on one machine\n  blocksweep sweep -o h200.json    # on another\n  blocksweep compare t4.json h200.json"

@@ -19,10 +19,10 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use crate::backend::DeviceIdentity;
 use crate::backend::{Backend, BackendError, ErrorKind, Launch, Stamps, TimerInfo, Work};
 use crate::blocks::BlockSize;
 use crate::frame::Frame;
-use crate::DeviceIdentity;
 
 /// How many dispatches each figure takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,7 +121,7 @@ pub fn measure(backend: &mut dyn Backend, config: &CostConfig) -> Result<LaunchC
         block: config.block.max(1),
     };
     let frame = Frame::generate(1, 1, 7);
-    crate::builtin::load(backend, crate::KernelVariant::GridStride, &frame)?;
+    crate::builtin::load(backend, crate::backend::KernelVariant::GridStride, &frame)?;
     let launch = Launch::linear(BlockSize::linear(config.block), 1);
     backend.prepare(&[launch.block]);
     let work = Work::Kernel(launch);
