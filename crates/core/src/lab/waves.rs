@@ -276,8 +276,12 @@ pub fn slots_busy(waves: f64) -> f64 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WavePoint {
     pub series: WaveKernel,
-    /// The waves asked for, in thousandths.
+    /// The waves asked for, in thousandths: the first ask that gave this grid.
     pub asked: u64,
+    /// The last ask that rounded to this grid (asks between were merged into it), in
+    /// thousandths; equal to `asked` where no other ask did. Older files have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_last: Option<u64>,
     pub grid: u64,
     /// grid / wave: what the rounding to whole blocks gave.
     pub waves: f64,
@@ -299,11 +303,12 @@ impl WavePoint {
 pub fn plan(spec: &WaveSpec, wave: &Wave, series: WaveKernel, frame: (u32, u32)) -> Vec<WavePoint> {
     let threads = wave.block.threads();
     let mut out = Vec::new();
-    let mut seen = std::collections::HashSet::new();
     for asked in spec.points() {
         let grid = wave.grid(asked);
-        // Two asks that round to the same grid are one launch: measured once.
-        if !seen.insert(grid) {
+        // Two asks that round to the same grid are one launch: measured once, the row
+        // keeping the range of asks it stands for.
+        if let Some(p) = out.iter_mut().find(|p: &&mut WavePoint| p.grid == grid) {
+            p.asked_last = Some(asked);
             continue;
         }
         let (width, height) = match series {
@@ -316,6 +321,7 @@ pub fn plan(spec: &WaveSpec, wave: &Wave, series: WaveKernel, frame: (u32, u32))
         out.push(WavePoint {
             series,
             asked,
+            asked_last: None,
             grid,
             waves: grid as f64 / wave.blocks as f64,
             width,

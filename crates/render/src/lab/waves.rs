@@ -2,6 +2,7 @@
 //! column per API, or a table per API where their waves differ), then each API's GB/s just
 //! past a whole wave against the whole wave.
 
+use blocksweep_core::backend::DeviceKind;
 use blocksweep_core::lab::report::WaveReport;
 use blocksweep_core::lab::row::LabRow;
 use blocksweep_core::lab::waves::{show_waves, WaveKernel, WaveResult, WaveRow};
@@ -33,6 +34,7 @@ fn render_series(report: &WaveReport, doc: &mut Doc) {
         .results
         .iter()
         .all(|r| r.wave.blocks == first.wave.blocks);
+    let asks = report.spec.points().len();
     for series in WaveKernel::ALL {
         let title = format!(
             "{}, {}: {}",
@@ -47,10 +49,10 @@ fn render_series(report: &WaveReport, doc: &mut Doc) {
         doc.heading(3, &title);
         if same {
             let all: Vec<&WaveResult> = report.results.iter().collect();
-            wave_table(&all, series, doc);
+            wave_table(&all, series, asks, doc);
         } else {
             for r in &report.results {
-                wave_table(&[r], series, doc);
+                wave_table(&[r], series, asks, doc);
             }
         }
     }
@@ -62,6 +64,11 @@ fn wave_lines(report: &WaveReport) -> Vec<String> {
     device_lines(report.results.iter().map(|r| {
         let w = &r.wave;
         let words = r.api.words();
+        // A CPU device's unit is its compute unit (a core), whatever the API calls a GPU's.
+        let unit = match r.device.kind {
+            DeviceKind::Cpu => "compute unit",
+            _ => words.multiprocessor,
+        };
         let plural = |n: u64, word: &str| match n {
             1 => format!("{n} {word}"),
             _ => format!("{n} {word}s"),
@@ -72,8 +79,8 @@ fn wave_lines(report: &WaveReport) -> Vec<String> {
             format!(
                 "; one wave = {} per {} x {} = {} ({})",
                 plural(w.blocks_per_mp.into(), words.block),
-                words.multiprocessor,
-                plural(w.multiprocessors, words.multiprocessor),
+                unit,
+                plural(w.multiprocessors, unit),
                 plural(w.blocks, words.block),
                 w.source
             ),
@@ -102,8 +109,9 @@ fn render_summary(report: &WaveReport, doc: &mut Doc) {
     ));
 }
 
-/// One series as a table: a row per grid, a GB/s column per API.
-fn wave_table(results: &[&WaveResult], series: WaveKernel, doc: &mut Doc) {
+/// One series as a table: a row per grid, a GB/s column per API; `asks` points were asked
+/// for, and the legend says how many grids they gave where some merged.
+fn wave_table(results: &[&WaveResult], series: WaveKernel, asks: usize, doc: &mut Doc) {
     let Some(first) = results.first() else { return };
     let mut cols = vec![
         Column::right("waves\nasked").key(),
@@ -126,10 +134,17 @@ fn wave_table(results: &[&WaveResult], series: WaveKernel, doc: &mut Doc) {
         .iter()
         .filter(|r| r.point.series == series)
         .collect();
+    let grids = rows.len();
     for row in rows {
         let p = &row.point;
+        let asked = match p.asked_last {
+            Some(last) if last != p.asked => {
+                format!("{}–{}", show_waves(p.asked), show_waves(last))
+            }
+            _ => show_waves(p.asked),
+        };
         let mut cells = vec![
-            show_waves(p.asked),
+            asked,
             p.grid.to_string(),
             format!("{:.3}", p.waves),
             format!("{:.2}", row.slots_busy),
@@ -149,28 +164,50 @@ fn wave_table(results: &[&WaveResult], series: WaveKernel, doc: &mut Doc) {
         }
         t.push(cells);
     }
-    let legend = if results.len() == 1 {
-        format!(
+    let mut legend = Vec::new();
+    if results.len() == 1 {
+        legend.push(format!(
             "{} only (its wave differs from the other APIs').",
             first.api
-        )
-    } else {
-        String::new()
-    };
-    doc.table(&t, &legend, &notes);
+        ));
+    }
+    if grids < asks {
+        legend.push(merged_words(asks, grids, first));
+    }
+    doc.table(&t, &legend.join(" "), &notes);
+}
+
+/// Why fewer rows than points asked: asks that round to one whole number of blocks are one
+/// launch, measured once.
+fn merged_words(asks: usize, grids: usize, r: &WaveResult) -> String {
+    let block = r.api.words().block;
+    format!(
+        "{asks} points asked gave {grids} grids: a wave here is {} {block}{}, so asks that \
+         round to the same number of {block}s are one launch, measured once ('waves asked' \
+         gives the range each grid stands for).",
+        r.wave.blocks,
+        if r.wave.blocks == 1 { "" } else { "s" }
+    )
 }
 
 /// "CUDA, grid_stride: 1.1 waves (grid 1162) at 0.71 of 1 wave (grid 1056); slots busy 0.55".
 fn tail_lines(r: &WaveResult) -> Vec<String> {
     let mut out = Vec::new();
     for series in WaveKernel::ALL {
+        // The row that stands for an ask (its first, or one merged into it).
         let at = |asked: u64| {
-            r.rows
-                .iter()
-                .find(|x| x.point.series == series && x.point.asked == asked && x.gbps.is_some())
+            r.rows.iter().find(|x| {
+                let p = &x.point;
+                let last = p.asked_last.unwrap_or(p.asked);
+                p.series == series && (p.asked..=last).contains(&asked) && x.gbps.is_some()
+            })
         };
         for k in 1..=3u64 {
-            if let (Some(whole), Some(past)) = (at(k * 1000), at(k * 1000 + 100)) {
+            let pair = (at(k * 1000), at(k * 1000 + 100));
+            if let (Some(whole), Some(past)) = pair {
+                if whole.point.grid == past.point.grid {
+                    continue;
+                }
                 let ratio = past.gbps.unwrap_or(0.0) / whole.gbps.unwrap_or(1.0);
                 out.push(format!(
                     "{}, {}: {} waves (grid {}) at {:.2} of {} waves (grid {}); slots busy {:.2}",
@@ -245,7 +282,7 @@ mod tests {
     use super::super::testing::{host_run, quick};
     use super::*;
     use crate::{Layout, Render};
-    use blocksweep_core::backend::{DeviceKind, Residency};
+    use blocksweep_core::backend::Residency;
     use blocksweep_core::lab::run::{run_waves, wave_of};
     use blocksweep_core::lab::waves::{Wave, WaveSpec};
     use blocksweep_core::BlockSize;
@@ -309,5 +346,48 @@ mod tests {
             Wave::new(BlockSize::linear(1024), Some(&r), 132, DeviceKind::Gpu).blocks,
             264
         );
+    }
+
+    /// Asks that round to one grid are one row that says its range, the legend says how many
+    /// grids the asks gave, and a CPU device's wave is counted in compute units, not SMs.
+    #[test]
+    fn merged_asks_are_said_and_a_cpu_wave_is_in_compute_units() {
+        let (mut b, frame, reference) = host_run(200, 100, 3);
+        let wave = Wave::new(BlockSize::linear(128), None, 2, DeviceKind::Cpu);
+        let spec: WaveSpec = "0.5..4:0.1".parse().unwrap();
+        let mut r = run_waves(
+            &mut b,
+            (&frame, &reference),
+            (&spec, &wave),
+            &quick(),
+            5,
+            &mut |_| {},
+        );
+        r.device.kind = DeviceKind::Cpu;
+        let grid_stride = r
+            .rows
+            .iter()
+            .filter(|x| x.point.series == WaveKernel::GridStride)
+            .count();
+        assert_eq!(grid_stride, 8);
+        let report = WaveReport {
+            partial: Default::default(),
+            tool: "t".into(),
+            date: "d".into(),
+            spec,
+            block: BlockSize::linear(128),
+            protocol: quick(),
+            shared_wave: false,
+            results: vec![r],
+            failures: Vec::new(),
+        };
+        let text = report.markdown(Layout::default());
+        assert!(text.contains("36 points asked gave 8 grids"), "{text}");
+        assert!(text.contains("0.8–1.2"), "{text}");
+        assert!(
+            text.contains("per compute unit x 2 compute units = 2 blocks"),
+            "{text}"
+        );
+        assert!(!text.contains(" MPs"), "{text}");
     }
 }
