@@ -81,7 +81,7 @@ fn every_command_run_here_matches_its_schema() {
         );
     }
     conforms("shapes", &backend(&format!("shapes --threads 64 {QUICK}")));
-    let tail = format!("tail --block 64 --waves waves:0.5..1:0.5 {QUICK}");
+    let tail = format!("tail --block 64 --waves waves:0.5..1:0.25 {QUICK}");
     conforms("tail", &backend(&tail));
     let all = json(&format!("sweep --device all --blocks 32 {QUICK}"));
     conforms("sweep", &all);
