@@ -116,6 +116,14 @@ pub struct Coalescing {
     pub words: String,
 }
 
+impl Coalescing {
+    /// `sector_use` as a whole percentage, rounded half up: the one figure the table and the
+    /// words both print.
+    pub fn percent_used(&self) -> u64 {
+        (self.sector_use * 100.0).round() as u64
+    }
+}
+
 /// The coalescing facts of `block` with a warp of `warp` lanes.
 pub fn coalescing(block: BlockSize, warp: u64) -> Coalescing {
     let warp = warp.max(1);
@@ -128,7 +136,7 @@ pub fn coalescing(block: BlockSize, warp: u64) -> Coalescing {
     let sectors = rows * sectors_per_row;
     let used = lanes * BYTES_PER_THREAD;
     let sector_use = used as f64 / (sectors * SECTOR_BYTES) as f64;
-    let pct = (sector_use * 100.0).round();
+    let pct = (sector_use * 100.0).round() as u64;
     let words = if rows == 1 && bytes_per_row >= 128 {
         format!(
             "coalesced: one row, {bytes_per_row} contiguous bytes per plane ({sectors} sectors, all used)"

@@ -98,7 +98,7 @@ fn shape_cells(
         k.map_or("—".into(), |k| k.rows.to_string()),
         k.map_or("—".into(), |k| k.bytes_per_row.to_string()),
         k.map_or("—".into(), |k| {
-            format!("{} ({:.0}%)", k.sectors, k.sector_use * 100.0)
+            format!("{} ({}%)", k.sectors, k.percent_used())
         }),
     ];
     let mut beyond = Vec::new();
@@ -296,6 +296,9 @@ mod tests {
         assert!(text.contains("Block shapes of 256 threads"), "{text}");
         assert!(text.contains("1x256"), "{text}");
         assert!(text.contains("rows/"), "{text}");
+        // 1x256 uses 4 of every 32 bytes: 12.5 %, one figure in the table and the words.
+        assert!(text.contains("32 (13%)"), "{text}");
+        assert!(text.contains("(13% used"), "{text}");
         let csv = report.csv();
         assert_eq!(csv.lines().count(), 10, "{csv}");
         let back: ShapeReport = serde_json::from_str(&report.json()).unwrap();
