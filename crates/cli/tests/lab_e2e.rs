@@ -203,3 +203,31 @@ fn lab_bad_input_is_one_line_and_exit_2() {
     bad_input(&["tail", "--plot", "x.png"], "must be a .svg file");
     assert!(succeeds(&["tail", "--help"]).contains("docs/lab.md"));
 }
+
+/// On a terminal, the lab's commands show where they stand (they ran a minute or more in
+/// silence): util-linux `script` gives the run a pseudo-terminal, and its typescript holds the
+/// progress line ("OpenCL: 3 of 7 shapes measured", "OpenCL: 2 grids measured").
+#[test]
+fn shapes_and_tail_show_progress_on_a_terminal() {
+    if !available("opencl") {
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("blocksweep");
+    let runs = [
+        ("shapes --threads 64", "of 7 shapes measured"),
+        ("tail --block 64 --waves 0.5..2:0.5", "grids measured"),
+    ];
+    for (command, said) in runs {
+        let line = format!(
+            "{} {command} --backend opencl --size 160x90 --reps 2 --warmups 0 >/dev/null",
+            bin.display()
+        );
+        let out = std::process::Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .output()
+            .expect("util-linux `script` runs the binary on a pseudo-terminal");
+        let typed = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{command}: {typed}");
+        assert!(typed.contains(said), "{command}: no progress line in {typed:?}");
+    }
+}

@@ -10,10 +10,12 @@ use blocksweep_core::lab::shapes::{self, ShapeResult};
 use blocksweep_core::lab::task::{LabFrame, OnFrame, Shapes, Tail};
 use blocksweep_core::report::Partial;
 use blocksweep_core::session::{self, Finished, Later, Progress, SessionError, Task};
+use blocksweep_core::sweep::Observer;
 use blocksweep_core::{Api, Registry, Targets};
 
 use crate::args::lab::{LabRun, TailArgs};
 use crate::args::DeviceArgs;
+use crate::progress::Bar;
 use crate::session::session_error;
 use crate::usage;
 
@@ -28,16 +30,31 @@ fn make_frame(targets: &Targets, run: &LabRun) -> Result<LabFrame, SessionError>
 }
 
 /// Runs a lab task on one physical device through the pipeline; at least one API must run it.
-/// `on_update` sees every answer so far after every row.
+/// `on_update` sees every answer so far after every row; the progress line on stderr says
+/// what `stood` makes of the answer of the API in its turn ("3 of 9 shapes measured").
 fn run_on<T: Task<Settings = ()>, F: FnOnce() -> Result<T, SessionError>>(
     reg: &Registry,
     (targets, device): (&Targets, &DeviceArgs),
     make: F,
-    on_update: &mut dyn FnMut(&Progress<'_, T::Answer>),
+    (on_update, stood): (
+        &mut dyn FnMut(&Progress<'_, T::Answer>),
+        &dyn Fn(&T::Answer) -> String,
+    ),
 ) -> anyhow::Result<Finished<T::Answer>> {
     let mut task = Later::new(make);
     let options = crate::session::open_options(device, false)?;
-    session::run_saving(reg, targets, &options, &(), &mut task, on_update)
+    let mut bar = Bar::new();
+    bar.status(None, "opening the devices and building the kernels");
+    let apis = apis(targets);
+    let mut show = |p: &Progress<'_, T::Answer>| {
+        on_update(p);
+        if let Some((i, answer)) = p.current {
+            bar.status(apis.get(i).copied(), &stood(answer));
+        }
+    };
+    let finished = session::run_saving(reg, targets, &options, &(), &mut task, &mut show);
+    bar.finish();
+    finished
         .and_then(Finished::require_any)
         .map_err(session_error)
 }
@@ -91,7 +108,11 @@ pub fn shapes_on(
         so_far.partial = Partial::at(p.stood(&apis, last_turn, rows, Some(planned)));
         save(&so_far);
     };
-    let finished = run_on(reg, (&targets, device), make, &mut on_update)?;
+    let stood = |a: &Vec<ShapeResult>| {
+        let done: usize = a.iter().map(|r| r.rows.len()).sum();
+        format!("{done} of {planned} shapes measured")
+    };
+    let finished = run_on(reg, (&targets, device), make, (&mut on_update, &stood))?;
     report.failures.extend(finished.failures);
     let answers: Vec<&Vec<ShapeResult>> = finished.answers.iter().collect();
     report
@@ -130,7 +151,9 @@ pub fn waves_on(
         so_far.partial = Partial::at(p.stood(&apis, last_turn, rows, None));
         save(&so_far);
     };
-    let finished = run_on(reg, (&targets, device), make, &mut on_update)?;
+    let stood =
+        |a: &blocksweep_core::lab::waves::WaveResult| format!("{} grids measured", a.rows.len());
+    let finished = run_on(reg, (&targets, device), make, (&mut on_update, &stood))?;
     report.shared_wave |= finished.shared_plan;
     report.failures.extend(finished.failures);
     report.results.extend(finished.answers);
