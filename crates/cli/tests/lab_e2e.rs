@@ -228,6 +228,9 @@ fn shapes_and_tail_show_progress_on_a_terminal() {
             .expect("util-linux `script` runs the binary on a pseudo-terminal");
         let typed = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{command}: {typed}");
-        assert!(typed.contains(said), "{command}: no progress line in {typed:?}");
+        assert!(
+            typed.contains(said),
+            "{command}: no progress line in {typed:?}"
+        );
     }
 }

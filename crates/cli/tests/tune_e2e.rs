@@ -405,6 +405,14 @@ fn a_parameter_set_that_crashes_or_hangs_an_api_is_a_value_and_the_tune_goes_on(
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // Each fault's line on stderr names its parameter set (two sets failed: two lines that
+    // said the same without it).
+    let said = stderr(&out);
+    for (set, fault) in [("ELEMS=4", "SIGSEGV"), ("ELEMS=8", "did not finish")] {
+        let lines: Vec<&str> = said.lines().filter(|l| l.contains(fault)).collect();
+        assert!(!lines.is_empty(), "{said}");
+        assert!(lines.iter().all(|l| l.contains(set)), "{said}");
+    }
     let r = read_tune(&json);
     let errors: Vec<&str> = r["errors"]
         .as_array()

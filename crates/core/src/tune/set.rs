@@ -97,8 +97,12 @@ pub fn run(
     out.open_s = first_row.unwrap_or_else(|| t0.elapsed().as_secs_f64());
     match ended {
         Some(Ok(Ended::Measured { .. })) => {
+            // Each line names its set: sets that fail alike would say the same line.
             for f in &report.failures {
-                caller.say(&format!("{}: {}", f.api, f.message));
+                caller.say(&match params.is_empty() {
+                    true => format!("{}: {}", f.api, f.message),
+                    false => format!("{} at {}: {}", f.api, super::params_text(params), f.message),
+                });
             }
             gather(tune, &report, params, configs, &mut out);
         }
