@@ -294,7 +294,7 @@ mod tests {
         // The host's model: sm_75, 16 registers, 4 MPs -> 8 blocks of 128 per MP.
         assert_eq!((wave.blocks_per_mp, wave.blocks), (8, 32));
         let spec: WaveSpec = "0.5..2:0.25".parse().unwrap();
-        let r = run_waves(
+        let mut r = run_waves(
             &mut b,
             (&frame, &reference),
             (&spec, &wave),
@@ -302,6 +302,8 @@ mod tests {
             5,
             &mut |_| {},
         );
+        // The host backend models a GPU's occupancy; its device says CPU.
+        r.device.kind = DeviceKind::Gpu;
         assert_eq!(r.error, None);
         let grids = |series| -> Vec<u64> {
             r.rows

@@ -100,3 +100,12 @@ fn footnotes_number_each_text_once() {
     assert_eq!(n.mark("x"), "[1]");
     assert_eq!(n.render(Layout::default(), false), "[1] x\n[2] y");
 }
+
+#[test]
+fn a_bracketed_launch_is_never_split_across_lines() {
+    let s = wrap_line("a 32x32 block (1024 threads) runs [32x32x1 x 4]", 30, "");
+    assert_eq!(s, "a 32x32 block (1024 threads)\nruns [32x32x1 x 4]");
+    // A bracket left open groups nothing: the words wrap as words.
+    let s = wrap_line("see [the notes below for more", 12, "");
+    assert_eq!(s, "see [the\nnotes below\nfor more");
+}

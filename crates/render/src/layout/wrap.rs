@@ -30,7 +30,8 @@ pub fn wrap_line(line: &str, width: usize, hang: &str) -> String {
     let mut lines: Vec<String> = Vec::new();
     let mut cur = lead.to_string();
     let mut cur_has_word = false;
-    for word in body[lead_len..].split(' ').filter(|w| !w.is_empty()) {
+    for word in words_of(&body[lead_len..]) {
+        let word = word.as_str();
         let room = width.saturating_sub(width_of(&cur) + usize::from(cur_has_word));
         if width_of(word) <= room {
             if cur_has_word {
@@ -64,6 +65,32 @@ pub fn wrap_line(line: &str, width: usize, hang: &str) -> String {
         s.push_str("  ");
     }
     s
+}
+
+/// The words of a line, a short bracketed group kept as one ("[32x32x1 x 4]": a launch is
+/// never split across lines); a bracket not closed within four words groups nothing.
+fn words_of(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
+    let mut out = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        let open = w.starts_with('[') && !w.contains(']');
+        let close = open
+            .then(|| (i + 1..words.len().min(i + 4)).find(|&j| words[j].contains(']')))
+            .flatten();
+        match close {
+            Some(j) => {
+                out.push(words[i..=j].join(" "));
+                i = j + 1;
+            }
+            None => {
+                out.push(w.to_string());
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// An API's own name for something, known by its shape: a C macro (`CL_DEVICE_MAX_WORK_GROUP_SIZE`,
