@@ -91,53 +91,53 @@ pub enum Command {
     Devices(DevicesArgs),
     /// Show launch limits under each API's own names, with what each specification guarantees.
     #[command(
-        after_help = "Examples:\n  blocksweep limits                      # all APIs side by side for the default device\n  blocksweep limits --backend opencl     # every OpenCL limit of that device\n  blocksweep limits --device 1 --format json"
+        after_help = "Examples:\n  # all APIs side by side for the default device\n  blocksweep limits\n  # every OpenCL limit of that device\n  blocksweep limits --backend opencl\n  blocksweep limits --device 1 --format json"
     )]
     Limits(LimitsArgs),
     /// Sweep block sizes on one device through one or more APIs; verify and time every row.
     #[command(
-        after_help = "Examples:\n  blocksweep sweep                                   # the 13 default sizes (16 ... 1024), 4K frame\n  blocksweep sweep --backend opencl --size 640x360\n  blocksweep sweep --blocks 32..1024:32 --grid data\n  blocksweep sweep -o results.json --plot results.svg   # table on stdout too; --quiet for files only\n  blocksweep sweep --kernel examples/kernels/saxpy/kernel.toml   # your own kernel (docs/kernels.md)\n\n\
-Every column of the table is explained in docs/guide.md (section 3, \"Reading the output\")."
+        after_help = "Examples:\n  # the 13 default sizes (16 ... 1024), 4K frame\n  blocksweep sweep\n  blocksweep sweep --backend opencl --size 640x360\n  blocksweep sweep --blocks 32..1024:32 --grid data\n  # the table on stdout too; --quiet for the files only\n  blocksweep sweep -o results.json --plot results.svg\n  # your own kernel (docs/kernels.md)\n  blocksweep sweep --kernel examples/kernels/saxpy/kernel.toml\n\n\
+Every column of the table is explained in docs/guide.md\n(section 3, \"Reading the output\")."
     )]
     Sweep(SweepArgs),
     /// Launch the sizing assumptions people port between APIs (1024 threads, 32x32x2, z = 65, a 65536-block grid, ...) and show what each API does.
     #[command(
-        after_help = "Examples:\n  blocksweep validate                 # every API that sees the first GPU\n  blocksweep validate --backend all --format markdown\n  blocksweep validate --kernel examples/kernels/saxpy/kernel.toml   # with your own kernel"
+        after_help = "Examples:\n  # every API that sees the first GPU\n  blocksweep validate\n  blocksweep validate --backend all --format markdown\n  # with your own kernel\n  blocksweep validate --kernel examples/kernels/saxpy/kernel.toml"
     )]
     Validate(ValidateArgs),
     /// Every power-of-two block shape of one thread count (256: 256x1 ... 1x256) of a 2-D kernel on every API: GB/s, and what each shape does to a warp's memory access.
     #[command(
-        after_help = "Examples:\n  blocksweep shapes                          # 256 threads: 256x1, 128x2, ..., 1x256, 4K frame\n  blocksweep shapes --threads 256,1024 -o shapes.json -o shapes.md\n\nThe lab is explained in docs/lab.md."
+        after_help = "Examples:\n  # 256 threads: 256x1, 128x2, ..., 1x256, 4K frame\n  blocksweep shapes\n  blocksweep shapes --threads 256,1024 -o shapes.json -o shapes.md\n\nThe lab is explained in docs/lab.md."
     )]
     Shapes(lab::ShapesArgs),
     /// The tail effect: one block, grids from a fraction of a wave to several waves, on the grid-stride kernel and on one pixel per thread.
     #[command(
-        after_help = "Examples:\n  blocksweep tail                                    # block 256, 0.5 to 4 waves in tenths\n  blocksweep tail --block 1024 --waves 0.5..3:0.05 --plot tail.svg\n\nThe lab is explained in docs/lab.md."
+        after_help = "Examples:\n  # block 256, 0.5 to 4 waves in tenths\n  blocksweep tail\n  blocksweep tail --block 1024 --waves 0.5..3:0.05 --plot tail.svg\n\nThe lab is explained in docs/lab.md."
     )]
     Tail(lab::TailArgs),
     /// What one dispatch costs on each API: back to back on the device clock, and one at a time on the host clock.
     #[command(
-        after_help = "Examples:\n  blocksweep launch-cost                       # every API that sees the first GPU\n  blocksweep launch-cost --backend all -o cost.json\n\nThe figures are explained in docs/launch-cost.md."
+        after_help = "Examples:\n  # every API that sees the first GPU\n  blocksweep launch-cost\n  blocksweep launch-cost --backend all -o cost.json\n\nThe figures are explained in docs/launch-cost.md."
     )]
     LaunchCost(LaunchCostArgs),
     /// Put sweeps from different GPUs or machines side by side: each run's of-best per block size.
     #[command(
-        after_help = "Example:\n  blocksweep sweep -o t4.json      # on one machine\n  blocksweep sweep -o h200.json    # on another\n  blocksweep compare t4.json h200.json"
+        after_help = "Example:\n  # on one machine, then on another\n  blocksweep sweep -o t4.json\n  blocksweep sweep -o h200.json\n  blocksweep compare t4.json h200.json"
     )]
     Compare(CompareArgs),
     /// Show a saved sweep (-o run.json) as if it were run here, with every column its device had; nothing is measured.
     #[command(
-        after_help = "Example:\n  blocksweep replay docs/results/h200-2026-12-01/call3/core/h200-2026-12-01.json   # on any machine"
+        after_help = "Example:\n  # on any machine\n  blocksweep replay \\\n      docs/results/h200-2026-12-01/call3/core/h200-2026-12-01.json"
     )]
     Replay(ReplayArgs),
     /// The APIs this blocksweep drives, one key per line for scripts; csv and json add which have a device here.
     #[command(
-        after_help = "Examples:\n  blocksweep apis                  # one key per line: what --backend takes\n  blocksweep apis --format json    # with each API's name and whether it has a device here"
+        after_help = "Examples:\n  # one key per line: what --backend takes\n  blocksweep apis\n  # with each API's name and whether it has a device here\n  blocksweep apis --format json"
     )]
     Apis(apis::ApisArgs),
     /// Print the completion script of a shell (bash, zsh, fish, elvish, powershell) for every command and flag.
     #[command(
-        after_help = "Examples:\n  blocksweep completions bash > ~/.local/share/bash-completion/completions/blocksweep\n  blocksweep completions zsh > ~/.zfunc/_blocksweep     # a folder on your $fpath\n  blocksweep completions fish > ~/.config/fish/completions/blocksweep.fish"
+        after_help = "Examples:\n  blocksweep completions bash \\\n      > ~/.local/share/bash-completion/completions/blocksweep\n  # into a folder on your $fpath\n  blocksweep completions zsh > ~/.zfunc/_blocksweep\n  blocksweep completions fish \\\n      > ~/.config/fish/completions/blocksweep.fish"
     )]
     Completions(CompletionsArgs),
     /// One API's worker process: blocksweep starts itself in this role for a user's kernel,

@@ -76,3 +76,34 @@ fn numbers_are_trimmed_like_sizes() {
     assert_eq!(r["rows"][0]["timing"]["reps"], 7, "{r}");
     assert_eq!(r["frame"]["seed"], 3, "{r}");
 }
+
+/// At 80 columns no help example wraps a comment onto a line that reads as a command: each
+/// example line is a `# comment`, a `blocksweep` command, or the continuation of one whose
+/// line ends in `\`, and fits the terminal.
+#[test]
+fn help_examples_fit_80_columns_and_read_as_commands() {
+    let subcommands = "devices limits sweep validate shapes tail launch-cost compare replay apis \
+                       completions";
+    for sub in subcommands.split_whitespace() {
+        let out = support::blocksweep()
+            .env("COLUMNS", "80")
+            .args([sub, "--help"])
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        let examples = help
+            .split_once("Example")
+            .map(|(_, rest)| rest)
+            .unwrap_or_else(|| panic!("{sub} --help has no examples:\n{help}"));
+        let mut continued = false;
+        for line in examples.lines().skip(1) {
+            if line.trim().is_empty() {
+                break;
+            }
+            let l = line.trim_start();
+            let reads = continued || l.starts_with("# ") || l.starts_with("blocksweep ");
+            assert!(reads && line.len() <= 80, "{sub} --help: {line:?}\n{help}");
+            continued = l.ends_with('\\');
+        }
+    }
+}
