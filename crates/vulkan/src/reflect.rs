@@ -296,8 +296,10 @@ impl Reflection {
                 };
                 return Err(format!(
                     "the shader's push-constant block is {extent} bytes, {which} than the \
-                     spec's: {} (std430, in argument order; a u64 is 8 bytes: uvec2 or uint64_t)",
-                    spec()
+                     spec's: {} (std430, in argument order; a u64 is 8 bytes: uvec2 or \
+                     uint64_t); the shader's block has {}",
+                    spec(),
+                    self.push_layout()
                 ));
             }
             _ => {}
@@ -312,12 +314,31 @@ impl Reflection {
                     None => "lies in the padding between the spec's scalars".to_string(),
                 };
                 return Err(format!(
-                    "push-constant member {i} (offset {offset}, {size} bytes) {place}: {}",
+                    "push-constant member {i} (offset {offset}, {size} bytes) {place}: the \
+                     shader's block has {}; {}",
+                    self.push_layout(),
                     spec()
                 ));
             }
         }
         Ok(())
+    }
+}
+
+impl Reflection {
+    /// The shader's push-constant members as the spec's layout is said: "member 0 at 0 (4
+    /// bytes), member 1 at 4 (4 bytes)"; a member of unknown size says so.
+    fn push_layout(&self) -> String {
+        let members: Vec<String> = (self.push_members.iter().enumerate())
+            .map(|(i, &(offset, size))| match size {
+                Some(n) => format!("member {i} at {offset} ({n} bytes)"),
+                None => format!("member {i} at {offset} (size unknown)"),
+            })
+            .collect();
+        match members.is_empty() {
+            true => "no members".into(),
+            false => members.join(", "),
+        }
     }
 }
 

@@ -56,6 +56,10 @@ fn the_grayscale_shader_is_read_right() {
     let e = r.check("main", 4, &scalars(&[U64, U32])).unwrap_err();
     assert!(e.contains("is 8 bytes, smaller than the spec's"), "{e}");
     assert!(e.contains("argument 0 (u64) at 0"), "{e}");
+    assert!(
+        e.contains("the shader's block has member 0 at 0 (8 bytes)"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -92,6 +96,12 @@ fn a_push_block_of_another_size_and_bad_bindings_are_named() {
         e.contains("member 1 (offset 4, 4 bytes) lies in the padding"),
         "{e}"
     );
+    // Both layouts named: the shader's members and the spec's scalars.
+    assert!(
+        e.contains("the shader's block has member 0 at 0 (4 bytes), member 1 at 4 (4 bytes)"),
+        "{e}"
+    );
+    assert!(e.contains("argument 1 (u64) at 8"), "{e}");
     r.push_constants = Some(Some(8));
     r.storage.remove(&(0, 0));
     r.storage.insert((0, 7));
