@@ -335,3 +335,33 @@ fn the_answer_and_the_everywhere_column_account_for_every_size() {
         assert!(l.ends_with(" no"), "{l}\n{s}");
     }
 }
+
+/// A user's kernel run through several APIs names each API's source: the short report's
+/// header said only the first API's ("source scale.comp (GLSL)") while OpenCL ran scale.cl.
+#[test]
+fn a_kernel_header_names_the_source_each_api_ran() {
+    let mut r = h200();
+    for x in &mut r.results {
+        let (file, language) = match x.api.key() {
+            "cuda" => ("scale.cu", "CUDA C++"),
+            "vulkan" => ("scale.comp", "GLSL"),
+            _ => ("scale.cl", "OpenCL C"),
+        };
+        x.program = Some(blocksweep_core::sweep::ProgramInfo {
+            name: "scale".into(),
+            spec: "scale/kernel.toml".into(),
+            sizes: "n=1048576".into(),
+            source: format!("{file} ({language})"),
+            checked: vec!["y (exact)".into()],
+            bytes_known: true,
+            spec_hash: None,
+        });
+    }
+    let names: Vec<&str> = r.results.iter().map(|x| x.api.name()).collect();
+    let s = r.table(Layout::new(400));
+    let each = format!(
+        "sources scale.cu (CUDA C++) ({}); scale.comp (GLSL) ({}); scale.cl (OpenCL C) ({});",
+        names[0], names[1], names[2]
+    );
+    assert!(s.contains(&each), "{s}");
+}

@@ -138,6 +138,29 @@ fn device_lines(r: &SweepResult) -> Vec<String> {
     h
 }
 
+/// What every row of these APIs computed: the first's [`work_line`], naming each API's source
+/// where they ran different ones ("sources scale.comp (GLSL), entry main (Vulkan); scale.cl
+/// (OpenCL C), entry scale (OpenCL)").
+pub(super) fn work_line_of(results: &[SweepResult]) -> Option<String> {
+    let first = results.first()?;
+    let sources: Vec<(String, &str)> = results
+        .iter()
+        .filter_map(|r| r.program.as_ref().map(|p| (p.source.clone(), r.api.name())))
+        .collect();
+    let several = sources.iter().any(|(s, _)| *s != sources[0].0);
+    Some(match (&first.program, several) {
+        (Some(p), true) => {
+            let each: Vec<String> = sources.iter().map(|(s, a)| format!("{s} ({a})")).collect();
+            let p = blocksweep_core::sweep::ProgramInfo {
+                source: each.join("; "),
+                ..p.clone()
+            };
+            program_line(&p, &first.frame).replacen("; source ", "; sources ", 1)
+        }
+        _ => work_line(first),
+    })
+}
+
 /// The frame, or the user's kernel and its sizes: what every row computed.
 pub(super) fn work_line(r: &SweepResult) -> String {
     let f = &r.frame;

@@ -54,7 +54,8 @@ fn render(report: &Report, layout: Layout, md: bool) -> String {
             table::api_section(r, ceiling, &report.failures, &mut doc);
         }
     } else if let Some(first) = report.results.first() {
-        let mut lines = vec![header::work_line(first) + checked(report)];
+        let work = header::work_line_of(&report.results).unwrap_or_default();
+        let mut lines = vec![work + checked(report)];
         for r in &report.results {
             lines.extend(header::brief(r, &report.failures));
         }
