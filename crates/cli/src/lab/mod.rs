@@ -29,6 +29,11 @@ fn make_frame(targets: &Targets, run: &LabRun) -> Result<LabFrame, SessionError>
     LabFrame::make(w, h, run.seed).map_err(SessionError::Input)
 }
 
+/// What sees every answer so far after every row.
+type OnUpdate<'a, A> = dyn FnMut(&Progress<'_, A>) + 'a;
+/// The progress line's words for the answer of the API in its turn.
+type Stood<'a, A> = dyn Fn(&A) -> String + 'a;
+
 /// Runs a lab task on one physical device through the pipeline; at least one API must run it.
 /// `on_update` sees every answer so far after every row; the progress line on stderr says
 /// what `stood` makes of the answer of the API in its turn ("3 of 9 shapes measured").
@@ -36,10 +41,7 @@ fn run_on<T: Task<Settings = ()>, F: FnOnce() -> Result<T, SessionError>>(
     reg: &Registry,
     (targets, device): (&Targets, &DeviceArgs),
     make: F,
-    (on_update, stood): (
-        &mut dyn FnMut(&Progress<'_, T::Answer>),
-        &dyn Fn(&T::Answer) -> String,
-    ),
+    (on_update, stood): (&mut OnUpdate<'_, T::Answer>, &Stood<'_, T::Answer>),
 ) -> anyhow::Result<Finished<T::Answer>> {
     let mut task = Later::new(make);
     let options = crate::session::open_options(device, false)?;

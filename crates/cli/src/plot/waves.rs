@@ -197,6 +197,7 @@ mod tests {
             point: WavePoint {
                 series,
                 asked,
+                asked_last: None,
                 grid,
                 waves,
                 width: 100,
