@@ -34,6 +34,27 @@ impl Clocks {
     }
 }
 
+impl Clocks {
+    /// Where the SM clock is below [`SLOW_FRACTION`] of the device's stated maximum, in words
+    /// ("SM clock 1200 MHz, below 75 % of its stated 1980 MHz"); `None` where it is not, or
+    /// no maximum is stated.
+    pub fn slow(&self) -> Option<String> {
+        let max = self.max_sm_mhz.filter(|&m| m > 0)?;
+        (f64::from(self.sm_mhz) < SLOW_FRACTION * f64::from(max)).then(|| {
+            format!(
+                "SM clock {} MHz, below {:.0} % of its stated {max} MHz",
+                self.sm_mhz,
+                SLOW_FRACTION * 100.0
+            )
+        })
+    }
+}
+
+/// A row measured while the SM clock read below this fraction of the device's stated maximum
+/// is measured again once, as nvbench discards such samples (a clock still ramping from idle,
+/// or held down by heat or power).
+pub const SLOW_FRACTION: f64 = 0.75;
+
 /// Reasons that say nothing about a slowdown: an idle device, and clocks a user set.
 pub const QUIET_REASONS: &[&str] = &["gpu_idle", "applications_clocks_setting"];
 

@@ -13,6 +13,7 @@ fn run(
         shared: None,
         observer: &mut Quiet,
         on_row: &mut |_| {},
+        clock: None,
     };
     sweep::run(b, f, &f.reference(), how)
 }

@@ -3,7 +3,7 @@ use blocksweep_core::report::Report;
 use crate::to_csv;
 
 /// The sweep's CSV header: one line per (API, block size) follows.
-pub const COLUMNS: [&str; 31] = [
+pub const COLUMNS: [&str; 33] = [
     "api",
     "device",
     "block",
@@ -39,6 +39,10 @@ pub const COLUMNS: [&str; 31] = [
     "sm_mhz_start",
     "sm_mhz_end",
     "clocks_moved",
+    // The SM clock read right after this row, and whether it was below 75 % of the stated
+    // clock twice (the row measured again and still slow).
+    "row_sm_mhz",
+    "slow_clock",
     // True on every line of a file saved before its run ended (Ctrl-C): not a whole run.
     "interrupted",
 ];
@@ -86,6 +90,8 @@ pub(super) fn render(report: &Report) -> String {
                 opt(r.clocks.as_ref().map(|c| c.start.sm_mhz)),
                 opt(r.clocks.as_ref().map(|c| c.end.sm_mhz)),
                 r.clocks_moved.clone().unwrap_or_default(),
+                opt(row.sm_mhz),
+                row.slow_clock.to_string(),
                 report.partial.interrupted.to_string(),
             ]);
         }

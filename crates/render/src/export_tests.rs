@@ -15,6 +15,7 @@ fn run(b: &mut dyn Backend, f: &Frame, cfg: &SweepConfig) -> (SweepResult, Optio
         shared: None,
         observer: &mut Quiet,
         on_row: &mut |_| {},
+        clock: None,
     };
     blocksweep_core::sweep::run(b, f, &f.reference(), how)
 }

@@ -365,3 +365,26 @@ fn a_kernel_header_names_the_source_each_api_ran() {
     );
     assert!(s.contains(&each), "{s}");
 }
+
+/// Rows measured twice on a slowed GPU are said after the answer, by API and block, and keep
+/// their clock in the CSV.
+#[test]
+fn rows_measured_on_a_slowed_gpu_are_said_and_their_clock_kept() {
+    let mut r = h200();
+    for row in &mut r.results[0].rows[..2] {
+        row.sm_mhz = Some(900);
+        row.slow_clock = true;
+    }
+    let s = r.table(Layout::new(400));
+    let name = r.results[0].api.name();
+    let said = format!("Measured twice below 75 % of the GPU's stated SM clock: {name} 16, 32");
+    assert!(s.contains(&said), "{s}");
+    let csv = r.csv();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let at = |c: &str| header.iter().position(|h| *h == c).unwrap();
+    let first: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(
+        (first[at("row_sm_mhz")], first[at("slow_clock")]),
+        ("900", "true")
+    );
+}

@@ -78,6 +78,8 @@ pub(super) fn result(key: &str, device: &str, scale: f64, cv: f64) -> SweepResul
                 skipped: None,
                 note: None,
                 policy: None,
+                sm_mhz: None,
+                slow_clock: false,
             }
         })
         .collect();

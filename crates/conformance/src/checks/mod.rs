@@ -103,6 +103,7 @@ pub fn sweep(b: &mut dyn Backend, frame: &Frame, config: &SweepConfig) -> SweepR
         shared: None,
         observer: &mut Quiet,
         on_row: &mut |_| {},
+        clock: None,
     };
     let (result, err) = sweep::run(b, frame, &reference, how);
     if let Some(e) = err {

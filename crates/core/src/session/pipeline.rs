@@ -307,6 +307,8 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
         let device = &self.job.targets.devices[i];
         let read = |r: &dyn ClockReader| r.read(device);
         let start = self.job.clocks.and_then(read);
+        let now = || self.job.clocks.and_then(read);
+        let clock: Option<&crate::sweep::ReadClock<'_>> = self.job.clocks.map(|_| &now as _);
         let (mut answer, err) = {
             let _t = crate::trace::span(api.key(), "turn (plan, rows, copy ceiling)");
             let (answers, failures) = (&self.answers, &self.failures);
@@ -322,6 +324,7 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
                 shared: self.plan.as_ref().and_then(Option::as_ref),
                 observer,
                 on_row: &mut save,
+                clock,
             };
             task.turn(backend.as_mut(), prepared, turn)
         };

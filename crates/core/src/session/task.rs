@@ -92,6 +92,8 @@ pub struct Turn<'a, T: Task + ?Sized> {
     pub observer: &'a mut dyn Observer,
     /// Sees the answer so far after each row, so that a caller can save as it goes.
     pub on_row: &'a mut dyn FnMut(&T::Answer),
+    /// Reads the device's clocks now, where the caller has a reader (beside each row).
+    pub clock: Option<&'a crate::sweep::ReadClock<'a>>,
 }
 
 /// One API's turn: its answer where it has one, and the error that stopped it where one did.

@@ -29,7 +29,7 @@ pub use plan::{
     device_limit_violation, kernel_limit_violation, limit_violation, modelled_residency, plan,
     planner, shared_violation,
 };
-pub use rows::{grid_violation, SweepRun};
+pub use rows::{grid_violation, ReadClock, SweepRun};
 pub(crate) use rows::{new_result, skip_rejected, RowResult};
 pub use run::{copy_ceiling, execute, measure_copy, run};
 
@@ -155,6 +155,13 @@ pub struct SweepRow {
     /// The row's grid policy where the sweep has a grid axis (a tune); `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<GridPolicy>,
+    /// The GPU's SM clock read right after the row was timed, where a clock reader read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_mhz: Option<u32>,
+    /// Measured twice below [`crate::clocks::SLOW_FRACTION`] of the stated SM clock: the row's
+    /// figures are the slowed GPU's (its note says at what clock).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub slow_clock: bool,
 }
 
 impl SweepRow {
@@ -179,6 +186,8 @@ impl SweepRow {
             skipped: None,
             note: None,
             policy: None,
+            sm_mhz: None,
+            slow_clock: false,
         }
     }
 

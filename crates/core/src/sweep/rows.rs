@@ -9,6 +9,7 @@ use super::{
     PlannedRow, SweepConfig, SweepError, SweepResult, SweepRow,
 };
 use crate::backend::{Api, Backend, BackendError, ErrorKind};
+use crate::clocks::Clocks;
 use crate::limits::Limits;
 
 /// How one API's sweep runs beside its backend and its work: the configuration, the plan
@@ -19,7 +20,14 @@ pub struct SweepRun<'a> {
     pub shared: Option<&'a Plan>,
     pub observer: &'a mut dyn Observer,
     pub on_row: &'a mut dyn FnMut(&SweepResult),
+    /// Reads the device's clocks after each row, where the caller has a reader
+    /// ([`crate::clocks`]): a row timed below [`crate::clocks::SLOW_FRACTION`] of the SM clock
+    /// runs again.
+    pub clock: Option<&'a ReadClock<'a>>,
 }
+
+/// A reading of the device's clocks now.
+pub type ReadClock<'a> = dyn Fn() -> Option<Clocks> + 'a;
 
 impl<'a> SweepRun<'a> {
     /// The shared plan, else the backend's own for `items` work items.
@@ -61,6 +69,12 @@ impl<'a> SweepRun<'a> {
             row.skipped = launch_refusal(result, planned, self.config.strict_kernel_limit);
             if row.skipped.is_none() {
                 run_row(backend, planned, &mut row)?;
+                if let Some(read) = self.clock {
+                    slow_clock_rule(read, &mut row, || {
+                        let mut again = shape_row(&result.limits, planned);
+                        run_row(backend, planned, &mut again).map(|()| again)
+                    })?;
+                }
                 note_above_kernel_limit(result, &mut row);
             }
             self.observer.row_finished(api, &row);
@@ -173,6 +187,42 @@ pub(crate) fn shape_row(limits: &Limits, planned: &PlannedRow) -> SweepRow {
 
 /// A row that ran above the kernel's own stated limit (not refused: `--strict-kernel-limit`
 /// is off) says so with the limit, after any note the workload gave it.
+/// The clock beside a row that ran: read after it; where it reads below
+/// [`crate::clocks::SLOW_FRACTION`] of
+/// the stated SM clock, the row is measured again once (`again`) and keeps the second
+/// measurement, noted, and marked where the clock was still slow.
+pub(crate) fn slow_clock_rule(
+    read: &ReadClock<'_>,
+    row: &mut SweepRow,
+    again: impl FnOnce() -> Result<SweepRow, SweepError>,
+) -> RowResult {
+    let first = read();
+    let Some(why) = first.as_ref().filter(|_| row.ran()).and_then(Clocks::slow) else {
+        row.sm_mhz = first.map(|c| c.sm_mhz);
+        return Ok(());
+    };
+    *row = again()?;
+    let second = read();
+    let still = second.as_ref().and_then(Clocks::slow);
+    row.sm_mhz = second.map(|c| c.sm_mhz);
+    row.slow_clock = still.is_some();
+    add_note(
+        row,
+        match still {
+            None => format!("measured again: the first measurement ran at {why}"),
+            Some(now) => format!("measured twice on a slowed GPU: {why}, then {now}"),
+        },
+    );
+    Ok(())
+}
+
+fn add_note(row: &mut SweepRow, note: String) {
+    row.note = Some(match row.note.take() {
+        Some(n) => format!("{n}; {note}"),
+        None => note,
+    });
+}
+
 fn note_above_kernel_limit(result: &SweepResult, row: &mut SweepRow) {
     let Some(v) = row
         .ran()
@@ -181,9 +231,5 @@ fn note_above_kernel_limit(result: &SweepResult, row: &mut SweepRow) {
     else {
         return;
     };
-    let above = format!("ran although {v}: the driver accepted it");
-    row.note = Some(match row.note.take() {
-        Some(n) => format!("{n}; {above}"),
-        None => above,
-    });
+    add_note(row, format!("ran although {v}: the driver accepted it"));
 }

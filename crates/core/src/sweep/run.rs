@@ -20,14 +20,25 @@ pub fn execute(
     observer: &mut dyn Observer,
     on_row: &mut dyn FnMut(&SweepResult),
 ) -> (SweepResult, Option<SweepError>) {
-    let mut result = new_result(backend, frame.info(), plan, config);
     let mut run = SweepRun {
         config,
         shared: Some(plan),
         observer,
         on_row,
+        clock: None,
     };
-    let err = frame_rows(backend, frame, reference, plan, &mut run, &mut result).err();
+    execute_with(backend, (frame, reference), plan, &mut run)
+}
+
+/// [`execute`] with the run's own observer, saving and clock.
+fn execute_with(
+    backend: &mut dyn Backend,
+    (frame, reference): (&Frame, &[f32]),
+    plan: &Plan,
+    run: &mut SweepRun<'_>,
+) -> (SweepResult, Option<SweepError>) {
+    let mut result = new_result(backend, frame.info(), plan, run.config);
+    let err = frame_rows(backend, frame, reference, plan, run, &mut result).err();
     result.fill_relative();
     if let Some(e) = &err {
         result.error = Some(e.to_string());
@@ -115,6 +126,7 @@ pub fn run(
         shared,
         observer,
         on_row,
+        clock,
     } = how;
     // Built before planning, so that the plan asks the kernel's own residency and facts.
     let loaded = match config.frame_on_device {
@@ -142,7 +154,17 @@ pub fn run(
             return (r, Some(e.into()));
         }
     };
-    let (mut result, err) = execute(backend, frame, reference, &plan, config, observer, on_row);
+    let mut run = SweepRun {
+        config,
+        shared: Some(&plan),
+        observer,
+        on_row,
+        clock,
+    };
+    let (mut result, err) = execute_with(backend, (frame, reference), &plan, &mut run);
+    let SweepRun {
+        observer, on_row, ..
+    } = run;
     if err.is_some() {
         return (result, err);
     }

@@ -84,6 +84,7 @@ fn a_row_above_the_kernels_own_limit_is_noted_with_it() {
         shared: None,
         observer: &mut Quiet,
         on_row: &mut |_| {},
+        clock: None,
     };
     let (r, err) = work.measure(&mut b, true, how);
     assert!(err.is_none(), "{err:?}");

@@ -57,6 +57,7 @@ impl Workload for FrameWorkload {
             shared,
             observer,
             on_row,
+            clock,
         } = how;
         let config = SweepConfig {
             frame_on_device: prepared,
@@ -67,6 +68,7 @@ impl Workload for FrameWorkload {
             shared,
             observer,
             on_row,
+            clock,
         };
         sweep::run(backend, &self.frame, &self.reference, how)
     }

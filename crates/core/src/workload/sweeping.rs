@@ -75,6 +75,7 @@ impl Task for dyn Workload {
             shared: turn.shared,
             observer: turn.observer,
             on_row: turn.on_row,
+            clock: turn.clock,
         };
         let (result, err) = self.measure(backend, prepared, how);
         (Some(result), err)

@@ -36,18 +36,39 @@ pub(super) fn clocks_line(r: &SweepResult) -> Option<String> {
     ))
 }
 
-/// After the answer: each API whose rows ran on moving clocks, and why.
+/// After the answer: each API whose rows ran on moving clocks, and why; the rows measured
+/// twice on a slowed GPU (below 75 % of its stated SM clock).
 pub(super) fn clocks_warning(report: &Report) -> Option<String> {
     let moved: Vec<String> = report
         .results
         .iter()
         .filter_map(|r| Some(format!("{} ({})", r.api, r.clocks_moved.as_ref()?)))
         .collect();
-    (!moved.is_empty()).then(|| {
-        format!(
+    let slow: Vec<String> = report
+        .results
+        .iter()
+        .filter_map(|r| {
+            let rows: Vec<String> = (r.rows.iter().filter(|x| x.slow_clock))
+                .map(|x| x.block.to_string())
+                .collect();
+            (!rows.is_empty()).then(|| format!("{} {}", r.api, rows.join(", ")))
+        })
+        .collect();
+    let mut said = Vec::new();
+    if !moved.is_empty() {
+        said.push(format!(
             "Clocks moved during the turn of {}: those rows were measured while the GPU's clock \
              changed or was held down, and may not repeat; run again with the GPU warm.",
             moved.join(", ")
-        )
-    })
+        ));
+    }
+    if !slow.is_empty() {
+        said.push(format!(
+            "Measured twice below {:.0} % of the GPU's stated SM clock: {} (the notes give the \
+             clocks); those rows are the slowed GPU's.",
+            blocksweep_core::clocks::SLOW_FRACTION * 100.0,
+            slow.join("; ")
+        ));
+    }
+    (!said.is_empty()).then(|| said.join(" "))
 }
