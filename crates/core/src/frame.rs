@@ -193,6 +193,56 @@ impl Frame {
     }
 }
 
+/// A frame and its CPU reference: what the built-in tasks (a sweep, the lab's, `validate`) run
+/// and check every pixel against, with the task facts the frame alone decides, written once.
+pub struct CheckedFrame {
+    pub frame: Frame,
+    pub reference: Vec<f32>,
+}
+
+impl CheckedFrame {
+    pub fn new(frame: Frame) -> CheckedFrame {
+        let reference = frame.reference();
+        CheckedFrame { frame, reference }
+    }
+
+    /// Generates the frame and its reference, or the allocation the host refused.
+    pub fn try_make(width: u32, height: u32, seed: u64) -> Result<CheckedFrame, HostAllocError> {
+        let frame = Frame::try_generate(width, height, seed)?;
+        let reference = frame.try_reference()?;
+        Ok(CheckedFrame { frame, reference })
+    }
+
+    /// [`CheckedFrame::try_make`], saying why the host cannot hold them.
+    pub fn make(width: u32, height: u32, seed: u64) -> Result<CheckedFrame, String> {
+        Self::try_make(width, height, seed).map_err(|e| e.to_string())
+    }
+
+    /// "frame 3840x2160": what a task on it is, in messages.
+    pub fn describe(&self) -> String {
+        format!("frame {}x{}", self.frame.width, self.frame.height)
+    }
+
+    /// Whether a device's limits take the frame's pixels.
+    pub fn fits(&self, limits: &crate::limits::Limits) -> Result<(), String> {
+        limits.frame_fits(self.frame.pixels())
+    }
+
+    /// Whether the host holds the frame with every API of the run (their staging too).
+    pub fn check_host(
+        &self,
+        apis: &[(crate::backend::Api, crate::backend::DeviceKind)],
+    ) -> Result<(), String> {
+        crate::hostmem::check_frame(self.frame.width, self.frame.height, apis)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Device bytes the frame takes: four f32 planes, three in and one out.
+    pub fn device_bytes(&self) -> u64 {
+        self.frame.pixels().saturating_mul(16)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

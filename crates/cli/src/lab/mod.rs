@@ -5,9 +5,10 @@
 //! made, and the tail's one wave planned for all.
 
 use blocksweep_core::blocks::BlockSize;
+use blocksweep_core::frame::CheckedFrame;
 use blocksweep_core::lab::report::{ShapeReport, WaveReport};
 use blocksweep_core::lab::shapes::{self, ShapeResult};
-use blocksweep_core::lab::task::{LabFrame, OnFrame, Shapes, Tail};
+use blocksweep_core::lab::task::{OnFrame, Shapes, Tail};
 use blocksweep_core::report::Partial;
 use blocksweep_core::session::{self, Finished, Later, Progress, SessionError, Task};
 use blocksweep_core::sweep::Observer;
@@ -21,12 +22,12 @@ use crate::usage;
 
 /// The lab's frame, made while the APIs open, once the host's memory is known to hold it with
 /// every API of the run.
-fn make_frame(targets: &Targets, run: &LabRun) -> Result<LabFrame, SessionError> {
+fn make_frame(targets: &Targets, run: &LabRun) -> Result<CheckedFrame, SessionError> {
     let (w, h) = run.size;
     let apis: Vec<_> = targets.devices.iter().map(|d| (d.api, d.kind)).collect();
     blocksweep_core::hostmem::check_frame(w, h, &apis)
         .map_err(|e| SessionError::Input(e.to_string()))?;
-    LabFrame::make(w, h, run.seed).map_err(SessionError::Input)
+    CheckedFrame::make(w, h, run.seed).map_err(SessionError::Input)
 }
 
 /// What sees every answer so far after every row.

@@ -156,7 +156,6 @@ fn one_per_thread_frame(
     seed: u64,
 ) -> Result<(Frame, Vec<f32>), String> {
     limits.frame_fits(point.pixels())?;
-    let f = Frame::try_generate(point.width, point.height, seed).map_err(|e| e.to_string())?;
-    let r = f.try_reference().map_err(|e| e.to_string())?;
-    Ok((f, r))
+    let c = crate::frame::CheckedFrame::make(point.width, point.height, seed)?;
+    Ok((c.frame, c.reference))
 }

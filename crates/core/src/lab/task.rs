@@ -7,26 +7,11 @@ use super::shapes::{ShapeResult, ShapeRow};
 use super::waves::{Wave, WaveResult, WaveSpec};
 use crate::backend::{Api, Backend, BackendError, DeviceKind};
 use crate::blocks::BlockSize;
-use crate::frame::Frame;
+use crate::frame::CheckedFrame;
 use crate::limits::Limits;
 use crate::measure::Protocol;
 use crate::session::{Ran, Task, Turn};
 use crate::sweep::SweepError;
-
-/// The frame a lab sweep measures, and its CPU reference.
-pub struct LabFrame {
-    pub frame: Frame,
-    pub reference: Vec<f32>,
-}
-
-impl LabFrame {
-    /// Generates the frame and its reference, or says why the host cannot hold them.
-    pub fn make(width: u32, height: u32, seed: u64) -> Result<LabFrame, String> {
-        let frame = Frame::try_generate(width, height, seed).map_err(|e| e.to_string())?;
-        let reference = frame.try_reference().map_err(|e| e.to_string())?;
-        Ok(LabFrame { frame, reference })
-    }
-}
 
 /// One lab sweep, as its task sees it beside the frame.
 pub trait LabSweep: Sync {
@@ -50,14 +35,14 @@ pub trait LabSweep: Sync {
     fn sweep(
         &self,
         b: &mut dyn Backend,
-        at: (&LabFrame, Option<&Self::Plan>),
+        at: (&CheckedFrame, Option<&Self::Plan>),
         on_row: &mut dyn FnMut(&Self::Answer),
     ) -> Result<Self::Answer, BackendError>;
 }
 
 /// A lab sweep on its frame: the pipeline's task.
 pub struct OnFrame<S> {
-    pub on: LabFrame,
+    pub on: CheckedFrame,
     pub sweep: S,
 }
 
@@ -67,16 +52,15 @@ impl<S: LabSweep> Task for OnFrame<S> {
     type Settings = ();
 
     fn describe(&self) -> String {
-        format!("frame {}x{}", self.on.frame.width, self.on.frame.height)
+        self.on.describe()
     }
 
     fn fits(&self, limits: &Limits) -> Result<(), String> {
-        limits.frame_fits(self.on.frame.pixels())
+        self.on.fits(limits)
     }
 
     fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
-        let f = &self.on.frame;
-        crate::hostmem::check_frame(f.width, f.height, apis).map_err(|e| e.to_string())
+        self.on.check_host(apis)
     }
 
     fn prepare(&self, b: &mut dyn Backend) -> Result<(), BackendError> {
@@ -117,7 +101,7 @@ impl LabSweep for Shapes {
     fn sweep(
         &self,
         b: &mut dyn Backend,
-        (on, _): (&LabFrame, Option<&()>),
+        (on, _): (&CheckedFrame, Option<&()>),
         on_row: &mut dyn FnMut(&Vec<ShapeResult>),
     ) -> Result<Vec<ShapeResult>, BackendError> {
         let (frame, reference) = (&on.frame, &on.reference);
@@ -172,7 +156,7 @@ impl LabSweep for Tail {
     fn sweep(
         &self,
         b: &mut dyn Backend,
-        (on, shared): (&LabFrame, Option<&Wave>),
+        (on, shared): (&CheckedFrame, Option<&Wave>),
         on_row: &mut dyn FnMut(&WaveResult),
     ) -> Result<WaveResult, BackendError> {
         let wave = match shared {

@@ -3,8 +3,9 @@
 
 use super::*;
 use crate::backend::{BackendResult, DeviceIdentity, ErrorKind, KernelVariant};
+use crate::frame::CheckedFrame;
 use crate::lab::shapes;
-use crate::lab::task::{LabFrame, OnFrame, Shapes};
+use crate::lab::task::{OnFrame, Shapes};
 use crate::limits::Named;
 use crate::provider::{ApiChoice, ApiProvider, Provider};
 use crate::testing::{HostBackend, TEST_API_A, TEST_API_B};
@@ -109,7 +110,7 @@ fn a_lab_sweep_of_two_thread_counts_reports_the_checking_layers_messages_once() 
         ..Protocol::default()
     };
     let mut task = OnFrame {
-        on: LabFrame::make(64, 16, 1).unwrap(),
+        on: CheckedFrame::make(64, 16, 1).unwrap(),
         sweep: Shapes { plans, protocol },
     };
     let f = run(&registry, &targets, &OpenOptions::default(), &(), &mut task).unwrap();

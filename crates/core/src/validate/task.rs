@@ -4,7 +4,7 @@
 
 use super::{run_api, Check};
 use crate::backend::{Backend, BackendError, DeviceIdentity};
-use crate::frame::Frame;
+use crate::frame::{CheckedFrame, Frame};
 use crate::lab::resources::ResourceResult;
 use crate::limits::Limits;
 use crate::session::{Ran, Task, Turn};
@@ -23,17 +23,12 @@ pub struct Validated {
 }
 
 /// `validate` of the built-in kernels, on a frame of its own.
-pub struct Validation {
-    pub frame: Frame,
-    pub reference: Vec<f32>,
-}
+pub struct Validation(pub CheckedFrame);
 
 impl Default for Validation {
     fn default() -> Self {
         // Small, and not a multiple of any block size, so coverage bugs cannot hide.
-        let frame = Frame::generate(509, 253, 3);
-        let reference = frame.reference();
-        Validation { frame, reference }
+        Validation(CheckedFrame::new(Frame::generate(509, 253, 3)))
     }
 }
 
@@ -43,11 +38,11 @@ impl Task for Validation {
     type Settings = ();
 
     fn describe(&self) -> String {
-        format!("frame {}x{}", self.frame.width, self.frame.height)
+        self.0.describe()
     }
 
     fn fits(&self, limits: &Limits) -> Result<(), String> {
-        limits.frame_fits(self.frame.pixels())
+        self.0.fits(limits)
     }
 
     fn plan(&self, _: &mut dyn Backend, _: &()) -> Result<(), BackendError> {
@@ -55,7 +50,7 @@ impl Task for Validation {
     }
 
     fn turn(&self, backend: &mut dyn Backend, _: bool, _: Turn<'_, Self>) -> Ran<Self> {
-        match run_api(backend, &self.frame, &self.reference) {
+        match run_api(backend, &self.0.frame, &self.0.reference) {
             Ok(v) => (
                 Some(Validated {
                     device: backend.identity().clone(),

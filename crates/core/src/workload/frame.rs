@@ -3,51 +3,45 @@
 
 use super::{Measured, Workload};
 use crate::backend::{Api, Backend, BackendError, DeviceKind};
-use crate::frame::Frame;
+use crate::frame::{CheckedFrame, Frame};
 use crate::limits::Limits;
 use crate::sweep::{self, SweepConfig, SweepRun};
 
-/// A frame and its CPU reference.
-pub struct FrameWorkload {
-    pub frame: Frame,
-    pub reference: Vec<f32>,
-}
+/// The built-in sweep's workload: a frame and its CPU reference.
+pub struct FrameWorkload(pub CheckedFrame);
 
 impl FrameWorkload {
     pub fn new(frame: Frame) -> Self {
-        let reference = frame.reference();
-        FrameWorkload { frame, reference }
+        FrameWorkload(CheckedFrame::new(frame))
     }
 }
 
 impl Workload for FrameWorkload {
     fn describe(&self) -> String {
-        format!("frame {}x{}", self.frame.width, self.frame.height)
+        self.0.describe()
     }
 
     fn items(&self) -> u64 {
-        self.frame.pixels()
+        self.0.frame.pixels()
     }
 
     fn fits(&self, limits: &Limits) -> Result<(), String> {
-        limits.frame_fits(self.frame.pixels())
+        self.0.fits(limits)
     }
 
     fn device_bytes(&self) -> u64 {
-        // Four f32 planes: three in, one out.
-        self.frame.pixels().saturating_mul(16)
+        self.0.device_bytes()
     }
 
     fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
-        crate::hostmem::check_frame(self.frame.width, self.frame.height, apis)
-            .map_err(|e| e.to_string())
+        self.0.check_host(apis)
     }
 
     fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {
         crate::builtin::load(
             backend,
             crate::backend::KernelVariant::GridStride,
-            &self.frame,
+            &self.0.frame,
         )
     }
 
@@ -70,6 +64,6 @@ impl Workload for FrameWorkload {
             on_row,
             clock,
         };
-        sweep::run(backend, &self.frame, &self.reference, how)
+        sweep::run(backend, &self.0.frame, &self.0.reference, how)
     }
 }

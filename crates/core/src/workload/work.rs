@@ -7,7 +7,7 @@ use std::thread::{Scope, ScopedJoinHandle};
 use super::{FrameWorkload, ProgramWorkload, Workload};
 use crate::backend::{Api, DeviceKind};
 use crate::blocks::BlockSize;
-use crate::frame::{Frame, HostAllocError};
+use crate::frame::HostAllocError;
 use crate::hostmem;
 use crate::session::{SessionError, Source};
 use crate::spec::{Instance, KernelSpec, Sizes, SpecError, TuneDecl};
@@ -118,9 +118,7 @@ impl Work {
                 seed,
             } => Pending::Frame(s.spawn(move || {
                 let _t = trace::span("core", "frame and CPU reference");
-                let frame = Frame::try_generate(width, height, seed)?;
-                let reference = frame.try_reference()?;
-                Ok(FrameWorkload { frame, reference })
+                crate::frame::CheckedFrame::try_make(width, height, seed).map(FrameWorkload)
             })),
             Work::Kernel { spec, sizes } => {
                 let for_thread = spec.clone();
