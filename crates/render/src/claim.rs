@@ -6,12 +6,12 @@ use crate::layout::{Column, Notes, Table};
 use crate::text::Doc;
 use blocksweep_core::api::Api;
 
-use blocksweep_core::claim::{verdict_word, Outcome};
+use blocksweep_core::claim::{verdict_word, LaunchOutcome};
 
 /// What one API did with one claim, as its cell shows it.
 pub(crate) struct Answer<'a> {
     pub api: Api,
-    pub outcome: &'a Outcome,
+    pub outcome: &'a LaunchOutcome,
     /// What the queried limits say about the launch (None: within every limit).
     pub limits_say: Option<&'a str>,
     /// Whether the outcome bears the claim out (`None`: no verdict, the cell says why).
@@ -40,28 +40,28 @@ fn what_it_did(a: &Answer, notes: &mut Notes) -> String {
     };
     match (a.outcome, a.limits_say) {
         // The interesting disagreement: a limit says no, and the API ran it anyway.
-        (Outcome::Ran, Some(l)) => format!(
+        (LaunchOutcome::Ran, Some(l)) => format!(
             "runs{detail} {}",
             notes.mark(format!("{api} ran it although {l}"))
         ),
         // "verified" goes without saying: a launch that ran and is not marked WRONG or "not
         // checked" matched (the line under the table says so).
-        (Outcome::Ran, None) => format!("runs{detail}"),
-        (Outcome::Wrong { index }, _) => format!(
+        (LaunchOutcome::Ran, None) => format!("runs{detail}"),
+        (LaunchOutcome::Wrong { index }, _) => format!(
             "WRONG {}",
             notes.mark(format!("{api} ran {launch} but left pixel {index} wrong"))
         ),
-        (Outcome::Rejected { message }, _) => format!(
+        (LaunchOutcome::Rejected { message }, _) => format!(
             "rejected{detail} {}",
             notes.mark(format!("{api}: {message}"))
         ),
-        (Outcome::Failed { message }, _) => {
+        (LaunchOutcome::Failed { message }, _) => {
             format!("FAILED {}", notes.mark(format!("{api}: {message}")))
         }
-        (Outcome::Unchecked { why }, _) => {
+        (LaunchOutcome::Unchecked { why }, _) => {
             format!("runs, not checked {}", notes.mark(format!("{api}: {why}")))
         }
-        (Outcome::NotLaunched { why }, _) => {
+        (LaunchOutcome::NotLaunched { why }, _) => {
             format!("not launched {}", notes.mark(format!("{api}: {why}")))
         }
     }

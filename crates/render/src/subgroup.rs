@@ -7,7 +7,7 @@ use crate::layout::{Column, Notes, Table};
 use crate::text::Doc;
 use blocksweep_core::backend::Api;
 use blocksweep_core::subgroup::{evaluate, promise, SUBGROUP_ASSUMPTIONS};
-use blocksweep_core::subgroup::{join, ApiSubgroups, Dispatch, Ran};
+use blocksweep_core::subgroup::{join, ApiSubgroups, Dispatch, Probed};
 use blocksweep_core::subgroup_probe::UNNAMED_RANGE;
 
 /// One dispatch in a few words: "block 100: reports 8; 13 subgroups, 12 x 8 + 4 active".
@@ -17,7 +17,7 @@ fn dispatch_text(d: &Dispatch) -> String {
         None => format!("block {}", d.block),
     };
     let what = match &d.ran {
-        Ran::Measured { subgroups, .. } => {
+        Probed::Measured { subgroups, .. } => {
             let mut t = format!(
                 "reports {}; {} subgroups, {} active",
                 join(&d.reported()),
@@ -29,8 +29,8 @@ fn dispatch_text(d: &Dispatch) -> String {
             }
             t
         }
-        Ran::Refused { message } => format!("refused: {message}"),
-        Ran::Failed { message } => format!("FAILED: {message}"),
+        Probed::Refused { message } => format!("refused: {message}"),
+        Probed::Failed { message } => format!("FAILED: {message}"),
     };
     match d.block {
         0 => format!("required {}: {what}", d.required.unwrap_or(0)),
@@ -130,9 +130,9 @@ pub fn csv_rows(s: &ApiSubgroups, device: &str) -> Vec<Vec<String>> {
     }
     for d in &s.dispatches {
         let outcome = match d.ran {
-            Ran::Measured { .. } => "measured",
-            Ran::Refused { .. } => "rejected",
-            Ran::Failed { .. } => "failed",
+            Probed::Measured { .. } => "measured",
+            Probed::Refused { .. } => "rejected",
+            Probed::Failed { .. } => "failed",
         };
         rows.push(vec![
             s.api.key().into(),

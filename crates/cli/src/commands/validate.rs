@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use blocksweep_core::program::ProgramArg;
-use blocksweep_core::validate::{Check, Outcome, ValidateGroup, ValidateReport, Validation};
+use blocksweep_core::validate::{Check, LaunchOutcome, ValidateGroup, ValidateReport, Validation};
 use blocksweep_core::workload::{KernelValidation, ProgramWorkload};
 use blocksweep_core::{builtin, BlockSize, KernelVariant};
 use blocksweep_render::targets::Targeted;
@@ -88,6 +88,6 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let wrong = report.checks().any(Check::went_wrong)
         || report
             .resources()
-            .any(|r| matches!(r.outcome, Outcome::Wrong { .. }));
+            .any(|r| matches!(r.outcome, LaunchOutcome::Wrong { .. }));
     Ok(super::exit(wrong || failed || !written))
 }

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::Outcome;
+use super::LaunchOutcome;
 
 /// The behaviour a claim states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -18,11 +18,11 @@ pub enum Expect {
 impl Expect {
     /// Whether `outcome` bears the claim out; `None` where it says nothing of it (the launch
     /// was not handed over, or the API failed in another way).
-    pub fn holds(self, outcome: &Outcome) -> Option<bool> {
+    pub fn holds(self, outcome: &LaunchOutcome) -> Option<bool> {
         match (self, outcome) {
-            (_, Outcome::NotLaunched { .. } | Outcome::Failed { .. }) => None,
-            (Expect::Runs, Outcome::Ran | Outcome::Unchecked { .. }) => Some(true),
-            (Expect::Refused, Outcome::Rejected { .. }) => Some(true),
+            (_, LaunchOutcome::NotLaunched { .. } | LaunchOutcome::Failed { .. }) => None,
+            (Expect::Runs, LaunchOutcome::Ran | LaunchOutcome::Unchecked { .. }) => Some(true),
+            (Expect::Refused, LaunchOutcome::Rejected { .. }) => Some(true),
             _ => Some(false),
         }
     }
@@ -43,18 +43,18 @@ mod tests {
 
     #[test]
     fn a_refusal_bears_out_a_refused_claim_and_breaks_a_runs_claim() {
-        let rejected = Outcome::Rejected {
+        let rejected = LaunchOutcome::Rejected {
             message: "CL_INVALID_WORK_GROUP_SIZE".into(),
         };
         assert_eq!(Expect::Refused.holds(&rejected), Some(true));
         assert_eq!(Expect::Runs.holds(&rejected), Some(false));
-        assert_eq!(Expect::Refused.holds(&Outcome::Ran), Some(false));
-        assert_eq!(Expect::Runs.holds(&Outcome::Ran), Some(true));
+        assert_eq!(Expect::Refused.holds(&LaunchOutcome::Ran), Some(false));
+        assert_eq!(Expect::Runs.holds(&LaunchOutcome::Ran), Some(true));
         assert_eq!(
-            Expect::Runs.holds(&Outcome::Wrong { index: 3 }),
+            Expect::Runs.holds(&LaunchOutcome::Wrong { index: 3 }),
             Some(false)
         );
-        let failed = Outcome::Failed {
+        let failed = LaunchOutcome::Failed {
             message: "device lost".into(),
         };
         assert_eq!(Expect::Runs.holds(&failed), None);

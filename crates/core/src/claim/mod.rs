@@ -1,4 +1,4 @@
-//! A claim about a launch and what an API did with it: the [`Outcome`] of handing the launch
+//! A claim about a launch and what an API did with it: the [`LaunchOutcome`] of handing the launch
 //! over and whether it bears the claim out ([`Expect`]); blocksweep-render draws the claim →
 //! outcome table of `validate` and the lab's resource rows.
 
@@ -16,7 +16,7 @@ pub use expect::{verdict_word, Expect};
 /// of a closed set (docs/json-schema.md, "validate"), with that kind's details beside it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Outcome {
+pub enum LaunchOutcome {
     /// It ran and every pixel matched.
     #[serde(rename = "verified")]
     Ran,
@@ -36,20 +36,20 @@ pub enum Outcome {
     NotLaunched { why: String },
 }
 
-impl Outcome {
+impl LaunchOutcome {
     /// A claim's outcome from one untimed checked dispatch of the frame: a refusal, a failed
     /// dispatch and a wrong pixel are outcomes (the next claim still runs), as is a read-back
     /// buffer the host has no memory for; failing to poison or to read back is returned.
     pub(crate) fn of_frame(
         dispatched: Result<Dispatched<Mismatch>, SweepError>,
-    ) -> Result<Outcome, BackendError> {
+    ) -> Result<LaunchOutcome, BackendError> {
         Ok(match dispatched {
-            Ok(Dispatched::Refused(e)) => Outcome::Rejected { message: e.message },
-            Ok(Dispatched::Failed(e)) => Outcome::Failed { message: e.message },
-            Ok(Dispatched::Ran(_, Ok(()))) => Outcome::Ran,
-            Ok(Dispatched::Ran(_, Err(m))) => Outcome::Wrong { index: m.index },
+            Ok(Dispatched::Refused(e)) => LaunchOutcome::Rejected { message: e.message },
+            Ok(Dispatched::Failed(e)) => LaunchOutcome::Failed { message: e.message },
+            Ok(Dispatched::Ran(_, Ok(()))) => LaunchOutcome::Ran,
+            Ok(Dispatched::Ran(_, Err(m))) => LaunchOutcome::Wrong { index: m.index },
             Err(SweepError::Backend(e)) => return Err(e),
-            Err(e) => Outcome::Failed {
+            Err(e) => LaunchOutcome::Failed {
                 message: e.to_string(),
             },
         })

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::{named_in_words, Api};
 use crate::backend::{KernelFacts, Launch};
 use crate::blocks::BlockSize;
-use crate::claim::{Expect, Outcome};
+use crate::claim::{Expect, LaunchOutcome};
 use crate::limits::Limits;
 
 use crate::guarantee::{bytes_in_words, Amount, Need};
@@ -318,7 +318,7 @@ pub struct ResourceResult {
     pub limits_say: Option<String>,
     /// Registers per thread of the probe's kernel on this device, where the API tells.
     pub registers: Option<u64>,
-    pub outcome: Outcome,
+    pub outcome: LaunchOutcome,
 }
 
 impl ResourceResult {
@@ -332,7 +332,7 @@ impl ResourceResult {
         check: ResourceCheck,
         launch: Option<ResourceLaunch>,
         registers: Option<u64>,
-        outcome: Outcome,
+        outcome: LaunchOutcome,
     ) -> ResourceResult {
         let limits_say = launch.as_ref().and_then(|l| l.limits_say.clone());
         ResourceResult {

@@ -6,7 +6,7 @@
 use crate::backend::{Api, Backend, BackendError, KernelVariant, Launch};
 use crate::blocks::BlockSize;
 use crate::builtin;
-use crate::claim::Outcome;
+use crate::claim::LaunchOutcome;
 use crate::frame::Frame;
 use crate::measure::Protocol;
 use crate::sweep::{
@@ -191,7 +191,7 @@ pub fn run_resources(
                     check,
                     None,
                     registers,
-                    Outcome::Failed {
+                    LaunchOutcome::Failed {
                         message: why.to_string(),
                     },
                 ));
@@ -202,7 +202,7 @@ pub fn run_resources(
             .with_shared(u32::try_from(launch.shared_bytes).unwrap_or(u32::MAX));
         builtin::prepare_launch(b, variant, l)?;
         let mut frame_check = FrameCheck::new(&mut kept, reference);
-        let outcome = Outcome::of_frame(checked_dispatch(b, l, None, &mut frame_check))?;
+        let outcome = LaunchOutcome::of_frame(checked_dispatch(b, l, None, &mut frame_check))?;
         results.push(ResourceResult::new(
             b.api(),
             check,

@@ -48,7 +48,7 @@ impl SubgroupRan {
 /// What one dispatch of one block gave.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Ran {
+pub enum Probed {
     /// It ran: its subgroups by id, and how many invocations wrote nothing.
     Measured {
         subgroups: Vec<SubgroupRan>,
@@ -66,14 +66,14 @@ pub struct Dispatch {
     pub block: u32,
     /// The size the pipeline required (Vulkan), `None` for the default.
     pub required: Option<u32>,
-    pub ran: Ran,
+    pub ran: Probed,
 }
 
 impl Dispatch {
     /// Its subgroups, if it ran.
     pub fn subgroups(&self) -> Option<&[SubgroupRan]> {
         match &self.ran {
-            Ran::Measured { subgroups, .. } => Some(subgroups),
+            Probed::Measured { subgroups, .. } => Some(subgroups),
             _ => None,
         }
     }
@@ -126,7 +126,7 @@ impl Dispatch {
     /// subgroup whose ballot does not count its invocations or whose invocations disagree, ids
     /// that skip.
     pub fn inconsistency(&self) -> Option<String> {
-        let Ran::Measured {
+        let Probed::Measured {
             subgroups,
             unwritten,
         } = &self.ran
@@ -173,7 +173,7 @@ pub fn join(v: &[u32]) -> String {
 
 /// The subgroups of a block of `block` invocations from the probe's output (`WORDS` words per
 /// invocation; `UNWRITTEN` where an invocation wrote nothing).
-pub fn derive(block: u32, words: &[u32]) -> Ran {
+pub fn derive(block: u32, words: &[u32]) -> Probed {
     let mut by_id: BTreeMap<u32, SubgroupRan> = BTreeMap::new();
     let mut unwritten = 0;
     for inv in words.chunks_exact(WORDS).take(block as usize) {
@@ -196,7 +196,7 @@ pub fn derive(block: u32, words: &[u32]) -> Ran {
         }
     }
     let missing = (block as usize).saturating_sub(words.len() / WORDS) as u32;
-    Ran::Measured {
+    Probed::Measured {
         subgroups: by_id.into_values().collect(),
         unwritten: unwritten + missing,
     }

@@ -2,7 +2,7 @@
 //! invocation, one dispatch of one block per size, poisoned before each so that an invocation
 //! that wrote nothing shows.
 
-use super::{derive, ApiSubgroups, Claims, Dispatch, Ran, UNWRITTEN, WORDS};
+use super::{derive, ApiSubgroups, Claims, Dispatch, Probed, UNWRITTEN, WORDS};
 use crate::backend::{Backend, BackendError, ErrorKind, Launch, Stamps, Work};
 use crate::blocks::BlockSize;
 use crate::program::ProgramArg;
@@ -50,7 +50,7 @@ fn first_line(e: &BackendError) -> String {
 
 /// One dispatch of one block of `block` invocations, read back and derived. Only an error
 /// that leaves the backend unusable stops the probe (`Err`).
-fn dispatch(backend: &mut dyn Backend, block: u32) -> Result<Ran, BackendError> {
+fn dispatch(backend: &mut dyn Backend, block: u32) -> Result<Probed, BackendError> {
     let words = PROBE_BLOCKS.iter().max().copied().unwrap_or(1) as usize * WORDS;
     let poison = UNWRITTEN.to_le_bytes().repeat(words);
     backend.write_buffer(0, &poison)?;
@@ -58,7 +58,7 @@ fn dispatch(backend: &mut dyn Backend, block: u32) -> Result<Ran, BackendError> 
     match backend.run_batch(Work::Kernel(launch), 1, Stamps::None) {
         Ok(_) => {}
         Err(e) if e.kind == ErrorKind::LaunchRejected => {
-            return Ok(Ran::Refused { message: e.message })
+            return Ok(Probed::Refused { message: e.message })
         }
         Err(e) => return Err(e),
     }
@@ -76,7 +76,7 @@ fn run_blocks(backend: &mut dyn Backend, required: Option<u32>, out: &mut Vec<Di
     for block in PROBE_BLOCKS {
         let ran = dispatch(backend, block);
         let stop = ran.is_err();
-        let ran = ran.unwrap_or_else(|e| Ran::Failed { message: e.message });
+        let ran = ran.unwrap_or_else(|e| Probed::Failed { message: e.message });
         out.push(Dispatch {
             block,
             required,
@@ -126,7 +126,7 @@ pub fn probe(backend: &mut dyn Backend) -> ApiSubgroups {
             r.dispatches.push(Dispatch {
                 block: 0,
                 required: Some(size),
-                ran: Ran::Refused { message },
+                ran: Probed::Refused { message },
             });
             continue;
         }

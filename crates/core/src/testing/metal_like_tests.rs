@@ -6,7 +6,7 @@ use crate::options::OpenOptions;
 use crate::provider::{ApiChoice, Provider, Registry, Targets};
 use crate::report::Report;
 use crate::sweep::{Quiet, SweepConfig};
-use crate::validate::Outcome;
+use crate::validate::LaunchOutcome;
 use crate::workload::Workload;
 use crate::workload::{sweep, SweepJob};
 
@@ -68,15 +68,15 @@ fn a_made_up_api_brings_its_language_and_probe_through_sweep_validate_and_subgro
             work.validate(b)
         });
     assert!(failures.is_empty(), "{failures:?}");
-    let outcomes: Vec<&Outcome> = checks[0].iter().map(|c| &c.outcome).collect();
+    let outcomes: Vec<&LaunchOutcome> = checks[0].iter().map(|c| &c.outcome).collect();
     assert!(
-        outcomes.iter().any(|o| matches!(o, Outcome::Ran)),
+        outcomes.iter().any(|o| matches!(o, LaunchOutcome::Ran)),
         "{outcomes:?}"
     );
     assert!(
         outcomes
             .iter()
-            .any(|o| matches!(o, Outcome::Rejected { .. })),
+            .any(|o| matches!(o, LaunchOutcome::Rejected { .. })),
         "{outcomes:?}"
     );
     assert!(!checks[0].iter().any(|c| c.went_wrong()), "{:?}", checks[0]);

@@ -14,7 +14,7 @@ use crate::stance::who_guarantees;
 use crate::subgroup::{self, ApiSubgroups};
 use crate::sweep::{checked_dispatch, limit_violation, FrameCheck, FrameReadback};
 
-pub use crate::claim::{verdict_word, Expect, Outcome};
+pub use crate::claim::{verdict_word, Expect, LaunchOutcome};
 pub use task::{Validated, Validation};
 
 mod task;
@@ -171,7 +171,7 @@ pub struct Check {
     pub assumption: Assumption,
     /// What the queried limits say about the launch (None: within every limit).
     pub limits_say: Option<String>,
-    pub outcome: Outcome,
+    pub outcome: LaunchOutcome,
 }
 
 impl Check {
@@ -182,7 +182,10 @@ impl Check {
 
     /// The launch ran and left a wrong output: the run fails (exit code 1).
     pub fn went_wrong(&self) -> bool {
-        matches!(self.outcome, Outcome::Wrong { .. } | Outcome::Failed { .. })
+        matches!(
+            self.outcome,
+            LaunchOutcome::Wrong { .. } | LaunchOutcome::Failed { .. }
+        )
     }
 }
 
@@ -241,7 +244,7 @@ pub fn run(
             limit_violation(backend.limits(), backend.kernel_facts(), asm.launch.block);
         let mut check = FrameCheck::new(&mut kept, reference);
         let dispatched = checked_dispatch(backend, asm.launch, None, &mut check);
-        let outcome = Outcome::of_frame(dispatched)?;
+        let outcome = LaunchOutcome::of_frame(dispatched)?;
         checks.push(Check {
             api: backend.api(),
             assumption: asm,
@@ -321,13 +324,13 @@ mod tests {
         let checks = run(&mut b, &frame, &reference).unwrap();
         let failed: Vec<&Check> = checks
             .iter()
-            .filter(|c| matches!(&c.outcome, Outcome::Failed { message } if message.contains("HOST_FAULT")))
+            .filter(|c| matches!(&c.outcome, LaunchOutcome::Failed { message } if message.contains("HOST_FAULT")))
             .collect();
         assert_eq!(failed.len(), 1, "{checks:?}");
         assert_eq!(failed[0].assumption.launch.block.threads(), 256);
         assert!(failed[0].went_wrong());
         let last = checks.last().unwrap();
-        assert_eq!(last.outcome, Outcome::Ran, "{checks:?}");
+        assert_eq!(last.outcome, LaunchOutcome::Ran, "{checks:?}");
         assert_eq!(checks.len(), ASSUMPTIONS.len());
     }
 
@@ -343,14 +346,14 @@ mod tests {
             .iter()
             .find(|c| c.assumption.launch.grid.y > 1)
             .unwrap();
-        assert_eq!(y.outcome, Outcome::Ran, "{checks:?}");
+        assert_eq!(y.outcome, LaunchOutcome::Ran, "{checks:?}");
         assert!(!checks.iter().any(Check::went_wrong), "{checks:?}");
         let mut dropped = HostBackend::new(TEST_API_A);
         dropped.first_block_row_only = true;
         let checks = run(&mut dropped, &frame, &reference).unwrap();
         let wrong: Vec<&str> = checks
             .iter()
-            .filter(|c| matches!(c.outcome, Outcome::Wrong { .. }))
+            .filter(|c| matches!(c.outcome, LaunchOutcome::Wrong { .. }))
             .map(|c| c.assumption.claim)
             .collect();
         assert_eq!(wrong, ["a grid of 65536 blocks in y runs"], "{checks:?}");

@@ -1,7 +1,7 @@
 //! The built-in workload: the grayscale kernel over one frame, every pixel checked against the
 //! CPU reference.
 
-use super::{Measured, Workload};
+use super::{Swept, Workload};
 use crate::backend::{Api, Backend, BackendError, DeviceKind};
 use crate::frame::{CheckedFrame, Frame};
 use crate::limits::Limits;
@@ -45,7 +45,7 @@ impl Workload for FrameWorkload {
         )
     }
 
-    fn measure(&self, backend: &mut dyn Backend, prepared: bool, how: SweepRun<'_>) -> Measured {
+    fn measure(&self, backend: &mut dyn Backend, prepared: bool, how: SweepRun<'_>) -> Swept {
         let SweepRun {
             config,
             shared,

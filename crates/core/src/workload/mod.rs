@@ -50,7 +50,7 @@ pub trait Workload: Sync {
     /// Measures and checks every planned row on one backend, as `how` says (`prepared`: whether
     /// [`Workload::prepare`] succeeded on it). Returns the rows measured so far and the error
     /// that stopped the API, if one did.
-    fn measure(&self, backend: &mut dyn Backend, prepared: bool, how: SweepRun<'_>) -> Measured;
+    fn measure(&self, backend: &mut dyn Backend, prepared: bool, how: SweepRun<'_>) -> Swept;
 
     /// Once every API has been measured: the APIs whose results the others contradict (a
     /// user's kernel whose outputs disagree across APIs), each with why. Nothing by default.
@@ -60,4 +60,4 @@ pub trait Workload: Sync {
 }
 
 /// One API's result, and the error that stopped it where one did.
-pub type Measured = (SweepResult, Option<SweepError>);
+pub type Swept = (SweepResult, Option<SweepError>);

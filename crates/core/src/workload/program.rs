@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use super::dispatch::KernelCheck;
 use super::references::References;
-use super::{guard, Measured, Workload};
+use super::{guard, Swept, Workload};
 use crate::backend::{Api, Backend, BackendError, DeviceKind, ErrorKind, GridSize, Launch};
 use crate::frame::FrameInfo;
 use crate::limits::Limits;
@@ -351,12 +351,7 @@ impl Workload for ProgramWorkload {
         Ok(())
     }
 
-    fn measure(
-        &self,
-        backend: &mut dyn Backend,
-        prepared: bool,
-        mut how: SweepRun<'_>,
-    ) -> Measured {
+    fn measure(&self, backend: &mut dyn Backend, prepared: bool, mut how: SweepRun<'_>) -> Swept {
         let config = how.config;
         let empty = Plan {
             rows: Vec::new(),
@@ -364,7 +359,7 @@ impl Workload for ProgramWorkload {
             grid_source: String::new(),
         };
         // Stopped before its first row: the API's result with no rows, and why.
-        let stopped = |backend: &dyn Backend, e: BackendError| -> Measured {
+        let stopped = |backend: &dyn Backend, e: BackendError| -> Swept {
             let mut r = self.new_result(backend, &empty, config);
             r.error = Some(e.message.clone());
             (r, Some(e.into()))

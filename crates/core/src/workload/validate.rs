@@ -12,7 +12,7 @@ use crate::report::Failure;
 use crate::session::{Ran, Task, Turn};
 use crate::spec::GridMode;
 use crate::sweep::{checked_dispatch, limit_violation, Dispatched, SweepError};
-use crate::validate::{Check, Outcome, Validated, ASSUMPTIONS};
+use crate::validate::{Check, LaunchOutcome, Validated, ASSUMPTIONS};
 
 impl ProgramWorkload {
     /// Every assumption of [`ASSUMPTIONS`] launched with the kernel (prepared already). A
@@ -35,8 +35,7 @@ impl ProgramWorkload {
             let outcome = self.outcome(backend, launch, &mut own);
             // A fault ends the API (CUDA's context is gone after one); the checks made before
             // it stay.
-            let fault =
-                matches!(&outcome, Outcome::Failed { message } if !message.starts_with("ran, but"));
+            let fault = matches!(&outcome, LaunchOutcome::Failed { message } if !message.starts_with("ran, but"));
             checks.push(Check {
                 api: backend.api(),
                 assumption: asm,
@@ -57,15 +56,15 @@ impl ProgramWorkload {
         backend: &mut dyn Backend,
         launch: Launch,
         own: &mut Option<super::references::Checked>,
-    ) -> Outcome {
+    ) -> LaunchOutcome {
         if let Some(why) = self.not_launched_because(launch) {
-            return Outcome::NotLaunched { why };
+            return LaunchOutcome::NotLaunched { why };
         }
         let dynamic = launch.shared_bytes as u64;
         if let Some(why) =
             crate::sweep::shared_violation(backend.limits(), backend.kernel_facts(), dynamic)
         {
-            return Outcome::Rejected {
+            return LaunchOutcome::Rejected {
                 message: format!("{why}: the launch would be invalid"),
             };
         }
@@ -73,17 +72,17 @@ impl ProgramWorkload {
         let mut check = KernelCheck::new(self, own, unchecked.is_none());
         let dispatched = checked_dispatch(backend, launch, None, &mut check);
         match (dispatched, unchecked) {
-            (Ok(Dispatched::Ran(_, _)), Some(why)) => Outcome::Unchecked { why },
-            (Ok(Dispatched::Ran(_, Ok(()))), None) => Outcome::Ran,
-            (Ok(Dispatched::Ran(_, Err(wrong))), None) => Outcome::Failed {
+            (Ok(Dispatched::Ran(_, _)), Some(why)) => LaunchOutcome::Unchecked { why },
+            (Ok(Dispatched::Ran(_, Ok(()))), None) => LaunchOutcome::Ran,
+            (Ok(Dispatched::Ran(_, Err(wrong))), None) => LaunchOutcome::Failed {
                 message: format!("ran, but its output is wrong: {}", wrong.detail()),
             },
             (Ok(Dispatched::Refused(e) | Dispatched::Failed(e)), _)
             | (Err(SweepError::Backend(e)), _) => match e.kind {
-                ErrorKind::LaunchRejected => Outcome::Rejected { message: e.message },
-                _ => Outcome::Failed { message: e.message },
+                ErrorKind::LaunchRejected => LaunchOutcome::Rejected { message: e.message },
+                _ => LaunchOutcome::Failed { message: e.message },
             },
-            (Err(e), _) => Outcome::Failed {
+            (Err(e), _) => LaunchOutcome::Failed {
                 message: e.detail(),
             },
         }

@@ -52,7 +52,7 @@ mod tests {
     use super::super::testing::host_run;
     use super::*;
     use crate::layout::Layout;
-    use blocksweep_core::claim::Outcome;
+    use blocksweep_core::claim::LaunchOutcome;
     use blocksweep_core::lab::run::run_resources;
     use blocksweep_core::testing::TEST_API_A;
 
@@ -64,12 +64,20 @@ mod tests {
         let outcome = |i: usize| &r[i].outcome;
         // 16, 32, 48 KiB and the limit (48 KiB) run; 49 KiB is refused by the "API".
         for x in &r[..4] {
-            assert_eq!(x.outcome, Outcome::Ran, "{x:?}");
+            assert_eq!(x.outcome, LaunchOutcome::Ran, "{x:?}");
         }
-        assert!(matches!(outcome(4), Outcome::Rejected { .. }), "{:?}", r[4]);
+        assert!(
+            matches!(outcome(4), LaunchOutcome::Rejected { .. }),
+            "{:?}",
+            r[4]
+        );
         assert!(r[4].limits_say.as_deref().unwrap().contains("HOST_SHARED"));
         // The register-heavy kernel at the device's 1024: 100 x 1024 registers > 65536.
-        assert!(matches!(outcome(6), Outcome::Rejected { .. }), "{:?}", r[6]);
+        assert!(
+            matches!(outcome(6), LaunchOutcome::Rejected { .. }),
+            "{:?}",
+            r[6]
+        );
         let json = serde_json::to_value(&r[4]).unwrap();
         assert_eq!(json["assumption"]["launch"]["shared_bytes"], 49 << 10);
         let mut doc = Doc::new(Layout::default(), false);

@@ -138,13 +138,13 @@ impl Render for ValidateReport {
 }
 
 /// The CSV's outcome and message columns.
-fn outcome_words(o: &Outcome) -> (&'static str, String) {
+fn outcome_words(o: &LaunchOutcome) -> (&'static str, String) {
     match o {
-        Outcome::Ran => ("ran", String::new()),
-        Outcome::Wrong { index } => ("wrong", format!("first wrong pixel {index}")),
-        Outcome::Rejected { message } => ("rejected", message.clone()),
-        Outcome::Failed { message } => ("failed", message.clone()),
-        Outcome::Unchecked { why } => ("unchecked", why.clone()),
-        Outcome::NotLaunched { why } => ("not launched", why.clone()),
+        LaunchOutcome::Ran => ("ran", String::new()),
+        LaunchOutcome::Wrong { index } => ("wrong", format!("first wrong pixel {index}")),
+        LaunchOutcome::Rejected { message } => ("rejected", message.clone()),
+        LaunchOutcome::Failed { message } => ("failed", message.clone()),
+        LaunchOutcome::Unchecked { why } => ("unchecked", why.clone()),
+        LaunchOutcome::NotLaunched { why } => ("not launched", why.clone()),
     }
 }

@@ -4,7 +4,7 @@
 mod claims;
 
 use blocksweep_core::report::Envelope;
-use blocksweep_core::validate::{verdict_word, Check, Outcome, ValidateReport};
+use blocksweep_core::validate::{verdict_word, Check, LaunchOutcome, ValidateReport};
 use blocksweep_core::Api;
 
 use crate::layout::Layout;
