@@ -90,6 +90,16 @@ fn main() -> ExitCode {
             saves_rows: !a.output.is_empty(),
         });
     }
+    // The lab's commands draw the sweep's progress line: --quiet hides it there too.
+    if let args::Command::Shapes(args::lab::ShapesArgs { run, .. })
+    | args::Command::Tail(args::lab::TailArgs { run, .. }) = &cli.command
+    {
+        progress::configure(progress::Settings {
+            quiet: run.quiet || std::env::var_os("BLOCKSWEEP_QUIET").is_some_and(|v| !v.is_empty()),
+            saves_rows: !run.output.is_empty(),
+            ..progress::Settings::default()
+        });
+    }
     match commands::run(cli.command) {
         Ok(code) => code,
         Err(e) => {
