@@ -391,3 +391,27 @@ fn compare_fails_below_a_fraction_of_the_first_file() {
         "--fail-below",
     );
 }
+
+/// docs/output-files.md: "A run that measured nothing writes nothing: an output file that
+/// existed keeps its contents". The zoo's no-guard kernel fails its first row on every API
+/// (exit 1): the file named by -o was replaced by a report of no rows.
+#[test]
+fn a_run_that_measured_nothing_leaves_its_output_file_as_it_was() {
+    if available_apis().is_empty() {
+        return;
+    }
+    let dir = support::scratch("measured-nothing");
+    let kept = dir.join("baseline.json");
+    std::fs::write(&kept, "keep\n").unwrap();
+    let spec = example("bugs/no-guard");
+    let out = blocksweep()
+        .args(["sweep", "--kernel", &spec, "-o"])
+        .arg(&kept)
+        .output()
+        .unwrap();
+    let said = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "keep\n", "{said}");
+    assert!(said.contains("no row was measured"), "{said}");
+    assert!(!String::from_utf8_lossy(&out.stdout).is_empty());
+}
