@@ -65,10 +65,19 @@ pub fn run_each<T: Task<Settings = ()>>(
     options: OpenOptions,
     task: &mut dyn Source<T>,
 ) -> anyhow::Result<(Vec<Answers<T::Answer>>, bool)> {
+    run_each_of(resolve_each(&registry(), args)?, options, task)
+}
+
+/// [`run_each`] on devices resolved already.
+pub fn run_each_of<T: Task<Settings = ()>>(
+    each: Vec<Targets>,
+    options: OpenOptions,
+    task: &mut dyn Source<T>,
+) -> anyhow::Result<(Vec<Answers<T::Answer>>, bool)> {
     let reg = registry();
     let mut out = Vec::new();
     let mut failed = false;
-    for targets in resolve_each(&reg, args)? {
+    for targets in each {
         let finished = session::run(&reg, &targets, &options, &(), task).map_err(session_error)?;
         failed |= warn_failures(&finished.failures) || finished.outcome.failed;
         out.push(Answers {

@@ -114,6 +114,49 @@ fn frame_size(args: &SweepArgs, each: &[blocksweep_core::Targets]) -> anyhow::Re
     Ok((w, h))
 }
 
+/// Keeps the devices of the APIs `spec` has a source for: any other is said once on stderr
+/// and not run, as docs/kernels.md promises ("An API without a source is reported as having
+/// none, and the others run"); it was opened, failed and made the run exit 1. Asked for by
+/// name, or with no API left, it is bad input.
+pub fn keep_sourced(
+    spec: &KernelSpec,
+    choice: &ApiChoice,
+    each: &mut Vec<blocksweep_core::Targets>,
+) -> anyhow::Result<()> {
+    let keys = spec.apis();
+    let file = &spec.file;
+    if let ApiChoice::Only(api) = choice {
+        if !keys.contains(&api.key()) {
+            return Err(usage(format!(
+                "{file} has no source for {api} (its [sources] has no '{}')",
+                api.key()
+            )));
+        }
+    }
+    let mut said: Vec<blocksweep_core::Api> = Vec::new();
+    for t in each.iter_mut() {
+        for d in t.devices.iter().filter(|d| !keys.contains(&d.api.key())) {
+            if !said.contains(&d.api) {
+                said.push(d.api);
+                warn!(
+                    "{}: not run: {file} has no source for it (its [sources] has no '{}')",
+                    d.api,
+                    d.api.key()
+                );
+            }
+        }
+        t.devices.retain(|d| keys.contains(&d.api.key()));
+    }
+    each.retain(|t| !t.devices.is_empty());
+    if each.is_empty() {
+        return Err(usage(format!(
+            "{file} has a source for no API that sees a device here (its [sources]: {})",
+            keys.join(", ")
+        )));
+    }
+    Ok(())
+}
+
 /// Says on stderr each API the spec has a source for that is unavailable here, when the run
 /// asks for more than one API: "CUDA: unavailable: libcuda.so.1 not found (...): the spec's
 /// CUDA source is not run" (the others run without it).

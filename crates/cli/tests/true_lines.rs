@@ -415,3 +415,44 @@ fn a_run_that_measured_nothing_leaves_its_output_file_as_it_was() {
     assert!(said.contains("no row was measured"), "{said}");
     assert!(!String::from_utf8_lossy(&out.stdout).is_empty());
 }
+
+/// docs/kernels.md: "An API without a source is reported as having none, and the others run".
+/// A saxpy with an OpenCL source only: Vulkan was opened, failed ("no source") and the sweep
+/// exited 1; now it is said once and not run, OpenCL's sweep exits 0, and asking for Vulkan by
+/// name is bad input.
+#[test]
+fn an_api_without_a_source_is_said_and_the_others_run() {
+    if !available_apis().contains(&"opencl") {
+        return;
+    }
+    let dir = support::scratch("one-source");
+    let saxpy = format!(
+        "{}/../../examples/kernels/saxpy",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let spec = std::fs::read_to_string(format!("{saxpy}/kernel.toml")).unwrap();
+    let only_cl: String = spec
+        .lines()
+        .filter(|l| !l.starts_with("vulkan") && !l.starts_with("cuda"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.join("kernel.toml"), only_cl).unwrap();
+    std::fs::copy(format!("{saxpy}/saxpy.cl"), dir.join("saxpy.cl")).unwrap();
+    let spec = dir.join("kernel.toml");
+    let spec = spec.to_str().unwrap();
+    for command in ["sweep", "validate"] {
+        let out = blocksweep()
+            .args([command, "--kernel", spec, "--size", "4096"])
+            .output()
+            .unwrap();
+        let said = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{command}: {said}");
+        let line = format!("Vulkan: not run: {spec} has no source for it");
+        assert_eq!(said.matches(&line).count(), 1, "{command}: {said}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("OpenCL"));
+    }
+    bad_input(
+        &["sweep", "--kernel", spec, "--backend", "vulkan"],
+        "has no source for Vulkan (its [sources] has no 'vulkan')",
+    );
+}

@@ -30,7 +30,10 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         false => Some(Outputs::check(args)?),
     };
     let reg = crate::session::registry();
-    let each = crate::session::resolve_each(&reg, &args.device)?;
+    let mut each = crate::session::resolve_each(&reg, &args.device)?;
+    if let Some((s, _)) = &spec {
+        work::keep_sourced(s, &args.device.choice(), &mut each)?;
+    }
     let work = work::of_args(args, spec, &each)?;
     // Every host allocation of the run, counted here once per physical device (they are swept
     // one after another) with its APIs' device kinds, before any buffer or frame is generated;

@@ -47,7 +47,10 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let options = crate::session::open_options(&args.device, work.is_some())?;
     let (each, failed) = match work {
         Some(work) => {
-            crate::session::run_each(&args.device, options, &mut KernelValidation { work })?
+            let reg = crate::session::registry();
+            let mut each = crate::session::resolve_each(&reg, &args.device)?;
+            crate::work::keep_sourced(&work.spec, &args.device.choice(), &mut each)?;
+            crate::session::run_each_of(each, options, &mut KernelValidation { work })?
         }
         None => crate::session::run_each(&args.device, options, &mut Validation::default())?,
     };
