@@ -398,7 +398,8 @@ pub struct CompareArgs {
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     /// Exit 1 when a configuration, or an API's best, runs slower than this fraction of the first
-    /// file's (the baseline): 0.95 or 95%; each is named on stderr (for CI).
+    /// file's (the baseline), or was measured there and not in a later file (an API lost, a run
+    /// stopped early): 0.95 or 95%; each is named on stderr (for CI).
     #[arg(long, value_name = "F", value_parser = parse_fraction)]
     pub fail_below: Option<f64>,
     /// Output format.

@@ -5,7 +5,8 @@
 use crate::answer::Measurement;
 use crate::backend::Api;
 
-/// One configuration, or an API's best, slower than `floor` of the baseline's.
+/// One configuration, or an API's best, slower than `floor` of the baseline's, or measured
+/// there and not in this run (an API lost, a run stopped early, a row that failed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Regression {
     /// The file (its label) that fell short.
@@ -13,19 +14,27 @@ pub struct Regression {
     pub api: Api,
     /// The configuration ("block 128 grid wave"), or "its best".
     pub what: String,
-    /// The baseline's time ÷ this one's (below 1: slower).
+    /// The baseline's time ÷ this one's (below 1: slower); 0 where this run has no time.
     pub ratio: f64,
-    pub ms: f64,
+    /// This run's time; `None`: not measured here.
+    pub ms: Option<f64>,
     pub baseline_ms: f64,
 }
 
 impl std::fmt::Display for Regression {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}: {} {}: {:.3} of the baseline's ({:.5} ms against {:.5} ms)",
-            self.label, self.api, self.what, self.ratio, self.ms, self.baseline_ms
-        )
+        let (label, api, what, b) = (&self.label, self.api, &self.what, self.baseline_ms);
+        match self.ms {
+            Some(ms) => write!(
+                f,
+                "{label}: {api} {what}: {:.3} of the baseline's ({ms:.5} ms against {b:.5} ms)",
+                self.ratio
+            ),
+            None => write!(
+                f,
+                "{label}: {api} {what}: not measured in this run (the baseline's {b:.5} ms)"
+            ),
+        }
     }
 }
 
@@ -37,35 +46,34 @@ pub fn regressions(runs: &[(String, Vec<Measurement>)], floor: f64) -> Vec<Regre
     };
     let mut out = Vec::new();
     for (label, ms) in &runs[1..] {
-        for m in ms {
-            let (Some(t), Some(b)) = (m.ms(), same(base, m).and_then(Measurement::ms)) else {
-                continue;
-            };
-            if b / t < floor {
+        // Every configuration the baseline measured: slower here, or not measured here.
+        for b in base {
+            let Some(bt) = b.ms() else { continue };
+            let t = same(ms, b).and_then(Measurement::ms);
+            if t.is_none_or(|t| bt / t < floor) {
                 out.push(Regression {
                     label: label.clone(),
-                    api: m.api,
-                    what: m.config.to_string(),
-                    ratio: b / t,
+                    api: b.api,
+                    what: b.config.to_string(),
+                    ratio: t.map_or(0.0, |t| bt / t),
                     ms: t,
-                    baseline_ms: b,
+                    baseline_ms: bt,
                 });
             }
         }
-        let mut apis: Vec<Api> = ms.iter().map(|m| m.api).collect();
+        let mut apis: Vec<Api> = base.iter().map(|m| m.api).collect();
         apis.dedup();
         for api in apis {
-            let (Some(t), Some(b)) = (best(ms, api), best(base, api)) else {
-                continue;
-            };
-            if b / t < floor {
+            let Some(bt) = best(base, api) else { continue };
+            let t = best(ms, api);
+            if t.is_none_or(|t| bt / t < floor) {
                 out.push(Regression {
                     label: label.clone(),
                     api,
                     what: "its best".into(),
-                    ratio: b / t,
+                    ratio: t.map_or(0.0, |t| bt / t),
                     ms: t,
-                    baseline_ms: b,
+                    baseline_ms: bt,
                 });
             }
         }
@@ -139,6 +147,26 @@ mod tests {
         assert!(
             regressions(&runs[..1], 0.99).is_empty(),
             "the baseline alone"
+        );
+    }
+
+    /// A run that lost an API, or stopped before a configuration, falls short there: Beta
+    /// missing entirely, Alpha's 128 not measured. (They passed before: only configurations
+    /// both runs measured were compared.)
+    #[test]
+    fn what_the_baseline_measured_and_this_run_did_not_falls_short() {
+        let base = vec![ran(A, 64, 1.0), ran(A, 128, 1.0), ran(B, 64, 2.0)];
+        let new = vec![ran(A, 64, 1.0)];
+        let runs = vec![("old".to_string(), base), ("new".to_string(), new)];
+        let r = regressions(&runs, 0.5);
+        let said: Vec<String> = r.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            said,
+            [
+                "new: Alpha block 128 grid wave: not measured in this run (the baseline's 1.00000 ms)",
+                "new: Beta block 64 grid wave: not measured in this run (the baseline's 2.00000 ms)",
+                "new: Beta its best: not measured in this run (the baseline's 2.00000 ms)",
+            ]
         );
     }
 }
