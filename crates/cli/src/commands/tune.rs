@@ -56,6 +56,9 @@ pub fn run(args: &SweepArgs, given: Given, each: Vec<Targets>) -> anyhow::Result
         open: &open,
     };
     let reports = tune::run(&tune, each, cache.as_mut(), &mut outputs);
+    if let Some(why) = tune::all_refused(&reports) {
+        return Err(crate::usage(why));
+    }
     if let Some(why) = tune::nothing_ran(&reports) {
         return Err(anyhow::anyhow!(why));
     }

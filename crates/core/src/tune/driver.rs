@@ -101,6 +101,26 @@ pub fn run(
     reports
 }
 
+/// Where every configuration was refused before anything was dispatched (a `[tune] restrict`
+/// or a limit ruled out the whole space) and nothing else went wrong, why, by rule: bad input,
+/// not an API's failure.
+pub fn all_refused(reports: &[TuneReport]) -> Option<String> {
+    let none = reports
+        .iter()
+        .all(|r| r.measurements.is_empty() && r.errors.is_empty());
+    let refused: usize = reports.iter().map(|r| r.rejected.len()).sum();
+    if !none || refused == 0 {
+        return None;
+    }
+    let reasons: Vec<String> = (reports.iter().flat_map(TuneReport::rejected_by_reason))
+        .map(|(n, why)| format!("{n} by {why}"))
+        .collect();
+    Some(format!(
+        "every configuration ({refused}) was refused before it ran: {}",
+        reasons.join("; ")
+    ))
+}
+
 /// Why nothing can be reported, where no configuration ran on any API.
 pub fn nothing_ran(reports: &[TuneReport]) -> Option<String> {
     let ran = reports

@@ -245,6 +245,29 @@ fn a_tune_where_nothing_ran_says_why() {
     assert_eq!(why, "no configuration ran on any API: at P=1: no source");
 }
 
+/// A restrict that rules out the whole space is bad input, said by rule ("no configuration
+/// ran on any API", an API's failure, before); an error beside it is not.
+#[test]
+fn a_space_refused_whole_says_by_which_rule() {
+    let mut report = tune("1w", Some(Budget::Count(1)), None, None).0;
+    let config = report.measurements[0].config.clone();
+    report.measurements.clear();
+    for i in 0..3 {
+        report.rejected.push(crate::tune::Rejected {
+            config: config.clone(),
+            why: format!("restrict: block * P > 100000 (block {i})"),
+        });
+    }
+    assert_eq!(
+        all_refused(std::slice::from_ref(&report)).as_deref(),
+        Some(
+            "every configuration (3) was refused before it ran: 3 by restrict: block * P > 100000"
+        )
+    );
+    report.errors.push("at P=1: no source".into());
+    assert_eq!(all_refused(&[report]), None);
+}
+
 #[test]
 fn a_grid_list_is_refused_only_for_a_kernel_whose_grid_covers_its_work() {
     crate::testing::register_kernel_apis();

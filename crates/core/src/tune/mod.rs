@@ -23,7 +23,7 @@ pub use crate::answer::{
     Outcome, PortableChoice, Wrong,
 };
 pub use check::compare_outputs;
-pub use driver::{check_grids, nothing_ran, run, Budget, Caller, Tune};
+pub use driver::{all_refused, check_grids, nothing_ran, run, Budget, Caller, Tune};
 pub use merge::merge;
 pub use space::{Order, Space};
 
