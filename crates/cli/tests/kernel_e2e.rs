@@ -441,3 +441,50 @@ fn a_spec_on_cpu_drivers_alone_runs_at_a_cpu_size_and_says_so() {
         "n=65536"
     );
 }
+
+/// A kernel whose output is wrong is `WRONG` in validate's table and `"wrong"` in its JSON, as
+/// docs/kernels.md and json-schema.md say (it was `FAILED` and `"failed"`, a script looking
+/// for wrong outputs missed it): the zoo's no-guard kernel writes past its buffer's end.
+#[test]
+fn validate_calls_a_wrong_output_wrong() {
+    let apis = support::available_apis();
+    if apis.is_empty() {
+        return;
+    }
+    let spec = example("bugs/no-guard");
+    let out = blocksweep()
+        .args(["validate", "--kernel"])
+        .arg(&spec)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", support::stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let kinds: Vec<&str> = json["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["outcome"]["kind"].as_str())
+        .collect();
+    assert!(kinds.contains(&"wrong"), "{kinds:?}");
+    // A crash is a failure (PoCL's worker dies at 65535 blocks); a wrong output never is.
+    for c in json["checks"].as_array().unwrap() {
+        let message = c["outcome"]["message"].as_str().unwrap_or_default();
+        assert!(!message.contains("output is wrong"), "{c}");
+    }
+    let wrong = json["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["outcome"]["kind"] == "wrong")
+        .unwrap();
+    let detail = wrong["outcome"]["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("past the end of 'y'"), "{wrong}");
+    let table = blocksweep()
+        .args(["validate", "--kernel"])
+        .arg(&spec)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(table.contains("WRONG ["), "{table}");
+}

@@ -47,10 +47,14 @@ fn what_it_did(a: &Answer, notes: &mut Notes) -> String {
         // "verified" goes without saying: a launch that ran and is not marked WRONG or "not
         // checked" matched (the line under the table says so).
         (LaunchOutcome::Ran, None) => format!("runs{detail}"),
-        (LaunchOutcome::Wrong { index }, _) => format!(
-            "WRONG {}",
-            notes.mark(format!("{api} ran {launch} but left pixel {index} wrong"))
-        ),
+        (LaunchOutcome::Wrong { index, detail }, _) => {
+            let what = match (detail, index) {
+                (Some(d), _) => format!("{api} ran {launch} but its output is wrong: {d}"),
+                (None, Some(i)) => format!("{api} ran {launch} but left pixel {i} wrong"),
+                (None, None) => format!("{api} ran {launch} but its output is wrong"),
+            };
+            format!("WRONG {}", notes.mark(what))
+        }
         (LaunchOutcome::Rejected { message }, _) => format!(
             "rejected{detail} {}",
             notes.mark(format!("{api}: {message}"))

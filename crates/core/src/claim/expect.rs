@@ -51,7 +51,10 @@ mod tests {
         assert_eq!(Expect::Refused.holds(&LaunchOutcome::Ran), Some(false));
         assert_eq!(Expect::Runs.holds(&LaunchOutcome::Ran), Some(true));
         assert_eq!(
-            Expect::Runs.holds(&LaunchOutcome::Wrong { index: 3 }),
+            Expect::Runs.holds(&LaunchOutcome::Wrong {
+                index: Some(3),
+                detail: None
+            }),
             Some(false)
         );
         let failed = LaunchOutcome::Failed {

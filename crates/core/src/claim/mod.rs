@@ -20,8 +20,14 @@ pub enum LaunchOutcome {
     /// It ran and every pixel matched.
     #[serde(rename = "verified")]
     Ran,
-    /// It ran and left pixel `index` wrong.
-    Wrong { index: u64 },
+    /// It ran and its output is wrong: the frame's first wrong pixel `index`, or what a user
+    /// kernel's check found (`detail`: the buffer, the first bad index and the values).
+    Wrong {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        index: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
     /// The API (or, where dispatching would be undefined behaviour, the backend on its behalf)
     /// refused it; the message is the API's own.
     Rejected { message: String },
@@ -47,7 +53,10 @@ impl LaunchOutcome {
             Ok(Dispatched::Refused(e)) => LaunchOutcome::Rejected { message: e.message },
             Ok(Dispatched::Failed(e)) => LaunchOutcome::Failed { message: e.message },
             Ok(Dispatched::Ran(_, Ok(()))) => LaunchOutcome::Ran,
-            Ok(Dispatched::Ran(_, Err(m))) => LaunchOutcome::Wrong { index: m.index },
+            Ok(Dispatched::Ran(_, Err(m))) => LaunchOutcome::Wrong {
+                index: Some(m.index),
+                detail: None,
+            },
             Err(SweepError::Backend(e)) => return Err(e),
             Err(e) => LaunchOutcome::Failed {
                 message: e.to_string(),

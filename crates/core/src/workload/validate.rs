@@ -74,8 +74,9 @@ impl ProgramWorkload {
         match (dispatched, unchecked) {
             (Ok(Dispatched::Ran(_, _)), Some(why)) => LaunchOutcome::Unchecked { why },
             (Ok(Dispatched::Ran(_, Ok(()))), None) => LaunchOutcome::Ran,
-            (Ok(Dispatched::Ran(_, Err(wrong))), None) => LaunchOutcome::Failed {
-                message: format!("ran, but its output is wrong: {}", wrong.detail()),
+            (Ok(Dispatched::Ran(_, Err(wrong))), None) => LaunchOutcome::Wrong {
+                index: None,
+                detail: Some(wrong.detail()),
             },
             (Ok(Dispatched::Refused(e) | Dispatched::Failed(e)), _)
             | (Err(SweepError::Backend(e)), _) => match e.kind {

@@ -141,10 +141,19 @@ impl Render for ValidateReport {
 fn outcome_words(o: &LaunchOutcome) -> (&'static str, String) {
     match o {
         LaunchOutcome::Ran => ("ran", String::new()),
-        LaunchOutcome::Wrong { index } => ("wrong", format!("first wrong pixel {index}")),
+        LaunchOutcome::Wrong { index, detail } => ("wrong", wrong_words(*index, detail)),
         LaunchOutcome::Rejected { message } => ("rejected", message.clone()),
         LaunchOutcome::Failed { message } => ("failed", message.clone()),
         LaunchOutcome::Unchecked { why } => ("unchecked", why.clone()),
         LaunchOutcome::NotLaunched { why } => ("not launched", why.clone()),
+    }
+}
+
+/// What a wrong output was: the frame's first wrong pixel, or a kernel check's words.
+pub(crate) fn wrong_words(index: Option<u64>, detail: &Option<String>) -> String {
+    match (detail, index) {
+        (Some(d), _) => d.clone(),
+        (None, Some(i)) => format!("first wrong pixel {i}"),
+        (None, None) => "its output is wrong".into(),
     }
 }
