@@ -80,7 +80,7 @@ fn kernels_section_5_runs_as_printed_and_its_quotes_are_the_binarys() {
     // The kernel's header as quoted: the source each API ran.
     quoted_lines_appear(block_after(section, "each API's device:", "text"), &text);
 
-    let command = "validate --kernel scale/kernel.toml --size 4096";
+    let command = "validate --kernel scale/kernel.toml";
     assert!(section.contains(&format!("blocksweep {command}\n")));
     let out = run_in(&dir, command);
     let text = String::from_utf8_lossy(&out.stdout);

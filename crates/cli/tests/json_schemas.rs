@@ -30,6 +30,22 @@ fn every_command_run_here_matches_its_schema() {
     let unit = &limits["limits"][0]["limits"]["max_threads_per_block"]["unit"];
     assert_eq!(unit, "threads", "{limits}");
     let validate = conforms("validate", &backend("validate"));
+    // A user's kernel's validate names it and the sizes it launched at.
+    let saxpy = format!(
+        "{}/../../examples/kernels/saxpy/kernel.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let theirs = conforms(
+        "validate",
+        &backend(&format!("validate --kernel {saxpy} --size 4096")),
+    );
+    assert!(
+        theirs["kernel"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("saxpy ("),
+        "{theirs}"
+    );
     let targeted = conforms(
         "validate",
         &backend("validate --target webgpu,cuda-cc-9.0,amd-rdna3"),

@@ -16,10 +16,12 @@ use crate::usage;
 pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let files = Files::check(args.out.to(args.format, args.wide))?;
     let targets = crate::targets::select(args.target.as_deref())?;
+    let mut kernel = None;
     let work = match &args.kernel {
         Some(path) => {
             // 4096 per dimension unless --size says: validate launches, it does not time.
             let (spec, sizes) = crate::work::load(path, args.size.as_deref(), Some(4096))?;
+            kernel = Some(kernel_line(&spec, &sizes, args.size.is_some()));
             let buffers = ProgramWorkload::planned_buffers(&spec, &sizes)
                 .map_err(|e| usage(e.to_string()))?;
             let what = spec.at(&sizes);
@@ -78,7 +80,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         }
         groups.push(group);
     }
-    let report = ValidateReport { groups };
+    let report = ValidateReport { groups, kernel };
     let checked = targets.map(|t| {
         let kernel = crate::targets::kernel(&builds, args_of, subgroup);
         crate::targets::validate(&t, &kernel, dynamic.as_ref())
@@ -93,4 +95,22 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
             .resources()
             .any(|r| matches!(r.outcome, LaunchOutcome::Wrong { .. }));
     Ok(super::exit(wrong || failed || !written))
+}
+
+/// "scale (scale/kernel.toml) at n=4096 (its own n=1048576, capped at 4096 per dimension:
+/// --size for another)": what validate launched, and why where the sizes are not the spec's.
+fn kernel_line(
+    spec: &blocksweep_core::KernelSpec,
+    sizes: &blocksweep_core::spec::Sizes,
+    asked: bool,
+) -> String {
+    let at = format!("{} ({}) at {sizes}", spec.name, spec.file);
+    match asked || *sizes == spec.sizes {
+        true => at,
+        false => format!(
+            "{at} (the spec's own {}; validate launches each work dimension at most 4096 \
+             unless --size says: it checks launches, it does not time)",
+            spec.sizes
+        ),
+    }
 }

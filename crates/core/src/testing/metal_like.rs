@@ -393,6 +393,7 @@ pub fn validated() -> crate::validate::ValidateReport {
     assert!(run.failures.is_empty(), "{:?}", run.failures);
     let v = run.answers.into_iter().next().expect("its answer");
     ValidateReport {
+        kernel: None,
         groups: vec![ValidateGroup {
             heading: None,
             apis: vec![(METAL_LIKE, "host test device".into())],

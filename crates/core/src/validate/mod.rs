@@ -285,6 +285,10 @@ impl ValidateGroup {
 #[derive(Debug, Clone, Serialize)]
 pub struct ValidateReport {
     pub groups: Vec<ValidateGroup>,
+    /// A user's kernel and the sizes it was launched at ("scale (scale/kernel.toml) at
+    /// n=4096"), with why where they are not its own; `None`: the built-in kernels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
 }
 
 impl ValidateReport {

@@ -133,7 +133,11 @@ impl Render for ValidateReport {
         let subgroups = self.groups.iter().flat_map(|g| &g.subgroups);
         rows.extend(subgroups.flat_map(subgroup::json_rows));
         let devices = self.groups.iter().flat_map(|g| &g.devices);
-        Envelope::now("validate", devices).document(&serde_json::json!({ "checks": rows }))
+        let mut payload = serde_json::json!({ "checks": rows });
+        if let Some(k) = &self.kernel {
+            payload["kernel"] = k.clone().into();
+        }
+        Envelope::now("validate", devices).document(&payload)
     }
 }
 

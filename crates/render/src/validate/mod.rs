@@ -13,7 +13,7 @@ use crate::text::Doc;
 use crate::{subgroup, to_csv, Render};
 
 fn render_text(report: &ValidateReport, layout: Layout, md: bool) -> String {
-    per_device(
+    let body = per_device(
         &report.groups,
         (layout, md),
         |g| g.heading.as_deref(),
@@ -23,5 +23,13 @@ fn render_text(report: &ValidateReport, layout: Layout, md: bool) -> String {
             crate::lab::render_resources(&g.resources, &apis, doc);
             subgroup::render(&g.subgroups, &apis, doc);
         },
-    )
+    );
+    match &report.kernel {
+        Some(k) => {
+            let mut doc = Doc::new(layout, md);
+            doc.lines(&[format!("Your kernel: {k}")]);
+            format!("{}\n{body}", doc.finish())
+        }
+        None => body,
+    }
 }
