@@ -456,3 +456,19 @@ fn an_api_without_a_source_is_said_and_the_others_run() {
         "has no source for Vulkan (its [sources] has no 'vulkan')",
     );
 }
+
+/// README: replay "says where and when the run was measured; nothing is measured". A tune's
+/// file replayed started at its answer, saying neither (a new user's trial).
+#[test]
+fn a_replayed_tune_says_it_is_a_replay() {
+    let file = format!(
+        "{}/../../docs/results/h200-2026-12-06/call1/tune/grayscale-map.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = succeeds(&["replay", &file, "--brief"]);
+    let first = out.lines().next().unwrap_or_default();
+    assert!(first.starts_with("Replay of a tune of grayscale"), "{out}");
+    let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("measured on 2026-12-06 at"), "{out}");
+    assert!(flat.contains("nothing was measured now"), "{out}");
+}

@@ -5,13 +5,14 @@
 use std::process::ExitCode;
 
 use blocksweep_core::report::{parse_reports, Report};
-use blocksweep_render::layout::{wrap, Layout};
+use blocksweep_render::layout::Layout;
 use blocksweep_render::{render_runs, Format, Render};
 
 use crate::args::ReplayArgs;
 use crate::input::{read_capped, MAX_INPUT_BYTES};
 use crate::output::files::{write_plot, Files};
 use crate::output::{stdio, width, OutputTarget};
+use crate::results::replay::{noted, provenance, tune_provenance};
 use crate::usage;
 
 pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
@@ -33,7 +34,15 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
             reports: &reports,
             devices,
         };
-        let mut written = files.write_each(&|f, l| tunes.render(f, l))?;
+        let note = tune_provenance(&reports);
+        let text = |f: Format, l: Layout| noted(f, l, &note, tunes.render(f, l));
+        let note_on_stderr = || {
+            if matches!(files.stdout, Format::Json | Format::Csv) {
+                stdio::eprint_line(&format!("blocksweep: {note}"));
+            }
+        };
+        let stdout = width::stdout(args.wide).verbose(!args.brief);
+        let mut written = files.write_each_to(&text, stdout, &note_on_stderr)?;
         if let (Some(t), Some(first)) = (plot, reports.first()) {
             let svg = Ok(crate::plot::tune::heat_maps(first));
             written &= write_plot(&t, svg, Some("plotted"), "error: ");
@@ -45,14 +54,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let note = provenance(&runs);
     // The note goes before the text (a table's line, a markdown quote); JSON and CSV stay what
     // a sweep writes, the note on stderr beside them.
-    let text = |f: Format, l: Layout| -> String {
-        let body = render_runs(f, &runs, l);
-        match f {
-            Format::Table => format!("{}\n\n{body}", wrap(&note, l.width)),
-            Format::Markdown => format!("> {note}\n\n{body}"),
-            Format::Json | Format::Csv => body,
-        }
-    };
+    let text = |f: Format, l: Layout| noted(f, l, &note, render_runs(f, &runs, l));
     // A replay is read for its details: everything on stdout too, as the files hold it, unless
     // --brief.
     let stdout = width::stdout(args.wide).verbose(!args.brief);
@@ -106,27 +108,4 @@ fn parse(text: &str) -> Result<Vec<Report>, String> {
         true => Err("the report holds no results".into()),
         false => Ok(runs),
     }
-}
-
-/// "Replay of a run measured on NVIDIA H200 (CUDA, Vulkan, OpenCL) on 2026-12-01 at
-/// 20:17:51 UTC by blocksweep 0.1.0; nothing was measured now."
-fn provenance(runs: &[Report]) -> String {
-    let devices: Vec<String> = runs
-        .iter()
-        .filter_map(|r| {
-            let first = r.results.first()?;
-            let apis: Vec<String> = r.results.iter().map(|x| x.api.to_string()).collect();
-            Some(format!("{} ({})", first.device.name, apis.join(", ")))
-        })
-        .collect();
-    let first = &runs[0];
-    let when = match first.date.split_once('T') {
-        Some((day, time)) => format!("{day} at {} UTC", time.trim_end_matches('Z')),
-        None => first.date.clone(),
-    };
-    format!(
-        "Replay of a run measured on {} on {when} by {}; nothing was measured now.",
-        devices.join(" and "),
-        first.tool
-    )
 }

@@ -3,6 +3,7 @@
 //! [`crate::output`] (how any file is checked and written), beside the progress bar and the
 //! `--target` checks they draw on.
 
+pub mod replay;
 pub mod sweep;
 pub mod tune;
 
