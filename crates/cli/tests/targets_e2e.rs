@@ -150,6 +150,17 @@ fn an_unknown_target_lists_the_known_ones_and_a_malformed_file_names_its_key() {
         &["validate", "--target", f],
         "bad.toml: targets[0] ('t').limits.threads: not a limit",
     );
+    // A value of the wrong kind names its key and what it is (it said "data did not match any
+    // variant of untagged enum RawValue (at byte 861)"); a TOML error says its line.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lots = text.replace("threads = { value = 1,", "threads_per_block = { value = \"lots\",");
+    std::fs::write(&file, lots).unwrap();
+    bad_input_before_any_phase(
+        &["limits", "--target", f],
+        "bad.toml: targets[0] ('t').limits.threads_per_block.value: \"lots\" is not one whole number",
+    );
+    std::fs::write(&file, text.replace("value = 1,", "value = 1")).unwrap();
+    bad_input_before_any_phase(&["limits", "--target", f], "bad.toml: line 10, column");
     bad_input_before_any_phase(&["limits", "--target", "nvidia-h1000"], "no such target");
 }
 

@@ -61,12 +61,9 @@ struct RawStated {
     source: Option<String>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RawValue {
-    One(u64),
-    Dims([u64; 3]),
-}
+/// A limit's value as written: checked against its key's shape in [`target`], which names the
+/// key (an untagged enum's error named neither the key nor what was wrong).
+type RawValue = toml::Value;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -90,7 +87,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Parsed, FileError> {
         file: file.to_string(),
         message,
     };
-    let raw: RawFile = toml::from_str(text).map_err(|e| err(toml_message(&e)))?;
+    let raw: RawFile = toml::from_str(text).map_err(|e| err(toml_message(&e, text)))?;
     let mut sources = BTreeMap::new();
     for (id, s) in raw.sources {
         let source = Source {
@@ -123,11 +120,30 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Parsed, FileError> {
     })
 }
 
-/// The toml crate's message on one line, with its line and column.
-fn toml_message(e: &toml::de::Error) -> String {
+/// A whole number of zero or more, as TOML writes one.
+fn whole(v: &toml::Value) -> Option<u64> {
+    v.as_integer().and_then(|i| u64::try_from(i).ok())
+}
+
+/// Three whole numbers, `[x, y, z]`.
+fn dims(v: &toml::Value) -> Option<[u64; 3]> {
+    let a = v.as_array()?;
+    match a.iter().map(whole).collect::<Option<Vec<u64>>>()?[..] {
+        [x, y, z] => Some([x, y, z]),
+        _ => None,
+    }
+}
+
+/// The toml crate's message on one line, with the line and column it points at in `text`.
+fn toml_message(e: &toml::de::Error, text: &str) -> String {
     let first = e.message().lines().next().unwrap_or("not TOML").to_string();
     match e.span() {
-        Some(span) => format!("{first} (at byte {})", span.start),
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!("line {line}, column {column}: {first}")
+        }
         None => first,
     }
 }
@@ -171,11 +187,21 @@ fn target(
             let known: Vec<&str> = Key::ALL.iter().map(|k| k.key()).collect();
             format!("limits.{k}: not a limit (known: {})", known.join(", "))
         })?;
-        let value = match (s.value, key.is_dims()) {
-            (RawValue::One(v), false) => Value::One(v),
-            (RawValue::Dims(d), true) => Value::Dims(d),
-            (_, true) => return Err(format!("limits.{k}.value: three extents, [x, y, z]")),
-            (_, false) => return Err(format!("limits.{k}.value: one number")),
+        let value = match (whole(&s.value), dims(&s.value), key.is_dims()) {
+            (Some(v), _, false) => Value::One(v),
+            (_, Some(d), true) => Value::Dims(d),
+            (_, _, true) => {
+                return Err(format!(
+                    "limits.{k}.value: {} is not three extents [x, y, z]",
+                    s.value
+                ))
+            }
+            (_, _, false) => {
+                return Err(format!(
+                    "limits.{k}.value: {} is not one whole number",
+                    s.value
+                ))
+            }
         };
         let source = find(&s.source, &format!("limits.{k}.source"))?
             .or_else(|| default.clone())
