@@ -374,7 +374,7 @@ pub struct ValidateArgs {
     pub kernel: Option<PathBuf>,
     /// With --kernel, the kernel's sizes: N, WxH, or name=value,... [default: the spec's sizes, each work
     /// dimension at most 4096: validate launches, it does not time].
-    #[arg(long, short, value_name = "SIZE", requires = "kernel")]
+    #[arg(long, short, value_name = "SIZE")]
     pub size: Option<String>,
     /// Output format: table, markdown, csv or json.
     #[arg(long, short, default_value = "table", value_parser = formats())]

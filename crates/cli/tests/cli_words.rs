@@ -107,3 +107,14 @@ fn help_examples_fit_80_columns_and_read_as_commands() {
         }
     }
 }
+
+/// `validate --size` without `--kernel` said clap's "the following required arguments were not
+/// provided: --kernel", which read as if validate needed a kernel (a new user's trial).
+#[test]
+fn validate_size_without_a_kernel_says_what_size_is_for() {
+    bad_input(
+        &["validate", "--size", "640x360"],
+        "--size sets a kernel's sizes, with --kernel SPEC.toml; validate's built-in frame has a \
+         size of its own (509x253)",
+    );
+}

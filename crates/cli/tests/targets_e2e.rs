@@ -153,7 +153,10 @@ fn an_unknown_target_lists_the_known_ones_and_a_malformed_file_names_its_key() {
     // A value of the wrong kind names its key and what it is (it said "data did not match any
     // variant of untagged enum RawValue (at byte 861)"); a TOML error says its line.
     let text = std::fs::read_to_string(&file).unwrap();
-    let lots = text.replace("threads = { value = 1,", "threads_per_block = { value = \"lots\",");
+    let lots = text.replace(
+        "threads = { value = 1,",
+        "threads_per_block = { value = \"lots\",",
+    );
     std::fs::write(&file, lots).unwrap();
     bad_input_before_any_phase(
         &["limits", "--target", f],

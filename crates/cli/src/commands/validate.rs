@@ -3,7 +3,9 @@
 use std::process::ExitCode;
 
 use blocksweep_core::program::ProgramArg;
-use blocksweep_core::validate::{Check, LaunchOutcome, ValidateGroup, ValidateReport, Validation};
+use blocksweep_core::validate::{
+    Check, LaunchOutcome, ValidateGroup, ValidateReport, Validation, FRAME,
+};
 use blocksweep_core::workload::{KernelValidation, ProgramWorkload};
 use blocksweep_core::{builtin, BlockSize, KernelVariant};
 use blocksweep_render::targets::Targeted;
@@ -14,6 +16,14 @@ use crate::output::files::Files;
 use crate::usage;
 
 pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
+    // Said here rather than by clap, whose "required: --kernel" read as if validate needed it.
+    if args.size.is_some() && args.kernel.is_none() {
+        let (w, h) = FRAME;
+        return Err(usage(format!(
+            "--size sets a kernel's sizes, with --kernel SPEC.toml; validate's built-in frame \
+             has a size of its own ({w}x{h})"
+        )));
+    }
     let files = Files::check(args.out.to(args.format, args.wide))?;
     let targets = crate::targets::select(args.target.as_deref())?;
     let mut kernel = None;
@@ -42,7 +52,7 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
             (w.instance.args.clone(), Box::new(shared))
         }
         None => (
-            builtin::args(KernelVariant::GridStride, 509, 253),
+            builtin::args(KernelVariant::GridStride, FRAME.0, FRAME.1),
             Box::new(|_| 0),
         ),
     };

@@ -15,7 +15,7 @@ use crate::subgroup::{self, ApiSubgroups};
 use crate::sweep::{checked_dispatch, limit_violation, FrameCheck, FrameReadback};
 
 pub use crate::claim::{verdict_word, Expect, LaunchOutcome};
-pub use task::{Validated, Validation};
+pub use task::{Validated, Validation, FRAME};
 
 mod task;
 

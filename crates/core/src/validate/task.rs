@@ -25,10 +25,13 @@ pub struct Validated {
 /// `validate` of the built-in kernels, on a frame of its own.
 pub struct Validation(pub CheckedFrame);
 
+/// The built-in validation's frame: small, and not a multiple of any block size, so coverage
+/// bugs cannot hide.
+pub const FRAME: (u32, u32) = (509, 253);
+
 impl Default for Validation {
     fn default() -> Self {
-        // Small, and not a multiple of any block size, so coverage bugs cannot hide.
-        Validation(CheckedFrame::new(Frame::generate(509, 253, 3)))
+        Validation(CheckedFrame::new(Frame::generate(FRAME.0, FRAME.1, 3)))
     }
 }
 
