@@ -488,3 +488,29 @@ fn validate_calls_a_wrong_output_wrong() {
     let table = String::from_utf8_lossy(&table.stdout);
     assert!(table.contains("WRONG ["), "{table}");
 }
+
+/// A spec's `grid = "data"` launches the grid covering its work whatever --grid says: every
+/// output names that policy (the transpose example's was labelled "wave" in the JSON, the
+/// answer's configurations and the `Grid:` line; a new user's trial).
+#[test]
+fn a_data_grid_kernel_is_labelled_data_everywhere() {
+    let apis = support::available_apis();
+    let Some(api) = apis.first() else {
+        return;
+    };
+    let spec = example("transpose");
+    let out = blocksweep()
+        .args(["sweep", "--backend", api, "--kernel"])
+        .arg(&spec)
+        .args(["--format", "json", "--reps", "2", "--warmups", "0"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    for r in json["results"].as_array().unwrap() {
+        assert_eq!(r["policy"], "data", "{}", r["grid_source"]);
+    }
+    for m in json["measurements"].as_array().unwrap() {
+        assert_eq!(m["config"]["grid"], "data", "{m}");
+    }
+}

@@ -46,6 +46,9 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     if let (Some(blocks), None) = (work.blocks(), &args.blocks) {
         config.blocks = blocks.to_vec();
     }
+    if let Some(grid) = work.grid() {
+        config.grid = grid;
+    }
     if let (Some(targets), Some(outputs)) = (targets, outputs.as_mut()) {
         outputs.targets = Some(crate::targets::for_sweep(targets, &work)?);
     }

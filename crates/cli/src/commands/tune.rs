@@ -31,6 +31,11 @@ pub struct Given<'a> {
 
 pub fn run(args: &SweepArgs, given: Given, each: Vec<Targets>) -> anyhow::Result<ExitCode> {
     tune::check_grids(given.work, &args.grid.0).map_err(usage)?;
+    // A data kernel's one grid is the data's, named so in every output.
+    let grids = match given.work.grid() {
+        Some(g) => vec![g],
+        None => args.grid.0.clone(),
+    };
     // `--device all` splits the space over the GPUs, one share each, one after another
     // (`compare` merges them); `--shard` takes one share on this one.
     let devices: Vec<DeviceIdentity> = each.iter().flat_map(|t| t.devices.clone()).collect();
@@ -45,7 +50,7 @@ pub fn run(args: &SweepArgs, given: Given, each: Vec<Targets>) -> anyhow::Result
     let tune = Tune {
         work: given.work,
         config: given.config,
-        grids: &args.grid.0,
+        grids: &grids,
         budget: args.tune.budget,
         sample_seed: args.tune.sample_seed,
         shard: args.tune.shard,

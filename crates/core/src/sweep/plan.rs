@@ -181,7 +181,9 @@ pub fn plan(
             backend.api().block_word()
         ),
         GridPolicy::Wave => format!("{who}: {}", sources.join("; ")),
-        GridPolicy::Data => "data: ceil(pixels / threads per block)".into(),
+        GridPolicy::Data => {
+            "the blocks covering the work: ceil(work / block) in each dimension".into()
+        }
         GridPolicy::Fixed(n) => format!("fixed: {n} blocks for every row"),
         GridPolicy::Waves(_) => format!("{who}: {}", sources.join("; ")),
     };

@@ -44,6 +44,17 @@ impl Work {
         }
     }
 
+    /// The grid the work dictates, where it does: a spec's `grid = "data"` launches the grid
+    /// covering its work whatever `--grid` says, and every output names that policy.
+    pub fn grid(&self) -> Option<crate::grid::GridPolicy> {
+        match self {
+            Work::Kernel { spec, .. } if spec.grid == crate::spec::GridMode::Data => {
+                Some(crate::grid::GridPolicy::Data)
+            }
+            _ => None,
+        }
+    }
+
     /// The kernel's own parameters to tune (a spec's `[tune]`), where it has any.
     pub fn tune(&self) -> Option<&TuneDecl> {
         match self {
