@@ -174,6 +174,21 @@ fn runs_of_different_kernels_or_specs_are_refused_by_name() {
     }
     let e = Across::of(inputs, false).unwrap_err();
     assert!(e.contains("by hash: x: aaaa; y: bbbb"), "{e}");
+    // One spec at two sizes differs by hash (it covers the sizes): warned as sizes, not
+    // refused as two specs (it was, and a user could not compare sizes).
+    let mut inputs = two_gpus();
+    for (i, h) in inputs.iter_mut().zip(["aaaa", "bbbb"]) {
+        i.spec_hash = Some(h.into());
+    }
+    for i in inputs.iter_mut().filter(|i| i.file == "y") {
+        i.size = "n=8192".into();
+    }
+    let w = Across::of(inputs, false).unwrap().unwrap().warnings;
+    assert!(
+        w.iter()
+            .any(|w| w.contains("different sizes") && w.contains("spec hashes cover the sizes")),
+        "{w:?}"
+    );
     let mut inputs = two_gpus();
     inputs[0].spec_hash = Some("aaaa".into());
     let w = Across::of(inputs, false).unwrap().unwrap().warnings;
