@@ -95,6 +95,9 @@ pub struct BufferDecl {
     /// The kernel writes it: it is read back and compared.
     pub written: bool,
     pub compare: CompareMode,
+    /// `reference`: the file holding what the kernel must write here (raw little-endian
+    /// elements, or a .npy array), its path relative to the spec's directory once loaded.
+    pub reference: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -60,7 +60,15 @@ pub fn parse(file: &str, text: &str, dir: &Path) -> Result<KernelSpec, SpecError
             .map(|(k, v)| (k.clone(), *v))
             .collect(),
     );
-    let args = parse_args(&raw, &known, file)?;
+    let mut args = parse_args(&raw, &known, file)?;
+    for a in &mut args {
+        if let ArgDecl::Buffer(BufferDecl {
+            reference: Some(r), ..
+        }) = a
+        {
+            *r = dir.join(&*r).display().to_string();
+        }
+    }
     let tolerance = parse_check(&raw.check).map_err(|(k, m)| err(&format!("check.{k}"), m))?;
     let mut spec = KernelSpec {
         file: file.to_string(),

@@ -57,7 +57,9 @@
 //!     hi]` (default [-1, 1) for floats, [0, 1000) for integers; hi excluded), `"zeros"` (the
 //!     default), `"ramp"` (0, 1, 2, ...), `{ constant = 3.5 }`), `written = true` when the
 //!     kernel writes it, `compare = "exact" | "sum"` (written buffers; `sum` compares only the
-//!     element sum, for outputs that depend on the launch, such as partial sums per block);
+//!     element sum, for outputs that depend on the launch, such as partial sums per block),
+//!     `reference = "<file>"` (written buffers: what the kernel must write, raw little-endian
+//!     or .npy, relative to the spec; see `reference`);
 //!   - `scalar = "<type>"`, `name`, `value` (a number, or a string expression of the sizes);
 //!   - `local = true`, `name`: OpenCL's `__local` argument, sized by `launch.shared_bytes`;
 //!     CUDA and Vulkan skip it (they get the size as `sharedMemBytes` / constant 3).
@@ -86,6 +88,7 @@ mod init;
 mod instance;
 mod load;
 mod raw;
+mod reference;
 #[cfg(test)]
 mod tests;
 pub mod tune;

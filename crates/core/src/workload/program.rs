@@ -76,7 +76,7 @@ impl ProgramWorkload {
                 within.push(format!("{r:e} relative"));
             }
         }
-        match (b.decl.compare, within.is_empty()) {
+        let how = match (b.decl.compare, within.is_empty()) {
             (crate::spec::CompareMode::Sum, _) => format!(
                 "sum, within {:e} of the magnitudes{}",
                 t.sum_rel(b.decl.ty),
@@ -84,6 +84,10 @@ impl ProgramWorkload {
             ),
             (_, true) => "exact".to_string(),
             (_, false) => format!("element by element, within {}", within.join(" or ")),
+        };
+        match &b.decl.reference {
+            Some(file) => format!("{how}, against the reference file {file}"),
+            None => how,
         }
     }
 
@@ -104,6 +108,9 @@ impl ProgramWorkload {
                 .map(|b| format!("{} ({})", b.decl.name, self.how_compared(b)))
                 .collect(),
             bytes_known: self.instance.bytes_moved.is_some(),
+            reference_files: (self.instance.written())
+                .filter_map(|b| Some((b.decl.name.clone(), b.decl.reference.clone()?)))
+                .collect(),
             spec_hash: Some(super::work::spec_hash(&self.spec, &self.instance.sizes)),
         }
     }

@@ -61,6 +61,7 @@ impl References {
         own: &mut Option<Checked>,
     ) -> Result<(), SweepError> {
         let api = here.api;
+        self.check_files(launch, instance, &here)?;
         if let Some(o) = own {
             let against = format!("its own output at block {} (its reference)", o.block);
             for (j, b) in instance.written().enumerate() {
@@ -107,6 +108,38 @@ impl References {
         if own.is_none() {
             self.firsts.push(here.clone());
             *own = Some(here);
+        }
+        Ok(())
+    }
+
+    /// Checks one dispatch's `outputs` against the spec's reference files, where it names any:
+    /// the file is the judge, so an output that differs from it is the API's fault.
+    fn check_files(
+        &mut self,
+        launch: Launch,
+        instance: &Instance,
+        here: &Checked,
+    ) -> Result<(), SweepError> {
+        let api = here.api;
+        for (j, b) in instance.written().enumerate() {
+            let (Some(expected), Some(file)) = (&b.reference, &b.decl.reference) else {
+                continue;
+            };
+            compare(&b.decl, expected, &here.outputs[j], &instance.tolerance).map_err(|m| {
+                self.fail(api);
+                SweepError::Output {
+                    api,
+                    block: launch.block,
+                    grid: launch.grid.to_string(),
+                    buffer: b.decl.name.clone(),
+                    against: format!("the reference file {file}"),
+                    detail: format!(
+                        "{m}. The file is what '{}' must hold, so {api}'s port is the wrong \
+                         one at this launch",
+                        b.decl.name
+                    ),
+                }
+            })?;
         }
         Ok(())
     }

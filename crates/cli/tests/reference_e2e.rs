@@ -1,0 +1,184 @@
+//! What a user's kernel is compared with, through the real binary on the CPU drivers: a
+//! reference file of the expected output (`reference = "y.npy"`), checked like another API's
+//! output and the judge where the APIs disagree; and a first size whose row is the wrong one,
+//! named as such rather than called "expected".
+
+#[path = "kernel_e2e/support.rs"]
+#[allow(dead_code)]
+mod kernel_support;
+mod support;
+
+use kernel_support::{result, sweep, write};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use support::{both, read_json, scratch, stderr};
+
+/// y = 2 x over n elements in a grid-stride loop, with `bump` spliced in (a bug, or nothing).
+const TWICE_CL: &str = "__kernel void twice(__global const float* x, __global float* y, \
+    const uint n) {
+    for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+        float v = 2.0f * x[i];
+        BUMP
+        y[i] = v;
+    }
+}
+";
+
+const TWICE_COMP: &str = "#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) buffer Y { float y[]; };
+layout(push_constant) uniform P { uint n; };
+void main() {
+    uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    for (uint i = gl_GlobalInvocationID.x; i < n; i += step) {
+        float v = 2.0 * x[i];
+        BUMP
+        y[i] = v;
+    }
+}
+";
+
+/// A bug at block 16 only: every seventh element off by one there.
+const AT_16_CL: &str = "if (get_local_size(0) == 16 && i % 7 == 3) v += 1.0f;";
+const AT_16_COMP: &str = "if (gl_WorkGroupSize.x == 16u && i % 7u == 3u) v += 1.0;";
+
+/// A spec of `twice` at n = 4096, x a ramp (so y = 2 i exactly), with `extra` in y's table.
+fn twice(dir: &Path, cl_bump: &str, comp_bump: &str, extra: &str) -> PathBuf {
+    write(dir, "twice.cl", &TWICE_CL.replace("BUMP", cl_bump));
+    write(dir, "twice.comp", &TWICE_COMP.replace("BUMP", comp_bump));
+    let spec = format!(
+        "name = \"twice\"\nwork = \"n\"\nsizes = {{ n = 4096 }}\n\
+         [sources]\nopencl = {{ file = \"twice.cl\", entry = \"twice\" }}\n\
+         vulkan = {{ file = \"twice.comp\" }}\n\
+         [[args]]\nbuffer = \"f32\"\nname = \"x\"\nelements = \"n\"\ninit = \"ramp\"\n\
+         [[args]]\nbuffer = \"f32\"\nname = \"y\"\nelements = \"n\"\nwritten = true\n{extra}\n\
+         [[args]]\nscalar = \"u32\"\nname = \"n\"\nvalue = \"n\"\n"
+    );
+    write(dir, "kernel.toml", &spec)
+}
+
+/// A `.npy` file (format 1.0) of `descr` elements and `shape`, holding `data`.
+fn npy(path: &Path, descr: &str, shape: usize, data: &[u8]) {
+    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({shape},), }}");
+    while (10 + h.len() + 1) % 64 != 0 {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend((h.len() as u16).to_le_bytes());
+    out.extend(h.as_bytes());
+    out.extend(data);
+    std::fs::write(path, out).unwrap();
+}
+
+/// y = 2 i for i < n, as f32 bytes, with element `off` (if any) one more.
+fn expected(n: usize, off: Option<usize>) -> Vec<u8> {
+    (0..n)
+        .map(|i| 2.0 * i as f32 + if Some(i) == off { 1.0 } else { 0.0 })
+        .flat_map(f32::to_le_bytes)
+        .collect()
+}
+
+/// The failure line of `api` on stderr.
+fn line_of<'a>(err: &'a str, api: &str) -> &'a str {
+    err.lines()
+        .find(|l| l.starts_with(&format!("blocksweep: {api}: ")))
+        .unwrap_or_else(|| panic!("{api} not named: {err}"))
+}
+
+/// Each row of `api` as (block x, verified).
+fn rows(report: &Value, api: &str) -> Vec<(u64, bool)> {
+    let rows = result(report, api)["rows"].as_array().unwrap().clone();
+    (rows.iter())
+        .map(|r| (r["block"]["x"].as_u64().unwrap(), r["verified"] == true))
+        .collect()
+}
+
+#[test]
+fn a_reference_file_that_matches_is_checked_and_recorded() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("reference-match");
+    npy(&dir.join("y.npy"), "<f4", 4096, &expected(4096, None));
+    let spec = twice(&dir, "", "", "reference = \"y.npy\"");
+    let json = dir.join("r.json");
+    let out = sweep(&spec, &json, &["--blocks", "16,64"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&json).unwrap();
+    let report = support::schemas::conforms("sweep", &text);
+    for api in ["opencl", "vulkan"] {
+        let program = &result(&report, api)["program"];
+        let file = program["reference_files"]["y"].as_str().unwrap_or_default();
+        assert!(file.ends_with("y.npy"), "{api}: {program}");
+        let checked = program["checked"][0].as_str().unwrap();
+        assert!(checked.contains("against the reference file"), "{checked}");
+        assert_eq!(rows(&report, api), [(16, true), (64, true)], "{api}");
+    }
+}
+
+/// Two ports that disagree, and a file that says which is right: the wrong one is named
+/// against the file at its first row, the other keeps its verified rows (without the file,
+/// both would be named and neither called right).
+#[test]
+fn the_reference_file_judges_two_apis_that_disagree() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("reference-judge");
+    npy(&dir.join("y.npy"), "<f4", 4096, &expected(4096, None));
+    let spec = twice(&dir, "", "if (i == 5u) v += 1.0;", "reference = \"y.npy\"");
+    let json = dir.join("r.json");
+    let out = sweep(&spec, &json, &["--blocks", "16,64"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let line = line_of(&err, "Vulkan");
+    for needle in [
+        "output 'y' at block 16, grid",
+        "differs from the reference file",
+        "y.npy",
+        "element 5: expected 1e1",
+        "Vulkan's port is the wrong one",
+    ] {
+        assert!(line.contains(needle), "{needle:?} not in {line}");
+    }
+    assert!(!err.contains("blocksweep: OpenCL: "), "{err}");
+    let report = read_json(&json);
+    assert_eq!(rows(&report, "opencl"), [(16, true), (64, true)]);
+}
+
+#[test]
+fn a_reference_file_of_another_type_or_length_is_bad_input() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("reference-bad");
+    npy(&dir.join("y.npy"), "<f8", 4096, &[0u8; 4096 * 8]);
+    std::fs::write(dir.join("y.raw"), expected(4096, None)).unwrap();
+    for (extra, size, needle) in [
+        ("reference = \"y.npy\"", "4096", "args[1].reference: "),
+        ("reference = \"y.raw\"", "2048", "y.raw: is 16384 bytes"),
+    ] {
+        let spec = twice(&dir, "", "", extra);
+        let json = dir.join("never.json");
+        let out = sweep(&spec, &json, &["--size", size]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("kernel.toml: ") && err.contains(needle),
+            "{err}"
+        );
+        assert!(!json.exists());
+    }
+    let err = stderr(&sweep(
+        &twice(&dir, "", "", "reference = \"y.npy\""),
+        &dir.join("never.json"),
+        &[],
+    ));
+    assert!(
+        err.contains("holds '<f8' elements; the buffer is f32"),
+        "{err}"
+    );
+}
