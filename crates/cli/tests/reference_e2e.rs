@@ -182,3 +182,67 @@ fn a_reference_file_of_another_type_or_length_is_bad_input() {
         "{err}"
     );
 }
+
+/// A kernel wrong at block 16 alone, the first size: the rows after it agree with each other,
+/// so the first row is named the wrong one (not called "expected"), loses its speed, and the
+/// others keep theirs. Before, block 32 was reported as differing from block 16's "expected"
+/// values, with a hint about grids that do not cover the work.
+#[test]
+fn a_first_size_wrong_on_its_own_is_named_not_called_expected() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("reference-first-wrong");
+    let spec = twice(&dir, AT_16_CL, AT_16_COMP, "");
+    let json = dir.join("r.json");
+    let out = sweep(&spec, &json, &["--blocks", "16,32,64,128"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let report = read_json(&json);
+    for (api, key) in [("Vulkan", "vulkan"), ("OpenCL", "opencl")] {
+        let line = line_of(&err, api);
+        for needle in [
+            "output 'y' at block 16, grid",
+            "differs from its outputs at blocks 32, 64 and 128, which agree with each other",
+            "element 3: expected 6e0 (0x40c00000), got 7e0 (0x40e00000)",
+            &format!("This row, {api}'s first size, is the wrong one"),
+        ] {
+            assert!(line.contains(needle), "{needle:?} not in {line}");
+        }
+        assert!(!line.contains("cover the work"), "{line}");
+        let r = result(&report, key);
+        assert_eq!(
+            rows(&report, key),
+            [(16, false), (32, true), (64, true), (128, true)],
+            "{api}"
+        );
+        assert!(r["rows"][0]["of_best"].is_null(), "{}", r["rows"][0]);
+        assert!(r["rows"][1]["of_best"].is_number(), "{}", r["rows"][1]);
+    }
+}
+
+/// One row after the wrong first size is too few to outvote it, but another API that passed
+/// agrees with that row: the first size is the wrong one.
+#[test]
+fn another_api_that_agrees_with_the_later_row_names_the_first_size_wrong() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("reference-witness");
+    let spec = twice(&dir, AT_16_CL, "", "");
+    let json = dir.join("r.json");
+    let out = sweep(&spec, &json, &["--blocks", "16,32"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let line = line_of(&err, "OpenCL");
+    for needle in [
+        "output 'y' at block 16, grid",
+        "differs from its output at block 32, which agrees with Vulkan's",
+        "This row, OpenCL's first size, is the wrong one",
+    ] {
+        assert!(line.contains(needle), "{needle:?} not in {line}");
+    }
+    let report = read_json(&json);
+    assert_eq!(rows(&report, "opencl"), [(16, false), (32, true)]);
+    assert_eq!(rows(&report, "vulkan"), [(16, true), (32, true)]);
+}

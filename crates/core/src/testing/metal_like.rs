@@ -84,6 +84,8 @@ pub struct MetalLikeBackend {
     current: bool,
     /// The largest block a loaded kernel says it takes, where it says one (its facts).
     pub kernel_max_block: Option<u64>,
+    /// A bug at one block size: there `scale` adds 1 to every seventh element.
+    pub wrong_at: Option<u32>,
 }
 
 impl MetalLikeBackend {
@@ -95,6 +97,7 @@ impl MetalLikeBackend {
             program: None,
             current: false,
             kernel_max_block: None,
+            wrong_at: None,
         }
     }
 
@@ -118,9 +121,10 @@ impl MetalLikeBackend {
             let why = format!("threadgroup {} exceeds the device", launch.block);
             return Err(self.error(ErrorKind::LaunchRejected, why));
         }
+        let bug = self.wrong_at == Some(launch.block.x);
         let p = self.program()?;
         match p.entry {
-            Entry::Scale => scale(p, launch),
+            Entry::Scale => scale(p, launch, bug),
             Entry::SubgroupProbe => probe(p, launch.block.threads() as u32),
         }
         Ok(())
@@ -148,8 +152,9 @@ fn scalar(p: &Program, arg: usize) -> [u8; 4] {
     }
 }
 
-/// `scale(x, y, k, n)`: y[i] = k · x[i] for every i < n that the grid-stride loop reaches.
-fn scale(p: &mut Program, launch: Launch) {
+/// `scale(x, y, k, n)`: y[i] = k · x[i] for every i < n that the grid-stride loop reaches
+/// (with `bug`, every seventh one is 1 more).
+fn scale(p: &mut Program, launch: Launch, bug: bool) {
     let k = f32::from_le_bytes(scalar(p, 2));
     let n = u32::from_le_bytes(scalar(p, 3)) as u64;
     let threads = launch.threads().unwrap_or(0);
@@ -160,7 +165,8 @@ fn scale(p: &mut Program, launch: Launch) {
     let y = view(p, 1);
     let reached = if threads == 0 { 0 } else { n };
     for i in 0..reached.min(x.len() as u64) as usize {
-        y[i * 4..i * 4 + 4].copy_from_slice(&(k * x[i]).to_le_bytes());
+        let off = if bug && i % 7 == 3 { 1.0 } else { 0.0 };
+        y[i * 4..i * 4 + 4].copy_from_slice(&(k * x[i] + off).to_le_bytes());
     }
 }
 

@@ -5,6 +5,7 @@
 //! API's reference. Reset, dispatch and read-back are one [`Backend::run_checked`], so a
 //! worker process answers a checked dispatch in one request.
 
+use super::diagnosis::OwnRows;
 use super::program::ProgramWorkload;
 use super::references::Checked;
 use super::{guard, own};
@@ -27,7 +28,7 @@ struct Readback {
 /// [`Backend::run_checked`] (one request to a worker process).
 pub(super) struct KernelCheck<'a> {
     work: &'a ProgramWorkload,
-    own: &'a mut Option<Checked>,
+    own: &'a mut OwnRows,
     /// Whether the output says anything of the launch: `false` resets and dispatches only
     /// (`validate --kernel` of a launch whose threads repeat each other's work).
     reads_output: bool,
@@ -38,7 +39,7 @@ pub(super) struct KernelCheck<'a> {
 impl<'a> KernelCheck<'a> {
     pub(super) fn new(
         work: &'a ProgramWorkload,
-        own: &'a mut Option<Checked>,
+        own: &'a mut OwnRows,
         reads_output: bool,
     ) -> KernelCheck<'a> {
         KernelCheck {
@@ -198,7 +199,7 @@ impl ProgramWorkload {
         &self,
         backend: &mut dyn Backend,
         launch: Launch,
-        own: &mut Option<Checked>,
+        own: &mut OwnRows,
         read: Readback,
     ) -> Result<Result<(), SweepError>, BackendError> {
         let api = backend.api();

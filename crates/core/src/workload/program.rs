@@ -5,6 +5,7 @@
 
 use std::sync::Mutex;
 
+use super::diagnosis::{self, OwnRows};
 use super::dispatch::KernelCheck;
 use super::references::References;
 use super::{guard, Measured, Workload};
@@ -162,8 +163,8 @@ impl ProgramWorkload {
     ) -> RowResult {
         let api = backend.api();
         let protocol = how.config.protocol;
-        let mut own = None;
-        how.each_row(backend, plan, result, |backend, planned, row| {
+        let mut own = OwnRows::weighed();
+        let ran = how.each_row(backend, plan, result, |backend, planned, row| {
             let launch = match self.launch(planned) {
                 Ok(l) => l,
                 Err(why) => {
@@ -178,7 +179,7 @@ impl ProgramWorkload {
                 row.skipped = Some(why);
                 return Ok(());
             }
-            let first = own.is_none();
+            let first = own.first.is_none();
             let mut check = KernelCheck::new(self, &mut own, true);
             let dispatched = sweep::checked_dispatch(backend, launch, Some(&protocol), &mut check);
             let timing = match dispatched {
@@ -192,8 +193,28 @@ impl ProgramWorkload {
                 Ok(Dispatched::Ran(timing, Ok(()))) => timing,
             };
             self.record(row, timing, api, first);
+            if own.pending(diagnosis::at(launch)) {
+                row.verified = false;
+                row.note = Some(diagnosis::PENDING.to_string());
+            }
             Ok(())
-        })
+        });
+        let mut refs = self.references.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(settled) = refs.settle(api, &self.instance, &mut own) else {
+            return ran;
+        };
+        for row in &mut result.rows {
+            let here = (row.block, row.grid);
+            if let Some((_, why)) = settled.wrong.iter().find(|(at, _)| *at == here) {
+                diagnosis::mark_wrong(row, why);
+            } else if settled.right.contains(&here) {
+                row.verified = !self.instance.timing_only;
+                row.note = diagnosis::unpending(row.note.take());
+            }
+        }
+        result.fill_relative();
+        // The first difference came before anything that stopped the rows after it.
+        Err(settled.error)
     }
 
     /// A row that matched: verified (unless the spec is timing-only), its timing and GB/s, and
