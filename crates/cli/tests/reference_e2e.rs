@@ -61,7 +61,7 @@ fn twice(dir: &Path, cl_bump: &str, comp_bump: &str, extra: &str) -> PathBuf {
 /// A `.npy` file (format 1.0) of `descr` elements and `shape`, holding `data`.
 fn npy(path: &Path, descr: &str, shape: usize, data: &[u8]) {
     let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({shape},), }}");
-    while (10 + h.len() + 1) % 64 != 0 {
+    while !(10 + h.len() + 1).is_multiple_of(64) {
         h.push(' ');
     }
     h.push('\n');

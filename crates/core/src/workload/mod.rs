@@ -7,6 +7,7 @@ mod diagnosis;
 mod dispatch;
 mod frame;
 pub mod guard;
+mod hints;
 pub mod own;
 mod program;
 mod references;

@@ -236,68 +236,6 @@ impl ProgramWorkload {
 }
 
 impl ProgramWorkload {
-    /// A failed check on a driver that ends loops early (llvmpipe stops any shader loop after
-    /// 65535 iterations): says so, with this launch's grid-stride count where it is past it.
-    fn loop_cap_hint(&self, backend: &dyn Backend, launch: Launch, e: SweepError) -> SweepError {
-        let Some(cap) = backend.limits().max_loop_iterations.as_ref() else {
-            return e;
-        };
-        let threads = launch
-            .grid
-            .blocks()
-            .saturating_mul(launch.block.threads())
-            .max(1);
-        let passes = self.instance.work_items().div_ceil(threads);
-        let why = match self.instance.grid == GridMode::Stride && passes > cap.value {
-            true => format!(
-                "; this launch's grid-stride loop makes {passes} passes and {} ends a shader's \
-                 loops after {} ({}): a larger grid (--grid with a number) or fewer work items \
-                 keeps it under",
-                backend.identity().name,
-                cap.value,
-                cap.name
-            ),
-            false => format!(
-                "; note that {} ends a shader's loops after {} iterations ({}): a loop of this \
-                 kernel that runs longer is cut short there, and on no other driver",
-                backend.identity().name,
-                cap.value,
-                cap.name
-            ),
-        };
-        match e {
-            SweepError::Row {
-                api,
-                block,
-                grid,
-                fault,
-                detail,
-            } => SweepError::Row {
-                api,
-                block,
-                grid,
-                fault,
-                detail: detail + &why,
-            },
-            SweepError::Output {
-                api,
-                block,
-                grid,
-                buffer,
-                against,
-                detail,
-            } => SweepError::Output {
-                api,
-                block,
-                grid,
-                buffer,
-                against,
-                detail: detail + &why,
-            },
-            other => other,
-        }
-    }
-
     /// Each API's reference outputs (its first row's), once it has run: what a tune
     /// compares across parameter sets.
     pub fn first_outputs(&self) -> Vec<(Api, Vec<Vec<u8>>)> {
