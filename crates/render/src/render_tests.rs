@@ -335,3 +335,27 @@ fn the_answer_and_the_everywhere_column_account_for_every_size() {
         assert!(l.ends_with(" no"), "{l}\n{s}");
     }
 }
+
+/// A row whose output was found wrong after it ran (a user kernel's first size that the other
+/// rows contradict) has no time and says WRONG with its note, not "skipped: not run".
+#[test]
+fn a_row_found_wrong_says_so_not_skipped() {
+    let mut r = h200();
+    let why = "wrong output: this first size's output differs from the other sizes'";
+    let row = &mut r.results[1].rows[0];
+    row.timing = None;
+    row.gbps = None;
+    row.verified = false;
+    row.note = Some(why.into());
+    r.results[1].fill_relative();
+    r.refresh_answer();
+    let s = r.table(Layout::new(100).verbose(true));
+    assert!(s.contains("WRONG [1]"), "{s}");
+    let note = format!(
+        "[1] {} {}s: {why}",
+        r.results[1].rows[0].block,
+        r.results[1].api.words().thread
+    );
+    assert!(s.contains(&note), "{note}:\n{s}");
+    assert!(!s.contains("skipped: not run"), "{s}");
+}

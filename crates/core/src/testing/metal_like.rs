@@ -331,11 +331,18 @@ impl Backend for MetalLikeBackend {
 /// read as a spec from a directory holding it and its source, at its default sizes.
 #[cfg(test)]
 pub(crate) fn scale_workload(n: u64) -> crate::workload::ProgramWorkload {
-    // The spec's [sources] names this API: it must be known to the process first.
-    crate::api::Api::register(METAL_LIKE);
     let source = "kernel void scale(device const float *x [[buffer(0)]], \
     device float *y [[buffer(1)]], constant float &k, constant uint &n, \
     uint i [[thread_position_in_grid]]) { if (i < n) y[i] = k * x[i]; }\n";
+    workload_of(source, n, "")
+}
+
+/// A spec of `scale`'s arguments (x, y, k, n) with `source` as its kernel and `extra` args
+/// after them, at `n` elements.
+#[cfg(test)]
+pub(crate) fn workload_of(source: &str, n: u64, extra: &str) -> crate::workload::ProgramWorkload {
+    // The spec's [sources] names this API: it must be known to the process first.
+    crate::api::Api::register(METAL_LIKE);
     let spec = format!(
         r#"
 name = "scale"
@@ -366,7 +373,7 @@ value = 2.5
 scalar = "u32"
 name = "n"
 value = "n"
-
+{extra}
 [check]
 bytes_per_item = 8
 "#

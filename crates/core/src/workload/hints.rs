@@ -187,6 +187,32 @@ fn with_detail(e: SweepError, why: &str) -> SweepError {
 #[cfg(test)]
 mod tests {
     use super::whole_number;
+    use crate::limits::Named;
+    use crate::testing::metal_like::workload_of;
+
+    /// Whether the note on llvmpipe's cap would be added for `source` with `extra` arguments.
+    fn may_reach(source: &str, n: u64, extra: &str) -> bool {
+        let work = workload_of(source, n, extra);
+        work.loop_may_reach("metal-like", &Named::new(65535, "the cap"))
+    }
+
+    #[test]
+    fn a_loop_could_reach_the_cap_only_where_the_spec_or_source_says_one_could() {
+        let plain = "kernel void scale() { for (uint k = 0; k < 256u; k++) {} } // 0xffffffffu";
+        assert!(!may_reach(plain, 4096, ""), "a bound of 256, a hex mask");
+        // The work's count is the grid-stride loop's bound, counted by its passes.
+        assert!(!may_reach(plain, 1 << 20, ""));
+        let inner = "kernel void scale() { for (uint k = 0; k < 100000u; k++) {} }";
+        assert!(
+            may_reach(inner, 4096, ""),
+            "a bound of 100000 in the source"
+        );
+        let iters = "[[args]]\nscalar = \"u32\"\nname = \"iters\"\nvalue = 70000\n";
+        assert!(
+            may_reach(plain, 4096, iters),
+            "a scalar of 70000 that is not the work"
+        );
+    }
 
     #[test]
     fn only_decimal_whole_numbers_count_as_loop_bounds() {
