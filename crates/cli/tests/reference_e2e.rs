@@ -198,7 +198,7 @@ fn a_first_size_wrong_on_its_own_is_named_not_called_expected() {
     let out = sweep(&spec, &json, &["--blocks", "16,32,64,128"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    let report = read_json(&json);
+    let report = support::schemas::conforms("sweep", &std::fs::read_to_string(&json).unwrap());
     for (api, key) in [("Vulkan", "vulkan"), ("OpenCL", "opencl")] {
         let line = line_of(&err, api);
         for needle in [

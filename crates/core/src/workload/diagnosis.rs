@@ -30,8 +30,8 @@ pub(crate) type At = (BlockSize, u64);
 /// One API's rows as compared so far.
 #[derive(Default)]
 pub(crate) struct OwnRows {
-    /// The reference: the output at the API's first size, and where it ran.
-    pub first: Option<(Checked, At)>,
+    /// The reference: the output at the API's first size, and its launch.
+    pub first: Option<(Checked, Launch)>,
     /// Whether a row that differs from the reference waits for the other rows (a sweep), or
     /// fails at once (off: `validate`).
     pub weigh: bool,
@@ -43,6 +43,8 @@ pub(crate) struct OwnRows {
 pub(crate) struct Dissent {
     /// Its outputs.
     row: Checked,
+    /// Its launch.
+    launch: Launch,
     /// The written buffer (its place among the written ones) that first differed.
     buffer: usize,
     /// What the row fails with if the reference is the right one.
@@ -55,10 +57,11 @@ pub(crate) struct Dissent {
     neither: Vec<At>,
 }
 
-/// What the weighing found: the error the API stops with, the rows whose output is wrong,
-/// and the rows found right after all.
+/// What the weighing found: the error the API stops with and the launch it names, the rows
+/// whose output is wrong, and the rows found right after all.
 pub(crate) struct Settled {
     pub error: SweepError,
+    pub launch: Launch,
     pub wrong: Vec<(At, String)>,
     pub right: Vec<At>,
 }
@@ -83,9 +86,10 @@ impl OwnRows {
         &mut self,
         instance: &Instance,
         here: &Checked,
-        at: At,
+        launch: Launch,
         differs: Option<(usize, SweepError)>,
     ) -> Result<(), SweepError> {
+        let at = at(launch);
         match (differs, &mut self.dissent) {
             (None, Some(d)) => d.with_first.push(at),
             (None, None) => {}
@@ -97,6 +101,7 @@ impl OwnRows {
             (Some((buffer, error)), None) => {
                 self.dissent = Some(Dissent {
                     row: here.clone(),
+                    launch,
                     buffer,
                     error,
                     with_first: Vec::new(),
@@ -127,7 +132,7 @@ impl References {
     /// (see the module's notes), or `None` where no row differed. The API fails either way.
     pub fn settle(&mut self, api: Api, instance: &Instance, own: &mut OwnRows) -> Option<Settled> {
         let d = own.dissent.take()?;
-        let (first, first_at) = own.first.as_ref()?;
+        let (first, first_launch) = own.first.as_ref()?;
         // Other APIs that passed: each one's first output is its output at every size.
         let buf = instance.written().nth(d.buffer)?;
         let mut backs_row = Vec::new();
@@ -168,6 +173,7 @@ impl References {
                 .map(|&at| (at, why.clone()));
             return Some(Settled {
                 error: d.error,
+                launch: d.launch,
                 wrong: wrong.collect(),
                 right: Vec::new(),
             });
@@ -175,7 +181,7 @@ impl References {
         let error = first_is_wrong(api, instance, first, &d, &backs_row);
         let why = "wrong output: this first size's output differs from the other sizes', \
                    which agree with each other";
-        let mut wrong = vec![(*first_at, why.to_string())];
+        let mut wrong = vec![(at(*first_launch), why.to_string())];
         let other = format!(
             "wrong output: differs from the rows at block {}",
             d.row.block
@@ -188,6 +194,7 @@ impl References {
         );
         Some(Settled {
             error,
+            launch: *first_launch,
             wrong,
             right: d.with_row,
         })

@@ -39,7 +39,7 @@ fn a_kernels_check_dispatches_once_untimed_before_timing_and_a_wrong_output_is_n
         events[untimed..].starts_with(&[UNTIMED, Event::Read { staged: false }]),
         "{events:?}"
     );
-    let (first, at) = own
+    let (first, _) = own
         .first
         .clone()
         .expect("the first checked dispatch is the API's reference");
@@ -47,7 +47,7 @@ fn a_kernels_check_dispatches_once_untimed_before_timing_and_a_wrong_output_is_n
     // The same launch against a reference it does not match: checked, never timed.
     b.log.lock().unwrap().clear();
     let mut wrong = OwnRows {
-        first: Some((first, at)),
+        first: Some((first, launch)),
         ..OwnRows::default()
     };
     wrong.first.as_mut().unwrap().0.outputs[0].fill(0);

@@ -214,7 +214,7 @@ impl ProgramWorkload {
         }
         result.fill_relative();
         // The first difference came before anything that stopped the rows after it.
-        Err(settled.error)
+        Err(self.loop_cap_hint(backend, settled.launch, settled.error))
     }
 
     /// A row that matched: verified (unless the spec is timing-only), its timing and GB/s, and

@@ -6,7 +6,7 @@
 //! Outputs compared by their sum (partials per block, which depend on the launch) are
 //! compared across APIs at the same block only.
 
-use super::diagnosis::{self, first_difference, OwnRows};
+use super::diagnosis::{first_difference, OwnRows};
 use crate::backend::{Api, Launch};
 use crate::blocks::BlockSize;
 use crate::report::{Failure, FailureKind};
@@ -83,7 +83,7 @@ impl References {
                 };
                 (j, error)
             });
-            if let Err(e) = own.note(instance, &here, diagnosis::at(launch), differs) {
+            if let Err(e) = own.note(instance, &here, launch, differs) {
                 self.fail(api);
                 return Err(e);
             }
@@ -106,7 +106,7 @@ impl References {
         self.sums.push(kept);
         if own.first.is_none() {
             self.firsts.push(here.clone());
-            own.first = Some((here, diagnosis::at(launch)));
+            own.first = Some((here, launch));
         }
         Ok(())
     }
