@@ -11,14 +11,19 @@ use blocksweep_core::{ApiChoice, KernelSpec, Registry};
 use crate::args::SweepArgs;
 use crate::usage;
 
-/// Reads the spec at `path` and the sizes `--size` asks for, else its defaults (each work
-/// dimension capped at `cap`, where given).
+/// Reads the spec at `path`, with the reference files `--reference` gives (BUFFER=FILE), and
+/// the sizes `--size` asks for, else its defaults (each work dimension capped at `cap`, where
+/// given).
 pub fn load(
     path: &Path,
+    references: &[String],
     size: Option<&str>,
     cap: Option<u64>,
 ) -> anyhow::Result<(KernelSpec, Sizes)> {
-    let spec = KernelSpec::load(path).map_err(|e| usage(e.to_string()))?;
+    let mut spec = KernelSpec::load(path).map_err(|e| usage(e.to_string()))?;
+    for r in references {
+        spec.with_reference(r).map_err(|e| usage(e.to_string()))?;
+    }
     let sizes = match (size, cap) {
         (Some(s), _) => spec.with_size(s).map_err(|e| usage(e.to_string()))?,
         (None, Some(per_dim)) => spec.capped_sizes(per_dim),

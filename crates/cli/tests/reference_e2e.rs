@@ -246,3 +246,40 @@ fn another_api_that_agrees_with_the_later_row_names_the_first_size_wrong() {
     assert_eq!(rows(&report, "opencl"), [(16, false), (32, true)]);
     assert_eq!(rows(&report, "vulkan"), [(16, true), (32, true)]);
 }
+
+/// `--reference BUFFER=FILE` gives the file outside the spec (or replaces the spec's): checked
+/// the same way; a buffer that is not a written one is bad input, one line.
+#[test]
+fn a_reference_file_from_the_command_line_is_checked_like_the_specs() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("reference-flag");
+    npy(&dir.join("off.npy"), "<f4", 4096, &expected(4096, Some(9)));
+    let spec = twice(&dir, "", "", "");
+    let json = dir.join("r.json");
+    let given = format!("y={}", dir.join("off.npy").display());
+    let out = sweep(&spec, &json, &["--blocks", "64", "--reference", &given]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for api in ["Vulkan", "OpenCL"] {
+        let line = line_of(&err, api);
+        assert!(line.contains("differs from the reference file"), "{line}");
+        assert!(
+            line.contains("off.npy: element 9: expected 1.9e1"),
+            "{line}"
+        );
+    }
+    let out = sweep(
+        &spec,
+        &dir.join("never.json"),
+        &["--reference", "x=off.npy"],
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("kernel.toml: --reference: 'x' is not a written buffer of this kernel (y)"),
+        "{err}"
+    );
+}

@@ -177,6 +177,43 @@ impl KernelSpec {
         Ok(sizes)
     }
 
+    /// A written buffer's reference file given outside the spec (`--reference BUFFER=FILE`,
+    /// the path as given): the spec's own `reference` for that buffer is replaced.
+    pub fn with_reference(&mut self, given: &str) -> Result<(), SpecError> {
+        let err = |m: String| SpecError::new(&self.file, "--reference", m);
+        let Some((name, path)) = given
+            .split_once('=')
+            .filter(|(n, p)| !n.trim().is_empty() && !p.trim().is_empty())
+        else {
+            return Err(err(format!("'{given}' is not BUFFER=FILE")));
+        };
+        let written: Vec<String> = (self.args.iter())
+            .filter_map(|a| match a {
+                ArgDecl::Buffer(b) if b.written => Some(b.name.clone()),
+                _ => None,
+            })
+            .collect();
+        let found = self.args.iter_mut().find_map(|a| match a {
+            ArgDecl::Buffer(b) if b.written && b.name == name.trim() => Some(b),
+            _ => None,
+        });
+        match found {
+            Some(b) => {
+                b.reference = Some(path.trim().to_string());
+                Ok(())
+            }
+            None => Err(SpecError::new(
+                &self.file,
+                "--reference",
+                format!(
+                    "'{}' is not a written buffer of this kernel ({})",
+                    name.trim(),
+                    written.join(", ")
+                ),
+            )),
+        }
+    }
+
     /// "kernel 'saxpy' at n=1024": this kernel at `sizes`, as every message and report names it.
     pub fn at(&self, sizes: &Sizes) -> String {
         format!("kernel '{}' at {sizes}", self.name)
