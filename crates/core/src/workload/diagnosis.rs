@@ -160,7 +160,11 @@ impl References {
         let others = d.with_first.len() + d.with_row.len() + d.neither.len();
         let rows_say =
             d.with_first.is_empty() && d.with_row.len() >= 2 && d.with_row.len() * 2 > others;
-        let first_wrong = !backs_row.is_empty() || (backs_first.is_empty() && rows_say);
+        // Other APIs decide where they take a side; the API's own rows only where none does.
+        let first_wrong = match (backs_row.len(), backs_first.len()) {
+            (0, 0) => rows_say,
+            (row, first) => row > first,
+        };
         if !first_wrong {
             let why = format!(
                 "wrong output: differs from {api}'s reference row (block {})",
@@ -179,8 +183,8 @@ impl References {
             });
         }
         let error = first_is_wrong(api, instance, first, &d, &backs_row);
-        let why = "wrong output: this first size's output differs from the other sizes', \
-                   which agree with each other";
+        let why = "wrong output: this first size's output differs from the later rows' (the \
+                   API's error says which, and who agrees with them)";
         let mut wrong = vec![(at(*first_launch), why.to_string())];
         let other = format!(
             "wrong output: differs from the rows at block {}",
