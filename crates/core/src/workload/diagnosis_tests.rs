@@ -95,3 +95,58 @@ fn a_row_that_differs_from_a_reference_the_others_agree_with_is_the_wrong_one() 
         ]
     );
 }
+
+/// Weighing with another API's output: one later row cannot outvote the first, but another API
+/// that passed and agrees with that row can; one that agrees with the first keeps it right.
+#[test]
+fn another_apis_output_decides_where_the_rows_alone_cannot() {
+    use super::{OwnRows, References};
+    use crate::backend::Launch;
+    use crate::testing::{TEST_API_A, TEST_API_B};
+    use crate::workload::references::Checked;
+    let work = scale_workload(8);
+    let instance = &work.instance;
+    let out = |api, block: u32, bump: f32| Checked {
+        api,
+        block: BlockSize::linear(block),
+        grid: "1".into(),
+        outputs: vec![(0..8)
+            .flat_map(|i| (i as f32 + bump).to_le_bytes())
+            .collect()],
+    };
+    let launch = |block: u32| Launch::linear(BlockSize::linear(block), 1);
+    for (witness_bump, first_wrong) in [(0.0, true), (1.0, false)] {
+        let mut refs = References::default();
+        let mut other = OwnRows::weighed();
+        let witness = out(TEST_API_B, 16, witness_bump);
+        refs.check(launch(16), instance, witness, &mut other)
+            .unwrap();
+        let mut own = OwnRows::weighed();
+        // The first size is off by one; the one row after it is right.
+        refs.check(launch(16), instance, out(TEST_API_A, 16, 1.0), &mut own)
+            .unwrap();
+        refs.check(launch(32), instance, out(TEST_API_A, 32, 0.0), &mut own)
+            .unwrap();
+        let settled = refs.settle(TEST_API_A, instance, &mut own).unwrap();
+        let named = match &settled.error {
+            SweepError::Output { block, .. } => block.x,
+            e => panic!("{e:?}"),
+        };
+        assert_eq!(
+            named,
+            if first_wrong { 16 } else { 32 },
+            "{}",
+            settled.error
+        );
+        if first_wrong {
+            assert!(
+                settled
+                    .error
+                    .to_string()
+                    .contains("which agrees with Beta's"),
+                "{}",
+                settled.error
+            );
+        }
+    }
+}
