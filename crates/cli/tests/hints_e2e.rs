@@ -78,6 +78,7 @@ fn swapped_buffers_are_told_as_a_possible_argument_order() {
             assert!(line.contains(needle), "{needle:?} not in {line}");
         }
         assert!(!line.contains("65535"), "{line}");
+        kernel_support::docs_quote(line, "left 4096 of 4096", "parameter list)");
     }
 }
 

@@ -144,6 +144,7 @@ fn the_reference_file_judges_two_apis_that_disagree() {
         assert!(line.contains(needle), "{needle:?} not in {line}");
     }
     assert!(!err.contains("blocksweep: OpenCL: "), "{err}");
+    kernel_support::docs_quote(line, "y.npy: element 5", "at this launch");
     let report = read_json(&json);
     assert_eq!(rows(&report, "opencl"), [(16, true), (64, true)]);
 }
@@ -210,6 +211,9 @@ fn a_first_size_wrong_on_its_own_is_named_not_called_expected() {
             assert!(line.contains(needle), "{needle:?} not in {line}");
         }
         assert!(!line.contains("cover the work"), "{line}");
+        if api == "Vulkan" {
+            kernel_support::docs_quote(line, "differs from its outputs", "compared with it:");
+        }
         let r = result(&report, key);
         assert_eq!(
             rows(&report, key),
