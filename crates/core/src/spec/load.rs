@@ -61,14 +61,7 @@ pub fn parse(file: &str, text: &str, dir: &Path) -> Result<KernelSpec, SpecError
             .collect(),
     );
     let mut args = parse_args(&raw, &known, file)?;
-    for a in &mut args {
-        if let ArgDecl::Buffer(BufferDecl {
-            reference: Some(r), ..
-        }) = a
-        {
-            *r = dir.join(&*r).display().to_string();
-        }
-    }
+    super::reference::resolve(&mut args, dir);
     let tolerance = parse_check(&raw.check).map_err(|(k, m)| err(&format!("check.{k}"), m))?;
     let mut spec = KernelSpec {
         file: file.to_string(),

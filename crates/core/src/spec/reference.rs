@@ -3,10 +3,26 @@
 //! versions 1 to 3, little-endian, C order), its type and length held against the buffer's.
 //! Every error says what is wrong with the file, in one line; the caller names the file.
 
+use std::path::Path;
+
+use super::decl::{ArgDecl, BufferDecl};
 use crate::program::ScalarType;
 
 /// The first bytes of every `.npy` file.
 const NPY_MAGIC: &[u8] = b"\x93NUMPY";
+
+/// Each buffer's `reference` as a path from here: the spec names it relative to `dir`, its
+/// own directory.
+pub(crate) fn resolve(args: &mut [ArgDecl], dir: &Path) {
+    for a in args {
+        if let ArgDecl::Buffer(BufferDecl {
+            reference: Some(r), ..
+        }) = a
+        {
+            *r = dir.join(&*r).display().to_string();
+        }
+    }
+}
 
 /// The file at `path` read as the expected contents of a buffer of `elements` elements of
 /// `ty`: its element bytes, or what is wrong with it.
