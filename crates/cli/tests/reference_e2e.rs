@@ -286,4 +286,13 @@ fn a_reference_file_from_the_command_line_is_checked_like_the_specs() {
         err.contains("kernel.toml: --reference: 'x' is not a written buffer of this kernel (y)"),
         "{err}"
     );
+    // A file that does not fit the buffer names the flag that gave it.
+    let not_y = format!("y={}", spec.display());
+    let out = sweep(&spec, &dir.join("never.json"), &["--reference", &not_y]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let said = format!("kernel.toml: --reference: {}: is ", spec.display());
+    assert!(err.contains(&said), "{said:?} not in {err}");
+    assert!(err.contains("bytes of raw little-endian f32"), "{err}");
 }

@@ -227,7 +227,10 @@ impl KernelSpec {
             .ok_or_else(|| SpecError::new(&self.file, key, too_large(b, elements)))?;
         let reference = match &b.reference {
             Some(path) => Some(super::reference::read(path, b.ty, elements).map_err(|m| {
-                let at = format!("args[{i}].reference");
+                let at = match self.references_given.contains(&b.name) {
+                    true => "--reference".to_string(),
+                    false => format!("args[{i}].reference"),
+                };
                 SpecError::new(&self.file, at, format!("{path}: {m}"))
             })?),
             None => None,

@@ -89,6 +89,7 @@ pub fn parse(file: &str, text: &str, dir: &Path) -> Result<KernelSpec, SpecError
         timing_only: raw.check.timing_only.unwrap_or(false),
         tune,
         params,
+        references_given: Vec::new(),
     };
     parse_launch(&raw.launch, &mut spec, &known)
         .map_err(|(k, m)| err(&format!("launch.{k}"), m))?;

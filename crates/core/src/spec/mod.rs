@@ -200,6 +200,7 @@ impl KernelSpec {
         match found {
             Some(b) => {
                 b.reference = Some(path.trim().to_string());
+                self.references_given.push(b.name.clone());
                 Ok(())
             }
             None => Err(SpecError::new(
