@@ -296,3 +296,41 @@ fn a_reference_file_from_the_command_line_is_checked_like_the_specs() {
     assert!(err.contains(&said), "{said:?} not in {err}");
     assert!(err.contains("bytes of raw little-endian f32"), "{err}");
 }
+
+/// A run at sizes blocksweep chose (a CPU's cap on a sweep, validate's 4096) has buffers of
+/// other lengths than the spec's reference files: the files are not used, and the run says
+/// so, rather than refusing a spec that is right at its own sizes.
+#[test]
+fn a_reference_file_is_not_used_at_sizes_blocksweep_chose() {
+    if !both() {
+        return;
+    }
+    let dir = scratch("reference-capped");
+    let n = (1usize << 20) + 4096;
+    npy(&dir.join("y.npy"), "<f4", n, &expected(n, None));
+    let spec = twice(&dir, "", "", "reference = \"y.npy\"");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replace("n = 4096", &format!("n = {n}"))).unwrap();
+    let json = dir.join("r.json");
+    let out = sweep(&spec, &json, &["--blocks", "64"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    if err.contains("no GPU among the devices") {
+        let note = format!(
+            "blocksweep: the reference file of 'y' is not used at n=1048576, which blocksweep \
+             chose: it holds the output at the spec's n={n} (--size for it)"
+        );
+        assert!(err.contains(&note), "{err}");
+    }
+    let out = support::blocksweep()
+        .args(["validate", "--kernel"])
+        .arg(&spec)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_ne!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the reference file of 'y' is not used at n=4096"),
+        "{err}"
+    );
+}

@@ -215,6 +215,18 @@ impl KernelSpec {
         }
     }
 
+    /// Drops every written buffer's reference file, returning the buffers that had one: a run
+    /// at sizes blocksweep chose (a CPU's, validate's) has other buffers than the files hold.
+    pub fn without_references(&mut self) -> Vec<String> {
+        self.references_given.clear();
+        (self.args.iter_mut())
+            .filter_map(|a| match a {
+                ArgDecl::Buffer(b) => b.reference.take().map(|_| b.name.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// "kernel 'saxpy' at n=1024": this kernel at `sizes`, as every message and report names it.
     pub fn at(&self, sizes: &Sizes) -> String {
         format!("kernel '{}' at {sizes}", self.name)
