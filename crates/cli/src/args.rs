@@ -291,6 +291,10 @@ pub struct SweepArgs {
     /// its arguments and checks (docs/kernels.md; examples in examples/kernels/).
     #[arg(long, value_name = "SPEC.toml")]
     pub kernel: Option<PathBuf>,
+    /// With --kernel, the expected contents of a written buffer from a file, raw little-endian or
+    /// .npy (as the spec's `reference` key, which it replaces; docs/kernels.md). Repeatable.
+    #[arg(long, value_name = "BUFFER=FILE", requires = "kernel")]
+    pub reference: Vec<String>,
     #[arg(long, short, value_name = "SIZE", help = parse::sweep_size_help())]
     pub size: Option<String>,
     /// Block sizes (threads per block) to sweep: a list (64,128,256), ranges with a step (32..1024:32),

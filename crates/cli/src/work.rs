@@ -11,14 +11,19 @@ use blocksweep_core::{ApiChoice, KernelSpec, Registry};
 use crate::args::SweepArgs;
 use crate::usage;
 
-/// Reads the spec at `path` and the sizes `--size` asks for, else its defaults (each work
-/// dimension capped at `cap`, where given).
+/// Reads the spec at `path`, with the reference files `--reference` gives (BUFFER=FILE), and
+/// the sizes `--size` asks for, else its defaults (each work dimension capped at `cap`, where
+/// given).
 pub fn load(
     path: &Path,
+    references: &[String],
     size: Option<&str>,
     cap: Option<u64>,
 ) -> anyhow::Result<(KernelSpec, Sizes)> {
-    let spec = KernelSpec::load(path).map_err(|e| usage(e.to_string()))?;
+    let mut spec = KernelSpec::load(path).map_err(|e| usage(e.to_string()))?;
+    for r in references {
+        spec.with_reference(r).map_err(|e| usage(e.to_string()))?;
+    }
     let sizes = match (size, cap) {
         (Some(s), _) => spec.with_size(s).map_err(|e| usage(e.to_string()))?,
         (None, Some(per_dim)) => spec.capped_sizes(per_dim),
@@ -34,8 +39,8 @@ pub fn of_args(
     each: &[blocksweep_core::Targets],
 ) -> anyhow::Result<Work> {
     Ok(match spec {
-        Some((spec, sizes)) => {
-            let sizes = kernel_sizes(args, &spec, sizes, each);
+        Some((mut spec, sizes)) => {
+            let sizes = kernel_sizes(args, &mut spec, sizes, each);
             Work::Kernel {
                 spec: Box::new(spec),
                 sizes,
@@ -74,10 +79,10 @@ fn say_cpu_sized(args: &SweepArgs, what: &str, instead: &str, size_hint: &str) {
 }
 
 /// A user's kernel's sizes: `--size` or the spec's own, each work dimension capped at
-/// [`CPU_WORK_CAP`] where the run is [`cpu_sized`].
+/// [`CPU_WORK_CAP`] where the run is [`cpu_sized`] (its reference files then unused).
 fn kernel_sizes(
     args: &SweepArgs,
-    spec: &KernelSpec,
+    spec: &mut KernelSpec,
     sizes: Sizes,
     each: &[blocksweep_core::Targets],
 ) -> Sizes {
@@ -92,8 +97,25 @@ fn kernel_sizes(
     if capped != sizes {
         let what = format!("{} at {capped}", spec.name);
         say_cpu_sized(args, &what, &format!("its {sizes}"), "--size for another");
+        unused_references(spec, &capped, args.quiet);
     }
     capped
+}
+
+/// Drops the spec's reference files for a run at `sizes` that blocksweep chose, not the
+/// user or the spec (the files hold the outputs at the spec's sizes), saying so unless `quiet`.
+pub fn unused_references(spec: &mut KernelSpec, sizes: &Sizes, quiet: bool) {
+    let dropped = spec.without_references();
+    if dropped.is_empty() || quiet {
+        return;
+    }
+    let names: Vec<String> = dropped.iter().map(|b| format!("'{b}'")).collect();
+    warn!(
+        "the reference file of {} is not used at {sizes}, which blocksweep chose: it holds the \
+         output at the spec's {} (--size for it)",
+        blocksweep_core::words::and_list(&names),
+        spec.sizes
+    );
 }
 
 /// The frame's size: `--size`, else the default 4K frame, or frame::CPU_DEFAULT_SIZE where

@@ -355,6 +355,7 @@ fn a_kernel_header_names_the_source_each_api_ran() {
             checked: vec!["y (exact)".into()],
             bytes_known: true,
             spec_hash: None,
+            reference_files: Default::default(),
         });
     }
     let names: Vec<&str> = r.results.iter().map(|x| x.api.name()).collect();
@@ -387,4 +388,28 @@ fn rows_measured_on_a_slowed_gpu_are_said_and_their_clock_kept() {
         (first[at("row_sm_mhz")], first[at("slow_clock")]),
         ("900", "true")
     );
+}
+
+/// A row whose output was found wrong after it ran (a user kernel's first size that the other
+/// rows contradict) has no time and says WRONG with its note, not "skipped: not run".
+#[test]
+fn a_row_found_wrong_says_so_not_skipped() {
+    let mut r = h200();
+    let why = "wrong output: this first size's output differs from the other sizes'";
+    let row = &mut r.results[1].rows[0];
+    row.timing = None;
+    row.gbps = None;
+    row.verified = false;
+    row.note = Some(why.into());
+    r.results[1].fill_relative();
+    r.refresh_answer();
+    let s = r.table(Layout::new(100).verbose(true));
+    assert!(s.contains("WRONG [1]"), "{s}");
+    let note = format!(
+        "[1] {} {}s: {why}",
+        r.results[1].rows[0].block,
+        r.results[1].api.words().thread
+    );
+    assert!(s.contains(&note), "{note}:\n{s}");
+    assert!(!s.contains("skipped: not run"), "{s}");
 }

@@ -21,7 +21,12 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     // A spec file is read, and the work's size checked against the host's memory, before
     // anything is made or opened.
     let spec = match &args.kernel {
-        Some(path) => Some(work::load(path, args.size.as_deref(), None)?),
+        Some(path) => Some(work::load(
+            path,
+            &args.reference,
+            args.size.as_deref(),
+            None,
+        )?),
         None => None,
     };
     // A tune checks and writes its own files.

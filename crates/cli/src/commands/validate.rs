@@ -30,7 +30,10 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let work = match &args.kernel {
         Some(path) => {
             // 4096 per dimension unless --size says: validate launches, it does not time.
-            let (spec, sizes) = crate::work::load(path, args.size.as_deref(), Some(4096))?;
+            let (mut spec, sizes) = crate::work::load(path, &[], args.size.as_deref(), Some(4096))?;
+            if args.size.is_none() && sizes != spec.sizes {
+                crate::work::unused_references(&mut spec, &sizes, false);
+            }
             kernel = Some(kernel_line(&spec, &sizes, args.size.is_some()));
             let buffers = ProgramWorkload::planned_buffers(&spec, &sizes)
                 .map_err(|e| usage(e.to_string()))?;

@@ -366,6 +366,7 @@ fn a_kernel_without_bytes_is_plotted_in_ms() {
         source: "saxpy.cl (OpenCL C), entry saxpy".into(),
         checked: vec!["y (exact)".into()],
         bytes_known: false,
+        reference_files: Default::default(),
         spec_hash: None,
     });
     let chart = sweep_chart(&report(vec![r.clone()])).unwrap();

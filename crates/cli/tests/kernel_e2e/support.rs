@@ -229,3 +229,22 @@ void main() {
     o[i] = acc;
 }
 "#;
+
+/// Asserts that docs/kernels.md quotes the part of `line` from `from` up to and including
+/// `to` (wrapped lines read whole): the docs' quoted messages are the binary's own.
+#[allow(dead_code)] // reference_e2e and hints_e2e use it; kernel_e2e does not
+pub fn docs_quote(line: &str, from: &str, to: &str) {
+    let start = line
+        .find(from)
+        .unwrap_or_else(|| panic!("{from:?} not in {line}"));
+    let end = line[start..]
+        .find(to)
+        .unwrap_or_else(|| panic!("{to:?} not in {line}"));
+    let said = &line[start..start + end + to.len()];
+    let docs = std::fs::read_to_string(root().join("docs/kernels.md")).unwrap();
+    let docs = super::support::flat(&docs.replace('`', ""));
+    assert!(
+        docs.contains(said),
+        "docs/kernels.md does not quote {said:?}"
+    );
+}

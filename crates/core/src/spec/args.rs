@@ -44,6 +44,7 @@ pub(crate) fn parse_arg(i: usize, a: &RawArg, sizes: &Sizes) -> Result<ArgDecl, 
         ("range", a.range.is_some()),
         ("written", a.written.is_some()),
         ("compare", a.compare.is_some()),
+        ("reference", a.reference.is_some()),
     ];
     if let Some(ty) = &a.buffer {
         misplaced(&[("value", a.value.is_some())])?;
@@ -104,6 +105,10 @@ fn parse_buffer(
     if a.compare.is_some() && !written {
         return Err(key_err("compare", "applies to a written buffer only"));
     }
+    if a.reference.is_some() && !written {
+        let why = "applies to a written buffer only (the file holds what the kernel must write)";
+        return Err(key_err("reference", why));
+    }
     Ok(BufferDecl {
         name: a.name.clone(),
         index: i,
@@ -112,6 +117,7 @@ fn parse_buffer(
         init,
         written,
         compare,
+        reference: a.reference.clone(),
     })
 }
 

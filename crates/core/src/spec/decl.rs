@@ -95,6 +95,9 @@ pub struct BufferDecl {
     /// The kernel writes it: it is read back and compared.
     pub written: bool,
     pub compare: CompareMode,
+    /// `reference`: the file holding what the kernel must write here (raw little-endian
+    /// elements, or a .npy array), its path relative to the spec's directory once loaded.
+    pub reference: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -196,6 +199,9 @@ pub struct KernelSpec {
     pub timing_only: bool,
     /// `[tune]`: the kernel's own parameters and their constraints.
     pub tune: Option<super::tune::TuneDecl>,
+    /// The written buffers whose reference file came from the command line (`--reference`),
+    /// so that a bad file's message names the flag, not the spec's key.
+    pub references_given: Vec<String>,
     /// The parameters' values this spec builds with (`-DNAME=VALUE` to every compiler, and
     /// names in every expression): the first of each by default, one configuration of a tune
     /// by [`KernelSpec::at_params`].

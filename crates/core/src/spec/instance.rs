@@ -15,6 +15,8 @@ pub struct BufferInstance {
     /// Its contents before a dispatch. A buffer the kernel both reads and writes must be
     /// written back from these before every checked dispatch (the harness does it).
     pub initial: Vec<u8>,
+    /// What the kernel must write here, from the spec's `reference` file, when it names one.
+    pub reference: Option<Vec<u8>>,
 }
 
 /// The contents are summarised: a test failure should not print a 64 MB buffer.
@@ -24,6 +26,7 @@ impl std::fmt::Debug for BufferInstance {
             .field("decl", &self.decl)
             .field("elements", &self.elements)
             .field("initial", &format_args!("[{} bytes]", self.initial.len()))
+            .field("reference", &self.reference.as_ref().map(Vec::len))
             .finish()
     }
 }
@@ -222,10 +225,21 @@ impl KernelSpec {
         }
         let initial = generate(b.ty, &b.init, elements)
             .ok_or_else(|| SpecError::new(&self.file, key, too_large(b, elements)))?;
+        let reference = match &b.reference {
+            Some(path) => Some(super::reference::read(path, b.ty, elements).map_err(|m| {
+                let at = match self.references_given.contains(&b.name) {
+                    true => "--reference".to_string(),
+                    false => format!("args[{i}].reference"),
+                };
+                SpecError::new(&self.file, at, format!("{path}: {m}"))
+            })?),
+            None => None,
+        };
         Ok(BufferInstance {
             decl: b.clone(),
             elements,
             initial,
+            reference,
         })
     }
 }

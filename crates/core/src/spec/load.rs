@@ -60,7 +60,8 @@ pub fn parse(file: &str, text: &str, dir: &Path) -> Result<KernelSpec, SpecError
             .map(|(k, v)| (k.clone(), *v))
             .collect(),
     );
-    let args = parse_args(&raw, &known, file)?;
+    let mut args = parse_args(&raw, &known, file)?;
+    super::reference::resolve(&mut args, dir);
     let tolerance = parse_check(&raw.check).map_err(|(k, m)| err(&format!("check.{k}"), m))?;
     let mut spec = KernelSpec {
         file: file.to_string(),
@@ -88,6 +89,7 @@ pub fn parse(file: &str, text: &str, dir: &Path) -> Result<KernelSpec, SpecError
         timing_only: raw.check.timing_only.unwrap_or(false),
         tune,
         params,
+        references_given: Vec::new(),
     };
     parse_launch(&raw.launch, &mut spec, &known)
         .map_err(|(k, m)| err(&format!("launch.{k}"), m))?;

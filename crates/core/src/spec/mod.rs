@@ -57,7 +57,9 @@
 //!     hi]` (default [-1, 1) for floats, [0, 1000) for integers; hi excluded), `"zeros"` (the
 //!     default), `"ramp"` (0, 1, 2, ...), `{ constant = 3.5 }`), `written = true` when the
 //!     kernel writes it, `compare = "exact" | "sum"` (written buffers; `sum` compares only the
-//!     element sum, for outputs that depend on the launch, such as partial sums per block);
+//!     element sum, for outputs that depend on the launch, such as partial sums per block),
+//!     `reference = "<file>"` (written buffers: what the kernel must write, raw little-endian
+//!     or .npy, relative to the spec; see `reference`);
 //!   - `scalar = "<type>"`, `name`, `value` (a number, or a string expression of the sizes);
 //!   - `local = true`, `name`: OpenCL's `__local` argument, sized by `launch.shared_bytes`;
 //!     CUDA and Vulkan skip it (they get the size as `sharedMemBytes` / constant 3).
@@ -86,6 +88,7 @@ mod init;
 mod instance;
 mod load;
 mod raw;
+mod reference;
 #[cfg(test)]
 mod tests;
 pub mod tune;
@@ -172,6 +175,56 @@ impl KernelSpec {
             sizes.0.insert(name.clone(), number(p)?);
         }
         Ok(sizes)
+    }
+
+    /// A written buffer's reference file given outside the spec (`--reference BUFFER=FILE`,
+    /// the path as given): the spec's own `reference` for that buffer is replaced.
+    pub fn with_reference(&mut self, given: &str) -> Result<(), SpecError> {
+        let err = |m: String| SpecError::new(&self.file, "--reference", m);
+        let Some((name, path)) = given
+            .split_once('=')
+            .filter(|(n, p)| !n.trim().is_empty() && !p.trim().is_empty())
+        else {
+            return Err(err(format!("'{given}' is not BUFFER=FILE")));
+        };
+        let written: Vec<String> = (self.args.iter())
+            .filter_map(|a| match a {
+                ArgDecl::Buffer(b) if b.written => Some(b.name.clone()),
+                _ => None,
+            })
+            .collect();
+        let found = self.args.iter_mut().find_map(|a| match a {
+            ArgDecl::Buffer(b) if b.written && b.name == name.trim() => Some(b),
+            _ => None,
+        });
+        match found {
+            Some(b) => {
+                b.reference = Some(path.trim().to_string());
+                self.references_given.push(b.name.clone());
+                Ok(())
+            }
+            None => Err(SpecError::new(
+                &self.file,
+                "--reference",
+                format!(
+                    "'{}' is not a written buffer of this kernel ({})",
+                    name.trim(),
+                    written.join(", ")
+                ),
+            )),
+        }
+    }
+
+    /// Drops every written buffer's reference file, returning the buffers that had one: a run
+    /// at sizes blocksweep chose (a CPU's, validate's) has other buffers than the files hold.
+    pub fn without_references(&mut self) -> Vec<String> {
+        self.references_given.clear();
+        (self.args.iter_mut())
+            .filter_map(|a| match a {
+                ArgDecl::Buffer(b) => b.reference.take().map(|_| b.name.clone()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// "kernel 'saxpy' at n=1024": this kernel at `sizes`, as every message and report names it.

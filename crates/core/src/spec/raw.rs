@@ -52,6 +52,8 @@ pub(crate) struct RawArg {
     pub range: Option<[toml::Value; 2]>,
     pub written: Option<bool>,
     pub compare: Option<String>,
+    /// A file holding what the kernel must write to this buffer (raw or .npy).
+    pub reference: Option<String>,
     // Scalars.
     pub value: Option<toml::Value>,
 }

@@ -323,6 +323,10 @@ pub struct ProgramInfo {
     pub checked: Vec<String>,
     /// Whether GB/s could be computed (the spec gave bytes per work item).
     pub bytes_known: bool,
+    /// The written buffers checked against a file of expected contents (`reference` in the
+    /// spec), each with its file; empty when the spec names none.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub reference_files: std::collections::BTreeMap<String, String>,
     /// SHA-256 of the spec's file, sources and sizes (absent in files written before it was
     /// recorded: which spec ran is then unknown).
     #[serde(default, skip_serializing_if = "Option::is_none")]

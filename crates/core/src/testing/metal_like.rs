@@ -84,6 +84,8 @@ pub struct MetalLikeBackend {
     current: bool,
     /// The largest block a loaded kernel says it takes, where it says one (its facts).
     pub kernel_max_block: Option<u64>,
+    /// A bug at one block size: there `scale` adds 1 to every seventh element.
+    pub wrong_at: Option<u32>,
 }
 
 impl MetalLikeBackend {
@@ -95,6 +97,7 @@ impl MetalLikeBackend {
             program: None,
             current: false,
             kernel_max_block: None,
+            wrong_at: None,
         }
     }
 
@@ -118,9 +121,10 @@ impl MetalLikeBackend {
             let why = format!("threadgroup {} exceeds the device", launch.block);
             return Err(self.error(ErrorKind::LaunchRejected, why));
         }
+        let bug = self.wrong_at == Some(launch.block.x);
         let p = self.program()?;
         match p.entry {
-            Entry::Scale => scale(p, launch),
+            Entry::Scale => scale(p, launch, bug),
             Entry::SubgroupProbe => probe(p, launch.block.threads() as u32),
         }
         Ok(())
@@ -148,8 +152,9 @@ fn scalar(p: &Program, arg: usize) -> [u8; 4] {
     }
 }
 
-/// `scale(x, y, k, n)`: y[i] = k · x[i] for every i < n that the grid-stride loop reaches.
-fn scale(p: &mut Program, launch: Launch) {
+/// `scale(x, y, k, n)`: y[i] = k · x[i] for every i < n that the grid-stride loop reaches
+/// (with `bug`, every seventh one is 1 more).
+fn scale(p: &mut Program, launch: Launch, bug: bool) {
     let k = f32::from_le_bytes(scalar(p, 2));
     let n = u32::from_le_bytes(scalar(p, 3)) as u64;
     let threads = launch.threads().unwrap_or(0);
@@ -160,7 +165,8 @@ fn scale(p: &mut Program, launch: Launch) {
     let y = view(p, 1);
     let reached = if threads == 0 { 0 } else { n };
     for i in 0..reached.min(x.len() as u64) as usize {
-        y[i * 4..i * 4 + 4].copy_from_slice(&(k * x[i]).to_le_bytes());
+        let off = if bug && i % 7 == 3 { 1.0 } else { 0.0 };
+        y[i * 4..i * 4 + 4].copy_from_slice(&(k * x[i] + off).to_le_bytes());
     }
 }
 
@@ -321,56 +327,11 @@ impl Backend for MetalLikeBackend {
     }
 }
 
-/// The tests' kernel in this API's language, `y = k * x` over `n` elements (one thread each),
-/// read as a spec from a directory holding it and its source, at its default sizes.
 #[cfg(test)]
-pub(crate) fn scale_workload(n: u64) -> crate::workload::ProgramWorkload {
-    // The spec's [sources] names this API: it must be known to the process first.
-    crate::api::Api::register(METAL_LIKE);
-    let source = "kernel void scale(device const float *x [[buffer(0)]], \
-    device float *y [[buffer(1)]], constant float &k, constant uint &n, \
-    uint i [[thread_position_in_grid]]) { if (i < n) y[i] = k * x[i]; }\n";
-    let spec = format!(
-        r#"
-name = "scale"
-work = "n"
-sizes = {{ n = {n} }}
-
-[sources]
-metal-like = {{ file = "scale.metal", entry = "scale" }}
-
-[[args]]
-buffer = "f32"
-name = "x"
-elements = "n"
-init = "random"
-
-[[args]]
-buffer = "f32"
-name = "y"
-elements = "n"
-written = true
-
-[[args]]
-scalar = "f32"
-name = "k"
-value = 2.5
-
-[[args]]
-scalar = "u32"
-name = "n"
-value = "n"
-
-[check]
-bytes_per_item = 8
-"#
-    );
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("scale.metal"), source).unwrap();
-    let spec = crate::spec::KernelSpec::parse("scale.toml", &spec, dir.path()).unwrap();
-    let instance = spec.instantiate_default().unwrap();
-    crate::workload::ProgramWorkload::new(spec, instance)
-}
+#[path = "metal_like_work.rs"]
+mod work;
+#[cfg(test)]
+pub(crate) use work::{scale_workload, workload_of};
 
 #[cfg(test)]
 #[path = "metal_like_tests.rs"]

@@ -5,12 +5,20 @@
 //! API's reference. Reset, dispatch and read-back are one [`Backend::run_checked`], so a
 //! worker process answers a checked dispatch in one request.
 
+use super::diagnosis::OwnRows;
 use super::program::ProgramWorkload;
 use super::references::Checked;
 use super::{guard, own};
 use crate::backend::{Backend, BackendError, CheckedRun, Dispatch, ErrorKind, Launch, Reset, Span};
 use crate::spec::BufferInstance;
 use crate::sweep::{Matched, OutputCheck, RowFault, SweepError};
+
+/// What a row's own checks found: the fault, in words, and the written buffer it left wholly
+/// unwritten, where it did (the inputs are then read back for a hint).
+type Fault = (RowFault, String, Option<String>);
+
+/// What elements left unwritten say of a launch, unless an input changed instead.
+const NOT_REACHED: &str = ": the kernel does not reach every element at this launch";
 
 /// One checked dispatch's buffers as read back: each written buffer whole (guard bands
 /// included), and the two bands of each other buffer, in buffer order.
@@ -27,7 +35,7 @@ struct Readback {
 /// [`Backend::run_checked`] (one request to a worker process).
 pub(super) struct KernelCheck<'a> {
     work: &'a ProgramWorkload,
-    own: &'a mut Option<Checked>,
+    own: &'a mut OwnRows,
     /// Whether the output says anything of the launch: `false` resets and dispatches only
     /// (`validate --kernel` of a launch whose threads repeat each other's work).
     reads_output: bool,
@@ -38,7 +46,7 @@ pub(super) struct KernelCheck<'a> {
 impl<'a> KernelCheck<'a> {
     pub(super) fn new(
         work: &'a ProgramWorkload,
-        own: &'a mut Option<Checked>,
+        own: &'a mut OwnRows,
         reads_output: bool,
     ) -> KernelCheck<'a> {
         KernelCheck {
@@ -198,7 +206,7 @@ impl ProgramWorkload {
         &self,
         backend: &mut dyn Backend,
         launch: Launch,
-        own: &mut Option<Checked>,
+        own: &mut OwnRows,
         read: Readback,
     ) -> Result<Result<(), SweepError>, BackendError> {
         let api = backend.api();
@@ -219,8 +227,12 @@ impl ProgramWorkload {
         };
         let _t = crate::trace::span(api.key(), "checked dispatch: compare");
         let mut refs = self.references.lock().unwrap_or_else(|p| p.into_inner());
-        if let Err((fault, detail)) = self.row_checks(&read, second.as_ref()) {
+        if let Err((fault, mut detail, wholly)) = self.row_checks(&read, second.as_ref()) {
             refs.fail(api);
+            if let Some(hint) = wholly.and_then(|b| self.argument_order_hint(backend, &b)) {
+                // Not a launch that falls short: the kernel wrote elsewhere.
+                detail = detail.replacen(NOT_REACHED, "", 1) + &hint;
+            }
             return Ok(Err(SweepError::Row {
                 api,
                 block: launch.block,
@@ -239,12 +251,8 @@ impl ProgramWorkload {
     }
 
     /// The checks a row's output must pass on its own; `Err` says what it did, in words.
-    fn row_checks(
-        &self,
-        read: &Readback,
-        second: Option<&Readback>,
-    ) -> Result<(), (RowFault, String)> {
-        let lost = |m: &str| (RowFault::Unwritten, m.to_string());
+    fn row_checks(&self, read: &Readback, second: Option<&Readback>) -> Result<(), Fault> {
+        let lost = |m: &str| (RowFault::Unwritten, m.to_string(), None);
         let g = guard::GUARD as usize;
         let mut written = read.written.iter();
         let mut bands = read.bands.iter();
@@ -265,7 +273,7 @@ impl ProgramWorkload {
             };
             if let Some(breach) = guard::breach(b.decl.ty, b.elements, lead, tail) {
                 let detail = breach.describe(&b.decl.name, b.elements);
-                return Err((RowFault::OutOfBounds, detail));
+                return Err((RowFault::OutOfBounds, detail, None));
             }
         }
         let seconds = second.map(|s| s.written.iter());
@@ -284,7 +292,7 @@ impl ProgramWorkload {
         b: &BufferInstance,
         data: &[u8],
         again: Option<&[u8]>,
-    ) -> Result<(), (RowFault, String)> {
+    ) -> Result<(), Fault> {
         let name = &b.decl.name;
         let never = match (own::poisoned(b), again) {
             (true, Some(again)) => {
@@ -295,11 +303,11 @@ impl ProgramWorkload {
         if let Some((n, first)) = never {
             let detail = format!(
                 "left {n} of {} elements of '{name}' unwritten (they still hold the poison; \
-                 first at index {first}): the kernel does not reach every element at this \
-                 launch",
+                 first at index {first}){NOT_REACHED}",
                 b.elements
             );
-            return Err((RowFault::Unwritten, detail));
+            let wholly = (n == b.elements).then(|| name.clone());
+            return Err((RowFault::Unwritten, detail, wholly));
         }
         if b.decl.ty.is_float() && !self.instance.nonfinite_allowed {
             let skip = own::poisoned(b).then_some(own::POISON);
@@ -308,7 +316,7 @@ impl ProgramWorkload {
                     "{}; a spec whose outputs may hold them says [check] nonfinite = \"allowed\"",
                     found.describe(name, b.elements)
                 );
-                return Err((RowFault::NonFinite, detail));
+                return Err((RowFault::NonFinite, detail, None));
             }
         }
         Ok(())

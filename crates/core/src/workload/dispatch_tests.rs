@@ -5,6 +5,7 @@ use super::*;
 use crate::sweep::check_tests::{Event, Recorded, TIMED, TWO_DISPATCHES, UNTIMED};
 use crate::sweep::{checked_dispatch, Dispatched};
 use crate::testing::metal_like::MetalLikeBackend;
+use crate::workload::diagnosis::OwnRows;
 use crate::workload::Workload;
 
 /// `scale` built on the made-up API's backend, its buffers filled, the log empty.
@@ -20,7 +21,7 @@ fn prepared() -> (ProgramWorkload, Recorded<MetalLikeBackend>) {
 fn a_kernels_check_dispatches_once_untimed_before_timing_and_a_wrong_output_is_never_timed() {
     let (work, mut b) = prepared();
     let launch = Launch::linear(crate::blocks::BlockSize::linear(64), 4);
-    let mut own = None;
+    let mut own = OwnRows::default();
     let mut check = KernelCheck::new(&work, &mut own, true);
     let ran = checked_dispatch(&mut b, launch, Some(&TWO_DISPATCHES), &mut check).unwrap();
     assert!(matches!(ran, Dispatched::Ran(Some(_), Ok(()))));
@@ -38,14 +39,18 @@ fn a_kernels_check_dispatches_once_untimed_before_timing_and_a_wrong_output_is_n
         events[untimed..].starts_with(&[UNTIMED, Event::Read { staged: false }]),
         "{events:?}"
     );
-    let first = own
+    let (first, _) = own
+        .first
         .clone()
         .expect("the first checked dispatch is the API's reference");
 
     // The same launch against a reference it does not match: checked, never timed.
     b.log.lock().unwrap().clear();
-    let mut wrong = Some(first);
-    wrong.as_mut().unwrap().outputs[0].fill(0);
+    let mut wrong = OwnRows {
+        first: Some((first, launch)),
+        ..OwnRows::default()
+    };
+    wrong.first.as_mut().unwrap().0.outputs[0].fill(0);
     let mut check = KernelCheck::new(&work, &mut wrong, true);
     match checked_dispatch(&mut b, launch, Some(&TWO_DISPATCHES), &mut check).unwrap() {
         Dispatched::Ran(None, Err(SweepError::Output { buffer, .. })) => assert_eq!(buffer, "y"),

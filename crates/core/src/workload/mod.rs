@@ -3,9 +3,11 @@
 //! measures and closes the APIs the same way for both; a workload says only what is its own:
 //! whether an API can hold it, how to ready a backend for it, and how to run and check a row.
 
+mod diagnosis;
 mod dispatch;
 mod frame;
 pub mod guard;
+mod hints;
 pub mod own;
 mod program;
 mod references;

@@ -5,6 +5,7 @@
 
 use std::sync::Mutex;
 
+use super::diagnosis::{self, OwnRows};
 use super::dispatch::KernelCheck;
 use super::references::References;
 use super::{guard, Swept, Workload};
@@ -76,7 +77,7 @@ impl ProgramWorkload {
                 within.push(format!("{r:e} relative"));
             }
         }
-        match (b.decl.compare, within.is_empty()) {
+        let how = match (b.decl.compare, within.is_empty()) {
             (crate::spec::CompareMode::Sum, _) => format!(
                 "sum, within {:e} of the magnitudes{}",
                 t.sum_rel(b.decl.ty),
@@ -84,6 +85,10 @@ impl ProgramWorkload {
             ),
             (_, true) => "exact".to_string(),
             (_, false) => format!("element by element, within {}", within.join(" or ")),
+        };
+        match &b.decl.reference {
+            Some(file) => format!("{how}, against the reference file {file}"),
+            None => how,
         }
     }
 
@@ -104,6 +109,9 @@ impl ProgramWorkload {
                 .map(|b| format!("{} ({})", b.decl.name, self.how_compared(b)))
                 .collect(),
             bytes_known: self.instance.bytes_moved.is_some(),
+            reference_files: (self.instance.written())
+                .filter_map(|b| Some((b.decl.name.clone(), b.decl.reference.clone()?)))
+                .collect(),
             spec_hash: Some(super::work::spec_hash(&self.spec, &self.instance.sizes)),
         }
     }
@@ -155,8 +163,8 @@ impl ProgramWorkload {
     ) -> RowResult {
         let api = backend.api();
         let protocol = how.config.protocol;
-        let mut own = None;
-        how.each_row(backend, plan, result, |backend, planned, row| {
+        let mut own = OwnRows::weighed();
+        let ran = how.each_row(backend, plan, result, |backend, planned, row| {
             let launch = match self.launch(planned) {
                 Ok(l) => l,
                 Err(why) => {
@@ -171,7 +179,7 @@ impl ProgramWorkload {
                 row.skipped = Some(why);
                 return Ok(());
             }
-            let first = own.is_none();
+            let first = own.first.is_none();
             let mut check = KernelCheck::new(self, &mut own, true);
             let dispatched = sweep::checked_dispatch(backend, launch, Some(&protocol), &mut check);
             let timing = match dispatched {
@@ -185,8 +193,28 @@ impl ProgramWorkload {
                 Ok(Dispatched::Ran(timing, Ok(()))) => timing,
             };
             self.record(row, timing, api, first);
+            if own.pending(diagnosis::at(launch)) {
+                row.verified = false;
+                row.note = Some(diagnosis::PENDING.to_string());
+            }
             Ok(())
-        })
+        });
+        let mut refs = self.references.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(settled) = refs.settle(api, &self.instance, &mut own) else {
+            return ran;
+        };
+        for row in &mut result.rows {
+            let here = (row.block, row.grid);
+            if let Some((_, why)) = settled.wrong.iter().find(|(at, _)| *at == here) {
+                diagnosis::mark_wrong(row, why);
+            } else if settled.right.contains(&here) {
+                row.verified = !self.instance.timing_only;
+                row.note = diagnosis::unpending(row.note.take());
+            }
+        }
+        result.fill_relative();
+        // The first difference came before anything that stopped the rows after it.
+        Err(self.loop_cap_hint(backend, settled.launch, settled.error))
     }
 
     /// A row that matched: verified (unless the spec is timing-only), its timing and GB/s, and
@@ -208,68 +236,6 @@ impl ProgramWorkload {
 }
 
 impl ProgramWorkload {
-    /// A failed check on a driver that ends loops early (llvmpipe stops any shader loop after
-    /// 65535 iterations): says so, with this launch's grid-stride count where it is past it.
-    fn loop_cap_hint(&self, backend: &dyn Backend, launch: Launch, e: SweepError) -> SweepError {
-        let Some(cap) = backend.limits().max_loop_iterations.as_ref() else {
-            return e;
-        };
-        let threads = launch
-            .grid
-            .blocks()
-            .saturating_mul(launch.block.threads())
-            .max(1);
-        let passes = self.instance.work_items().div_ceil(threads);
-        let why = match self.instance.grid == GridMode::Stride && passes > cap.value {
-            true => format!(
-                "; this launch's grid-stride loop makes {passes} passes and {} ends a shader's \
-                 loops after {} ({}): a larger grid (--grid with a number) or fewer work items \
-                 keeps it under",
-                backend.identity().name,
-                cap.value,
-                cap.name
-            ),
-            false => format!(
-                "; note that {} ends a shader's loops after {} iterations ({}): a loop of this \
-                 kernel that runs longer is cut short there, and on no other driver",
-                backend.identity().name,
-                cap.value,
-                cap.name
-            ),
-        };
-        match e {
-            SweepError::Row {
-                api,
-                block,
-                grid,
-                fault,
-                detail,
-            } => SweepError::Row {
-                api,
-                block,
-                grid,
-                fault,
-                detail: detail + &why,
-            },
-            SweepError::Output {
-                api,
-                block,
-                grid,
-                buffer,
-                against,
-                detail,
-            } => SweepError::Output {
-                api,
-                block,
-                grid,
-                buffer,
-                against,
-                detail: detail + &why,
-            },
-            other => other,
-        }
-    }
-
     /// Each API's reference outputs (its first row's), once it has run: what a tune
     /// compares across parameter sets.
     pub fn first_outputs(&self) -> Vec<(Api, Vec<Vec<u8>>)> {

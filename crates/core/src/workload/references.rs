@@ -6,6 +6,7 @@
 //! Outputs compared by their sum (partials per block, which depend on the launch) are
 //! compared across APIs at the same block only.
 
+use super::diagnosis::{first_difference, OwnRows};
 use crate::backend::{Api, Launch};
 use crate::blocks::BlockSize;
 use crate::report::{Failure, FailureKind};
@@ -51,41 +52,40 @@ impl References {
         }
     }
 
-    /// Checks one dispatch's `outputs` (which passed the row's own checks) against the API's
-    /// own first size; the first call of an API (`own` empty) makes them its reference.
+    /// Checks one dispatch's `outputs` (which passed the row's own checks) against the spec's
+    /// reference files and the API's own first size; the first call of an API (`own.first`
+    /// empty) makes them its reference. A row that differs from that reference fails at once
+    /// or is weighed with the others ([`OwnRows`]).
     pub fn check(
         &mut self,
         launch: Launch,
         instance: &Instance,
         here: Checked,
-        own: &mut Option<Checked>,
+        own: &mut OwnRows,
     ) -> Result<(), SweepError> {
         let api = here.api;
-        if let Some(o) = own {
-            let against = format!("its own output at block {} (its reference)", o.block);
-            for (j, b) in instance.written().enumerate() {
-                compare(
-                    &b.decl,
-                    &o.outputs[j],
-                    &here.outputs[j],
-                    &instance.tolerance,
-                )
-                .map_err(|m| {
-                    self.fail(api);
-                    let detail = format!(
-                        "{m}. The kernel's result depends on the launch: a loop that misses \
-                             elements, or a kernel that needs the grid to cover the work \
-                             (docs/kernels.md, \"What each check means\")"
-                    );
-                    SweepError::Output {
-                        api,
-                        block: launch.block,
-                        grid: launch.grid.to_string(),
-                        buffer: b.decl.name.clone(),
-                        against: against.clone(),
-                        detail,
-                    }
-                })?;
+        self.check_files(launch, instance, &here)?;
+        if let Some((o, _)) = &own.first {
+            let differs = first_difference(instance, o, &here).map(|(j, m)| {
+                let b = instance.written().nth(j).map(|b| b.decl.name.clone());
+                let detail = format!(
+                    "{m}. The kernel's result depends on the launch: a loop that misses \
+                     elements, or a kernel that needs the grid to cover the work \
+                     (docs/kernels.md, \"What each check means\")"
+                );
+                let error = SweepError::Output {
+                    api,
+                    block: launch.block,
+                    grid: launch.grid.to_string(),
+                    buffer: b.unwrap_or_default(),
+                    against: format!("its own output at block {} (its reference)", o.block),
+                    detail,
+                };
+                (j, error)
+            });
+            if let Err(e) = own.note(instance, &here, launch, differs) {
+                self.fail(api);
+                return Err(e);
             }
         }
         // The sum-compared outputs only are kept for the comparison across APIs (the others
@@ -104,9 +104,41 @@ impl References {
                 .collect(),
         };
         self.sums.push(kept);
-        if own.is_none() {
+        if own.first.is_none() {
             self.firsts.push(here.clone());
-            *own = Some(here);
+            own.first = Some((here, launch));
+        }
+        Ok(())
+    }
+
+    /// Checks one dispatch's `outputs` against the spec's reference files, where it names any:
+    /// the file is the judge, so an output that differs from it is the API's fault.
+    fn check_files(
+        &mut self,
+        launch: Launch,
+        instance: &Instance,
+        here: &Checked,
+    ) -> Result<(), SweepError> {
+        let api = here.api;
+        for (j, b) in instance.written().enumerate() {
+            let (Some(expected), Some(file)) = (&b.reference, &b.decl.reference) else {
+                continue;
+            };
+            compare(&b.decl, expected, &here.outputs[j], &instance.tolerance).map_err(|m| {
+                self.fail(api);
+                SweepError::Output {
+                    api,
+                    block: launch.block,
+                    grid: launch.grid.to_string(),
+                    buffer: b.decl.name.clone(),
+                    against: format!("the reference file {file}"),
+                    detail: format!(
+                        "{m}. The file is what '{}' must hold, so {api}'s port is the wrong \
+                         one at this launch",
+                        b.decl.name
+                    ),
+                }
+            })?;
         }
         Ok(())
     }

@@ -20,7 +20,7 @@ impl ProgramWorkload {
     /// block, except in the checks that are about the grid; its shared memory is the spec's at
     /// that block.
     pub fn validate(&self, backend: &mut dyn Backend) -> Result<Vec<Check>, BackendError> {
-        let mut own = None;
+        let mut own = super::diagnosis::OwnRows::default();
         let mut checks = Vec::new();
         for asm in ASSUMPTIONS {
             let block = asm.launch.block;
@@ -55,7 +55,7 @@ impl ProgramWorkload {
         &self,
         backend: &mut dyn Backend,
         launch: Launch,
-        own: &mut Option<super::references::Checked>,
+        own: &mut super::diagnosis::OwnRows,
     ) -> LaunchOutcome {
         if let Some(why) = self.not_launched_because(launch) {
             return LaunchOutcome::NotLaunched { why };

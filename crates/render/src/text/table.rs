@@ -108,11 +108,21 @@ fn row_cells(
         None => {
             let n = if s.copy { 5 } else { 4 };
             c.extend(std::iter::repeat_n("—".to_string(), n));
-            let why = row.skipped.as_deref().unwrap_or("not run");
-            c.push(format!(
-                "skipped {}",
-                notes.mark(format!("{} {}s: skipped: {why}", row.block, words.thread))
-            ));
+            // A row that ran and was found wrong has no time, and its note says why.
+            let wrong = row.note.as_ref().filter(|_| row.skipped.is_none());
+            c.push(match wrong {
+                Some(n) => format!(
+                    "WRONG {}",
+                    notes.mark(format!("{} {}s: {n}", row.block, words.thread))
+                ),
+                None => {
+                    let why = row.skipped.as_deref().unwrap_or("not run");
+                    format!(
+                        "skipped {}",
+                        notes.mark(format!("{} {}s: skipped: {why}", row.block, words.thread))
+                    )
+                }
+            });
         }
     }
     c

@@ -76,6 +76,7 @@ fn decl(ty: ScalarType, compare: CompareMode) -> BufferDecl {
         init: InitDecl::Zeros,
         written: true,
         compare,
+        reference: None,
     }
 }
 
