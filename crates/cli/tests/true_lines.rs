@@ -392,11 +392,12 @@ fn compare_fails_below_a_fraction_of_the_first_file() {
     );
 }
 
-/// docs/output-files.md: "A run that measured nothing writes nothing: an output file that
-/// existed keeps its contents". The zoo's no-guard kernel fails its first row on every API
-/// (exit 1): the file named by -o was replaced by a report of no rows.
+/// docs/output-files.md: bad input writes nothing, and a run whose every API failed writes its
+/// failures, typed, with no rows (it said "a run that measured nothing writes nothing", which
+/// the failure documents contradicted; a new user's trial). The zoo's no-guard kernel fails its
+/// first row on every API (exit 1); a block no API can run is bad input (exit 2).
 #[test]
-fn a_run_that_measured_nothing_leaves_its_output_file_as_it_was() {
+fn a_failed_run_writes_its_failures_and_bad_input_writes_nothing() {
     if available_apis().is_empty() {
         return;
     }
@@ -404,22 +405,29 @@ fn a_run_that_measured_nothing_leaves_its_output_file_as_it_was() {
     let kept = dir.join("baseline.json");
     std::fs::write(&kept, "keep\n").unwrap();
     let spec = example("bugs/no-guard");
-    let out = blocksweep()
+    let bad = blocksweep()
+        .args(["sweep", "--kernel", &spec, "--blocks", "4096x4096", "-o"])
+        .arg(&kept)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "keep\n");
+    let failed = blocksweep()
         .args(["sweep", "--kernel", &spec, "-o"])
         .arg(&kept)
         .output()
         .unwrap();
-    let said = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{said}");
-    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "keep\n", "{said}");
-    assert!(said.contains("no row was measured"), "{said}");
-    assert!(!String::from_utf8_lossy(&out.stdout).is_empty());
+    assert_eq!(failed.status.code(), Some(1), "{}", stderr(&failed));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&kept).unwrap()).unwrap();
+    let kinds: Vec<&str> = doc["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["kind"].as_str())
+        .collect();
+    assert!(kinds.contains(&"out_of_bounds"), "{doc}");
 }
 
-/// docs/kernels.md: "An API without a source is reported as having none, and the others run".
-/// A saxpy with an OpenCL source only: Vulkan was opened, failed ("no source") and the sweep
-/// exited 1; now it is said once and not run, OpenCL's sweep exits 0, and asking for Vulkan by
-/// name is bad input.
 #[test]
 fn an_api_without_a_source_is_said_and_the_others_run() {
     if !available_apis().contains(&"opencl") {

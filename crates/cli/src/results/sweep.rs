@@ -58,20 +58,6 @@ impl Outputs {
         let quiet = self.files.quiet;
         let targeted = self.targets.as_ref().and_then(|t| t.report(runs));
         let text = |f, l| append(f, render_runs(f, runs, l), targeted.as_ref(), l);
-        // A run that measured nothing writes nothing (docs/output-files.md): a baseline a
-        // failed run names keeps its contents; the report goes to stdout.
-        let measured: usize = (runs.iter().flat_map(|r| &r.results))
-            .map(|r| r.rows_run())
-            .sum();
-        if measured == 0 && !self.files.targets.is_empty() && self.failed.is_none() {
-            let kept: Vec<String> = (self.files.targets.iter())
-                .map(|(t, _)| t.path().display().to_string())
-                .collect();
-            warn!("no row was measured: {} left as it was", kept.join(", "));
-            let layout = width::stdout(self.files.wide).verbose(self.verbose);
-            stdio::print(&text(self.files.stdout, layout))?;
-            return Ok(true);
-        }
         if self.failed.is_none() {
             for (t, f) in &self.files.targets {
                 let text = text(*f, width::file(self.files.wide));

@@ -172,6 +172,10 @@ pub struct Check {
     /// What the queried limits say about the launch (None: within every limit).
     pub limits_say: Option<String>,
     pub outcome: LaunchOutcome,
+    /// The launch handed to the API where it is not the assumption's own ("100 x 41": a user
+    /// kernel whose grid covers its work); absent where it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launched: Option<String>,
 }
 
 impl Check {
@@ -250,6 +254,7 @@ pub fn run(
             assumption: asm,
             limits_say,
             outcome,
+            launched: None,
         });
     }
     Ok(checks)

@@ -36,11 +36,13 @@ impl ProgramWorkload {
             // A fault ends the API (CUDA's context is gone after one); the checks made before
             // it stay.
             let fault = matches!(&outcome, LaunchOutcome::Failed { message } if !message.starts_with("ran, but"));
+            let launched = (grid != asm.launch.grid).then(|| format!("{block} x {grid}"));
             checks.push(Check {
                 api: backend.api(),
                 assumption: asm,
                 limits_say,
                 outcome,
+                launched,
             });
             if fault {
                 break;
@@ -112,8 +114,8 @@ impl ProgramWorkload {
         if let Some(takes) = self.instance.blocks.as_ref().filter(|t| !t.contains(&b)) {
             let list: Vec<String> = takes.iter().map(|x| x.to_string()).collect();
             return Some(format!(
-                "the spec says the kernel takes only blocks {}: another block could make it \
-                 write outside its tile",
+                "the spec's [launch] blocks lists only {}: a kernel written for those blocks \
+                 may write outside its buffers at another",
                 list.join(", ")
             ));
         }

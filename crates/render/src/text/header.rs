@@ -226,6 +226,11 @@ fn program_line(
     f: &blocksweep_core::frame::FrameInfo,
 ) -> String {
     let moved = match p.bytes_known {
+        // A small kernel's bytes in KiB: "0.0 MiB" said nothing of 48 KiB.
+        true if f.bytes_per_pass < 1 << 20 => format!(
+            "{:.1} KiB moved per dispatch",
+            f.bytes_per_pass as f64 / 1024.0
+        ),
         true => format!(
             "{:.1} MiB moved per dispatch",
             f.bytes_per_pass as f64 / MIB

@@ -16,7 +16,13 @@ pub(super) fn render_group(checks: &[Check], apis: &[(Api, String)], doc: &mut D
     let ids: Vec<Api> = apis.iter().map(|(api, _)| *api).collect();
     let mut t = ClaimTable::new("assumption [block x grid]", &ids, Some(14));
     for (i, asm) in ASSUMPTIONS.iter().enumerate() {
-        let claim = format!("{} [{} x {}]", asm.claim, asm.launch.block, asm.launch.grid);
+        // The launch handed over: the assumption's, or a user kernel's covering grid.
+        let launched = checks
+            .iter()
+            .find(|c| c.assumption.claim == asm.claim)
+            .and_then(|c| c.launched.clone())
+            .unwrap_or_else(|| format!("{} x {}", asm.launch.block, asm.launch.grid));
+        let claim = format!("{} [{launched}]", asm.claim);
         t.row(&(i + 1).to_string(), claim, &asm.guarantee(), |api| {
             let c = checks
                 .iter()
@@ -34,6 +40,21 @@ pub(super) fn render_group(checks: &[Check], apis: &[(Api, String)], doc: &mut D
     let mut said = "Each launch was handed to the API as is; a launch that ran was verified \
                     pixel by pixel."
         .to_string();
+    if checks.iter().any(|c| c.launched.is_some()) {
+        said.push_str(
+            " The kernel's grid covers its work: a launch's grid is that of its block, not the \
+             assumption's, except where the assumption is about the grid.",
+        );
+    }
+    if checks
+        .iter()
+        .any(|c| matches!(c.outcome, LaunchOutcome::NotLaunched { .. }))
+    {
+        said.push_str(
+            " A launch marked 'not launched' was not handed over: the spec rules it out (its \
+             note says which rule).",
+        );
+    }
     let undefined: Vec<Api> = ids
         .iter()
         .copied()
