@@ -90,7 +90,7 @@ impl Comparison {
                     device: r.device.name.clone(),
                     date: rep.date.clone(),
                     frame: (r.frame.width, r.frame.height),
-                    protocol: r.protocol,
+                    protocol: r.protocol.clone(),
                     policy: r.policy,
                     fastest: best.map(|b| b.block),
                     fastest_ms: best.and_then(|b| b.mean_ms()),
