@@ -3,7 +3,7 @@ use blocksweep_core::report::Report;
 use crate::to_csv;
 
 /// The sweep's CSV header: one line per (API, block size) follows.
-pub const COLUMNS: [&str; 31] = [
+pub const COLUMNS: [&str; 33] = [
     "api",
     "device",
     "block",
@@ -41,6 +41,9 @@ pub const COLUMNS: [&str; 31] = [
     "clocks_moved",
     // True on every line of a file saved before its run ended (Ctrl-C): not a whole run.
     "interrupted",
+    // hot or cold (--cold), and the bytes written before each timed dispatch when cold.
+    "caches",
+    "flush_bytes",
 ];
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -87,6 +90,8 @@ pub(super) fn render(report: &Report) -> String {
                 opt(r.clocks.as_ref().map(|c| c.end.sm_mhz)),
                 r.clocks_moved.clone().unwrap_or_default(),
                 report.partial.interrupted.to_string(),
+                r.protocol.caches.key().into(),
+                opt(t.and_then(|t| t.flush_bytes)),
             ]);
         }
     }
