@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::backend::{Api, Backend, BackendError, BatchTimes, Stamps, Work};
 use crate::limits::{Limits, Named};
+use crate::measure::{Discipline, Protocol};
 
 /// The flush is this many times the last-level cache: a cache's replacement is not exactly
 /// least-recently-used (and an L2 in two partitions may hold a line twice), so writing only
@@ -110,6 +111,22 @@ impl Caches {
             Caches::Cold { flush: None } => {
                 "cold: LLC flushed before each dispatch, every row reads memory".into()
             }
+        }
+    }
+}
+
+impl Protocol {
+    /// This protocol with `caches`; cold times every dispatch on its own, so `batch` becomes
+    /// `each` (one interval around a batch would hold the flushes).
+    pub fn with_caches(self, caches: Caches) -> Protocol {
+        let discipline = match (&caches, self.discipline) {
+            (Caches::Cold { .. }, Discipline::Batch) => Discipline::Each,
+            (_, d) => d,
+        };
+        Protocol {
+            caches,
+            discipline,
+            ..self
         }
     }
 }

@@ -172,25 +172,10 @@ pub struct Protocol {
     pub warmups: u32,
     pub reps: Reps,
     pub discipline: Discipline,
-    /// Hot (the default: written by every run since this field exists) or cold (`--cold`).
+    /// Hot (the default, and what a file without this field ran) or cold (`--cold`,
+    /// [`crate::flush`]).
     #[serde(default)]
     pub caches: Caches,
-}
-
-impl Protocol {
-    /// This protocol with `caches`; cold times every dispatch on its own, so `batch` becomes
-    /// `each` (one interval around a batch would hold the flushes).
-    pub fn with_caches(self, caches: Caches) -> Protocol {
-        let discipline = match (&caches, self.discipline) {
-            (Caches::Cold { .. }, Discipline::Batch) => Discipline::Each,
-            (_, d) => d,
-        };
-        Protocol {
-            caches,
-            discipline,
-            ..self
-        }
-    }
 }
 
 impl Default for Protocol {

@@ -39,11 +39,11 @@ pub const COLUMNS: [&str; 33] = [
     "sm_mhz_start",
     "sm_mhz_end",
     "clocks_moved",
-    // True on every line of a file saved before its run ended (Ctrl-C): not a whole run.
-    "interrupted",
     // hot or cold (--cold), and the bytes written before each timed dispatch when cold.
     "caches",
     "flush_bytes",
+    // True on every line of a file saved before its run ended (Ctrl-C): not a whole run. Last.
+    "interrupted",
 ];
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -89,9 +89,9 @@ pub(super) fn render(report: &Report) -> String {
                 opt(r.clocks.as_ref().map(|c| c.start.sm_mhz)),
                 opt(r.clocks.as_ref().map(|c| c.end.sm_mhz)),
                 r.clocks_moved.clone().unwrap_or_default(),
-                report.partial.interrupted.to_string(),
                 r.protocol.caches.key().into(),
                 opt(t.and_then(|t| t.flush_bytes)),
+                report.partial.interrupted.to_string(),
             ]);
         }
     }
