@@ -25,6 +25,10 @@ pub const MIN_FLUSH_BYTES: u64 = 8 << 20;
 /// above the largest that GPUs of today have (the H100's L2 is 50 MB; AMD's RDNA3 cards have
 /// up to 96 MB of Infinity Cache).
 pub const ASSUMED_LLC_BYTES: u64 = 128 << 20;
+/// A flushed batch writes at most this much in all (its count split into batches that do):
+/// each dispatch is timed alone, so the split changes no time, and a batch of many flushes
+/// on a slow device (a CPU driver's memset) stays far inside the dispatch deadline.
+pub const FLUSHED_BATCH_BYTES: u64 = 4 << 30;
 /// The flush takes at most this fraction of the device's memory (a small device's own
 /// frame needs the rest).
 const MEMORY_SHARE: u64 = 8;
@@ -189,10 +193,14 @@ impl Batches<'_> {
         let Some(bytes) = self.flush else {
             return self.backend.run_batch(self.work, count, stamps);
         };
-        let each = self
-            .backend
-            .run_batch_flushed(self.work, count, bytes)?
-            .each_ms;
+        let most = (FLUSHED_BATCH_BYTES / bytes.max(1)).clamp(1, u32::MAX as u64) as u32;
+        let mut each = Vec::with_capacity(count as usize);
+        let mut left = count;
+        while left > 0 {
+            let n = left.min(most);
+            each.extend(self.backend.run_batch_flushed(self.work, n, bytes)?.each_ms);
+            left -= n;
+        }
         Ok(match stamps {
             Stamps::None => BatchTimes::default(),
             Stamps::Batch => BatchTimes {

@@ -141,6 +141,23 @@ fn cold_adaptive_counts_come_from_flushed_warm_ups_and_synced_flushes_each_alone
 }
 
 #[test]
+fn a_long_cold_batch_is_split_so_that_no_batch_writes_more_than_its_share() {
+    let mut b = ScriptedBackend::new(TEST_API_A, 0.5, 0.0);
+    b.limits_mut().l2_bytes = Some(Named::new(512 * MIB, "TEST_L2"));
+    b.limits_mut().global_mem_bytes = Some(Named::new(64 << 30, "TEST_MEMORY"));
+    let p = Protocol {
+        warmups: 0,
+        ..cold(Discipline::Each, Reps::Fixed(9))
+    };
+    let t = measure(&mut b, Work::Copy { bytes: 64 }, &p).unwrap();
+    // 1 GiB a flush: at most 4 dispatches a batch, every one still timed alone.
+    let counts: Vec<u32> = b.flushed.iter().map(|&(n, _)| n).collect();
+    assert_eq!(counts, vec![4, 4, 1]);
+    assert!(b.flushed.iter().all(|&(_, bytes)| bytes == 1 << 30));
+    assert_eq!(t.samples_ms.len(), 9);
+}
+
+#[test]
 fn hot_never_flushes() {
     let mut b = ScriptedBackend::new(TEST_API_A, 0.5, 0.01);
     let t = measure(&mut b, Work::Copy { bytes: 64 }, &Protocol::default()).unwrap();
