@@ -123,14 +123,19 @@ impl Protocol {
     /// This protocol with `caches`; cold times every dispatch on its own, so `batch` becomes
     /// `each` (one interval around a batch would hold the flushes).
     pub fn with_caches(self, caches: Caches) -> Protocol {
-        let discipline = match (&caches, self.discipline) {
+        let p = Protocol { caches, ..self };
+        Protocol {
+            discipline: p.timed_discipline(),
+            ..p
+        }
+    }
+
+    /// The discipline the timed dispatches run under: as asked, but `each` for `batch` when
+    /// cold.
+    pub fn timed_discipline(&self) -> Discipline {
+        match (&self.caches, self.discipline) {
             (Caches::Cold { .. }, Discipline::Batch) => Discipline::Each,
             (_, d) => d,
-        };
-        Protocol {
-            caches,
-            discipline,
-            ..self
         }
     }
 }

@@ -308,10 +308,7 @@ pub fn measure(
     protocol: &Protocol,
 ) -> Result<Timing, BackendError> {
     let flush = protocol.caches.flush_bytes(backend.limits());
-    let discipline = match flush {
-        Some(_) if protocol.discipline == Discipline::Batch => Discipline::Each,
-        _ => protocol.discipline,
-    };
+    let discipline = protocol.timed_discipline();
     let b = &mut Batches {
         backend,
         work,
