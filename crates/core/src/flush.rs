@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::backend::{Api, Backend, BackendError, BatchTimes, Stamps, Work};
 use crate::limits::{Limits, Named};
-use crate::measure::{Discipline, Protocol};
 
 /// The flush is this many times the last-level cache: a cache's replacement is not exactly
 /// least-recently-used (and an L2 in two partitions may hold a line twice), so writing only
@@ -115,27 +114,6 @@ impl Caches {
             Caches::Cold { flush: None } => {
                 "cold: LLC flushed before each dispatch, every row reads memory".into()
             }
-        }
-    }
-}
-
-impl Protocol {
-    /// This protocol with `caches`; cold times every dispatch on its own, so `batch` becomes
-    /// `each` (one interval around a batch would hold the flushes).
-    pub fn with_caches(self, caches: Caches) -> Protocol {
-        let p = Protocol { caches, ..self };
-        Protocol {
-            discipline: p.timed_discipline(),
-            ..p
-        }
-    }
-
-    /// The discipline the timed dispatches run under: as asked, but `each` for `batch` when
-    /// cold.
-    pub fn timed_discipline(&self) -> Discipline {
-        match (&self.caches, self.discipline) {
-            (Caches::Cold { .. }, Discipline::Batch) => Discipline::Each,
-            (_, d) => d,
         }
     }
 }

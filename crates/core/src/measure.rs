@@ -178,6 +178,27 @@ pub struct Protocol {
     pub caches: Caches,
 }
 
+impl Protocol {
+    /// This protocol with `caches`; cold times every dispatch on its own, so `batch` becomes
+    /// `each` (one interval around a batch would hold the flushes).
+    pub fn with_caches(self, caches: Caches) -> Protocol {
+        let p = Protocol { caches, ..self };
+        Protocol {
+            discipline: p.timed_discipline(),
+            ..p
+        }
+    }
+
+    /// The discipline the timed dispatches run under: as asked, but `each` for `batch` when
+    /// cold.
+    pub fn timed_discipline(&self) -> Discipline {
+        match (&self.caches, self.discipline) {
+            (Caches::Cold { .. }, Discipline::Batch) => Discipline::Each,
+            (_, d) => d,
+        }
+    }
+}
+
 impl Default for Protocol {
     fn default() -> Self {
         Protocol {
