@@ -100,3 +100,26 @@ fn a_users_kernel_sweeps_cold_too_and_hot_is_said_without_the_flag() {
     let text = run("sweep --size 96x64 --reps 2 --warmups 0 --blocks 32");
     assert!(text.contains("caches hot (--cold flushes"), "{text}");
 }
+
+/// Vulkan's flushes under the validation layer with synchronization validation: the fill, its
+/// barrier and the stamps around each dispatch raise no message (where the layer is here).
+#[test]
+fn vulkans_flushes_pass_synchronization_validation() {
+    if !available_apis().contains(&"vulkan") {
+        eprintln!("no Vulkan driver here: nothing to run");
+        return;
+    }
+    let line = "sweep --cold --size 96x64 --blocks 64 --backend vulkan --vk-validation";
+    let out = blocksweep()
+        .args(words(line))
+        .output()
+        .expect("run blocksweep");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    if !text.contains("Validation: VK_LAYER_KHRONOS_validation on, with synchronization") {
+        eprintln!("no validation layer with synchronization validation here: {text}");
+        return;
+    }
+    assert!(text.contains("it raised no message"), "{text}");
+    assert!(text.contains("cold: LLC flushed ("), "{text}");
+}
