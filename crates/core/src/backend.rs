@@ -109,7 +109,8 @@ pub trait Backend: Send {
 
     /// [`run_batch`](Backend::run_batch) with [`Stamps::Each`], each run preceded by a write of
     /// `flush_bytes` bytes to a scratch buffer the backend allocates on first use and keeps
-    /// while the size stays the same (`--cold`: the core sizes it from the last-level cache).
+    /// while the size stays the same (`--cold`: the core sizes it from the last-level cache, in
+    /// whole 4 KiB pages).
     /// The write is ordered on the device after the run before and before this one, and lies
     /// outside this run's interval, which covers the run alone. Unavailable by default.
     fn run_batch_flushed(

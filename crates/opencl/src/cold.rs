@@ -42,8 +42,9 @@ impl Scratch {
     /// Enqueues one fill of the whole buffer with `byte`, without waiting.
     fn enqueue(&self, queue: &Queue, byte: u8) -> Result<(), OpenClError> {
         let pattern = [byte; 4];
-        // The core sizes a flush in whole pages, so it fits size_t and the pattern divides it.
-        let size = self.bytes as usize;
+        // Whole patterns only (the core sizes a flush in whole pages, so nothing is left out);
+        // the buffer was allocated with this size, so it fits size_t.
+        let size = self.bytes as usize / pattern.len() * pattern.len();
         // SAFETY: the driver copies the 4-byte pattern before returning (OpenCL 3.0, 5.2.3); the
         // range is the whole buffer, a multiple of the pattern's size; there is no wait list.
         let raw = unsafe {

@@ -57,7 +57,7 @@ pub(crate) fn flushed_batch(
     }
     let stamps = 2 * count;
     let queries = timestamps.pool(commands, stamps)?;
-    let (buffer, size) = (scratch.buffer.raw, scratch.buffer.size);
+    let buffer = scratch.buffer.raw;
     // SAFETY: called only inside `commands.run`'s closure below, on the buffer it records; `q`
     // is below `stamps`, which `pool` made the pool hold.
     let stamp = |d: &ash::Device, cb, q: u32| unsafe {
@@ -71,9 +71,9 @@ pub(crate) fn flushed_batch(
                 between_dispatches(d, cb);
             }
             let word = u32::from_ne_bytes([(i % 255 + 1) as u8; 4]);
-            // SAFETY: `buffer` is the scratch buffer, live, made with TRANSFER_DST usage; the
-            // core sizes a flush in whole pages, so the range is whole words inside it.
-            unsafe { d.cmd_fill_buffer(cb, buffer, 0, size, word) };
+            // SAFETY: `buffer` is the scratch buffer, live, made with TRANSFER_DST usage;
+            // WHOLE_SIZE fills its whole words, whatever its size.
+            unsafe { d.cmd_fill_buffer(cb, buffer, 0, vk::WHOLE_SIZE, word) };
             // The dispatch waits for the fill: without it, the two could overlap.
             between_dispatches(d, cb);
             stamp(d, cb, 2 * i);
