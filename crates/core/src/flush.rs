@@ -28,6 +28,8 @@ pub const ASSUMED_LLC_BYTES: u64 = 128 << 20;
 /// each dispatch is timed alone, so the split changes no time, and a batch of many flushes
 /// on a slow device (a CPU driver's memset) stays far inside the dispatch deadline.
 pub const FLUSHED_BATCH_BYTES: u64 = 4 << 30;
+/// `llc_source` where the size is [`ASSUMED_LLC_BYTES`].
+pub const ASSUMED_SOURCE: &str = "assumed: no API of this device states its last-level cache";
 /// The flush takes at most this fraction of the device's memory (a small device's own
 /// frame needs the rest).
 const MEMORY_SHARE: u64 = 8;
@@ -99,6 +101,24 @@ impl Caches {
         }
     }
 
+    /// One line of a short report, cold only: "cold: LLC flushed (64.0 MiB) before each
+    /// dispatch", saying where the cache's size is assumed.
+    pub fn brief(&self) -> Option<String> {
+        let Caches::Cold { flush: Some(f) } = self else {
+            return self
+                .is_cold()
+                .then(|| "cold: LLC flushed before each dispatch".into());
+        };
+        let assumed = match f.llc_source == ASSUMED_SOURCE {
+            true => format!(" ({FLUSH_FACTOR} x an assumed {} LLC)", mib(f.llc_bytes)),
+            false => String::new(),
+        };
+        Some(format!(
+            "cold: LLC flushed ({}) before each dispatch{assumed}",
+            mib(f.bytes)
+        ))
+    }
+
     /// The mode in words, for a header line: "hot: ..." or "cold: LLC flushed (64 MiB) ...".
     pub fn describe(&self) -> String {
         match self {
@@ -129,10 +149,7 @@ impl Flush {
         let (llc_bytes, llc_source) = match (own, peer) {
             (Some(l), _) => (l.value, l.name.clone()),
             (None, Some((api, l))) => (l.value, format!("{api} {}, the same device", l.name)),
-            (None, None) => (
-                ASSUMED_LLC_BYTES,
-                "assumed: no API of this device states its last-level cache".into(),
-            ),
+            (None, None) => (ASSUMED_LLC_BYTES, ASSUMED_SOURCE.into()),
         };
         let share = (limits.global_mem_bytes.as_ref()).map(|g| g.value / MEMORY_SHARE);
         let alloc = limits.max_alloc_bytes.as_ref().map(|a| a.value);

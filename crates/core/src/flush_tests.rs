@@ -70,6 +70,12 @@ fn cold_sizes_once_and_hot_has_no_flush() {
         .describe()
         .starts_with("cold: LLC flushed (64.0 MiB) before each dispatch"));
     assert!(Caches::Hot.describe().starts_with("hot"));
+    assert_eq!(Caches::Hot.brief(), None);
+    let brief = sized.brief().unwrap();
+    assert_eq!(brief, "cold: LLC flushed (64.0 MiB) before each dispatch");
+    let assumed = Caches::COLD.sized(&limits(None, 64 << 30), None);
+    let brief = assumed.brief().unwrap();
+    assert!(brief.ends_with("(2 x an assumed 128.0 MiB LLC)"), "{brief}");
     let json = serde_json::to_value(&sized).unwrap();
     assert_eq!(json["mode"], "cold");
     assert_eq!(json["flush"]["bytes"], 64 * MIB);

@@ -55,9 +55,7 @@ pub(super) fn brief(r: &SweepResult, failures: &[Failure]) -> Vec<String> {
     )];
     lines.extend(super::clocks::clocks_line(r).map(|c| format!("  clocks {c}")));
     lines.extend(validation_line(r, failures).map(|v| format!("  {v}")));
-    if r.protocol.caches.is_cold() {
-        lines.push(format!("  {}", r.protocol.caches.describe()));
-    }
+    lines.extend(r.protocol.caches.brief().map(|c| format!("  {c}")));
     lines.extend(
         cache_note(r)
             .filter(|_| cache_held(r))
