@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use blocksweep_core::measure::{DEFAULT_MIN_TIME_MS, DEFAULT_NOISE_CAP_MS};
 use blocksweep_core::sweep::SweepConfig;
 use blocksweep_core::{Api, ApiChoice, Discipline, GridPolicy, OpenOptions};
-use blocksweep_core::{Protocol, Reps};
+use blocksweep_core::{Caches, Protocol, Reps};
 use clap::builder::{EnumValueParser, PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -318,6 +318,12 @@ pub struct SweepArgs {
     /// each (back to back, an interval around each), synced (a host wait after each: reads low, for teaching).
     #[arg(long, default_value = "batch", value_parser = parse_discipline)]
     pub timing: Discipline,
+    /// Flush the device's last-level cache before each timed dispatch (a write of twice its size,
+    /// outside the dispatch's interval), so every row reads memory: cold. Each dispatch is then
+    /// timed on its own (batch becomes each). Default: hot, dispatches back to back, a frame
+    /// smaller than the cache read from it (docs/guide.md, section 2).
+    #[arg(long)]
+    pub cold: bool,
     /// Random seed for the frame's pixel values (the same seed gives the same frame).
     #[arg(long, default_value = "42", value_parser = trim(clap::value_parser!(u64)))]
     pub seed: u64,
@@ -463,7 +469,12 @@ impl SweepArgs {
                 warmups: self.warmups,
                 reps: self.timed.reps(),
                 discipline: self.timing,
-            },
+                caches: Caches::Hot,
+            }
+            .with_caches(match self.cold {
+                true => Caches::COLD,
+                false => Caches::Hot,
+            }),
             strict_kernel_limit: self.strict_kernel_limit,
             copy: !self.no_copy,
             frame_on_device: false,

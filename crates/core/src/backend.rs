@@ -107,6 +107,25 @@ pub trait Backend: Send {
 
     fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes>;
 
+    /// [`run_batch`](Backend::run_batch) with [`Stamps::Each`], each run preceded by a write of
+    /// `flush_bytes` bytes to a scratch buffer the backend allocates on first use and keeps
+    /// while the size stays the same (`--cold`: the core sizes it from the last-level cache, in
+    /// whole 4 KiB pages).
+    /// The write is ordered on the device after the run before and before this one, and lies
+    /// outside this run's interval, which covers the run alone. Unavailable by default.
+    fn run_batch_flushed(
+        &mut self,
+        _work: Work,
+        _count: u32,
+        _flush_bytes: u64,
+    ) -> BackendResult<BatchTimes> {
+        Err(BackendError::new(
+            self.api(),
+            ErrorKind::Unavailable,
+            "this backend cannot flush its cache between dispatches (--cold)",
+        ))
+    }
+
     /// Frees the current program with its buffers (and the copy's and staging memory), keeping
     /// the device open: the APIs of one GPU that cannot all hold a task at once take turns
     /// holding it. The next `load_program` builds again. Nothing to free: nothing done.

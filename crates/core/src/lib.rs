@@ -17,6 +17,7 @@ pub mod blocks;
 pub mod builtin;
 pub mod claim;
 pub mod clocks;
+pub mod flush;
 pub mod frame;
 pub mod grid;
 pub mod guarantee;
@@ -60,6 +61,7 @@ pub use backend::{
     TimerInfo, Work,
 };
 pub use blocks::{BlockListError, BlockSize};
+pub use flush::{Caches, Flush};
 pub use frame::{Frame, BYTES_PER_PIXEL, WEIGHTS};
 pub use grid::GridPolicy;
 pub use guarantee::{Amount, Guarantee};

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 use crate::backend::{Backend, BackendError, BatchTimes, Stamps, Work};
+use crate::flush::{Batches, Caches};
 
 /// How dispatches are timed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -165,12 +166,37 @@ impl Default for Reps {
 /// three-API sweep (two batches a row, and the copy) stays near a second.
 pub const DEFAULT_MIN_TIME_MS: f64 = 2.0;
 
-/// Warm-ups, repetition and discipline.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// Warm-ups, repetition, discipline and caches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Protocol {
     pub warmups: u32,
     pub reps: Reps,
     pub discipline: Discipline,
+    /// Hot (the default, and what a file without this field ran) or cold (`--cold`,
+    /// [`crate::flush`]).
+    #[serde(default)]
+    pub caches: Caches,
+}
+
+impl Protocol {
+    /// This protocol with `caches`; cold times every dispatch on its own, so `batch` becomes
+    /// `each` (one interval around a batch would hold the flushes).
+    pub fn with_caches(self, caches: Caches) -> Protocol {
+        let p = Protocol { caches, ..self };
+        Protocol {
+            discipline: p.timed_discipline(),
+            ..p
+        }
+    }
+
+    /// The discipline the timed dispatches run under: as asked, but `each` for `batch` when
+    /// cold.
+    pub fn timed_discipline(&self) -> Discipline {
+        match (&self.caches, self.discipline) {
+            (Caches::Cold { .. }, Discipline::Batch) => Discipline::Each,
+            (_, d) => d,
+        }
+    }
 }
 
 impl Default for Protocol {
@@ -179,6 +205,7 @@ impl Default for Protocol {
             warmups: 3,
             reps: Reps::default(),
             discipline: Discipline::Batch,
+            caches: Caches::Hot,
         }
     }
 }
@@ -270,6 +297,10 @@ pub struct Timing {
     /// waiting, so the ratio is at most about 1 and near it for a long batch).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<ClockCheck>,
+    /// Bytes written to flush the last-level cache before each timed dispatch (`--cold`);
+    /// absent: hot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush_bytes: Option<u64>,
 }
 
 /// One batch timed twice: by its device interval and by the host's clock around it.
@@ -289,13 +320,22 @@ impl ClockCheck {
     }
 }
 
-/// Runs `protocol` on `work`: warm-ups, then the timed dispatches under its discipline.
+/// Runs `protocol` on `work`: warm-ups, then the timed dispatches under its discipline (each
+/// after a flush of the last-level cache, where the protocol is cold: then `batch` times each
+/// dispatch, as `each` does).
 pub fn measure(
     backend: &mut dyn Backend,
     work: Work,
     protocol: &Protocol,
 ) -> Result<Timing, BackendError> {
-    let estimate = warm_up(backend, work, protocol.warmups)?;
+    let flush = protocol.caches.flush_bytes(backend.limits());
+    let discipline = protocol.timed_discipline();
+    let b = &mut Batches {
+        backend,
+        work,
+        flush,
+    };
+    let estimate = warm_up(b, protocol.warmups)?;
     let mut reps = match protocol.reps {
         Reps::Fixed(n) => n.max(1),
         Reps::Adaptive {
@@ -307,41 +347,39 @@ pub fn measure(
             // No warm-up to learn from: one timed dispatch is the estimate.
             let per = match estimate {
                 Some(ms) => ms,
-                None => single(backend.run_batch(work, 1, Stamps::Batch)?)?,
+                None => single(b.run(1, Stamps::Batch)?)?,
             };
             adaptive_count(per, min, min_time_ms, max)
         }
     };
     let held = std::time::Instant::now();
-    let mut first = timed(backend, work, protocol.discipline, reps)?;
+    let mut first = timed(b, discipline, reps)?;
     let mut host_ms = held.elapsed().as_secs_f64() * 1e3;
     if let Some(again) = recount(protocol.reps, reps, took(&first)) {
         reps = again;
         let held = std::time::Instant::now();
-        first = timed(backend, work, protocol.discipline, reps)?;
+        first = timed(b, discipline, reps)?;
         host_ms = held.elapsed().as_secs_f64() * 1e3;
     }
-    let clock = Some(ClockCheck {
+    // Cold, the host's clock also runs through the flushes: no check of the device's timer.
+    let clock = flush.is_none().then(|| ClockCheck {
         device_ms: took(&first),
         host_ms,
     });
-    let (batch_ms, mut samples) = match protocol.discipline {
+    let (batch_ms, mut samples) = match discipline {
         // The per-dispatch intervals of a batch come from a second batch of the same count.
-        Discipline::Batch => (
-            Some(single(first)?),
-            backend.run_batch(work, reps, Stamps::Each)?.each_ms,
-        ),
+        Discipline::Batch => (Some(single(first)?), b.run(reps, Stamps::Each)?.each_ms),
         Discipline::Each | Discipline::Synced => (None, first.each_ms),
     };
     let no_times = || {
         BackendError::new(
-            backend.api(),
+            b.api(),
             crate::backend::ErrorKind::Driver,
             "the timed batch returned no per-dispatch times",
         )
     };
     let mut stats =
-        TimeStats::of(&samples, batch_ms.map(|b| b / reps as f64)).ok_or_else(no_times)?;
+        TimeStats::of(&samples, batch_ms.map(|x| x / reps as f64)).ok_or_else(no_times)?;
     let noise = match protocol.reps {
         Reps::Adaptive {
             max_noise: Some(target),
@@ -350,25 +388,19 @@ pub fn measure(
         } => {
             let rule = (target, noise_cap_ms);
             let so_far = (batch_ms, &mut samples, &mut stats);
-            Some(quieter(
-                backend,
-                work,
-                protocol.discipline,
-                reps,
-                rule,
-                so_far,
-            )?)
+            Some(quieter(b, discipline, reps, rule, so_far)?)
         }
         _ => None,
     };
     Ok(Timing {
-        discipline: protocol.discipline,
+        discipline,
         reps,
         batch_ms,
         samples_ms: samples,
         stats,
         noise,
         clock,
+        flush_bytes: flush,
     })
 }
 
@@ -377,8 +409,7 @@ pub fn measure(
 /// and the row has spent less than `cap_ms` of device time; the mean becomes that of every
 /// batch. Returns what it reached.
 fn quieter(
-    backend: &mut dyn Backend,
-    work: Work,
+    b: &mut Batches<'_>,
     discipline: Discipline,
     reps: u32,
     (target, cap_ms): (f64, f64),
@@ -388,19 +419,19 @@ fn quieter(
     let mut batch_total = first_batch;
     let mut spent = first_batch.unwrap_or(0.0) + samples.iter().sum::<f64>();
     while stats.relative_se() > target && spent < cap_ms {
-        let more = timed(backend, work, discipline, reps)?;
+        let more = timed(b, discipline, reps)?;
         spent += took(&more);
         match discipline {
             Discipline::Batch => {
                 batch_total = Some(batch_total.unwrap_or(0.0) + single(more)?);
-                let each = backend.run_batch(work, reps, Stamps::Each)?.each_ms;
+                let each = b.run(reps, Stamps::Each)?.each_ms;
                 spent += each.iter().sum::<f64>();
                 samples.extend(each);
             }
             Discipline::Each | Discipline::Synced => samples.extend(more.each_ms),
         }
         batches += 1;
-        let mean = batch_total.map(|b| b / (reps as f64 * batches as f64));
+        let mean = batch_total.map(|t| t / (reps as f64 * batches as f64));
         if let Some(s) = TimeStats::of(samples, mean) {
             *stats = s;
         }
@@ -417,18 +448,17 @@ fn quieter(
 /// One row's timed dispatches under `discipline`, `reps` of them: the batch's interval (batch),
 /// or each dispatch's (each: in one batch; synced: each a batch of its own).
 fn timed(
-    backend: &mut dyn Backend,
-    work: Work,
+    b: &mut Batches<'_>,
     discipline: Discipline,
     reps: u32,
 ) -> Result<BatchTimes, BackendError> {
     match discipline {
-        Discipline::Batch => backend.run_batch(work, reps, Stamps::Batch),
-        Discipline::Each => backend.run_batch(work, reps, Stamps::Each),
+        Discipline::Batch => b.run(reps, Stamps::Batch),
+        Discipline::Each => b.run(reps, Stamps::Each),
         Discipline::Synced => {
             let mut each = Vec::with_capacity(reps as usize);
             for _ in 0..reps {
-                each.extend(backend.run_batch(work, 1, Stamps::Each)?.each_ms);
+                each.extend(b.run(1, Stamps::Each)?.each_ms);
             }
             Ok(BatchTimes {
                 batch_ms: None,
@@ -468,22 +498,18 @@ fn recount(reps: Reps, count: u32, took_ms: f64) -> Option<u32> {
 /// per launch shape on first use, as PoCL does, first-touch of memory), which would otherwise
 /// make the estimate, and so the adaptive count, many times too small for a short kernel. The
 /// rest run as one batch timed as a whole (a timestamp pair costs nothing here).
-fn warm_up(
-    backend: &mut dyn Backend,
-    work: Work,
-    warmups: u32,
-) -> Result<Option<f64>, BackendError> {
+fn warm_up(b: &mut Batches<'_>, warmups: u32) -> Result<Option<f64>, BackendError> {
     if warmups == 0 {
         return Ok(None);
     }
     let timed = match warmups {
         1 => 1,
         n => {
-            backend.run_batch(work, 1, Stamps::None)?;
+            b.run(1, Stamps::None)?;
             n - 1
         }
     };
-    let t = single(backend.run_batch(work, timed, Stamps::Batch)?)?;
+    let t = single(b.run(timed, Stamps::Batch)?)?;
     Ok(Some(t / timed as f64))
 }
 

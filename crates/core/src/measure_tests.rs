@@ -16,6 +16,7 @@ fn batch_mean_is_the_interval_over_the_count_and_the_spread_comes_from_a_second_
         warmups: 3,
         reps: Reps::Fixed(10),
         discipline: Discipline::Batch,
+        caches: crate::flush::Caches::Hot,
     };
     let t = measure(&mut b, work(), &p).unwrap();
     assert_eq!(t.reps, 10);
@@ -50,6 +51,7 @@ fn each_and_synced_differ_only_in_host_waits() {
         warmups: 0,
         reps: Reps::Fixed(4),
         discipline: d,
+        caches: crate::flush::Caches::Hot,
     };
     let mut b = ScriptedBackend::new(TEST_API_A, 1.0, 0.0);
     let each = measure(&mut b, work(), &p(Discipline::Each)).unwrap();
@@ -87,6 +89,7 @@ fn adaptive_reps_fill_the_minimum_time_within_bounds() {
             noise_cap_ms: crate::measure::DEFAULT_NOISE_CAP_MS,
         },
         discipline: Discipline::Batch,
+        caches: crate::flush::Caches::Hot,
     };
     let t = measure(&mut b, work(), &p).unwrap();
     assert_eq!(t.reps, 50, "1 ms / 0.01 ms = 100, capped at 50");
@@ -117,6 +120,7 @@ fn a_first_dispatchs_one_time_cost_does_not_shrink_the_adaptive_count() {
             noise_cap_ms: crate::measure::DEFAULT_NOISE_CAP_MS,
         },
         discipline: Discipline::Batch,
+        caches: crate::flush::Caches::Hot,
     };
     let t = measure(&mut b, work(), &p).unwrap();
     assert_eq!(t.reps, 400);
@@ -169,6 +173,7 @@ fn an_adaptive_batch_far_short_of_its_time_is_timed_again_at_its_own_pace() {
             noise_cap_ms: crate::measure::DEFAULT_NOISE_CAP_MS,
         },
         discipline: Discipline::Batch,
+        caches: crate::flush::Caches::Hot,
     };
     let mut b = ScriptedBackend::new(TEST_API_A, 1.0, 0.0);
     b.first_ms = 99.0;
@@ -210,6 +215,7 @@ fn max_noise_times_more_batches_until_the_mean_is_that_precise_or_the_time_is_sp
             noise_cap_ms: cap,
         },
         discipline: Discipline::Batch,
+        caches: crate::flush::Caches::Hot,
     };
     let mut b = ScriptedBackend::new(TEST_API_A, 1.0, 0.0);
     b.host_wait_ms = 1.0;

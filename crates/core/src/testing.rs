@@ -195,6 +195,9 @@ pub struct HostBackend {
     pub device_memory: Option<std::sync::Arc<DeviceMemory>>,
     /// What its current program holds of `device_memory`, given back when dropped.
     held: Option<Held>,
+    /// `run_batch_flushed`'s scratch buffer, and how many flushes it has written.
+    pub scratch: Vec<u8>,
+    pub flushes: u64,
 }
 
 /// Bytes held of a made-up GPU's memory, given back when dropped.
@@ -318,6 +321,8 @@ impl HostBackend {
             memory_taken: false,
             device_memory: None,
             held: None,
+            scratch: Vec::new(),
+            flushes: 0,
         }
     }
 
@@ -475,9 +480,29 @@ impl Backend for HostBackend {
             each_ms: each,
         })
     }
+    /// Each dispatch timed alone after the scratch buffer is written, as a device would.
+    fn run_batch_flushed(
+        &mut self,
+        work: Work,
+        count: u32,
+        bytes: u64,
+    ) -> BackendResult<BatchTimes> {
+        let mut each = Vec::with_capacity(count as usize);
+        for i in 0..count {
+            self.scratch.resize(bytes as usize, 0);
+            self.scratch.fill(i as u8);
+            self.flushes += 1;
+            each.extend(self.run_batch(work, 1, Stamps::Each)?.each_ms);
+        }
+        Ok(BatchTimes {
+            batch_ms: None,
+            each_ms: each,
+        })
+    }
     fn release(&mut self) -> BackendResult<()> {
         self.program = None;
         self.copy = None;
+        self.scratch = Vec::new();
         self.free_device_memory();
         Ok(())
     }
@@ -640,6 +665,7 @@ pub fn timing(mean_ms: f64) -> crate::measure::Timing {
         samples_ms: samples,
         noise: None,
         clock: None,
+        flush_bytes: None,
     }
 }
 

@@ -29,6 +29,7 @@ fn the_model_reproduces_the_seeds_t4_columns_through_the_sweep() {
             warmups: 0,
             reps: crate::Reps::Fixed(1),
             discipline: crate::Discipline::Batch,
+            caches: crate::flush::Caches::Hot,
         },
         copy: false,
         ..Default::default()

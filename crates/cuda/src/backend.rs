@@ -13,6 +13,7 @@ use blocksweep_core::{
 };
 use cudarc::driver::sys::CUfunction;
 
+use crate::cold::{self, Scratch};
 use crate::context::{PrimaryContext, Stream};
 use crate::device::{self, DriverInfo};
 use crate::error::{CudaError, Health};
@@ -35,6 +36,8 @@ const STAGED_WRITE: usize = 1 << 20;
 pub struct CudaBackend {
     program: Option<Program>,
     copy: Option<CopyBuffers>,
+    /// What `--cold`'s flushes write, kept while the size stays.
+    scratch: Option<Scratch>,
     /// Where `read_buffer_staged` copies, kept across rows and programs of one size.
     staging: Staging,
     dev: ManuallyDrop<Device>,
@@ -64,6 +67,7 @@ impl Drop for CudaBackend {
             // teardown must not hang: leak it all (the driver reclaims it at exit).
             std::mem::forget(self.program.take());
             std::mem::forget(self.copy.take());
+            std::mem::forget(self.scratch.take());
             std::mem::forget(std::mem::take(&mut self.staging));
             return;
         }
@@ -73,6 +77,7 @@ impl Drop for CudaBackend {
         let _ = self.dev.ctx.bind();
         self.program = None;
         self.copy = None;
+        self.scratch = None;
         self.staging = Staging::default();
         // SAFETY: dropped once, here, and never used after.
         unsafe { ManuallyDrop::drop(&mut self.dev) };
@@ -108,6 +113,7 @@ pub fn open(index: usize, options: &CudaOptions) -> Result<CudaBackend, CudaErro
     Ok(CudaBackend {
         program: None,
         copy: None,
+        scratch: None,
         staging: Staging::default(),
         dev: ManuallyDrop::new(Device { timer, stream, ctx }),
         compiler: options.compiler,
@@ -173,6 +179,38 @@ impl CudaBackend {
     }
 
     /// The copy's two buffers for `bytes`, allocated on first use for that size.
+    /// `count` runs of `work`, each after a memset of the scratch buffer of `flush_bytes`
+    /// ([`cold::flushed_batch`]).
+    fn flushed(
+        &mut self,
+        work: Work,
+        count: u32,
+        flush_bytes: u64,
+    ) -> Result<BatchTimes, CudaError> {
+        let limit = self.limit();
+        if let Work::Copy { bytes } = work {
+            self.ensure_copy_buffers(bytes)?;
+        }
+        let scratch = Scratch::sized(self.scratch.take(), flush_bytes)?;
+        let scratch = &*self.scratch.insert(scratch);
+        let dev = &mut *self.dev;
+        let stream = &dev.stream;
+        let run = (count, limit);
+        match work {
+            Work::Kernel(launch) => {
+                let program = self.program.as_ref().ok_or_else(no_program)?;
+                let mut op = || program.launch(stream, launch);
+                cold::flushed_batch(&mut dev.timer, stream, scratch, run, &mut op)
+            }
+            Work::Copy { .. } => {
+                let copy = (self.copy.as_ref())
+                    .ok_or_else(|| CudaError::Usage("copy buffers missing".into()))?;
+                let mut op = || copy.copy(stream);
+                cold::flushed_batch(&mut dev.timer, stream, scratch, run, &mut op)
+            }
+        }
+    }
+
     fn ensure_copy_buffers(&mut self, bytes: u64) -> Result<(), CudaError> {
         if bytes == 0 {
             return Err(CudaError::Usage("copy of 0 bytes".into()));
@@ -265,6 +303,15 @@ impl Backend for CudaBackend {
         self.guarded(|b| b.batch(work, count, stamps))
     }
 
+    fn run_batch_flushed(
+        &mut self,
+        work: Work,
+        count: u32,
+        flush_bytes: u64,
+    ) -> BackendResult<BatchTimes> {
+        self.guarded(|b| b.flushed(work, count, flush_bytes))
+    }
+
     fn copy_method(&self) -> String {
         "cuMemcpyDtoDAsync, timed with CUDA events".into()
     }
@@ -281,6 +328,7 @@ impl Backend for CudaBackend {
         self.guarded(|b| {
             b.program = None;
             b.copy = None;
+            b.scratch = None;
             b.staging = Staging::default();
             Ok(())
         })

@@ -40,6 +40,7 @@
 mod backend;
 mod builtin;
 mod codes;
+mod cold;
 mod context;
 mod device;
 mod entry_points;

@@ -183,6 +183,37 @@ impl EventTimer {
     }
 }
 
+impl EventTimer {
+    /// `count` runs of `op` back to back on the stream, each after `before` (which stream
+    /// order finishes first): an event after `before` and one after `op`, so run i's interval
+    /// (event 2i to 2i + 1) is its own. Waits once, at most `limit`.
+    pub(crate) fn run_each_after(
+        &mut self,
+        stream: &Stream,
+        (count, limit): (u32, Duration),
+        before: &mut dyn FnMut() -> Result<(), CudaError>,
+        op: &mut dyn FnMut() -> Result<(), CudaError>,
+    ) -> Result<BatchTimes, CudaError> {
+        let marks = 2 * count as usize;
+        self.ensure(marks)?;
+        let e = &self.events;
+        for i in 0..count as usize {
+            before()?;
+            e[2 * i].record(stream)?;
+            op()?;
+            e[2 * i + 1].record(stream)?;
+        }
+        self.wait_within(stream, limit, "the kernel")?;
+        Ok(BatchTimes {
+            batch_ms: None,
+            each_ms: e[..marks]
+                .chunks(2)
+                .map(|w| w[0].elapsed_ms(&w[1]))
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}
+
 /// How long a wait asks without sleeping: a 2 ms batch (the adaptive protocol's aim) or a 4K
 /// row's read-back is over by then.
 const SPIN: Duration = Duration::from_millis(5);

@@ -7,6 +7,7 @@ use blocksweep_core::{
     KernelVariant, Launch, Limits, ProgramArg, ProgramSource, Residency, Stamps, TimerInfo, Work,
 };
 
+use crate::cold::{self, Scratch};
 use crate::context::DeviceContext;
 use crate::device::{self, DeviceEntry};
 use crate::error::OpenClError;
@@ -26,6 +27,8 @@ pub struct OpenClBackend {
     // that they belong to.
     staging: Option<Staging>,
     copy: Option<CopyBuffers>,
+    /// What `--cold`'s flushes write, kept while the size stays.
+    scratch: Option<Scratch>,
     program: Option<UserProgram>,
     context: DeviceContext,
     identity: DeviceIdentity,
@@ -73,6 +76,7 @@ impl OpenClBackend {
         Ok(OpenClBackend {
             staging: None,
             copy: None,
+            scratch: None,
             program: None,
             context,
             identity,
@@ -104,6 +108,7 @@ impl OpenClBackend {
             std::mem::forget(self.staging.take());
             std::mem::forget(self.program.take());
             std::mem::forget(self.copy.take());
+            std::mem::forget(self.scratch.take());
             self.context.abandon();
         }
         r
@@ -135,15 +140,59 @@ impl OpenClBackend {
     /// `count` copies of `bytes`, between buffers allocated on first use and kept while the
     /// size stays.
     fn copy_batch(&mut self, bytes: u64, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
-        if self.copy.as_ref().is_none_or(|c| c.bytes != bytes) {
-            self.copy = None;
-            self.copy = Some(CopyBuffers::new(&self.context, bytes)?);
-        }
+        self.copy_buffers(bytes)?;
         let buffers = self
             .copy
             .as_ref()
             .ok_or_else(|| OpenClError::Usage("copy buffers missing after allocation".into()))?;
         Ok(timing::copy_batch(&self.context, buffers, count, stamps)?)
+    }
+
+    /// The copy's buffers of `bytes`, allocated on first use and kept while the size stays.
+    fn copy_buffers(&mut self, bytes: u64) -> Result<(), OpenClError> {
+        if self.copy.as_ref().is_none_or(|c| c.bytes != bytes) {
+            self.copy = None;
+            self.copy = Some(CopyBuffers::new(&self.context, bytes)?);
+        }
+        Ok(())
+    }
+
+    /// `count` runs of `work`, each after a fill of the scratch buffer of `flush_bytes`
+    /// ([`cold::flushed_batch`]).
+    fn flushed(
+        &mut self,
+        work: Work,
+        count: u32,
+        flush_bytes: u64,
+    ) -> Result<BatchTimes, OpenClError> {
+        if let Work::Copy { bytes } = work {
+            self.copy_buffers(bytes)?;
+        }
+        let scratch = Scratch::sized(self.scratch.take(), &self.context, flush_bytes)?;
+        let scratch = &*self.scratch.insert(scratch);
+        let ctx = &self.context;
+        match work {
+            Work::Kernel(launch) => {
+                let program = self.program.as_ref().ok_or_else(|| {
+                    OpenClError::Usage("run_batch_flushed: no program loaded".into())
+                })?;
+                program.size_locals(launch)?;
+                let deadline = Some(blocksweep_core::program::deadline());
+                let kernel = program.kernel();
+                cold::flushed_batch(ctx, scratch, count, ("kernel", deadline), |want| {
+                    timing::enqueue_kernel(&ctx.queue, kernel, launch, want)
+                })
+            }
+            Work::Copy { .. } => {
+                let b = self.copy.as_ref().ok_or_else(|| {
+                    OpenClError::Usage("copy buffers missing after allocation".into())
+                })?;
+                let size = b.bytes as usize;
+                cold::flushed_batch(ctx, scratch, count, ("copy", None), |want| {
+                    timing::enqueue_copy(&ctx.queue, &b.src, &b.dst, size, want)
+                })
+            }
+        }
     }
 
     /// The kernel's part of buffer `arg` read into the staging buffer, kept while the size
@@ -196,6 +245,17 @@ impl Backend for OpenClBackend {
         })
     }
 
+    fn run_batch_flushed(
+        &mut self,
+        work: Work,
+        count: u32,
+        flush_bytes: u64,
+    ) -> BackendResult<BatchTimes> {
+        self.usable()?;
+        let r = self.flushed(work, count, flush_bytes);
+        Ok(self.check_deadline(r)?)
+    }
+
     fn copy_method(&self) -> String {
         "clEnqueueCopyBuffer, timed with profiling events".into()
     }
@@ -223,6 +283,7 @@ impl Backend for OpenClBackend {
         self.program = None;
         self.copy = None;
         self.staging = None;
+        self.scratch = None;
         Ok(())
     }
 

@@ -35,6 +35,7 @@
 
 mod backend;
 mod builtin;
+mod cold;
 mod context;
 mod device;
 pub mod error;

@@ -109,7 +109,7 @@ pub(crate) fn nd_range(launch: Launch) -> Result<(u32, [usize; 3], [usize; 3]), 
 /// creating and releasing an event per enqueue slows the host enough to leave the device idle
 /// between 36 µs kernels (on an H200 at 4K, a batch with an event per dispatch read 7 % below
 /// the plain program that asks for two).
-fn run_batch(
+pub(crate) fn run_batch(
     ctx: &DeviceContext,
     count: u32,
     stamps: Stamps,
@@ -229,7 +229,7 @@ pub(crate) fn enqueue_kernel(
 }
 
 /// Enqueues one copy of `size` bytes from `src` to `dst`, with an event when `want`.
-fn enqueue_copy(
+pub(crate) fn enqueue_copy(
     queue: &Queue,
     src: &Mem,
     dst: &Mem,

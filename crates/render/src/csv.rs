@@ -3,7 +3,7 @@ use blocksweep_core::report::Report;
 use crate::to_csv;
 
 /// The sweep's CSV header: one line per (API, block size) follows.
-pub const COLUMNS: [&str; 33] = [
+pub const COLUMNS: [&str; 35] = [
     "api",
     "device",
     "block",
@@ -43,7 +43,10 @@ pub const COLUMNS: [&str; 33] = [
     // clock twice (the row measured again and still slow).
     "row_sm_mhz",
     "slow_clock",
-    // True on every line of a file saved before its run ended (Ctrl-C): not a whole run.
+    // hot or cold (--cold), and the bytes written before each timed dispatch when cold.
+    "caches",
+    "flush_bytes",
+    // True on every line of a file saved before its run ended (Ctrl-C): not a whole run. Last.
     "interrupted",
 ];
 
@@ -92,6 +95,8 @@ pub(super) fn render(report: &Report) -> String {
                 r.clocks_moved.clone().unwrap_or_default(),
                 opt(row.sm_mhz),
                 row.slow_clock.to_string(),
+                r.protocol.caches.key().into(),
+                opt(t.and_then(|t| t.flush_bytes)),
                 report.partial.interrupted.to_string(),
             ]);
         }

@@ -29,6 +29,7 @@ fn report() -> Report {
             warmups: 0,
             reps: blocksweep_core::Reps::Fixed(2),
             discipline: blocksweep_core::Discipline::Batch,
+            caches: blocksweep_core::Caches::Hot,
         },
         ..Default::default()
     };

@@ -28,6 +28,8 @@ mod across;
 mod claim;
 #[cfg(test)]
 mod clocks_tests;
+#[cfg(test)]
+mod cold_tests;
 pub mod compare;
 mod csv;
 mod devices;

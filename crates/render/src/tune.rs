@@ -69,6 +69,7 @@ fn render_text(r: &TuneReport, layout: Layout, md: bool) -> String {
     let mut facts = Vec::new();
     facts.extend(r.devices.iter().map(|d| format!("Device: {d}")));
     facts.push(search_line(r));
+    facts.push(format!("Caches: {}", r.caches.describe()));
     facts.push(rejected_line(r));
     for w in &r.wrong {
         let p = params_text(&w.params);

@@ -9,6 +9,7 @@ use blocksweep_core::{
     KernelVariant, Limits, ProgramArg, ProgramSource, Residency, Stamps, TimerInfo, Work,
 };
 
+use crate::cold::{self, Scratch};
 use crate::command::Commands;
 use crate::context::DeviceContext;
 use crate::copy::{Copier, CopyLimits};
@@ -28,6 +29,8 @@ pub struct VulkanBackend {
     program: Option<Program>,
     /// What the program's host copies go through, and `read_buffer_staged` lends.
     staging: Staging,
+    /// What `--cold`'s flushes write, kept while the size stays.
+    scratch: Option<Scratch>,
     commands: Commands,
     timestamps: Timestamps,
     copier: Copier,
@@ -94,6 +97,7 @@ impl VulkanBackend {
         Ok(VulkanBackend {
             program: None,
             staging: Staging::default(),
+            scratch: None,
             commands,
             timestamps,
             copier,
@@ -134,6 +138,30 @@ impl VulkanBackend {
         }
     }
 
+    /// `count` runs of `work`, each after a fill of the scratch buffer of `flush_bytes`
+    /// ([`cold::flushed_batch`]).
+    fn flushed(&mut self, work: Work, count: u32, flush_bytes: u64) -> VulkanResult<BatchTimes> {
+        let max_alloc = self.limits.max_alloc_bytes.as_ref();
+        let scratch = Scratch::sized(self.scratch.take(), &self.device, flush_bytes, max_alloc)?;
+        let scratch = &*self.scratch.insert(scratch);
+        let (commands, timestamps) = (&mut self.commands, &mut self.timestamps);
+        match work {
+            Work::Kernel(launch) => {
+                let p = self.program.as_mut().ok_or_else(no_program)?;
+                let record = p.recorder(launch, &self.dispatch_limits)?;
+                cold::flushed_batch(timestamps, commands, scratch, count, record)
+            }
+            Work::Copy { bytes } => {
+                let (device, limits) = (&self.device, &self.limits);
+                self.copier
+                    .prepare_size(commands, timestamps, device, limits, bytes)?;
+                let copier = &self.copier;
+                let record = |d: &ash::Device, cb| copier.record(d, cb);
+                cold::flushed_batch(timestamps, commands, scratch, count, record)
+            }
+        }
+    }
+
     /// The kernel's part of argument `arg`'s buffer, staged and lent (`read_buffer_staged`).
     fn read_staged(&mut self, arg: usize) -> VulkanResult<Option<&[u8]>> {
         let p = self.program.as_ref().ok_or_else(no_program)?;
@@ -162,6 +190,7 @@ impl Drop for VulkanBackend {
             std::mem::forget(self.device.clone());
             std::mem::forget(self.program.take());
             std::mem::forget(std::mem::take(&mut self.staging));
+            std::mem::forget(self.scratch.take());
             return;
         }
         // Nothing may be destroyed while the device still uses it.
@@ -205,6 +234,15 @@ impl Backend for VulkanBackend {
         Ok(self.batch(work, count, stamps)?)
     }
 
+    fn run_batch_flushed(
+        &mut self,
+        work: Work,
+        count: u32,
+        flush_bytes: u64,
+    ) -> BackendResult<BatchTimes> {
+        Ok(self.flushed(work, count, flush_bytes)?)
+    }
+
     fn copy_method(&self) -> String {
         self.copier.describe()
     }
@@ -236,6 +274,7 @@ impl Backend for VulkanBackend {
     fn release(&mut self) -> BackendResult<()> {
         self.program = None;
         self.staging = Default::default();
+        self.scratch = None;
         Ok(())
     }
 

@@ -63,6 +63,7 @@
 
 mod backend;
 mod builtin;
+mod cold;
 mod command;
 mod context;
 mod conv;

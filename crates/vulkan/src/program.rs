@@ -240,6 +240,17 @@ impl Program {
         limits: &DispatchLimits,
         (launch, count, stamps): (Launch, u32, Stamps),
     ) -> VulkanResult<BatchTimes> {
+        let record = self.recorder(launch, limits)?;
+        timestamps.run_batch(commands, count, stamps, record)
+    }
+
+    /// What records one dispatch of `launch`, once the launch is checked and its pipeline
+    /// built.
+    pub fn recorder(
+        &mut self,
+        launch: Launch,
+        limits: &DispatchLimits,
+    ) -> VulkanResult<impl Fn(&ash::Device, vk::CommandBuffer) + '_> {
         self.refuse(launch, limits)?;
         if let Some(k) = self.builtin {
             let limit = self.max_loop_iterations;
@@ -247,7 +258,7 @@ impl Program {
         }
         let pipeline = self.pipeline_for(self.key(launch))?;
         let (layout, set, push) = (self.layouts.pipeline, self.set, &self.push.bytes);
-        timestamps.run_batch(commands, count, stamps, |d, cb| {
+        Ok(move |d: &ash::Device, cb| {
             crate::command::record_dispatch_bytes(d, cb, pipeline, layout, set, push, launch.grid)
         })
     }

@@ -235,19 +235,8 @@ impl Timestamps {
         if stamp_count == 0 {
             return Ok(BatchTimes::default());
         }
-        let mut ticks = vec![0u64; stamp_count as usize];
-        // SAFETY: `commands.run` waited for the submission that wrote these `stamp_count` queries,
-        // all reset and written in it, and `ticks` has room for `stamp_count` 64-bit results.
-        unsafe {
-            self.device.raw.get_query_pool_results(
-                queries,
-                0,
-                &mut ticks,
-                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
-            )
-        }
-        .map_err(map_host_device_oom_and_lost("vkGetQueryPoolResults"))?;
-        let ms = |a: u64, b: u64| conv::ticks_to_ms(a, b, self.valid_bits, self.period_ns);
+        let ticks = self.ticks(stamp_count)?;
+        let ms = |a: u64, b: u64| self.ms(a, b);
         Ok(match stamps {
             Stamps::Batch => BatchTimes {
                 batch_ms: Some(ms(ticks[0], ticks[1])),
@@ -258,6 +247,39 @@ impl Timestamps {
                 each_ms: ticks.windows(2).map(|w| ms(w[0], w[1])).collect(),
             },
         })
+    }
+
+    /// The query pool, made to hold at least `count` queries.
+    pub(crate) fn pool(
+        &mut self,
+        commands: &mut Commands,
+        count: u32,
+    ) -> VulkanResult<vk::QueryPool> {
+        self.ensure_queries(commands, count)?;
+        Ok(self.queries)
+    }
+
+    /// The first `count` queries' ticks, once the submission that reset and wrote them all
+    /// has been waited for.
+    pub(crate) fn ticks(&self, count: u32) -> VulkanResult<Vec<u64>> {
+        let mut ticks = vec![0u64; count as usize];
+        // SAFETY: the caller's submission, waited for, reset and wrote these `count` queries of
+        // the pool, and `ticks` has room for `count` 64-bit results.
+        unsafe {
+            self.device.raw.get_query_pool_results(
+                self.queries,
+                0,
+                &mut ticks,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        }
+        .map_err(map_host_device_oom_and_lost("vkGetQueryPoolResults"))?;
+        Ok(ticks)
+    }
+
+    /// Milliseconds from tick `a` to tick `b`.
+    pub(crate) fn ms(&self, a: u64, b: u64) -> f64 {
+        conv::ticks_to_ms(a, b, self.valid_bits, self.period_ns)
     }
 
     /// Makes the query pool hold at least `count` queries (a new pool when it must grow).

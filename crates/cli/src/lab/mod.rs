@@ -90,7 +90,7 @@ pub fn shapes_on(
         .map(|&t| shapes::plan(t, w, h).map(|rows| (t, rows)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(usage)?;
-    let protocol = report.protocol;
+    let protocol = report.protocol.clone();
     let planned = plans.iter().map(|(_, rows)| rows.len()).sum();
     let make = || {
         let on = make_frame(&targets, run)?;
@@ -138,7 +138,7 @@ pub fn waves_on(
         let sweep = Tail {
             spec: args.waves,
             block: BlockSize::linear(args.block),
-            protocol: report.protocol,
+            protocol: report.protocol.clone(),
             seed: args.run.seed,
         };
         Ok(OnFrame { on, sweep })

@@ -49,6 +49,7 @@ pub(super) fn timing(ms: f64, cv: f64) -> Timing {
         },
         noise: None,
         clock: None,
+        flush_bytes: None,
     }
 }
 

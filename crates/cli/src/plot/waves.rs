@@ -212,6 +212,7 @@ mod tests {
                 stats: TimeStats::of(&[0.1, 0.1], None).unwrap(),
                 noise: None,
                 clock: None,
+                flush_bytes: None,
             }),
             gbps: Some(gbps),
             of_best: None,

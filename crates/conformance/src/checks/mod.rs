@@ -32,6 +32,7 @@ fn fixed(warmups: u32, reps: u32) -> Protocol {
         warmups,
         reps: Reps::Fixed(reps),
         discipline: Discipline::Batch,
+        caches: blocksweep_core::Caches::Hot,
     }
 }
 

@@ -90,7 +90,7 @@ impl Comparison {
                     device: r.device.name.clone(),
                     date: rep.date.clone(),
                     frame: (r.frame.width, r.frame.height),
-                    protocol: r.protocol,
+                    protocol: r.protocol.clone(),
                     policy: r.policy,
                     fastest: best.map(|b| b.block),
                     fastest_ms: best.and_then(|b| b.mean_ms()),
@@ -202,6 +202,13 @@ fn warnings(runs: &[Run]) -> Vec<String> {
              dispatch, so its ratios read flatter."
         ));
     }
+    let caches: Vec<_> = runs.iter().map(|r| r.protocol.caches.key()).collect();
+    if let Some(g) = groups(&caches, |c| c.to_string()) {
+        w.push(format!(
+            "The runs found the caches differently ({g}): a hot row whose data fits in the \
+             last-level cache reads the cache, a cold one memory (--cold)."
+        ));
+    }
     let reps: Vec<_> = runs
         .iter()
         .map(|r| (r.protocol.warmups, r.protocol.reps))
@@ -232,7 +239,10 @@ fn disagreements(runs: &[Run], results: &[&SweepResult]) -> Vec<String> {
                 (Some(x), Some(y)) => x == y,
                 _ => a.device.name == b.device.name,
             };
-            if a.api != b.api || !same_device || runs[i].frame != runs[j].frame {
+            // Hot and cold rows differ by design, not by a disturbance.
+            let caches = |r: &Run| r.protocol.caches.key();
+            let (ri, rj) = (&runs[i], &runs[j]);
+            if a.api != b.api || !same_device || ri.frame != rj.frame || caches(ri) != caches(rj) {
                 continue;
             }
             let resolution_ms = a.timer.resolution_ns.max(b.timer.resolution_ns) / 1e6;

@@ -202,6 +202,8 @@ pub fn nothing_ran(report: &Report) -> Option<String> {
 #[cfg(test)]
 mod clocks_tests;
 #[cfg(test)]
+mod cold_tests;
+#[cfg(test)]
 mod each_tests;
 #[cfg(test)]
 mod memory_tests;

@@ -22,9 +22,10 @@ use std::thread::{self, Scope};
 use super::openers::{self, close, Opened};
 use super::task::{Finished, Progress, Source, Task, Turn};
 use super::{SessionError, SweepOutcome};
-use crate::backend::{Backend, BackendError, DeviceIdentity, DeviceKind, ErrorKind};
+use crate::backend::{Api, Backend, BackendError, DeviceIdentity, DeviceKind, ErrorKind};
 use crate::blocks::BlockSize;
 use crate::clocks::{ClockReader, TurnClocks};
+use crate::limits::Named;
 use crate::provider::Targets;
 use crate::report::{Failure, FailureKind};
 use crate::sweep::{self, Observer, SweepError};
@@ -95,6 +96,8 @@ pub fn run<T: Task + ?Sized>(
 struct Run<'j, T: Task + ?Sized> {
     job: &'j Job<'j, T>,
     slots: Vec<Slot>,
+    /// Per target: its last-level cache as its API states it, once open.
+    llc: Vec<Option<(Api, Named<u64>)>>,
     /// Per target: its answer once it had its turn, and its failures.
     answers: Vec<Option<T::Answer>>,
     failures: Vec<Vec<Failure>>,
@@ -125,6 +128,7 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
             job,
             close_at_end: !job.overlap_close || cpu,
             slots: (0..n).map(|_| Slot::Opening).collect(),
+            llc: vec![None; n],
             answers: (0..n).map(|_| None).collect(),
             failures: (0..n).map(|_| Vec::new()).collect(),
             refused: Vec::new(),
@@ -190,7 +194,11 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
                 self.slots[i] = Slot::Done;
             }
             Ok(backend) => match task.fits(backend.limits()) {
-                Ok(()) => self.slots[i] = Slot::Ready { backend, prepared },
+                Ok(()) => {
+                    let llc = backend.limits().l2_bytes.clone();
+                    self.llc[i] = llc.filter(|l| l.value > 0).map(|l| (backend.api(), l));
+                    self.slots[i] = Slot::Ready { backend, prepared };
+                }
                 Err(why) => {
                     let message = format!(
                         "{} is too large for {} on {}: {why}",
@@ -325,6 +333,7 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
                 observer,
                 on_row: &mut save,
                 clock,
+                peer_llc: self.peer_llc(i),
             };
             task.turn(backend.as_mut(), prepared, turn)
         };
@@ -357,6 +366,13 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
                 s.spawn(move || close(backend));
             }
         }
+    }
+
+    /// The last-level cache another API of target `i`'s device states, on one physical device.
+    fn peer_llc(&self, i: usize) -> Option<&(Api, Named<u64>)> {
+        let one = self.job.targets.one_physical_device;
+        let mut others = self.llc.iter().enumerate().filter(|&(j, _)| one && j != i);
+        others.find_map(|(_, l)| l.as_ref())
     }
 
     /// The APIs the task blames once all had their turn (outputs the other APIs contradict):

@@ -6,7 +6,7 @@
 use super::SessionError;
 use crate::backend::{Api, Backend, BackendError, DeviceKind};
 use crate::blocks::BlockSize;
-use crate::limits::Limits;
+use crate::limits::{Limits, Named};
 use crate::sweep::{Observer, SweepError};
 
 /// One command's work on each API of a run.
@@ -94,6 +94,9 @@ pub struct Turn<'a, T: Task + ?Sized> {
     pub on_row: &'a mut dyn FnMut(&T::Answer),
     /// Reads the device's clocks now, where the caller has a reader (beside each row).
     pub clock: Option<&'a crate::sweep::ReadClock<'a>>,
+    /// The last-level cache as another API of the same device states it, where one does
+    /// (`--cold` sizes its flush from it where this API states none).
+    pub peer_llc: Option<&'a (Api, Named<u64>)>,
 }
 
 /// One API's turn: its answer where it has one, and the error that stopped it where one did.

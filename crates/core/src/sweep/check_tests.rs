@@ -122,6 +122,7 @@ pub(crate) const TWO_DISPATCHES: Protocol = Protocol {
     warmups: 0,
     reps: Reps::Fixed(2),
     discipline: Discipline::Batch,
+    caches: crate::flush::Caches::Hot,
 };
 
 /// The timed batches [`TWO_DISPATCHES`] runs.

@@ -116,7 +116,7 @@ pub(crate) fn new_result(
         frame,
         policy: plan.policy,
         grid_source: plan.grid_source.clone(),
-        protocol: config.protocol,
+        protocol: config.protocol.clone(),
         rows: Vec::new(),
         suggestion: None,
         copy: None,

@@ -46,6 +46,7 @@ fn sweep(
             warmups: 0,
             reps: Reps::Fixed(1),
             discipline: Discipline::Batch,
+            caches: crate::flush::Caches::Hot,
         },
         strict_kernel_limit: false,
         copy: false,

@@ -6,7 +6,9 @@ use super::*;
 /// dispatch adds `stamp_ms` to that dispatch's interval, and the first dispatch of every batch
 /// pays `host_wait_ms` (what the device idles away while the host waits and launches again).
 /// The very first dispatch also pays `first_ms` (a driver's one-time work on first use). It
-/// records every batch it is asked for. Its device, limits and kernel are the host backend's.
+/// records every batch it is asked for. Flushed batches (`--cold`) time each dispatch alone, its
+/// interval `kernel_ms + stamp_ms` as a device's stamps after the flush would read. Its device,
+/// limits and kernel are the host backend's ([`ScriptedBackend::limits_mut`] changes them).
 pub struct ScriptedBackend {
     host: HostBackend,
     pub kernel_ms: f64,
@@ -14,6 +16,8 @@ pub struct ScriptedBackend {
     pub host_wait_ms: f64,
     pub first_ms: f64,
     pub batches: Vec<(u32, Stamps)>,
+    /// Every flushed batch: its count and flush bytes.
+    pub flushed: Vec<(u32, u64)>,
 }
 
 impl ScriptedBackend {
@@ -25,7 +29,14 @@ impl ScriptedBackend {
             host_wait_ms: 0.0,
             first_ms: 0.0,
             batches: Vec::new(),
+            flushed: Vec::new(),
         }
+    }
+}
+
+impl ScriptedBackend {
+    pub fn limits_mut(&mut self) -> &mut Limits {
+        &mut self.host.limits
     }
 }
 
@@ -70,6 +81,25 @@ impl Backend for ScriptedBackend {
                     })
                     .collect(),
             },
+        })
+    }
+    fn run_batch_flushed(
+        &mut self,
+        _work: Work,
+        count: u32,
+        bytes: u64,
+    ) -> BackendResult<BatchTimes> {
+        let first = match self.batches.is_empty() && self.flushed.is_empty() {
+            true => self.first_ms,
+            false => 0.0,
+        };
+        self.flushed.push((count, bytes));
+        let k = self.kernel_ms + self.stamp_ms;
+        Ok(BatchTimes {
+            batch_ms: None,
+            each_ms: (0..count)
+                .map(|i| k + if i == 0 { first } else { 0.0 })
+                .collect(),
         })
     }
     fn copy_method(&self) -> String {

@@ -310,6 +310,7 @@ fn new_report(tune: &Tune, space: &Space, order: Order) -> TuneReport {
         date: tune.date.to_string(),
         kernel: tune.work.describe(),
         spec_hash: tune.work.spec_hash(),
+        caches: tune.config.protocol.caches.clone(),
         params: decl.map(|d| d.params.clone()).unwrap_or_default(),
         restrict: decl
             .map(|d| d.restrict.iter().map(|c| c.text.clone()).collect())

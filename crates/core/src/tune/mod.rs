@@ -79,6 +79,10 @@ pub struct TuneReport {
     /// frame and in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec_hash: Option<String>,
+    /// Hot or cold (`--cold`), as every sweep of the tune ran (each API's flush is sized for
+    /// its device in its sweep).
+    #[serde(default)]
+    pub caches: crate::flush::Caches,
     #[serde(with = "fields::params")]
     pub params: Vec<(String, Vec<u64>)>,
     pub restrict: Vec<String>,

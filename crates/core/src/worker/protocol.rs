@@ -31,6 +31,10 @@ macro_rules! forwarded {
             run_batch(work: Work, count: u32, stamps: Stamps) -> BatchTimes
                 = RunBatch { work: Work = work, count: u32 = count, stamps: Stamps = stamps }
                 => |b| b.run_batch(work, count, stamps), Times, dispatch();
+            run_batch_flushed(work: Work, count: u32, flush_bytes: u64) -> BatchTimes
+                = RunBatchFlushed { work: Work = work, count: u32 = count, flush_bytes: u64 = flush_bytes }
+                => |b| b.run_batch_flushed(work, count, flush_bytes), Times,
+                transfer(flush_bytes.saturating_mul(count as u64));
             set_scalar(arg: usize, bytes: &[u8]) -> ()
                 = SetScalar { arg: usize = arg, bytes: Vec<u8> = bytes.to_vec() }
                 => |b| b.set_scalar(arg, &bytes), Set, slow();

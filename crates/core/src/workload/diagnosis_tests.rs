@@ -18,6 +18,7 @@ fn swept(wrong_at: u32) -> (SweepResult, Option<SweepError>) {
             warmups: 0,
             reps: crate::Reps::Fixed(1),
             discipline: crate::Discipline::Batch,
+            ..Default::default()
         },
         copy: false,
         ..Default::default()

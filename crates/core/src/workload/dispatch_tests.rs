@@ -80,6 +80,7 @@ fn a_row_above_the_kernels_own_limit_is_noted_with_it() {
             warmups: 0,
             reps: crate::Reps::Fixed(1),
             discipline: crate::Discipline::Batch,
+            caches: crate::flush::Caches::Hot,
         },
         copy: false,
         ..Default::default()

@@ -162,7 +162,7 @@ impl ProgramWorkload {
         result: &mut SweepResult,
     ) -> RowResult {
         let api = backend.api();
-        let protocol = how.config.protocol;
+        let protocol = how.config.protocol.clone();
         let mut own = OwnRows::weighed();
         let ran = how.each_row(backend, plan, result, |backend, planned, row| {
             let launch = match self.launch(planned) {

@@ -69,9 +69,18 @@ impl Task for dyn Workload {
         sweep::plan(planner, self.items(), config)
     }
 
+    /// The turn under the run's configuration, a cold protocol's flush sized for this device.
     fn turn(&self, backend: &mut dyn Backend, prepared: bool, turn: Turn<'_, Self>) -> Ran<Self> {
+        let sized = turn.settings.protocol.caches.is_cold().then(|| {
+            let caches = &turn.settings.protocol.caches;
+            let protocol = turn.settings.protocol.clone();
+            SweepConfig {
+                protocol: protocol.with_caches(caches.sized(backend.limits(), turn.peer_llc)),
+                ..turn.settings.clone()
+            }
+        });
         let how = SweepRun {
-            config: turn.settings,
+            config: sized.as_ref().unwrap_or(turn.settings),
             shared: turn.shared,
             observer: turn.observer,
             on_row: turn.on_row,

@@ -12,6 +12,7 @@ pub(super) fn header(r: &SweepResult) -> Vec<String> {
     let mut h = device_lines(r);
     h.push(work_line(r));
     h.push(timing_line(r));
+    h.push(format!("Caches: {}", r.protocol.caches.describe()));
     h.extend(super::clocks::clocks_line(r).map(|c| format!("Clocks: {c}")));
     h.extend(cache_note(r));
     h.push(format!("Grid: {} ({})", r.policy, r.grid_source));
@@ -54,6 +55,7 @@ pub(super) fn brief(r: &SweepResult, failures: &[Failure]) -> Vec<String> {
     )];
     lines.extend(super::clocks::clocks_line(r).map(|c| format!("  clocks {c}")));
     lines.extend(validation_line(r, failures).map(|v| format!("  {v}")));
+    lines.extend(r.protocol.caches.brief().map(|c| format!("  {c}")));
     lines.extend(
         cache_note(r)
             .filter(|_| cache_held(r))
@@ -304,14 +306,15 @@ fn clock_words(r: &SweepResult) -> String {
 /// not DRAM, and says so.
 pub(super) fn cache_note(r: &SweepResult) -> Option<String> {
     let l2 = r.limits.l2_bytes.as_ref()?;
-    if l2.value == 0 {
+    // Cold, the cache is flushed before each dispatch: the Caches line says so.
+    if l2.value == 0 || r.protocol.caches.is_cold() {
         return None;
     }
     let traffic = r.frame.bytes_per_pass;
     let ratio = traffic as f64 / l2.value as f64;
     Some(if ratio <= 1.0 {
         format!(
-            "Cache: the {:.1} MiB a pass moves fits in the {:.1} MiB last-level cache ({}): this run measures the cache, not DRAM",
+            "Cache: the {:.1} MiB a pass moves fits in the {:.1} MiB last-level cache ({}): this run measures the cache, not DRAM (--cold flushes it before each dispatch)",
             traffic as f64 / MIB,
             l2.value as f64 / MIB,
             l2.name
@@ -329,8 +332,9 @@ pub(super) fn cache_note(r: &SweepResult) -> Option<String> {
 
 /// True when a pass fits in the last-level cache: then even the short report says so.
 fn cache_held(r: &SweepResult) -> bool {
-    r.limits
-        .l2_bytes
-        .as_ref()
-        .is_some_and(|l2| l2.value > 0 && r.frame.bytes_per_pass <= l2.value)
+    !r.protocol.caches.is_cold()
+        && r.limits
+            .l2_bytes
+            .as_ref()
+            .is_some_and(|l2| l2.value > 0 && r.frame.bytes_per_pass <= l2.value)
 }

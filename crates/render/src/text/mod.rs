@@ -55,7 +55,7 @@ fn render(report: &Report, layout: Layout, md: bool) -> String {
         }
     } else if let Some(first) = report.results.first() {
         let work = header::work_line_of(&report.results).unwrap_or_default();
-        let mut lines = vec![work + checked(report)];
+        let mut lines = vec![work + checked(report) + caches(first)];
         for r in &report.results {
             lines.extend(header::brief(r, &report.failures));
         }
@@ -118,6 +118,14 @@ fn checked(report: &Report) -> &'static str {
     match rows().all(|x| x.verified) {
         true if frame => "; every row checked pixel by pixel against the CPU",
         _ => "",
+    }
+}
+
+/// Hot or cold, for the short report (each API's line gives a cold flush's size).
+fn caches(first: &blocksweep_core::sweep::SweepResult) -> &'static str {
+    match first.protocol.caches.is_cold() {
+        true => "; caches cold: the last-level cache flushed before each timed dispatch",
+        false => "; caches hot (--cold flushes the last-level cache before each dispatch)",
     }
 }
 
