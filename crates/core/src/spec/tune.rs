@@ -184,6 +184,15 @@ pub(crate) fn parse_tune(
                 "is a list of whole numbers, e.g. [1, 2, 4, 8]".to_string(),
             )
         })?;
+        // A list of strings is a restrict under another name ("restrcit"): say so.
+        if list.iter().all(toml::Value::is_str) {
+            return Err((
+                key,
+                "is a list of strings, which only `restrict` takes; a parameter is a list of \
+                 whole numbers (a misspelt restrict?)"
+                    .into(),
+            ));
+        }
         let mut values = Vec::new();
         for x in list {
             let n = x
@@ -245,6 +254,18 @@ mod tests {
         assert_eq!(all[1].to_string(), "ELEMS=1,TILE=16");
         assert_eq!(all[5].to_string(), "ELEMS=4,TILE=16");
         assert_eq!(t.first().to_string(), "ELEMS=1,TILE=8");
+    }
+
+    /// A misspelt `restrict` read as a parameter said "'\"R <= 3\"' is not a whole number",
+    /// which did not point at the typo (a new user's trial).
+    #[test]
+    fn a_list_of_strings_is_taken_for_a_misspelt_restrict() {
+        let (key, why) = decl("R = [1, 2]\nrestrcit = [\"R <= 3\"]").unwrap_err();
+        assert_eq!(key, "restrcit");
+        assert!(
+            why.contains("only `restrict` takes") && why.contains("misspelt"),
+            "{why}"
+        );
     }
 
     #[test]

@@ -205,6 +205,11 @@ fn a_share_of_one_set_measures_its_configurations_only_and_says_so() {
         "{}",
         report.search.order
     );
+    // Merged with the other share, the order is both shares' (it said "share 1/2 (merged)").
+    let (first, _) = tune("1w,2w", None, Some((1, 2)), None);
+    let merged = crate::tune::merge::merge(vec![first, report]).unwrap();
+    assert_eq!(merged.search.order, "exhaustive (merged from 2 shares)");
+    assert_eq!(merged.search.covered, 4);
 }
 
 #[test]

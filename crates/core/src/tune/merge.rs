@@ -12,6 +12,7 @@ pub fn merge(mut reports: Vec<TuneReport>) -> Option<TuneReport> {
     if reports.is_empty() {
         return None;
     }
+    let shares = reports.len();
     let mut out = reports.remove(0);
     let mut held: Vec<Held> = out
         .answer
@@ -55,7 +56,17 @@ pub fn merge(mut reports: Vec<TuneReport>) -> Option<TuneReport> {
         a.compile_s += b.compile_s;
         a.wall_s = a.wall_s.max(b.wall_s);
     }
-    out.search.order = format!("{} (merged)", out.search.order);
+    // "exhaustive, share 1/2" named the first share only: the merge is every share's.
+    let order = out
+        .search
+        .order
+        .split(", share ")
+        .next()
+        .unwrap_or_default();
+    out.search.order = match shares {
+        1 => format!("{order} (merged)"),
+        n => format!("{order} (merged from {n} shares)"),
+    };
     out.refresh_answer(&[]);
     let winners: Vec<Held> = held
         .into_iter()
