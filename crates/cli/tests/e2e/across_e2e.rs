@@ -3,11 +3,9 @@
 //! schema, and `--plot` draws a heat map per GPU and the portable map. Runs of different
 //! kernels are refused with both files named.
 
-mod support;
-
+use crate::support::schemas::{conforms, repo};
+use crate::support::{blocksweep, stderr, succeeds};
 use serde_json::Value;
-use support::schemas::{conforms, repo};
-use support::{blocksweep, stderr, succeeds};
 
 const H100: &str = "docs/results/h100-2026-12-06/call1/runs/sweep-2026-12-06.json";
 const H200: &str = "docs/results/h200-2026-12-01/call3/core/h200-2026-12-01.json";
@@ -111,7 +109,7 @@ fn the_answer_across_gpus_is_said_in_the_table_markdown_and_csv() {
 
 #[test]
 fn compare_plot_draws_a_map_per_gpu_and_the_portable_map() {
-    let dir = support::scratch("across-plot");
+    let dir = crate::support::scratch("across-plot");
     let svg = dir.join("across.svg");
     let (a, b) = (path(H100), path(H200));
     let out = blocksweep()
@@ -179,13 +177,13 @@ fn tunes_of_two_gpus_answer_across_them_within_the_schema() {
 #[test]
 fn what_compare_cannot_answer_is_refused_in_one_line() {
     let h200 = path(H200);
-    let dir = support::scratch("across-bad");
+    let dir = crate::support::scratch("across-bad");
     let svg = dir.join("one.svg");
-    support::bad_input(
+    crate::support::bad_input(
         &["compare", &h200, &h200, "--plot", svg.to_str().unwrap()],
         "--plot draws the maps across GPUs, and these runs measured one GPU",
     );
     assert!(!svg.exists());
     let tune = path("docs/results/h200-2026-12-02/call14/tune/grayscale-map.json");
-    support::bad_input(&["compare", &h200, &tune], "a tune and a sweep of one GPU");
+    crate::support::bad_input(&["compare", &h200, &tune], "a tune and a sweep of one GPU");
 }

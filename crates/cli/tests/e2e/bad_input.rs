@@ -1,7 +1,6 @@
 //! Every kind of bad input: one line on stderr, exit code 2, never a panic.
 
-mod support;
-use support::{bad_input, succeeds};
+use crate::support::{bad_input, succeeds};
 
 #[test]
 fn block_lists() {

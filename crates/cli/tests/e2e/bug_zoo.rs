@@ -5,15 +5,10 @@
 //! binding, so a store past the guard band shows nothing there; PoCL runs the kernel on the
 //! host's heap, where the worker's crash catches it), so each case names the API and words.
 
-#[path = "kernel_e2e/support.rs"]
-#[allow(dead_code)]
-mod kernel_support;
-mod support;
-
-use kernel_support::{example, result, sweep_command};
+use crate::kernel_support::{example, result, sweep_command};
+use crate::support::{both, read_json, scratch, stderr};
 use serde_json::Value;
 use std::os::unix::process::ExitStatusExt;
-use support::{both, read_json, scratch, stderr};
 
 /// A stopped API and words its failure line must hold.
 type Caught = (&'static str, &'static [&'static str]);
@@ -161,7 +156,7 @@ fn sweep_with_deadline(spec: &std::path::Path, json: &std::path::Path) -> std::p
 /// why, so that nobody blames the kernel (or another API).
 #[test]
 fn a_loop_past_llvmpipes_cap_is_told_so() {
-    if !support::available("vulkan") {
+    if !crate::support::available("vulkan") {
         return;
     }
     let dir = scratch("loop-cap");
@@ -173,7 +168,7 @@ fn a_loop_past_llvmpipes_cap_is_told_so() {
     std::fs::write(dir.join("kernel.toml"), spec).unwrap();
     std::fs::write(dir.join("k.comp"), INNER_LOOP).unwrap();
     let json = dir.join("inner.json");
-    let out = kernel_support::sweep(&dir.join("kernel.toml"), &json, &["--blocks", "64"]);
+    let out = crate::kernel_support::sweep(&dir.join("kernel.toml"), &json, &["--blocks", "64"]);
     let err = stderr(&out);
     let llvmpipe = read_json(&json)["results"][0]["device"]["name"]
         .as_str()

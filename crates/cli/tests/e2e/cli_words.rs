@@ -1,9 +1,7 @@
 //! What the command line says: `--help` in plain words, and errors that keep clap's list of
 //! valid values and its "did you mean", still on one line (exit code 2).
 
-mod support;
-
-use support::{available, bad_input, flat, succeeds, succeeds_json};
+use crate::support::{available, bad_input, flat, succeeds, succeeds_json};
 
 #[test]
 fn sweep_help_speaks_plainly_and_points_to_the_guide() {
@@ -85,7 +83,7 @@ fn help_examples_fit_80_columns_and_read_as_commands() {
     let subcommands = "devices limits sweep validate shapes tail launch-cost compare replay apis \
                        completions";
     for sub in subcommands.split_whitespace() {
-        let out = support::blocksweep()
+        let out = crate::support::blocksweep()
             .env("COLUMNS", "80")
             .args([sub, "--help"])
             .output()

@@ -2,10 +2,8 @@
 //! `limits` on the CPU devices print no word of clocks on stderr or stdout, and their JSON has
 //! no `clocks` (NVML is asked only where a GPU is among the devices).
 
-mod support;
-
+use crate::support::{available_apis, blocksweep, csv_field, csv_rows, stderr, words};
 use serde_json::Value;
-use support::{available_apis, blocksweep, csv_field, csv_rows, stderr, words};
 
 /// Runs `line` on the CPU APIs here; returns stdout and stderr.
 fn run(line: &str, apis: &[&str]) -> (String, String) {

@@ -3,11 +3,9 @@
 //! says cold and how much was written, and the JSON conforms to its schema; without it, every
 //! output says hot.
 
-mod support;
-
+use crate::support::schemas::{conforms, repo};
+use crate::support::{available_apis, blocksweep, csv_field, csv_rows, stderr, words};
 use serde_json::Value;
-use support::schemas::{conforms, repo};
-use support::{available_apis, blocksweep, csv_field, csv_rows, stderr, words};
 
 /// Runs `line` on the APIs here (all of them at once); returns stdout.
 fn run(line: &str) -> String {

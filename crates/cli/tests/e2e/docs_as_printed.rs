@@ -3,12 +3,10 @@
 //! folder of their own; the messages the page quotes are the binary's own; every command of
 //! docs/day10.md runs on the CPU drivers with the exit code the page gives.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use support::{available, blocksweep, scratch, stderr};
+use crate::support::{available, blocksweep, scratch, stderr};
 
 fn doc(name: &str) -> String {
     let path = format!("{}/../../docs/{name}", env!("CARGO_MANIFEST_DIR"));

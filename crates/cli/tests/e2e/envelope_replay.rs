@@ -2,9 +2,8 @@
 //! `replay` shows a saved run (the committed H200 runs among them) with every column its
 //! device had, on a machine without that device.
 
-mod support;
+use crate::support::{available, bad_input, blocksweep, scratch, succeeds, succeeds_at, words};
 use serde_json::Value;
-use support::{available, bad_input, blocksweep, scratch, succeeds, succeeds_at, words};
 
 /// The envelope's fields, in their order.
 const ENVELOPE: &str = "tool version schema_version command date devices";

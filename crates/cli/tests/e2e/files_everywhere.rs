@@ -2,11 +2,9 @@
 //! sweep and the lab), text and markdown files at one width whatever the terminal, and replay
 //! remaking a saved H200 run's outputs: only the APIs asked for, its figures unchanged, its plot.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
-use support::{bad_input, blocksweep, read_json, run_at, scratch, stderr};
+use crate::support::{bad_input, blocksweep, read_json, run_at, scratch, stderr};
 
 /// A three-API H200 run committed with its device call (docs/results/README.md, call4).
 fn h200_run() -> PathBuf {

@@ -3,13 +3,8 @@
 //! on loop iterations only where a loop of the kernel could reach it (the INNER_LOOP case in
 //! bug_zoo.rs is one that can).
 
-#[path = "kernel_e2e/support.rs"]
-#[allow(dead_code)]
-mod kernel_support;
-mod support;
-
-use kernel_support::{result, sweep, write};
-use support::{available, both, read_json, scratch, stderr};
+use crate::kernel_support::{result, sweep, write};
+use crate::support::{available, both, read_json, scratch, stderr};
 
 const TWICE_CL: &str = "__kernel void twice(__global const float* x, __global float* y, \
     const uint n) {
@@ -78,7 +73,7 @@ fn swapped_buffers_are_told_as_a_possible_argument_order() {
             assert!(line.contains(needle), "{needle:?} not in {line}");
         }
         assert!(!line.contains("65535"), "{line}");
-        kernel_support::docs_quote(line, "left 4096 of 4096", "parameter list)");
+        crate::kernel_support::docs_quote(line, "left 4096 of 4096", "parameter list)");
     }
 }
 

@@ -9,19 +9,14 @@
 
 #![warn(clippy::undocumented_unsafe_blocks)]
 
-#[path = "kernel_e2e/support.rs"]
-#[allow(dead_code)]
-mod kernel_support;
-mod support;
-
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::schemas::violations;
+use crate::support::{available_apis, read_json, scratch};
 use serde_json::Value;
-use support::schemas::violations;
-use support::{available_apis, read_json, scratch};
 
 /// A run's three files, in the order given to `-o`.
 struct Files {
@@ -174,7 +169,7 @@ fn an_interrupted_tune_marks_its_files_and_says_what_it_kept() {
         return;
     }
     let files = Files::in_dir(&scratch("interrupted-tune"), "t");
-    let spec = kernel_support::example("reduce-elems");
+    let spec = crate::kernel_support::example("reduce-elems");
     let args = [
         "sweep",
         "--kernel",
@@ -285,7 +280,7 @@ fn an_interrupted_tail_run_marks_its_files_without_a_count_it_cannot_know() {
 
 /// An API's name as the text says it ("Vulkan").
 fn api_name(key: &str) -> String {
-    support::api(key).to_string()
+    crate::support::api(key).to_string()
 }
 
 /// The same runs not interrupted say `interrupted: false`, and nothing of a stop (the mark is
@@ -298,7 +293,7 @@ fn a_run_that_finishes_is_not_marked() {
     };
     let dir = scratch("not-interrupted");
     let (json, csv) = (dir.join("f.json"), dir.join("f.csv"));
-    let out = support::blocksweep()
+    let out = crate::support::blocksweep()
         .args([
             "sweep",
             "--backend",
@@ -322,7 +317,7 @@ fn a_run_that_finishes_is_not_marked() {
         .arg(&csv)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
     let v = read_json(&json);
     assert_eq!(v["interrupted"], false, "{v}");
     assert!(v.get("stopped_at").is_none(), "{v}");

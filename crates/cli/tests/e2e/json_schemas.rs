@@ -3,13 +3,11 @@
 //! runs. Then docs/json-schema.md against the schemas: every field it documents is a property
 //! there, and every property is documented.
 
-mod support;
-
 use std::collections::BTreeSet;
 
+use crate::support::schemas::{conforms, read, repo, schemas, violations};
+use crate::support::{available_apis, succeeds, words};
 use serde_json::Value;
-use support::schemas::{conforms, read, repo, schemas, violations};
-use support::{available_apis, succeeds, words};
 
 const QUICK: &str = "--size 96x64 --reps 2 --warmups 0";
 
@@ -101,7 +99,7 @@ fn every_command_run_here_matches_its_schema() {
     conforms("tail", &backend(&tail));
     let all = json(&format!("sweep --device all --blocks 32 {QUICK}"));
     conforms("sweep", &all);
-    let dir = support::scratch("schemas");
+    let dir = crate::support::scratch("schemas");
     let file = dir.join("run.json");
     std::fs::write(&file, &sweep).unwrap();
     let f = file.to_str().unwrap();
@@ -149,11 +147,15 @@ fn every_committed_run_replays_and_compares_within_its_schema() {
     assert!(tunes >= 3, "the H200's tune files: {tunes}");
     for run in &runs {
         let f = run.to_str().unwrap();
-        let out = support::blocksweep()
+        let out = crate::support::blocksweep()
             .args(["replay", f, "--format", "json"])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{f}: {}", support::stderr(&out));
+        assert!(
+            out.status.success(),
+            "{f}: {}",
+            crate::support::stderr(&out)
+        );
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
         let bad = violations("replay", &doc);
         assert!(bad.is_empty(), "{f}: {}", bad.join("\n"));

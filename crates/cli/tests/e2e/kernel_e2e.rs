@@ -4,16 +4,14 @@
 //! in one API, a kernel past the deadline, and the portable assumptions with a user's kernel.
 //! Sizes are small (65536 elements, 256x256) so that the file runs in seconds.
 
-#[path = "kernel_e2e/support.rs"]
-mod kernel_support;
-mod support;
-#[path = "kernel_e2e/workers.rs"]
 mod workers;
 
-use kernel_support::*;
+use crate::kernel_support::*;
+use crate::support::{
+    available, blocksweep, both, line_starting, read_json, stderr, succeeds, words,
+};
 use serde_json::Value;
 use std::time::Duration;
-use support::{available, blocksweep, both, line_starting, read_json, stderr, succeeds, words};
 
 #[test]
 fn every_example_runs_verified_on_both_apis() {
@@ -447,7 +445,7 @@ fn a_spec_on_cpu_drivers_alone_runs_at_a_cpu_size_and_says_so() {
 /// for wrong outputs missed it): the zoo's no-guard kernel writes past its buffer's end.
 #[test]
 fn validate_calls_a_wrong_output_wrong() {
-    let apis = support::available_apis();
+    let apis = crate::support::available_apis();
     if apis.is_empty() {
         return;
     }
@@ -458,7 +456,12 @@ fn validate_calls_a_wrong_output_wrong() {
         .args(["--format", "json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", support::stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        crate::support::stderr(&out)
+    );
     let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let kinds: Vec<&str> = json["checks"]
         .as_array()
@@ -494,7 +497,7 @@ fn validate_calls_a_wrong_output_wrong() {
 /// answer's configurations and the `Grid:` line; a new user's trial).
 #[test]
 fn a_data_grid_kernel_is_labelled_data_everywhere() {
-    let apis = support::available_apis();
+    let apis = crate::support::available_apis();
     let Some(api) = apis.first() else {
         return;
     };

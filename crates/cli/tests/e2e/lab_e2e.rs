@@ -2,8 +2,9 @@
 //! on PoCL and lavapipe, every row verified; `validate`'s resource rows with each API's own
 //! answer; the lab's bad input.
 
-mod support;
-use support::{available, bad_input, physical_devices, scratch, succeeds, succeeds_json, words};
+use crate::support::{
+    available, bad_input, physical_devices, scratch, succeeds, succeeds_json, words,
+};
 
 /// The shape sweep of 64 threads: seven shapes, every one verified, with a grid sized to the
 /// frame and the coalescing facts of the device's warp.

@@ -2,9 +2,7 @@
 //! limits refuse the block failing under its name while the others' lines stay, and bad
 //! counts refused as input.
 
-mod support;
-
-use support::{
+use crate::support::{
     available_apis, bad_input, blocksweep, csv_field, csv_rows, stderr, succeeds_json, words,
 };
 
@@ -71,7 +69,7 @@ fn a_block_above_an_apis_limit_fails_that_api_only() {
     let rows = csv_rows(&csv);
     let lines: Vec<&str> = rows[1..].iter().map(|r| r[0].as_str()).collect();
     for api in &apis {
-        let name = support::api(api).to_string();
+        let name = crate::support::api(api).to_string();
         match takes(api) {
             true => assert!(lines.contains(api), "{api}: {csv}\n{said}"),
             false => {

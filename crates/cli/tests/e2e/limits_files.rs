@@ -2,8 +2,7 @@
 //! native name, and the cross table's "spec ≥") is in the CSV and in the JSON, for the H200
 //! run of 2026-11-30 (three APIs on one GPU, no GPU needed) and for the devices here.
 
-mod support;
-
+use crate::support::{api, available, succeeds};
 use blocksweep_core::guarantee::bytes_in_words;
 use blocksweep_core::report::limits::{ApiLimits, LimitsGroup, LimitsReport};
 use blocksweep_core::report::parse_report;
@@ -12,9 +11,8 @@ use blocksweep_render::layout::Layout;
 use blocksweep_render::limits::human_bytes;
 use blocksweep_render::Render;
 use serde_json::Value;
-use support::{api, available, succeeds};
 
-const H200: &str = include_str!("../../core/src/report/testdata/h200-2026-11-30-v2.json");
+const H200: &str = include_str!("../../../core/src/report/testdata/h200-2026-11-30-v2.json");
 
 /// One row of a limits table as shown: which API, its value, its native name, and the cross
 /// table's "spec ≥" (None in the one-API table, which has no such column).

@@ -1,8 +1,7 @@
 //! Several APIs in one run (Vulkan on lavapipe and OpenCL on PoCL in CI): the merged sweep,
 //! the cross-API limits table, the SVG plot and `compare`.
 
-mod support;
-use support::{
+use crate::support::{
     a_device_serves_several_apis, available, bad_input, both, csv_field, csv_rows, flat, read_json,
     run_at, scratch, succeeds, succeeds_json, words,
 };

@@ -1,7 +1,8 @@
 //! End to end on the OpenCL device this machine has (PoCL in CI).
 
-mod support;
-use support::{available, bad_input, csv_rows, read_json, scratch, succeeds, succeeds_at, words};
+use crate::support::{
+    available, bad_input, csv_rows, read_json, scratch, succeeds, succeeds_at, words,
+};
 
 #[test]
 fn default_sweep_gives_13_verified_rows() {
@@ -182,7 +183,7 @@ fn the_drivers_build_options_reach_the_compiler() {
     }
     let quick = words("limits --backend opencl --format json --cl-build-options");
     succeeds(&[&quick[..], &["-cl-mad-enable"]].concat());
-    let out = support::blocksweep()
+    let out = crate::support::blocksweep()
         .args([&quick[..], &["-no-such-option"]].concat())
         .output()
         .unwrap();

@@ -2,9 +2,7 @@
 //! `-o` prints as well as writes (and `--quiet` only writes); an unknown `-o` extension is bad
 //! input unless `--format` says.
 
-mod support;
-
-use support::{available, available_apis, bad_input, quick_sweep, scratch, succeeds_at};
+use crate::support::{available, available_apis, bad_input, quick_sweep, scratch, succeeds_at};
 
 #[test]
 fn output_files_are_written_and_the_results_printed() {

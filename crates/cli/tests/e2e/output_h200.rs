@@ -2,14 +2,12 @@
 //! limits fit 100 columns, name each API's concepts in that API's words, and a wide layout
 //! shows every column.
 
-mod support;
-
+use crate::support::{assert_fits, line_starting};
 use blocksweep_core::report::{parse_report, Report};
 use blocksweep_render::layout::Layout;
 use blocksweep_render::Render;
-use support::{assert_fits, line_starting};
 
-const H200: &str = include_str!("../../core/src/report/testdata/h200-2026-11-30-v2.json");
+const H200: &str = include_str!("../../../core/src/report/testdata/h200-2026-11-30-v2.json");
 
 fn h200() -> Report {
     for d in blocksweep_apis::all() {

@@ -4,18 +4,16 @@
 
 #![warn(clippy::undocumented_unsafe_blocks)]
 
-mod support;
-
 use std::fs::File;
 use std::os::fd::FromRawFd;
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
-use support::{bad_input, blocksweep};
+use crate::support::{bad_input, blocksweep};
 
 /// Whether any API has a device here: one is enough, so a missing one is no skip.
 fn any_api() -> bool {
-    let any = !support::physical_devices().is_empty();
+    let any = !crate::support::physical_devices().is_empty();
     if !any {
         blocksweep_conformance::note_skip("no API has a device here");
     }

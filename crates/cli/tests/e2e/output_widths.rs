@@ -1,9 +1,7 @@
 //! Issue 12, through the real binary: every command's text fits 100 columns at `COLUMNS=100`
 //! (and `validate` 80), and `--wide` or BLOCKSWEEP_WIDE lifts the width.
 
-mod support;
-
-use support::{
+use crate::support::{
     assert_fits, available_apis, blocksweep, quick_sweep, scratch, succeeds_at, widest, words,
 };
 

@@ -2,9 +2,7 @@
 //! the APIs ran on, and speaks each API's words; a CPU run says what carries over to a GPU;
 //! `compare` warns when runs differ.
 
-mod support;
-
-use support::{
+use crate::support::{
     a_device_serves_several_apis, available, both, csv_field, csv_rows, flat, physical_devices,
     quick_sweep, run_at, scratch, succeeds_at,
 };

@@ -12,16 +12,14 @@
 //! contains `browser`: then it fails. BLOCKSWEEP_PLOT_SCREENSHOT=FILE.png also saves a
 //! screenshot of the default sweep's plot there, to look at.
 
-mod support;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::support::{available, succeeds};
 use serde_json::Value;
-use support::{available, succeeds};
 
 /// The browser, or `None` (after saying SKIPPED) when it is missing and not required.
 fn chromium() -> Option<PathBuf> {

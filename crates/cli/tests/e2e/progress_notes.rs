@@ -2,9 +2,7 @@
 //! then a short run says nothing; a run whose measured pace exceeds --max-time says so once
 //! per API either way, and goes on.
 
-mod support;
-
-use support::{available, blocksweep, stderr, words};
+use crate::support::{available, blocksweep, stderr, words};
 
 /// A one-API sweep whose rows each time at least 200 ms of device work (half of --min-time,
 /// what the protocol holds a batch to however its warm-ups went): eight of them cannot fit in

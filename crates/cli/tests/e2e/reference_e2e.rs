@@ -3,15 +3,10 @@
 //! output and the judge where the APIs disagree; and a first size whose row is the wrong one,
 //! named as such rather than called "expected".
 
-#[path = "kernel_e2e/support.rs"]
-#[allow(dead_code)]
-mod kernel_support;
-mod support;
-
-use kernel_support::{result, sweep, write};
+use crate::kernel_support::{result, sweep, write};
+use crate::support::{both, read_json, scratch, stderr};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use support::{both, read_json, scratch, stderr};
 
 /// y = 2 x over n elements in a grid-stride loop, with `bump` spliced in (a bug, or nothing).
 const TWICE_CL: &str = "__kernel void twice(__global const float* x, __global float* y, \
@@ -107,7 +102,7 @@ fn a_reference_file_that_matches_is_checked_and_recorded() {
     let out = sweep(&spec, &json, &["--blocks", "16,64"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = std::fs::read_to_string(&json).unwrap();
-    let report = support::schemas::conforms("sweep", &text);
+    let report = crate::support::schemas::conforms("sweep", &text);
     for api in ["opencl", "vulkan"] {
         let program = &result(&report, api)["program"];
         let file = program["reference_files"]["y"].as_str().unwrap_or_default();
@@ -144,7 +139,7 @@ fn the_reference_file_judges_two_apis_that_disagree() {
         assert!(line.contains(needle), "{needle:?} not in {line}");
     }
     assert!(!err.contains("blocksweep: OpenCL: "), "{err}");
-    kernel_support::docs_quote(line, "y.npy: element 5", "at this launch");
+    crate::kernel_support::docs_quote(line, "y.npy: element 5", "at this launch");
     let report = read_json(&json);
     assert_eq!(rows(&report, "opencl"), [(16, true), (64, true)]);
 }
@@ -199,7 +194,8 @@ fn a_first_size_wrong_on_its_own_is_named_not_called_expected() {
     let out = sweep(&spec, &json, &["--blocks", "16,32,64,128"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    let report = support::schemas::conforms("sweep", &std::fs::read_to_string(&json).unwrap());
+    let report =
+        crate::support::schemas::conforms("sweep", &std::fs::read_to_string(&json).unwrap());
     for (api, key) in [("Vulkan", "vulkan"), ("OpenCL", "opencl")] {
         let line = line_of(&err, api);
         for needle in [
@@ -212,7 +208,11 @@ fn a_first_size_wrong_on_its_own_is_named_not_called_expected() {
         }
         assert!(!line.contains("cover the work"), "{line}");
         if api == "Vulkan" {
-            kernel_support::docs_quote(line, "differs from its outputs", "compared with it:");
+            crate::kernel_support::docs_quote(
+                line,
+                "differs from its outputs",
+                "compared with it:",
+            );
         }
         let r = result(&report, key);
         assert_eq!(
@@ -322,7 +322,7 @@ fn a_reference_file_is_not_used_at_sizes_blocksweep_chose() {
         );
         assert!(err.contains(&note), "{err}");
     }
-    let out = support::blocksweep()
+    let out = crate::support::blocksweep()
         .args(["validate", "--kernel"])
         .arg(&spec)
         .output()

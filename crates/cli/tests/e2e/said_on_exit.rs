@@ -2,9 +2,7 @@
 //! says, in its text and its JSON, that the validation layer was on (what an interrupted run
 //! says is in interrupted.rs).
 
-mod support;
-
-use support::{available, succeeds, succeeds_json, words};
+use crate::support::{available, succeeds, succeeds_json, words};
 
 #[test]
 fn validation_on_is_in_the_json_and_absent_without_it() {

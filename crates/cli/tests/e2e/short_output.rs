@@ -1,15 +1,14 @@
 //! End to end: the default sweep is short (the answer, a line per API, the evidence), the
 //! details are behind --verbose and always in the files, and a saved run replays either way.
 
-mod support;
-use support::{available, scratch, succeeds_at as stdout};
+use crate::support::{available, scratch, succeeds_at as stdout};
 
 fn results(path: &str) -> String {
     format!("{}/../../docs/results/{path}", env!("CARGO_MANIFEST_DIR"))
 }
 
 fn widest(s: &str) -> usize {
-    support::widest(s).0
+    crate::support::widest(s).0
 }
 
 /// The committed three-API H200 run: about 50 lines at 100 columns as the sweep printed it

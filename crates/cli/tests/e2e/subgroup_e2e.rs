@@ -3,9 +3,8 @@
 //! range; on PoCL (no cl_khr_subgroups, no NVIDIA query) the rows say there is no subgroup
 //! query rather than failing. Text, JSON and CSV carry the same verdicts.
 
-mod support;
+use crate::support::{available, succeeds, succeeds_json};
 use blocksweep_core::subgroup::{ApiSubgroups, SUBGROUP_ASSUMPTIONS};
-use support::{available, succeeds, succeeds_json};
 
 fn validate_json(key: &str) -> Vec<serde_json::Value> {
     let v = succeeds_json(&["validate", "--backend", key, "--format", "json"]);

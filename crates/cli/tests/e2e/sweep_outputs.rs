@@ -3,9 +3,7 @@
 //! files are written through, and `--device all` gives one report per device that `compare`
 //! reads directly.
 
-mod support;
-
-use support::{
+use crate::support::{
     available, available_apis, bad_input, bad_input_before_any_phase, blocksweep, physical_devices,
     read_json, scratch, stderr, succeeds, words,
 };

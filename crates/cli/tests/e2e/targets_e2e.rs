@@ -2,10 +2,8 @@
 //! hand, a target file written by `limits -o` and read back giving the verdicts the live
 //! devices gave, and bad input refused in one line before anything runs.
 
-mod support;
-
+use crate::support::{available_apis, bad_input_before_any_phase, succeeds};
 use serde_json::Value;
-use support::{available_apis, bad_input_before_any_phase, succeeds};
 
 /// The verdict of target `target` on validate's row `id`.
 fn verdict<'a>(doc: &'a Value, id: &str, target: &str) -> &'a Value {
@@ -82,7 +80,7 @@ fn a_target_file_written_by_limits_gives_the_verdicts_the_live_devices_gave() {
     if apis.is_empty() {
         return;
     }
-    let dir = support::scratch("targets");
+    let dir = crate::support::scratch("targets");
     let file = dir.join("here.toml");
     let f = file.to_str().unwrap();
     succeeds(&["limits", "-o", f, "--quiet"]);
@@ -136,7 +134,7 @@ fn an_unknown_target_lists_the_known_ones_and_a_malformed_file_names_its_key() {
         &["validate", "--target", "webgpu,no-such-gpu"],
         "--target no-such-gpu: no such target, family or file (known: cuda-cc, devices,",
     );
-    let dir = support::scratch("targets-bad");
+    let dir = crate::support::scratch("targets-bad");
     let file = dir.join("bad.toml");
     std::fs::write(
         &file,

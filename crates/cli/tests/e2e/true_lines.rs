@@ -1,10 +1,10 @@
 //! Lines a user reads that once said something false (issue 40), each checked against the
 //! binary's own output.
 
-mod support;
-
+use crate::support::{
+    available_apis, bad_input, blocksweep, csv_field, csv_rows, stderr, succeeds,
+};
 use serde_json::Value;
-use support::{available_apis, bad_input, blocksweep, csv_field, csv_rows, stderr, succeeds};
 
 /// validate's row 8 (a 1x1x65 block) is about an extent: who guarantees it names OpenCL's
 /// CL_DEVICE_MAX_WORK_ITEM_SIZES (it named only CL_DEVICE_MAX_WORK_GROUP_SIZE).
@@ -122,7 +122,7 @@ fn a_source_given_for_the_spec_names_the_spec() {
             &format!("{path}: a kernel source, not a spec file: give the spec that names it, --kernel {spec}"),
         );
     }
-    let lone = support::scratch("lone-source");
+    let lone = crate::support::scratch("lone-source");
     let path = lone.join("k.cl");
     std::fs::write(&path, "__kernel void k(__global float* y) { y[0] = 1; }\n").unwrap();
     bad_input(
@@ -229,7 +229,7 @@ fn compare_says_each_warning_once() {
     let Some(api) = available_apis().first().copied() else {
         return;
     };
-    let dir = support::scratch("compare-once");
+    let dir = crate::support::scratch("compare-once");
     let mut runs = Vec::new();
     for size in ["320x180", "160x90"] {
         let file = dir.join(format!("{size}.json"));
@@ -279,12 +279,12 @@ fn a_markdown_file_is_the_same_at_any_terminal_width() {
     let Some(api) = available_apis().first().copied() else {
         return;
     };
-    let dir = support::scratch("md-width");
+    let dir = crate::support::scratch("md-width");
     let (md, json, again) = (dir.join("x.md"), dir.join("x.json"), dir.join("y.md"));
     let [md, json, again] = [&md, &json, &again].map(|p| p.to_str().unwrap().to_string());
-    let quick = support::quick_sweep(api, &["-o", &md, "-o", &json]);
-    support::succeeds_at("40", &quick);
-    support::succeeds_at("300", &["replay", &json, "-o", &again]);
+    let quick = crate::support::quick_sweep(api, &["-o", &md, "-o", &json]);
+    crate::support::succeeds_at("40", &quick);
+    crate::support::succeeds_at("300", &["replay", &json, "-o", &again]);
     let swept = std::fs::read_to_string(&md).unwrap();
     let replayed = std::fs::read_to_string(&again).unwrap();
     let (note, rest) = replayed.split_once("\n\n").unwrap();
@@ -353,7 +353,7 @@ fn compare_fails_below_a_fraction_of_the_first_file() {
     };
     let (h100, h200) = (run("h100"), run("h200"));
     // The H100's 4K rows take longer than the H200's: 0.75 of its time at block 64 on CUDA.
-    let out = support::blocksweep()
+    let out = crate::support::blocksweep()
         .args([
             "compare",
             &h200,
@@ -366,14 +366,14 @@ fn compare_fails_below_a_fraction_of_the_first_file() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let err = support::stderr(&out);
+    let err = crate::support::stderr(&out);
     assert!(
         err.contains("CUDA block 64 grid wave: 0.746 of the baseline's"),
         "{err}"
     );
     assert!(err.contains("CUDA its best"), "{err}");
     // The other way round nothing is slower.
-    let out = support::blocksweep()
+    let out = crate::support::blocksweep()
         .args([
             "compare",
             &h100,
@@ -385,8 +385,13 @@ fn compare_fails_below_a_fraction_of_the_first_file() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
-    support::bad_input(
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::support::stderr(&out)
+    );
+    crate::support::bad_input(
         &["compare", &h100, &h200, "--fail-below", "1.5"],
         "--fail-below",
     );
@@ -401,7 +406,7 @@ fn a_failed_run_writes_its_failures_and_bad_input_writes_nothing() {
     if available_apis().is_empty() {
         return;
     }
-    let dir = support::scratch("measured-nothing");
+    let dir = crate::support::scratch("measured-nothing");
     let kept = dir.join("baseline.json");
     std::fs::write(&kept, "keep\n").unwrap();
     let spec = example("bugs/no-guard");
@@ -433,7 +438,7 @@ fn an_api_without_a_source_is_said_and_the_others_run() {
     if !available_apis().contains(&"opencl") {
         return;
     }
-    let dir = support::scratch("one-source");
+    let dir = crate::support::scratch("one-source");
     let saxpy = format!(
         "{}/../../examples/kernels/saxpy",
         env!("CARGO_MANIFEST_DIR")

@@ -3,17 +3,12 @@
 //! parameter set named and never ranked, an interrupted tune resumed from its cache, and
 //! `--budget`'s sample reproducible from its seed. Sizes are tiny so the file runs in seconds.
 
-#[path = "kernel_e2e/support.rs"]
-#[allow(dead_code)]
-mod kernel_support;
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use kernel_support::{example, write};
+use crate::kernel_support::{example, write};
+use crate::support::{bad_input, blocksweep, both, read_json, scratch, stderr};
 use serde_json::Value;
-use support::{bad_input, blocksweep, both, read_json, scratch, stderr};
 
 const QUICK: [&str; 6] = ["--reps", "2", "--warmups", "1", "--no-copy", "--quiet"];
 
@@ -375,7 +370,7 @@ fn shares_of_one_space_merge_into_one_answer() {
 
 #[test]
 fn a_parameter_set_that_crashes_or_hangs_an_api_is_a_value_and_the_tune_goes_on() {
-    if !support::available("opencl") {
+    if !crate::support::available("opencl") {
         return;
     }
     let dir = scratch("tune-faults");

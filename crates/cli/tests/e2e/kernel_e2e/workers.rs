@@ -2,8 +2,8 @@
 //! in this one verify the same rows (times are noise on a CPU and are not compared), for a
 //! user's kernel and for the built-in sweep.
 
-use super::kernel_support::{example, result, sweep, verified_rows};
-use super::support::{blocksweep, both, read_json, scratch, stderr};
+use crate::kernel_support::{example, result, sweep, verified_rows};
+use crate::support::{blocksweep, both, read_json, scratch, stderr};
 use serde_json::Value;
 use std::path::Path;
 
