@@ -81,9 +81,13 @@ impl Answer {
             let mut unreached: Vec<(String, Vec<String>)> = Vec::new();
             let mut parts: Vec<String> = Vec::new();
             for e in &self.exceptions {
+                let stopped = |s: &&super::Short| s.why == super::rank::STOPPED_EARLIER;
+                // A configuration that also fell short elsewhere says it all in one place (it
+                // was listed twice: once with its shortfall, once among the unreached).
+                let all_stopped = e.short.iter().all(|s| stopped(&s));
                 let mut who: Vec<String> = Vec::new();
                 for s in &e.short {
-                    match s.why == super::rank::STOPPED_EARLIER {
+                    match stopped(&s) && all_stopped {
                         true => match unreached.iter_mut().find(|(a, _)| *a == who_short(s)) {
                             Some((_, b)) => b.push(self.label(&e.config)),
                             None => unreached.push((who_short(s), vec![self.label(&e.config)])),

@@ -3,15 +3,12 @@
 
 use std::sync::Mutex;
 
-use crate::backend::{Api, Backend, BackendError, DeviceIdentity};
+use crate::backend::{Api, DeviceIdentity};
 use crate::blocks::parse_blocks;
 use crate::clocks::{ClockReader, Clocks};
-use crate::frame::Frame;
-use crate::provider::Targets;
 use crate::report::Report;
-use crate::sweep::{Quiet, SweepConfig};
+use crate::sweep::SweepConfig;
 use crate::testing::{HostBackend, TEST_API_A, TEST_API_B};
-use crate::workload::{sweep, FrameWorkload, SweepJob};
 use crate::{Protocol, Reps};
 
 /// Gives each API its readings in turn: Alpha ramps from idle, Beta holds its clock.
@@ -49,27 +46,7 @@ fn sweep_with(clocks: Option<&dyn ClockReader>) -> Report {
         copy: false,
         ..SweepConfig::default()
     };
-    let devices: Vec<DeviceIdentity> = [TEST_API_A, TEST_API_B]
-        .iter()
-        .map(|&api| HostBackend::new(api).identity)
-        .collect();
-    let job = SweepJob {
-        targets: Targets {
-            devices,
-            note: "test device".into(),
-            one_physical_device: true,
-        },
-        config: &config,
-        overlap_close: false,
-        clocks,
-    };
-    let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
-        Ok(Box::new(HostBackend::new(d.api)))
-    };
-    let mut made = FrameWorkload::new(Frame::generate(64, 16, 5));
-    let mut report = Report::new("t", "d");
-    sweep(&open, &job, &mut made, &mut report, &mut Quiet, &mut |_| {}).unwrap();
-    report
+    super::alpha_beta_tests::sweep_alpha_beta(&config, (true, clocks), &HostBackend::new)
 }
 
 #[test]

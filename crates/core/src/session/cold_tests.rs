@@ -1,17 +1,13 @@
 //! `--cold` through the pipeline: each API's flush sized from its own last-level cache, else
 //! from another API's of the same device, else assumed; recorded on its result and rows.
 
-use crate::backend::{Backend, BackendError, DeviceIdentity};
 use crate::blocks::parse_blocks;
 use crate::flush::{Caches, Flush, ASSUMED_LLC_BYTES};
-use crate::frame::Frame;
 use crate::limits::Named;
 use crate::measure::Discipline;
-use crate::provider::Targets;
 use crate::report::Report;
-use crate::sweep::{Quiet, SweepConfig};
-use crate::testing::{HostBackend, TEST_API_A, TEST_API_B};
-use crate::workload::{sweep, FrameWorkload, SweepJob};
+use crate::sweep::SweepConfig;
+use crate::testing::{HostBackend, TEST_API_A};
 use crate::{Protocol, Reps};
 
 const MIB: u64 = 1 << 20;
@@ -28,31 +24,14 @@ fn sweep_cold(one_device: bool) -> Report {
         protocol: protocol.with_caches(Caches::COLD),
         ..SweepConfig::default()
     };
-    let devices: Vec<DeviceIdentity> = [TEST_API_A, TEST_API_B]
-        .iter()
-        .map(|&api| HostBackend::new(api).identity)
-        .collect();
-    let job = SweepJob {
-        targets: Targets {
-            devices,
-            note: "test device".into(),
-            one_physical_device: one_device,
-        },
-        config: &config,
-        overlap_close: false,
-        clocks: None,
-    };
-    let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
-        let mut b = HostBackend::new(d.api);
-        if d.api == TEST_API_A {
+    let make = |api| {
+        let mut b = HostBackend::new(api);
+        if api == TEST_API_A {
             b.limits.l2_bytes = Some(Named::new(4 * MIB, "ALPHA_L2"));
         }
-        Ok(Box::new(b))
+        b
     };
-    let mut made = FrameWorkload::new(Frame::generate(64, 16, 5));
-    let mut report = Report::new("t", "d");
-    sweep(&open, &job, &mut made, &mut report, &mut Quiet, &mut |_| {}).unwrap();
-    report
+    super::alpha_beta_tests::sweep_alpha_beta(&config, (one_device, None), &make)
 }
 
 fn flush(report: &Report, i: usize) -> Flush {

@@ -200,6 +200,8 @@ pub fn nothing_ran(report: &Report) -> Option<String> {
 }
 
 #[cfg(test)]
+mod alpha_beta_tests;
+#[cfg(test)]
 mod clocks_tests;
 #[cfg(test)]
 mod cold_tests;

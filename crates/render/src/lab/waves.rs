@@ -287,6 +287,21 @@ mod tests {
     use blocksweep_core::lab::waves::{Wave, WaveSpec};
     use blocksweep_core::BlockSize;
 
+    /// One API's wave sweep of block 128 as its report.
+    fn report_of(r: WaveResult, spec: WaveSpec) -> WaveReport {
+        WaveReport {
+            partial: Default::default(),
+            tool: "t".into(),
+            date: "d".into(),
+            spec,
+            block: BlockSize::linear(128),
+            protocol: quick(),
+            shared_wave: false,
+            results: vec![r],
+            failures: Vec::new(),
+        }
+    }
+
     #[test]
     fn waves_run_both_series_with_the_same_grids() {
         let (mut b, frame, reference) = host_run(200, 100, 3);
@@ -316,17 +331,7 @@ mod tests {
         assert_eq!(gs, [16, 24, 32, 40, 48, 56, 64]);
         assert_eq!(gs, grids(WaveKernel::OnePerThread));
         assert!(r.rows.iter().all(|x| x.verified), "{:?}", r.rows);
-        let report = WaveReport {
-            partial: Default::default(),
-            tool: "t".into(),
-            date: "d".into(),
-            spec,
-            block: BlockSize::linear(128),
-            protocol: quick(),
-            shared_wave: false,
-            results: vec![r],
-            failures: Vec::new(),
-        };
+        let report = report_of(r, spec);
         let text = report.markdown(Layout::default());
         assert!(
             text.contains("one wave = 8 blocks per MP x 4 MPs = 32 blocks"),
@@ -372,17 +377,7 @@ mod tests {
             .filter(|x| x.point.series == WaveKernel::GridStride)
             .count();
         assert_eq!(grid_stride, 8);
-        let report = WaveReport {
-            partial: Default::default(),
-            tool: "t".into(),
-            date: "d".into(),
-            spec,
-            block: BlockSize::linear(128),
-            protocol: quick(),
-            shared_wave: false,
-            results: vec![r],
-            failures: Vec::new(),
-        };
+        let report = report_of(r, spec);
         let text = report.markdown(Layout::default());
         assert!(text.contains("36 points asked gave 8 grids"), "{text}");
         assert!(text.contains("0.8–1.2"), "{text}");
