@@ -389,19 +389,30 @@ fn a_kernel_past_the_deadline(d: &blocksweep_core::DeviceIdentity) -> Completion
     // batch of about two seconds. The first dispatch is left out: it may carry the driver's
     // compile, which made the batch a few dispatches that ended in time (CI, 2026-12-02).
     let launch = Launch::linear(BlockSize::linear(64), 64);
-    b.run_batch(Work::Kernel(launch), 1, Stamps::None).unwrap();
-    let t = b.run_batch(Work::Kernel(launch), 4, Stamps::Batch).unwrap();
-    let one_ms = t.batch_ms.map_or(1.0, |ms| ms / 4.0).max(1e-4);
-    let mut count = (2000.0 / one_ms).clamp(4.0, 1_000_000.0) as u32;
-    // A batch that still ends in time (a busy machine threw the calibration off) is run
-    // again four times longer, at most three times.
-    let mut rounds = 0;
-    let (e, waited) = loop {
-        let started = Instant::now();
-        match b.run_batch(Work::Kernel(launch), count, Stamps::None) {
-            Err(e) => break (e, started.elapsed()),
-            Ok(_) if rounds < 3 => (count, rounds) = (count * 4, rounds + 1),
-            Ok(_) => panic!("{count} dispatches of ~{one_ms:.3} ms each ended within 0.5 s"),
+    let started = Instant::now();
+    // On a loaded machine the calibration itself may pass the deadline (CI's load of 7.6 did,
+    // 2026-12-06): that is the error under test, and it is checked as the long batch's is.
+    let calibrated = b
+        .run_batch(Work::Kernel(launch), 1, Stamps::None)
+        .and_then(|_| b.run_batch(Work::Kernel(launch), 4, Stamps::Batch));
+    let (e, waited) = match calibrated {
+        Err(e) => (e, started.elapsed()),
+        Ok(t) => {
+            let one_ms = t.batch_ms.map_or(1.0, |ms| ms / 4.0).max(1e-4);
+            let mut count = (2000.0 / one_ms).clamp(4.0, 1_000_000.0) as u32;
+            // A batch that still ends in time (a busy machine threw the calibration off) is
+            // run again four times longer, at most three times.
+            let mut rounds = 0;
+            loop {
+                let started = Instant::now();
+                match b.run_batch(Work::Kernel(launch), count, Stamps::None) {
+                    Err(e) => break (e, started.elapsed()),
+                    Ok(_) if rounds < 3 => (count, rounds) = (count * 4, rounds + 1),
+                    Ok(_) => {
+                        panic!("{count} dispatches of ~{one_ms:.3} ms each ended within 0.5 s")
+                    }
+                }
+            }
         }
     };
     assert_eq!(e.kind, ErrorKind::Driver, "{e}");
