@@ -1,5 +1,5 @@
 use super::*;
-use crate::backend::{BatchTimes, Launch};
+use crate::backend::{BatchTimes, Launch, Stamps, Work};
 use crate::testing::{ScriptedBackend, TEST_API_A};
 use crate::BlockSize;
 
