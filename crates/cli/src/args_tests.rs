@@ -1,4 +1,5 @@
 use super::*;
+use blocksweep_core::GridPolicy;
 
 #[test]
 fn sizes() {
