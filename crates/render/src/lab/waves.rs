@@ -302,23 +302,31 @@ mod tests {
         }
     }
 
+    /// The host backend's wave sweep of `spec` over a 200x100 frame, its wave from `wave`, its
+    /// device said to be of `kind`.
+    fn swept(
+        spec: &WaveSpec,
+        kind: DeviceKind,
+        wave: impl FnOnce(&mut blocksweep_core::testing::HostBackend) -> Wave,
+    ) -> WaveResult {
+        let (mut b, frame, reference) = host_run(200, 100, 3);
+        let wave = wave(&mut b);
+        let (input, plan) = ((&frame, &reference[..]), (spec, &wave));
+        let mut r = run_waves(&mut b, input, plan, &quick(), 5, &mut |_| {});
+        r.device.kind = kind;
+        r
+    }
+
     #[test]
     fn waves_run_both_series_with_the_same_grids() {
-        let (mut b, frame, reference) = host_run(200, 100, 3);
-        let wave = wave_of(&mut b, BlockSize::linear(128)).unwrap();
-        // The host's model: sm_75, 16 registers, 4 MPs -> 8 blocks of 128 per MP.
-        assert_eq!((wave.blocks_per_mp, wave.blocks), (8, 32));
         let spec: WaveSpec = "0.5..2:0.25".parse().unwrap();
-        let mut r = run_waves(
-            &mut b,
-            (&frame, &reference),
-            (&spec, &wave),
-            &quick(),
-            5,
-            &mut |_| {},
-        );
-        // The host backend models a GPU's occupancy; its device says CPU.
-        r.device.kind = DeviceKind::Gpu;
+        // The host backend models a GPU's occupancy (its device says CPU).
+        let r = swept(&spec, DeviceKind::Gpu, |b| {
+            let wave = wave_of(b, BlockSize::linear(128)).unwrap();
+            // The host's model: sm_75, 16 registers, 4 MPs -> 8 blocks of 128 per MP.
+            assert_eq!((wave.blocks_per_mp, wave.blocks), (8, 32));
+            wave
+        });
         assert_eq!(r.error, None);
         let grids = |series| -> Vec<u64> {
             r.rows
@@ -359,18 +367,10 @@ mod tests {
     /// grids the asks gave, and a CPU device's wave is counted in compute units, not SMs.
     #[test]
     fn merged_asks_are_said_and_a_cpu_wave_is_in_compute_units() {
-        let (mut b, frame, reference) = host_run(200, 100, 3);
-        let wave = Wave::new(BlockSize::linear(128), None, 2, DeviceKind::Cpu);
         let spec: WaveSpec = "0.5..4:0.1".parse().unwrap();
-        let mut r = run_waves(
-            &mut b,
-            (&frame, &reference),
-            (&spec, &wave),
-            &quick(),
-            5,
-            &mut |_| {},
-        );
-        r.device.kind = DeviceKind::Cpu;
+        let r = swept(&spec, DeviceKind::Cpu, |_| {
+            Wave::new(BlockSize::linear(128), None, 2, DeviceKind::Cpu)
+        });
         let grid_stride = r
             .rows
             .iter()
