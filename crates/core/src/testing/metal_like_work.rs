@@ -1,25 +1,25 @@
 //! User kernels' workloads on the made-up API, for the core's tests: `scale` as a spec, or a
 //! spec of its arguments around any source.
 
-/// The tests' kernel in this API's language, `y = k * x` over `n` elements (one thread each),
-/// read as a spec from a directory holding it and its source, at its default sizes.
-pub(crate) fn scale_workload(n: u64) -> crate::workload::ProgramWorkload {
-    let source = "kernel void scale(device const float *x [[buffer(0)]], \
+/// The tests' kernel in this API's language: `y = k * x` over `n` elements, one thread each.
+pub(crate) const SCALE_SOURCE: &str = "kernel void scale(device const float *x [[buffer(0)]], \
     device float *y [[buffer(1)]], constant float &k, constant uint &n, \
     uint i [[thread_position_in_grid]]) { if (i < n) y[i] = k * x[i]; }\n";
-    workload_of(source, n, "")
+
+/// `scale` as a spec of its source, read from a directory holding both, at its default sizes.
+pub(crate) fn scale_workload(n: u64) -> crate::workload::ProgramWorkload {
+    workload_of(SCALE_SOURCE, n, "")
 }
 
-/// A spec of `scale`'s arguments (x, y, k, n) with `source` as its kernel and `extra` args
-/// after them, at `n` elements.
-pub(crate) fn workload_of(source: &str, n: u64, extra: &str) -> crate::workload::ProgramWorkload {
-    // The spec's [sources] names this API: it must be known to the process first.
-    crate::api::Api::register(super::METAL_LIKE);
-    let spec = format!(
+/// `scale`'s spec text (x, y, k, n) at `n` elements: `k` is its scalar's value as TOML (`2.5`,
+/// or a parameter's name in quotes), `tune` a `[tune]` table or nothing, `extra` args after n.
+pub(crate) fn scale_spec(n: u64, k: &str, tune: &str, extra: &str) -> String {
+    format!(
         r#"
 name = "scale"
 work = "n"
 sizes = {{ n = {n} }}
+{tune}
 
 [sources]
 metal-like = {{ file = "scale.metal", entry = "scale" }}
@@ -39,7 +39,7 @@ written = true
 [[args]]
 scalar = "f32"
 name = "k"
-value = 2.5
+value = {k}
 
 [[args]]
 scalar = "u32"
@@ -49,7 +49,15 @@ value = "n"
 [check]
 bytes_per_item = 8
 "#
-    );
+    )
+}
+
+/// A spec of `scale`'s arguments (x, y, k, n) with `source` as its kernel and `extra` args
+/// after them, at `n` elements.
+pub(crate) fn workload_of(source: &str, n: u64, extra: &str) -> crate::workload::ProgramWorkload {
+    // The spec's [sources] names this API: it must be known to the process first.
+    crate::api::Api::register(super::METAL_LIKE);
+    let spec = scale_spec(n, "2.5", "", extra);
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("scale.metal"), source).unwrap();
     let spec = crate::spec::KernelSpec::parse("scale.toml", &spec, dir.path()).unwrap();

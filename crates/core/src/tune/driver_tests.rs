@@ -299,45 +299,11 @@ fn a_grid_list_is_refused_only_for_a_kernel_whose_grid_covers_its_work() {
 /// output, so every set after the first differs from the first set's.
 fn scaled_by_k(dir: &std::path::Path) -> Work {
     use crate::testing::metal_like::METAL_LIKE;
+    use crate::testing::metal_like::{scale_spec, SCALE_SOURCE};
     Api::register(METAL_LIKE);
-    let source = "kernel void scale(device const float *x [[buffer(0)]], \
-    device float *y [[buffer(1)]], constant float &k, constant uint &n, \
-    uint i [[thread_position_in_grid]]) { if (i < n) y[i] = k * x[i]; }\n";
-    std::fs::write(dir.join("scale.metal"), source).unwrap();
-    let spec = r#"
-name = "scale"
-work = "n"
-sizes = { n = 1000 }
-
-[tune]
-K = [2, 3]
-
-[sources]
-metal-like = { file = "scale.metal", entry = "scale" }
-
-[[args]]
-buffer = "f32"
-name = "x"
-elements = "n"
-init = "random"
-
-[[args]]
-buffer = "f32"
-name = "y"
-elements = "n"
-written = true
-
-[[args]]
-scalar = "f32"
-name = "k"
-value = "K"
-
-[[args]]
-scalar = "u32"
-name = "n"
-value = "n"
-"#;
-    let spec = crate::spec::KernelSpec::parse("scale.toml", spec, dir).unwrap();
+    std::fs::write(dir.join("scale.metal"), SCALE_SOURCE).unwrap();
+    let spec = scale_spec(1000, "\"K\"", "[tune]\nK = [2, 3]", "");
+    let spec = crate::spec::KernelSpec::parse("scale.toml", &spec, dir).unwrap();
     Work::Kernel {
         sizes: spec.sizes.clone(),
         spec: Box::new(spec),
