@@ -331,7 +331,7 @@ impl Backend for MetalLikeBackend {
 #[path = "metal_like_work.rs"]
 mod work;
 #[cfg(test)]
-pub(crate) use work::{scale_spec, scale_workload, workload_of, SCALE_SOURCE};
+pub(crate) use work::{scale_spec, scale_workload, sweep_blocks, workload_of, SCALE_SOURCE};
 
 #[cfg(test)]
 #[path = "metal_like_tests.rs"]

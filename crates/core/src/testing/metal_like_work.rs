@@ -64,3 +64,36 @@ pub(crate) fn workload_of(source: &str, n: u64, extra: &str) -> crate::workload:
     let instance = spec.instantiate_default().unwrap();
     crate::workload::ProgramWorkload::new(spec, instance)
 }
+
+/// `work` prepared on `b` and swept over `blocks` (linear), one timed dispatch per row, no
+/// copy ceiling.
+pub(crate) fn sweep_blocks(
+    work: &crate::workload::ProgramWorkload,
+    b: &mut super::MetalLikeBackend,
+    blocks: &[u32],
+) -> crate::workload::Swept {
+    use crate::workload::Workload;
+    work.prepare(b).unwrap();
+    let config = crate::sweep::SweepConfig {
+        blocks: blocks
+            .iter()
+            .map(|&t| crate::BlockSize::linear(t))
+            .collect(),
+        protocol: crate::Protocol {
+            warmups: 0,
+            reps: crate::Reps::Fixed(1),
+            discipline: crate::Discipline::Batch,
+            ..Default::default()
+        },
+        copy: false,
+        ..Default::default()
+    };
+    let how = crate::sweep::SweepRun {
+        config: &config,
+        shared: None,
+        observer: &mut crate::sweep::Quiet,
+        on_row: &mut |_| {},
+        clock: None,
+    };
+    work.measure(b, true, how)
+}

@@ -2,35 +2,14 @@
 //! wrong at one block size: the first size's row when that is the odd one out, else the row.
 
 use crate::blocks::BlockSize;
-use crate::sweep::{Quiet, SweepConfig, SweepError, SweepResult, SweepRun};
-use crate::testing::metal_like::{scale_workload, MetalLikeBackend};
-use crate::workload::Workload;
+use crate::sweep::{SweepError, SweepResult};
+use crate::testing::metal_like::{scale_workload, sweep_blocks, MetalLikeBackend};
 
 /// `scale` swept over blocks 16, 32, 64 and 128 on a backend wrong at `wrong_at`.
 fn swept(wrong_at: u32) -> (SweepResult, Option<SweepError>) {
-    let work = scale_workload(4096);
     let mut b = MetalLikeBackend::new();
     b.wrong_at = Some(wrong_at);
-    work.prepare(&mut b).unwrap();
-    let config = SweepConfig {
-        blocks: [16, 32, 64, 128].map(BlockSize::linear).to_vec(),
-        protocol: crate::Protocol {
-            warmups: 0,
-            reps: crate::Reps::Fixed(1),
-            discipline: crate::Discipline::Batch,
-            ..Default::default()
-        },
-        copy: false,
-        ..Default::default()
-    };
-    let how = SweepRun {
-        config: &config,
-        shared: None,
-        observer: &mut Quiet,
-        on_row: &mut |_| {},
-        clock: None,
-    };
-    work.measure(&mut b, true, how)
+    sweep_blocks(&scale_workload(4096), &mut b, &[16, 32, 64, 128])
 }
 
 /// Each row as (block x, verified, timed).

@@ -68,31 +68,10 @@ fn a_kernels_check_dispatches_once_untimed_before_timing_and_a_wrong_output_is_n
 /// "--verbose names the limit" named nothing).
 #[test]
 fn a_row_above_the_kernels_own_limit_is_noted_with_it() {
-    use crate::blocks::BlockSize;
-    use crate::sweep::{Quiet, SweepConfig, SweepRun};
-    let work = crate::testing::metal_like::scale_workload(256);
+    use crate::testing::metal_like::{scale_workload, sweep_blocks};
     let mut b = MetalLikeBackend::new();
     b.kernel_max_block = Some(64);
-    work.prepare(&mut b).unwrap();
-    let config = SweepConfig {
-        blocks: [128, 32].map(BlockSize::linear).to_vec(),
-        protocol: crate::Protocol {
-            warmups: 0,
-            reps: crate::Reps::Fixed(1),
-            discipline: crate::Discipline::Batch,
-            caches: crate::flush::Caches::Hot,
-        },
-        copy: false,
-        ..Default::default()
-    };
-    let how = SweepRun {
-        config: &config,
-        shared: None,
-        observer: &mut Quiet,
-        on_row: &mut |_| {},
-        clock: None,
-    };
-    let (r, err) = work.measure(&mut b, true, how);
+    let (r, err) = sweep_blocks(&scale_workload(256), &mut b, &[128, 32]);
     assert!(err.is_none(), "{err:?}");
     let notes: Vec<(u32, Option<&str>)> = (r.rows.iter())
         .map(|x| (x.block.x, x.note.as_deref()))
