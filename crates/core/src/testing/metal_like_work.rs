@@ -77,12 +77,12 @@ pub(crate) fn sweep_blocks(
     let config = crate::sweep::SweepConfig {
         blocks: blocks
             .iter()
-            .map(|&t| crate::BlockSize::linear(t))
+            .map(|&t| crate::blocks::BlockSize::linear(t))
             .collect(),
-        protocol: crate::Protocol {
+        protocol: crate::measure::Protocol {
             warmups: 0,
-            reps: crate::Reps::Fixed(1),
-            discipline: crate::Discipline::Batch,
+            reps: crate::measure::Reps::Fixed(1),
+            discipline: crate::measure::Discipline::Batch,
             ..Default::default()
         },
         copy: false,
