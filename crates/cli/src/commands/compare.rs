@@ -16,16 +16,8 @@ use crate::output::OutputTarget;
 use crate::usage;
 
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let files = Files::check(
-        args.out
-            .to(args.format, args.wide)
-            .plotting(args.plot.is_some()),
-    )?;
-    let plot = args
-        .plot
-        .as_deref()
-        .map(|p| OutputTarget::check(p).map_err(usage))
-        .transpose()?;
+    let to = args.out.to(args.format, args.wide);
+    let (files, plot) = Files::check_with_plot(to, args.plot.as_deref())?;
     let read = crate::runs::read(&args.files)?;
     let below = args
         .fail_below

@@ -11,21 +11,13 @@ use blocksweep_render::{render_runs, Format, Render};
 use crate::args::ReplayArgs;
 use crate::input::{read_capped, MAX_INPUT_BYTES};
 use crate::output::files::{write_plot, Files};
-use crate::output::{stdio, width, OutputTarget};
+use crate::output::{stdio, width};
 use crate::results::replay::{noted, provenance, tune_provenance};
 use crate::usage;
 
 pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
-    let files = Files::check(
-        args.out
-            .to(args.format, args.wide)
-            .plotting(args.plot.is_some()),
-    )?;
-    let plot = args
-        .plot
-        .as_deref()
-        .map(|p| OutputTarget::check(p).map_err(usage))
-        .transpose()?;
+    let to = args.out.to(args.format, args.wide);
+    let (files, plot) = Files::check_with_plot(to, args.plot.as_deref())?;
     let path = &args.file;
     let text = read_capped(path, MAX_INPUT_BYTES).map_err(usage)?;
     // A tune's document (today's, or schema 4's `tunes`) replays as its reports.

@@ -22,6 +22,16 @@ pub struct Files {
 }
 
 impl Files {
+    /// [`Files::check`], and the `--plot` path beside them (where given) checked as one.
+    pub fn check_with_plot(
+        to: Where,
+        plot: Option<&Path>,
+    ) -> anyhow::Result<(Files, Option<OutputTarget>)> {
+        let files = Files::check(to.plotting(plot.is_some()))?;
+        let plot = plot.map(|p| OutputTarget::check(p).map_err(usage));
+        Ok((files, plot.transpose()?))
+    }
+
     /// Checks every path (bad input: exit 2) and gives it its format.
     pub fn check(to: Where) -> anyhow::Result<Files> {
         let stdout = to.format.map_or(Format::Table, width::format);

@@ -11,22 +11,16 @@ use crate::args::SweepArgs;
 use crate::args::Where;
 use crate::output::files::Files;
 use crate::output::OutputTarget;
-use crate::usage;
 
 /// A sweep's or a tune's output files and plot, each path checked (and given its format)
 /// before anything is measured.
 fn check_outputs(args: &SweepArgs) -> anyhow::Result<(Files, Option<OutputTarget>)> {
-    let files = Files::check(Where {
+    let to = Where {
         output: &args.output,
         format: args.format,
         quiet: args.quiet,
         wide: args.wide,
-        plotted: args.plot.is_some(),
-    })?;
-    let plot = args
-        .plot
-        .as_deref()
-        .map(|p| OutputTarget::check(p).map_err(usage))
-        .transpose()?;
-    Ok((files, plot))
+        plotted: false,
+    };
+    Files::check_with_plot(to, args.plot.as_deref())
 }
