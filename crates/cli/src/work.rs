@@ -149,10 +149,7 @@ pub fn keep_sourced(
     let file = &spec.file;
     if let ApiChoice::Only(api) = choice {
         if !keys.contains(&api.key()) {
-            return Err(usage(format!(
-                "{file} has no source for {api} (its [sources] has no '{}')",
-                api.key()
-            )));
+            return Err(usage(spec.no_source(api.name(), api.key())));
         }
     }
     let mut said: Vec<blocksweep_core::Api> = Vec::new();

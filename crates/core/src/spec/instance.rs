@@ -95,6 +95,15 @@ impl Instance {
 }
 
 impl KernelSpec {
+    /// Why an API (`name`, `key`) is not run with this spec: "k.toml has no source for Vulkan
+    /// (its [sources] has no 'vulkan')".
+    pub fn no_source(&self, name: &str, key: &str) -> String {
+        format!(
+            "{} has no source for {name} (its [sources] has no '{key}')",
+            self.file
+        )
+    }
+
     /// The source for an API key ("cuda", "opencl", "vulkan"), if the spec has one.
     pub fn sources_for(&self, api_key: &str) -> Option<ProgramSource> {
         let mut src = self

@@ -303,11 +303,7 @@ impl Workload for ProgramWorkload {
             BackendError::new(
                 api,
                 ErrorKind::Unavailable,
-                format!(
-                    "{} has no source for {api} (its [sources] has no '{}')",
-                    self.spec.file,
-                    api.key()
-                ),
+                self.spec.no_source(api.name(), api.key()),
             )
         })?;
         backend.load_program(&source, &self.instance.args)?;
