@@ -214,8 +214,7 @@ fn refuse(inputs: &[Input]) -> Result<(), String> {
     };
     // The hash covers the sizes too: runs of one spec at two sizes differ by it, and are
     // warned about as sizes; within one size, a different hash is a different spec.
-    let mut sizes: Vec<&str> = known.iter().map(|i| i.size.as_str()).collect();
-    sizes.dedup();
+    let sizes: std::collections::BTreeSet<&str> = known.iter().map(|i| i.size.as_str()).collect();
     for size in sizes {
         let same: Vec<Input> = (known.iter().filter(|i| i.size == size).cloned()).collect();
         if let Some(d) = differs(&same, short) {

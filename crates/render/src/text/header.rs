@@ -153,11 +153,7 @@ pub(super) fn work_line_of(results: &[SweepResult]) -> Option<String> {
     Some(match (&first.program, several) {
         (Some(p), true) => {
             let each: Vec<String> = sources.iter().map(|(s, a)| format!("{s} ({a})")).collect();
-            let p = blocksweep_core::sweep::ProgramInfo {
-                source: each.join("; "),
-                ..p.clone()
-            };
-            program_line(&p, &first.frame).replacen("; source ", "; sources ", 1)
+            program_line(p, &first.frame, &format!("sources {}", each.join("; ")))
         }
         _ => work_line(first),
     })
@@ -167,7 +163,7 @@ pub(super) fn work_line_of(results: &[SweepResult]) -> Option<String> {
 pub(super) fn work_line(r: &SweepResult) -> String {
     let f = &r.frame;
     match &r.program {
-        Some(p) => program_line(p, f),
+        Some(p) => program_line(p, f, &format!("source {}", p.source)),
         None => format!(
             "Image: {} x {}, {} pixels, {:.1} MiB moved per pass (seed {})",
             f.width,
@@ -222,10 +218,12 @@ pub(super) fn validation_line(r: &SweepResult, failures: &[Failure]) -> Option<S
 }
 
 /// "Your kernel: saxpy (examples/kernels/saxpy/kernel.toml) at n=16777216, 16777216 work items,
-/// 192.0 MiB moved per dispatch; source saxpy.cu (CUDA C++), entry saxpy; checked: y (exact)".
+/// 192.0 MiB moved per dispatch; source saxpy.cu (CUDA C++), entry saxpy; checked: y (exact)",
+/// `sources` saying the source or each API's.
 fn program_line(
     p: &blocksweep_core::sweep::ProgramInfo,
     f: &blocksweep_core::frame::FrameInfo,
+    sources: &str,
 ) -> String {
     let moved = match p.bytes_known {
         // A small kernel's bytes in KiB: "0.0 MiB" said nothing of 48 KiB.
@@ -248,8 +246,8 @@ fn program_line(
         ),
     };
     format!(
-        "Your kernel: {} ({}) at {}, {} work items, {moved}; source {}; {checked}",
-        p.name, p.spec, p.sizes, f.pixels, p.source,
+        "Your kernel: {} ({}) at {}, {} work items, {moved}; {sources}; {checked}",
+        p.name, p.spec, p.sizes, f.pixels,
     )
 }
 
