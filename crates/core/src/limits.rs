@@ -98,6 +98,11 @@ pub struct Limits {
     pub registers_per_mp: Option<Named<u64>>,
     pub max_alloc_bytes: Option<Named<u64>>,
     pub max_buffer_binding_bytes: Option<Named<u64>>,
+    /// Where a frame's plane past `max_alloc_bytes` or `max_buffer_binding_bytes` is split
+    /// into pieces of this many bytes (each its own allocation), named by how the kernel
+    /// reaches them; `None` where a plane must fit both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_piece_bytes: Option<Named<u64>>,
     pub global_mem_bytes: Option<Named<u64>>,
     pub l2_bytes: Option<Named<u64>>,
     /// Theoretical DRAM bandwidth in GB/s (10^9 bytes/s), where it can be derived.
@@ -132,12 +137,25 @@ impl Limits {
     }
 
     /// Whether a frame of `pixels` fits this device: four f32 planes, each one allocation
-    /// bound to the kernel as one buffer. Checked before anything is allocated, host or device.
+    /// bound to the kernel as one buffer, or (`frame_piece_bytes`) split into pieces that
+    /// each fit. Checked before anything is allocated, host or device.
     pub fn frame_fits(&self, pixels: u64) -> Result<(), String> {
         let plane = pixels
             .checked_mul(4)
             .ok_or_else(|| format!("{pixels} pixels need more than 2^64 bytes per plane"))?;
-        self.buffers_fit(4, plane, 0, "one plane", "four planes")
+        match &self.frame_piece_bytes {
+            Some(piece) if plane > piece.value => {
+                let total = plane.saturating_mul(4);
+                self.buffers_fit(
+                    1,
+                    piece.value,
+                    total - piece.value,
+                    "one piece",
+                    "four planes",
+                )
+            }
+            _ => self.buffers_fit(4, plane, 0, "one plane", "four planes"),
+        }
     }
 
     /// Whether the copy ceiling's two buffers of `bytes` fit beside the `resident` bytes the
@@ -332,6 +350,36 @@ mod tests {
                 .unwrap_err()
                 .contains("2^64"),
             "a byte count that does not fit 64 bits is refused, never wrapped"
+        );
+    }
+
+    #[test]
+    fn planes_in_pieces_fit_by_the_device_memory_only() {
+        // NVIDIA's Vulkan: 4 GiB allocations and bindings, 80 GB of memory, 2 GiB pieces.
+        let l = Limits {
+            max_alloc_bytes: Some(Named::new(0xffe0_0000, "maxMemoryAllocationSize")),
+            max_buffer_binding_bytes: Some(Named::new(u32::MAX.into(), "maxStorageBufferRange")),
+            global_mem_bytes: Some(Named::new(80_000_000_000, "heap")),
+            ..Limits::default()
+        };
+        let pixels = 50_000u64 * 50_000; // 10 GB planes
+        assert!(l
+            .frame_fits(pixels)
+            .unwrap_err()
+            .contains("maxMemoryAllocationSize"));
+        let l = Limits {
+            frame_piece_bytes: Some(Named::new(1 << 31, "pieces by bufferDeviceAddress")),
+            ..l
+        };
+        assert!(
+            l.frame_fits(pixels).is_ok(),
+            "40 GB in pieces of 2 GiB fit 80 GB"
+        );
+        let e = l.frame_fits(75_000 * 75_000).unwrap_err(); // 90 GB of planes
+        assert!(e.contains("four planes") && e.contains("heap"), "{e}");
+        assert!(
+            l.frame_fits(1 << 20).is_ok(),
+            "planes under a piece are whole"
         );
     }
 }

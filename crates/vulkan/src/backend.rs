@@ -165,7 +165,9 @@ impl VulkanBackend {
     /// The kernel's part of argument `arg`'s buffer, staged and lent (`read_buffer_staged`).
     fn read_staged(&mut self, arg: usize) -> VulkanResult<Option<&[u8]>> {
         let p = self.program.as_ref().ok_or_else(no_program)?;
-        let part = p.kernel_part(arg)?;
+        let Some(part) = p.kernel_part(arg)? else {
+            return Ok(None);
+        };
         let max_alloc = self.limits.max_alloc_bytes.as_ref();
         let staging = self
             .staging
@@ -291,6 +293,8 @@ impl Backend for VulkanBackend {
             dispatch: &self.dispatch_limits,
             max_range: self.limits.max_buffer_binding_bytes.as_ref(),
             max_alloc: self.limits.max_alloc_bytes.as_ref(),
+            piece: self.limits.frame_piece_bytes.as_ref(),
+            heap: self.limits.global_mem_bytes.as_ref(),
             max_push_bytes: self.max_push_bytes,
             max_shared: self.max_shared,
             driver: &self.driver,

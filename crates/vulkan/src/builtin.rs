@@ -49,6 +49,23 @@ pub fn source(kernel: KernelVariant) -> ProgramSource {
     }
 }
 
+/// The split shader of built-in `kernel` as a program source, where it has one: its planes
+/// in pieces reached by address (`crate::pieces`).
+pub(crate) fn split_source(kernel: KernelVariant) -> Option<ProgramSource> {
+    let code = crate::pieces::split_shader(kernel)?;
+    let origin = match kernel {
+        KernelVariant::OnePixelPerThread => "shaders/grayscale_split_one_per_thread.spv",
+        _ => "shaders/grayscale_split.spv",
+    };
+    Some(ProgramSource {
+        language: SPIR_V,
+        code: code.to_vec(),
+        entry: "main".into(),
+        origin: origin.into(),
+        options: Vec::new(),
+    })
+}
+
 /// Which built-in `source` is, where it is one of this backend's own (origin and code the
 /// same; options such as a required subgroup size do not change what its loops do).
 pub(crate) fn identify(source: &ProgramSource) -> Option<KernelVariant> {

@@ -323,6 +323,20 @@ pub fn record_copy_from(
     unsafe { d.cmd_copy_buffer(cb, src, dst, &region) };
 }
 
+/// Records a copy of `size` bytes from the start of `src` to byte `to` of `dst`.
+pub fn record_copy_to(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    src: vk::Buffer,
+    (dst, to): (vk::Buffer, u64),
+    size: u64,
+) {
+    let region = [vk::BufferCopy::default().dst_offset(to).size(size)];
+    // SAFETY: as in `record_copy_from`; callers keep `to + size` inside `dst` (the pieces'
+    // spans lie inside their piece).
+    unsafe { d.cmd_copy_buffer(cb, src, dst, &region) };
+}
+
 /// Makes transfer writes visible to the host, before it maps a staging buffer.
 pub fn record_host_read_barrier(d: &ash::Device, cb: vk::CommandBuffer) {
     barrier(

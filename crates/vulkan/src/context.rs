@@ -21,6 +21,8 @@ pub(crate) struct DeviceContext {
     /// What a compute pipeline may require of its subgroup size, with subgroupSizeControl
     /// enabled; `None` where the device cannot.
     pub size_control: Option<SubgroupSizeControl>,
+    /// bufferDeviceAddress is enabled: a program may split its planes into pieces.
+    pub device_address: bool,
     pub log: MessageLog,
     /// Kept alive until the device is gone.
     _instance: Arc<InstanceShared>,
@@ -74,6 +76,12 @@ impl DeviceContext {
         if size_control.is_some() {
             info = info.push_next(&mut size_features);
         }
+        let device_address = adapter.buffer_device_address;
+        let mut address_features =
+            vk::PhysicalDeviceBufferDeviceAddressFeatures::default().buffer_device_address(true);
+        if device_address {
+            info = info.push_next(&mut address_features);
+        }
         // SAFETY: `adapter.raw` belongs to this live instance; `family` is one of its queue
         // families (`compute_queue_family`); `info`, its extension names (static strings) and the
         // chained feature structs are locals that outlive the call, chained only where the version
@@ -91,6 +99,7 @@ impl DeviceContext {
             memory: adapter.memory,
             executables,
             size_control,
+            device_address,
             log: instance.log.clone(),
             _instance: instance,
         })

@@ -58,6 +58,9 @@ pub(crate) struct AdapterInfo {
     pub queue_families: Vec<vk::QueueFamilyProperties>,
     /// VK_KHR_pipeline_executable_properties is supported and its feature is on.
     pub executable_statistics: bool,
+    /// Vulkan 1.2's bufferDeviceAddress feature: planes past one allocation are split into
+    /// pieces the split shaders reach by address (`crate::pieces`).
+    pub buffer_device_address: bool,
 }
 
 impl AdapterInfo {
@@ -96,6 +99,7 @@ impl AdapterInfo {
             // SAFETY: as above; ash sizes the returned Vec from the count the driver gives.
             queue_families: unsafe { i.get_physical_device_queue_family_properties(raw) },
             executable_statistics: false,
+            buffer_device_address: false,
         };
         // Without 1.1 there is no vkGetPhysicalDeviceProperties2 to call (and the shader
         // cannot run either): the 1.0 properties above are all we report.
@@ -106,6 +110,8 @@ impl AdapterInfo {
             info.executable_statistics = info
                 .has_extension(ash::khr::pipeline_executable_properties::NAME)
                 && pipeline_executable_info(i, raw);
+            info.buffer_device_address =
+                info.effective_version >= vk::API_VERSION_1_2 && buffer_device_address(i, raw);
         }
         Ok(info)
     }
@@ -278,6 +284,16 @@ pub(crate) fn identity(index: usize, adapter: &AdapterInfo) -> DeviceIdentity {
             blocksweep_core::backend::pci_bus_id(domain, bus, device, function)
         }),
     }
+}
+
+/// Whether the bufferDeviceAddress feature is supported; called only with Vulkan 1.2.
+fn buffer_device_address(i: &ash::Instance, raw: vk::PhysicalDevice) -> bool {
+    let mut f = vk::PhysicalDeviceBufferDeviceAddressFeatures::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f);
+    // SAFETY: Vulkan 1.2 (the caller checks) makes the chained core struct valid; both are
+    // locals that outlive the call.
+    unsafe { i.get_physical_device_features2(raw, &mut f2) };
+    f.buffer_device_address == vk::TRUE
 }
 
 #[cfg(test)]

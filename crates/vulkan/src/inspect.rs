@@ -66,6 +66,17 @@ mod hooks {
                 .round_trip(commands, device, &self.limits, words)?)
         }
 
+        /// Makes a built-in's planes past `bytes` split into pieces of `bytes` (a power of two,
+        /// 4 or more) as the device's own `frame_piece_bytes` would, so that small frames run
+        /// the split shaders; `false` where the device cannot split (no bufferDeviceAddress).
+        pub fn set_frame_piece_bytes_for_tests(&mut self, bytes: u64) -> bool {
+            let Some(piece) = self.limits.frame_piece_bytes.as_mut() else {
+                return false;
+            };
+            piece.value = bytes;
+            true
+        }
+
         /// Makes the shader copy split at `bytes` as if that were maxStorageBufferRange, so
         /// small copies exercise the multi-dispatch path.
         pub fn set_copy_dispatch_bytes_for_tests(&mut self, bytes: u64) {

@@ -79,6 +79,7 @@ mod kernel;
 mod limits;
 mod memory;
 mod objects;
+mod pieces;
 mod pipeline;
 mod program;
 mod provider;
@@ -96,6 +97,7 @@ pub use copy::COPY_SPIRV;
 pub use error::VulkanError;
 #[cfg(any(test, feature = "test-support"))]
 pub use instance::MessageLog;
+pub use pieces::{SPIRV_SPLIT, SPIRV_SPLIT_ONE_PER_THREAD};
 pub use provider::{API, GLSL, PROVIDER, REQUIRED_SIZE_OPTION, SPIR_V};
 pub use timing::{
     check_launch, check_loop_iterations, check_loop_iterations_2d, check_shared, DispatchLimits,

@@ -24,6 +24,17 @@ impl AdapterInfo {
         let heap = self.device_local_heap().map(|(_, size)| size);
         let mut extra = self.extra(family);
         let max_alloc = self.max_alloc(heap, &mut extra);
+        let frame_piece_bytes = self.frame_piece_bytes(max_alloc.as_ref());
+        if let Some(piece) = &frame_piece_bytes {
+            extra.push((
+                "bufferDeviceAddress".into(),
+                format!(
+                    "supported: blocksweep splits a frame plane past maxMemoryAllocationSize or \
+                     maxStorageBufferRange into {} MiB pieces",
+                    piece.value >> 20
+                ),
+            ));
+        }
         let p = &self.properties;
         let warp = self.subgroup_size.unwrap_or(32);
         let nvidia = p.vendor_id == 0x10DE;
@@ -64,6 +75,7 @@ impl AdapterInfo {
                 l.max_storage_buffer_range.into(),
                 "maxStorageBufferRange",
             )),
+            frame_piece_bytes,
             global_mem_bytes: heap.map(|h| Named::new(h, HEAP_NAME)),
             timer_resolution_ns: Some(Named::new(l.timestamp_period as f64, "timestampPeriod")),
             max_loop_iterations: self
@@ -74,6 +86,16 @@ impl AdapterInfo {
             extra,
             ..Limits::default()
         }
+    }
+
+    /// The pieces a frame's plane past maxMemoryAllocationSize or maxStorageBufferRange is
+    /// split into, where bufferDeviceAddress lets the split shaders reach them
+    /// (`crate::pieces`): the largest power-of-two count of pixels under both limits.
+    fn frame_piece_bytes(&self, max_alloc: Option<&Named<u64>>) -> Option<Named<u64>> {
+        let range = u64::from(self.properties.limits.max_storage_buffer_range);
+        let limit = max_alloc.map_or(range, |a| a.value.min(range));
+        let shift = crate::pieces::piece_shift(limit).filter(|_| self.buffer_device_address)?;
+        Some(Named::new(4 << shift, "pieces by bufferDeviceAddress"))
     }
 
     /// Everything else worth showing, under its Vulkan name, in a fixed order.

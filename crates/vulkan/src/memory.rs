@@ -125,9 +125,15 @@ impl Buffer {
                     req.memory_type_bits
                 ))
             })?;
-        let alloc = vk::MemoryAllocateInfo::default()
+        // A buffer reached by address needs memory allocated for it (bufferDeviceAddress).
+        let mut flags =
+            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        let mut alloc = vk::MemoryAllocateInfo::default()
             .allocation_size(req.size)
             .memory_type_index(type_index);
+        if usage.contains(vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS) {
+            alloc = alloc.push_next(&mut flags);
+        }
         // SAFETY: the allocate info outlives the call; `type_index` is a memory type the buffer's
         // `memory_type_bits` allows.
         buffer.memory = unsafe { device.raw.allocate_memory(&alloc, None) }
@@ -226,6 +232,15 @@ impl Buffer {
         // invalidate. The device does not write them while the slice lives (the caller's
         // promise), and the host does not either: the writes take `&mut self`.
         Ok(Some(unsafe { std::slice::from_raw_parts(p, len) }))
+    }
+
+    /// The buffer's device address; made with SHADER_DEVICE_ADDRESS usage on a device with
+    /// bufferDeviceAddress enabled (the pieces' callers check both).
+    pub fn address(&self) -> u64 {
+        let info = vk::BufferDeviceAddressInfo::default().buffer(self.raw);
+        // SAFETY: the buffer is alive and bound (`&self`), made with SHADER_DEVICE_ADDRESS usage
+        // on a device with the feature enabled (the callers' promise, as the doc says).
+        unsafe { self.device.raw.get_buffer_device_address(&info) }
     }
 
     /// Whether the buffer is mapped and its memory type HOST_CACHED.

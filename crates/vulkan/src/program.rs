@@ -19,6 +19,7 @@ use crate::context::DeviceContext;
 use crate::error::{VulkanError, VulkanResult};
 use crate::kernel::{self, build, DescriptorPool, PipelineCache, PushBlock, Stage, StorageLayouts};
 use crate::memory::{self, Buffer};
+use crate::pieces::{self, Pieces};
 use crate::timing::{check_launch, check_shared, DispatchLimits, Timestamps};
 use crate::{builtin, device, reflect};
 
@@ -29,6 +30,10 @@ pub(crate) struct Device<'a> {
     /// maxStorageBufferRange and maxMemoryAllocationSize, as the limits name them.
     pub max_range: Option<&'a Named<u64>>,
     pub max_alloc: Option<&'a Named<u64>>,
+    /// The pieces a built-in's planes past those limits split into (`crate::pieces`).
+    pub piece: Option<&'a Named<u64>>,
+    /// The device-local heap, which planes in pieces must fit together.
+    pub heap: Option<&'a Named<u64>>,
     pub max_push_bytes: u32,
     pub max_shared: u32,
     pub driver: &'a str,
@@ -50,8 +55,10 @@ pub(crate) struct Program {
     _pool: DescriptorPool,
     set: vk::DescriptorSet,
     layouts: StorageLayouts,
-    /// One per argument: the device buffer of each [`ProgramArg::Buffer`].
-    buffers: Vec<Option<Buffer>>,
+    /// One per argument: the device memory of each [`ProgramArg::Buffer`], whole or in pieces.
+    buffers: Vec<Option<Pieces>>,
+    /// The split shaders' table of the pieces' addresses, where the planes are split.
+    _table: Option<Buffer>,
     /// One per argument: a buffer's guard band and the kernel's bytes between its bands.
     parts: Vec<Option<(u64, u64)>>,
     push: PushBlock,
@@ -80,9 +87,21 @@ impl Program {
     /// them, allocates and binds the buffers, and builds one pipeline for the facts.
     pub fn load(dev: &Device, source: &ProgramSource, args: &[ProgramArg]) -> VulkanResult<Self> {
         let (required, options) = device::required_size(&source.options, dev.context.size_control)?;
+        let builtin = builtin::identify(source);
+        let piece = dev.piece.map(|p| p.value);
+        let split = pieces::plan(builtin, dev.context, args, (piece, dev.heap))?;
+        let split_source = split.and(builtin).and_then(builtin::split_source);
+        let source = split_source.as_ref().unwrap_or(source);
         let (words, made_by) = kernel::words_of(source, &options)?;
-        let buffers = args.iter().filter(|a| a.is_buffer()).count();
-        let push = kernel::push_layout(args);
+        let mut all = args.to_vec();
+        let buffers = match split {
+            Some(shift) => {
+                all.extend(pieces::extra_args(shift, pieces::count(args, shift)));
+                0
+            }
+            None => args.iter().filter(|a| a.is_buffer()).count(),
+        };
+        let push = kernel::push_layout(&all);
         let push_bytes = push.bytes as usize;
         let found =
             reflect::reflect(&words).map_err(|e| build(format!("{}: {e}", source.origin)))?;
@@ -111,24 +130,41 @@ impl Program {
             set: sets[0],
             layouts,
             buffers: Vec::new(),
+            _table: None,
             parts: args.iter().map(part).collect(),
-            push: PushBlock::new(args, &push)?,
+            push: PushBlock::new(&all, &push)?,
             spec: [1, 2, 3].map(|id| found.spec_ids.contains(&id)),
             max_shared: dev.max_shared,
             required,
             facts: KernelFacts::default(),
-            builtin: builtin::identify(source),
+            builtin,
             max_loop_iterations: dev.max_loop_iterations,
         };
         p.module = kernel::shader_module_of_words(d, &words)?;
-        p.buffers = memory::allocate(dev.context, (dev.max_range, dev.max_alloc), args)?;
-        let ranges = memory::bound_ranges(&p.buffers, args, &found, dev.max_range);
-        kernel::bind_storage(d, p.set, &ranges);
+        match split {
+            Some(shift) => {
+                p.buffers = pieces::allocate(dev.context, args, shift, dev.max_alloc)?;
+                let (table, _) = pieces::table(dev.context, &p.buffers)?;
+                p.push.set(args.len(), &table.address().to_le_bytes())?;
+                p._table = Some(table);
+            }
+            None => {
+                let whole = memory::allocate(dev.context, (dev.max_range, dev.max_alloc), args)?;
+                let ranges = memory::bound_ranges(&whole, args, &found, dev.max_range);
+                kernel::bind_storage(d, p.set, &ranges);
+                p.buffers = whole.into_iter().map(|b| b.map(Pieces::whole)).collect();
+            }
+        }
         p.facts = p.build_facts(dev, made_by, &source.origin)?;
         p.facts.shared_bytes = Some(Named::new(
             found.workgroup_bytes,
             "Workgroup variables of constant size in the SPIR-V",
         ));
+        if let Some(shift) = split {
+            p.facts
+                .extra
+                .push(("planes".into(), pieces::describe(args, shift)));
+        }
         Ok(p)
     }
 
@@ -263,8 +299,8 @@ impl Program {
         })
     }
 
-    /// The device buffer of argument `arg`, whose whole length `bytes` must be (where given).
-    fn buffer(&self, arg: usize, bytes: Option<usize>) -> VulkanResult<(vk::Buffer, u64)> {
+    /// The device memory of argument `arg`, whose whole length `bytes` must be (where given).
+    fn buffer(&self, arg: usize, bytes: Option<usize>) -> VulkanResult<&Pieces> {
         let Some(Some(b)) = self.buffers.get(arg) else {
             return Err(VulkanError::Usage(format!(
                 "argument {arg} is not a buffer of the loaded program"
@@ -276,15 +312,15 @@ impl Program {
                 b.size
             )));
         }
-        Ok((b.raw, b.size))
+        Ok(b)
     }
 
-    /// The staging buffer its copies need: as large as its largest buffer.
+    /// The staging buffer its copies need: as large as its largest buffer (or piece).
     pub fn staging_bytes(&self) -> u64 {
         self.buffers
             .iter()
             .flatten()
-            .map(|b| b.size)
+            .map(Pieces::largest)
             .max()
             .unwrap_or(4)
     }
@@ -296,10 +332,8 @@ impl Program {
         arg: usize,
         data: &[u8],
     ) -> VulkanResult<()> {
-        let (dst, size) = self.buffer(arg, Some(data.len()))?;
-        staging.write_bytes(data)?;
-        let src = staging.raw;
-        commands.run(|d, cb| crate::command::record_copy(d, cb, src, dst, size))
+        self.buffer(arg, Some(data.len()))?
+            .write(commands, staging, data)
     }
 
     /// Sets each of `fills` in argument `arg`'s buffer with vkCmdFillBuffer, in one submission,
@@ -311,7 +345,8 @@ impl Program {
         arg: usize,
         fills: &[Fill],
     ) -> VulkanResult<bool> {
-        let (dst, whole) = self.buffer(arg, None)?;
+        let dst = self.buffer(arg, None)?;
+        let whole = dst.size;
         let fits = |f: &Fill| {
             f.offset.is_multiple_of(4)
                 && f.len.is_multiple_of(4)
@@ -320,15 +355,8 @@ impl Program {
         if !fills.iter().all(fits) {
             return Ok(false);
         }
-        commands.run(|d, cb| {
-            for f in fills.iter().filter(|f| f.len > 0) {
-                let word = u32::from_ne_bytes([f.byte; 4]);
-                // SAFETY: `cb` is being recorded by `Commands::run`; `dst` is this program's live
-                // buffer, made with TRANSFER_DST usage, and `fits` checked each range is whole
-                // words inside it.
-                unsafe { d.cmd_fill_buffer(cb, dst, f.offset, f.len, word) };
-            }
-        })?;
+        // `fits` checked each range is whole words inside the buffer.
+        commands.run(|d, cb| dst.record_fills(d, cb, fills))?;
         Ok(true)
     }
 
@@ -341,19 +369,14 @@ impl Program {
         offset: u64,
         out: &mut [u8],
     ) -> VulkanResult<()> {
-        let (src, whole) = self.buffer(arg, None)?;
-        let size = out.len() as u64;
+        let src = self.buffer(arg, None)?;
+        let (size, whole) = (out.len() as u64, src.size);
         if offset.checked_add(size).is_none_or(|end| end > whole) {
             return Err(VulkanError::Usage(format!(
                 "argument {arg} is a buffer of {whole} bytes; {size} asked at {offset}"
             )));
         }
-        let dst = staging.raw;
-        commands.run(|d, cb| {
-            crate::command::record_copy_from(d, cb, (src, offset), dst, size);
-            crate::command::record_host_read_barrier(d, cb);
-        })?;
-        staging.read_bytes(out)
+        src.read(commands, staging, offset, out)
     }
 
     /// Sets scalar argument `arg` to its little-endian `value` for the dispatches after this.
@@ -362,15 +385,18 @@ impl Program {
     }
 
     /// Argument `arg`'s buffer, and where the kernel's bytes are in it (past the leading
-    /// guard band): (buffer, offset, bytes).
-    pub fn kernel_part(&self, arg: usize) -> VulkanResult<(vk::Buffer, u64, u64)> {
-        let (raw, _) = self.buffer(arg, None)?;
+    /// guard band): (buffer, offset, bytes); `None` for a plane in pieces.
+    pub fn kernel_part(&self, arg: usize) -> VulkanResult<Option<(vk::Buffer, u64, u64)>> {
+        let Some(whole) = self.buffer(arg, None)?.one() else {
+            return Ok(None);
+        };
+        let raw = whole.raw;
         let (guard, bytes) = self.parts.get(arg).copied().flatten().ok_or_else(|| {
             VulkanError::Usage(format!(
                 "argument {arg} is not a buffer of the loaded program"
             ))
         })?;
-        Ok((raw, guard, bytes))
+        Ok(Some((raw, guard, bytes)))
     }
 }
 

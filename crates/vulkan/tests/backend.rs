@@ -177,24 +177,37 @@ fn launches_above_the_limits_are_refused_before_the_driver_sees_them(d: &DeviceI
 }
 
 /// The kit checks that frames and copies too large are refused; here, that the refusals name
-/// Vulkan's own limits (maxStorageBufferRange, the device-local heap) and the bad plane.
+/// Vulkan's own limits (maxStorageBufferRange, the device-local heap) and the bad plane. A plane
+/// past maxStorageBufferRange is split into pieces where the device has bufferDeviceAddress,
+/// so only the heap refuses it.
 fn refusals_name_vulkans_limits(d: &DeviceIdentity) {
     let mut b = open_device(d);
     let range = b.limits().max_buffer_binding_bytes.clone().unwrap();
     let claimed = claimed_frame(range.value / 4 + 1);
-    let why = b.limits().frame_fits(claimed.pixels()).unwrap_err();
     let plane = claimed.pixels() * 4;
-    // The first Vulkan limit the plane breaks: maxMemoryAllocationSize where it is the lower
-    // (NVIDIA on an H200: 4292870144 bytes), else maxStorageBufferRange.
-    assert!(
-        why.starts_with(&format!("one plane is {plane} bytes; ")),
-        "{why}"
-    );
-    assert!(
-        why.contains(&format!("maxStorageBufferRange is {}", range.value))
-            || why.contains("maxMemoryAllocationSize is "),
-        "{why}"
-    );
+    match b.limits().frame_piece_bytes.clone() {
+        Some(piece) => {
+            assert!(piece.value <= range.value && piece.value.is_power_of_two());
+            assert_eq!(b.limits().frame_fits(claimed.pixels()), Ok(()));
+            let heap = b.limits().global_mem_bytes.clone().unwrap();
+            let why = b.limits().frame_fits(heap.value / 16 + 1).unwrap_err();
+            assert!(why.contains(&heap.name.to_string()), "{why}");
+        }
+        None => {
+            let why = b.limits().frame_fits(claimed.pixels()).unwrap_err();
+            // The first Vulkan limit the plane breaks: maxMemoryAllocationSize where it is the
+            // lower (NVIDIA on an H200: 4292870144 bytes), else maxStorageBufferRange.
+            assert!(
+                why.starts_with(&format!("one plane is {plane} bytes; ")),
+                "{why}"
+            );
+            assert!(
+                why.contains(&format!("maxStorageBufferRange is {}", range.value))
+                    || why.contains("maxMemoryAllocationSize is "),
+                "{why}"
+            );
+        }
+    }
     let mut short = Frame::generate(8, 8, 1);
     short.g.pop();
     let e = load(&mut b, KernelVariant::GridStride, &short).unwrap_err();

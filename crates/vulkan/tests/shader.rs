@@ -1,5 +1,6 @@
-//! Each checked-in SPIR-V module (the five built-in kernels, copy) is exactly what its
-//! checked-in GLSL compiles to, each validates, and the grayscale shaders use the core's weights.
+//! Each checked-in SPIR-V module (the five built-in kernels, the two split ones, copy) is exactly
+//! what its checked-in GLSL compiles to, each validates, and the grayscale shaders use the core's
+//! weights.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -8,7 +9,7 @@ use blocksweep_conformance::{skip_unless_required, Completion, Harness};
 use blocksweep_core::WEIGHTS;
 
 /// Each checked-in shader, and the bytes the crate embeds for it.
-const SHADERS: [(&str, &[u8]); 6] = [
+const SHADERS: [(&str, &[u8]); 8] = [
     ("grayscale", blocksweep_vulkan::SPIRV),
     (
         "grayscale_one_per_thread",
@@ -18,7 +19,20 @@ const SHADERS: [(&str, &[u8]); 6] = [
     ("grayscale_shared", blocksweep_vulkan::SPIRV_SHARED),
     ("grayscale_registers", blocksweep_vulkan::SPIRV_REGISTERS),
     ("copy", blocksweep_vulkan::COPY_SPIRV),
+    ("grayscale_split", blocksweep_vulkan::SPIRV_SPLIT),
+    (
+        "grayscale_split_one_per_thread",
+        blocksweep_vulkan::SPIRV_SPLIT_ONE_PER_THREAD,
+    ),
 ];
+
+/// The Vulkan version a shader targets: 1.2 for the split ones (buffer device address).
+fn target_env(name: &str) -> &'static str {
+    match name.starts_with("grayscale_split") {
+        true => "vulkan1.2",
+        false => "vulkan1.1",
+    }
+}
 
 /// The command recorded at the top of shaders/<name>.comp, relative to the repository root,
 /// without the source file.
@@ -26,7 +40,7 @@ fn compile_args(name: &str) -> [String; 5] {
     [
         "-V".into(),
         "--target-env".into(),
-        "vulkan1.1".into(),
+        target_env(name).into(),
         "-o".into(),
         format!("shaders/{name}.spv"),
     ]
@@ -96,7 +110,7 @@ fn spirv_val_accepts_the_modules() -> Completion {
     for (name, _) in SHADERS {
         let spv = format!("shaders/{name}.spv");
         let run = Command::new("spirv-val")
-            .args(["--target-env", "vulkan1.1", &spv])
+            .args(["--target-env", target_env(name), &spv])
             .current_dir(repo_root())
             .output()
             .unwrap();
@@ -129,6 +143,11 @@ fn the_shader_uses_the_core_weights() {
         lab("shaders/grayscale_registers.comp").contains(&sum),
         "{sum}"
     );
+    let split = format!("{r} * r + {g} * g + {b} * b");
+    for name in ["grayscale_split", "grayscale_split_one_per_thread"] {
+        let text = lab(&format!("shaders/{name}.comp"));
+        assert!(text.contains(&split), "{name}: {split}");
+    }
     let fill = format!("k % 3 == 0 ? {r} : (k % 3 == 1 ? {g} : {b})");
     assert!(
         lab("shaders/grayscale_shared.comp").contains(&fill),

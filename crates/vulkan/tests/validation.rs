@@ -1,7 +1,7 @@
 //! Under VK_LAYER_KHRONOS_validation with synchronization validation, the kit's sweep, fault,
 //! batch-protocol, refusal and staged read-back scenarios, both copy methods (the shader's in one
-//! dispatch and in several), a poison/read-back, every built-in kernel and the backend's
-//! destruction produce no warning or error at all.
+//! dispatch and in several), a poison/read-back, every built-in kernel, the split shaders over
+//! planes in pieces and the backend's destruction produce no warning or error at all.
 
 mod common;
 
@@ -104,6 +104,20 @@ fn builtins_copies_and_teardown_are_clean_under_validation(devs: &[DeviceIdentit
         if let Some(staged) = staged {
             assert_eq!(
                 blocksweep_core::verify::verify(&staged, &frame.reference()),
+                Ok(())
+            );
+        }
+    }
+    // The split shaders over planes in pieces (the path of planes past 4 GiB on a GPU).
+    if b.set_frame_piece_bytes_for_tests(1024) {
+        for kernel in [KernelVariant::GridStride, KernelVariant::OnePixelPerThread] {
+            builtin::load(&mut b, kernel, &frame).unwrap();
+            builtin::poison(&mut b, frame.pixels()).unwrap();
+            let launch = blocksweep_core::Launch::linear(blocksweep_core::BlockSize::linear(64), 8);
+            b.dispatch_each(launch, 0, 1).unwrap();
+            builtin::read(&mut b, &mut out).unwrap();
+            assert_eq!(
+                blocksweep_core::verify::verify(&out, &frame.reference()),
                 Ok(())
             );
         }

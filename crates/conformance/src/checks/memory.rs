@@ -9,14 +9,17 @@ use super::{claimed_frame, run_and_verify};
 /// The smallest frame (in pixels) the device's limits refuse, and the limit that refuses it.
 fn smallest_refused_frame(b: &dyn Backend) -> (u64, String) {
     let l = b.limits();
-    // Per plane (4 bytes a pixel) against the allocation and binding limits; four planes
-    // (16 bytes a pixel) against the device's memory.
+    // Per plane (4 bytes a pixel) against the allocation and binding limits, unless the
+    // backend splits planes into pieces; four planes (16 bytes a pixel) against the device's
+    // memory.
+    let whole = l.frame_piece_bytes.is_none();
     [
-        (&l.max_alloc_bytes, 4),
-        (&l.max_buffer_binding_bytes, 4),
-        (&l.global_mem_bytes, 16),
+        (&l.max_alloc_bytes, 4, whole),
+        (&l.max_buffer_binding_bytes, 4, whole),
+        (&l.global_mem_bytes, 16, true),
     ]
     .into_iter()
+    .filter_map(|(limit, per_pixel, applies)| applies.then_some((limit, per_pixel)))
     .filter_map(|(limit, per_pixel)| {
         limit
             .as_ref()

@@ -198,6 +198,10 @@ fn kernel_line(r: &SweepResult) -> String {
             }
         }
     }
+    // A frame too large for one allocation, split by the backend: said where it happened.
+    if let Some((_, planes)) = k.extra.iter().find(|(key, _)| key == "planes") {
+        kf.push(format!("planes {planes}"));
+    }
     format!("Kernel: {}", kf.join(", "))
 }
 
