@@ -14,13 +14,15 @@ echo "== wall time, CPU, peak RSS (/usr/bin/time -v)"
 grep -E "Elapsed \(wall clock\)|Percent of CPU|Maximum resident set size" "$R/big.time" 2>/dev/null
 rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$R/big.time" 2>/dev/null)
 # The host-memory model (crates/core/src/hostmem.rs): 16 bytes per pixel (frame and
-# reference) + 4 per API that reads back (CUDA and OpenCL here; Vulkan refuses the frame)
-# + 64 MiB of headroom, beside the drivers' own start-up memory (170 to 280 MiB per API).
-model=$((PIXELS * 24 + (64 << 20)))
+# reference) + 4 per API that reads back (APIS, default 3: Vulkan's planes in pieces since
+# 2026-12-06, before which it refused the frame) + 64 MiB of headroom, beside the drivers' own
+# start-up memory (170 to 280 MiB per API).
+APIS=${APIS:-3}
+model=$((PIXELS * (16 + 4 * APIS) + (64 << 20)))
 if [ -n "${rss_kb:-}" ]; then
-  awk -v rss="$rss_kb" -v model="$model" 'BEGIN {
-    printf "peak RSS %.2f GB; model %.2f GB (16 + 4 x 2 bytes per pixel); model / RSS = %.3f\n",
-      rss * 1024 / 1e9, model / 1e9, model / (rss * 1024) }'
+  awk -v rss="$rss_kb" -v model="$model" -v apis="$APIS" 'BEGIN {
+    printf "peak RSS %.2f GB; model %.2f GB (16 + 4 x %d bytes per pixel); model / RSS = %.3f\n",
+      rss * 1024 / 1e9, model / 1e9, apis, model / (rss * 1024) }'
 fi
 
 echo "== traced phases (BLOCKSWEEP_TRACE=1)"

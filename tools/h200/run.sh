@@ -204,7 +204,7 @@ for part in $PARTS; do
       { date -u; nproc; free -g; nvidia-smi --query-gpu=name,memory.total,memory.used,pcie.link.gen.current,pcie.link.width.current --format=csv; } > "$R/env.txt" 2>&1
       (
         export BLOCKSWEEP_TRACE=1
-        cmd=(sweep --device H200 --size 50000x50000 --blocks 256,1024 --warmups 1 --reps 3 --no-copy)
+        cmd=(sweep --device "$DEV" --size 50000x50000 --blocks 256,1024 --warmups 1 --reps 3 --no-copy)
         echo "\$ BLOCKSWEEP_TRACE=1 blocksweep ${cmd[*]}" > "$R/big.cmd"
         /usr/bin/time -v -o "$R/big.time" "$B" "${cmd[@]}" > "$R/big.out" 2> "$R/big.err"
         echo "exit $?" >> "$R/big.cmd"
