@@ -34,15 +34,21 @@ impl Answer {
     /// "Within 95 % of each API's best on all three APIs (CUDA, Vulkan, OpenCL): 64, 96, 128
     /// threads per block.", then the exceptions in one sentence.
     pub fn sentences(&self) -> Vec<String> {
+        self.sentences_on("device")
+    }
+
+    /// The sentences, an answer across devices calling each a `noun` ("GPU" where every one
+    /// is known to be: [`crate::report::across::device_noun`]).
+    pub fn sentences_on(&self, noun: &str) -> Vec<String> {
         let pct = (self.fraction * 100.0).round();
         let each = match self.gpus.is_empty() {
-            true => "each API's",
-            false => "each GPU's and each API's",
+            true => "each API's".to_string(),
+            false => format!("each {noun}'s and each API's"),
         };
         let names: Vec<String> = self.apis.iter().map(|a| a.to_string()).collect();
         let on = match self.apis.len() {
             _ if !self.gpus.is_empty() => format!(
-                "on every GPU ({}) through every API it ran ({})",
+                "on every {noun} ({}) through every API it ran ({})",
                 self.gpus.join(", "),
                 names.join(", ")
             ),
