@@ -144,7 +144,10 @@ fn runs_not_all_known_to_be_gpus_are_called_devices() {
     assert!(said.contains("on every device (GPU X, GPU Y)"), "{said}");
     assert!(said.contains("each device's and each API's best"), "{said}");
     let json = serde_json::to_value(&across).unwrap();
-    assert!(json["gpus"].is_array() && json["answer"]["gpus"].is_array(), "{json}");
+    assert!(
+        json["gpus"].is_array() && json["answer"]["gpus"].is_array(),
+        "{json}"
+    );
     assert!(json.get("noun").is_none(), "{json}");
     let mut unknown = two_gpus();
     unknown[1].kind = None;
