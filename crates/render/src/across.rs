@@ -20,7 +20,8 @@ fn list(a: &Across, configs: &[Config], n: usize) -> String {
 
 /// The section under the side-by-side table (or alone, for tunes).
 pub(crate) fn text(a: &Across, doc: &mut Doc, md: bool) {
-    let title = format!("Across GPUs ({})", a.kernel);
+    let noun = a.noun;
+    let title = format!("Across {noun}s ({})", a.kernel);
     match md {
         true => doc.heading(2, &title),
         false => doc.para(title),
@@ -31,7 +32,8 @@ pub(crate) fn text(a: &Across, doc: &mut Doc, md: bool) {
         .map(|g| {
             let apis: Vec<String> = g.apis.iter().map(|a| a.to_string()).collect();
             format!(
-                "GPU {}: {} ({})",
+                "{} {}: {} ({})",
+                capital(noun),
                 g.name,
                 g.files.join(", "),
                 apis.join(", ")
@@ -39,7 +41,7 @@ pub(crate) fn text(a: &Across, doc: &mut Doc, md: bool) {
         })
         .collect();
     doc.lines(&gpus);
-    let mut said = a.answer.sentences();
+    let mut said = a.answer.sentences_on(noun);
     if let Some(c) = &a.answer.choice {
         let worst = c.regret.iter().map(|r| r.regret).fold(0.0, f64::max);
         let what = match c.portable {
@@ -47,7 +49,7 @@ pub(crate) fn text(a: &Across, doc: &mut Doc, md: bool) {
             false => "Least-regret choice (not portable: no configuration is good everywhere)",
         };
         said.push(format!(
-            "{what}: {}, at worst {worst:.3} × the best (its time ÷ each GPU's and API's own \
+            "{what}: {}, at worst {worst:.3} × the best (its time ÷ each {noun}'s and API's own \
              best: the table's regret).",
             a.answer.label(&c.config)
         ));
@@ -58,16 +60,27 @@ pub(crate) fn text(a: &Across, doc: &mut Doc, md: bool) {
     }
     doc.table(
         &table(a),
-        "fastest: that GPU's and API's fastest configuration and its mean time; tied (≈): \
-         within 95 % and within the noise of it; good: within 95 % of it, of those ranked; \
-         regret: the least-regret choice's time ÷ that best (1.00: it is the best there).",
+        &format!(
+            "fastest: that {noun}'s and API's fastest configuration and its mean time; tied \
+             (≈): within 95 % and within the noise of it; good: within 95 % of it, of those \
+             ranked; regret: the least-regret choice's time ÷ that best (1.00: it is the best \
+             there)."
+        ),
         &Default::default(),
     );
 }
 
+/// "GPU", "Device": the noun opening a line.
+fn capital(noun: &str) -> String {
+    let mut c = noun.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 fn table(a: &Across) -> Table {
     let cols = vec![
-        Column::left("GPU").key(),
+        Column::left(a.noun).key(),
         Column::left("API").key(),
         Column::left("fastest"),
         Column::right("ms"),

@@ -11,6 +11,8 @@ use crate::layout::{Column, Layout, Notes, Table};
 use crate::text::Doc;
 use crate::Render;
 
+mod registers;
+
 /// A report with its launches held against targets.
 pub struct Targeted<'a, R: Render> {
     pub report: &'a R,
@@ -188,42 +190,9 @@ pub(crate) fn render(r: &TargetReport, doc: &mut Doc) {
     if !r.needs_from.is_empty() {
         doc.lines(&r.needs_from);
     }
-    registers(r, doc);
+    registers::known(r, doc);
+    registers::unknown(r, doc);
     idle(r, doc);
-}
-
-/// Per target that states a multiprocessor: the largest block the registers allow, and the
-/// resident blocks and occupancy at each block.
-fn registers(r: &TargetReport, doc: &mut Doc) {
-    let Some(first) = r.registers.first() else {
-        return;
-    };
-    doc.heading(3, &format!("Registers: {} per thread", first.registers));
-    let blocks: Vec<u64> = first.residency.iter().map(|x| x.threads).collect();
-    let mut cols = vec![Column::left("target"), Column::right("largest block")];
-    cols.extend(blocks.iter().map(|b| Column::right(b.to_string())));
-    let mut table = Table::new(cols);
-    for reg in &r.registers {
-        let mut cells = vec![
-            reg.target.clone(),
-            reg.largest_block.map_or("—".into(), |b| b.to_string()),
-        ];
-        for b in &blocks {
-            let c = reg.residency.iter().find(|x| x.threads == *b);
-            cells.push(c.map_or("—".into(), |x| {
-                format!("{}·{:.0}%", x.blocks_per_sm, x.occupancy * 100.0)
-            }));
-        }
-        table.push(cells);
-    }
-    doc.table(
-        &table,
-        "largest block: threads per block the kernel's registers allow (whole warps within the \
-         registers per block); each block's cell: resident blocks per SM · occupancy (warps \
-         resident ÷ the SM's warp slots), the least of the block, warp, register and shared-memory \
-         limits, as the seed works it out.",
-        &Notes::new(),
-    );
 }
 
 /// Idle lanes of each block's last subgroup, per target with subgroup sizes.

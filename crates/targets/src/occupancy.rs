@@ -128,3 +128,75 @@ pub fn largest_block(target: &Target, registers: u64) -> Option<u64> {
     let cap = target.one(Key::ThreadsPerBlock).unwrap_or(u64::MAX);
     Some(by_registers.min(cap))
 }
+
+/// The figures the register arithmetic takes from a target, as the catalogue states them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Figures {
+    pub warp: u64,
+    pub threads_per_sm: u64,
+    pub blocks_per_sm: u64,
+    pub registers_per_sm: u64,
+    pub registers_per_block: u64,
+    /// Registers are given to a warp in multiples of this.
+    pub register_unit: u64,
+    /// The most registers one thread may use.
+    pub registers_per_thread: u64,
+}
+
+/// The figures of a target that states a multiprocessor and its registers per thread.
+pub fn figures(t: &Target) -> Option<Figures> {
+    let sm = Sm::of(t)?;
+    Some(Figures {
+        warp: sm.warp,
+        threads_per_sm: sm.warp_slots * sm.warp,
+        blocks_per_sm: sm.blocks,
+        registers_per_sm: sm.registers,
+        registers_per_block: sm.registers_per_block,
+        register_unit: sm.register_unit,
+        registers_per_thread: t.one(Key::RegistersPerThread)?,
+    })
+}
+
+/// One block where the kernel's registers per thread are unknown: its residency where
+/// registers do not bound it, the most registers per thread that keep that residency, and the
+/// most at which one block still launches, with its residency there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RegisterSteps {
+    pub threads: u64,
+    /// The residency with the register limit left out (blocks, warps, shared memory).
+    pub unbound: Residency,
+    /// The most registers per thread at which as many blocks stay resident.
+    pub kept_up_to: u64,
+    /// The most registers per thread at which one block fits the registers per block (at
+    /// most the target's registers per thread).
+    pub launches_up_to: u64,
+    /// The residency at `launches_up_to`.
+    pub at_launch_limit: Residency,
+}
+
+/// [`RegisterSteps`] of `threads` with `shared` bytes per block on `target`; `None` where the
+/// target states no multiprocessor or the block exceeds its threads per block.
+pub fn register_steps(target: &Target, threads: u64, shared: u64) -> Option<RegisterSteps> {
+    let most = figures(target)?.registers_per_thread;
+    if target
+        .one(Key::ThreadsPerBlock)
+        .is_some_and(|m| threads > m)
+    {
+        return None;
+    }
+    let unbound = residency(target, threads, None, shared)?;
+    let at = |r: u64| residency(target, threads, Some(r), shared);
+    let kept_up_to = (1..=most)
+        .rev()
+        .find(|&r| at(r).is_some_and(|x| x.blocks_per_sm == unbound.blocks_per_sm))?;
+    let launches_up_to = (1..=most)
+        .rev()
+        .find(|&r| largest_block(target, r).is_some_and(|b| threads <= b))?;
+    Some(RegisterSteps {
+        threads,
+        unbound,
+        kept_up_to,
+        launches_up_to,
+        at_launch_limit: at(launches_up_to)?,
+    })
+}

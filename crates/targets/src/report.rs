@@ -10,7 +10,8 @@ use blocksweep_core::program::ProgramArg;
 use crate::check::{check, Verdict, Word};
 use crate::model::{Kind, Target};
 use crate::need::{push_constant_bytes, Needs};
-use crate::occupancy::{largest_block, residency, Residency};
+use crate::occupancy::{figures, largest_block, register_steps, residency, Figures};
+use crate::occupancy::{RegisterSteps, Residency};
 
 /// One launch the command makes or assumes.
 #[derive(Debug, Clone, Serialize)]
@@ -50,6 +51,16 @@ pub struct Registers {
     pub residency: Vec<Residency>,
 }
 
+/// The register arithmetic where no local build reports the kernel's registers per thread:
+/// per block, at the counts where its residency changes; targets of the same figures and the
+/// same steps together.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IfRegisters {
+    pub targets: Vec<String>,
+    pub figures: Figures,
+    pub blocks: Vec<RegisterSteps>,
+}
+
 /// Idle lanes of each block's last subgroup on one target.
 #[derive(Debug, Clone, Serialize)]
 pub struct Idle {
@@ -70,6 +81,8 @@ pub struct TargetReport {
     pub targets: Vec<Named>,
     pub rows: Vec<Row>,
     pub registers: Vec<Registers>,
+    /// Where `registers` is empty (no count known): the arithmetic at the counts that matter.
+    pub if_registers: Vec<IfRegisters>,
     pub idle: Vec<Idle>,
     /// Where the kernel's needs came from, in words.
     pub needs_from: Vec<String>,
@@ -186,6 +199,10 @@ pub fn report(
             })
             .collect(),
     };
+    let if_registers = match known {
+        Some(_) => Vec::new(),
+        None => if_registers(targets, blocks, shared_at),
+    };
     let idle = targets
         .iter()
         .filter_map(|t| {
@@ -216,10 +233,38 @@ pub fn report(
             .collect(),
         rows,
         registers,
+        if_registers,
         idle,
         needs_from: from,
         answer: None,
     }
+}
+
+/// [`IfRegisters`] of every target that states a multiprocessor, at `blocks`.
+fn if_registers(
+    targets: &[Target],
+    blocks: &[u64],
+    shared_at: impl Fn(u64) -> u64,
+) -> Vec<IfRegisters> {
+    let mut out: Vec<IfRegisters> = Vec::new();
+    for t in targets {
+        let Some(figures) = figures(t) else { continue };
+        let steps: Vec<RegisterSteps> = (blocks.iter())
+            .filter_map(|&b| register_steps(t, b, shared_at(b)))
+            .collect();
+        if steps.is_empty() {
+            continue;
+        }
+        match (out.iter_mut()).find(|g| g.figures == figures && g.blocks == steps) {
+            Some(g) => g.targets.push(t.name.clone()),
+            None => out.push(IfRegisters {
+                targets: vec![t.name.clone()],
+                figures,
+                blocks: steps,
+            }),
+        }
+    }
+    out
 }
 
 /// What the local builds tell of a kernel, gathered over the APIs that built it.

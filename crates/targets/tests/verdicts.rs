@@ -208,3 +208,42 @@ fn a_kernel_that_rests_on_32_wide_subgroups_is_refused_on_64_and_unknown_on_8_to
         Some("wide-wave")
     );
 }
+
+/// With no register count: the counts where each block's residency changes on cc 9.0, by hand
+/// from the catalogue's figures (asserted first, so a changed catalogue says so here): 64 warp
+/// slots, 32 blocks, 65536 registers per SM and per block, a warp's registers in units of 256,
+/// 255 per thread. A warp at R registers holds ⌈32R / 256⌉ × 256 = ⌈R / 8⌉ × 256.
+/// - 32 threads (1 warp): 32 blocks (the block limit), 50 %; 32 blocks stay while 65536 ÷
+///   (⌈R/8⌉ × 256) ≥ 32, so ⌈R/8⌉ ≤ 8: R ≤ 64. One warp fits 65536 at any R ≤ 255, where
+///   65536 ÷ 8192 = 8 blocks of 1 warp: 12.5 %.
+/// - 256 threads (8 warps): 8 blocks (64 ÷ 8), 100 %; 65536 ÷ (8 × ⌈R/8⌉ × 256) ≥ 8 while
+///   R ≤ 32; launches at 255 (8 × 8192 = 65536), 1 block: 12.5 %.
+/// - 1024 threads (32 warps): 2 blocks, 100 %, kept while 32 × ⌈R/8⌉ × 256 × 2 ≤ 65536: R ≤ 32;
+///   launches while 32 × ⌈R/8⌉ × 256 ≤ 65536: R ≤ 64, 1 block of 32 warps: 50 %.
+#[test]
+fn without_a_register_count_each_block_is_worked_out_where_its_residency_changes_on_cc_9_0() {
+    use blocksweep_targets::occupancy::{figures, register_steps};
+    let c = catalogue();
+    let hopper = c.get("cuda-cc-9.0").unwrap();
+    let f = figures(hopper).unwrap();
+    assert_eq!((f.warp, f.threads_per_sm, f.blocks_per_sm), (32, 2048, 32));
+    assert_eq!(
+        (f.registers_per_sm, f.registers_per_block, f.register_unit),
+        (65536, 65536, 256)
+    );
+    assert_eq!(f.registers_per_thread, 255);
+    let steps = |t| {
+        let s = register_steps(hopper, t, 0).unwrap();
+        (
+            (s.unbound.blocks_per_sm, s.unbound.occupancy),
+            s.kept_up_to,
+            s.launches_up_to,
+            (s.at_launch_limit.blocks_per_sm, s.at_launch_limit.occupancy),
+        )
+    };
+    assert_eq!(steps(32), ((32, 0.5), 64, 255, (8, 0.125)));
+    assert_eq!(steps(256), ((8, 1.0), 32, 255, (1, 0.125)));
+    assert_eq!(steps(1024), ((2, 1.0), 32, 64, (1, 0.5)));
+    // Beyond the threads per block there is nothing to work out.
+    assert!(register_steps(hopper, 1025, 0).is_none());
+}

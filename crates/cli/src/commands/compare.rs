@@ -37,8 +37,8 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
                 return merge_tunes(&files, read, plot);
             }
             (None, false) => return Err(usage(
-                "a tune and a sweep of one GPU: compare merges tunes of one GPU, or lays sweeps \
-                 side by side",
+                "a tune and a sweep of one device: compare merges tunes of one device, or lays \
+                 sweeps side by side",
             )),
             (None, true) => side_by_side(args, &read.sweeps)?,
             (Some(a), true) => side_by_side(args, &read.sweeps)?.with_across(a),
@@ -46,8 +46,8 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         };
     if plot.is_some() && comparison.across.is_none() {
         return Err(usage(
-            "--plot draws the maps across GPUs, and these runs measured one GPU (a sweep's own \
-             plot is `replay --plot`)",
+            "--plot draws the maps across devices, and these runs measured one device (a \
+             sweep's own plot is `replay --plot`)",
         ));
     }
     // The table on stdout leads with the warnings; JSON or CSV there (a script reading only

@@ -20,7 +20,7 @@ fn maps(a: &Across) -> HeatMaps {
         let title = match &m.gpu {
             // Short enough to sit above its own map (370 px for five grids).
             Some(g) => format!("{g}: worst of its APIs"),
-            None => "portable: worst of every GPU".to_string(),
+            None => format!("portable: worst of every {}", a.noun),
         };
         let value = |c: &Config, g: &String| {
             let cell = m.cells.iter().find(|x| {

@@ -181,9 +181,12 @@ fn what_compare_cannot_answer_is_refused_in_one_line() {
     let svg = dir.join("one.svg");
     crate::support::bad_input(
         &["compare", &h200, &h200, "--plot", svg.to_str().unwrap()],
-        "--plot draws the maps across GPUs, and these runs measured one GPU",
+        "--plot draws the maps across devices, and these runs measured one device",
     );
     assert!(!svg.exists());
     let tune = path("docs/results/h200-2026-12-02/call14/tune/grayscale-map.json");
-    crate::support::bad_input(&["compare", &h200, &tune], "a tune and a sweep of one GPU");
+    crate::support::bad_input(
+        &["compare", &h200, &tune],
+        "a tune and a sweep of one device",
+    );
 }

@@ -6,6 +6,7 @@
 mod kernel_support;
 mod support;
 
+mod across_cpu;
 mod across_e2e;
 mod bad_input;
 mod bug_zoo;

@@ -225,3 +225,52 @@ fn a_sweeps_answer_keeps_only_the_sizes_every_target_launches() {
         }
     }
 }
+
+/// With no register count (no CPU driver reports one), validate on a compute capability still
+/// shows the course's register arithmetic, at the register counts that matter to each block.
+/// By hand from cuda-cc.toml for cc 9.0 (checked against the catalogue in
+/// crates/targets/tests/verdicts.rs): 2048 threads per SM = 64 warp slots, 32 blocks per SM,
+/// 65536 registers per SM and per block, 256 per warp the allocation unit, 255 per thread.
+/// A 256-thread block (8 warps): 8 blocks (64 ÷ 8 warps), 100 %, while 8 × 8 warps × ⌈R×32/256⌉
+/// × 256 ≤ 65536, i.e. R ≤ 32; it launches up to 255 (8 × 8192 = 65536), where 1 block of 8 warps
+/// stays: 12 %. A 1024-thread block: 2 blocks, 100 %, up to 32; launches up to 64 (32 warps ×
+/// 2048 = 65536), 1 block, 50 %.
+#[test]
+fn validate_on_a_compute_capability_shows_the_register_arithmetic_without_a_register_count() {
+    if available_apis().is_empty() {
+        return;
+    }
+    let text = succeeds(&["validate", "--target", "cuda-cc-9.0", "--wide"]);
+    assert!(text.contains("registers per thread: unknown"), "{text}");
+    assert!(
+        text.contains("If the kernel uses R registers per thread"),
+        "{text}"
+    );
+    let row = |block: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().take(2).eq(["cuda-cc-9.0", block]))
+            .unwrap_or_else(|| panic!("no row of block {block}:\n{text}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        row("256"),
+        ["cuda-cc-9.0", "256", "8", "8·100%", "32", "255", "1·12%"]
+    );
+    assert_eq!(
+        row("1024"),
+        ["cuda-cc-9.0", "1024", "32", "2·100%", "32", "64", "1·50%"]
+    );
+    let json = succeeds(&["validate", "--target", "cuda-cc-9.0", "--format", "json"]);
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    let steps = &doc["targets"]["if_registers"][0];
+    assert_eq!(steps["targets"][0], "cuda-cc-9.0", "{steps}");
+    let b1024 = steps["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["threads"] == 1024)
+        .unwrap();
+    assert_eq!(b1024["launches_up_to"], 64, "{b1024}");
+    assert_eq!(b1024["kept_up_to"], 32, "{b1024}");
+}

@@ -241,3 +241,39 @@ fn the_sizes_an_api_did_not_reach_are_said_once() {
         "{s:?}"
     );
 }
+
+/// Two APIs that stopped part-way: a size neither reached is said once, with both named (it
+/// was listed once under each API's unreached sizes), and a size another API fell short at is
+/// said once with every reason.
+#[test]
+fn a_size_two_stopped_apis_did_not_reach_is_said_once() {
+    let mut a = result(A, &[(64, Some(1.0))]);
+    a.error = Some("output 'y' at block 128 differs".into());
+    let b = result(
+        B,
+        &[
+            (64, Some(1.0)),
+            (128, Some(1.0)),
+            (256, Some(0.5)),
+            (512, Some(1.0)),
+        ],
+    );
+    let mut c = result(C, &[(64, Some(1.0)), (128, Some(1.0))]);
+    c.error = Some("output 'y' at block 256 differs".into());
+    let s = answer(vec![a, b, c], vec![]).sentences();
+    let stopped = "did not run: the API stopped earlier";
+    assert_eq!(
+        s[1],
+        format!(
+            "Not portable (where each API falls short): 256 (Alpha: {stopped}; Beta: 0.50 of its \
+             best; Gamma: {stopped}); 128 (Alpha: {stopped}); 512 (Alpha, Gamma: {stopped})."
+        ),
+        "{s:?}"
+    );
+    for size in ["128", "256", "512"] {
+        let n = s[1]
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|w| *w == size);
+        assert_eq!(n.count(), 1, "{size} in {}", s[1]);
+    }
+}

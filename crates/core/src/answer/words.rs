@@ -34,15 +34,21 @@ impl Answer {
     /// "Within 95 % of each API's best on all three APIs (CUDA, Vulkan, OpenCL): 64, 96, 128
     /// threads per block.", then the exceptions in one sentence.
     pub fn sentences(&self) -> Vec<String> {
+        self.sentences_on("device")
+    }
+
+    /// The sentences, an answer across devices calling each a `noun` ("GPU" where every one
+    /// is known to be: [`crate::report::across::device_noun`]).
+    pub fn sentences_on(&self, noun: &str) -> Vec<String> {
         let pct = (self.fraction * 100.0).round();
         let each = match self.gpus.is_empty() {
-            true => "each API's",
-            false => "each GPU's and each API's",
+            true => "each API's".to_string(),
+            false => format!("each {noun}'s and each API's"),
         };
         let names: Vec<String> = self.apis.iter().map(|a| a.to_string()).collect();
         let on = match self.apis.len() {
             _ if !self.gpus.is_empty() => format!(
-                "on every GPU ({}) through every API it ran ({})",
+                "on every {noun} ({}) through every API it ran ({})",
                 self.gpus.join(", "),
                 names.join(", ")
             ),
@@ -75,39 +81,52 @@ impl Answer {
                 list(&self.portable)
             ),
         }];
-        if !self.exceptions.is_empty() {
-            // The configurations an API did not reach, one list per API after the others (it
-            // was said once per configuration: 12 times in one line).
-            let mut unreached: Vec<(String, Vec<String>)> = Vec::new();
-            let mut parts: Vec<String> = Vec::new();
-            for e in &self.exceptions {
-                let stopped = |s: &&super::Short| s.why == super::rank::STOPPED_EARLIER;
-                // A configuration that also fell short elsewhere says it all in one place (it
-                // was listed twice: once with its shortfall, once among the unreached).
-                let all_stopped = e.short.iter().all(|s| stopped(&s));
-                let mut who: Vec<String> = Vec::new();
-                for s in &e.short {
-                    match stopped(&s) && all_stopped {
-                        true => match unreached.iter_mut().find(|(a, _)| *a == who_short(s)) {
-                            Some((_, b)) => b.push(self.label(&e.config)),
-                            None => unreached.push((who_short(s), vec![self.label(&e.config)])),
-                        },
-                        false => who.push(format!("{}: {}", who_short(s), s.why)),
-                    }
-                }
-                if !who.is_empty() {
-                    parts.push(format!("{} ({})", self.label(&e.config), who.join("; ")));
-                }
-            }
-            parts.extend(unreached.iter().map(|(api, c)| {
-                format!("{} ({api}: {})", c.join(", "), super::rank::STOPPED_EARLIER)
-            }));
-            out.push(format!(
-                "Not portable (where each API falls short): {}.",
-                parts.join("; ")
-            ));
-        }
+        out.extend(self.not_portable());
         out
+    }
+
+    /// "Not portable (where each API falls short): ...", each configuration once; `None`
+    /// where there is no exception.
+    fn not_portable(&self) -> Option<String> {
+        if self.exceptions.is_empty() {
+            return None;
+        }
+        // The configurations only stopped APIs did not reach, one list per set of those
+        // APIs after the others (it was said once per configuration: 12 times in one line;
+        // then once per API, twice where two stopped before it).
+        let mut unreached: Vec<(String, Vec<String>)> = Vec::new();
+        let mut parts: Vec<String> = Vec::new();
+        for e in &self.exceptions {
+            let stopped = |s: &super::Short| s.why == super::rank::STOPPED_EARLIER;
+            let label = self.label(&e.config);
+            // A configuration that also fell short elsewhere says it all in one place (it
+            // was listed twice: once with its shortfall, once among the unreached).
+            if e.short.is_empty() {
+                continue;
+            }
+            if e.short.iter().all(stopped) {
+                let who: Vec<String> = e.short.iter().map(who_short).collect();
+                let who = who.join(", ");
+                match unreached.iter_mut().find(|(a, _)| *a == who) {
+                    Some((_, c)) => c.push(label),
+                    None => unreached.push((who, vec![label])),
+                }
+                continue;
+            }
+            let why: Vec<String> = (e.short.iter())
+                .map(|s| format!("{}: {}", who_short(s), s.why))
+                .collect();
+            parts.push(format!("{label} ({})", why.join("; ")));
+        }
+        parts.extend(
+            unreached.iter().map(|(who, c)| {
+                format!("{} ({who}: {})", c.join(", "), super::rank::STOPPED_EARLIER)
+            }),
+        );
+        Some(format!(
+            "Not portable (where each API falls short): {}.",
+            parts.join("; ")
+        ))
     }
 }
 

@@ -10,7 +10,17 @@ use serde::Serialize;
 
 use super::Report;
 use crate::answer::{measurements_of, Answer, Asked, Config, Measurement, Stop};
-use crate::backend::Api;
+use crate::backend::{Api, DeviceKind};
+
+/// What the words call the devices of a comparison: "GPU" where every run's device is known
+/// to be one, else "device" (a CPU driver's; a tune's file records no kind).
+pub fn device_noun(kinds: impl IntoIterator<Item = Option<DeviceKind>>) -> &'static str {
+    let mut kinds = kinds.into_iter().peekable();
+    match kinds.peek().is_some() && kinds.all(|k| k == Some(DeviceKind::Gpu)) {
+        true => "GPU",
+        false => "device",
+    }
+}
 
 /// One run read for the answer: a file's measurements on one GPU, and what it measured (a
 /// tune's: [`crate::tune::TuneReport::input`]).
@@ -20,6 +30,8 @@ pub struct Input {
     pub file: String,
     /// The GPU's name: runs of one name merge.
     pub gpu: String,
+    /// What the device is, where the file says (a sweep's does; a tune's does not).
+    pub kind: Option<DeviceKind>,
     /// The kernel ("grayscale", a spec's name): runs of two are refused.
     pub kernel: String,
     /// Its sizes ("3840x2160 seed 42", "n=16777216"): runs of two are warned about.
@@ -61,6 +73,7 @@ impl Input {
             let run = Input {
                 file: file.to_string(),
                 gpu,
+                kind: Some(r.device.kind),
                 kernel,
                 size,
                 spec_hash,
@@ -108,6 +121,9 @@ pub struct Map {
 pub struct Across {
     /// The kernel every run measured.
     pub kernel: String,
+    /// What the words call the devices ([`device_noun`]): the JSON keeps its `gpu` names.
+    #[serde(skip)]
+    pub noun: &'static str,
     pub gpus: Vec<Gpu>,
     pub answer: Answer,
     pub maps: Vec<Map>,
@@ -160,8 +176,11 @@ impl Across {
         if gpus.len() < 2 {
             return Ok(None);
         }
+        let noun = device_noun(inputs.iter().map(|i| i.kind));
         if gpus.iter().any(|g| g.name.is_empty()) {
-            warnings.push("A run names no GPU: its measurements are a GPU of their own.".into());
+            warnings.push(format!(
+                "A run names no {noun}: its measurements are a {noun} of their own."
+            ));
         }
         let asked = Asked {
             stops,
@@ -171,6 +190,7 @@ impl Across {
         let maps = maps(&answer, &all, &gpus);
         Ok(Some(Across {
             kernel: inputs[0].kernel.clone(),
+            noun,
             gpus,
             answer,
             maps,

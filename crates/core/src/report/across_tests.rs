@@ -10,6 +10,7 @@ use crate::testing::{TEST_API_A as A, TEST_API_B as B};
 fn result(gpu: &str, api: Api, rows: &[(u32, f64)]) -> SweepResult {
     let mut r = crate::testing::empty_result(api);
     r.device.name = gpu.into();
+    r.device.kind = DeviceKind::Gpu;
     for &(threads, ms) in rows {
         let mut row = crate::testing::empty_row(BlockSize::linear(threads));
         row.timing = Some(crate::testing::timing(ms));
@@ -120,12 +121,38 @@ fn two_gpus_answer_each_columns_best_the_portable_set_and_the_regrets_derived_by
         (Some("GPU X"), A)
     );
     assert!((e.short[0].of_best.unwrap() - 1.0 / 1.20).abs() < 1e-9);
-    let said = a.sentences().join(" ");
+    assert_eq!(across.noun, "GPU");
+    let said = a.sentences_on(across.noun).join(" ");
     assert!(said.contains("on every GPU (GPU X, GPU Y)"), "{said}");
     assert!(
         said.contains("256 (GPU X Alpha: 0.83 of its best)"),
         "{said}"
     );
+}
+
+/// The same runs on CPU devices (a CPU driver's), or with a tune's input whose file records no
+/// kind: the words call them devices, and the JSON keeps its `gpu` names.
+#[test]
+fn runs_not_all_known_to_be_gpus_are_called_devices() {
+    let mut cpus = two_gpus();
+    for i in &mut cpus {
+        i.kind = Some(DeviceKind::Cpu);
+    }
+    let across = Across::of(cpus, false).unwrap().unwrap();
+    assert_eq!(across.noun, "device");
+    let said = across.answer.sentences_on(across.noun).join(" ");
+    assert!(said.contains("on every device (GPU X, GPU Y)"), "{said}");
+    assert!(said.contains("each device's and each API's best"), "{said}");
+    let json = serde_json::to_value(&across).unwrap();
+    assert!(
+        json["gpus"].is_array() && json["answer"]["gpus"].is_array(),
+        "{json}"
+    );
+    assert!(json.get("noun").is_none(), "{json}");
+    let mut unknown = two_gpus();
+    unknown[1].kind = None;
+    assert_eq!(Across::of(unknown, false).unwrap().unwrap().noun, "device");
+    assert_eq!(device_noun([]), "device");
 }
 
 #[test]

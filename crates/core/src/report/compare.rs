@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::across::Across;
+use super::across::{device_noun, Across};
 use super::envelope::EnvelopeDevice;
 use super::Report;
 use crate::backend::{Api, DeviceIdentity};
@@ -153,6 +153,12 @@ impl Comparison {
             devices: Vec::new(),
             listed,
         }
+    }
+
+    /// What the words call the runs' devices: "GPU" where every one is known to be one, else
+    /// "device".
+    pub fn noun(&self) -> &'static str {
+        device_noun(self.devices.iter().map(|d| Some(d.kind)))
     }
 
     /// The answer across GPUs added to the side-by-side table, its warnings with the table's.

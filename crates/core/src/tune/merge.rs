@@ -108,6 +108,7 @@ impl TuneReport {
         Input {
             file: file.to_string(),
             gpu,
+            kind: None,
             kernel,
             size,
             spec_hash: self.spec_hash.clone(),
