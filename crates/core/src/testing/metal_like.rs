@@ -290,11 +290,21 @@ impl Backend for MetalLikeBackend {
         }
     }
 
+    /// A program's buffer lends its kernel part (between the bands), as the real backends'
+    /// staging does.
     fn read_buffer_staged(&mut self, arg: usize) -> BackendResult<Option<&[u8]>> {
-        match self.current {
-            true => Ok(None),
-            false => self.host.read_buffer_staged(arg),
+        if !self.current {
+            return self.host.read_buffer_staged(arg);
         }
+        let Some(p) = &self.program else {
+            return Ok(None);
+        };
+        Ok(match (p.args.get(arg), p.buffers.get(arg)) {
+            (Some(&ProgramArg::Buffer { bytes, guard }), Some(b)) => {
+                b.get(guard as usize..(guard + bytes) as usize)
+            }
+            _ => None,
+        })
     }
 
     fn write_buffer(&mut self, arg: usize, bytes: &[u8]) -> BackendResult<()> {

@@ -268,7 +268,10 @@ impl Backend for RemoteBackend {
         if let Some(shared) = &self.shared {
             for (span, out) in run.reads.iter().zip(out) {
                 let len = span.len as usize;
-                out.copy_from_slice(&shared.bytes(at + span.len)[at as usize..][..len]);
+                crate::frame::copy_parallel(
+                    out,
+                    &shared.bytes(at + span.len)[at as usize..][..len],
+                );
                 at += span.len;
             }
         }

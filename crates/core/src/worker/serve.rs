@@ -226,7 +226,7 @@ impl State {
         let mut at = 0;
         for span in reads {
             let into = &mut shared.bytes_mut(at + span.len)[at as usize..];
-            backend.read_buffer(span.arg, span.offset, into)?;
+            checked::read_span(backend, *span, into)?;
             at += span.len;
         }
         Ok(Reply::Checked(None))

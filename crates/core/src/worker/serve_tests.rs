@@ -16,7 +16,18 @@ use crate::workload::guard;
 
 #[test]
 fn a_checked_dispatch_in_the_worker_reads_what_its_calls_read_in_one_process() {
-    let work = scale_workload(256);
+    checked_in_the_worker(256);
+}
+
+/// An output of 2 MiB is read through the backend's staging with its bands apart
+/// (`checked::read_span`): the same bytes as one plain read of the whole allocation.
+#[test]
+fn a_large_output_is_read_through_the_staging_with_its_bands() {
+    checked_in_the_worker(1 << 19);
+}
+
+fn checked_in_the_worker(n: u64) {
+    let work = scale_workload(n);
     let source = work.spec.sources_for("metal-like").unwrap();
     let [x, y] = [0, 1].map(|i| &work.instance.buffers[i]);
     let launch = Launch::linear(BlockSize::linear(64), 4);
@@ -59,6 +70,9 @@ fn a_checked_dispatch_in_the_worker_reads_what_its_calls_read_in_one_process() {
         guard::data(&expected[0]).iter().any(|&b| b != 0xFF),
         "y was written"
     );
+    let mut plain = vec![0; expected[0].len()];
+    here.read_buffer(y.decl.index, 0, &mut plain).unwrap();
+    assert!(plain == expected[0], "y read whole by one plain read");
 
     // In the worker: x's image in the region, the reads laid into it from its start.
     let len: u64 = reads
