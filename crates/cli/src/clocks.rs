@@ -24,7 +24,7 @@ pub fn reader<'a>(
 /// the highest SM and memory clocks, and the SM clock now; nothing where NVML does not know
 /// the device.
 pub fn stated(device: &DeviceIdentity) -> Vec<(String, String)> {
-    let Some(c) = loaded([device]).and_then(|r| r.0.clocks_of(device)) else {
+    let Some(c) = loaded([device]).and_then(|r| r.nvml().clocks_of(device)) else {
         return Vec::new();
     };
     let mhz = |v: Option<u32>| v.map(|v| format!("{v} MHz"));
@@ -44,7 +44,11 @@ fn loaded<'a>(
     if !devices.into_iter().any(|d| d.kind == DeviceKind::Gpu) {
         return None;
     }
-    let loaded = READER.get_or_init(|| blocksweep_nvml::load().map(NvmlClocks).map_err(|e| e.0));
+    let loaded = READER.get_or_init(|| {
+        blocksweep_nvml::load()
+            .map(NvmlClocks::new)
+            .map_err(|e| e.0)
+    });
     match loaded {
         Ok(r) => Some(r),
         Err(why) => {

@@ -139,16 +139,18 @@ impl Caches {
 }
 
 impl Flush {
-    /// The flush for a device of `limits`: [`FLUSH_FACTOR`] times its last-level cache as its
-    /// API states it, else as `peer` (another API of the same device) states it, else
-    /// [`ASSUMED_LLC_BYTES`]; at least [`MIN_FLUSH_BYTES`], at most an eighth of its memory and
-    /// one allocation, in whole 4 KiB pages.
+    /// The flush for a device of `limits`: [`FLUSH_FACTOR`] times its last-level cache, the
+    /// larger of what its API states and what `peer` (another API of the same device) states,
+    /// else [`ASSUMED_LLC_BYTES`]; at least [`MIN_FLUSH_BYTES`], at most an eighth of its memory
+    /// and one allocation, in whole 4 KiB pages. One device has one last-level cache: an API
+    /// that states less names another cache (NVIDIA's OpenCL states 4.1 MiB on an H100 whose L2
+    /// is 50 MiB, and its cold rows read above the copy ceiling).
     pub fn for_device(limits: &Limits, peer: Option<&(Api, Named<u64>)>) -> Flush {
         let own = limits.l2_bytes.as_ref().filter(|l| l.value > 0);
-        let peer = peer.filter(|(_, l)| l.value > 0);
+        let peer = peer.filter(|(_, l)| l.value > 0 && own.is_none_or(|o| l.value > o.value));
         let (llc_bytes, llc_source) = match (own, peer) {
-            (Some(l), _) => (l.value, l.name.clone()),
-            (None, Some((api, l))) => (l.value, format!("{api} {}, the same device", l.name)),
+            (_, Some((api, l))) => (l.value, format!("{api} {}, the same device", l.name)),
+            (Some(l), None) => (l.value, l.name.clone()),
             (None, None) => (ASSUMED_LLC_BYTES, ASSUMED_SOURCE.into()),
         };
         let share = (limits.global_mem_bytes.as_ref()).map(|g| g.value / MEMORY_SHARE);

@@ -18,10 +18,18 @@ fn the_flush_is_twice_the_cache_the_device_states_and_says_so() {
     let f = Flush::for_device(&limits(Some(32 * MIB), 64 << 30), None);
     assert_eq!((f.bytes, f.llc_bytes), (64 * MIB, 32 * MIB));
     assert_eq!(f.llc_source, "TEST_L2_CACHE_SIZE");
-    // The device's own answer wins over another API's.
+    // One device has one last-level cache: the larger of the two answers sizes it (an API
+    // that states less names another cache, as NVIDIA's OpenCL does on an H100).
     let peer = (TEST_API_B, Named::new(50 * MIB, "PEER_L2"));
     let f = Flush::for_device(&limits(Some(32 * MIB), 64 << 30), Some(&peer));
-    assert_eq!(f.bytes, 64 * MIB);
+    assert_eq!((f.bytes, f.llc_bytes), (100 * MIB, 50 * MIB));
+    assert_eq!(f.llc_source, "Beta PEER_L2, the same device");
+    let smaller = (TEST_API_B, Named::new(4 * MIB, "PEER_L2"));
+    let f = Flush::for_device(&limits(Some(32 * MIB), 64 << 30), Some(&smaller));
+    assert_eq!(
+        (f.bytes, f.llc_source.as_str()),
+        (64 * MIB, "TEST_L2_CACHE_SIZE")
+    );
     // A small cache still gets the smallest flush, in whole pages.
     let f = Flush::for_device(&limits(Some(MIB), 64 << 30), None);
     assert_eq!(f.bytes, MIN_FLUSH_BYTES);

@@ -98,7 +98,11 @@ impl Nvml {
 
     /// The device's current SM and memory clocks, its stated maxima and its reasons.
     pub fn clocks(&self, key: DeviceKey<'_>) -> Result<DeviceClocks, String> {
-        let device = self.handle(key)?;
+        self.clocks_of_handle(self.handle(key)?)
+    }
+
+    /// [`Self::clocks`] of a device whose handle is known.
+    fn clocks_of_handle(&self, device: Device) -> Result<DeviceClocks, String> {
         let (now, max) = (
             self.fns.nvmlDeviceGetClockInfo,
             self.fns.nvmlDeviceGetMaxClockInfo,
@@ -127,17 +131,83 @@ impl Nvml {
     }
 }
 
-/// The core's [`ClockReader`] over a loaded NVML.
-pub struct NvmlClocks(pub &'static Nvml);
+/// The core's [`ClockReader`] over a loaded NVML, keeping each device's handle and last full
+/// reading so that a row's reading is one call (the SM clock).
+pub struct NvmlClocks {
+    nvml: &'static Nvml,
+    /// Per device UUID or PCI bus id: its handle (as an address) and last full reading.
+    seen: std::sync::Mutex<Vec<(String, usize, Clocks)>>,
+}
+
+impl NvmlClocks {
+    pub fn new(nvml: &'static Nvml) -> NvmlClocks {
+        NvmlClocks {
+            nvml,
+            seen: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The loaded library.
+    pub fn nvml(&self) -> &'static Nvml {
+        self.nvml
+    }
+
+    /// The key NVML finds `device` by, and its handle.
+    fn find(&self, device: &DeviceIdentity) -> Option<(String, Device)> {
+        if device.kind != DeviceKind::Gpu {
+            return None;
+        }
+        let uuid = device.uuid_string().map(|u| format!("GPU-{u}"));
+        let by_uuid =
+            uuid.and_then(|u| Some((u.clone(), self.nvml.handle(DeviceKey::Uuid(&u)).ok()?)));
+        by_uuid.or_else(|| {
+            let pci = device.pci_bus_id.clone()?;
+            let handle = self.nvml.handle(DeviceKey::PciBusId(&pci)).ok()?;
+            Some((pci, handle))
+        })
+    }
+}
 
 impl ClockReader for NvmlClocks {
     fn read(&self, device: &DeviceIdentity) -> Option<Clocks> {
-        let c = self.0.clocks_of(device)?;
-        Some(Clocks {
+        let (key, handle) = self.find(device)?;
+        let c = self.nvml.clocks_of_handle(handle).ok()?;
+        let clocks = Clocks {
             sm_mhz: c.sm_mhz,
             mem_mhz: c.mem_mhz,
             max_sm_mhz: c.max_sm_mhz,
             reasons: c.reasons.map(reason_words).unwrap_or_default(),
+        };
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.retain(|(k, _, _)| *k != key);
+            seen.push((key, handle as usize, clocks.clone()));
+        }
+        Some(clocks)
+    }
+
+    fn read_row(&self, device: &DeviceIdentity) -> Option<Clocks> {
+        let key = match device.uuid_string() {
+            Some(u) => format!("GPU-{u}"),
+            None => device.pci_bus_id.clone()?,
+        };
+        let known = self
+            .seen
+            .lock()
+            .ok()?
+            .iter()
+            .find(|(k, _, _)| *k == key)
+            .cloned();
+        let Some((_, handle, last)) = known else {
+            return self.read(device);
+        };
+        let now = self.nvml.clock(
+            self.nvml.fns.nvmlDeviceGetClockInfo,
+            handle as Device,
+            CLOCK_SM,
+        );
+        Some(Clocks {
+            sm_mhz: now.ok()?,
+            ..last
         })
     }
 }

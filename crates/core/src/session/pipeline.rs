@@ -315,7 +315,10 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
         let device = &self.job.targets.devices[i];
         let read = |r: &dyn ClockReader| r.read(device);
         let start = self.job.clocks.and_then(read);
-        let now = || self.job.clocks.and_then(read);
+        let now = || {
+            let _t = crate::trace::span(api.key(), "rows: clock");
+            self.job.clocks.and_then(|r| r.read_row(device))
+        };
         let clock: Option<&crate::sweep::ReadClock<'_>> = self.job.clocks.map(|_| &now as _);
         let (mut answer, err) = {
             let _t = crate::trace::span(api.key(), "turn (plan, rows, copy ceiling)");
@@ -368,11 +371,14 @@ impl<'j, T: Task + ?Sized> Run<'j, T> {
         }
     }
 
-    /// The last-level cache another API of target `i`'s device states, on one physical device.
+    /// The largest last-level cache another API of target `i`'s device states, on one
+    /// physical device.
     fn peer_llc(&self, i: usize) -> Option<&(Api, Named<u64>)> {
         let one = self.job.targets.one_physical_device;
-        let mut others = self.llc.iter().enumerate().filter(|&(j, _)| one && j != i);
-        others.find_map(|(_, l)| l.as_ref())
+        let others = self.llc.iter().enumerate().filter(|&(j, _)| one && j != i);
+        others
+            .filter_map(|(_, l)| l.as_ref())
+            .max_by_key(|(_, l)| l.value)
     }
 
     /// The APIs the task blames once all had their turn (outputs the other APIs contradict):
