@@ -19,9 +19,11 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let to = args.out.to(args.format, args.wide);
     let (files, plot) = Files::check_with_plot(to, args.plot.as_deref())?;
     let read = crate::runs::read(&args.files)?;
-    let below = args
-        .fail_below
-        .is_some_and(|f| crate::runs::fell_below(&read, f));
+    // Said only of runs compare takes: a refused mix says nothing else first.
+    let fell_below = |read: &crate::runs::Read| {
+        args.fail_below
+            .is_some_and(|f| crate::runs::fell_below(read, f))
+    };
     let mut inputs: Vec<Input> = Vec::new();
     for (label, r) in &read.sweeps {
         inputs.extend(Input::of_sweep(label, r));
@@ -31,19 +33,20 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let sides = read.tunes.is_empty();
     let across = Across::of(inputs, sides).map_err(usage)?;
-    let comparison =
-        match (across, sides) {
-            (None, false) if read.sweeps.is_empty() => {
-                return merge_tunes(&files, read, plot);
-            }
-            (None, false) => return Err(usage(
-                "a tune and a sweep of one device: compare merges tunes of one device, or lays \
-                 sweeps side by side",
-            )),
-            (None, true) => side_by_side(args, &read.sweeps)?,
-            (Some(a), true) => side_by_side(args, &read.sweeps)?.with_across(a),
-            (Some(a), false) => Comparison::across_only(a, read.listed),
-        };
+    let comparison = match (across, sides) {
+        (None, false) if read.sweeps.is_empty() => {
+            let below = fell_below(&read);
+            return merge_tunes(&files, read, plot).map(|code| match below {
+                true => super::exit(true),
+                false => code,
+            });
+        }
+        (None, false) => return Err(usage(mixed_on_one_device(&read))),
+        (None, true) => side_by_side(args, &read.sweeps)?,
+        (Some(a), true) => side_by_side(args, &read.sweeps)?.with_across(a),
+        (Some(a), false) => Comparison::across_only(a, read.listed.clone()),
+    };
+    let below = fell_below(&read);
     if plot.is_some() && comparison.across.is_none() {
         return Err(usage(
             "--plot draws the maps across devices, and these runs measured one device (a \
@@ -64,6 +67,22 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(super::exit(!written || below))
+}
+
+/// The refusal of tunes and sweeps of one device, each file named: a tune's answer and a
+/// sweep's table are two kinds of result that only an answer across devices puts together.
+fn mixed_on_one_device(read: &crate::runs::Read) -> String {
+    let names = |runs: Vec<&String>| {
+        let names: Vec<&str> = runs.iter().map(|s| s.as_str()).collect();
+        names.join(", ")
+    };
+    format!(
+        "a tune ({}) and a sweep ({}) of one device: compare merges tunes of one device, lays \
+         sweeps side by side, or answers across devices; compare the tune with tunes, the sweep \
+         with sweeps",
+        names(read.tunes.iter().map(|(l, _)| l).collect()),
+        names(read.sweeps.iter().map(|(l, _)| l).collect()),
+    )
 }
 
 /// Sweeps side by side: two API results at least.

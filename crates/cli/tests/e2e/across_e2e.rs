@@ -187,6 +187,6 @@ fn what_compare_cannot_answer_is_refused_in_one_line() {
     let tune = path("docs/results/h200-2026-12-02/call14/tune/grayscale-map.json");
     crate::support::bad_input(
         &["compare", &h200, &tune],
-        "a tune and a sweep of one device",
+        "a tune (grayscale-map) and a sweep",
     );
 }

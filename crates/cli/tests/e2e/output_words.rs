@@ -143,9 +143,7 @@ fn compare_warns_when_runs_differ() {
     assert!(!stderr.contains("warning"), "{stderr}");
     let stdout = flat(&stdout);
     assert!(
-        stdout.contains(
-            "Warning: The runs used different frame sizes (column 1: 160 x 90; column 2: 96 x 64)"
-        ),
+        stdout.contains("Warning: The runs used different frame sizes (a: 160 x 90; b: 96 x 64)"),
         "{stdout}"
     );
     assert!(
@@ -157,7 +155,7 @@ fn compare_warns_when_runs_differ() {
     assert_eq!(code, Some(0), "{stderr}");
     let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning:")).collect();
     assert_eq!(warnings.len(), 2, "frame and repetitions: {stderr}");
-    assert!(warnings[0].contains("different frame sizes (column 1: 160 x 90; column 2: 96 x 64)"));
+    assert!(warnings[0].contains("different frame sizes (a: 160 x 90; b: 96 x 64)"));
     assert!(warnings[1].contains("repeated differently"), "{stderr}");
     // The same run twice: nothing to warn about.
     let (code, _, stderr) = run_at("100", &["compare", a, a]);

@@ -485,3 +485,17 @@ fn a_replayed_tune_says_it_is_a_replay() {
     assert!(flat.contains("measured on 2026-12-06 at"), "{out}");
     assert!(flat.contains("nothing was measured now"), "{out}");
 }
+
+/// A tune and a sweep of one device are refused naming each file, in one line, with nothing
+/// of --fail-below's said before it (a new user's trial: 39 regression lines came first).
+#[test]
+fn a_tune_and_a_sweep_of_one_device_are_refused_by_file_alone() {
+    let at = |p: &str| format!("{}/../../docs/results/{p}", env!("CARGO_MANIFEST_DIR"));
+    let (sweep, map) = (
+        at("h200-2026-12-06/call1/runs/sweep-2026-12-06.json"),
+        at("h200-2026-12-06/call1/tune/grayscale-map.json"),
+    );
+    let needle = "a tune (grayscale-map) and a sweep (sweep-2026-12-06) of one device";
+    bad_input(&["compare", &sweep, &map], needle);
+    bad_input(&["compare", &sweep, &map, "--fail-below", "0.95"], needle);
+}

@@ -140,8 +140,9 @@ impl Across {
     /// The answer over `inputs`: `None` where they name one GPU only (they merge as before);
     /// an error naming each file where they measured different kernels or specs. `sides`:
     /// the side-by-side table warns of different frames and timing already.
-    pub fn of(inputs: Vec<Input>, sides: bool) -> Result<Option<Across>, String> {
+    pub fn of(mut inputs: Vec<Input>, sides: bool) -> Result<Option<Across>, String> {
         refuse(&inputs)?;
+        one_wave_alike(&mut inputs);
         let mut warnings = warn(&inputs, sides);
         let mut gpus: Vec<Gpu> = Vec::new();
         let mut all: Vec<Measurement> = Vec::new();
@@ -266,7 +267,13 @@ fn warn(inputs: &[Input], sides: bool) -> Vec<String> {
     if sides {
         return w;
     }
-    if let Some(d) = differs(inputs, |i| Some(i.size.clone())) {
+    // A tune's file records no seed: where one run has none, sizes compare without it.
+    let seedless = inputs.iter().any(|i| !i.size.contains(" seed "));
+    let size = |i: &Input| match seedless {
+        true => i.size.split(" seed ").next().map(str::to_string),
+        false => Some(i.size.clone()),
+    };
+    if let Some(d) = differs(inputs, size) {
         let spec = match is_kernel {
             true => {
                 " Their spec hashes cover the sizes, so whether they ran one spec is not \
@@ -279,13 +286,38 @@ fn warn(inputs: &[Input], sides: bool) -> Vec<String> {
              to fill the device changes the answer.{spec}"
         ));
     }
-    if let Some(d) = differs(inputs, |i| i.discipline.clone()) {
+    // Runs whose files do not say how they were timed (a tune's) are not counted as different.
+    let timed: Vec<Input> = inputs
+        .iter()
+        .filter(|i| i.discipline.is_some())
+        .cloned()
+        .collect();
+    if let Some(d) = differs(&timed, |i| i.discipline.clone()) {
+        let names: Vec<String> = timed.iter().filter_map(|i| i.discipline.clone()).collect();
         w.push(format!(
-            "The runs were timed differently ({d}): synced timing adds launch latency to every \
-             dispatch, so its ratios read flatter."
+            "The runs were timed differently ({d}): {}",
+            super::compare::timing_words(&names)
         ));
     }
     w
+}
+
+/// A sweep's one-wave grid (`wave`) is a tune's `1w`: where the runs mix the two namings,
+/// the sweep's takes the tune's, so that one launch is one configuration.
+fn one_wave_alike(inputs: &mut [Input]) {
+    let tuned = inputs
+        .iter()
+        .flat_map(|i| &i.measurements)
+        .any(|m| m.config.grid.0.ends_with('w'));
+    if !tuned {
+        return;
+    }
+    let one = crate::answer::GridPolicyKey::from(crate::grid::GridPolicy::Waves(100));
+    for m in inputs.iter_mut().flat_map(|i| i.measurements.iter_mut()) {
+        if m.config.grid.0 == crate::grid::GridPolicy::Wave.to_string() {
+            m.config.grid = one.clone();
+        }
+    }
 }
 
 /// Each GPU's map, then the portable one: per configuration, the worst of its fractions.

@@ -245,6 +245,63 @@ fn runs_of_different_sizes_or_timing_are_warned_about_by_file() {
     );
 }
 
+/// A tune's file records no seed and no timing discipline: its size is compared without the
+/// seed, and an unknown discipline is not a difference; a different seed still is.
+#[test]
+fn a_tunes_missing_seed_and_discipline_are_no_difference() {
+    let mut inputs = two_gpus();
+    for i in inputs.iter_mut().filter(|i| i.file == "y") {
+        i.size = "4x4".into();
+        i.discipline = None;
+    }
+    let w = Across::of(inputs, false).unwrap().unwrap().warnings;
+    assert!(w.is_empty(), "{w:?}");
+    let mut inputs = two_gpus();
+    for i in inputs.iter_mut().filter(|i| i.file == "y") {
+        i.size = "4x4 seed 2".into();
+        i.discipline = Some("each".into());
+    }
+    let w = Across::of(inputs, false).unwrap().unwrap().warnings;
+    assert!(
+        w.iter()
+            .any(|w| w.contains("(x: 4x4 seed 1; y: 4x4 seed 2)")),
+        "{w:?}"
+    );
+    let timed = w.iter().find(|w| w.contains("timed differently")).unwrap();
+    assert!(
+        timed.contains("(x: batch; y: each)") && !timed.contains("synced"),
+        "{timed}"
+    );
+}
+
+/// A sweep's `wave` grid and a tune's `1w` are one launch: mixed, they are one configuration
+/// (block 128 at one wave, portable as in the sweeps alone), not two that each ran on one GPU.
+#[test]
+fn a_sweeps_wave_and_a_tunes_one_wave_are_one_configuration() {
+    let mut inputs = two_gpus();
+    let one = crate::answer::GridPolicyKey::from(crate::grid::GridPolicy::Waves(100));
+    for i in inputs.iter_mut().filter(|i| i.file == "y") {
+        assert!(i.measurements.iter().all(|m| m.config.grid.0 == "wave"));
+        i.measurements
+            .iter_mut()
+            .for_each(|m| m.config.grid = one.clone());
+    }
+    let a = Across::of(inputs, false).unwrap().unwrap();
+    let portable: Vec<_> = a
+        .answer
+        .portable
+        .iter()
+        .map(|c| (c.block, c.grid.0.clone()))
+        .collect();
+    assert_eq!(
+        portable,
+        [(block(128), "1w".to_string())],
+        "{:?}",
+        a.answer.portable
+    );
+    assert!(a.measurements.iter().all(|m| m.config.grid == one));
+}
+
 /// An API that failed to open on one GPU is no column of it: the answer is over the three
 /// that ran (128 still portable, its regret on three columns). One that stopped part-way
 /// leaves nothing known portable, as in one run, and is said with its GPU.

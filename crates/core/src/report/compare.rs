@@ -169,13 +169,16 @@ impl Comparison {
     }
 }
 
-/// "columns 1, 2: 3840 x 2160; column 3: 640 x 360".
-fn groups<T: PartialEq, F: Fn(&T) -> String>(vals: &[T], show: F) -> Option<String> {
-    let mut distinct: Vec<(&T, Vec<usize>)> = Vec::new();
-    for (i, v) in vals.iter().enumerate() {
+/// "a, b: 3840 x 2160; c: 640 x 360": the runs' files (each named once) by the value they
+/// hold, where they hold more than one.
+fn groups<T: PartialEq, F: Fn(&T) -> String>(runs: &[Run], vals: &[T], show: F) -> Option<String> {
+    let mut distinct: Vec<(&T, Vec<&str>)> = Vec::new();
+    for (r, v) in runs.iter().zip(vals) {
+        let file = r.label.split('#').next().unwrap_or(&r.label);
         match distinct.iter_mut().find(|(d, _)| *d == v) {
-            Some((_, cols)) => cols.push(i + 1),
-            None => distinct.push((v, vec![i + 1])),
+            Some((_, files)) if files.contains(&file) => {}
+            Some((_, files)) => files.push(file),
+            None => distinct.push((v, vec![file])),
         }
     }
     if distinct.len() < 2 {
@@ -183,33 +186,41 @@ fn groups<T: PartialEq, F: Fn(&T) -> String>(vals: &[T], show: F) -> Option<Stri
     }
     let parts: Vec<String> = distinct
         .iter()
-        .map(|(v, cols)| {
-            let list: Vec<String> = cols.iter().map(|c| c.to_string()).collect();
-            let word = if cols.len() == 1 { "column" } else { "columns" };
-            format!("{word} {}: {}", list.join(", "), show(v))
-        })
+        .map(|(v, files)| format!("{}: {}", files.join(", "), show(v)))
         .collect();
     Some(parts.join("; "))
+}
+
+/// Why two timing disciplines' ratios differ, in words, for the disciplines named.
+pub(crate) fn timing_words(names: &[String]) -> &'static str {
+    match names.iter().any(|n| n == "synced") {
+        true => "synced timing adds launch latency to every dispatch, so its ratios read flatter.",
+        false => {
+            "a dispatch timed alone carries its own start and end, a batch shares them, so \
+                  their ratios differ."
+        }
+    }
 }
 
 fn warnings(runs: &[Run]) -> Vec<String> {
     let mut w = Vec::new();
     let frames: Vec<(u32, u32)> = runs.iter().map(|r| r.frame).collect();
-    if let Some(g) = groups(&frames, |(a, b)| format!("{a} x {b}")) {
+    if let Some(g) = groups(runs, &frames, |(a, b)| format!("{a} x {b}")) {
         w.push(format!(
             "The runs used different frame sizes ({g}): a frame that fits in cache or too \
              small to fill the device changes the curve's shape."
         ));
     }
     let disciplines: Vec<_> = runs.iter().map(|r| r.protocol.discipline).collect();
-    if let Some(g) = groups(&disciplines, |d| d.to_string()) {
+    if let Some(g) = groups(runs, &disciplines, |d| d.to_string()) {
+        let names: Vec<String> = disciplines.iter().map(|d| d.to_string()).collect();
         w.push(format!(
-            "The runs were timed differently ({g}): synced timing adds launch latency to every \
-             dispatch, so its ratios read flatter."
+            "The runs were timed differently ({g}): {}",
+            timing_words(&names)
         ));
     }
     let caches: Vec<_> = runs.iter().map(|r| r.protocol.caches.key()).collect();
-    if let Some(g) = groups(&caches, |c| c.to_string()) {
+    if let Some(g) = groups(runs, &caches, |c| c.to_string()) {
         w.push(format!(
             "The runs found the caches differently ({g}): a hot row whose data fits in the \
              last-level cache reads the cache, a cold one memory (--cold)."
@@ -219,13 +230,13 @@ fn warnings(runs: &[Run]) -> Vec<String> {
         .iter()
         .map(|r| (r.protocol.warmups, r.protocol.reps))
         .collect();
-    if let Some(g) = groups(&reps, |(w, r)| format!("{w} warm-ups, {}", r.words())) {
+    if let Some(g) = groups(runs, &reps, |(w, r)| format!("{w} warm-ups, {}", r.words())) {
         w.push(format!(
             "The runs repeated differently ({g}): fewer dispatches mean noisier ratios."
         ));
     }
     let policies: Vec<_> = runs.iter().map(|r| r.policy).collect();
-    if let Some(g) = groups(&policies, |p| format!("--grid {p}")) {
+    if let Some(g) = groups(runs, &policies, |p| format!("--grid {p}")) {
         w.push(format!(
             "The runs chose grids differently ({g}): the grid changes each row as much as the \
              block does."
