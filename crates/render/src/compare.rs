@@ -2,6 +2,7 @@
 
 use blocksweep_core::report::compare::{Cell, Comparison};
 use blocksweep_core::report::Envelope;
+use blocksweep_core::words::fraction;
 
 use crate::layout::{Column, Layout, Notes, Overflow, Table};
 use crate::text::{ms, Doc};
@@ -13,11 +14,11 @@ fn cell_text(c: &Cell, notes: &mut Notes) -> String {
             of_best,
             verdict: Some(v),
             ..
-        } => format!("{of_best:.2}{}", v.mark()),
+        } => format!("{}{}", fraction(*of_best), v.mark()),
         Cell::Ran {
             of_best, tie: true, ..
-        } => format!("{of_best:.2} ≈"),
-        Cell::Ran { of_best, .. } => format!("{of_best:.2}"),
+        } => format!("{} ≈", fraction(*of_best)),
+        Cell::Ran { of_best, .. } => fraction(*of_best),
         Cell::Skipped { why } => format!("skipped {}", notes.mark(why.clone())),
         Cell::NotSwept => "not swept".into(),
     }

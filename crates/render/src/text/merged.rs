@@ -248,7 +248,7 @@ fn legend(report: &Report, base: &SweepResult, s: &Shape, verbose: bool) -> Stri
         legend.push("ms: mean per dispatch".into());
     }
     legend.push(
-        "of best: that API's fastest time ÷ this row's (≈: within the measurement noise of it)"
+        "of best: that API's fastest time ÷ this row's, rounded down (≈: within the measurement noise of it)"
             .into(),
     );
     if !ratios.is_empty() {
