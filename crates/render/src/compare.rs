@@ -46,8 +46,8 @@ fn render_text(c: &Comparison, layout: Layout, md: bool) -> String {
 fn side_by_side(c: &Comparison, doc: &mut Doc, md: bool) {
     doc.para(format!(
         "Each cell: that run's mean time at its own best block size ÷ its time at this size \
-         (1.00 = its fastest; ≈: within the noise of its fastest). Runs on different {}s \
-         compare by shape, not by speed.",
+         (rounded down; 1.00 = its fastest; ≈: within the noise of its fastest). Runs on \
+         different {}s compare by shape, not by speed.",
         c.noun()
     ));
     let legend: Vec<String> = c
