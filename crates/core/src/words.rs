@@ -22,3 +22,36 @@ pub fn ms(v: f64) -> String {
         v => format!("{v:.5}"),
     }
 }
+
+/// A fraction of a best to two places, rounded down: the figure shown is never above the value,
+/// so a row short of the 0.95 bar (0.9455, 0.9499) reads 0.94, never 0.95. The rounding is
+/// checked against the value as stored, so 0.29 reads 0.29, not 0.28.
+pub fn fraction(v: f64) -> String {
+    let mut hundredths = (v * 100.0).round();
+    if hundredths / 100.0 > v {
+        hundredths -= 1.0;
+    }
+    format!("{:.2}", hundredths / 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fraction;
+
+    #[test]
+    fn a_fraction_is_rounded_down_so_the_bar_reads_only_when_reached() {
+        let shown: Vec<String> = [0.9455, 0.9499, 0.95, 0.951, 1.0, 0.29, 0.996]
+            .into_iter()
+            .map(fraction)
+            .collect();
+        assert_eq!(
+            shown,
+            ["0.94", "0.94", "0.95", "0.95", "1.00", "0.29", "0.99"]
+        );
+        for v in (0..=10_000).map(|i| i as f64 / 10_000.0) {
+            let s = fraction(v);
+            assert!(s.parse::<f64>().unwrap() <= v, "{v} reads {s}");
+            assert!(v - s.parse::<f64>().unwrap() < 0.01, "{v} reads {s}");
+        }
+    }
+}

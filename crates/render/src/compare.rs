@@ -2,6 +2,7 @@
 
 use blocksweep_core::report::compare::{Cell, Comparison};
 use blocksweep_core::report::Envelope;
+use blocksweep_core::words::fraction;
 
 use crate::layout::{Column, Layout, Notes, Overflow, Table};
 use crate::text::{ms, Doc};
@@ -13,11 +14,11 @@ fn cell_text(c: &Cell, notes: &mut Notes) -> String {
             of_best,
             verdict: Some(v),
             ..
-        } => format!("{of_best:.2}{}", v.mark()),
+        } => format!("{}{}", fraction(*of_best), v.mark()),
         Cell::Ran {
             of_best, tie: true, ..
-        } => format!("{of_best:.2} ≈"),
-        Cell::Ran { of_best, .. } => format!("{of_best:.2}"),
+        } => format!("{} ≈", fraction(*of_best)),
+        Cell::Ran { of_best, .. } => fraction(*of_best),
         Cell::Skipped { why } => format!("skipped {}", notes.mark(why.clone())),
         Cell::NotSwept => "not swept".into(),
     }
@@ -45,8 +46,8 @@ fn render_text(c: &Comparison, layout: Layout, md: bool) -> String {
 fn side_by_side(c: &Comparison, doc: &mut Doc, md: bool) {
     doc.para(format!(
         "Each cell: that run's mean time at its own best block size ÷ its time at this size \
-         (1.00 = its fastest; ≈: within the noise of its fastest). Runs on different {}s \
-         compare by shape, not by speed.",
+         (rounded down; 1.00 = its fastest; ≈: within the noise of its fastest). Runs on \
+         different {}s compare by shape, not by speed.",
         c.noun()
     ));
     let legend: Vec<String> = c

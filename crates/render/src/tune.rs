@@ -9,6 +9,7 @@ use crate::{to_csv, Render};
 use blocksweep_core::api::Api;
 use blocksweep_core::report::envelope::EnvelopeDevice;
 use blocksweep_core::tune::{document, params_text, Config, Measurement, Outcome, TuneReport};
+use blocksweep_core::words::fraction;
 
 /// A tune's reports (one per share of the space), and the devices its document lists.
 pub struct Tunes<'a> {
@@ -81,7 +82,7 @@ fn render_text(r: &TuneReport, layout: Layout, md: bool) -> String {
     doc.lines(&facts);
     doc.table(
         &table(r),
-        "ms: mean per dispatch; of best: that API's fastest time ÷ this row's (≈: within the \
+        "ms: mean per dispatch; of best: that API's fastest time ÷ this row's, rounded down (≈: within the \
          measurement noise of it); wrong: its parameters' output differs from the first \
          configuration's; -: refused before launch or not run (the lines above say why).",
         &Default::default(),
@@ -287,7 +288,7 @@ fn cells(r: &TuneReport, api: Api, e: Option<&Measurement>) -> (String, String) 
     } else {
         ""
     };
-    (ms, format!("{rel:.2}{mark}"))
+    (ms, format!("{}{mark}", fraction(rel)))
 }
 
 /// A short column name: the API's name up to its first space ("OpenCL", "CUDA").

@@ -43,6 +43,11 @@ fn maps(a: &Across) -> HeatMaps {
         maps,
         floor: 0.5,
         bar: GOOD_FRACTION,
+        caption: format!(
+            "Each cell: its fraction of each API's best on that {n} (fastest time ÷ the cell's), \
+             the worst over the APIs; portable: the worst over every {n}.",
+            n = a.noun
+        ),
     }
 }
 

@@ -53,6 +53,9 @@ fn maps(r: &TuneReport) -> HeatMaps {
         maps,
         floor: 0.5,
         bar: GOOD_FRACTION,
+        caption: "Each cell: its fraction of the API's best (fastest time ÷ the cell's); \
+                  portable: the worst over the APIs."
+            .into(),
     }
 }
 

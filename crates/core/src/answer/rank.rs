@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::{Config, Measurement, Outcome, Wrong, GOOD_FRACTION};
 use crate::backend::Api;
 use crate::measure::{ties, TimeStats};
+use crate::words::fraction;
 
 /// One API's best and what the data cannot tell from it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -292,7 +293,7 @@ fn short_at(r: &Ranked, all: &[Measurement], asked: &Asked, c: &Config) -> Resul
             Some(o),
             format!("cannot be ranked: spread ±{:.1}%", stats.cv() * 100.0),
         )),
-        (_, Some((o, false, false))) => Err(short(Some(o), format!("{o:.2} of its best"))),
+        (_, Some((o, false, false))) => Err(short(Some(o), format!("{} of its best", fraction(o)))),
         _ => Err(short(None, "did not run".into())),
     }
 }

@@ -277,3 +277,21 @@ fn a_size_two_stopped_apis_did_not_reach_is_said_once() {
         assert_eq!(n.count(), 1, "{size} in {}", s[1]);
     }
 }
+
+#[test]
+fn a_fraction_below_the_bar_never_reads_as_the_bar() {
+    // 0.9455 and 0.9499 fall short of 0.95: rounded to two places they would read 0.95.
+    let sizes = [32, 64, 128, 256, 512];
+    let b: Vec<(u32, Option<f64>)> = sizes.iter().map(|&t| (t, Some(1.0))).collect();
+    let of_a = [0.9455, 0.9499, 0.95, 0.951, 1.0];
+    let a: Vec<(u32, Option<f64>)> = sizes.iter().zip(of_a).map(|(&t, o)| (t, Some(o))).collect();
+    let a = answer(vec![result(A, &a), result(B, &b)], vec![]);
+    assert_eq!(blocks(&a.portable), [128, 256, 512]);
+    let s = a.sentences();
+    assert!(
+        s[1].contains("32 (Alpha: 0.94 of its best)")
+            && s[1].contains("64 (Alpha: 0.94 of its best)"),
+        "{s:?}"
+    );
+    assert!(!s[1].contains("0.95"), "{s:?}");
+}

@@ -2,12 +2,17 @@
 //! merged into one report and one answer by `compare`; and a tune as a run of the answer
 //! across GPUs, where `compare` is given tunes of different GPUs.
 
-use super::{Held, TuneReport};
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{Config, Held, TuneReport};
 use crate::report::across::Input;
+use crate::Api;
 
 /// The reports as one: every entry once (the first file's where two hold the same API and
-/// configuration), the rejected, the wrong and the errors of all, the searches summed, and the
+/// configuration), the rejected, the wrong and the errors of all, the searches summed (each
+/// configuration covered once, each entry counted from the file it was kept from), and the
 /// answer made again. A winner's second time is kept where the merged winner is the same.
+/// Files that share no configuration are shares of one space; files that do are runs.
 pub fn merge(mut reports: Vec<TuneReport>) -> Option<TuneReport> {
     if reports.is_empty() {
         return None;
@@ -20,41 +25,10 @@ pub fn merge(mut reports: Vec<TuneReport>) -> Option<TuneReport> {
         .iter()
         .filter_map(|b| b.held.clone())
         .collect();
+    let mut shared = 0;
     for r in reports {
-        out.clocks.extend(r.clocks);
-        for e in r.measurements {
-            if !out
-                .measurements
-                .iter()
-                .any(|x| x.api == e.api && x.config == e.config)
-            {
-                out.measurements.push(e);
-            }
-        }
-        for x in r.rejected {
-            if !out.rejected.contains(&x) {
-                out.rejected.push(x);
-            }
-        }
-        for w in r.wrong {
-            if !out.is_wrong(w.api, &w.params) {
-                out.wrong.push(w);
-            }
-        }
-        for d in r.devices {
-            if !out.devices.contains(&d) {
-                out.devices.push(d);
-            }
-        }
-        out.errors.extend(r.errors);
         held.extend(r.answer.best.iter().filter_map(|b| b.held.clone()));
-        let (a, b) = (&mut out.search, r.search);
-        a.covered += b.covered;
-        a.measured += b.measured;
-        a.from_cache += b.from_cache;
-        a.compiles += b.compiles;
-        a.compile_s += b.compile_s;
-        a.wall_s = a.wall_s.max(b.wall_s);
+        shared += add(&mut out, r);
     }
     // "exhaustive, share 1/2" named the first share only: the merge is every share's.
     let order = out
@@ -63,9 +37,13 @@ pub fn merge(mut reports: Vec<TuneReport>) -> Option<TuneReport> {
         .split(", share ")
         .next()
         .unwrap_or_default();
-    out.search.order = match shares {
-        1 => format!("{order} (merged)"),
-        n => format!("{order} (merged from {n} shares)"),
+    out.search.order = match (shares, shared) {
+        (1, _) => format!("{order} (merged)"),
+        (n, 0) => format!("{order} (merged from {n} shares)"),
+        (n, k) => format!(
+            "{order} (merged from {n} runs; {k} configurations in more than one, each kept from \
+             the first file that has it)"
+        ),
     };
     out.refresh_answer(&[]);
     let winners: Vec<Held> = held
@@ -79,6 +57,61 @@ pub fn merge(mut reports: Vec<TuneReport>) -> Option<TuneReport> {
         .collect();
     out.refresh_answer(&winners);
     Some(out)
+}
+
+/// Adds `r` to `out`: its entries `out` lacks, its rejected, wrong, errors and devices, and
+/// its search counted without what was dropped. Returns how many of its configurations `out`
+/// already held (a configuration in both is covered once, with the first file's entries).
+fn add(out: &mut TuneReport, r: TuneReport) -> usize {
+    // Each configuration `out` holds, with the APIs it holds it on.
+    let mut held: BTreeMap<Config, Vec<Api>> = BTreeMap::new();
+    for x in &out.measurements {
+        held.entry(x.config.clone()).or_default().push(x.api);
+    }
+    // Configurations held before `r`: one of them in `r` too is covered once.
+    let before: BTreeSet<Config> = held.keys().cloned().collect();
+    let mut shared: BTreeSet<&Config> = BTreeSet::new();
+    let (mut dropped_measured, mut dropped_cached) = (0, 0);
+    for e in &r.measurements {
+        if let Some(c) = before.get(&e.config) {
+            shared.insert(c);
+        }
+        let apis = held.entry(e.config.clone()).or_default();
+        match apis.contains(&e.api) {
+            true if e.cached => dropped_cached += 1,
+            true => dropped_measured += 1,
+            false => {
+                apis.push(e.api);
+                out.measurements.push(e.clone());
+            }
+        }
+    }
+    let shared = shared.len();
+    out.clocks.extend(r.clocks);
+    for x in r.rejected {
+        if !out.rejected.contains(&x) {
+            out.rejected.push(x);
+        }
+    }
+    for w in r.wrong {
+        if !out.is_wrong(w.api, &w.params) {
+            out.wrong.push(w);
+        }
+    }
+    for d in r.devices {
+        if !out.devices.contains(&d) {
+            out.devices.push(d);
+        }
+    }
+    out.errors.extend(r.errors);
+    let (a, b) = (&mut out.search, r.search);
+    a.covered += b.covered.saturating_sub(shared);
+    a.measured += b.measured.saturating_sub(dropped_measured);
+    a.from_cache += b.from_cache.saturating_sub(dropped_cached);
+    a.compiles += b.compiles;
+    a.compile_s += b.compile_s;
+    a.wall_s = a.wall_s.max(b.wall_s);
+    shared
 }
 
 impl TuneReport {
@@ -118,3 +151,7 @@ impl TuneReport {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "merge_tests.rs"]
+mod tests;

@@ -14,6 +14,7 @@ use serde::Serialize;
 use blocksweep_core::lab::row::Measurement;
 use blocksweep_core::measure::{Protocol, Reps};
 use blocksweep_core::report::{Envelope, Failure, Partial};
+use blocksweep_core::words::fraction;
 use blocksweep_core::{Api, DeviceIdentity};
 
 use crate::layout::{Layout, Notes};
@@ -23,7 +24,7 @@ use crate::{to_csv, Render};
 /// "12.34" GB/s, with the row's share of the API's best: "3210.5 (0.97)".
 fn gbps_cell(gbps: Option<f64>, of_best: Option<f64>) -> String {
     match (gbps, of_best) {
-        (Some(g), Some(o)) => format!("{g:.1} ({o:.2})"),
+        (Some(g), Some(o)) => format!("{g:.1} ({})", fraction(o)),
         (Some(g), None) => format!("{g:.1}"),
         _ => "—".into(),
     }

@@ -10,6 +10,7 @@ use blocksweep_core::lab::shapes::{
 };
 use blocksweep_core::lab::{guaranteed_block_dims, guaranteed_threads};
 use blocksweep_core::measure::Protocol;
+use blocksweep_core::words::fraction;
 
 use crate::layout::{Column, Notes, Table};
 use crate::text::Doc;
@@ -149,12 +150,12 @@ fn summary(results: &[&ShapeResult]) -> Vec<String> {
                 .min_by(|a, b| a.gbps.unwrap_or(0.0).total_cmp(&b.gbps.unwrap_or(0.0))),
         ) {
             summary.push(format!(
-                "{}: fastest {} at {:.1} GB/s; slowest {} at {:.2} of it.",
+                "{}: fastest {} at {:.1} GB/s; slowest {} at {} of it.",
                 r.api,
                 shape_name(best),
                 best.gbps.unwrap_or(0.0),
                 shape_name(worst),
-                worst.of_best.unwrap_or(0.0)
+                fraction(worst.of_best.unwrap_or(0.0))
             ));
         }
         summary.extend(stopped_line(r.api, &r.error));

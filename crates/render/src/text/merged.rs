@@ -248,8 +248,7 @@ fn legend(report: &Report, base: &SweepResult, s: &Shape, verbose: bool) -> Stri
         legend.push("ms: mean per dispatch".into());
     }
     legend.push(
-        "of best: that API's fastest time ÷ this row's (≈: within the measurement noise of it)"
-            .into(),
+        "of best: that API's fastest time ÷ this row's, rounded down (≈: within the noise)".into(),
     );
     if !ratios.is_empty() {
         let what = if s.gbps { "GB/s" } else { "speed (time⁻¹)" };
@@ -260,7 +259,7 @@ fn legend(report: &Report, base: &SweepResult, s: &Shape, verbose: bool) -> Stri
         ));
     }
     if s.portable {
-        legend.push("all ≥95%: within 95 % of its own best on every API".into());
+        legend.push("all ≥95%: within 95 % of its best on every API".into());
     }
     let more = match verbose {
         true => " Times, spreads and copy ratios are in each API's table above.",

@@ -214,7 +214,10 @@ fn legend(r: &SweepResult, h: &Heads, s: &Shape) -> String {
         w.block
     ));
     parts.push("ms: mean per dispatch; spread: ± one dispatch's coefficient of variation".into());
-    parts.push("of best: fastest time ÷ this row's (≈: within the measurement noise of it)".into());
+    parts.push(
+        "of best: fastest time ÷ this row's, rounded down (≈: within the measurement noise of it)"
+            .into(),
+    );
     if s.copy {
         parts.push("% copy: GB/s ÷ the copy ceiling's".into());
     }

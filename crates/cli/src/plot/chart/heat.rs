@@ -8,12 +8,26 @@
 
 use std::fmt::Write;
 
+use blocksweep_core::words::fraction;
+
+use super::layout::text_width;
 use super::{esc, Colour};
 
 const CELL_W: usize = 44;
 const CELL_H: usize = 18;
 const LEFT: usize = 130;
 const TOP: usize = 60;
+const FONT: f64 = 11.0;
+/// Room between a map's title and the next map's, and under the maps per caption line.
+const GAP: usize = 20;
+const LINE_H: usize = 16;
+
+/// A generous width of a bold title: the layout's estimate of regular text a tenth wider, and
+/// never under 0.6 em a character.
+fn bold_width(text: &str) -> f64 {
+    let chars = text.chars().count() as f64 * 0.6 * FONT;
+    (text_width(text, FONT) * 1.1).max(chars)
+}
 
 /// One map: a value (or none) per row and column.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,25 +47,63 @@ pub struct HeatMaps {
     pub floor: f64,
     /// The value from which a cell's number is printed in white (the dark cells).
     pub bar: f64,
+    /// What a cell's value is, said in one line under the maps (the scale's line follows it).
+    pub caption: String,
 }
 
 impl HeatMaps {
     /// The maps as one SVG document, left to right.
     pub fn to_svg(&self) -> String {
-        let map_w = LEFT + self.columns.len() * CELL_W + 20;
+        // Each map as wide as its cells or its longest title (one column is 194 px, a GPU's
+        // title more), so that no title runs into the next map's.
+        let titles = self
+            .maps
+            .iter()
+            .map(|m| bold_width(&m.title).ceil() as usize);
+        let map_w = titles
+            .map(|w| 10 + w + GAP)
+            .fold(LEFT + self.columns.len() * CELL_W + 20, usize::max);
         let map_h = TOP + self.rows.len() * CELL_H + 20;
-        let total_w = map_w * self.maps.len().max(1);
+        let captions = self.captions();
+        let widest = captions.iter().map(|l| text_width(l, FONT).ceil() as usize);
+        let total_w = widest
+            .map(|w| 10 + w + 10)
+            .fold(map_w * self.maps.len().max(1), usize::max);
+        let total_h = map_h + captions.len() * LINE_H;
         let mut s = String::new();
         let _ = write!(
             s,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{total_w}\" height=\"{map_h}\" \
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{total_w}\" height=\"{total_h}\" \
              font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
         );
         for (i, m) in self.maps.iter().enumerate() {
             self.map(&mut s, i * map_w, m);
         }
+        for (i, line) in captions.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "<text class=\"caption\" x=\"10\" y=\"{}\">{}</text>",
+                map_h + i * LINE_H,
+                esc(line)
+            );
+        }
         s.push_str("</svg>\n");
         s
+    }
+
+    /// The caller's line on what a value is, then the scale's.
+    fn captions(&self) -> Vec<String> {
+        let scale = format!(
+            "Colour: pale at {:.2} and below to dark green at 1.00; figures rounded down, in \
+             white from {:.2}; grey: no value.",
+            self.floor, self.bar
+        );
+        let mut lines: Vec<String> = Vec::new();
+        if !self.caption.is_empty() {
+            lines.push(self.caption.clone());
+        }
+        lines.push(scale);
+        lines
     }
 
     fn map(&self, s: &mut String, x0: usize, m: &HeatMap) {
@@ -109,9 +161,10 @@ impl HeatMaps {
             let ink = if v >= self.bar { "white" } else { "black" };
             let _ = writeln!(
                 s,
-                "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{ink}\">{v:.2}</text>",
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{ink}\">{}</text>",
                 x + CELL_W / 2,
-                y + 13
+                y + 13,
+                fraction(v)
             );
         }
     }
@@ -142,6 +195,7 @@ mod tests {
             }],
             floor: 0.5,
             bar: 0.95,
+            caption: String::new(),
         };
         let svg = maps.to_svg();
         assert_eq!(svg.matches("class=\"cell\"").count(), 4, "{svg}");
@@ -160,5 +214,82 @@ mod tests {
         assert!(svg.contains("fill=\"#d0d0d0\""), "no value is grey: {svg}");
         assert!(svg.contains("fill=\"white\">0.97</text>"), "{svg}");
         assert!(svg.contains("fill=\"black\">0.50</text>"), "{svg}");
+    }
+
+    /// Every map's bold title, its x and its generous width (the layout's estimate).
+    fn titles(svg: &str) -> Vec<(f64, f64, String)> {
+        svg.lines()
+            .filter(|l| l.contains("font-weight=\"bold\""))
+            .map(|l| {
+                let x: f64 = l
+                    .split("x=\"")
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                let text = l
+                    .split('>')
+                    .nth(1)
+                    .unwrap()
+                    .split('<')
+                    .next()
+                    .unwrap()
+                    .to_string();
+                (x, bold_width(&text), text)
+            })
+            .collect()
+    }
+
+    /// One grid column (every plain sweep) and GPU names as long as an H100's: each title
+    /// ends before the next begins, and the last within the picture.
+    #[test]
+    fn titles_of_one_column_maps_do_not_overlap() {
+        let title = |g: &str| format!("{g}: worst of its APIs");
+        let maps = HeatMaps {
+            rows: vec!["block 64".into(), "block 128".into()],
+            columns: vec!["wave".into()],
+            maps: vec![
+                HeatMap {
+                    title: title("NVIDIA H100 80GB HBM3"),
+                    cells: vec![vec![Some(1.0)], vec![Some(0.9455)]],
+                },
+                HeatMap {
+                    title: title("NVIDIA H200"),
+                    cells: vec![vec![Some(1.0)], vec![Some(0.97)]],
+                },
+                HeatMap {
+                    title: "portable: worst of every GPU".into(),
+                    cells: vec![vec![Some(1.0)], vec![Some(0.9455)]],
+                },
+            ],
+            floor: 0.5,
+            bar: 0.95,
+            caption: "Colour: each cell's fraction of the best.".into(),
+        };
+        let svg = maps.to_svg();
+        let t = titles(&svg);
+        assert_eq!(t.len(), 3, "{svg}");
+        for w in t.windows(2) {
+            assert!(w[0].0 + w[0].1 < w[1].0, "{:?} runs into {:?}", w[0], w[1]);
+        }
+        let width: f64 = svg
+            .split("width=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let last = &t[2];
+        assert!(last.0 + last.1 <= width, "{last:?} past {width}");
+        assert!(
+            svg.contains(">0.94</text>"),
+            "a cell short of the bar reads below it: {svg}"
+        );
+        assert!(svg.contains("class=\"caption\""), "{svg}");
     }
 }

@@ -32,7 +32,7 @@ const DODGE: f64 = 5.0;
 
 /// A generous width of `text` at `font` px in a sans-serif face: DejaVu Sans (the widest
 /// common default) advances digits by 0.636 em and averages about 0.62 em over text.
-fn text_width(text: &str, font: f64) -> f64 {
+pub(super) fn text_width(text: &str, font: f64) -> f64 {
     text.chars()
         .map(|c| match c {
             '0'..='9' => 0.64,
