@@ -40,7 +40,7 @@ pub(crate) fn unit(key: &str) -> Option<&'static str> {
         "compute_capability" => "version",
         "max_loop_iterations" => "iterations",
         "kernel_preferred_multiple" => "threads",
-        "kernel_private_bytes" | "kernel_shared_bytes" => "bytes",
+        "kernel_private_bytes" | "kernel_shared_bytes" | "frame_piece_bytes" => "bytes",
         _ => return None,
     })
 }
