@@ -28,6 +28,7 @@ pub mod launch_cost;
 pub mod limits;
 pub mod measure;
 pub mod options;
+pub mod parallel;
 pub mod physical;
 pub mod program;
 pub mod provider;

@@ -94,7 +94,7 @@ pub fn read_span<B: Backend + ?Sized>(
             // The allocation is band, kernel part, band: equal bands on either side.
             if len <= whole && (whole - len) % 2 == 0 {
                 let g = ((whole - len) / 2) as usize;
-                crate::frame::copy_parallel(&mut out[g..g + view.len()], view);
+                crate::parallel::copy_parallel(&mut out[g..g + view.len()], view);
                 let tail = g + len as usize;
                 if g > 0 {
                     backend.read_buffer(span.arg, 0, &mut out[..g])?;

@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Config, Held, TuneReport};
+use crate::backend::Api;
 use crate::report::across::Input;
-use crate::Api;
 
 /// The reports as one: every entry once (the first file's where two hold the same API and
 /// configuration), the rejected, the wrong and the errors of all, the searches summed (each

@@ -268,7 +268,7 @@ impl Backend for RemoteBackend {
         if let Some(shared) = &self.shared {
             for (span, out) in run.reads.iter().zip(out) {
                 let len = span.len as usize;
-                crate::frame::copy_parallel(
+                crate::parallel::copy_parallel(
                     out,
                     &shared.bytes(at + span.len)[at as usize..][..len],
                 );

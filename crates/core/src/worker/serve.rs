@@ -250,7 +250,7 @@ impl State {
             }
         };
         if let Some(staged) = self.backend.read_buffer_staged(arg)? {
-            crate::frame::copy_parallel(shared.bytes_mut(bytes), staged);
+            crate::parallel::copy_parallel(shared.bytes_mut(bytes), staged);
             return Ok(());
         }
         self.backend
