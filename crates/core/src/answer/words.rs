@@ -87,14 +87,15 @@ impl Answer {
 
     /// "Not portable (where each API falls short): ...", each configuration once; `None`
     /// where there is no exception.
-    fn not_portable(&self) -> Option<String> {
+    fn not_portable(&self) -> Vec<String> {
         if self.exceptions.is_empty() {
-            return None;
+            return Vec::new();
         }
         // The configurations only stopped APIs did not reach, one list per set of those
         // APIs after the others (it was said once per configuration: 12 times in one line;
         // then once per API, twice where two stopped before it).
         let mut unreached: Vec<(String, Vec<String>)> = Vec::new();
+        let mut unmeasured: Vec<(String, Vec<String>)> = Vec::new();
         let mut parts: Vec<String> = Vec::new();
         for e in &self.exceptions {
             let stopped = |s: &super::Short| s.why == super::rank::STOPPED_EARLIER;
@@ -102,6 +103,19 @@ impl Answer {
             // A configuration that also fell short elsewhere says it all in one place (it
             // was listed twice: once with its shortfall, once among the unreached).
             if e.short.is_empty() {
+                continue;
+            }
+            // A configuration some column never measured (a sweep beside a map of another
+            // GPU asks fewer grids) is not ranked: said once, grouped, not configuration by
+            // configuration with every column's "did not run".
+            let never = |s: &&super::Short| s.of_best.is_none() && s.why == NOT_RUN;
+            if e.short.iter().any(|s| never(&s)) {
+                let who: Vec<String> = e.short.iter().filter(never).map(who_short).collect();
+                let who = who.join(", ");
+                match unmeasured.iter_mut().find(|(a, _)| *a == who) {
+                    Some((_, c)) => c.push(label),
+                    None => unmeasured.push((who, vec![label])),
+                }
                 continue;
             }
             if e.short.iter().all(stopped) {
@@ -123,10 +137,42 @@ impl Answer {
                 format!("{} ({who}: {})", c.join(", "), super::rank::STOPPED_EARLIER)
             }),
         );
-        Some(format!(
-            "Not portable (where each API falls short): {}.",
-            parts.join("; ")
-        ))
+        let mut said = Vec::new();
+        if !parts.is_empty() {
+            said.push(format!(
+                "Not portable (where each API falls short): {}.",
+                parts.join("; ")
+            ));
+        }
+        for (who, c) in &unmeasured {
+            said.push(format!(
+                "Not measured by every API, so not ranked ({who}: did not run {}): {}.",
+                match c.len() {
+                    1 => "it",
+                    _ => "them",
+                },
+                first_of(c, UNMEASURED_SHOWN)
+            ));
+        }
+        said
+    }
+}
+
+/// A column's plain "did not run": it never measured the configuration (no stop, no refusal).
+const NOT_RUN: &str = "did not run";
+
+/// How many configurations a column never measured are named; the rest are counted.
+const UNMEASURED_SHOWN: usize = 8;
+
+/// "a, b, c" or "a, b, ... and 40 more".
+fn first_of(labels: &[String], shown: usize) -> String {
+    match labels.len() > shown {
+        true => format!(
+            "{} and {} more",
+            labels[..shown].join(", "),
+            labels.len() - shown
+        ),
+        false => labels.join(", "),
     }
 }
 

@@ -302,6 +302,40 @@ fn a_sweeps_wave_and_a_tunes_one_wave_are_one_configuration() {
     assert!(a.measurements.iter().all(|m| m.config.grid == one));
 }
 
+/// A configuration one GPU's runs never measured (a map's other grids beside a sweep) is not
+/// ranked, and said once for the columns that did not run it, not as "not portable" with every
+/// column's "did not run".
+#[test]
+fn configurations_one_gpu_never_measured_are_said_once_not_as_not_portable() {
+    let mut inputs = two_gpus();
+    let two = crate::answer::GridPolicyKey::from(crate::grid::GridPolicy::Waves(200));
+    let y = inputs.iter_mut().find(|i| i.file == "y").unwrap();
+    let extra: Vec<Measurement> = y
+        .measurements
+        .iter()
+        .map(|m| {
+            let mut m = m.clone();
+            m.config.grid = two.clone();
+            m
+        })
+        .collect();
+    y.measurements.extend(extra);
+    let a = Across::of(inputs, false).unwrap().unwrap();
+    let said = a.answer.sentences_on("GPU");
+    let not_portable = said.iter().find(|s| s.starts_with("Not portable")).unwrap();
+    assert!(!not_portable.contains("did not run"), "{not_portable}");
+    let unmeasured: Vec<&String> = said
+        .iter()
+        .filter(|s| s.starts_with("Not measured"))
+        .collect();
+    assert_eq!(unmeasured.len(), 1, "{said:?}");
+    assert_eq!(
+        unmeasured[0].as_str(),
+        "Not measured by every API, so not ranked (GPU X Alpha, GPU X Beta: did not run them): \
+         block 64 grid 2w, block 128 grid 2w, block 256 grid 2w."
+    );
+}
+
 /// An API that failed to open on one GPU is no column of it: the answer is over the three
 /// that ran (128 still portable, its regret on three columns). One that stopped part-way
 /// leaves nothing known portable, as in one run, and is said with its GPU.
