@@ -215,10 +215,9 @@ fn a_winner_holds_within_five_percent() {
     assert!(!Held::new(A, config(1, 64), 1.0, 1.10).held);
 }
 
-/// An API that stopped part-way is said once with the sizes it did not reach, not once per
-/// size ("did not run: the API stopped earlier" was repeated 12 times in one line).
-#[test]
-fn the_sizes_an_api_did_not_reach_are_said_once() {
+/// Alpha stopped after block 64 (its output differed at 128); Beta ran 64 to 512, half speed
+/// at 256.
+fn alpha_stopped_beta_ran() -> (SweepResult, SweepResult) {
     let mut a = result(A, &[(64, Some(1.0))]);
     a.error = Some("output 'y' at block 128 differs".into());
     let b = result(
@@ -230,6 +229,14 @@ fn the_sizes_an_api_did_not_reach_are_said_once() {
             (512, Some(1.0)),
         ],
     );
+    (a, b)
+}
+
+/// An API that stopped part-way is said once with the sizes it did not reach, not once per
+/// size ("did not run: the API stopped earlier" was repeated 12 times in one line).
+#[test]
+fn the_sizes_an_api_did_not_reach_are_said_once() {
+    let (a, b) = alpha_stopped_beta_ran();
     let s = answer(vec![a, b], vec![]).sentences();
     // 256, short on Beta and not reached on Alpha, is said once with both (it was listed
     // twice: with Beta's shortfall and among Alpha's unreached sizes; a new user's trial).
@@ -247,17 +254,7 @@ fn the_sizes_an_api_did_not_reach_are_said_once() {
 /// said once with every reason.
 #[test]
 fn a_size_two_stopped_apis_did_not_reach_is_said_once() {
-    let mut a = result(A, &[(64, Some(1.0))]);
-    a.error = Some("output 'y' at block 128 differs".into());
-    let b = result(
-        B,
-        &[
-            (64, Some(1.0)),
-            (128, Some(1.0)),
-            (256, Some(0.5)),
-            (512, Some(1.0)),
-        ],
-    );
+    let (a, b) = alpha_stopped_beta_ran();
     let mut c = result(C, &[(64, Some(1.0)), (128, Some(1.0))]);
     c.error = Some("output 'y' at block 256 differs".into());
     let s = answer(vec![a, b, c], vec![]).sentences();

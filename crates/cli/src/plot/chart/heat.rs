@@ -217,19 +217,17 @@ mod tests {
     }
 
     /// Every map's bold title, its x and its generous width (the layout's estimate).
+    /// The number in `text`'s first `name="..."` attribute.
+    fn attribute(text: &str, name: &str) -> f64 {
+        let after = text.split(&format!("{name}=\"")).nth(1).unwrap();
+        after.split('"').next().unwrap().parse().unwrap()
+    }
+
     fn titles(svg: &str) -> Vec<(f64, f64, String)> {
         svg.lines()
             .filter(|l| l.contains("font-weight=\"bold\""))
             .map(|l| {
-                let x: f64 = l
-                    .split("x=\"")
-                    .nth(1)
-                    .unwrap()
-                    .split('"')
-                    .next()
-                    .unwrap()
-                    .parse()
-                    .unwrap();
+                let x = attribute(l, "x");
                 let text = l
                     .split('>')
                     .nth(1)
@@ -275,15 +273,7 @@ mod tests {
         for w in t.windows(2) {
             assert!(w[0].0 + w[0].1 < w[1].0, "{:?} runs into {:?}", w[0], w[1]);
         }
-        let width: f64 = svg
-            .split("width=\"")
-            .nth(1)
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let width = attribute(&svg, "width");
         let last = &t[2];
         assert!(last.0 + last.1 <= width, "{last:?} past {width}");
         assert!(
