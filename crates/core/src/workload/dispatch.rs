@@ -245,7 +245,11 @@ impl ProgramWorkload {
             api,
             block: launch.block,
             grid: launch.grid.to_string(),
-            outputs: read.written.into_iter().map(guard::into_data).collect(),
+            outputs: read
+                .written
+                .into_iter()
+                .map(guard::Output::banded)
+                .collect(),
         };
         Ok(refs.check(launch, &self.instance, here, own))
     }

@@ -47,17 +47,55 @@ pub fn data(whole: &[u8]) -> &[u8] {
     &whole[g..whole.len() - g]
 }
 
-/// The kernel's part of a whole allocation read back, in the same allocation (moved down
-/// over the first band: a fresh copy of a 33 MB output cost a row more than its checks).
-pub fn into_data(mut whole: Vec<u8>) -> Vec<u8> {
-    let g = GUARD as usize;
-    let Some(len) = whole.len().checked_sub(2 * g) else {
-        whole.clear();
-        return whole;
-    };
-    whole.copy_within(g..g + len, 0);
-    whole.truncate(len);
-    whole
+/// A written buffer's whole allocation as read back, lending the kernel's part between its
+/// bands (`Deref`): a fresh copy of a 33 MB output cost a row more than its checks, and moving
+/// the part down over the first band a single-core pass over it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Output {
+    whole: Vec<u8>,
+    band: usize,
+}
+
+impl Output {
+    /// The kernel's part of `whole`, an allocation read back with its two bands.
+    pub fn banded(whole: Vec<u8>) -> Output {
+        Output {
+            whole,
+            band: GUARD as usize,
+        }
+    }
+
+    /// Bytes with no bands around them.
+    pub fn bare(data: Vec<u8>) -> Output {
+        Output {
+            whole: data,
+            band: 0,
+        }
+    }
+}
+
+impl Output {
+    /// Where the kernel's part lies in the allocation (empty where it holds less than its bands).
+    fn part(&self) -> std::ops::Range<usize> {
+        match self.whole.len().checked_sub(2 * self.band) {
+            Some(len) => self.band..self.band + len,
+            None => 0..0,
+        }
+    }
+}
+
+impl std::ops::Deref for Output {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.whole[self.part()]
+    }
+}
+
+impl std::ops::DerefMut for Output {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        let part = self.part();
+        &mut self.whole[part]
+    }
 }
 
 /// Writes found in one buffer's bands.
@@ -135,8 +173,8 @@ mod tests {
             .all(|&b| b == PATTERN));
         assert_eq!(data(&whole), &[0xFF; 12]);
         let read = padded(&[1, 2, 3, 4, 5]);
-        assert_eq!(into_data(read), [1, 2, 3, 4, 5]);
-        assert!(into_data(Vec::new()).is_empty());
+        assert_eq!(&*Output::banded(read), [1, 2, 3, 4, 5]);
+        assert!(Output::banded(Vec::new()).is_empty());
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub(crate) struct Checked {
     pub api: Api,
     pub block: BlockSize,
     pub grid: String,
-    pub outputs: Vec<Vec<u8>>,
+    pub outputs: Vec<super::guard::Output>,
 }
 
 #[derive(Default)]
@@ -40,7 +40,7 @@ impl References {
         self.firsts
             .iter()
             .filter(|c| !self.failed.contains(&c.api))
-            .map(|c| (c.api, c.outputs.clone()))
+            .map(|c| (c.api, c.outputs.iter().map(|o| o.to_vec()).collect()))
             .collect()
     }
 
@@ -99,7 +99,7 @@ impl References {
                 .zip(&here.outputs)
                 .map(|(b, out)| match b.decl.compare {
                     CompareMode::Sum => out.clone(),
-                    CompareMode::Exact => Vec::new(),
+                    CompareMode::Exact => Default::default(),
                 })
                 .collect(),
         };
