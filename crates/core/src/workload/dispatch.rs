@@ -171,11 +171,7 @@ impl ProgramWorkload {
         );
         let images = self.images();
         let run = self.run(&images, poison, Some(launch), reads);
-        let mut out: Vec<Vec<u8>> = run
-            .reads
-            .iter()
-            .map(|s| vec![0u8; s.len as usize])
-            .collect();
+        let mut out: Vec<Vec<u8>> = run.reads.iter().map(|s| self.read_buffer(s.len)).collect();
         if let Err(e) = backend.run_checked(&run, &mut out)? {
             return Ok((Err(e), None));
         }
@@ -251,7 +247,28 @@ impl ProgramWorkload {
                 .map(guard::Output::banded)
                 .collect(),
         };
-        Ok(refs.check(launch, &self.instance, here, own))
+        Ok(match refs.check(launch, &self.instance, here, own) {
+            Ok(done) => {
+                let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+                spare.extend(
+                    done.into_iter()
+                        .flat_map(|c| c.outputs)
+                        .map(guard::Output::into_whole),
+                );
+                Ok(())
+            }
+            Err(e) => Err(e),
+        })
+    }
+
+    /// A buffer of `len` bytes for a read-back: a spare of that length (its bytes are all
+    /// overwritten by the read), else a new one.
+    fn read_buffer(&self, len: u64) -> Vec<u8> {
+        let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        match spare.iter().position(|b| b.len() as u64 == len) {
+            Some(i) => spare.swap_remove(i),
+            None => vec![0u8; len as usize],
+        }
     }
 
     /// The checks a row's output must pass on its own; `Err` says what it did, in words.

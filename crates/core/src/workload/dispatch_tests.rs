@@ -87,3 +87,28 @@ fn a_row_above_the_kernels_own_limit_is_noted_with_it() {
         ]
     );
 }
+
+/// A row after the reference reads into the buffer the row before it gave back (no fresh
+/// allocation per row), and a wrong output read into that reused buffer is still caught.
+#[test]
+fn a_rows_read_back_reuses_the_last_rows_buffer_and_still_catches_a_wrong_row() {
+    use crate::testing::metal_like::{scale_workload, sweep_blocks};
+    let work = scale_workload(1 << 12);
+    let mut b = MetalLikeBackend::new();
+    let (r, err) = sweep_blocks(&work, &mut b, &[64, 128, 256]);
+    assert!(err.is_none(), "{err:?}");
+    assert!(r.rows.iter().all(|x| x.timing.is_some()), "{:?}", r.rows);
+    let y = &work.instance.buffers[1];
+    let whole = guard::allocated(y.initial.len() as u64) as usize;
+    let spare: Vec<usize> = work.spare.lock().unwrap().iter().map(Vec::len).collect();
+    assert_eq!(spare, [whole], "one output buffer kept for the next row");
+    // A kernel wrong at block 256 (every seventh element off by 1), after two good rows.
+    let mut wrong = MetalLikeBackend::new();
+    wrong.wrong_at = Some(256);
+    let work = scale_workload(1 << 12);
+    let (_, err) = sweep_blocks(&work, &mut wrong, &[64, 128, 256]);
+    assert!(
+        matches!(err, Some(SweepError::Output { ref buffer, .. }) if buffer == "y"),
+        "{err:?}"
+    );
+}

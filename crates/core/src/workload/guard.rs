@@ -65,6 +65,11 @@ impl Output {
         }
     }
 
+    /// The whole allocation back, for the next read of one of its length.
+    pub fn into_whole(self) -> Vec<u8> {
+        self.whole
+    }
+
     /// Bytes with no bands around them.
     pub fn bare(data: Vec<u8>) -> Output {
         Output {

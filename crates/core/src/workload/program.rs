@@ -26,6 +26,9 @@ pub struct ProgramWorkload {
     pub instance: Instance,
     /// The first API's outputs, which every later API is checked against.
     pub(super) references: Mutex<References>,
+    /// Read-back buffers a checked dispatch has finished with, for the next one: a fresh 33 MB
+    /// buffer cost each row its page faults and its release again.
+    pub(super) spare: Mutex<Vec<Vec<u8>>>,
 }
 
 impl ProgramWorkload {
@@ -39,6 +42,7 @@ impl ProgramWorkload {
             spec,
             instance,
             references: Mutex::new(References::default()),
+            spare: Mutex::new(Vec::new()),
         }
     }
 

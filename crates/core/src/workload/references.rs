@@ -55,14 +55,15 @@ impl References {
     /// Checks one dispatch's `outputs` (which passed the row's own checks) against the spec's
     /// reference files and the API's own first size; the first call of an API (`own.first`
     /// empty) makes them its reference. A row that differs from that reference fails at once
-    /// or is weighed with the others ([`OwnRows`]).
+    /// or is weighed with the others ([`OwnRows`]). `Ok` gives the outputs back where nothing
+    /// kept them.
     pub fn check(
         &mut self,
         launch: Launch,
         instance: &Instance,
         here: Checked,
         own: &mut OwnRows,
-    ) -> Result<(), SweepError> {
+    ) -> Result<Option<Checked>, SweepError> {
         let api = here.api;
         self.check_files(launch, instance, &here)?;
         if let Some((o, _)) = &own.first {
@@ -107,8 +108,9 @@ impl References {
         if own.first.is_none() {
             self.firsts.push(here.clone());
             own.first = Some((here, launch));
+            return Ok(None);
         }
-        Ok(())
+        Ok(Some(here))
     }
 
     /// Checks one dispatch's `outputs` against the spec's reference files, where it names any:
