@@ -37,6 +37,18 @@ fn maps(a: &Across) -> HeatMaps {
         }
     };
     let maps = a.maps.iter().map(map).collect();
+    // The least-regret choice, outlined in every map: where it stands on each device.
+    let choice = a.answer.choice.as_ref().map(|c| &c.config);
+    let marked = choice.and_then(|c| {
+        let row = rows
+            .iter()
+            .position(|(_, r)| r.block == c.block && r.params == c.params)?;
+        Some((row, columns.iter().position(|g| *g == c.grid.0)?))
+    });
+    let outlined = match (choice, marked) {
+        (Some(c), Some(_)) => format!(" Outlined: the least-regret choice, {c}."),
+        _ => String::new(),
+    };
     HeatMaps {
         rows: rows.iter().map(|(l, _)| l.clone()).collect(),
         columns,
@@ -45,9 +57,10 @@ fn maps(a: &Across) -> HeatMaps {
         bar: GOOD_FRACTION,
         caption: format!(
             "Each cell: its fraction of each API's best on that {n} (fastest time ÷ the cell's), \
-             the worst over the APIs; portable: the worst over every {n}.",
+             the worst over the APIs; portable: the worst over every {n}.{outlined}",
             n = a.noun
         ),
+        marked,
     }
 }
 
@@ -114,7 +127,17 @@ mod tests {
             h.maps[2].cells, h.maps[0].cells,
             "the portable map: the worst"
         );
+        // The least-regret choice: 128 (worst 0.8, regret 1.25; 64's is 2.0), outlined in
+        // every map and named in the caption.
+        assert_eq!(h.marked, Some((1, 0)));
+        assert!(
+            h.caption
+                .ends_with("Outlined: the least-regret choice, block 128 grid wave."),
+            "{}",
+            h.caption
+        );
         let svg = heat_maps(&a);
         assert_eq!(svg.matches("class=\"heat-map\"").count(), 3);
+        assert_eq!(svg.matches("class=\"marked\"").count(), 3);
     }
 }

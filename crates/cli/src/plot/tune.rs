@@ -56,6 +56,7 @@ fn maps(r: &TuneReport) -> HeatMaps {
         caption: "Each cell: its fraction of the API's best (fastest time ÷ the cell's); \
                   portable: the worst over the APIs."
             .into(),
+        marked: None,
     }
 }
 

@@ -49,6 +49,9 @@ pub struct HeatMaps {
     pub bar: f64,
     /// What a cell's value is, said in one line under the maps (the scale's line follows it).
     pub caption: String,
+    /// One (row, column) outlined in every map (the least-regret choice), said by the caller's
+    /// caption.
+    pub marked: Option<(usize, usize)>,
 }
 
 impl HeatMaps {
@@ -136,6 +139,21 @@ impl HeatMaps {
                 self.cell(s, (x0 + LEFT + j * CELL_W, y), (label, column), v);
             }
         }
+        // Drawn last, so that no neighbour's white border covers it.
+        if let Some((i, j)) = self
+            .marked
+            .filter(|&(i, j)| i < self.rows.len() && j < self.columns.len())
+        {
+            let _ = writeln!(
+                s,
+                "<rect class=\"marked\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" \
+                 stroke=\"black\" stroke-width=\"2\"/>",
+                x0 + LEFT + j * CELL_W + 1,
+                TOP + i * CELL_H + 1,
+                CELL_W - 2,
+                CELL_H - 2
+            );
+        }
         s.push_str("</g>\n");
     }
 
@@ -196,6 +214,7 @@ mod tests {
             floor: 0.5,
             bar: 0.95,
             caption: String::new(),
+            marked: None,
         };
         let svg = maps.to_svg();
         assert_eq!(svg.matches("class=\"cell\"").count(), 4, "{svg}");
@@ -266,6 +285,7 @@ mod tests {
             floor: 0.5,
             bar: 0.95,
             caption: "Colour: each cell's fraction of the best.".into(),
+            marked: None,
         };
         let svg = maps.to_svg();
         let t = titles(&svg);
