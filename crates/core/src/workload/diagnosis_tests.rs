@@ -91,11 +91,11 @@ fn another_apis_output_decides_where_the_rows_alone_cannot() {
         api,
         block: BlockSize::linear(block),
         grid: "1".into(),
-        outputs: vec![crate::workload::guard::Output::bare(
+        outputs: std::sync::Arc::new(vec![crate::workload::guard::Output::bare(
             (0..8)
                 .flat_map(|i| (i as f32 + bump).to_le_bytes())
                 .collect(),
-        )],
+        )]),
     };
     let launch = |block: u32| Launch::linear(BlockSize::linear(block), 1);
     for (witness_bump, first_wrong) in [(0.0, true), (1.0, false)] {

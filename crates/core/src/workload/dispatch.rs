@@ -241,18 +241,22 @@ impl ProgramWorkload {
             api,
             block: launch.block,
             grid: launch.grid.to_string(),
-            outputs: read
-                .written
-                .into_iter()
-                .map(guard::Output::banded)
-                .collect(),
+            outputs: std::sync::Arc::new(
+                read.written
+                    .into_iter()
+                    .map(guard::Output::banded)
+                    .collect(),
+            ),
         };
         Ok(match refs.check(launch, &self.instance, here, own) {
             Ok(done) => {
                 let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+                // Unshared outputs only: the first row's are the API's reference.
+                let unshared = done.and_then(|c| std::sync::Arc::try_unwrap(c.outputs).ok());
                 spare.extend(
-                    done.into_iter()
-                        .flat_map(|c| c.outputs)
+                    unshared
+                        .into_iter()
+                        .flatten()
                         .map(guard::Output::into_whole),
                 );
                 Ok(())

@@ -50,7 +50,7 @@ fn a_kernels_check_dispatches_once_untimed_before_timing_and_a_wrong_output_is_n
         first: Some((first, launch)),
         ..OwnRows::default()
     };
-    wrong.first.as_mut().unwrap().0.outputs[0].fill(0);
+    std::sync::Arc::make_mut(&mut wrong.first.as_mut().unwrap().0.outputs)[0].fill(0);
     let mut check = KernelCheck::new(&work, &mut wrong, true);
     match checked_dispatch(&mut b, launch, Some(&TWO_DISPATCHES), &mut check).unwrap() {
         Dispatched::Ran(None, Err(SweepError::Output { buffer, .. })) => assert_eq!(buffer, "y"),

@@ -20,7 +20,8 @@ pub(crate) struct Checked {
     pub api: Api,
     pub block: BlockSize,
     pub grid: String,
-    pub outputs: Vec<super::guard::Output>,
+    /// Shared: an API's first row is both its reference and the tune's (a 33 MB copy each).
+    pub outputs: std::sync::Arc<Vec<super::guard::Output>>,
 }
 
 #[derive(Default)]
@@ -95,14 +96,16 @@ impl References {
             api: here.api,
             block: here.block,
             grid: here.grid.clone(),
-            outputs: instance
-                .written()
-                .zip(&here.outputs)
-                .map(|(b, out)| match b.decl.compare {
-                    CompareMode::Sum => out.clone(),
-                    CompareMode::Exact => Default::default(),
-                })
-                .collect(),
+            outputs: std::sync::Arc::new(
+                instance
+                    .written()
+                    .zip(here.outputs.iter())
+                    .map(|(b, out)| match b.decl.compare {
+                        CompareMode::Sum => out.clone(),
+                        CompareMode::Exact => Default::default(),
+                    })
+                    .collect(),
+            ),
         };
         self.sums.push(kept);
         if own.first.is_none() {
