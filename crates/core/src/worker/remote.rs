@@ -98,7 +98,7 @@ impl RemoteBackend {
                 )
             };
             self.shared = None;
-            let (shared, path) = Shared::create(len).map_err(failed)?;
+            let (shared, path) = Shared::create(with_slack(len)).map_err(failed)?;
             let request = Request::Map {
                 path: path.to_string_lossy().into_owned(),
                 len: shared.len(),
@@ -279,6 +279,18 @@ impl Backend for RemoteBackend {
     }
 }
 
+/// A region for `len` bytes with room to spare, in whole MiB: a checked dispatch reads the
+/// output's whole allocation and every input's bands, a little more than the largest upload,
+/// and growing the region again cost the first check its new file and first touch (tens of
+/// milliseconds for a 33 MB output on the H100).
+fn with_slack(len: u64) -> u64 {
+    const MIB: u64 = 1 << 20;
+    len.saturating_add(len / 32)
+        .saturating_add(MIB)
+        .div_ceil(MIB)
+        .saturating_mul(MIB)
+}
+
 /// The bytes a reset moves through the shared region: a write's; a fill's none.
 fn written_len(reset: &Reset) -> u64 {
     match reset {
@@ -299,5 +311,24 @@ impl Drop for RemoteBackend {
         if link.process.wait(self.waits.closing).is_none() {
             link.process.kill();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_slack;
+
+    /// A 4K output's first check (its allocation and three inputs' bands) fits the region its
+    /// upload made: no second region.
+    #[test]
+    fn the_region_of_an_upload_holds_the_first_checks_reads() {
+        let band = crate::workload::guard::GUARD;
+        let plane = 3840 * 2160 * 4;
+        let uploaded = with_slack(plane + 2 * band);
+        assert!(uploaded >= plane + 2 * band + 3 * 2 * band, "{uploaded}");
+        assert_eq!(uploaded % (1 << 20), 0);
+        assert!(uploaded < plane * 2, "slack, not a second copy: {uploaded}");
+        assert_eq!(with_slack(0), 1 << 20);
+        assert_eq!(with_slack(u64::MAX), u64::MAX, "saturates, never wraps");
     }
 }
