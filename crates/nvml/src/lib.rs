@@ -116,17 +116,22 @@ impl Nvml {
         })
     }
 
-    /// The clocks of the device an API reports: by its UUID, else by its PCI bus id; `None`
-    /// for a device that is not a GPU or that NVML does not know (another vendor's).
+    /// The clocks of the device an API reports ([`Self::handle_of`]); `None` for a device
+    /// that is not a GPU or that NVML does not know (another vendor's).
     pub fn clocks_of(&self, device: &DeviceIdentity) -> Option<DeviceClocks> {
+        self.clocks_of_handle(self.handle_of(device)?).ok()
+    }
+
+    /// NVML's handle of the device an API reports: by its UUID, else by its PCI bus id.
+    fn handle_of(&self, device: &DeviceIdentity) -> Option<Device> {
         if device.kind != DeviceKind::Gpu {
             return None;
         }
         let uuid = device.uuid_string().map(|u| format!("GPU-{u}"));
-        let by_uuid = uuid.and_then(|u| self.clocks(DeviceKey::Uuid(&u)).ok());
+        let by_uuid = uuid.and_then(|u| self.handle(DeviceKey::Uuid(&u)).ok());
         by_uuid.or_else(|| {
             let pci = device.pci_bus_id.as_deref()?;
-            self.clocks(DeviceKey::PciBusId(pci)).ok()
+            self.handle(DeviceKey::PciBusId(pci)).ok()
         })
     }
 }
@@ -151,27 +156,23 @@ impl NvmlClocks {
     pub fn nvml(&self) -> &'static Nvml {
         self.nvml
     }
+}
 
-    /// The key NVML finds `device` by, and its handle.
-    fn find(&self, device: &DeviceIdentity) -> Option<(String, Device)> {
-        if device.kind != DeviceKind::Gpu {
-            return None;
-        }
-        let uuid = device.uuid_string().map(|u| format!("GPU-{u}"));
-        let by_uuid =
-            uuid.and_then(|u| Some((u.clone(), self.nvml.handle(DeviceKey::Uuid(&u)).ok()?)));
-        by_uuid.or_else(|| {
-            let pci = device.pci_bus_id.clone()?;
-            let handle = self.nvml.handle(DeviceKey::PciBusId(&pci)).ok()?;
-            Some((pci, handle))
-        })
-    }
+/// What the reader keeps a device's handle and reading under: the identity the API reports.
+fn seen_key(device: &DeviceIdentity) -> String {
+    format!(
+        "{}|{:?}|{}",
+        device.uuid_string().unwrap_or_default(),
+        device.pci_bus_id,
+        device.name
+    )
 }
 
 impl ClockReader for NvmlClocks {
     fn read(&self, device: &DeviceIdentity) -> Option<Clocks> {
-        let (key, handle) = self.find(device)?;
+        let handle = self.nvml.handle_of(device)?;
         let c = self.nvml.clocks_of_handle(handle).ok()?;
+        let key = seen_key(device);
         let clocks = Clocks {
             sm_mhz: c.sm_mhz,
             mem_mhz: c.mem_mhz,
@@ -186,10 +187,7 @@ impl ClockReader for NvmlClocks {
     }
 
     fn read_row(&self, device: &DeviceIdentity) -> Option<Clocks> {
-        let key = match device.uuid_string() {
-            Some(u) => format!("GPU-{u}"),
-            None => device.pci_bus_id.clone()?,
-        };
+        let key = seen_key(device);
         let known = self
             .seen
             .lock()

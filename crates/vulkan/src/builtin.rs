@@ -18,6 +18,10 @@ pub const SPIRV_ONE_PER_THREAD: &[u8] =
 pub const SPIRV_2D: &[u8] = include_bytes!("../../../shaders/grayscale_2d.spv");
 pub const SPIRV_SHARED: &[u8] = include_bytes!("../../../shaders/grayscale_shared.spv");
 pub const SPIRV_REGISTERS: &[u8] = include_bytes!("../../../shaders/grayscale_registers.spv");
+/// shaders/grayscale_split*.spv, compiled for Vulkan 1.2 as their headers say.
+pub const SPIRV_SPLIT: &[u8] = include_bytes!("../../../shaders/grayscale_split.spv");
+pub const SPIRV_SPLIT_ONE_PER_THREAD: &[u8] =
+    include_bytes!("../../../shaders/grayscale_split_one_per_thread.spv");
 
 /// The pixel count `n` (u64), or the 2-D kernel's width, and its height (u32): arguments 4
 /// and 5 in the core's table.
@@ -37,9 +41,8 @@ fn shader(kernel: KernelVariant) -> (&'static [u8], &'static str) {
     }
 }
 
-/// The built-in `kernel` as a program source: its SPIR-V, entry `main`.
-pub fn source(kernel: KernelVariant) -> ProgramSource {
-    let (code, origin) = shader(kernel);
+/// Embedded SPIR-V from `origin` as a program source, entry `main`.
+fn spirv((code, origin): (&[u8], &str)) -> ProgramSource {
     ProgramSource {
         language: SPIR_V,
         code: code.to_vec(),
@@ -49,21 +52,27 @@ pub fn source(kernel: KernelVariant) -> ProgramSource {
     }
 }
 
-/// The split shader of built-in `kernel` as a program source, where it has one: its planes
-/// in pieces reached by address (`crate::pieces`).
+/// The built-in `kernel` as a program source: its SPIR-V, entry `main`.
+pub fn source(kernel: KernelVariant) -> ProgramSource {
+    spirv(shader(kernel))
+}
+
+/// The split shader of built-in `kernel`, where it has one (its planes in pieces reached by
+/// address, `crate::pieces`), and where it is checked in.
+pub(crate) fn split_shader(kernel: KernelVariant) -> Option<(&'static [u8], &'static str)> {
+    match kernel {
+        KernelVariant::GridStride => Some((SPIRV_SPLIT, "shaders/grayscale_split.spv")),
+        KernelVariant::OnePixelPerThread => Some((
+            SPIRV_SPLIT_ONE_PER_THREAD,
+            "shaders/grayscale_split_one_per_thread.spv",
+        )),
+        _ => None,
+    }
+}
+
+/// The split shader of built-in `kernel` as a program source, where it has one.
 pub(crate) fn split_source(kernel: KernelVariant) -> Option<ProgramSource> {
-    let code = crate::pieces::split_shader(kernel)?;
-    let origin = match kernel {
-        KernelVariant::OnePixelPerThread => "shaders/grayscale_split_one_per_thread.spv",
-        _ => "shaders/grayscale_split.spv",
-    };
-    Some(ProgramSource {
-        language: SPIR_V,
-        code: code.to_vec(),
-        entry: "main".into(),
-        origin: origin.into(),
-        options: Vec::new(),
-    })
+    split_shader(kernel).map(spirv)
 }
 
 /// Which built-in `source` is, where it is one of this backend's own (origin and code the

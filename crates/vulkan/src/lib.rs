@@ -90,14 +90,16 @@ mod timing;
 use std::sync::Arc;
 
 pub use backend::VulkanBackend;
-pub use builtin::{SPIRV, SPIRV_2D, SPIRV_ONE_PER_THREAD, SPIRV_REGISTERS, SPIRV_SHARED};
+pub use builtin::{
+    SPIRV, SPIRV_2D, SPIRV_ONE_PER_THREAD, SPIRV_REGISTERS, SPIRV_SHARED, SPIRV_SPLIT,
+    SPIRV_SPLIT_ONE_PER_THREAD,
+};
 #[cfg(any(test, feature = "test-support"))]
 pub use copy::CopyMeasurement;
 pub use copy::COPY_SPIRV;
 pub use error::VulkanError;
 #[cfg(any(test, feature = "test-support"))]
 pub use instance::MessageLog;
-pub use pieces::{SPIRV_SPLIT, SPIRV_SPLIT_ONE_PER_THREAD};
 pub use provider::{API, GLSL, PROVIDER, REQUIRED_SIZE_OPTION, SPIR_V};
 pub use timing::{
     check_launch, check_loop_iterations, check_loop_iterations_2d, check_shared, DispatchLimits,

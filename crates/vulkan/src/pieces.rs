@@ -121,20 +121,6 @@ impl Pieces {
     }
 }
 
-/// The split shaders' SPIR-V (shaders/grayscale_split*.spv, compiled as their headers say).
-pub const SPIRV_SPLIT: &[u8] = include_bytes!("../../../shaders/grayscale_split.spv");
-pub const SPIRV_SPLIT_ONE_PER_THREAD: &[u8] =
-    include_bytes!("../../../shaders/grayscale_split_one_per_thread.spv");
-
-/// The split shader of a built-in, where it has one.
-pub(crate) fn split_shader(kernel: KernelVariant) -> Option<&'static [u8]> {
-    match kernel {
-        KernelVariant::GridStride => Some(SPIRV_SPLIT),
-        KernelVariant::OnePixelPerThread => Some(SPIRV_SPLIT_ONE_PER_THREAD),
-        _ => None,
-    }
-}
-
 /// Log2 of a piece's pixels: the largest power of two whose f32 plane piece fits `limit`.
 pub(crate) fn piece_shift(limit: u64) -> Option<u32> {
     let pixels = limit / 4;
@@ -156,7 +142,8 @@ pub(crate) fn plan(
     let (Some(kernel), Some(piece)) = (kernel, piece) else {
         return Ok(None);
     };
-    if largest <= piece || split_shader(kernel).is_none() || !context.device_address {
+    if largest <= piece || crate::builtin::split_shader(kernel).is_none() || !context.device_address
+    {
         return Ok(None);
     }
     // Past the heap nothing is allocated: pieces would each fit, the frame would not.

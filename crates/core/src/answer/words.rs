@@ -111,20 +111,12 @@ impl Answer {
             let never = |s: &&super::Short| s.of_best.is_none() && s.why == NOT_RUN;
             if e.short.iter().any(|s| never(&s)) {
                 let who: Vec<String> = e.short.iter().filter(never).map(who_short).collect();
-                let who = who.join(", ");
-                match unmeasured.iter_mut().find(|(a, _)| *a == who) {
-                    Some((_, c)) => c.push(label),
-                    None => unmeasured.push((who, vec![label])),
-                }
+                group(&mut unmeasured, who.join(", "), label);
                 continue;
             }
             if e.short.iter().all(stopped) {
                 let who: Vec<String> = e.short.iter().map(who_short).collect();
-                let who = who.join(", ");
-                match unreached.iter_mut().find(|(a, _)| *a == who) {
-                    Some((_, c)) => c.push(label),
-                    None => unreached.push((who, vec![label])),
-                }
+                group(&mut unreached, who.join(", "), label);
                 continue;
             }
             let why: Vec<String> = (e.short.iter())
@@ -155,6 +147,14 @@ impl Answer {
             ));
         }
         said
+    }
+}
+
+/// Adds `label` to the group of `who`, made where it is new (groups in first-seen order).
+fn group(groups: &mut Vec<(String, Vec<String>)>, who: String, label: String) {
+    match groups.iter_mut().find(|(a, _)| *a == who) {
+        Some((_, c)) => c.push(label),
+        None => groups.push((who, vec![label])),
     }
 }
 
