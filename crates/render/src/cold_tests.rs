@@ -67,3 +67,21 @@ fn a_cold_run_says_so_in_every_format_and_a_hot_one_too() {
     assert_eq!((first[at], first[at + 1]), ("hot", ""), "{csv}");
     assert_eq!(head.last(), Some(&"interrupted"), "still the last column");
 }
+
+/// A user's kernel that declares no bytes moved says nothing of the cache (it said "the 0.0 MiB
+/// a pass moves fits in the ... last-level cache: this run measures the cache").
+#[test]
+fn traffic_not_declared_says_nothing_of_the_cache() {
+    let mut r = parse_report(H200).expect("the fixture parses");
+    let full = r.table(Layout::new(100).verbose(true));
+    assert!(
+        full.contains("Cache: "),
+        "the fixture's 4K frame says where it reads: {full}"
+    );
+    for x in &mut r.results {
+        x.frame.bytes_per_pass = 0;
+    }
+    let full = r.table(Layout::new(100).verbose(true));
+    assert!(!full.contains("Cache: "), "{full}");
+    assert!(!full.contains("0.0 MiB a pass moves"), "{full}");
+}

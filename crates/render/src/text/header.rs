@@ -313,6 +313,11 @@ pub(super) fn cache_note(r: &SweepResult) -> Option<String> {
         return None;
     }
     let traffic = r.frame.bytes_per_pass;
+    // A kernel that declares no bytes moved (no `bytes_per_item`): its traffic is unknown, not
+    // 0 MiB that fits in the cache.
+    if traffic == 0 {
+        return None;
+    }
     let ratio = traffic as f64 / l2.value as f64;
     Some(if ratio <= 1.0 {
         format!(
