@@ -12,6 +12,7 @@ static PROVIDERS: &[&dyn Provider] = &[
     &blocksweep_cuda::PROVIDER,
     &blocksweep_vulkan::PROVIDER,
     &blocksweep_opencl::PROVIDER,
+    &blocksweep_webgpu::PROVIDER,
 ];
 
 /// Whether a tool injects itself into this process's drivers (compute-sanitizer): blocksweep

@@ -1,0 +1,162 @@
+//! Buffers beside a program's own: the mappable buffer reads come back through (grown to the
+//! largest read, kept), and the copy ceiling's two buffers with their shader.
+
+use crate::context::DeviceContext;
+use crate::error::{WebGpuError, WebGpuResult};
+
+/// A MAP_READ buffer that device buffers are copied into, then mapped.
+pub(crate) struct Readback {
+    buffer: wgpu::Buffer,
+    size: u64,
+}
+
+impl Readback {
+    /// A read-back buffer of at least `bytes`: `kept` where it is large enough.
+    pub fn sized(
+        kept: Option<Readback>,
+        ctx: &DeviceContext,
+        bytes: u64,
+    ) -> WebGpuResult<Readback> {
+        let bytes = bytes.next_multiple_of(4).max(4);
+        if let Some(r) = kept.filter(|r| r.size >= bytes) {
+            return Ok(r);
+        }
+        let buffer = ctx.scoped("createBuffer", || {
+            ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("read-back"),
+                size: bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?;
+        Ok(Readback {
+            buffer,
+            size: bytes,
+        })
+    }
+
+    /// Copies `out.len()` bytes of `src` from `offset` into `out`, through this buffer.
+    pub fn read(
+        &self,
+        ctx: &DeviceContext,
+        src: &wgpu::Buffer,
+        offset: u64,
+        out: &mut [u8],
+    ) -> WebGpuResult<()> {
+        // Copies go in whole words: the word-aligned span around the bytes asked for.
+        let start = offset / 4 * 4;
+        let end = (offset + out.len() as u64)
+            .next_multiple_of(4)
+            .min(src.size());
+        let span = end - start;
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        ctx.scoped("copyBufferToBuffer", || {
+            encoder.copy_buffer_to_buffer(src, start, &self.buffer, 0, span)
+        })?;
+        ctx.submit_and_wait(encoder, None, "read-back")?;
+        let skip = (offset - start) as usize;
+        ctx.read_mapped(&self.buffer, span, |bytes| {
+            out.copy_from_slice(&bytes[skip..skip + out.len()]);
+        })
+    }
+}
+
+/// The copy ceiling's two buffers of `bytes`, its shader's pipeline, and the bind group.
+pub(crate) struct CopyBuffers {
+    pub bytes: u64,
+    pub pipeline: wgpu::ComputePipeline,
+    pub bind_group: wgpu::BindGroup,
+    /// vec4<u32> elements copied.
+    pub elements: u32,
+    _buffers: [wgpu::Buffer; 3],
+}
+
+/// The copy shader's workgroup size.
+pub(crate) const COPY_BLOCK: u32 = 256;
+
+impl CopyBuffers {
+    pub fn new(ctx: &DeviceContext, bytes: u64) -> WebGpuResult<CopyBuffers> {
+        let elements = u32::try_from(bytes / 16)
+            .ok()
+            .filter(|_| bytes.is_multiple_of(16) && bytes > 0);
+        let Some(elements) = elements else {
+            return Err(WebGpuError::Usage(format!(
+                "the copy ceiling copies vec4<u32>: {bytes} bytes is not a positive multiple of 16 below 2^36"
+            )));
+        };
+        let storage = |label| wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        };
+        let (pipeline, bind_group, buffers) = ctx
+            .scoped("copy ceiling: createBuffer, createComputePipeline", || {
+                let src = ctx.device.create_buffer(&storage("copy source"));
+                let dst = ctx.device.create_buffer(&storage("copy destination"));
+                let n = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("copy n"),
+                    size: 16,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let mut n_bytes = [0u8; 16];
+                n_bytes[..4].copy_from_slice(&elements.to_le_bytes());
+                ctx.queue.write_buffer(&n, 0, &n_bytes);
+                let module = ctx
+                    .device
+                    .create_shader_module(wgpu::ShaderModuleDescriptor {
+                        label: Some("shaders/wgsl/copy.wgsl"),
+                        source: wgpu::ShaderSource::Wgsl(crate::builtin::COPY_WGSL.into()),
+                    });
+                let constants = [("0", f64::from(COPY_BLOCK))];
+                let pipeline =
+                    ctx.device
+                        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                            label: Some("copy"),
+                            layout: None,
+                            module: &module,
+                            entry_point: Some("main"),
+                            compilation_options: wgpu::PipelineCompilationOptions {
+                                constants: &constants,
+                                zero_initialize_workgroup_memory: false,
+                            },
+                            cache: None,
+                        });
+                let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("copy"),
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: src.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: dst.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: n.as_entire_binding(),
+                        },
+                    ],
+                });
+                (pipeline, bind_group, [src, dst, n])
+            })
+            .map_err(|e| {
+                WebGpuError::OutOfMemory(format!("the copy's two buffers of {bytes} bytes: {e}"))
+            })?;
+        Ok(CopyBuffers {
+            bytes,
+            pipeline,
+            bind_group,
+            elements,
+            _buffers: buffers,
+        })
+    }
+
+    /// The copy's workgroup count: one element per invocation, at most 65535 workgroups.
+    pub fn groups(&self) -> u32 {
+        self.elements.div_ceil(COPY_BLOCK).clamp(1, 65535)
+    }
+}

@@ -1,0 +1,203 @@
+//! run_batch: dispatches recorded back to back in compute passes, timed on the device's clock
+//! by timestamp queries written at the beginning and end of a pass: one pass around a whole
+//! batch (wgpu puts a barrier between its dispatches), or one pass per dispatch. One submit,
+//! one wait, under the deadline.
+
+use std::time::Duration;
+
+use blocksweep_core::{BatchTimes, Stamps, TimerInfo};
+
+use crate::context::DeviceContext;
+use crate::error::{WebGpuError, WebGpuResult};
+
+/// Queries per query set (wgpu's QUERY_SET_MAX_QUERIES).
+const SET_QUERIES: u32 = wgpu::QUERY_SET_MAX_QUERIES;
+
+/// The query sets (grown to the largest batch) and the buffers their ticks come back through.
+pub(crate) struct Timestamps {
+    sets: Vec<wgpu::QuerySet>,
+    resolve: wgpu::Buffer,
+    read: wgpu::Buffer,
+}
+
+impl Timestamps {
+    /// Query sets for at least `queries` timestamps: `kept` where it has enough.
+    fn sized(
+        kept: Option<Timestamps>,
+        ctx: &DeviceContext,
+        queries: u32,
+    ) -> WebGpuResult<Timestamps> {
+        let sets = queries.div_ceil(SET_QUERIES).max(1) as usize;
+        if let Some(t) = kept.filter(|t| t.sets.len() >= sets) {
+            return Ok(t);
+        }
+        let bytes = sets as u64 * u64::from(SET_QUERIES) * 8;
+        ctx.scoped("createQuerySet", || Timestamps {
+            sets: (0..sets)
+                .map(|_| {
+                    ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+                        label: Some("timestamps"),
+                        ty: wgpu::QueryType::Timestamp,
+                        count: SET_QUERIES,
+                    })
+                })
+                .collect(),
+            resolve: ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps resolved"),
+                size: bytes,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            read: ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps read"),
+                size: bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+        })
+    }
+
+    /// The timestamp writes of query pair `pair` (its beginning and end).
+    fn pair(&self, pair: u32) -> wgpu::ComputePassTimestampWrites<'_> {
+        let at = pair * 2;
+        let set = &self.sets[(at / SET_QUERIES) as usize];
+        let local = at % SET_QUERIES;
+        wgpu::ComputePassTimestampWrites {
+            query_set: set,
+            beginning_of_pass_write_index: Some(local),
+            end_of_pass_write_index: Some(local + 1),
+        }
+    }
+}
+
+/// What one batch dispatches: a pipeline, its bind group, and the workgroup counts.
+pub(crate) struct Dispatch<'a> {
+    pub pipeline: &'a wgpu::ComputePipeline,
+    pub bind_group: &'a wgpu::BindGroup,
+    pub groups: [u32; 3],
+    /// "kernel" or "copy", for the deadline's message.
+    pub what: &'static str,
+}
+
+/// `count` dispatches back to back, timed as `stamps` asks; waits once, up to `deadline`.
+pub(crate) fn batch(
+    ctx: &DeviceContext,
+    timestamps: &mut Option<Timestamps>,
+    d: &Dispatch<'_>,
+    count: u32,
+    stamps: Stamps,
+    deadline: Option<Duration>,
+) -> WebGpuResult<BatchTimes> {
+    let pairs = match stamps {
+        Stamps::None => 0,
+        Stamps::Batch => 1,
+        Stamps::Each => count,
+    };
+    let ts = match pairs {
+        0 => None,
+        n => {
+            let kept = timestamps.take();
+            Some(&*timestamps.insert(Timestamps::sized(kept, ctx, n * 2)?))
+        }
+    };
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    ctx.scoped("dispatchWorkgroups", || {
+        let passes = if stamps == Stamps::Each { count } else { 1 };
+        let per_pass = if stamps == Stamps::Each { 1 } else { count };
+        for p in 0..passes {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: None,
+                timestamp_writes: ts.map(|t| t.pair(p)),
+            });
+            pass.set_pipeline(d.pipeline);
+            pass.set_bind_group(0, d.bind_group, &[]);
+            for _ in 0..per_pass {
+                pass.dispatch_workgroups(d.groups[0], d.groups[1], d.groups[2]);
+            }
+        }
+        if let Some(t) = ts {
+            for (i, set) in t.sets.iter().enumerate() {
+                let used = (pairs * 2)
+                    .saturating_sub(i as u32 * SET_QUERIES)
+                    .min(SET_QUERIES);
+                if used > 0 {
+                    let offset = i as u64 * u64::from(SET_QUERIES) * 8;
+                    encoder.resolve_query_set(set, 0..used, &t.resolve, offset);
+                }
+            }
+            encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.read, 0, u64::from(pairs) * 16);
+        }
+    })
+    .map_err(|e| match e {
+        WebGpuError::Driver { message, .. } => WebGpuError::LaunchRejected(message),
+        other => other,
+    })?;
+    // A dispatch past a limit shows when the encoder is finished: wgpu's refusal of the launch.
+    ctx.submit_and_wait(encoder, deadline, d.what)
+        .map_err(|e| match e {
+            WebGpuError::Driver {
+                call: "CommandEncoder::finish",
+                message,
+            } => WebGpuError::LaunchRejected(message),
+            other => other,
+        })?;
+    let Some(t) = ts else {
+        return Ok(BatchTimes::default());
+    };
+    let ticks = ctx.read_mapped(&t.read, u64::from(pairs) * 16, |bytes| {
+        bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect::<Vec<u64>>()
+    })?;
+    let intervals = ticks
+        .chunks_exact(2)
+        .map(|p| interval_ms(p[0], p[1], ctx.period_ns))
+        .collect::<WebGpuResult<Vec<f64>>>()?;
+    Ok(match stamps {
+        Stamps::Batch => BatchTimes {
+            batch_ms: intervals.first().copied(),
+            each_ms: Vec::new(),
+        },
+        _ => BatchTimes {
+            batch_ms: None,
+            each_ms: intervals,
+        },
+    })
+}
+
+/// Milliseconds between two timestamps; a zero or backward pair is an error, not a time
+/// (a query read before it was written reads 0: gfx-rs/wgpu#6406).
+fn interval_ms(start: u64, end: u64, period_ns: f32) -> WebGpuResult<f64> {
+    if start == 0 || end <= start {
+        return Err(WebGpuError::Driver {
+            call: "resolveQuerySet",
+            message: format!("timestamps {start} to {end}: not an interval"),
+        });
+    }
+    Ok((end - start) as f64 * f64::from(period_ns) / 1e6)
+}
+
+/// How this backend times, and the clock's resolution.
+pub(crate) fn timer(period_ns: f32) -> TimerInfo {
+    TimerInfo {
+        method: "timestamp queries at the beginning and end of compute passes (wgpu)".into(),
+        resolution_ns: f64::from(period_ns),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_scale_by_the_period_and_refuse_zeros() {
+        assert_eq!(interval_ms(1000, 3_001_000, 1.0).unwrap(), 3.0);
+        assert_eq!(interval_ms(10, 20, 100_000.0).unwrap(), 1.0);
+        assert!(interval_ms(0, 5, 1.0).is_err());
+        assert!(interval_ms(7, 7, 1.0)
+            .unwrap_err()
+            .to_string()
+            .contains("not an interval"));
+    }
+}
