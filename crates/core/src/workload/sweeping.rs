@@ -88,26 +88,20 @@ impl Task for Workload {
     }
 
     /// Measures and checks every planned row under the run's configuration, a cold protocol's
-    /// flush sized for this device (the frame's upload redone where `prepare` failed).
+    /// flush sized for this device.
     fn turn(&self, backend: &mut dyn Backend, prepared: bool, turn: Turn<'_, Self>) -> Ran<Self> {
-        let sized = turn.settings.protocol.caches.is_cold().then(|| {
-            let caches = &turn.settings.protocol.caches;
-            let protocol = turn.settings.protocol.clone();
-            SweepConfig {
-                protocol: protocol.with_caches(caches.sized(backend.limits(), turn.peer_llc)),
-                ..turn.settings.clone()
-            }
-        });
-        let config = sized.as_ref().unwrap_or(turn.settings);
-        let on_frame = match self {
-            Workload::Frame(_) => Some(SweepConfig {
-                frame_on_device: prepared,
-                ..config.clone()
-            }),
-            Workload::Kernel(_) => None,
-        };
+        let mut config = turn.settings.clone();
+        let caches = &turn.settings.protocol.caches;
+        if caches.is_cold() {
+            let sized = caches.sized(backend.limits(), turn.peer_llc);
+            config.protocol = config.protocol.with_caches(sized);
+        }
+        if let Workload::Frame(_) = self {
+            // The sweep uploads the frame itself where `prepare` failed.
+            config.frame_on_device = prepared;
+        }
         let how = SweepRun {
-            config: on_frame.as_ref().unwrap_or(config),
+            config: &config,
             shared: turn.shared,
             observer: turn.observer,
             on_row: turn.on_row,
