@@ -8,7 +8,7 @@ use blocksweep_core::blocks::BlockSize;
 use blocksweep_core::frame::CheckedFrame;
 use blocksweep_core::lab::report::{ShapeReport, WaveReport};
 use blocksweep_core::lab::shapes::{self, ShapeResult};
-use blocksweep_core::lab::task::{OnFrame, Shapes, Tail};
+use blocksweep_core::lab::task::{Shapes, Tail};
 use blocksweep_core::report::Partial;
 use blocksweep_core::session::{self, Finished, Later, Progress, SessionError, Task};
 use blocksweep_core::sweep::Observer;
@@ -93,9 +93,11 @@ pub fn shapes_on(
     let protocol = report.protocol.clone();
     let planned = plans.iter().map(|(_, rows)| rows.len()).sum();
     let make = || {
-        let on = make_frame(&targets, run)?;
-        let sweep = Shapes { plans, protocol };
-        Ok(OnFrame { on, sweep })
+        Ok(Shapes {
+            on: make_frame(&targets, run)?,
+            plans,
+            protocol,
+        })
     };
     let (apis, done) = (apis(&targets), &*report);
     let mut last_turn = None;
@@ -134,14 +136,13 @@ pub fn waves_on(
     (report, save): (&mut WaveReport, &mut dyn FnMut(&WaveReport)),
 ) -> anyhow::Result<()> {
     let make = || {
-        let on = make_frame(&targets, &args.run)?;
-        let sweep = Tail {
+        Ok(Tail {
+            on: make_frame(&targets, &args.run)?,
             spec: args.waves,
             block: BlockSize::linear(args.block),
             protocol: report.protocol.clone(),
             seed: args.run.seed,
-        };
-        Ok(OnFrame { on, sweep })
+        })
     };
     let (apis, done) = (apis(&targets), &*report);
     let mut last_turn = None;

@@ -1,6 +1,6 @@
-//! The lab's sweeps as tasks of the pipeline: every block shape of some thread counts
-//! ([`Shapes`]) and the grid sweep around one wave ([`Tail`]), each on one frame checked
-//! against the CPU's reference ([`OnFrame`]).
+//! The lab's sweeps as tasks of the pipeline, each on one frame checked against the CPU's
+//! reference: every block shape of some thread counts ([`Shapes`]) and the grid sweep around
+//! one wave ([`Tail`]).
 
 use super::run::{load_for_residency, run_shapes, run_waves, wave_of, wave_of_loaded};
 use super::shapes::{ShapeResult, ShapeRow};
@@ -13,42 +13,17 @@ use crate::measure::Protocol;
 use crate::session::{Ran, Task, Turn};
 use crate::sweep::SweepError;
 
-/// One lab sweep, as its task sees it beside the frame.
-pub trait LabSweep: Sync {
-    type Answer: Send;
-    type Plan: Sync;
-
-    /// Readies an opened backend while it opens.
-    fn prepare(&self, _b: &mut dyn Backend) -> Result<(), BackendError> {
-        Ok(())
-    }
-
-    /// The block that picks the planner of a plan every API of one device shares, if any.
-    fn shared_plan(&self) -> Option<BlockSize> {
-        None
-    }
-
-    fn plan(&self, planner: &mut dyn Backend) -> Result<Self::Plan, BackendError>;
-
-    /// One API's sweep of `on`, with the shared plan where there is one; `on_row` sees its
-    /// answer so far after every row.
-    fn sweep(
-        &self,
-        b: &mut dyn Backend,
-        at: (&CheckedFrame, Option<&Self::Plan>),
-        on_row: &mut dyn FnMut(&Self::Answer),
-    ) -> Result<Self::Answer, BackendError>;
-}
-
-/// A lab sweep on its frame: the pipeline's task.
-pub struct OnFrame<S> {
+/// Every shape of each thread count on the frame, per API in thread-count order.
+pub struct Shapes {
     pub on: CheckedFrame,
-    pub sweep: S,
+    /// Per thread count, its shapes.
+    pub plans: Vec<(u32, Vec<ShapeRow>)>,
+    pub protocol: Protocol,
 }
 
-impl<S: LabSweep> Task for OnFrame<S> {
-    type Answer = S::Answer;
-    type Plan = S::Plan;
+impl Task for Shapes {
+    type Answer = Vec<ShapeResult>;
+    type Plan = ();
     type Settings = ();
 
     fn describe(&self) -> String {
@@ -63,66 +38,32 @@ impl<S: LabSweep> Task for OnFrame<S> {
         self.on.check_host(apis)
     }
 
-    fn prepare(&self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        self.sweep.prepare(b)
-    }
-
-    fn shared_plan(&self, _: &()) -> Option<Option<BlockSize>> {
-        self.sweep.shared_plan().map(Some)
-    }
-
-    fn plan(&self, planner: &mut dyn Backend, _: &()) -> Result<S::Plan, BackendError> {
-        self.sweep.plan(planner)
-    }
-
-    fn turn(&self, b: &mut dyn Backend, _: bool, turn: Turn<'_, Self>) -> Ran<Self> {
-        match self.sweep.sweep(b, (&self.on, turn.shared), turn.on_row) {
-            Ok(answer) => (Some(answer), None),
-            Err(e) => (None, Some(SweepError::Backend(e))),
-        }
-    }
-}
-
-/// Every shape of each thread count, per API in thread-count order.
-pub struct Shapes {
-    /// Per thread count, its shapes.
-    pub plans: Vec<(u32, Vec<ShapeRow>)>,
-    pub protocol: Protocol,
-}
-
-impl LabSweep for Shapes {
-    type Answer = Vec<ShapeResult>;
-    type Plan = ();
-
-    fn plan(&self, _: &mut dyn Backend) -> Result<(), BackendError> {
+    fn plan(&self, _: &mut dyn Backend, _: &()) -> Result<(), BackendError> {
         Ok(())
     }
 
-    fn sweep(
-        &self,
-        b: &mut dyn Backend,
-        (on, _): (&CheckedFrame, Option<&()>),
-        on_row: &mut dyn FnMut(&Vec<ShapeResult>),
-    ) -> Result<Vec<ShapeResult>, BackendError> {
-        let (frame, reference) = (&on.frame, &on.reference);
+    /// Each thread count's shapes in turn (each loads its own kernel); the answer after every
+    /// row is the thread counts done, then this one's rows so far.
+    fn turn(&self, b: &mut dyn Backend, _: bool, turn: Turn<'_, Self>) -> Ran<Self> {
+        let (frame, reference) = (&self.on.frame, &self.on.reference);
         let mut done: Vec<ShapeResult> = Vec::new();
         for (t, rows) in &self.plans {
-            // The thread counts done, then this one's rows so far.
             let mut saw = |now: &ShapeResult| {
                 let mut so_far = done.clone();
                 so_far.push(now.clone());
-                on_row(&so_far);
+                (turn.on_row)(&so_far);
             };
             let r = run_shapes(b, frame, reference, (*t, rows), &self.protocol, &mut saw);
             done.push(r);
         }
-        Ok(done)
+        (Some(done), None)
     }
 }
 
-/// The grid sweep of one block around its wave: one wave for every API of one physical
-/// device, planned by the one with an occupancy query where there is one.
+/// The grid sweep of one block around its wave on the frame: one wave for every API of one
+/// physical device, planned by the one with an occupancy query where there is one.
 pub struct Tail {
+    pub on: CheckedFrame,
     pub spec: WaveSpec,
     pub block: BlockSize,
     pub protocol: Protocol,
@@ -130,20 +71,34 @@ pub struct Tail {
     pub seed: u64,
 }
 
-impl LabSweep for Tail {
+impl Task for Tail {
     type Answer = WaveResult;
     type Plan = Wave;
+    type Settings = ();
+
+    fn describe(&self) -> String {
+        self.on.describe()
+    }
+
+    fn fits(&self, limits: &Limits) -> Result<(), String> {
+        self.on.fits(limits)
+    }
+
+    fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
+        self.on.check_host(apis)
+    }
 
     /// The kernel the planner is asked about, loaded while the API opens.
     fn prepare(&self, b: &mut dyn Backend) -> Result<(), BackendError> {
         load_for_residency(b)
     }
 
-    fn shared_plan(&self) -> Option<BlockSize> {
-        Some(self.block)
+    /// The sweep's block picks the planner: an API that answers its residency.
+    fn shared_plan(&self, _: &()) -> Option<Option<BlockSize>> {
+        Some(Some(self.block))
     }
 
-    fn plan(&self, planner: &mut dyn Backend) -> Result<Wave, BackendError> {
+    fn plan(&self, planner: &mut dyn Backend, _: &()) -> Result<Wave, BackendError> {
         let mut wave = wave_of_loaded(planner, self.block)?;
         wave.source = format!(
             "planned by {} for every API: {}",
@@ -153,25 +108,25 @@ impl LabSweep for Tail {
         Ok(wave)
     }
 
-    fn sweep(
-        &self,
-        b: &mut dyn Backend,
-        (on, shared): (&CheckedFrame, Option<&Wave>),
-        on_row: &mut dyn FnMut(&WaveResult),
-    ) -> Result<WaveResult, BackendError> {
-        let wave = match shared {
+    /// The grids around the shared wave, else around this API's own.
+    fn turn(&self, b: &mut dyn Backend, _: bool, turn: Turn<'_, Self>) -> Ran<Self> {
+        let wave = match turn.shared {
             Some(w) => w.clone(),
-            None => wave_of(b, self.block)?,
+            None => match wave_of(b, self.block) {
+                Ok(w) => w,
+                Err(e) => return (None, Some(SweepError::Backend(e))),
+            },
         };
-        let (frame, reference) = (&on.frame, &on.reference);
+        let (frame, reference) = (&self.on.frame, &self.on.reference);
         let (spec, protocol) = (&self.spec, &self.protocol);
-        Ok(run_waves(
+        let answer = run_waves(
             b,
             (frame, reference),
             (spec, &wave),
             protocol,
             self.seed,
-            on_row,
-        ))
+            turn.on_row,
+        );
+        (Some(answer), None)
     }
 }

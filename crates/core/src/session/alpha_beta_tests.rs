@@ -8,7 +8,7 @@ use crate::provider::Targets;
 use crate::report::Report;
 use crate::sweep::{Quiet, SweepConfig};
 use crate::testing::{HostBackend, TEST_API_A, TEST_API_B};
-use crate::workload::{sweep, FrameWorkload, SweepJob};
+use crate::workload::{sweep, SweepJob, Workload};
 
 /// Sweeps Alpha and Beta under `config` (its blocks, protocol, copy), as one physical device
 /// or two; `make` builds each API's backend (a test sets its limits there); `clocks` is read
@@ -35,7 +35,7 @@ pub(super) fn sweep_alpha_beta(
     let open = |d: &DeviceIdentity| -> Result<Box<dyn Backend>, BackendError> {
         Ok(Box::new(make(d.api)))
     };
-    let mut made = FrameWorkload::new(Frame::generate(64, 16, 5));
+    let mut made = Workload::frame(Frame::generate(64, 16, 5));
     let mut report = Report::new("t", "d");
     sweep(&open, &job, &mut made, &mut report, &mut Quiet, &mut |_| {}).unwrap();
     report

@@ -5,7 +5,7 @@ use super::*;
 use crate::backend::{BackendResult, DeviceIdentity, ErrorKind, KernelVariant};
 use crate::frame::CheckedFrame;
 use crate::lab::shapes;
-use crate::lab::task::{OnFrame, Shapes};
+use crate::lab::task::Shapes;
 use crate::limits::Named;
 use crate::provider::{ApiChoice, ApiProvider, Provider};
 use crate::testing::{HostBackend, TEST_API_A, TEST_API_B};
@@ -109,9 +109,10 @@ fn a_lab_sweep_of_two_thread_counts_reports_the_checking_layers_messages_once() 
         reps: Reps::Fixed(1),
         ..Protocol::default()
     };
-    let mut task = OnFrame {
+    let mut task = Shapes {
         on: CheckedFrame::make(64, 16, 1).unwrap(),
-        sweep: Shapes { plans, protocol },
+        plans,
+        protocol,
     };
     let f = run(&registry, &targets, &OpenOptions::default(), &(), &mut task).unwrap();
     assert_eq!(f.answers.len(), 1);
@@ -154,7 +155,7 @@ fn a_task_no_device_holds_is_bad_input_and_a_task_not_made_is_the_runs_error() {
         ),
         other => panic!("expected bad input, got {:?}", other.err()),
     }
-    let mut never = Later::new(|| -> Result<OnFrame<Shapes>, SessionError> {
+    let mut never = Later::new(|| -> Result<Shapes, SessionError> {
         Err(SessionError::Input("no such frame".into()))
     });
     match run(

@@ -10,7 +10,7 @@ use crate::provider::Targets;
 use crate::report::Report;
 use crate::sweep::SweepConfig;
 use crate::testing::{HostBackend, TEST_API_A, TEST_API_B};
-use crate::workload::{sweep, FrameWorkload, SweepJob};
+use crate::workload::{sweep, SweepJob, Workload};
 
 use super::pipeline_tests::config;
 
@@ -47,7 +47,7 @@ fn an_api_whose_memory_is_taken_fails_alone_and_the_measured_rows_stay() {
             b.memory_taken = taken.contains(&d.api);
             Ok(Box::new(b))
         };
-        let mut made = FrameWorkload::new(Frame::generate(64, 16, 5));
+        let mut made = Workload::frame(Frame::generate(64, 16, 5));
         let mut report = Report::new("t", "d");
         let quiet = &mut crate::sweep::Quiet;
         let ended = sweep_device(
@@ -106,7 +106,7 @@ fn turns_on(memory: &std::sync::Arc<crate::testing::DeviceMemory>) {
         b.limits.global_mem_bytes = Some(Named::new(20 << 10, "TEST_DEVICE_MEMORY"));
         Ok(Box::new(b))
     };
-    let mut made = FrameWorkload::new(Frame::generate(64, 16, 5));
+    let mut made = Workload::frame(Frame::generate(64, 16, 5));
     let mut report = Report::new("t", "d");
     let outcome = sweep(
         &open,

@@ -13,7 +13,7 @@ use crate::provider::Targets;
 use crate::report::Report;
 use crate::sweep::{Observer, SweepConfig, SweepRow};
 use crate::testing::{DropLog, HostBackend, TEST_API_A, TEST_API_B};
-use crate::workload::FrameWorkload;
+use crate::workload::Workload;
 use crate::workload::{sweep, SweepJob};
 use crate::{Protocol, Reps};
 
@@ -145,7 +145,7 @@ fn run_sized(
     (w, h): (u32, u32),
     awaits_close: Option<Api>,
 ) -> (Report, Result<super::SweepOutcome, SessionError>, Events) {
-    let mut made = FrameWorkload::new(Frame::generate(w, h, 5));
+    let mut made = Workload::frame(Frame::generate(w, h, 5));
     let devices: Vec<DeviceIdentity> = openings
         .iter()
         .map(|o| {

@@ -23,7 +23,7 @@ fn registered() -> (Registry, Targets) {
 #[test]
 fn a_made_up_api_brings_its_language_and_probe_through_sweep_validate_and_subgroups() {
     let (registry, targets) = registered();
-    let mut work = super::scale_workload(1000);
+    let work = super::scale_workload(1000);
     let source = work.spec.sources_for("metal-like").unwrap();
     assert_eq!(source.language, METAL_LIKE_SL);
 
@@ -46,7 +46,8 @@ fn a_made_up_api_brings_its_language_and_probe_through_sweep_validate_and_subgro
     };
     let open = |d: &DeviceIdentity| registry.open(d, &OpenOptions::default());
     let mut report = Report::new("t", "d");
-    let outcome = sweep(&open, &job, &mut work, &mut report, &mut Quiet, &mut |_| {});
+    let mut made = Workload::from(work);
+    let outcome = sweep(&open, &job, &mut made, &mut report, &mut Quiet, &mut |_| {});
     assert!(!outcome.unwrap().failed, "{:?}", report.failures);
     let result = &report.results[0];
     assert_eq!(result.api, METAL_LIKE);

@@ -72,7 +72,6 @@ pub(crate) fn sweep_blocks(
     b: &mut super::MetalLikeBackend,
     blocks: &[u32],
 ) -> crate::workload::Swept {
-    use crate::workload::Workload;
     work.prepare(b).unwrap();
     let config = crate::sweep::SweepConfig {
         blocks: blocks

@@ -6,7 +6,6 @@ use crate::sweep::check_tests::{Event, Recorded, TIMED, TWO_DISPATCHES, UNTIMED}
 use crate::sweep::{checked_dispatch, Dispatched};
 use crate::testing::metal_like::MetalLikeBackend;
 use crate::workload::diagnosis::OwnRows;
-use crate::workload::Workload;
 
 /// `scale` built on the made-up API's backend, its buffers filled, the log empty.
 fn prepared() -> (ProgramWorkload, Recorded<MetalLikeBackend>) {

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use super::diagnosis::{self, OwnRows};
 use super::dispatch::KernelCheck;
 use super::references::References;
-use super::{guard, Swept, Workload};
+use super::{guard, Swept};
 use crate::backend::{Api, Backend, BackendError, DeviceKind, ErrorKind, GridSize, Launch};
 use crate::frame::FrameInfo;
 use crate::limits::Limits;
@@ -254,20 +254,20 @@ impl ProgramWorkload {
     }
 }
 
-impl Workload for ProgramWorkload {
-    fn conclude(&self) -> Vec<crate::report::Failure> {
-        self.blames()
-    }
-
-    fn describe(&self) -> String {
+/// The kernel as the sweep's task sees it ([`super::Workload`]).
+impl ProgramWorkload {
+    /// "kernel 'saxpy' at n=16777216".
+    pub fn describe(&self) -> String {
         self.spec.at(&self.instance.sizes)
     }
 
-    fn items(&self) -> u64 {
+    /// The kernel's work items, the sweep's grids planned from them.
+    pub fn items(&self) -> u64 {
         self.instance.work_items()
     }
 
-    fn fits(&self, limits: &Limits) -> Result<(), String> {
+    /// Whether one API's device holds every buffer; `Err` names the limit that refuses it.
+    pub fn fits(&self, limits: &Limits) -> Result<(), String> {
         let buffers: Vec<(String, u64)> = (self.instance.buffers.iter())
             .map(|b| {
                 (
@@ -279,13 +279,15 @@ impl Workload for ProgramWorkload {
         limits.program_fits(&buffers)
     }
 
-    fn device_bytes(&self) -> u64 {
+    /// The device memory one API's copy holds: the buffers with their guard bands.
+    pub fn device_bytes(&self) -> u64 {
         (self.instance.buffers.iter())
             .map(|b| guard::allocated(b.initial.len() as u64))
             .fold(0, u64::saturating_add)
     }
 
-    fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
+    /// Whether the host has the memory for the run with these APIs in it.
+    pub fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
         // Checked in full before the buffers were made (by the command, with the targets'
         // kinds); here, what is still to come with the APIs that opened.
         let buffers: Vec<_> = self
@@ -301,7 +303,8 @@ impl Workload for ProgramWorkload {
             .map_err(|e| e.to_string())
     }
 
-    fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {
+    /// Builds the kernel on an opened backend and fills its buffers, untimed.
+    pub fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {
         let api = backend.api();
         let source = self.spec.sources_for(api.key()).ok_or_else(|| {
             BackendError::new(
@@ -317,7 +320,16 @@ impl Workload for ProgramWorkload {
         Ok(())
     }
 
-    fn measure(&self, backend: &mut dyn Backend, prepared: bool, mut how: SweepRun<'_>) -> Swept {
+    /// Measures and checks every planned row on one backend, as `how` says (`prepared`:
+    /// whether [`Self::prepare`] succeeded on it, else it is tried again here so that its
+    /// error lands in the API's result). Returns the rows measured so far and the error that
+    /// stopped the API, if one did.
+    pub fn measure(
+        &self,
+        backend: &mut dyn Backend,
+        prepared: bool,
+        mut how: SweepRun<'_>,
+    ) -> Swept {
         let config = how.config;
         let empty = Plan {
             rows: Vec::new(),

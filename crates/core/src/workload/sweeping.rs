@@ -2,7 +2,7 @@
 //! sweep's block sizes, each API's result a [`SweepResult`] of the run's [`Report`].
 
 use super::Workload;
-use crate::backend::{Api, Backend, BackendError, DeviceKind};
+use crate::backend::{Api, Backend, BackendError, DeviceKind, KernelVariant};
 use crate::blocks::BlockSize;
 use crate::clocks::{ClockReader, TurnClocks};
 use crate::limits::Limits;
@@ -26,38 +26,51 @@ pub struct SweepJob<'a> {
 }
 
 /// Where a sweep's workload comes from (see [`Source`]).
-pub type WorkloadSource<'a> = dyn Source<dyn Workload> + 'a;
+pub type WorkloadSource<'a> = dyn Source<Workload> + 'a;
 
-/// A workload made already.
-impl<W: Workload + 'static> Source<dyn Workload> for W {
-    fn task(&mut self) -> Result<&(dyn Workload + 'static), SessionError> {
-        Ok(self)
-    }
-}
-
-impl Task for dyn Workload {
+impl Task for Workload {
     type Answer = SweepResult;
     type Plan = Plan;
     type Settings = SweepConfig;
 
     fn describe(&self) -> String {
-        Workload::describe(self)
+        match self {
+            Workload::Frame(f) => f.describe(),
+            Workload::Kernel(k) => k.describe(),
+        }
     }
 
     fn fits(&self, limits: &Limits) -> Result<(), String> {
-        Workload::fits(self, limits)
+        match self {
+            Workload::Frame(f) => f.fits(limits),
+            Workload::Kernel(k) => k.fits(limits),
+        }
     }
 
     fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
-        Workload::check_host(self, apis)
+        match self {
+            Workload::Frame(f) => f.check_host(apis),
+            Workload::Kernel(k) => k.check_host(apis),
+        }
     }
 
+    /// The frame's planes, a kernel's buffers with their guard bands.
     fn device_bytes(&self) -> Option<u64> {
-        Some(Workload::device_bytes(self))
+        Some(match self {
+            Workload::Frame(f) => f.device_bytes(),
+            Workload::Kernel(k) => k.device_bytes(),
+        })
     }
 
+    /// Uploads the frame beside the built-in kernel; builds the user's kernel and fills its
+    /// buffers.
     fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {
-        Workload::prepare(self, backend)
+        match self {
+            Workload::Frame(f) => {
+                crate::builtin::load(backend, KernelVariant::GridStride, &f.frame)
+            }
+            Workload::Kernel(k) => k.prepare(backend),
+        }
     }
 
     /// The sweep's first block picks the planner: an API that answers its residency.
@@ -65,33 +78,48 @@ impl Task for dyn Workload {
         Some(config.blocks.first().copied())
     }
 
+    /// The rows over the work items: pixels, or the kernel's work items.
     fn plan(&self, planner: &mut dyn Backend, config: &SweepConfig) -> Result<Plan, BackendError> {
-        sweep::plan(planner, self.items(), config)
+        let items = match self {
+            Workload::Frame(f) => f.frame.pixels(),
+            Workload::Kernel(k) => k.items(),
+        };
+        sweep::plan(planner, items, config)
     }
 
-    /// The turn under the run's configuration, a cold protocol's flush sized for this device.
+    /// Measures and checks every planned row under the run's configuration, a cold protocol's
+    /// flush sized for this device.
     fn turn(&self, backend: &mut dyn Backend, prepared: bool, turn: Turn<'_, Self>) -> Ran<Self> {
-        let sized = turn.settings.protocol.caches.is_cold().then(|| {
-            let caches = &turn.settings.protocol.caches;
-            let protocol = turn.settings.protocol.clone();
-            SweepConfig {
-                protocol: protocol.with_caches(caches.sized(backend.limits(), turn.peer_llc)),
-                ..turn.settings.clone()
-            }
-        });
+        let mut config = turn.settings.clone();
+        let caches = &turn.settings.protocol.caches;
+        if caches.is_cold() {
+            let sized = caches.sized(backend.limits(), turn.peer_llc);
+            config.protocol = config.protocol.with_caches(sized);
+        }
+        if let Workload::Frame(_) = self {
+            // The sweep uploads the frame itself where `prepare` failed.
+            config.frame_on_device = prepared;
+        }
         let how = SweepRun {
-            config: sized.as_ref().unwrap_or(turn.settings),
+            config: &config,
             shared: turn.shared,
             observer: turn.observer,
             on_row: turn.on_row,
             clock: turn.clock,
         };
-        let (result, err) = self.measure(backend, prepared, how);
+        let (result, err) = match self {
+            Workload::Frame(f) => sweep::run(backend, &f.frame, &f.reference, how),
+            Workload::Kernel(k) => k.measure(backend, prepared, how),
+        };
         (Some(result), err)
     }
 
+    /// The APIs a user's kernel's outputs on the others contradict.
     fn conclude(&self) -> Vec<Failure> {
-        Workload::conclude(self)
+        match self {
+            Workload::Frame(_) => Vec::new(),
+            Workload::Kernel(k) => k.blames(),
+        }
     }
 
     fn record_clocks(&self, result: &mut SweepResult, clocks: TurnClocks) {

@@ -4,7 +4,6 @@
 
 use super::dispatch::KernelCheck;
 use super::program::ProgramWorkload;
-use super::Workload;
 use crate::backend::{Api, DeviceKind};
 use crate::backend::{Backend, BackendError, ErrorKind, GridSize, Launch};
 use crate::limits::Limits;
@@ -152,19 +151,19 @@ impl Task for KernelValidation {
     type Settings = ();
 
     fn describe(&self) -> String {
-        Workload::describe(&self.work)
+        self.work.describe()
     }
 
     fn fits(&self, limits: &Limits) -> Result<(), String> {
-        Workload::fits(&self.work, limits)
+        self.work.fits(limits)
     }
 
     fn check_host(&self, apis: &[(Api, DeviceKind)]) -> Result<(), String> {
-        Workload::check_host(&self.work, apis)
+        self.work.check_host(apis)
     }
 
     fn prepare(&self, backend: &mut dyn Backend) -> Result<(), BackendError> {
-        Workload::prepare(&self.work, backend)
+        self.work.prepare(backend)
     }
 
     fn plan(&self, _: &mut dyn Backend, _: &()) -> Result<(), BackendError> {
@@ -174,7 +173,7 @@ impl Task for KernelValidation {
     fn turn(&self, backend: &mut dyn Backend, prepared: bool, _: Turn<'_, Self>) -> Ran<Self> {
         let checks = match prepared {
             true => Ok(()),
-            false => Workload::prepare(&self.work, backend),
+            false => self.work.prepare(backend),
         }
         .and_then(|()| self.work.validate(backend));
         match checks {

@@ -4,10 +4,10 @@
 
 use std::thread::{Scope, ScopedJoinHandle};
 
-use super::{FrameWorkload, ProgramWorkload, Workload};
+use super::{ProgramWorkload, Workload};
 use crate::backend::{Api, DeviceKind};
 use crate::blocks::BlockSize;
-use crate::frame::HostAllocError;
+use crate::frame::{CheckedFrame, HostAllocError};
 use crate::hostmem;
 use crate::session::{SessionError, Source};
 use crate::spec::{Instance, KernelSpec, Sizes, SpecError, TuneDecl};
@@ -129,7 +129,7 @@ impl Work {
                 seed,
             } => Pending::Frame(s.spawn(move || {
                 let _t = trace::span("core", "frame and CPU reference");
-                crate::frame::CheckedFrame::try_make(width, height, seed).map(FrameWorkload)
+                CheckedFrame::try_make(width, height, seed)
             })),
             Work::Kernel { spec, sizes } => {
                 let for_thread = spec.clone();
@@ -152,41 +152,33 @@ impl Work {
 /// A workload being made on a thread of its own, waited for once.
 pub struct Making<'scope> {
     pending: Option<Pending<'scope>>,
-    made: Option<Made>,
+    made: Option<Workload>,
 }
 
 enum Pending<'scope> {
-    Frame(ScopedJoinHandle<'scope, Result<FrameWorkload, HostAllocError>>),
+    Frame(ScopedJoinHandle<'scope, Result<CheckedFrame, HostAllocError>>),
     Kernel(
         Box<KernelSpec>,
         ScopedJoinHandle<'scope, Result<Instance, SpecError>>,
     ),
 }
 
-enum Made {
-    Frame(FrameWorkload),
-    Kernel(Box<ProgramWorkload>),
-}
-
 impl Making<'_> {
     /// The user's kernel once made (after the sweep asked for it): its reference outputs.
     pub fn program(&self) -> Option<&ProgramWorkload> {
-        match &self.made {
-            Some(Made::Kernel(w)) => Some(w),
-            _ => None,
-        }
+        self.made.as_ref().and_then(Workload::program)
     }
 }
 
-impl Source<dyn Workload> for Making<'_> {
-    fn task(&mut self) -> Result<&(dyn Workload + 'static), SessionError> {
+impl Source<Workload> for Making<'_> {
+    fn task(&mut self) -> Result<&Workload, SessionError> {
         match self.pending.take() {
             Some(Pending::Frame(job)) => {
                 let made = job
                     .join()
                     .map_err(|_| SessionError::Failed("generating the frame panicked".into()))?
                     .map_err(|e| SessionError::Input(e.to_string()))?;
-                self.made = Some(Made::Frame(made));
+                self.made = Some(Workload::Frame(made));
             }
             Some(Pending::Kernel(spec, job)) => {
                 let instance = job
@@ -195,17 +187,12 @@ impl Source<dyn Workload> for Making<'_> {
                         SessionError::Failed("making the kernel's buffers panicked".into())
                     })?
                     .map_err(|e| SessionError::Input(e.to_string()))?;
-                self.made = Some(Made::Kernel(Box::new(ProgramWorkload::new(
-                    *spec, instance,
-                ))));
+                self.made = Some(ProgramWorkload::new(*spec, instance).into());
             }
             None => {}
         }
-        match &self.made {
-            Some(Made::Frame(w)) => Ok(w),
-            Some(Made::Kernel(w)) => Ok(w.as_ref()),
-            None => Err(SessionError::Failed("the workload was not made".into())),
-        }
+        let why = "the workload was not made";
+        (self.made.as_ref()).ok_or_else(|| SessionError::Failed(why.into()))
     }
 }
 
