@@ -106,6 +106,8 @@ for part in $PARTS; do
       # The default three-API sweep, this binary against $BASE (an earlier commit's), alternated;
       # then the grayscale spec in workers (the default for --kernel) against --in-process, and
       # the built-in sweep with --workers: wall time, and each run's JSON for its best rows.
+      # With WebGPU in, the three APIs of the earlier commits are picked by BLOCKSWEEP_APIS.
+      export BLOCKSWEEP_APIS=${WALL_APIS:-}
       for i in 1 2 3 4 5; do
         /usr/bin/time -f "%e" -o "$R/wall-now-$i.txt" "$B" sweep --device "$DEV" -o "$R/now-$i.json" > /dev/null 2>&1
         [ -x "${BASE:-}" ] && /usr/bin/time -f "%e" -o "$R/wall-base-$i.txt" "$BASE" sweep --device "$DEV" -o "$R/base-$i.json" > /dev/null 2>&1
@@ -117,6 +119,24 @@ for part in $PARTS; do
         /usr/bin/time -f "%e" -o "$R/wall-builtin-workers-$i.txt" "$B" sweep --device "$DEV" --workers -o "$R/builtin-workers-$i.json" > /dev/null 2>&1
       done
       python3 tools/h200/wall-summary.py "$R" > "$R/summary.txt" 2>&1
+      unset BLOCKSWEEP_APIS
+      ;;
+    webgpu)
+      # Issue 42: the four APIs in one table on one GPU (the default sweep, twice, with JSON),
+      # WebGPU beside Vulkan alone, the limits and what validate says a WebGPU port may assume,
+      # and the specification's default limits asked for (--webgpu-limits default).
+      run "$R" limits limits --device "$DEV"
+      for i in 1 2; do run "$R" four-$i sweep --device "$DEV" --verbose -o "$R/four-$i.json"; done
+      run "$R" four-cold sweep --device "$DEV" --cold -o "$R/four-cold.json"
+      run "$R" validate validate --device "$DEV"
+      run "$R" validate-webgpu-defaults validate --device "$DEV" --backend webgpu --webgpu-limits default
+      run "$R" sweep-webgpu-defaults sweep --device "$DEV" --backend webgpu --webgpu-limits default
+      run "$R" shapes shapes --device "$DEV" --threads 256
+      for k in examples/kernels/*/kernel.toml; do
+        grep -q '^webgpu' "$k" || continue
+        n=$(basename "$(dirname "$k")")
+        run "$R" "kernel-$n" sweep --kernel "$k" --device "$DEV" -o "$R/kernel-$n.json"
+      done
       ;;
     progtrace)
       # Where a user's kernel's run spends its wall time, against the built-in sweep's (issue

@@ -23,14 +23,49 @@ pub fn under_injection_tool() -> bool {
     blocksweep_cuda::under_cuda_tool()
 }
 
-/// Every API's provider, in display order.
+/// Environment variable naming the APIs this process loads (keys or aliases, comma-separated,
+/// e.g. `cuda,vulkan,opencl`): what a comparison with an older blocksweep of fewer APIs runs.
+/// Unset or empty: every API.
+pub const APIS_ENV: &str = "BLOCKSWEEP_APIS";
+
+/// Every API's provider this process loads, in display order: all of them, or those
+/// [`APIS_ENV`] names (a name it does not know is ignored).
 pub fn all() -> &'static [&'static dyn Provider] {
-    PROVIDERS
+    static CHOSEN: std::sync::OnceLock<Vec<&'static dyn Provider>> = std::sync::OnceLock::new();
+    CHOSEN.get_or_init(|| chosen(std::env::var(APIS_ENV).ok().as_deref()))
+}
+
+/// The providers `list` names (all where it names none).
+fn chosen(list: Option<&str>) -> Vec<&'static dyn Provider> {
+    let names: Vec<String> = (list.unwrap_or("").split(','))
+        .map(|k| k.trim().to_ascii_lowercase())
+        .filter(|k| !k.is_empty())
+        .collect();
+    let named = |p: &&&dyn Provider| {
+        let info = p.api().info();
+        names
+            .iter()
+            .any(|n| n == info.key || info.aliases.contains(&n.as_str()))
+    };
+    match names.is_empty() {
+        true => PROVIDERS.to_vec(),
+        false => PROVIDERS.iter().filter(named).copied().collect(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_environment_picks_the_apis_loaded() {
+        let keys =
+            |l: Option<&str>| -> Vec<&str> { chosen(l).iter().map(|p| p.api().key()).collect() };
+        assert_eq!(keys(None).len(), PROVIDERS.len());
+        assert_eq!(keys(Some(" ")).len(), PROVIDERS.len());
+        assert_eq!(keys(Some("opencl, vk,cuda")), ["cuda", "vulkan", "opencl"]);
+        assert_eq!(keys(Some("webgpu,nothing")), ["webgpu"]);
+    }
 
     #[test]
     fn keys_are_unique_and_ranked() {
