@@ -113,7 +113,8 @@ for part in $PARTS; do
         [ -x "${BASE:-}" ] && /usr/bin/time -f "%e" -o "$R/wall-base-$i.txt" "$BASE" sweep --device "$DEV" -o "$R/base-$i.json" > /dev/null 2>&1
       done
       spec=examples/kernels/grayscale/kernel.toml
-      for i in 1 2 3; do
+      # WALL_SPEC=0: the default sweeps only (a call that carries no glslangValidator).
+      [ "${WALL_SPEC:-1}" = 0 ] || for i in 1 2 3; do
         /usr/bin/time -f "%e" -o "$R/wall-spec-workers-$i.txt" "$B" sweep --kernel $spec --device "$DEV" -o "$R/spec-workers-$i.json" > /dev/null 2>&1
         /usr/bin/time -f "%e" -o "$R/wall-spec-inproc-$i.txt" "$B" sweep --kernel $spec --device "$DEV" --in-process -o "$R/spec-inproc-$i.json" > /dev/null 2>&1
         /usr/bin/time -f "%e" -o "$R/wall-builtin-workers-$i.txt" "$B" sweep --device "$DEV" --workers -o "$R/builtin-workers-$i.json" > /dev/null 2>&1
