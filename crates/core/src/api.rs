@@ -72,6 +72,10 @@ pub struct ApiInfo {
     /// How `validate` measures its subgroups ([`crate::subgroup::SubgroupProbe`]); `None`:
     /// no probe row.
     pub subgroup_probe: Option<&'static dyn SubgroupProbe>,
+    /// The key of the API this one runs over on this build, where it is a layer over another
+    /// (WebGPU through wgpu on Vulkan): the merged table also gives its ratio to that API, the
+    /// cost of the layer. `None` for an API with its own driver.
+    pub over: Option<&'static str>,
 }
 
 /// "CUDA", "CUDA and OpenCL", "CUDA, Vulkan and OpenCL": APIs named in a sentence.
@@ -211,6 +215,7 @@ impl Api {
             kernel_languages: &[],
             default_entry: None,
             subgroup_probe: None,
+            over: None,
         }));
         Api::register(Api(info));
         Api(info)

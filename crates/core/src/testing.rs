@@ -80,6 +80,7 @@ pub const fn bare_api(
         kernel_languages: &[],
         default_entry: None,
         subgroup_probe: None,
+        over: None,
     }
 }
 
@@ -104,6 +105,7 @@ static ALPHA: ApiInfo = ApiInfo {
     kernel_languages: &[],
     default_entry: None,
     subgroup_probe: None,
+    over: None,
 };
 
 static BETA: ApiInfo = ApiInfo {
@@ -127,6 +129,7 @@ static BETA: ApiInfo = ApiInfo {
     kernel_languages: &[],
     default_entry: None,
     subgroup_probe: None,
+    over: None,
 };
 
 static GAMMA: ApiInfo = ApiInfo {
@@ -147,6 +150,8 @@ static GAMMA: ApiInfo = ApiInfo {
     kernel_languages: &[],
     default_entry: None,
     subgroup_probe: None,
+    // A layer over Beta, as WebGPU is over Vulkan: the merged table compares it with both.
+    over: Some("beta"),
 };
 
 /// Three made-up APIs for the core's own tests.

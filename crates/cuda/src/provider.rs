@@ -84,6 +84,7 @@ static INFO: ApiInfo = ApiInfo {
     kernel_languages: &[("cu", CUDA_CPP), ("ptx", PTX)],
     default_entry: None,
     subgroup_probe: Some(&Probe),
+    over: None,
 };
 
 /// CUDA C++, built with NVRTC.

@@ -77,6 +77,7 @@ static INFO: ApiInfo = ApiInfo {
     kernel_languages: &[("cl", OPENCL_C)],
     default_entry: None,
     subgroup_probe: Some(&subgroup_probe::Probe),
+    over: None,
 };
 
 /// OpenCL C, built with clBuildProgram: the one language of a user's kernel for OpenCL.

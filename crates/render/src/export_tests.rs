@@ -3,7 +3,7 @@
 
 use blocksweep_core::report::{parse_report, Report};
 use blocksweep_core::sweep::{Quiet, SweepError, SweepResult, SweepRun};
-use blocksweep_core::testing::{HostBackend, TEST_API_A, TEST_API_B};
+use blocksweep_core::testing::{HostBackend, TEST_API_A, TEST_API_B, TEST_API_C};
 use blocksweep_core::{Backend, Frame, SweepConfig};
 
 use crate::{Format, Layout, Render};
@@ -22,6 +22,11 @@ fn run(b: &mut dyn Backend, f: &Frame, cfg: &SweepConfig) -> (SweepResult, Optio
 
 /// A sweep of two host APIs' frames, its answer derived: every export's input.
 fn report() -> Report {
+    report_of(&[TEST_API_A, TEST_API_B])
+}
+
+/// A sweep of `apis`' frames, each on its own host backend, its answer derived.
+fn report_of(apis: &[blocksweep_core::Api]) -> Report {
     let f = Frame::generate(128, 16, 3);
     let cfg = SweepConfig {
         blocks: blocksweep_core::blocks::parse_blocks("32,100,2048").unwrap(),
@@ -34,13 +39,33 @@ fn report() -> Report {
         ..Default::default()
     };
     let mut rep = Report::new("blocksweep test", "2026-11-30T00:00:00Z");
-    for api in [TEST_API_A, TEST_API_B] {
+    for &api in apis {
         let (r, e) = run(&mut HostBackend::new(api), &f, &cfg);
         assert!(e.is_none());
         rep.results.push(r);
     }
     rep.refresh_answer();
     rep
+}
+
+/// An API layered over another (Gamma over Beta, as WebGPU over Vulkan) gets a second ratio
+/// column, to the API under it, beside the one to the first API; the others get none.
+#[test]
+fn a_layer_is_compared_with_the_api_under_it() {
+    let table =
+        report_of(&[TEST_API_A, TEST_API_B, TEST_API_C]).render(Format::Table, Layout::default());
+    let text = table.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("(Beta/Alpha, Gamma/Alpha, Gamma/Beta)"),
+        "{table}"
+    );
+    assert!(text.contains("the cost of the layer"), "{table}");
+    let header: Vec<&str> = table.lines().filter(|l| l.starts_with("block ")).collect();
+    let cells = header.concat();
+    assert_eq!(cells.matches("÷Alpha").count(), 2, "{table}");
+    assert_eq!(cells.matches("÷Beta").count(), 1, "{table}");
+    let two = report().render(Format::Table, Layout::default());
+    assert!(!two.contains("cost of the layer"), "{two}");
 }
 
 #[test]

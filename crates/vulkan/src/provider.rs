@@ -80,6 +80,7 @@ static INFO: ApiInfo = ApiInfo {
     kernel_languages: &[("comp", GLSL), ("glsl", GLSL), ("spv", SPIR_V)],
     default_entry: Some("main"),
     subgroup_probe: Some(&subgroup_probe::Probe),
+    over: None,
 };
 
 /// A GLSL compute shader, compiled to SPIR-V at run time (glsl.rs).

@@ -79,11 +79,15 @@ static INFO: ApiInfo = ApiInfo {
     kernel_languages: &[("wgsl", WGSL)],
     default_entry: Some("main"),
     subgroup_probe: None,
+    over: Some(OVER),
 };
 
 /// A WGSL compute shader, built at run time by wgpu (naga). WGSL has no preprocessor: a tune's
 /// parameters are prepended as `const` declarations (`kernel.rs`).
 pub const WGSL: Language = Language::new("wgsl", "WGSL");
+
+/// The API wgpu runs WebGPU over in this build: Vulkan unless a feature adds another backend.
+const OVER: &str = "vulkan";
 
 /// `--webgpu-limits`: [`WebGpuOptions::limits`].
 const LIMITS_FLAG: &str = "webgpu-limits";

@@ -35,6 +35,7 @@ static INFO: ApiInfo = ApiInfo {
     kernel_languages: &[("metal", METAL_LIKE_SL)],
     default_entry: None,
     subgroup_probe: Some(&Probe),
+    over: None,
     ..bare_api("metal-like", "MetalLike", 3, &[])
 };
 

@@ -122,6 +122,25 @@ struct Shape {
     portable: bool,
 }
 
+/// The results `r` is compared with: the base (the first API), and the API it runs over where
+/// it is a layer (WebGPU over Vulkan: the cost of the layer), where that ran too.
+fn references<'a>(
+    report: &'a Report,
+    base: &'a SweepResult,
+    r: &SweepResult,
+) -> Vec<&'a SweepResult> {
+    let mut refs = Vec::new();
+    if r.api != base.api {
+        refs.push(base);
+    }
+    let over = r.api.info().over;
+    let under = report.results.iter().find(|u| Some(u.api.key()) == over);
+    if let Some(u) = under.filter(|u| u.api != base.api && u.api != r.api) {
+        refs.push(u);
+    }
+    refs
+}
+
 fn columns(report: &Report, base: &SweepResult, s: &Shape) -> Vec<Column> {
     let mut cols = vec![Column::right("block").key()];
     if s.one_grid {
@@ -135,8 +154,8 @@ fn columns(report: &Report, base: &SweepResult, s: &Shape) -> Vec<Column> {
         }
         cols.push(Column::right(format!("{a}\n{speed}")));
         cols.push(Column::right(format!("{a}\nof best")));
-        if r.api != base.api {
-            cols.push(Column::right(format!("{a}\n÷{}", base.api)));
+        for reference in references(report, base, r) {
+            cols.push(Column::right(format!("{a}\n÷{}", reference.api)));
         }
     }
     if s.portable {
@@ -172,7 +191,6 @@ fn row_cells(
             .map(|x| x.grid.to_string());
         cells.push(g.unwrap_or_else(dash));
     }
-    let base_speed = find(base).filter(|x| x.ran()).and_then(|x| speed(&x, s));
     for r in &report.results {
         let row = find(r);
         if !s.one_grid {
@@ -201,11 +219,15 @@ fn row_cells(
                 cells.push(dash());
             }
         }
-        if r.api != base.api {
-            let ratio = row
+        for reference in references(report, base, r) {
+            let reference_speed = find(reference)
                 .filter(|x| x.ran())
-                .and_then(|x| speed(&x, s))
-                .zip(base_speed);
+                .and_then(|x| speed(&x, s));
+            let ratio = row
+                .as_ref()
+                .filter(|x| x.ran())
+                .and_then(|x| speed(x, s))
+                .zip(reference_speed);
             // Times: the reference's time ÷ this one's, so that above 1 is faster here too.
             cells.push(match (ratio, s.gbps) {
                 (Some((v, b)), true) => format!("{:.2}", v / b),
@@ -233,11 +255,12 @@ fn legend(report: &Report, base: &SweepResult, s: &Shape, verbose: bool) -> Stri
             format!("{} {} of {}s", r.api, w.block, w.thread)
         })
         .collect();
-    let ratios: Vec<String> = report
-        .results
-        .iter()
-        .filter(|r| r.api != base.api)
-        .map(|r| format!("{}/{}", r.api, base.api))
+    let ratios: Vec<String> = (report.results.iter())
+        .flat_map(|r| {
+            let refs = references(report, base, r);
+            refs.into_iter()
+                .map(move |u| format!("{}/{}", r.api, u.api))
+        })
         .collect();
     let mut legend = vec![format!("block: threads per block ({})", words.join(", "))];
     legend.push(match s.one_grid {
@@ -253,9 +276,13 @@ fn legend(report: &Report, base: &SweepResult, s: &Shape, verbose: bool) -> Stri
     if !ratios.is_empty() {
         let what = if s.gbps { "GB/s" } else { "speed (time⁻¹)" };
         legend.push(format!(
-            "÷{}: the ratio of {what} at the same block size ({})",
+            "÷{}: the ratio of {what} at the same block size ({}){}",
             base.api,
-            ratios.join(", ")
+            ratios.join(", "),
+            match ratios.len() > report.results.len() - 1 {
+                true => "; an API that runs over another is compared with it too: the cost of the layer",
+                false => "",
+            }
         ));
     }
     if s.portable {
