@@ -22,6 +22,8 @@ pub struct WebGpuBackend {
     copy: Option<CopyBuffers>,
     readback: Option<Readback>,
     timestamps: Option<Timestamps>,
+    /// What `--cold`'s flushes clear, kept while the size stays.
+    scratch: Option<wgpu::Buffer>,
     context: DeviceContext,
     identity: DeviceIdentity,
     limits: Limits,
@@ -51,6 +53,7 @@ impl WebGpuBackend {
             copy: None,
             readback: None,
             timestamps: None,
+            scratch: None,
             identity: crate::device::identity(index, &info),
             limits,
             context,
@@ -78,7 +81,27 @@ impl WebGpuBackend {
     }
 
     fn batch(&mut self, work: Work, count: u32, stamps: Stamps) -> WebGpuResult<BatchTimes> {
+        self.batch_with(work, (count, stamps), None)
+    }
+
+    /// `count` runs of `work` timed as `stamps` asks, each after a clear of the scratch buffer
+    /// of `flush` bytes where there is one (`--cold`).
+    fn batch_with(
+        &mut self,
+        work: Work,
+        (count, stamps): (u32, Stamps),
+        flush: Option<u64>,
+    ) -> WebGpuResult<BatchTimes> {
         let deadline = Some(blocksweep_core::program::deadline());
+        if let Some(bytes) = flush {
+            let kept = self.scratch.take().filter(|s| s.size() == bytes);
+            let scratch = match kept {
+                Some(s) => s,
+                None => crate::memory::scratch(&self.context, bytes)?,
+            };
+            self.scratch = Some(scratch);
+        }
+        let flush = self.scratch.as_ref().filter(|_| flush.is_some());
         match work {
             Work::Kernel(launch) => {
                 self.check_launch(launch)?;
@@ -97,9 +120,9 @@ impl WebGpuBackend {
                     &self.context,
                     &mut self.timestamps,
                     &d,
-                    count,
-                    stamps,
+                    (count, stamps),
                     deadline,
+                    flush,
                 )
             }
             Work::Copy { bytes } => {
@@ -115,7 +138,14 @@ impl WebGpuBackend {
                     groups: [c.groups(), 1, 1],
                     what: "copy",
                 };
-                timing::batch(&self.context, &mut self.timestamps, &d, count, stamps, None)
+                timing::batch(
+                    &self.context,
+                    &mut self.timestamps,
+                    &d,
+                    (count, stamps),
+                    None,
+                    flush,
+                )
             }
         }
     }
@@ -161,7 +191,19 @@ impl Backend for WebGpuBackend {
         Ok(self.check(r)?)
     }
 
+    fn run_batch_flushed(
+        &mut self,
+        work: Work,
+        count: u32,
+        flush_bytes: u64,
+    ) -> BackendResult<BatchTimes> {
+        self.usable()?;
+        let r = self.batch_with(work, (count, Stamps::Each), Some(flush_bytes));
+        Ok(self.check(r)?)
+    }
+
     fn release(&mut self) -> BackendResult<()> {
+        self.scratch = None;
         self.program = None;
         self.copy = None;
         self.readback = None;

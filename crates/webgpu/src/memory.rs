@@ -61,6 +61,20 @@ impl Readback {
     }
 }
 
+/// The scratch buffer `--cold` clears before each timed dispatch: `bytes` (whole 4 KiB pages,
+/// as the core sizes it) written over the last-level cache.
+pub(crate) fn scratch(ctx: &DeviceContext, bytes: u64) -> WebGpuResult<wgpu::Buffer> {
+    ctx.scoped("createBuffer", || {
+        ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("cold flush"),
+            size: bytes.next_multiple_of(4),
+            usage: wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    })
+    .map_err(|e| WebGpuError::OutOfMemory(format!("the --cold flush's {bytes} bytes: {e}")))
+}
+
 /// The copy ceiling's two buffers of `bytes`, its shader's pipeline, and the bind group.
 pub(crate) struct CopyBuffers {
     pub bytes: u64,

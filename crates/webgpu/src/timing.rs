@@ -80,13 +80,15 @@ pub(crate) struct Dispatch<'a> {
 }
 
 /// `count` dispatches back to back, timed as `stamps` asks; waits once, up to `deadline`.
+/// With `flush` (`--cold`), each timed pass follows a clearBuffer of that whole buffer, outside
+/// the pass and so outside its interval (with [`Stamps::Each`] only).
 pub(crate) fn batch(
     ctx: &DeviceContext,
     timestamps: &mut Option<Timestamps>,
     d: &Dispatch<'_>,
-    count: u32,
-    stamps: Stamps,
+    (count, stamps): (u32, Stamps),
     deadline: Option<Duration>,
+    flush: Option<&wgpu::Buffer>,
 ) -> WebGpuResult<BatchTimes> {
     let pairs = match stamps {
         Stamps::None => 0,
@@ -105,6 +107,9 @@ pub(crate) fn batch(
         let passes = if stamps == Stamps::Each { count } else { 1 };
         let per_pass = if stamps == Stamps::Each { 1 } else { count };
         for p in 0..passes {
+            if let Some(scratch) = flush {
+                encoder.clear_buffer(scratch, 0, None);
+            }
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: None,
                 timestamp_writes: ts.map(|t| t.pair(p)),

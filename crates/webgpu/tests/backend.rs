@@ -118,6 +118,24 @@ fn a_loop_longer_than_the_driver_runs_is_refused(d: &DeviceIdentity) {
     }
 }
 
+/// `--cold`: each timed dispatch after a clear of the scratch buffer, one interval per
+/// dispatch, and the output still right; the copy the same.
+fn cold_batches_flush_and_still_verify(d: &DeviceIdentity) {
+    let mut b = open_with(d, LimitsChoice::Adapter);
+    let frame = Frame::generate(256, 8, 5);
+    load(&mut b, KernelVariant::GridStride, &frame).unwrap();
+    blocksweep_core::builtin::poison(&mut b, frame.pixels()).unwrap();
+    let work = blocksweep_core::Work::Kernel(Launch::linear(BlockSize::linear(64), 8));
+    let t = b.run_batch_flushed(work, 3, 1 << 20).unwrap();
+    assert_eq!(t.each_ms.len(), 3, "{t:?}");
+    assert!(t.each_ms.iter().all(|&ms| ms > 0.0), "{t:?}");
+    let mut out = vec![0f32; frame.pixels() as usize];
+    blocksweep_core::builtin::read(&mut b, &mut out).unwrap();
+    blocksweep_core::verify::verify(&out, &frame.reference()).unwrap();
+    let copy = blocksweep_core::Work::Copy { bytes: 1 << 16 };
+    assert_eq!(b.run_batch_flushed(copy, 2, 4096).unwrap().each_ms.len(), 2);
+}
+
 fn main() -> ExitCode {
     Suite::new(&blocksweep_webgpu::PROVIDER)
         .each_device("identity_is_webgpus", identity_is_webgpus)
@@ -129,6 +147,10 @@ fn main() -> ExitCode {
         .each_device(
             "too_many_workgroups_are_refused",
             too_many_workgroups_are_refused,
+        )
+        .each_device(
+            "cold_batches_flush_and_still_verify",
+            cold_batches_flush_and_still_verify,
         )
         .each_device(
             "loop_longer_than_the_driver_runs",
