@@ -1,7 +1,7 @@
 //! Planning: which blocks the limits allow, residency per block, and each row's grid.
 
 use super::{Plan, PlannedRow, SweepConfig};
-use crate::backend::{Backend, BackendError, KernelFacts, Residency};
+use crate::backend::{Backend, BackendError, DeviceKind, KernelFacts, Residency};
 use crate::blocks::BlockSize;
 use crate::grid::{model_blocks_per_mp, GridPolicy};
 use crate::limits::Limits;
@@ -118,6 +118,18 @@ pub fn planner<'a, B: Backend + ?Sized + 'a>(
     Ok(first)
 }
 
+/// The grid of a wave `policy` on a GPU with no compute-unit count: the blocks covering the work
+/// (clamped to the device's maximum; the grid-stride loop keeps any grid correct), scaled for a
+/// fraction or multiple of a wave and never past the covering grid.
+fn covering_wave(policy: GridPolicy, block: BlockSize, pixels: u64, max_x: Option<u64>) -> u64 {
+    let cover = GridPolicy::Data.grid(block, pixels, None, 1, None);
+    let wave = cover.min(max_x.unwrap_or(u64::MAX)).max(1);
+    match policy {
+        GridPolicy::Waves(h) => (wave * u64::from(h)).div_ceil(100).min(wave).max(1),
+        _ => wave,
+    }
+}
+
 /// Plans the rows for `backend`: grid from `policy`, residency from the backend (or the model).
 pub fn plan(
     backend: &mut dyn Backend,
@@ -128,6 +140,9 @@ pub fn plan(
     let kernel = backend.kernel_facts().clone();
     let mps = Limits::value(&limits.multiprocessors).unwrap_or(1);
     let max_grid_x = limits.max_grid_dims.as_ref().map(|d| d.value.0[0]);
+    // A GPU whose API states no compute units (WebGPU) has no wave to size: one block per
+    // unit of 1 unit would run the frame on one block. Its wave is the covering grid instead.
+    let no_units = limits.multiprocessors.is_none() && backend.identity().kind == DeviceKind::Gpu;
     let mut rows = Vec::new();
     let mut sources: Vec<String> = Vec::new();
     let axis = !config.pairs.is_empty();
@@ -150,7 +165,10 @@ pub fn plan(
             }
         }
         let resident = residency.as_ref().map(|r| r.blocks_per_mp.max(1));
-        let mut grid = policy.grid(block, pixels, resident, mps, max_grid_x);
+        let mut grid = match no_units && policy.is_waves() {
+            true => covering_wave(policy, block, pixels, max_grid_x),
+            false => policy.grid(block, pixels, resident, mps, max_grid_x),
+        };
         if let (true, Some(cap)) = (policy.is_waves(), &limits.max_loop_iterations) {
             // A driver that ends loops early needs enough threads that none loops past it.
             let floor = pixels.div_ceil(block.x as u64 * cap.value.max(1));
@@ -174,6 +192,11 @@ pub fn plan(
     }
     let who = format!("{} on {}", backend.api(), backend.identity().name);
     let grid_source = match config.grid {
+        GridPolicy::Wave | GridPolicy::Waves(_) if no_units => format!(
+            "{who}: the API states no compute-unit count, so a wave is the covering grid, \
+             ceil(work / block){}",
+            max_grid_x.map_or(String::new(), |m| format!(", at most {m}"))
+        ),
         GridPolicy::Wave if sources.is_empty() => format!(
             "{who}: no occupancy data for this device (a {} device has no warp slots to model); \
              wave = 1 {} per compute unit x {mps} compute units",

@@ -155,3 +155,33 @@ fn the_planner_is_the_first_that_answers_residency_else_the_first() {
     let mut none: [HostBackend; 0] = [];
     assert_eq!(super::planner(none.iter_mut(), block).unwrap(), None);
 }
+
+/// A GPU whose API states no compute units (WebGPU) plans the covering grid, clamped to its
+/// largest, not one block per "unit" of one: call12 on the H100 ran WebGPU alone at grid 1.
+#[test]
+fn a_gpu_without_a_compute_unit_count_plans_the_covering_grid() {
+    use crate::backend::DeviceKind;
+    use crate::limits::{Dims, Named};
+    let mut b = HostBackend::new(TEST_API_A);
+    b.identity.kind = DeviceKind::Gpu;
+    b.limits.multiprocessors = None;
+    b.limits.max_grid_dims = Some(Named::new(Dims([65535, 65535, 65535]), "max grid"));
+    let config = SweepConfig {
+        blocks: crate::blocks::parse_blocks("16,256").unwrap(),
+        ..Default::default()
+    };
+    let pixels = 3840 * 2160;
+    let plan = super::plan(&mut b, pixels, &config).unwrap();
+    let grids: Vec<u64> = plan.rows.iter().map(|r| r.grid).collect();
+    assert_eq!(grids, [65535, pixels / 256], "{}", plan.grid_source);
+    assert!(
+        plan.grid_source.contains("no compute-unit count"),
+        "{}",
+        plan.grid_source
+    );
+    // A CPU device keeps its wave of one block per compute unit.
+    b.identity.kind = DeviceKind::Cpu;
+    b.limits.multiprocessors = Some(Named::new(2, "threads"));
+    let cpu = super::plan(&mut b, pixels, &config).unwrap();
+    assert!(cpu.rows.iter().all(|r| r.grid <= 2 * 64), "{:?}", cpu.rows);
+}
