@@ -185,6 +185,13 @@ impl Backend for WebGpuBackend {
         Ok(None)
     }
 
+    /// Makes the pipelines of a sweep's workgroup sizes in parallel before its first row.
+    fn prepare(&mut self, blocks: &[BlockSize]) {
+        if let (Some(p), None) = (self.program.as_mut(), &self.unusable) {
+            p.prepare(&self.context, blocks);
+        }
+    }
+
     fn run_batch(&mut self, work: Work, count: u32, stamps: Stamps) -> BackendResult<BatchTimes> {
         self.usable()?;
         let r = self.batch(work, count, stamps);

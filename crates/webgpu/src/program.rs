@@ -179,6 +179,36 @@ impl UserProgram {
         Ok(self.pipelines[&key].clone())
     }
 
+    /// Makes the pipelines of a sweep's workgroup sizes at once, one thread each (wgpu's device
+    /// is shared across threads): WGSL's translation and the driver's compile, for every row
+    /// before the first. A size that fails is left for its launch to report.
+    pub fn prepare(&mut self, ctx: &DeviceContext, blocks: &[BlockSize]) {
+        let limits = ctx.device.limits();
+        let constant = self.reflection.workgroup_bytes;
+        let fixed = self.reflection.fixed_size;
+        let todo: Vec<Launch> = (blocks.iter())
+            .map(|&b| Launch::linear(b, 1))
+            .filter(|l| !self.pipelines.contains_key(&(l.block, 0)))
+            .filter(|l| check_limits(&limits, *l, constant).is_ok())
+            .filter(|l| fixed.is_none_or(|s| s == [l.block.x, l.block.y, l.block.z]))
+            .collect();
+        let this = &*self;
+        let made: Vec<(BlockSize, wgpu::ComputePipeline)> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (todo.iter())
+                .map(|&l| {
+                    scope.spawn(move || this.make_pipeline(ctx, l).ok().map(|p| (l.block, p)))
+                })
+                .collect();
+            threads
+                .into_iter()
+                .filter_map(|t| t.join().ok().flatten())
+                .collect()
+        });
+        for (block, pipeline) in made {
+            self.pipelines.insert((block, 0), pipeline);
+        }
+    }
+
     fn make_pipeline(
         &self,
         ctx: &DeviceContext,
