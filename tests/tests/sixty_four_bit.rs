@@ -75,7 +75,16 @@ fn grid_of_2_pow_32_threads(d: &DeviceIdentity) {
     match (d.api.key(), ran) {
         // Refused before the driver: for the shader's 32-bit index, or first by the device's
         // own group count (lavapipe's maxComputeWorkGroupCount[0] is 65535, and its largest
-        // workgroup 1024 invocations, so it never reaches 2^32).
+        // workgroup 1024 invocations, so it never reaches 2^32). WebGPU's count is at most
+        // 65535 on every device (maxComputeWorkgroupsPerDimension): wgpu's validation refuses.
+        ("webgpu", Err((kind, message))) => {
+            assert_eq!(kind, ErrorKind::LaunchRejected, "{message}");
+            assert!(
+                message.contains("must be less or equal to 65535"),
+                "{message}"
+            );
+        }
+        ("webgpu", Ok(_)) => panic!("WebGPU ran {grid} x {block}: past 65535 workgroups"),
         ("vulkan", Err((kind, message))) => {
             assert_eq!(kind, ErrorKind::LaunchRejected, "{message}");
             assert!(

@@ -136,15 +136,15 @@ fn frame_size(args: &SweepArgs, each: &[blocksweep_core::Targets]) -> anyhow::Re
     Ok((w, h))
 }
 
-/// Keeps the devices of the APIs `spec` has a source for: any other is said once on stderr
-/// and not run, as docs/kernels.md promises ("An API without a source is reported as having
-/// none, and the others run"); it was opened, failed and made the run exit 1. Asked for by
-/// name, or with no API left, it is bad input.
+/// Keeps the devices of the APIs `spec` has a source for, and returns the line that says each
+/// other is not run, as docs/kernels.md promises ("An API without a source is reported as
+/// having none, and the others run"), for the caller to say once the input is known good (bad
+/// input is one line). Asked for by name, or with no API left, it is bad input.
 pub fn keep_sourced(
     spec: &KernelSpec,
     choice: &ApiChoice,
     each: &mut Vec<blocksweep_core::Targets>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<String>> {
     let keys = spec.apis();
     let file = &spec.file;
     if let ApiChoice::Only(api) = choice {
@@ -157,11 +157,6 @@ pub fn keep_sourced(
         for d in t.devices.iter().filter(|d| !keys.contains(&d.api.key())) {
             if !said.contains(&d.api) {
                 said.push(d.api);
-                warn!(
-                    "{}: not run: {file} has no source for it (its [sources] has no '{}')",
-                    d.api,
-                    d.api.key()
-                );
             }
         }
         t.devices.retain(|d| keys.contains(&d.api.key()));
@@ -173,7 +168,18 @@ pub fn keep_sourced(
             keys.join(", ")
         )));
     }
-    Ok(())
+    let line = |api: blocksweep_core::Api| {
+        let key = api.key();
+        format!("{api}: not run: {file} has no source for it (its [sources] has no '{key}')")
+    };
+    Ok(said.into_iter().map(line).collect())
+}
+
+/// Says each of `lines` on stderr (the APIs [`keep_sourced`] left out).
+pub fn say(lines: &[String]) {
+    for line in lines {
+        warn!("{line}");
+    }
 }
 
 /// Says on stderr each API the spec has a source for that is unavailable here, when the run

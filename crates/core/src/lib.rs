@@ -36,6 +36,7 @@ pub mod report;
 pub mod session;
 pub mod spec;
 pub mod stance;
+pub mod stderr;
 
 pub mod subgroup;
 pub mod subgroup_probe;

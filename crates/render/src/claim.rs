@@ -82,7 +82,7 @@ pub(crate) struct ClaimTable {
 impl ClaimTable {
     /// A table headed `claim_head`, one column per API (wrapped from `api_wrap` columns on).
     pub fn new(claim_head: &str, apis: &[Api], api_wrap: Option<usize>) -> ClaimTable {
-        let mut cols = vec![Column::right("#"), Column::left(claim_head).wrap(24)];
+        let mut cols = vec![Column::right("#"), Column::left(claim_head).wrap(20)];
         cols.extend(apis.iter().map(|api| {
             let col = Column::left(api.to_string());
             match api_wrap {

@@ -32,7 +32,8 @@ pub(crate) fn instance() -> wgpu::Instance {
 /// Every adapter of [`instance`], in wgpu's order; none is unavailable, with why.
 pub(crate) fn adapters() -> Result<Vec<wgpu::Adapter>, WebGpuError> {
     let instance = instance();
-    let adapters = pollster::block_on(instance.enumerate_adapters(backends()));
+    let adapters =
+        crate::stderr::quieted(|| pollster::block_on(instance.enumerate_adapters(backends())));
     if adapters.is_empty() {
         return Err(WebGpuError::Unavailable(
             "wgpu found no adapter (is a Vulkan driver (ICD) and libvulkan.so.1 installed?)".into(),

@@ -37,6 +37,7 @@
 //! timing.rs    run_batch: passes with timestamp queries, the copy ceiling's shader
 //! backend.rs   the Backend impl, tying the above together
 //! error.rs     WebGpuError
+//! stderr.rs    the enumeration's Wayland line on stderr, dropped
 //! ```
 
 #![warn(clippy::undocumented_unsafe_blocks)]
@@ -51,6 +52,7 @@ mod limits;
 mod memory;
 mod program;
 mod provider;
+mod stderr;
 mod timing;
 
 pub use backend::WebGpuBackend;

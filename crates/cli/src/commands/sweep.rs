@@ -36,9 +36,10 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     };
     let reg = crate::session::registry();
     let mut each = crate::session::resolve_each(&reg, &args.device)?;
-    if let Some((s, _)) = &spec {
-        work::keep_sourced(s, &args.device.choice(), &mut each)?;
-    }
+    let unsourced = match &spec {
+        Some((s, _)) => work::keep_sourced(s, &args.device.choice(), &mut each)?,
+        None => Vec::new(),
+    };
     let work = work::of_args(args, spec, &each)?;
     // Every host allocation of the run, counted here once per physical device (they are swept
     // one after another) with its APIs' device kinds, before any buffer or frame is generated;
@@ -58,6 +59,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         outputs.targets = Some(crate::targets::for_sweep(targets, &work)?);
     }
     // Once the input is known good (bad input is one line), before anything runs.
+    work::say(&unsourced);
     if let blocksweep_core::workload::Work::Kernel { spec, .. } = &work {
         work::say_unavailable(&reg, spec, &args.device.choice());
     }

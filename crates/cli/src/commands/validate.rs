@@ -64,7 +64,9 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         Some(work) => {
             let reg = crate::session::registry();
             let mut each = crate::session::resolve_each(&reg, &args.device)?;
-            crate::work::keep_sourced(&work.spec, &args.device.choice(), &mut each)?;
+            let unsourced =
+                crate::work::keep_sourced(&work.spec, &args.device.choice(), &mut each)?;
+            crate::work::say(&unsourced);
             crate::session::run_each_of(each, options, &mut KernelValidation { work })?
         }
         None => crate::session::run_each(&args.device, options, &mut Validation::default())?,

@@ -30,7 +30,7 @@ pub(crate) fn render_resources(results: &[ResourceResult], apis: &[Api], doc: &m
         return;
     }
     doc.heading(3, "Resources: shared memory and registers per block");
-    let mut t = ClaimTable::new("assumption", apis, Some(16));
+    let mut t = ClaimTable::new("assumption", apis, Some(11));
     for (i, check) in RESOURCE_CHECKS.iter().enumerate() {
         t.row(
             &format!("R{}", i + 1),
