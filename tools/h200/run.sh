@@ -122,6 +122,15 @@ for part in $PARTS; do
       python3 tools/h200/wall-summary.py "$R" > "$R/summary.txt" 2>&1
       unset BLOCKSWEEP_APIS
       ;;
+    walltrace)
+      # Where the default three-API sweep's wall time goes, this binary against $BASE, traced
+      # (BLOCKSWEEP_TRACE=1) and alternated three times; trace-summary.py sums each file.
+      for i in 1 2 3; do
+        { /usr/bin/time -f "%e s wall" env BLOCKSWEEP_TRACE=1 BLOCKSWEEP_APIS=${WALL_APIS:-} "$B" sweep --device "$DEV" > /dev/null; } 2> "$R/now-trace-$i.txt"
+        [ -x "${BASE:-}" ] && { /usr/bin/time -f "%e s wall" env BLOCKSWEEP_TRACE=1 "$BASE" sweep --device "$DEV" > /dev/null; } 2> "$R/base-trace-$i.txt"
+      done
+      python3 tools/h200/trace-summary.py "$R" > "$R/summary.txt" 2>&1
+      ;;
     webgpu)
       # Issue 42: the four APIs in one table on one GPU (the default sweep, twice, with JSON),
       # WebGPU beside Vulkan alone, the limits and what validate says a WebGPU port may assume,
