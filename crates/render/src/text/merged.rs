@@ -275,14 +275,25 @@ fn legend(report: &Report, base: &SweepResult, s: &Shape, verbose: bool) -> Stri
     );
     if !ratios.is_empty() {
         let what = if s.gbps { "GB/s" } else { "speed (time⁻¹)" };
-        legend.push(format!(
-            "÷{}: the ratio of {what} at the same block size ({}){}",
-            base.api,
-            ratios.join(", "),
-            match ratios.len() > report.results.len() - 1 {
-                true => "; an API that runs over another is compared with it too: the cost of the layer",
-                false => "",
+        let mut heads: Vec<String> = vec![format!("÷{}", base.api)];
+        for r in &report.results {
+            for u in references(report, base, r) {
+                let head = format!("÷{}", u.api);
+                if !heads.contains(&head) {
+                    heads.push(head);
+                }
             }
+        }
+        let layered = match ratios.len() > report.results.len() - 1 {
+            true => {
+                "; an API that runs over another is compared with it too: the cost of the layer"
+            }
+            false => "",
+        };
+        legend.push(format!(
+            "{}: the ratio of {what} at the same block size ({}){layered}",
+            heads.join(", "),
+            ratios.join(", "),
         ));
     }
     if s.portable {
