@@ -108,9 +108,12 @@ for part in $PARTS; do
       # the built-in sweep with --workers: wall time, and each run's JSON for its best rows.
       # With WebGPU in, the three APIs of the earlier commits are picked by BLOCKSWEEP_APIS.
       export BLOCKSWEEP_APIS=${WALL_APIS:-}
-      for i in 1 2 3 4 5; do
-        /usr/bin/time -f "%e" -o "$R/wall-now-$i.txt" "$B" sweep --device "$DEV" -o "$R/now-$i.json" > /dev/null 2>&1
-        [ -x "${BASE:-}" ] && /usr/bin/time -f "%e" -o "$R/wall-base-$i.txt" "$BASE" sweep --device "$DEV" -o "$R/base-$i.json" > /dev/null 2>&1
+      # The order alternates too (this binary first in odd pairs, $BASE first in even ones):
+      # call12 ran this binary first in every pair and found it slower in four of five.
+      now() { /usr/bin/time -f "%e" -o "$R/wall-now-$1.txt" "$B" sweep --device "$DEV" -o "$R/now-$1.json" > /dev/null 2>&1; }
+      base() { [ -x "${BASE:-}" ] && /usr/bin/time -f "%e" -o "$R/wall-base-$1.txt" "$BASE" sweep --device "$DEV" -o "$R/base-$1.json" > /dev/null 2>&1; }
+      for i in $(seq 1 "${WALL_PAIRS:-5}"); do
+        if [ $((i % 2)) -eq 1 ]; then now "$i"; base "$i"; else base "$i"; now "$i"; fi
       done
       spec=examples/kernels/grayscale/kernel.toml
       # WALL_SPEC=0: the default sweeps only (a call that carries no glslangValidator).
