@@ -39,7 +39,7 @@ TEST_TOOL_COMMANDS ?= glslangValidator spirv-val
 # CI requires these APIs (.ci/run reads `make -s cpu-driver-apis`). Per API key: its display
 # name, the CPU driver, its packages, and the check that a driver is there (an ICD file where
 # the loader looks, and the loader library). An API without a CPU driver needs no line here.
-CPU_DRIVER_APIS := opencl vulkan
+CPU_DRIVER_APIS := opencl vulkan webgpu
 opencl_NAME := OpenCL
 opencl_CPU_DRIVER := PoCL
 opencl_PACKAGES := ocl-icd-libopencl1 pocl-opencl-icd
@@ -48,6 +48,11 @@ vulkan_NAME := Vulkan
 vulkan_CPU_DRIVER := Mesa lavapipe
 vulkan_PACKAGES := libvulkan1 mesa-vulkan-drivers
 vulkan_FOUND = ( $(call have_file,$(VULKAN_ICD_DIRS),*.json) ) && $(call have_lib,libvulkan.so.1)
+# WebGPU runs through wgpu on the Vulkan driver: the same packages, the same check.
+webgpu_NAME := WebGPU
+webgpu_CPU_DRIVER := Mesa lavapipe, under wgpu
+webgpu_PACKAGES := $(vulkan_PACKAGES)
+webgpu_FOUND = $(vulkan_FOUND)
 # What the tests also need: the validation layer, and the tools that rebuild and check the SPIR-V.
 TEST_TOOLS := vulkan-validationlayers glslang-tools spirv-tools
 SLURM_PACKAGES := slurmctld slurmd slurm-client munge
