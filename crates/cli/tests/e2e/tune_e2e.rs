@@ -45,7 +45,7 @@ fn tune(spec: &Path, json: &Path, extra: &[&str]) -> std::process::Output {
 fn reduce_elems(dir: &Path, edit: impl Fn(&str, String) -> String) -> PathBuf {
     let from = example("reduce-elems");
     let from = from.parent().unwrap();
-    for f in ["kernel.toml", "reduce.cu", "reduce.cl", "reduce.comp"] {
+    for f in ["kernel.toml", "reduce.cu", "reduce.cl", "reduce.comp", "reduce.wgsl"] {
         let text = std::fs::read_to_string(from.join(f)).unwrap();
         write(dir, f, &edit(f, text));
     }
@@ -108,10 +108,16 @@ fn a_wrong_parameter_set_is_named_and_never_ranked() {
     // ELEMS = 2 doubles every partial sum: the same at every launch (so each set checks out
     // on its own), different from the first set's output.
     let spec = reduce_elems(&dir, |f, t| {
-        let one = if f.ends_with(".comp") { "2.0" } else { "2.0f" };
+        let twice = if f.ends_with(".wgsl") {
+            "    if (ELEMS == 2) { acc *= 2.0; }\n" // WGSL has no preprocessor; ELEMS is a const
+        } else if f.ends_with(".comp") {
+            "#if ELEMS == 2\n    acc *= 2.0;\n#endif\n"
+        } else {
+            "#if ELEMS == 2\n    acc *= 2.0f;\n#endif\n"
+        };
         t.replace(
             "    scratch[tid] = acc;",
-            &format!("#if ELEMS == 2\n    acc *= {one};\n#endif\n    scratch[tid] = acc;"),
+            &format!("{twice}    scratch[tid] = acc;"),
         )
     });
     let json = dir.join("t.json");
@@ -134,7 +140,7 @@ fn a_wrong_parameter_set_is_named_and_never_ranked() {
     );
     let r = read_tune(&json);
     let wrong = r["wrong"].as_array().unwrap();
-    assert_eq!(wrong.len(), 2, "{wrong:?}");
+    assert_eq!(wrong.len(), 3, "one per API: {wrong:?}");
     for w in wrong {
         assert_eq!(w["params"]["ELEMS"], 2);
         assert!(w["detail"]
@@ -157,6 +163,7 @@ fn a_wrong_parameter_set_is_named_and_never_ranked() {
     let text = std::fs::read_to_string(&txt).unwrap();
     assert!(text.contains("Never ranked: Vulkan at ELEMS=2"), "{text}");
     assert!(text.contains("Never ranked: OpenCL at ELEMS=2"), "{text}");
+    assert!(text.contains("Never ranked: WebGPU at ELEMS=2"), "{text}");
     let row = text
         .lines()
         .find(|l| l.trim_start().starts_with("ELEMS=2"))
