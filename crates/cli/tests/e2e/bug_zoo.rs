@@ -62,8 +62,14 @@ const CASES: &[(&str, &[Caught], Verified)] = &[
     (
         "pow2-reduction",
         &[
-            ("OpenCL", &["'partials' at block 96", "differs from its own"]),
-            ("WebGPU", &["'partials' at block 96", "differs from its own"]),
+            (
+                "OpenCL",
+                &["'partials' at block 96", "differs from its own"],
+            ),
+            (
+                "WebGPU",
+                &["'partials' at block 96", "differs from its own"],
+            ),
         ],
         &[],
     ),

@@ -147,7 +147,10 @@ fn broken_stride_is_caught_at_its_first_row() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     let webgpu = available("webgpu");
     let (apis, keys): (&[&str], &[&str]) = if webgpu {
-        (&["Vulkan", "OpenCL", "WebGPU"], &["vulkan", "opencl", "webgpu"])
+        (
+            &["Vulkan", "OpenCL", "WebGPU"],
+            &["vulkan", "opencl", "webgpu"],
+        )
     } else {
         (&["Vulkan", "OpenCL"], &["vulkan", "opencl"])
     };
@@ -408,7 +411,10 @@ fn validate_with_a_users_kernel_answers_per_api() {
     );
     let json: Value = serde_json::from_str(&run(&["--format", "json"])).expect("JSON");
     let checks = json["checks"].as_array().expect("an array of checks");
-    for a in ["vulkan", "opencl"].into_iter().chain(webgpu.then_some("webgpu")) {
+    for a in ["vulkan", "opencl"]
+        .into_iter()
+        .chain(webgpu.then_some("webgpu"))
+    {
         let first = checks
             .iter()
             .find(|c| c["api"] == a)

@@ -45,7 +45,13 @@ fn tune(spec: &Path, json: &Path, extra: &[&str]) -> std::process::Output {
 fn reduce_elems(dir: &Path, edit: impl Fn(&str, String) -> String) -> PathBuf {
     let from = example("reduce-elems");
     let from = from.parent().unwrap();
-    for f in ["kernel.toml", "reduce.cu", "reduce.cl", "reduce.comp", "reduce.wgsl"] {
+    for f in [
+        "kernel.toml",
+        "reduce.cu",
+        "reduce.cl",
+        "reduce.comp",
+        "reduce.wgsl",
+    ] {
         let text = std::fs::read_to_string(from.join(f)).unwrap();
         write(dir, f, &edit(f, text));
     }
