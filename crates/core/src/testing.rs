@@ -32,10 +32,11 @@ pub const PTX: Language = Language::new("ptx", "PTX");
 pub const OPENCL_C: Language = Language::new("opencl", "OpenCL C");
 pub const GLSL: Language = Language::new("glsl", "GLSL");
 pub const SPIR_V: Language = Language::new("spirv", "SPIR-V").without_defines();
+pub const WGSL: Language = Language::new("wgsl", "WGSL");
 
 /// APIs under the keys a spec file's `[sources]` uses, each with its languages as its driver
 /// declares them, for the spec's tests (the core knows no real API).
-static KERNEL_APIS: [ApiInfo; 3] = [
+static KERNEL_APIS: [ApiInfo; 4] = [
     kernel_api("cuda", "CUDA", &[("cu", CUDA_CPP), ("ptx", PTX)], None),
     kernel_api("opencl", "OpenCL", &[("cl", OPENCL_C)], None),
     kernel_api(
@@ -44,6 +45,7 @@ static KERNEL_APIS: [ApiInfo; 3] = [
         &[("comp", GLSL), ("glsl", GLSL), ("spv", SPIR_V)],
         Some("main"),
     ),
+    kernel_api("webgpu", "WebGPU", &[("wgsl", WGSL)], Some("main")),
 ];
 
 const fn kernel_api(
@@ -84,7 +86,7 @@ pub const fn bare_api(
     }
 }
 
-/// Registers the APIs a spec's `[sources]` names (cuda, opencl, vulkan).
+/// Registers the APIs a spec's `[sources]` names (cuda, opencl, vulkan, webgpu).
 pub fn register_kernel_apis() {
     for info in &KERNEL_APIS {
         Api::register(Api::new(info));

@@ -90,17 +90,17 @@ pub(crate) const COPY_BLOCK: u32 = 256;
 
 impl CopyBuffers {
     pub fn new(ctx: &DeviceContext, bytes: u64) -> WebGpuResult<CopyBuffers> {
-        let elements = u32::try_from(bytes / 16)
-            .ok()
-            .filter(|_| bytes.is_multiple_of(16) && bytes > 0);
+        // Whole 16-byte elements, as Vulkan's copy: 4000012 bytes (n = 1000003) copies 4000016.
+        let copied = bytes.next_multiple_of(16);
+        let elements = u32::try_from(copied / 16).ok().filter(|_| bytes > 0);
         let Some(elements) = elements else {
             return Err(WebGpuError::Usage(format!(
-                "the copy ceiling copies vec4<u32>: {bytes} bytes is not a positive multiple of 16 below 2^36"
+                "the copy ceiling copies vec4<u32>: {bytes} bytes is not positive and below 2^36"
             )));
         };
         let storage = |label| wgpu::BufferDescriptor {
             label: Some(label),
-            size: bytes,
+            size: copied,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         };

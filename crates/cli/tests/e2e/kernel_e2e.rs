@@ -37,7 +37,8 @@ fn every_example_runs_verified_on_both_apis() {
 }
 
 /// A spec whose two sources compute different things: the second API is checked against the
-/// first; with two APIs nothing says which is right, so both are named.
+/// first; with two APIs nothing says which is right, so both are named (WebGPU's source is
+/// left out for that); with a third that agrees with one, the other is named the wrong one.
 #[test]
 fn cross_api_difference_is_caught() {
     if !both() {
@@ -51,7 +52,10 @@ fn cross_api_difference_is_caught() {
             .replace("fma(a, x[i], y[i])", "fma(a, x[i], y[i]) + 1.0f"),
     )
     .unwrap();
-    let spec = saxpy_spec(&dir, "k.toml", |t| t.replace("saxpy.cl", "saxpy3.cl"));
+    let spec = saxpy_spec(&dir, "k.toml", |t| {
+        let two: Vec<&str> = t.lines().filter(|l| !l.starts_with("webgpu")).collect();
+        two.join("\n").replace("saxpy.cl", "saxpy3.cl")
+    });
     let json = dir.join("k.json");
     let out = sweep(&spec, &json, &["--size", "65536", "--blocks", "64"]);
     let err = stderr(&out);
@@ -71,6 +75,29 @@ fn cross_api_difference_is_caught() {
         let rows = result(&report, a)["rows"].as_array().unwrap().clone();
         assert!(rows.iter().all(|x| x["verified"] == false), "{a}: {rows:?}");
     }
+    if !available("webgpu") {
+        return;
+    }
+    let spec = saxpy_spec(&dir, "k3.toml", |t| t.replace("saxpy.cl", "saxpy3.cl"));
+    let json = dir.join("k3.json");
+    let out = sweep(&spec, &json, &["--size", "65536", "--blocks", "64"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let named: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("its output differs"))
+        .collect();
+    assert_eq!(named.len(), 1, "only OpenCL is named: {err}");
+    for needle in [
+        "blocksweep: OpenCL: its output differs from Vulkan's and WebGPU's",
+        "OpenCL's port is the wrong one",
+        "'y' at block 64",
+    ] {
+        assert!(named[0].contains(needle), "{needle:?} not in {}", named[0]);
+    }
+    let report = read_json(&json);
+    verified_rows(&report, "vulkan");
+    verified_rows(&report, "webgpu");
 }
 
 /// The grayscale spec and the built-in sweep take one path: the same grid per block, every
@@ -91,7 +118,8 @@ fn grayscale_spec_matches_the_builtin_sweep() {
     args.extend(common);
     succeeds(&args);
     let builtin = read_json(&builtin_json);
-    for a in ["vulkan", "opencl"] {
+    let webgpu = available("webgpu").then_some("webgpu");
+    for a in ["vulkan", "opencl"].into_iter().chain(webgpu) {
         let ours = verified_rows(&spec, a);
         assert_eq!(ours.len(), 2, "{a}: {ours:?}");
         assert_eq!(ours, verified_rows(&builtin, a), "{a}: grids differ");
@@ -117,7 +145,16 @@ fn broken_stride_is_caught_at_its_first_row() {
     );
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    for api in ["Vulkan", "OpenCL"] {
+    let webgpu = available("webgpu");
+    let (apis, keys): (&[&str], &[&str]) = if webgpu {
+        (
+            &["Vulkan", "OpenCL", "WebGPU"],
+            &["vulkan", "opencl", "webgpu"],
+        )
+    } else {
+        (&["Vulkan", "OpenCL"], &["vulkan", "opencl"])
+    };
+    for api in apis {
         let lines: Vec<&str> = err
             .lines()
             .filter(|l| l.starts_with(&format!("blocksweep: {api}: ")))
@@ -135,16 +172,18 @@ fn broken_stride_is_caught_at_its_first_row() {
         }
     }
     let answer = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        answer.contains("No block size is known good on both APIs"),
-        "{answer}"
-    );
+    let none = if webgpu {
+        "No block size is known good on all three APIs"
+    } else {
+        "No block size is known good on both APIs"
+    };
+    assert!(answer.contains(none), "{answer}");
     assert!(
         !answer.contains("GB/s)"),
         "no speed for a broken API: {answer}"
     );
     let report = read_json(&json);
-    for a in ["vulkan", "opencl"] {
+    for a in keys {
         let r = result(&report, a);
         assert!(r["error"].as_str().unwrap().contains("unwritten"), "{r}");
         let rows = r["rows"].as_array().unwrap();
@@ -155,7 +194,8 @@ fn broken_stride_is_caught_at_its_first_row() {
         );
     }
     assert_eq!(report["answer"]["portable"], serde_json::json!([]));
-    assert_eq!(report["answer"]["stopped"].as_array().unwrap().len(), 2);
+    let stopped = report["answer"]["stopped"].as_array().unwrap();
+    assert_eq!(stopped.len(), keys.len(), "{stopped:?}");
 }
 
 #[test]
@@ -340,18 +380,24 @@ fn validate_with_a_users_kernel_answers_per_api() {
     let run = |extra: &[&str]| {
         succeeds(&[&["validate", "--kernel", spec, "--size", "4096"], extra].concat())
     };
+    let webgpu = available("webgpu");
     let table = run(&[]);
-    let header = table
-        .lines()
-        .find(|l| l.contains("assumption"))
+    // The header's two lines: with three APIs the column names wrap below "assumption".
+    let lines: Vec<&str> = table.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("assumption"))
         .unwrap_or_else(|| panic!("no header: {table}"));
+    let header = lines[at..(at + 2).min(lines.len())].join("\n");
     assert!(
         header.contains("Vulkan") && header.contains("OpenCL"),
         "{header}"
     );
+    assert_eq!(header.contains("WebGPU"), webgpu, "{header}");
     let row = |starts: &str| line_starting(&table, starts);
     let r128 = row("1  128 threads per block");
-    assert_eq!(r128.matches("holds: runs").count(), 2, "{r128}");
+    let apis = 2 + usize::from(webgpu);
+    assert_eq!(r128.matches("holds: runs").count(), apis, "{r128}");
     let r1025 = row("4  1025 threads per block");
     let note = r1025
         .split("  holds: rejected [")
@@ -365,7 +411,10 @@ fn validate_with_a_users_kernel_answers_per_api() {
     );
     let json: Value = serde_json::from_str(&run(&["--format", "json"])).expect("JSON");
     let checks = json["checks"].as_array().expect("an array of checks");
-    for a in ["vulkan", "opencl"] {
+    for a in ["vulkan", "opencl"]
+        .into_iter()
+        .chain(webgpu.then_some("webgpu"))
+    {
         let first = checks
             .iter()
             .find(|c| c["api"] == a)
@@ -489,7 +538,8 @@ fn validate_calls_a_wrong_output_wrong() {
         .output()
         .unwrap();
     let table = String::from_utf8_lossy(&table.stdout);
-    assert!(table.contains("WRONG ["), "{table}");
+    // The note's number may wrap to the cell's next line (three APIs' columns).
+    assert!(table.contains("does not hold: WRONG"), "{table}");
 }
 
 /// A spec's `grid = "data"` launches the grid covering its work whatever --grid says: every

@@ -2,7 +2,7 @@
 //! sweep they run, readers of its JSON report, the bad-input and one-API-fails checks, and
 //! the sources of the kernels that outlast the deadline.
 
-use super::support::{bad_input, blocksweep, read_json, scratch, stderr};
+use super::support::{available, bad_input, blocksweep, read_json, scratch, stderr};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -22,7 +22,7 @@ pub fn example(name: &str) -> PathBuf {
 /// A fresh directory for one test, with the saxpy example's sources copied into it.
 pub fn saxpy_scratch(test: &str) -> PathBuf {
     let dir = scratch(&format!("kernel-{test}"));
-    for f in ["saxpy.cl", "saxpy.comp", "saxpy.cu"] {
+    for f in ["saxpy.cl", "saxpy.comp", "saxpy.cu", "saxpy.wgsl"] {
         std::fs::copy(root().join("examples/kernels/saxpy").join(f), dir.join(f)).unwrap();
     }
     dir
@@ -90,12 +90,14 @@ pub fn verified_rows(report: &Value, api: &str) -> Vec<(String, u64)> {
         .collect()
 }
 
-/// Rows measured on both APIs, no failure: the second API was compared with the first at
-/// every row (a difference would have stopped it, as `cross_api_difference_is_caught` shows).
+/// Rows measured on both APIs (and WebGPU's, where it is here), no failure: each API was
+/// compared with the first at every row (a difference would have stopped it, as
+/// `cross_api_difference_is_caught` shows).
 pub fn assert_clean_on_both(out: &Output, json: &Path) -> Value {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
     let report = read_json(json);
-    for a in ["vulkan", "opencl"] {
+    let webgpu = available("webgpu").then_some("webgpu");
+    for a in ["vulkan", "opencl"].into_iter().chain(webgpu) {
         verified_rows(&report, a);
         let program = &result(&report, a)["program"];
         assert!(program["name"].is_string(), "{a}: no program: {program}");

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::kernel_support::{example, write};
-use crate::support::{bad_input, blocksweep, both, read_json, scratch, stderr};
+use crate::support::{available, bad_input, blocksweep, both, read_json, scratch, stderr};
 use serde_json::Value;
 
 const QUICK: [&str; 6] = ["--reps", "2", "--warmups", "1", "--no-copy", "--quiet"];
@@ -45,7 +45,13 @@ fn tune(spec: &Path, json: &Path, extra: &[&str]) -> std::process::Output {
 fn reduce_elems(dir: &Path, edit: impl Fn(&str, String) -> String) -> PathBuf {
     let from = example("reduce-elems");
     let from = from.parent().unwrap();
-    for f in ["kernel.toml", "reduce.cu", "reduce.cl", "reduce.comp"] {
+    for f in [
+        "kernel.toml",
+        "reduce.cu",
+        "reduce.cl",
+        "reduce.comp",
+        "reduce.wgsl",
+    ] {
         let text = std::fs::read_to_string(from.join(f)).unwrap();
         write(dir, f, &edit(f, text));
     }
@@ -108,10 +114,16 @@ fn a_wrong_parameter_set_is_named_and_never_ranked() {
     // ELEMS = 2 doubles every partial sum: the same at every launch (so each set checks out
     // on its own), different from the first set's output.
     let spec = reduce_elems(&dir, |f, t| {
-        let one = if f.ends_with(".comp") { "2.0" } else { "2.0f" };
+        let twice = if f.ends_with(".wgsl") {
+            "    if (ELEMS == 2) { acc *= 2.0; }\n" // WGSL has no preprocessor; ELEMS is a const
+        } else if f.ends_with(".comp") {
+            "#if ELEMS == 2\n    acc *= 2.0;\n#endif\n"
+        } else {
+            "#if ELEMS == 2\n    acc *= 2.0f;\n#endif\n"
+        };
         t.replace(
             "    scratch[tid] = acc;",
-            &format!("#if ELEMS == 2\n    acc *= {one};\n#endif\n    scratch[tid] = acc;"),
+            &format!("{twice}    scratch[tid] = acc;"),
         )
     });
     let json = dir.join("t.json");
@@ -134,7 +146,7 @@ fn a_wrong_parameter_set_is_named_and_never_ranked() {
     );
     let r = read_tune(&json);
     let wrong = r["wrong"].as_array().unwrap();
-    assert_eq!(wrong.len(), 2, "{wrong:?}");
+    assert_eq!(wrong.len(), 3, "one per API: {wrong:?}");
     for w in wrong {
         assert_eq!(w["params"]["ELEMS"], 2);
         assert!(w["detail"]
@@ -157,6 +169,7 @@ fn a_wrong_parameter_set_is_named_and_never_ranked() {
     let text = std::fs::read_to_string(&txt).unwrap();
     assert!(text.contains("Never ranked: Vulkan at ELEMS=2"), "{text}");
     assert!(text.contains("Never ranked: OpenCL at ELEMS=2"), "{text}");
+    assert!(text.contains("Never ranked: WebGPU at ELEMS=2"), "{text}");
     let row = text
         .lines()
         .find(|l| l.trim_start().starts_with("ELEMS=2"))
@@ -204,10 +217,17 @@ fn an_interrupted_tune_resumes_from_its_cache() {
     child.kill().unwrap();
     let _ = child.wait();
     // The -o file holds what was measured before the kill, as a sweep's does: the first
-    // set's 2 blocks x 2 grids on each of the 2 APIs, marked interrupted.
+    // set's 2 blocks x 2 grids on each API (Vulkan, OpenCL, and WebGPU where it is here),
+    // marked interrupted.
+    let apis: &[&str] = if available("webgpu") {
+        &["vulkan", "opencl", "webgpu"]
+    } else {
+        &["vulkan", "opencl"]
+    };
+    let per_set = 4 * apis.len() as u64;
     let kept = read_tune(&json);
-    let n = kept["measurements"].as_array().unwrap().len();
-    assert_eq!(n, 8, "measurements kept: {kept}");
+    let n = kept["measurements"].as_array().unwrap().len() as u64;
+    assert_eq!(n, per_set, "measurements kept: {kept}");
     assert_eq!(kept["interrupted"], true, "{kept}");
     let mut again = std::process::Command::new(env!("CARGO_BIN_EXE_blocksweep"));
     args(&mut again);
@@ -224,17 +244,17 @@ fn an_interrupted_tune_resumes_from_its_cache() {
         s["from_cache"].as_u64().unwrap(),
         s["measured"].as_u64().unwrap(),
     );
-    // 4 sets x 2 blocks x 2 grids on each of 2 APIs, every one present once.
-    assert_eq!(cached + measured, 32, "{s}");
+    // 4 sets x 2 blocks x 2 grids on each API, every one present once.
+    assert_eq!(cached + measured, 4 * per_set, "{s}");
     assert!(
-        cached >= 8,
+        cached >= per_set,
         "at least one whole set came from the cache: {s}"
     );
     assert!(
         measured > 0,
         "what the interrupt lost was measured again: {s}"
     );
-    for api in ["vulkan", "opencl"] {
+    for api in apis {
         assert_eq!(configs_of(&r, api).len(), 16);
     }
     // A third run measures nothing: everything, the winners' second times too, is cached.
@@ -358,14 +378,16 @@ fn shares_of_one_space_merge_into_one_answer() {
     assert!(!doc["devices"].as_array().unwrap().is_empty(), "{doc}");
     let m = read_tune(&merged);
     assert_eq!(m["search"]["covered"], 6);
-    for api in ["vulkan", "opencl"] {
+    let apis = crate::support::available_apis();
+    for api in &apis {
         assert_eq!(
             configs_of(&m, api).len(),
             6,
             "both shares, each configuration once"
         );
     }
-    assert_eq!(m["answer"]["best"].as_array().unwrap().len(), 2);
+    // One best per API that ran (WebGPU's too, on lavapipe).
+    assert_eq!(m["answer"]["best"].as_array().unwrap().len(), apis.len());
 }
 
 #[test]

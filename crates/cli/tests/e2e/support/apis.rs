@@ -39,9 +39,10 @@ pub fn both() -> bool {
     v && o
 }
 
-/// Those of Vulkan and OpenCL (the APIs with CPU drivers) that are here, in that order.
+/// Those of Vulkan, OpenCL and WebGPU (the APIs with CPU drivers: WebGPU runs on lavapipe)
+/// that are here, in that order.
 pub fn available_apis() -> Vec<&'static str> {
-    ["vulkan", "opencl"]
+    ["vulkan", "opencl", "webgpu"]
         .into_iter()
         .filter(|k| available(k))
         .collect()

@@ -39,7 +39,11 @@ fn parse_err(body: &str) -> String {
 fn every_example_parses_and_instantiates_small() {
     for name in ["grayscale", "saxpy", "transpose", "reduce", "broken-stride"] {
         let spec = KernelSpec::load(examples().join(name).join("kernel.toml")).unwrap();
-        assert_eq!(spec.apis(), ["cuda", "opencl", "vulkan"], "{name}");
+        assert_eq!(
+            spec.apis(),
+            ["cuda", "opencl", "vulkan", "webgpu"],
+            "{name}"
+        );
         let size = if spec.work.len() == 2 {
             "67x45"
         } else {

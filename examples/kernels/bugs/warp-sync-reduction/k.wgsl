@@ -1,0 +1,48 @@
+// partials[workgroup] = the sum of this workgroup's share of in[0..n): a grid-stride loop, a
+// tree in workgroup memory (override constant 3) down to 128 slots, then 64 lanes unrolled.
+// BUG: the unrolled steps have no workgroupBarrier(): nothing makes one invocation's add
+// visible to another before it reads that slot.
+
+@id(0) override block_x: u32 = 64u;
+@id(1) override block_y: u32 = 1u;
+@id(2) override block_z: u32 = 1u;
+@id(3) override shared_bytes: u32 = 4u;
+var<workgroup> scratch: array<f32, max(shared_bytes / 4u, 1u)>;
+
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> partials: array<f32>;
+
+struct Params { n: vec2<u32> }  // the u64 n, low word first
+@group(0) @binding(2) var<uniform> params: Params;
+
+@compute @workgroup_size(block_x, block_y, block_z)
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>,
+        @builtin(num_workgroups) groups: vec3<u32>) {
+    let n = select(params.n.x, 0xffffffffu, params.n.y != 0u);
+    let tid = local.x;
+    let step = groups.x * block_x;
+    var acc = 0.0;
+    var i = group.x * block_x + tid;
+    loop {
+        if (i >= n) { break; }
+        acc += src[i];
+        if (step >= n - i) { break; }  // i + step would reach n or wrap past 2^32
+        i += step;
+    }
+    scratch[tid] = acc;
+    workgroupBarrier();
+    for (var s = block_x / 2u; s > 64u; s >>= 1u) {
+        if (tid < s) { scratch[tid] += scratch[tid + s]; }
+        workgroupBarrier();
+    }
+    if (tid < 64u) {  // BUG: "one wavefront needs no synchronisation"
+        scratch[tid] += scratch[tid + 64u];
+        scratch[tid] += scratch[tid + 32u];
+        scratch[tid] += scratch[tid + 16u];
+        scratch[tid] += scratch[tid + 8u];
+        scratch[tid] += scratch[tid + 4u];
+        scratch[tid] += scratch[tid + 2u];
+        scratch[tid] += scratch[tid + 1u];
+    }
+    if (tid == 0u) { partials[group.x] = scratch[0]; }
+}
