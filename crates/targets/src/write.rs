@@ -124,6 +124,7 @@ pub fn values(l: &Limits) -> Vec<(Key, String, String)> {
         ("maxPushConstantsSize", Key::PushConstantBytes),
         ("CL_DEVICE_MAX_PARAMETER_SIZE", Key::ParameterBytes),
         ("maxPerStageDescriptorStorageBuffers", Key::StorageBuffers),
+        ("maxStorageBuffersPerShaderStage", Key::StorageBuffers),
         (
             "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
             Key::SharedBytesPerSm,

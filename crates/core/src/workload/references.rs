@@ -172,10 +172,20 @@ impl References {
             }
         }
         let group = largest_agreeing(&differ);
+        // An API layered over another (WebGPU over Vulkan) runs on that API's driver: the two
+        // agreeing is one witness, not two, and outvotes nobody.
+        let shared = shared_driver(&apis, &group);
+        let majority = group.len() >= 2 && shared.is_none();
+        let blamed: Vec<usize> = match majority {
+            true => (0..n).filter(|i| !group.contains(i)).collect(),
+            false => (0..n)
+                .filter(|&i| (0..n).any(|k| differ[i][k].is_some()))
+                .collect(),
+        };
         let mut blames = Vec::new();
-        for i in (0..n).filter(|i| !group.contains(i)) {
-            let message = match group.len() {
-                g if g >= 2 => {
+        for i in blamed {
+            let message = match majority {
+                true => {
                     let names: Vec<String> =
                         group.iter().map(|&k| format!("{}'s", apis[k])).collect();
                     // Worded from the group's side: its output is what was expected.
@@ -188,22 +198,28 @@ impl References {
                         how.unwrap_or_default()
                     )
                 }
-                _ => {
+                false => {
                     let others: Vec<String> = (0..n)
-                        .filter(|&k| k != i)
+                        .filter(|&k| differ[i][k].is_some())
                         .map(|k| format!("{}'s", apis[k]))
                         .collect();
                     let first = (0..n)
                         .find(|&k| differ[i][k].is_some())
                         .and_then(|k| self.difference(apis[k], apis[i], instance))
                         .unwrap_or_default();
+                    let why = match &shared {
+                        Some(words) => {
+                            format!("the only APIs that agree run on one driver ({words})")
+                        }
+                        None => "no two APIs agree".to_string(),
+                    };
                     let hint = match n {
                         2 => "a third API's source would; ",
                         _ => "",
                     };
                     format!(
-                        "its output differs from {}, and no two APIs agree, so blocksweep \
-                         cannot tell whose port is wrong ({hint}{first})",
+                        "its output differs from {}, and {why}, so blocksweep cannot tell whose \
+                         port is wrong ({hint}{first})",
                         crate::words::and_list(&others)
                     )
                 }
@@ -262,6 +278,24 @@ impl References {
 
 /// The indices of the largest set whose members all agree (`differ[i][j]` is `None`); the
 /// first such set in index order where several are as large.
+/// Where the agreeing `group` of `apis` holds no two independent witnesses, because each member
+/// but one runs over another member (WebGPU over Vulkan): "WebGPU runs over Vulkan". `None`
+/// where at least two members stand on drivers of their own, or the group is one API.
+fn shared_driver(apis: &[Api], group: &[usize]) -> Option<String> {
+    let under = |m: usize| {
+        let over = apis[m].info().over?;
+        group.iter().map(|&g| apis[g]).find(|a| a.key() == over)
+    };
+    let own = group.iter().filter(|&&m| under(m).is_none()).count();
+    if group.len() < 2 || own >= 2 {
+        return None;
+    }
+    let layers: Vec<String> = (group.iter())
+        .filter_map(|&m| under(m).map(|u| format!("{} runs over {u}", apis[m])))
+        .collect();
+    Some(crate::words::and_list(&layers))
+}
+
 fn largest_agreeing(differ: &[Vec<Option<String>>]) -> Vec<usize> {
     let n = differ.len();
     let mut best: Vec<usize> = Vec::new();
@@ -292,7 +326,7 @@ fn largest_agreeing(differ: &[Vec<Option<String>>]) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::largest_agreeing;
+    use super::{largest_agreeing, shared_driver};
 
     fn matrix(n: usize, disagree: &[(usize, usize)]) -> Vec<Vec<Option<String>>> {
         let mut m = vec![vec![None; n]; n];
@@ -318,5 +352,21 @@ mod tests {
     #[test]
     fn all_agreeing_is_one_group() {
         assert_eq!(largest_agreeing(&matrix(3, &[])), vec![0, 1, 2]);
+    }
+
+    /// Gamma runs over Beta (as WebGPU over Vulkan): the two agreeing are one witness, so they
+    /// outvote nobody; Alpha beside either is a second, independent one.
+    #[test]
+    fn a_layer_and_the_api_under_it_are_one_witness() {
+        use crate::testing::{TEST_API_A, TEST_API_B, TEST_API_C};
+        let apis = [TEST_API_A, TEST_API_B, TEST_API_C];
+        assert_eq!(
+            shared_driver(&apis, &[1, 2]).as_deref(),
+            Some("Gamma runs over Beta")
+        );
+        assert_eq!(shared_driver(&apis, &[0, 1]), None);
+        assert_eq!(shared_driver(&apis, &[0, 2]), None);
+        assert_eq!(shared_driver(&apis, &[0, 1, 2]), None);
+        assert_eq!(shared_driver(&apis, &[2]), None);
     }
 }
