@@ -49,6 +49,7 @@ fn group_count_builtin(language: Language) -> Option<&'static str> {
         "cuda" => Some("gridDim.x"),
         "opencl" => Some("get_num_groups(0)"),
         "glsl" => Some("gl_NumWorkGroups.x"),
+        "wgsl" => Some("num_workgroups"),
         _ => None,
     }
 }

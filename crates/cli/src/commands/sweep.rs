@@ -59,7 +59,6 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         outputs.targets = Some(crate::targets::for_sweep(targets, &work)?);
     }
     // Once the input is known good (bad input is one line), before anything runs.
-    work::say(&unsourced);
     if let blocksweep_core::workload::Work::Kernel { spec, .. } = &work {
         work::say_unavailable(&reg, spec, &args.device.choice());
     }
@@ -71,7 +70,9 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             reg: &reg,
             date: &date,
         };
-        return super::tune::run(args, given, each);
+        let code = super::tune::run(args, given, each)?;
+        work::say(&unsourced);
+        return Ok(code);
     };
     let sweep = Sweep {
         args,
@@ -83,6 +84,9 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     std::thread::scope(|s| {
         let mut making = work.spawn(s);
         let (runs, failed) = sweep.each(each, &mut making, &mut |all| outputs.save(all))?;
+        // After the run: a reference file the spec names is read as the work is made, and its
+        // error is bad input, one line.
+        work::say(&unsourced);
         let written = outputs.finish(&runs)?;
         Ok(super::exit(failed || !written))
     })

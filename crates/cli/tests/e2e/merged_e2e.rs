@@ -2,8 +2,8 @@
 //! the cross-API limits table, the SVG plot and `compare`.
 
 use crate::support::{
-    a_device_serves_several_apis, available, bad_input, both, csv_field, csv_rows, flat, read_json,
-    run_at, scratch, succeeds, succeeds_json, words,
+    a_device_serves_several_apis, available, available_apis, bad_input, both, csv_field, csv_rows,
+    flat, read_json, run_at, scratch, succeeds, succeeds_json, words,
 };
 
 #[test]
@@ -245,13 +245,18 @@ fn a_size_vulkan_refuses_is_named_and_never_portable() {
     let s = succeeds(&args);
     let phrases = flat(&s);
     assert!(
-        phrases.contains("2048 (Vulkan: 2048 threads > maxComputeWorkGroupInvocations = 1024)"),
+        phrases.contains("2048 (Vulkan: 2048 threads > maxComputeWorkGroupInvocations = 1024"),
         "{s}"
     );
+    if available("webgpu") {
+        let webgpu = "WebGPU: 2048 threads > maxComputeInvocationsPerWorkgroup = 1024";
+        assert!(phrases.contains(webgpu), "{s}");
+    }
     assert!(phrases.contains("No block size is within 95 %"), "{s}");
     let v = read_json(&json);
     let p = &v["answer"];
-    assert_eq!(p["apis"], serde_json::json!(["vulkan", "opencl"]), "{p}");
+    let asked: Vec<&str> = available_apis();
+    assert_eq!(p["apis"], serde_json::json!(asked), "{p}");
     assert_eq!(p["portable"], serde_json::json!([]), "{p}");
     let short = &p["exceptions"][0]["short"][0];
     assert_eq!(short["api"], "vulkan", "{p}");

@@ -48,6 +48,10 @@ fn scope(report: &Report, verbose: bool) -> (String, String) {
             ),
         )
     } else {
+        let devices = by_device(report);
+        if devices.len() < report.results.len() {
+            return several_on_one(&devices, report.device_match.as_deref().filter(|_| verbose));
+        }
         let on: Vec<String> = report
             .results
             .iter()
@@ -76,6 +80,44 @@ fn scope(report: &Report, verbose: bool) -> (String, String) {
             ),
         )
     }
+}
+
+/// The run's devices, each with the APIs that ran on it, in the report's order (one device:
+/// the same name and PCI address, as the physical grouping matched them).
+fn by_device(report: &Report) -> Vec<(String, Vec<String>)> {
+    let mut devices: Vec<(String, Vec<String>)> = Vec::new();
+    for r in &report.results {
+        let d = &r.device;
+        let name = format!("{} ({})", d.name, d.kind);
+        let key = format!("{name}|{:?}", d.pci_bus_id);
+        match devices.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, apis)) => apis.push(r.api.to_string()),
+            None => devices.push((key, vec![r.api.to_string()])),
+        }
+    }
+    (devices.into_iter())
+        .map(|(k, apis)| (k.split('|').next().unwrap_or_default().to_string(), apis))
+        .collect()
+}
+
+/// Some APIs shared a device and others did not (Vulkan and WebGPU on lavapipe, OpenCL on
+/// PoCL): which ran where, and that ratios across devices compare devices too.
+fn several_on_one(devices: &[(String, Vec<String>)], how: Option<&str>) -> (String, String) {
+    let on: Vec<String> = (devices.iter())
+        .map(|(name, apis)| format!("{} on {name}", crate::and_list(apis)))
+        .collect();
+    let title = format!("APIs side by side, on {} devices", devices.len());
+    (
+        title,
+        format!(
+            "The APIs ran on {} devices: {}. The APIs of one device ran the same grids; a \
+             ratio between devices compares the devices as much as the APIs.{}",
+            devices.len(),
+            on.join("; "),
+            how.map(|m| format!(" How the devices were chosen: {m}."))
+                .unwrap_or_default()
+        ),
+    )
 }
 
 pub(super) fn render(report: &Report, doc: &mut Doc) {
