@@ -28,8 +28,10 @@ for d in examples/kernels/bugs/*/; do
   one "$(basename "$d")" "$d/kernel.toml"
 done
 
-# Kernels written here: a port that is wrong on one API only (the other two agree, so that
-# API is named); a Vulkan store three elements past the end; a CUDA store far out of bounds.
+# Kernels written here: a port that is wrong on one API only (the others agree, so that API is
+# named); a Vulkan store three elements past the end; a CUDA store far out of bounds; and a
+# WGSL port wrong at one element (WebGPU runs over Vulkan, but CUDA and OpenCL are witnesses of
+# their own, so WebGPU is named).
 U=$(mktemp -d)
 mkdir -p "$U/onewrong" "$U/vkpast" "$U/cudafar"
 cat > "$U/base.toml" <<'TOML'
@@ -39,6 +41,7 @@ sizes = { n = 1000000 }
 cuda = { file = "k.cu", entry = "k" }
 opencl = { file = "k.cl", entry = "k" }
 vulkan = { file = "k.comp" }
+webgpu = { file = "k.wgsl" }
 [[args]]
 buffer = "f32"
 name = "x"
@@ -74,12 +77,24 @@ void main() {
   for (uint i = gl_GlobalInvocationID.x; i < n.x; i += step) y[i] = 3.0 * x[i];
   PAST_VK
 }'
-for k in onewrong vkpast cudafar; do
+wgsl='@id(0) override bx: u32 = 64u;
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+struct P { n: vec2<u32> }
+@group(0) @binding(2) var<uniform> p: P;
+@compute @workgroup_size(bx)
+fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) g: vec3<u32>) {
+  let step = g.x * bx;
+  for (var i = id.x; i < p.n.x; i += step) { y[i] = 3.0 * x[i] EXTRA_WGSL; }
+}'
+mkdir -p "$U/wgslwrong"
+for k in onewrong vkpast cudafar wgslwrong; do
   { echo "name = \"$k\""; cat "$U/base.toml"; } > "$U/$k/kernel.toml"
-  e_cu=""; f_cu=""; p_vk=""
+  e_cu=""; f_cu=""; p_vk=""; e_wgsl=""
   case $k in
     onewrong) e_cu='+ (i == 1000 ? 1.0f : 0.0f)' ;;
     vkpast) p_vk='if (gl_GlobalInvocationID.x == 0u) { y[n.x + 2u] = 1.0; }' ;;
+    wgslwrong) e_wgsl='+ select(0.0, 1.0, i == 1000u)' ;;
     cudafar) f_cu='if (blockIdx.x == 0) { if (threadIdx.x == 0) { if (blockDim.x == 256) y[1ull << 34] = 1.0f; } }' ;;
   esac
   # No `&` in the replacements: bash 5.2 puts the matched text there.
@@ -87,6 +102,7 @@ for k in onewrong vkpast cudafar; do
   echo "${src/FAR_CU/$f_cu}" > "$U/$k/k.cu"
   echo "$cl" > "$U/$k/k.cl"
   echo "${comp/PAST_VK/$p_vk}" > "$U/$k/k.comp"
+  echo "${wgsl/EXTRA_WGSL/$e_wgsl}" > "$U/$k/k.wgsl"
   cp -r "$U/$k" "$R/src-$k"
   one "user-$k" "$U/$k/kernel.toml"
 done
