@@ -102,9 +102,12 @@ const CASES: &[(&str, &[Caught], Verified)] = &[
     ),
     (
         "uninit-shared",
+        // What the unwritten half holds varies between runs: a later row differs from the
+        // first ("its own output at block 16"), or the first is the odd one ("differs from its
+        // output at block 32, which agrees with OpenCL's"); either way the output check names it.
         &[
-            ("Vulkan", &["differs from its own output at block 16"]),
-            ("WebGPU", &["differs from its own output at block 16"]),
+            ("Vulkan", &["output 'y' at block", "differs from its"]),
+            ("WebGPU", &["output 'y' at block", "differs from its"]),
         ],
         &[],
     ),
