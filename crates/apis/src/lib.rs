@@ -35,6 +35,12 @@ pub fn all() -> &'static [&'static dyn Provider] {
     CHOSEN.get_or_init(|| chosen(std::env::var(APIS_ENV).ok().as_deref()))
 }
 
+/// Every API this blocksweep is built with, loaded or not: what reports and spec files may name
+/// (an API [`APIS_ENV`] leaves out is still known by its key).
+pub fn every() -> &'static [&'static dyn Provider] {
+    PROVIDERS
+}
+
 /// The providers `list` names (all where it names none).
 fn chosen(list: Option<&str>) -> Vec<&'static dyn Provider> {
     let names: Vec<String> = (list.unwrap_or("").split(','))

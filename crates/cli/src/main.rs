@@ -41,7 +41,7 @@ pub fn usage(msg: impl Into<String>) -> anyhow::Error {
 
 fn main() -> ExitCode {
     // Reports read back name their APIs by key; every API in the list must resolve.
-    for d in blocksweep_apis::all() {
+    for d in blocksweep_apis::every() {
         blocksweep_core::Api::register(d.api());
     }
     // Before any thread starts: a tool that injects itself into the drivers gets them one at a

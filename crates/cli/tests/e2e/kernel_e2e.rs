@@ -572,3 +572,33 @@ fn a_data_grid_kernel_is_labelled_data_everywhere() {
         assert_eq!(m["config"]["grid"], "data", "{m}");
     }
 }
+
+/// BLOCKSWEEP_APIS leaves an API out of the run, not out of what a spec may name: the saxpy
+/// spec's WebGPU source is simply not run (call14 on the H100 found it refused as bad input).
+#[test]
+fn an_api_left_out_by_the_environment_is_still_a_known_source() {
+    if !both() {
+        return;
+    }
+    let spec = example("saxpy");
+    let out = blocksweep()
+        .env("BLOCKSWEEP_APIS", "vulkan,opencl")
+        .args([
+            "sweep",
+            "--kernel",
+            spec.to_str().unwrap(),
+            "--size",
+            "4096",
+            "--blocks",
+            "64",
+        ])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let apis: Vec<&str> = (doc["results"].as_array().unwrap().iter())
+        .map(|r| r["api"].as_str().unwrap())
+        .collect();
+    assert_eq!(apis, ["vulkan", "opencl"], "{doc}");
+}
