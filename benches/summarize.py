@@ -152,7 +152,7 @@ def read_json(path):
 
 
 def merged_rows(path):
-    """{(api, block): (GB/s, per-dispatch CV)} of one every-API run's JSON."""
+    """{(api, block, grid): (GB/s, per-dispatch CV)} of one every-API run's JSON."""
     doc = read_json(path)
     out = {}
     for res in doc.get("results", []):
@@ -162,7 +162,9 @@ def merged_rows(path):
             if r.get("gbps") and r.get("verified") and st.get("mean"):
                 b = r["block"]
                 b = b.get("x") if isinstance(b, dict) else b
-                out[(res["api"].lower(), str(b))] = (r["gbps"], st.get("sd", 0.0) / st["mean"])
+                g = r.get("grid")
+                g = "x".join(str(v) for v in (g["x"], g["y"]) if v != 1) or "1" if isinstance(g, dict) else g
+                out[(res["api"].lower(), str(b), str(g))] = (r["gbps"], st.get("sd", 0.0) / st["mean"])
     return out
 
 
@@ -175,12 +177,19 @@ MODES = ("default", "overlap-close")
 
 
 def one_api_medians(d, apis):
-    """{(api, block): median GB/s} of the one-API batch runs at 4K."""
+    """{(api, block, grid): median GB/s} of the one-API batch runs at 4K. The grid is part of the
+    key: an API that plans alone (WebGPU, with no compute-unit count, on the covering grid) runs
+    another grid than in the every-API run, where one API plans for the device."""
     acc = {}
     for api in apis:
         for p in glob.glob(os.path.join(d, f"bs-{api}-3840x2160-batch-r*.csv")):
-            for blk, g in bs_rows(read_csv(p), api).items():
-                acc.setdefault((api, str(blk)), []).append(g)
+            for r in read_csv(p) or []:
+                if r["api"] != api or r.get("skipped") or not r.get("gbps"):
+                    continue
+                if r.get("verified", "true") != "true":
+                    continue
+                key = (api, str(r["block"]), str(r.get("grid", "")))
+                acc.setdefault(key, []).append(float(r["gbps"]))
     return {k: statistics.median(v) for k, v in acc.items()}
 
 
@@ -199,7 +208,7 @@ def disturbed_rows(d, apis):
                     continue
                 total += 1
                 if g < ROW_RATIO * med[k] or cv > MAX_CV:
-                    bad.append(f"run {i + 1} {k[0]} {k[1]}: {g / med[k]:.3f} of the one-API median, CV {cv:.0%}")
+                    bad.append(f"run {i + 1} {k[0]} {k[1]} (grid {k[2]}): {g / med[k]:.3f} of the one-API median, CV {cv:.0%}")
         if total:
             out[mode] = (bad, total)
     return out
@@ -265,7 +274,7 @@ def wall_section(d, apis):
             )
     dist = disturbed_rows(d, apis)
     if dist:
-        print(f"\nevery row of those runs against the one-API batch runs' median for its API and block "
+        print(f"\nevery row of those runs against the one-API batch runs' median for its API, block and grid "
               f"(disturbed: below {ROW_RATIO} of it, or a per-dispatch CV above {MAX_CV:.0%}):")
         for mode, (bad, total) in dist.items():
             print(f"  {mode}: {len(bad)} of {total} rows disturbed")
