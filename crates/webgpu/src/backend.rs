@@ -10,7 +10,7 @@ use blocksweep_core::{
 use crate::context::DeviceContext;
 use crate::error::{WebGpuError, WebGpuResult};
 use crate::limits::{self, Sources};
-use crate::memory::{CopyBuffers, Readback};
+use crate::memory::{CopyBuffers, Pattern, Readback};
 use crate::program::UserProgram;
 use crate::timing::{self, Dispatch, Timestamps};
 use crate::WebGpuOptions;
@@ -24,6 +24,8 @@ pub struct WebGpuBackend {
     timestamps: Option<Timestamps>,
     /// What `--cold`'s flushes clear, kept while the size stays.
     scratch: Option<wgpu::Buffer>,
+    /// The fills' patterns, one per byte value, kept.
+    patterns: Vec<Pattern>,
     context: DeviceContext,
     identity: DeviceIdentity,
     limits: Limits,
@@ -54,6 +56,7 @@ impl WebGpuBackend {
             readback: None,
             timestamps: None,
             scratch: None,
+            patterns: Vec::new(),
             identity: crate::device::identity(index, &info),
             limits,
             context,
@@ -211,6 +214,7 @@ impl Backend for WebGpuBackend {
 
     fn release(&mut self) -> BackendResult<()> {
         self.scratch = None;
+        self.patterns.clear();
         self.program = None;
         self.copy = None;
         self.readback = None;
@@ -281,12 +285,19 @@ impl Backend for WebGpuBackend {
     }
 
     /// Zeros by clearBuffer on the device; any other byte the core writes instead.
+    /// Zeros by clearBuffer, any other byte by copies from a pattern buffer of it, on the
+    /// device; a fill not in whole words the core writes instead.
     fn fill_buffer(&mut self, arg: usize, fills: &[Fill]) -> BackendResult<bool> {
         self.usable()?;
-        let aligned =
-            |f: &Fill| f.byte == 0 && f.offset.is_multiple_of(4) && f.len.is_multiple_of(4);
+        let aligned = |f: &Fill| f.offset.is_multiple_of(4) && f.len.is_multiple_of(4);
         if !fills.iter().all(aligned) {
             return Ok(false);
+        }
+        for f in fills.iter().filter(|f| f.byte != 0) {
+            let at = self.patterns.iter().position(|p| p.byte == f.byte);
+            let kept = at.map(|i| self.patterns.swap_remove(i));
+            self.patterns
+                .push(Pattern::sized(kept, &self.context, f.byte, f.len)?);
         }
         let ctx = &self.context;
         let program = self
@@ -295,9 +306,16 @@ impl Backend for WebGpuBackend {
             .ok_or_else(|| WebGpuError::Usage("fill_buffer: no program loaded".into()))?;
         let b = program.buffer(arg)?;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        ctx.scoped("clearBuffer", || {
+        ctx.scoped("clearBuffer, copyBufferToBuffer", || {
             for f in fills {
-                encoder.clear_buffer(&b.buffer, f.offset, Some(f.len));
+                match self
+                    .patterns
+                    .iter()
+                    .find(|p| p.byte == f.byte && f.byte != 0)
+                {
+                    Some(p) => p.record(&mut encoder, &b.buffer, f.offset, f.len),
+                    None => encoder.clear_buffer(&b.buffer, f.offset, Some(f.len)),
+                }
             }
         })?;
         ctx.submit_and_wait(encoder, None, "fill")?;

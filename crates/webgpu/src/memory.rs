@@ -75,6 +75,75 @@ pub(crate) fn scratch(ctx: &DeviceContext, bytes: u64) -> WebGpuResult<wgpu::Buf
     .map_err(|e| WebGpuError::OutOfMemory(format!("the --cold flush's {bytes} bytes: {e}")))
 }
 
+/// Bytes of one fill pattern at most: a larger fill copies it several times.
+const PATTERN_MAX: u64 = 64 << 20;
+
+/// A buffer holding one byte value, copied from on the device (copyBufferToBuffer) to fill a
+/// range with it: the poison before each checked dispatch and the guard bands' pattern, without
+/// crossing the bus each time (call14's traced H100 run spent 125 ms writing the poison).
+pub(crate) struct Pattern {
+    pub byte: u8,
+    pub buffer: wgpu::Buffer,
+    pub size: u64,
+}
+
+impl Pattern {
+    /// A pattern of `byte` for fills of up to `bytes` in one copy (at most [`PATTERN_MAX`]):
+    /// `kept` where it is that byte and large enough.
+    pub fn sized(
+        kept: Option<Pattern>,
+        ctx: &DeviceContext,
+        byte: u8,
+        bytes: u64,
+    ) -> WebGpuResult<Pattern> {
+        let want = bytes.clamp(4, PATTERN_MAX).next_multiple_of(4);
+        if let Some(p) = kept.filter(|p| p.byte == byte && p.size >= want) {
+            return Ok(p);
+        }
+        let buffer = ctx.scoped("createBuffer", || {
+            ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("fill pattern"),
+                size: want,
+                usage: wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: true,
+            })
+        })?;
+        {
+            let mut view =
+                buffer
+                    .slice(..)
+                    .get_mapped_range_mut()
+                    .map_err(|e| WebGpuError::Driver {
+                        call: "Buffer::get_mapped_range_mut",
+                        message: e.to_string(),
+                    })?;
+            view.copy_from_slice(&vec![byte; want as usize]);
+        }
+        buffer.unmap();
+        Ok(Pattern {
+            byte,
+            buffer,
+            size: want,
+        })
+    }
+
+    /// Records copies of this pattern over `len` bytes of `dst` from `offset`.
+    pub fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        dst: &wgpu::Buffer,
+        offset: u64,
+        len: u64,
+    ) {
+        let mut at = 0;
+        while at < len {
+            let n = (len - at).min(self.size);
+            encoder.copy_buffer_to_buffer(&self.buffer, 0, dst, offset + at, n);
+            at += n;
+        }
+    }
+}
+
 /// The copy ceiling's two buffers of `bytes`, its shader's pipeline, and the bind group.
 pub(crate) struct CopyBuffers {
     pub bytes: u64,

@@ -136,6 +136,31 @@ fn cold_batches_flush_and_still_verify(d: &DeviceIdentity) {
     assert_eq!(b.run_batch_flushed(copy, 2, 4096).unwrap().each_ms.len(), 2);
 }
 
+/// Fills of any byte on the device (zeros by clearBuffer, others from a pattern buffer), each
+/// range exactly, the rest untouched; a fill not in whole words is left to the core.
+fn fills_set_each_range_on_the_device(d: &DeviceIdentity) {
+    let mut b = open_with(d, LimitsChoice::Adapter);
+    load_kernel(&mut b, KernelVariant::GridStride, 64, 4).unwrap();
+    let plane = 64 * 4 * 4;
+    b.write_buffer(3, &vec![7u8; plane]).unwrap();
+    let fill = |offset, len, byte| blocksweep_core::Fill { offset, len, byte };
+    let done = b
+        .fill_buffer(3, &[fill(0, 16, 0xA5), fill(32, 8, 0), fill(64, 64, 0xFF)])
+        .unwrap();
+    assert!(done);
+    let mut out = vec![0u8; plane];
+    b.read_buffer(3, 0, &mut out).unwrap();
+    assert!(out[..16].iter().all(|&v| v == 0xA5), "{:?}", &out[..16]);
+    assert!(out[16..32].iter().all(|&v| v == 7));
+    assert!(out[32..40].iter().all(|&v| v == 0));
+    assert!(out[64..128].iter().all(|&v| v == 0xFF));
+    assert!(out[128..].iter().all(|&v| v == 7));
+    assert!(
+        !b.fill_buffer(3, &[fill(1, 4, 0xA5)]).unwrap(),
+        "not in whole words"
+    );
+}
+
 fn main() -> ExitCode {
     Suite::new(&blocksweep_webgpu::PROVIDER)
         .each_device("identity_is_webgpus", identity_is_webgpus)
@@ -147,6 +172,10 @@ fn main() -> ExitCode {
         .each_device(
             "too_many_workgroups_are_refused",
             too_many_workgroups_are_refused,
+        )
+        .each_device(
+            "fills_set_each_range_on_the_device",
+            fills_set_each_range_on_the_device,
         )
         .each_device(
             "cold_batches_flush_and_still_verify",
