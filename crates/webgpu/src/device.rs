@@ -42,6 +42,23 @@ pub(crate) fn adapters() -> Result<Vec<wgpu::Adapter>, WebGpuError> {
     Ok(adapters)
 }
 
+/// The adapters a probe enumerated, kept for the `open` after it: a second enumeration makes a
+/// second Vulkan instance (180-290 ms on the H100, 2026-12-06), as the Vulkan backend's probe
+/// keeps its instance for the same reason.
+static KEPT: std::sync::Mutex<Option<Vec<wgpu::Adapter>>> = std::sync::Mutex::new(None);
+
+/// Keeps a probe's `adapters` for the next [`take_kept`].
+pub(crate) fn keep(adapters: Vec<wgpu::Adapter>) {
+    if let Ok(mut kept) = KEPT.lock() {
+        *kept = Some(adapters);
+    }
+}
+
+/// The adapters the last probe kept, if any (once).
+pub(crate) fn take_kept() -> Option<Vec<wgpu::Adapter>> {
+    KEPT.lock().ok().and_then(|mut k| k.take())
+}
+
 /// The vendor's name from its PCI (or Khronos) vendor id, as the Vulkan backend names it.
 fn vendor_name(vendor: u32) -> String {
     match vendor {

@@ -81,18 +81,21 @@ pub struct WebGpuOptions {
 pub fn probe() -> Result<Vec<DeviceIdentity>, WebGpuError> {
     let _t = trace::span("webgpu", "probe");
     let adapters = device::adapters()?;
-    Ok(adapters
-        .iter()
-        .enumerate()
+    let identities = (adapters.iter().enumerate())
         .map(|(i, a)| device::identity(i, &a.get_info()))
-        .collect())
+        .collect();
+    device::keep(adapters);
+    Ok(identities)
 }
 
 /// Opens adapter `index` (its position in [`probe`]) as a device with the limits `options`
 /// asks for.
 pub fn open(index: usize, options: &WebGpuOptions) -> Result<WebGpuBackend, WebGpuError> {
     let _t = trace::span("webgpu", "open");
-    let mut adapters = device::adapters()?;
+    let mut adapters = match device::take_kept() {
+        Some(kept) => kept,
+        None => device::adapters()?,
+    };
     if index >= adapters.len() {
         return Err(WebGpuError::Unavailable(format!(
             "no WebGPU adapter {index}: {} found",
