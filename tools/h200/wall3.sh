@@ -8,8 +8,10 @@ R=${OUT:?}/wall3
 mkdir -p "$R"
 DEV=${DEV:-H100}
 ROUNDS=${ROUNDS:-6}
-one() { # NAME BIN ROUND
-  /usr/bin/time -f "%e" -o "$R/$1-$3.txt" env BLOCKSWEEP_APIS=cuda,vulkan,opencl "$2" sweep --device "$DEV" > /dev/null 2>&1
+one() { # NAME BIN ROUND; with TRACE=1 each run's BLOCKSWEEP_TRACE lines in NAME-ROUND.trace
+  /usr/bin/time -f "%e" -o "$R/$1-$3.txt" env BLOCKSWEEP_APIS=cuda,vulkan,opencl \
+    BLOCKSWEEP_TRACE=${TRACE:-} "$2" sweep --device "$DEV" > /dev/null 2> "$R/$1-$3.trace"
+  [ -n "${TRACE:-}" ] || rm -f "$R/$1-$3.trace"
 }
 for r in $(seq 1 "$ROUNDS"); do
   case $((r % 3)) in
