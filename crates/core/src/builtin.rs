@@ -168,6 +168,45 @@ fn as_floats(bytes: &[u8]) -> Option<&[f32]> {
     (head.is_empty() && tail.is_empty()).then_some(floats)
 }
 
+/// Why a launch of the grid-stride built-in `kernel` must not run where a driver ends a
+/// shader's loops after `limit` iterations (llvmpipe, under Vulkan and WebGPU alike): its busiest
+/// invocation would loop more often, and pixels would stay unwritten. Reads n, or the 2-D
+/// kernel's width and height, from the program's scalars (`scalar(arg)`: arguments 4 and 5 in
+/// the table above). One pixel per thread does not loop; no limit, nothing to refuse.
+pub fn loop_cap(
+    kernel: KernelVariant,
+    launch: Launch,
+    scalar: impl Fn(usize) -> Option<u64>,
+    limit: Option<u64>,
+) -> Result<(), String> {
+    let Some(limit) = limit.filter(|_| kernel.grid_stride()) else {
+        return Ok(());
+    };
+    let arg = |i: usize| {
+        scalar(i)
+            .ok_or_else(|| format!("the built-in {} has no scalar argument {i}", kernel.entry()))
+    };
+    let axes = match kernel {
+        KernelVariant::GridStride2D => vec![
+            ("x", arg(4)?, launch.grid.x, launch.block.x),
+            ("y", arg(5)?, launch.grid.y, launch.block.y),
+        ],
+        _ => vec![("x", arg(4)?, launch.grid.x, launch.block.x)],
+    };
+    for (axis, extent, count, size) in axes {
+        let step = (u64::from(count) * u64::from(size)).max(1);
+        let iterations = extent.div_ceil(step);
+        if iterations > limit {
+            return Err(format!(
+                "grid {count} x block {size} = {step} threads in {axis} need {iterations} loop \
+                 iterations each for {extent} pixels; llvmpipe ends a shader's loops after \
+                 {limit} (gallivm LP_MAX_TGSI_LOOP_ITERATIONS) and would leave pixels unwritten"
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

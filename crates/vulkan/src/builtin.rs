@@ -7,7 +7,6 @@ use blocksweep_core::{KernelVariant, Launch, ProgramSource};
 
 use crate::error::{VulkanError, VulkanResult};
 use crate::provider::SPIR_V;
-use crate::timing::{check_loop_iterations, check_loop_iterations_2d};
 
 /// shaders/grayscale.spv, compiled from shaders/grayscale.comp with
 /// `glslangValidator -V --target-env vulkan1.1 -o shaders/grayscale.spv shaders/grayscale.comp`;
@@ -22,11 +21,6 @@ pub const SPIRV_REGISTERS: &[u8] = include_bytes!("../../../shaders/grayscale_re
 pub const SPIRV_SPLIT: &[u8] = include_bytes!("../../../shaders/grayscale_split.spv");
 pub const SPIRV_SPLIT_ONE_PER_THREAD: &[u8] =
     include_bytes!("../../../shaders/grayscale_split_one_per_thread.spv");
-
-/// The pixel count `n` (u64), or the 2-D kernel's width, and its height (u32): arguments 4
-/// and 5 in the core's table.
-const N: usize = 4;
-const HEIGHT: usize = 5;
 
 /// Each built-in's SPIR-V and where it is checked in.
 fn shader(kernel: KernelVariant) -> (&'static [u8], &'static str) {
@@ -88,31 +82,15 @@ pub(crate) fn identify(source: &ProgramSource) -> Option<KernelVariant> {
 }
 
 /// Refuses a launch of the grid-stride built-in `kernel` whose busiest invocation would loop
-/// more often than `limit` (llvmpipe's cap), reading n, or the width and height, from the
-/// program's scalars (`scalar(arg)`). One pixel per thread does not loop.
+/// more often than `limit` (llvmpipe's cap): the core's rule ([`blocksweep_core::builtin::loop_cap`]).
 pub(crate) fn check_loops(
     kernel: KernelVariant,
     launch: Launch,
     scalar: impl Fn(usize) -> Option<u64>,
     limit: Option<u64>,
 ) -> VulkanResult<()> {
-    if limit.is_none() || !kernel.grid_stride() {
-        return Ok(());
-    }
-    let arg = |i: usize| {
-        scalar(i).ok_or_else(|| {
-            VulkanError::Usage(format!(
-                "the built-in {} has no scalar argument {i}",
-                kernel.entry()
-            ))
-        })
-    };
-    match kernel {
-        KernelVariant::GridStride2D => {
-            check_loop_iterations_2d(launch, arg(N)?, arg(HEIGHT)?, limit)
-        }
-        _ => check_loop_iterations(launch, arg(N)?, limit),
-    }
+    blocksweep_core::builtin::loop_cap(kernel, launch, scalar, limit)
+        .map_err(VulkanError::LaunchRejected)
 }
 
 #[cfg(test)]
@@ -136,7 +114,7 @@ mod tests {
     #[test]
     fn only_the_grid_stride_loops_are_checked() {
         let launch = Launch::linear(BlockSize::linear(1), 1);
-        let n = |v: u64| move |i: usize| (i == N || i == HEIGHT).then_some(v);
+        let n = |v: u64| move |i: usize| (i == 4 || i == 5).then_some(v);
         let cap = Some(65535);
         assert!(check_loops(KernelVariant::GridStride, launch, n(65535), cap).is_ok());
         let e = check_loops(KernelVariant::RegisterHeavy, launch, n(65536), cap).unwrap_err();

@@ -36,11 +36,6 @@ fn shader(kernel: KernelVariant) -> (&'static str, &'static str) {
 /// The copy ceiling's shader: shaders/wgsl/copy.wgsl.
 pub(crate) const COPY_WGSL: &str = include_str!("../../../shaders/wgsl/copy.wgsl");
 
-/// The pixel count `n` (u64), or the 2-D kernel's width, and its height (u32): arguments 4
-/// and 5 in the core's table.
-const N: usize = 4;
-const HEIGHT: usize = 5;
-
 /// The built-in `kernel` as a program source: its WGSL, entry `main`.
 pub fn source(kernel: KernelVariant) -> ProgramSource {
     let (code, origin) = shader(kernel);
@@ -62,45 +57,15 @@ pub(crate) fn identify(source: &ProgramSource) -> Option<KernelVariant> {
 }
 
 /// Refuses a launch of the grid-stride built-in `kernel` whose busiest invocation would loop
-/// more often than `limit` (llvmpipe's cap), reading n, or the width and height, from the
-/// program's scalars (`scalar(arg)`). One pixel per thread does not loop.
+/// more often than `limit` (llvmpipe's cap): the core's rule ([`blocksweep_core::builtin::loop_cap`]).
 pub(crate) fn check_loops(
     kernel: KernelVariant,
     launch: Launch,
     scalar: impl Fn(usize) -> Option<u64>,
     limit: Option<u64>,
 ) -> WebGpuResult<()> {
-    let Some(limit) = limit.filter(|_| kernel.grid_stride()) else {
-        return Ok(());
-    };
-    let arg = |i: usize| {
-        scalar(i).ok_or_else(|| {
-            WebGpuError::Usage(format!(
-                "the built-in {} has no scalar argument {i}",
-                kernel.entry()
-            ))
-        })
-    };
-    let axes = match kernel {
-        KernelVariant::GridStride2D => vec![
-            ("x", arg(N)?, launch.grid.x, launch.block.x),
-            ("y", arg(HEIGHT)?, launch.grid.y, launch.block.y),
-        ],
-        _ => vec![("x", arg(N)?, launch.grid.x, launch.block.x)],
-    };
-    for (axis, extent, count, size) in axes {
-        let step = (u64::from(count) * u64::from(size)).max(1);
-        let iterations = extent.div_ceil(step);
-        if iterations > limit {
-            return Err(WebGpuError::LaunchRejected(format!(
-                "workgroup count {axis} {count} x workgroup size {axis} {size} = {step} invocations \
-                 need {iterations} loop iterations each for {extent} pixels; llvmpipe ends a \
-                 shader's loops after {limit} (gallivm LP_MAX_TGSI_LOOP_ITERATIONS) and would \
-                 leave pixels unwritten"
-            )));
-        }
-    }
-    Ok(())
+    blocksweep_core::builtin::loop_cap(kernel, launch, scalar, limit)
+        .map_err(WebGpuError::LaunchRejected)
 }
 
 #[cfg(test)]
@@ -127,7 +92,7 @@ mod tests {
     #[test]
     fn only_the_grid_stride_loops_are_checked() {
         let launch = Launch::linear(BlockSize::linear(1), 1);
-        let n = |v: u64| move |i: usize| (i == N || i == HEIGHT).then_some(v);
+        let n = |v: u64| move |i: usize| (i == 4 || i == 5).then_some(v);
         let cap = Some(65535);
         assert!(check_loops(KernelVariant::GridStride, launch, n(65535), cap).is_ok());
         let e = check_loops(KernelVariant::RegisterHeavy, launch, n(65536), cap).unwrap_err();
