@@ -50,11 +50,13 @@ impl WebGpuBackend {
             heap: crate::device::device_local_bytes(&adapter),
             choice: options.limits,
         });
+        let mut timestamps = None;
+        timing::warm(&context, &mut timestamps)?;
         Ok(WebGpuBackend {
             program: None,
             copy: None,
             readback: None,
-            timestamps: None,
+            timestamps,
             scratch: None,
             patterns: Vec::new(),
             identity: crate::device::identity(index, &info),

@@ -161,11 +161,27 @@ impl CopyBuffers {
     pub fn new(ctx: &DeviceContext, bytes: u64) -> WebGpuResult<CopyBuffers> {
         // Whole 16-byte elements, as Vulkan's copy: 4000012 bytes (n = 1000003) copies 4000016.
         let copied = bytes.next_multiple_of(16);
-        let elements = u32::try_from(copied / 16).ok().filter(|_| bytes > 0);
-        let Some(elements) = elements else {
-            return Err(WebGpuError::Usage(format!(
-                "the copy ceiling copies vec4<u32>: {bytes} bytes is not positive and below 2^36"
+        let l = ctx.device.limits();
+        let limits = [
+            (l.max_buffer_size, "maxBufferSize"),
+            (
+                l.max_storage_buffer_binding_size,
+                "maxStorageBufferBindingSize",
+            ),
+            (
+                16 * u64::from(u32::MAX),
+                "16 x 2^32 - 1 (the copy shader's u32 count of vec4<u32>)",
+            ),
+        ];
+        if let Some((max, name)) = limits.iter().find(|(max, _)| copied > *max) {
+            return Err(WebGpuError::OutOfMemory(format!(
+                "the copy ceiling's buffers of {bytes} bytes: more than {name} = {max}"
             )));
+        }
+        let Some(elements) = u32::try_from(copied / 16).ok().filter(|_| bytes > 0) else {
+            return Err(WebGpuError::Usage(
+                "the copy ceiling copies at least one byte".into(),
+            ));
         };
         let storage = |label| wgpu::BufferDescriptor {
             label: Some(label),

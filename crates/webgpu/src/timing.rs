@@ -57,6 +57,26 @@ impl Timestamps {
         })
     }
 
+    /// Writes timestamp `query` (counting across the sets) inside `pass`.
+    fn write(&self, pass: &mut wgpu::ComputePass<'_>, query: u32) {
+        let set = &self.sets[(query / SET_QUERIES) as usize];
+        pass.write_timestamp(set, query % SET_QUERIES);
+    }
+
+    /// Resolves the first `queries` timestamps and copies them where they are read.
+    fn resolve(&self, encoder: &mut wgpu::CommandEncoder, queries: u32) {
+        for (i, set) in self.sets.iter().enumerate() {
+            let used = queries
+                .saturating_sub(i as u32 * SET_QUERIES)
+                .min(SET_QUERIES);
+            if used > 0 {
+                let offset = i as u64 * u64::from(SET_QUERIES) * 8;
+                encoder.resolve_query_set(set, 0..used, &self.resolve, offset);
+            }
+        }
+        encoder.copy_buffer_to_buffer(&self.resolve, 0, &self.read, 0, u64::from(queries) * 8);
+    }
+
     /// The timestamp writes of query pair `pair` (its beginning and end).
     fn pair(&self, pair: u32) -> wgpu::ComputePassTimestampWrites<'_> {
         let at = pair * 2;
@@ -90,47 +110,50 @@ pub(crate) fn batch(
     deadline: Option<Duration>,
     flush: Option<&wgpu::Buffer>,
 ) -> WebGpuResult<BatchTimes> {
-    let pairs = match stamps {
+    // Each, without a flush and where the device can: one pass, a timestamp before the first
+    // dispatch and after each (count + 1 queries), as Vulkan's vkCmdWriteTimestamp between
+    // back-to-back dispatches. Otherwise a pass per dispatch, stamped at its ends.
+    let inside = stamps == Stamps::Each && flush.is_none() && ctx.inside_passes;
+    let queries = match stamps {
         Stamps::None => 0,
-        Stamps::Batch => 1,
-        Stamps::Each => count,
+        Stamps::Batch => 2,
+        Stamps::Each if inside => count + 1,
+        Stamps::Each => count * 2,
     };
-    let ts = match pairs {
+    let ts = match queries {
         0 => None,
         n => {
             let kept = timestamps.take();
-            Some(&*timestamps.insert(Timestamps::sized(kept, ctx, n * 2)?))
+            Some(&*timestamps.insert(Timestamps::sized(kept, ctx, n)?))
         }
     };
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     ctx.scoped("dispatchWorkgroups", || {
-        let passes = if stamps == Stamps::Each { count } else { 1 };
-        let per_pass = if stamps == Stamps::Each { 1 } else { count };
+        let one_each = stamps == Stamps::Each && !inside;
+        let (passes, per_pass) = if one_each { (count, 1) } else { (1, count) };
         for p in 0..passes {
             if let Some(scratch) = flush {
                 encoder.clear_buffer(scratch, 0, None);
             }
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: None,
-                timestamp_writes: ts.map(|t| t.pair(p)),
+                timestamp_writes: ts.filter(|_| !inside).map(|t| t.pair(p)),
             });
             pass.set_pipeline(d.pipeline);
             pass.set_bind_group(0, d.bind_group, &[]);
-            for _ in 0..per_pass {
+            let stamp = |pass: &mut wgpu::ComputePass<'_>, q: u32| {
+                if let (true, Some(t)) = (inside, ts) {
+                    t.write(pass, q);
+                }
+            };
+            stamp(&mut pass, 0);
+            for k in 0..per_pass {
                 pass.dispatch_workgroups(d.groups[0], d.groups[1], d.groups[2]);
+                stamp(&mut pass, k + 1);
             }
         }
         if let Some(t) = ts {
-            for (i, set) in t.sets.iter().enumerate() {
-                let used = (pairs * 2)
-                    .saturating_sub(i as u32 * SET_QUERIES)
-                    .min(SET_QUERIES);
-                if used > 0 {
-                    let offset = i as u64 * u64::from(SET_QUERIES) * 8;
-                    encoder.resolve_query_set(set, 0..used, &t.resolve, offset);
-                }
-            }
-            encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.read, 0, u64::from(pairs) * 16);
+            t.resolve(&mut encoder, queries);
         }
     })
     .map_err(|e| match e {
@@ -149,15 +172,18 @@ pub(crate) fn batch(
     let Some(t) = ts else {
         return Ok(BatchTimes::default());
     };
-    let ticks = ctx.read_mapped(&t.read, u64::from(pairs) * 16, |bytes| {
+    let ticks = ctx.read_mapped(&t.read, u64::from(queries) * 8, |bytes| {
         bytes
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
             .collect::<Vec<u64>>()
     })?;
-    let intervals = ticks
-        .chunks_exact(2)
-        .map(|p| interval_ms(p[0], p[1], ctx.period_ns))
+    let spans: Vec<(u64, u64)> = match inside {
+        true => ticks.windows(2).map(|p| (p[0], p[1])).collect(),
+        false => ticks.chunks_exact(2).map(|p| (p[0], p[1])).collect(),
+    };
+    let intervals = (spans.into_iter())
+        .map(|(a, b)| interval_ms(a, b, ctx.period_ns))
         .collect::<WebGpuResult<Vec<f64>>>()?;
     Ok(match stamps {
         Stamps::Batch => BatchTimes {
@@ -169,6 +195,45 @@ pub(crate) fn batch(
             each_ms: intervals,
         },
     })
+}
+
+/// Makes the query sets and runs the timestamp path once, untimed, around one empty dispatch: its first
+/// use on NVIDIA's driver cost 24-150 ms (the kit's timed batches on the H100, call18), which
+/// would otherwise land in the first timed batch's host wait.
+pub(crate) fn warm(ctx: &DeviceContext, timestamps: &mut Option<Timestamps>) -> WebGpuResult<()> {
+    let kept = timestamps.take();
+    let t = &*timestamps.insert(Timestamps::sized(kept, ctx, 2)?);
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    ctx.scoped("resolveQuerySet", || {
+        // One dispatch of a shader that does nothing, between the two stamps, as a batch has.
+        let module = ctx
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("timestamp warm-up"),
+                source: wgpu::ShaderSource::Wgsl("@compute @workgroup_size(1) fn main() {}".into()),
+            });
+        let pipeline = ctx
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("timestamp warm-up"),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes: Some(t.pair(0)),
+        });
+        pass.set_pipeline(&pipeline);
+        pass.dispatch_workgroups(1, 1, 1);
+        drop(pass);
+        encoder.resolve_query_set(&t.sets[0], 0..2, &t.resolve, 0);
+        encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.read, 0, 16);
+    })?;
+    ctx.submit_and_wait(encoder, None, "timestamp warm-up")?;
+    ctx.read_mapped(&t.read, 16, |_| ())
 }
 
 /// Milliseconds between two timestamps; a zero or backward pair is an error, not a time
