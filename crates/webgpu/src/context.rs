@@ -148,37 +148,70 @@ impl DeviceContext {
         len: u64,
         read: impl FnOnce(&[u8]) -> T,
     ) -> WebGpuResult<T> {
-        let slice = buffer.slice(..len);
-        let outcome = Arc::new(Mutex::new(None));
-        let sink = Arc::clone(&outcome);
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            if let Ok(mut v) = sink.lock() {
-                *v = Some(r);
-            }
-        });
+        let outcome = request_map(buffer, len);
+        self.poll_all()?;
+        self.finish_map(buffer, len, &outcome, read)
+    }
+
+    /// Submits `encoder`, asks for `buffer`'s first `len` bytes to be mapped once it is done,
+    /// waits once (up to `deadline`) and hands the bytes to `read`: the submission's wait
+    /// delivers the mapping too, where a wait and then a map were two trips.
+    pub fn submit_and_read<T>(
+        &self,
+        encoder: wgpu::CommandEncoder,
+        (deadline, what): (Option<Duration>, &'static str),
+        (buffer, len): (&wgpu::Buffer, u64),
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> WebGpuResult<T> {
+        let commands = self.scoped("CommandEncoder::finish", || encoder.finish())?;
+        let index = self.scoped("Queue::submit", || self.queue.submit([commands]))?;
+        let outcome = request_map(buffer, len);
+        self.wait(index, deadline, what)?;
+        self.finish_map(buffer, len, &outcome, read)
+    }
+
+    /// Waits for every submission and delivers what is mapped.
+    fn poll_all(&self) -> WebGpuResult<()> {
         let poll = wgpu::PollType::Wait {
             submission_index: None,
             timeout: None,
         };
-        self.device.poll(poll).map_err(|e| WebGpuError::Driver {
-            call: "Device::poll",
-            message: e.to_string(),
-        })?;
-        match outcome.lock().ok().and_then(|mut v| v.take()) {
-            Some(Ok(())) => {}
-            Some(Err(e)) => {
-                return Err(WebGpuError::Driver {
-                    call: "Buffer::map_async",
-                    message: e.to_string(),
-                })
-            }
+        self.device
+            .poll(poll)
+            .map(|_| ())
+            .map_err(|e| WebGpuError::Driver {
+                call: "Device::poll",
+                message: e.to_string(),
+            })
+    }
+
+    /// The mapping `outcome` reports (polled once more where the wait did not deliver it),
+    /// read and unmapped.
+    fn finish_map<T>(
+        &self,
+        buffer: &wgpu::Buffer,
+        len: u64,
+        outcome: &Mapping,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> WebGpuResult<T> {
+        let taken = |o: &Mapping| o.lock().ok().and_then(|mut v| v.take());
+        let result = match taken(outcome) {
+            Some(r) => Some(r),
             None => {
-                return Err(WebGpuError::Driver {
-                    call: "Buffer::map_async",
-                    message: "the mapping did not complete".into(),
-                })
+                self.poll_all()?;
+                taken(outcome)
             }
+        };
+        let failed = |message: String| WebGpuError::Driver {
+            call: "Buffer::map_async",
+            message,
+        };
+        match result {
+            Some(Ok(())) => {}
+            Some(Err(e)) => return Err(failed(e.to_string())),
+            None => return Err(failed("the mapping did not complete".into())),
         }
+        let slice = buffer.slice(..len);
         let view = slice.get_mapped_range().map_err(|e| WebGpuError::Driver {
             call: "Buffer::get_mapped_range",
             message: e.to_string(),
@@ -188,4 +221,21 @@ impl DeviceContext {
         buffer.unmap();
         Ok(value)
     }
+}
+
+/// Where a mapping's callback leaves its result.
+type Mapping = Arc<Mutex<Option<Result<(), wgpu::BufferAsyncError>>>>;
+
+/// Asks for `buffer`'s first `len` bytes to be mapped for reading; the result arrives at a poll.
+fn request_map(buffer: &wgpu::Buffer, len: u64) -> Mapping {
+    let outcome: Mapping = Arc::new(Mutex::new(None));
+    let sink = Arc::clone(&outcome);
+    buffer
+        .slice(..len)
+        .map_async(wgpu::MapMode::Read, move |r| {
+            if let Ok(mut v) = sink.lock() {
+                *v = Some(r);
+            }
+        });
+    outcome
 }

@@ -161,23 +161,31 @@ pub(crate) fn batch(
         other => other,
     })?;
     // A dispatch past a limit shows when the encoder is finished: wgpu's refusal of the launch.
-    ctx.submit_and_wait(encoder, deadline, d.what)
-        .map_err(|e| match e {
-            WebGpuError::Driver {
-                call: "CommandEncoder::finish",
-                message,
-            } => WebGpuError::LaunchRejected(message),
-            other => other,
-        })?;
+    let refused = |e: WebGpuError| match e {
+        WebGpuError::Driver {
+            call: "CommandEncoder::finish",
+            message,
+        } => WebGpuError::LaunchRejected(message),
+        other => other,
+    };
     let Some(t) = ts else {
+        ctx.submit_and_wait(encoder, deadline, d.what)
+            .map_err(refused)?;
         return Ok(BatchTimes::default());
     };
-    let ticks = ctx.read_mapped(&t.read, u64::from(queries) * 8, |bytes| {
-        bytes
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-            .collect::<Vec<u64>>()
-    })?;
+    let ticks = ctx
+        .submit_and_read(
+            encoder,
+            (deadline, d.what),
+            (&t.read, u64::from(queries) * 8),
+            |bytes| {
+                bytes
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                    .collect::<Vec<u64>>()
+            },
+        )
+        .map_err(refused)?;
     let spans: Vec<(u64, u64)> = match inside {
         true => ticks.windows(2).map(|p| (p[0], p[1])).collect(),
         false => ticks.chunks_exact(2).map(|p| (p[0], p[1])).collect(),
