@@ -33,6 +33,7 @@
 //! builtin.rs   the built-in kernels' WGSL, and their loop check on llvmpipe
 //! kernel.rs    building a kernel: WGSL read by naga (bindings, uniform block, overrides)
 //! program.rs   the current program: its buffers, uniform block, bind group, pipelines
+//! pipeline.rs  the launch's limits checked first; group 0's layout and bind group
 //! memory.rs    buffers: the read-back buffer, the copy's buffers
 //! timing.rs    run_batch: passes with timestamp queries, the copy ceiling's shader
 //! backend.rs   the Backend impl, tying the above together
@@ -50,6 +51,7 @@ pub mod error;
 mod kernel;
 mod limits;
 mod memory;
+mod pipeline;
 mod program;
 mod provider;
 mod stderr;
