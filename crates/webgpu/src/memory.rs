@@ -1,8 +1,30 @@
-//! Buffers beside a program's own: the mappable buffer reads come back through (grown to the
-//! largest read, kept), and the copy ceiling's two buffers with their shader.
+//! A program's buffers (its arguments, its uniform block) and those beside them: the mappable
+//! buffer reads come back through (grown to the largest read, kept), the fills' patterns, the
+//! cold flush's scratch, and the copy ceiling's two buffers with their shader.
 
 use crate::context::DeviceContext;
 use crate::error::{WebGpuError, WebGpuResult};
+
+/// One buffer argument: the allocation, and where the kernel's part of it lies.
+pub(crate) struct Buffer {
+    pub buffer: wgpu::Buffer,
+    /// Bytes of the allocation, guard bands included (the spec's, before rounding to 4).
+    pub allocation: u64,
+    pub guard: u64,
+    pub bytes: u64,
+}
+
+/// The scalars' uniform block: its buffer, its bytes, and where each scalar lies in it.
+pub(crate) struct Uniform {
+    pub buffer: wgpu::Buffer,
+    pub bytes: Vec<u8>,
+    pub layout: Vec<(usize, u32, u32)>,
+}
+
+/// Buffer sizes and copies go in whole 4-byte words (wgpu's COPY_BUFFER_ALIGNMENT).
+pub(crate) fn words(bytes: u64) -> u64 {
+    bytes.next_multiple_of(4)
+}
 
 /// A MAP_READ buffer that device buffers are copied into, then mapped.
 pub(crate) struct Readback {

@@ -7,7 +7,7 @@ use blocksweep_core::Launch;
 use crate::context::DeviceContext;
 use crate::error::{WebGpuError, WebGpuResult};
 use crate::kernel::Reflection;
-use crate::program::{words, Buffer, Uniform};
+use crate::memory::{words, Buffer, Uniform};
 
 /// Refuses, naming the limit, a workgroup past the device's size limits or a launch whose
 /// workgroup storage (the shared bytes an override sizes, plus the constant part) is past

@@ -11,23 +11,8 @@ use blocksweep_core::{
 use crate::context::DeviceContext;
 use crate::error::{WebGpuError, WebGpuResult};
 use crate::kernel::{self, Reflection, BLOCK_IDS, SHARED_ID};
+use crate::memory::{words, Buffer, Uniform};
 use crate::pipeline::{bind, check_limits};
-
-/// One buffer argument: the allocation, and where the kernel's part of it lies.
-pub(crate) struct Buffer {
-    pub buffer: wgpu::Buffer,
-    /// Bytes of the allocation, guard bands included (the spec's, before rounding to 4).
-    pub allocation: u64,
-    pub guard: u64,
-    pub bytes: u64,
-}
-
-/// The scalars' uniform block: its buffer, its bytes, and where each scalar lies in it.
-pub(crate) struct Uniform {
-    pub buffer: wgpu::Buffer,
-    bytes: Vec<u8>,
-    layout: Vec<(usize, u32, u32)>,
-}
 
 pub(crate) struct UserProgram {
     module: wgpu::ShaderModule,
@@ -45,11 +30,6 @@ pub(crate) struct UserProgram {
     /// The scalars as given, for the built-ins' loop check.
     args: Vec<ProgramArg>,
     pub facts: KernelFacts,
-}
-
-/// Buffer sizes and copies go in whole 4-byte words (wgpu's COPY_BUFFER_ALIGNMENT).
-pub(crate) fn words(bytes: u64) -> u64 {
-    bytes.next_multiple_of(4)
 }
 
 impl UserProgram {
