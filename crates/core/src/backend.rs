@@ -20,7 +20,7 @@ mod launch;
 
 pub use checked::{CheckedRun, Dispatch, Reset, Span};
 pub use error::{BackendError, BackendResult, ErrorKind};
-pub use identity::{pci_bus_id, DeviceIdentity, DeviceKind, KernelFacts, TimerInfo};
+pub use identity::{pci_bus_id, vendor_name, DeviceIdentity, DeviceKind, KernelFacts, TimerInfo};
 pub use launch::{GridSize, Launch, OccupancySuggestion, Residency};
 
 /// What one timed batch runs, many times over.

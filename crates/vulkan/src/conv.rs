@@ -16,30 +16,6 @@ pub fn result_name(r: vk::Result) -> String {
     }
 }
 
-/// Vendor names for PCI vendor ids and Khronos-registered vendor ids (VkVendorId).
-pub fn vendor_name(vendor_id: u32) -> String {
-    let name = match vendor_id {
-        0x10DE => "NVIDIA",
-        0x1002 | 0x1022 => "AMD",
-        0x8086 => "Intel",
-        0x13B5 => "ARM",
-        0x5143 => "Qualcomm",
-        0x1010 => "Imagination Technologies",
-        0x106B => "Apple",
-        0x144D => "Samsung",
-        0x1AE0 => "Google",
-        0x10001 => "Vivante",
-        0x10002 => "VeriSilicon",
-        0x10003 => "Kazan",
-        0x10004 => "Codeplay",
-        0x10005 => "Mesa",
-        0x10006 => "PoCL",
-        0x10007 => "Mobileye",
-        _ => return format!("vendor 0x{vendor_id:04X}"),
-    };
-    name.to_string()
-}
-
 pub fn device_kind(t: vk::PhysicalDeviceType) -> DeviceKind {
     match t {
         vk::PhysicalDeviceType::DISCRETE_GPU
@@ -150,9 +126,6 @@ mod tests {
             result_name(vk::Result::from_raw(-424242)),
             "VkResult -424242"
         );
-        assert_eq!(vendor_name(0x10DE), "NVIDIA");
-        assert_eq!(vendor_name(0x10005), "Mesa");
-        assert_eq!(vendor_name(0xABCD), "vendor 0xABCD");
         assert_eq!(
             version_string(vk::make_api_version(0, 1, 3, 230)),
             "1.3.230"

@@ -274,7 +274,7 @@ pub(crate) fn identity(index: usize, adapter: &AdapterInfo) -> DeviceIdentity {
         api: crate::API,
         index,
         name: conv::fixed_c_str(&p.device_name),
-        vendor: conv::vendor_name(p.vendor_id),
+        vendor: blocksweep_core::backend::vendor_name(p.vendor_id),
         driver_version: driver,
         api_version: conv::version_string(p.api_version),
         platform: adapter.driver_name.clone().unwrap_or_default(),

@@ -59,20 +59,6 @@ pub(crate) fn take_kept() -> Option<Vec<wgpu::Adapter>> {
     KEPT.lock().ok().and_then(|mut k| k.take())
 }
 
-/// The vendor's name from its PCI (or Khronos) vendor id, as the Vulkan backend names it.
-fn vendor_name(vendor: u32) -> String {
-    match vendor {
-        0x10DE => "NVIDIA".into(),
-        0x1002 | 0x1022 => "AMD".into(),
-        0x8086 => "Intel".into(),
-        0x13B5 => "ARM".into(),
-        0x5143 => "Qualcomm".into(),
-        0x106B => "Apple".into(),
-        0x10005 => "Mesa".into(),
-        other => format!("0x{other:04X}"),
-    }
-}
-
 /// Adapter `index` as the core names a device. wgpu states no UUID; its PCI address, where
 /// the driver gives one, is what matches it to the other APIs' view of the same GPU.
 pub(crate) fn identity(index: usize, info: &wgpu::AdapterInfo) -> DeviceIdentity {
@@ -90,7 +76,7 @@ pub(crate) fn identity(index: usize, info: &wgpu::AdapterInfo) -> DeviceIdentity
         api: crate::API,
         index,
         name: info.name.clone(),
-        vendor: vendor_name(info.vendor),
+        vendor: blocksweep_core::backend::vendor_name(info.vendor),
         driver_version: driver,
         api_version: format!("wgpu {} on {:?}", wgpu_version(), info.backend),
         platform: format!("{:?}", info.backend),

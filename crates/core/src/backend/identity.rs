@@ -32,6 +32,31 @@ pub fn pci_bus_id(domain: u32, bus: u32, device: u32, function: u32) -> String {
     format!("{domain:04x}:{bus:02x}:{device:02x}.{function:x}")
 }
 
+/// A vendor's name from its PCI vendor id, or the Khronos-registered id of a vendor without
+/// one (VkVendorId): what Vulkan and WebGPU (through wgpu) report alike.
+pub fn vendor_name(vendor_id: u32) -> String {
+    let name = match vendor_id {
+        0x10DE => "NVIDIA",
+        0x1002 | 0x1022 => "AMD",
+        0x8086 => "Intel",
+        0x13B5 => "ARM",
+        0x5143 => "Qualcomm",
+        0x1010 => "Imagination Technologies",
+        0x106B => "Apple",
+        0x144D => "Samsung",
+        0x1AE0 => "Google",
+        0x10001 => "Vivante",
+        0x10002 => "VeriSilicon",
+        0x10003 => "Kazan",
+        0x10004 => "Codeplay",
+        0x10005 => "Mesa",
+        0x10006 => "PoCL",
+        0x10007 => "Mobileye",
+        _ => return format!("vendor 0x{vendor_id:04X}"),
+    };
+    name.to_string()
+}
+
 /// Who a device is, as one API sees it. `uuid` and `pci_bus_id` let the layers above match the
 /// same physical GPU across APIs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,6 +110,13 @@ pub struct TimerInfo {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn vendors_are_named_by_their_ids() {
+        assert_eq!(super::vendor_name(0x10DE), "NVIDIA");
+        assert_eq!(super::vendor_name(0x10005), "Mesa");
+        assert_eq!(super::vendor_name(0xABCD), "vendor 0xABCD");
+    }
+
     #[test]
     fn pci_addresses_read_as_lspci_prints_them() {
         assert_eq!(super::pci_bus_id(0, 0x1b, 0, 0), "0000:1b:00.0");
