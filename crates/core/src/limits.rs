@@ -55,6 +55,13 @@ impl<T: fmt::Display> fmt::Display for Named<T> {
     }
 }
 
+/// The host's hardware threads, named `name`: what stands in for compute units on a CPU device
+/// whose API has no compute-unit query (one block per thread is what a CPU driver runs at once).
+pub fn host_threads(name: &str) -> Option<Named<u64>> {
+    let n = std::thread::available_parallelism().ok()?.get() as u64;
+    Some(Named::new(n, name))
+}
+
 /// Three extents (x, y, z).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dims(pub [u64; 3]);

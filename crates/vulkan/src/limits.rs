@@ -3,7 +3,7 @@
 
 use ash::vk;
 use blocksweep_core::grid::nvidia_model_from_warps;
-use blocksweep_core::limits::Dims;
+use blocksweep_core::limits::{host_threads, Dims};
 use blocksweep_core::{Limits, Named};
 
 use crate::conv;
@@ -197,14 +197,10 @@ impl AdapterInfo {
     }
 }
 
-/// On a CPU device (lavapipe) the host's hardware threads stand in for compute units: Vulkan
-/// has no such query, and one workgroup per thread is what a CPU driver can run at once.
+/// On a CPU device (lavapipe) the host's hardware threads stand in for compute units.
 fn cpu_threads(kind: vk::PhysicalDeviceType) -> Option<Named<u64>> {
-    let n = std::thread::available_parallelism().ok()?.get() as u64;
-    (kind == vk::PhysicalDeviceType::CPU).then(|| {
-        Named::new(
-            n,
-            "host hardware threads (CPU device; Vulkan has no compute-unit query)",
-        )
-    })
+    let name = "host hardware threads (CPU device; Vulkan has no compute-unit query)";
+    (kind == vk::PhysicalDeviceType::CPU)
+        .then(|| host_threads(name))
+        .flatten()
 }

@@ -1,7 +1,7 @@
 //! The blocksweep `Limits` of a WebGPU device, under WebGPU's own names (the JavaScript
 //! spelling of `GPUSupportedLimits`), from the limits the device was created with.
 
-use blocksweep_core::limits::Dims;
+use blocksweep_core::limits::{host_threads, Dims};
 use blocksweep_core::{Limits, Named};
 
 use crate::LimitsChoice;
@@ -142,14 +142,10 @@ fn extra(s: &Sources<'_>) -> Vec<(String, String)> {
     extra
 }
 
-/// On a CPU adapter (lavapipe) the host's hardware threads stand in for compute units:
-/// WebGPU has no such query, and one workgroup per thread is what a CPU driver runs at once.
+/// On a CPU adapter (lavapipe) the host's hardware threads stand in for compute units.
 fn cpu_threads(kind: wgpu::DeviceType) -> Option<Named<u64>> {
-    let n = std::thread::available_parallelism().ok()?.get() as u64;
-    (kind == wgpu::DeviceType::Cpu).then(|| {
-        Named::new(
-            n,
-            "host hardware threads (CPU adapter; WebGPU has no compute-unit query)",
-        )
-    })
+    let name = "host hardware threads (CPU adapter; WebGPU has no compute-unit query)";
+    (kind == wgpu::DeviceType::Cpu)
+        .then(|| host_threads(name))
+        .flatten()
 }
