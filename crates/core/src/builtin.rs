@@ -212,6 +212,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_the_grid_stride_loops_are_checked() {
+        use crate::blocks::BlockSize;
+        let launch = Launch::linear(BlockSize::linear(1), 1);
+        let n = |v: u64| move |i: usize| (i == 4 || i == 5).then_some(v);
+        let cap = Some(65535);
+        assert!(loop_cap(KernelVariant::GridStride, launch, n(65535), cap).is_ok());
+        let e = loop_cap(KernelVariant::RegisterHeavy, launch, n(65536), cap).unwrap_err();
+        assert!(e.contains("65536 loop iterations"), "{e}");
+        let e = loop_cap(KernelVariant::GridStride2D, launch, n(65536), cap).unwrap_err();
+        assert!(e.contains("in x"), "{e}");
+        assert!(loop_cap(KernelVariant::OnePixelPerThread, launch, n(1 << 20), cap).is_ok());
+        assert!(loop_cap(KernelVariant::SharedProbe, launch, n(1 << 20), None).is_ok());
+        let e = loop_cap(KernelVariant::SharedProbe, launch, |_| None, cap).unwrap_err();
+        assert!(e.contains("no scalar argument 4"), "{e}");
+    }
+
+    #[test]
     fn the_arguments_follow_the_table() {
         let a = args(KernelVariant::GridStride2D, 3, 2);
         assert_eq!(a.len(), 6);
