@@ -129,6 +129,12 @@ impl DeviceContext {
         }
     }
 
+    /// Finishes and submits `encoder`; a command it recorded against a limit fails at its finish.
+    fn submit(&self, encoder: wgpu::CommandEncoder) -> WebGpuResult<wgpu::SubmissionIndex> {
+        let commands = self.scoped("CommandEncoder::finish", || encoder.finish())?;
+        self.scoped("Queue::submit", || self.queue.submit([commands]))
+    }
+
     /// Submits `encoder` and waits for it, under `deadline`.
     pub fn submit_and_wait(
         &self,
@@ -136,8 +142,7 @@ impl DeviceContext {
         deadline: Option<Duration>,
         what: &'static str,
     ) -> WebGpuResult<()> {
-        let commands = self.scoped("CommandEncoder::finish", || encoder.finish())?;
-        let index = self.scoped("Queue::submit", || self.queue.submit([commands]))?;
+        let index = self.submit(encoder)?;
         self.wait(index, deadline, what)
     }
 
@@ -163,8 +168,7 @@ impl DeviceContext {
         (buffer, len): (&wgpu::Buffer, u64),
         read: impl FnOnce(&[u8]) -> T,
     ) -> WebGpuResult<T> {
-        let commands = self.scoped("CommandEncoder::finish", || encoder.finish())?;
-        let index = self.scoped("Queue::submit", || self.queue.submit([commands]))?;
+        let index = self.submit(encoder)?;
         let outcome = request_map(buffer, len);
         self.wait(index, deadline, what)?;
         self.finish_map(buffer, len, &outcome, read)
