@@ -85,18 +85,20 @@ fn scope(report: &Report, verbose: bool) -> (String, String) {
 /// The run's devices, each with the APIs that ran on it, in the report's order (one device:
 /// the same name and PCI address, as the physical grouping matched them).
 fn by_device(report: &Report) -> Vec<(String, Vec<String>)> {
-    let mut devices: Vec<(String, Vec<String>)> = Vec::new();
+    // (name and kind, PCI address, APIs): the address tells two cards of one name apart.
+    let mut devices: Vec<(String, Option<&str>, Vec<String>)> = Vec::new();
     for r in &report.results {
         let d = &r.device;
         let name = format!("{} ({})", d.name, d.kind);
-        let key = format!("{name}|{:?}", d.pci_bus_id);
-        match devices.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, apis)) => apis.push(r.api.to_string()),
-            None => devices.push((key, vec![r.api.to_string()])),
+        let pci = d.pci_bus_id.as_deref();
+        match devices.iter_mut().find(|(n, p, _)| *n == name && *p == pci) {
+            Some((_, _, apis)) => apis.push(r.api.to_string()),
+            None => devices.push((name, pci, vec![r.api.to_string()])),
         }
     }
-    (devices.into_iter())
-        .map(|(k, apis)| (k.split('|').next().unwrap_or_default().to_string(), apis))
+    devices
+        .into_iter()
+        .map(|(name, _, apis)| (name, apis))
         .collect()
 }
 
