@@ -44,6 +44,20 @@ fn main() -> ExitCode {
     for d in blocksweep_apis::every() {
         blocksweep_core::Api::register(d.api());
     }
+    // BLOCKSWEEP_APIS that names no API of this build would leave nothing to run.
+    if blocksweep_apis::all().is_empty() {
+        let keys: Vec<&str> = blocksweep_apis::every()
+            .iter()
+            .map(|d| d.api().key())
+            .collect();
+        let given = std::env::var(blocksweep_apis::APIS_ENV).unwrap_or_default();
+        warn!(
+            "error: {}={given:?} names no API of this blocksweep ({})",
+            blocksweep_apis::APIS_ENV,
+            keys.join(", ")
+        );
+        return ExitCode::from(2);
+    }
     // Before any thread starts: a tool that injects itself into the drivers gets them one at a
     // time (blocksweep_apis::under_injection_tool).
     if blocksweep_apis::under_injection_tool() && std::env::var_os("BLOCKSWEEP_PROBE").is_none() {

@@ -68,3 +68,23 @@ fn help_has_examples() {
         assert!(s.contains("Example"), "{sub} --help has no example:\n{s}");
     }
 }
+
+/// BLOCKSWEEP_APIS naming no API of this build: one line naming the variable and the APIs there
+/// are, exit 2 (it said "no GPU API found a device ()").
+#[test]
+fn an_environment_that_names_no_api() {
+    let out = crate::support::blocksweep()
+        .env("BLOCKSWEEP_APIS", "nothing")
+        .args(["sweep", "--size", "64x64"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("BLOCKSWEEP_APIS=\"nothing\" names no API"),
+        "{err}"
+    );
+    assert!(lines[0].contains("cuda, vulkan, opencl, webgpu"), "{err}");
+}
